@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf.h - beneath's configuration: one option table, four sources.
+ *
+ * Every option has one row in the table in conf.c. The same row is read from
+ * the command line (--name VALUE, --name=VALUE), the environment
+ * (BENEATH_NAME, dashes as underscores) and a "key = value" file, and prints
+ * the --help text. Precedence: command line > environment > file > default.
+ * A repeatable option given in a higher source replaces the lower source's
+ * list as a whole; repeated in one source it appends.
+ *
+ * The library depends on libc and on resolver.h (names of backends and flags,
+ * one table for both). It never prints on its own and never exits: messages
+ * are collected in a struct conf_diag, one per problem, every problem of a run,
+ * each already prefixed with its place ("FILE:LINE: ", "--flag: ",
+ * "BENEATH_X: ").
+ */
+#ifndef CONF_H
+#define CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "resolver.h"
+
+/* A list of owned strings. */
+struct conf_strv {
+    char **v;
+    size_t n;
+};
+
+enum conf_listen_kind {
+    CONF_LISTEN_TCP,
+    CONF_LISTEN_UNIX,
+};
+
+/*
+ * One --listen value, syntax-checked: "HOST:PORT", "[V6]:PORT", "PORT" alone
+ * (127.0.0.1), "http://HOST:PORT", "https://HOST:PORT", "unix:/path".
+ */
+struct conf_listen {
+    enum conf_listen_kind kind;
+    bool tls;   /* https:// prefix */
+    char *host; /* numeric or name, without brackets; NULL for unix */
+    unsigned port;
+    char *path; /* unix socket path; NULL for tcp */
+};
+
+enum conf_log_format {
+    CONF_LOG_COMBINED,
+    CONF_LOG_JSON,
+};
+
+enum conf_dotfiles {
+    CONF_DOTFILES_DENY,
+    CONF_DOTFILES_ALLOW,
+};
+
+struct conf {
+    char *root; /* document root path (also the positional ROOT) */
+    struct conf_listen *listen;
+    size_t n_listen;
+    enum resolver_backend resolver; /* AUTO, KERNEL, EMULATED or LEXICAL */
+    uint64_t confine;               /* RESOLVER_* flags, checked */
+    char *config;                   /* the file that was read, or NULL */
+    unsigned threads;               /* >= 1; default: online CPUs */
+    struct conf_strv index;         /* index file names, in order */
+    bool listing;
+    enum conf_dotfiles dotfiles;
+    char *access_log; /* a path, "-" (stdout) or "off" */
+    enum conf_log_format log_format;
+    char *user; /* drop privileges to this user after binding, or NULL */
+
+    /* limits */
+    unsigned max_connections;        /* total */
+    unsigned max_connections_per_ip; /* 0: unlimited */
+    unsigned timeout;                /* s of inactivity before close */
+    unsigned header_timeout;         /* s to receive a request's headers */
+    size_t max_header_size;          /* bytes of request line + headers */
+    unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
+
+    /* actions */
+    bool check;
+    bool help;
+    bool version;
+};
+
+/* Collected messages, each a complete line without the trailing newline. */
+struct conf_diag {
+    char **msgs;
+    size_t n;
+};
+
+/*
+ * conf_defaults - fill @c with every option's default. Owns memory: release
+ * with conf_free.
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int conf_defaults(struct conf *c);
+
+/*
+ * conf_load - build the effective configuration: defaults, then the file
+ * named by --config or BENEATH_CONFIG (if any), then @envp, then @argv
+ * (argv[0] is the program name and skipped).
+ * @c is initialised by this call (do not call conf_defaults first) and must be
+ * released with conf_free whatever the result.
+ *
+ * Returns 0, or -EINVAL when at least one message was added to @diag (all
+ * problems of all sources are reported, not just the first), or -ENOMEM.
+ */
+int conf_load(struct conf *c, int argc, char *const argv[],
+              char *const envp[], struct conf_diag *diag);
+
+/*
+ * conf_parse - apply a "key = value" file read from @f onto @c, which holds
+ * defaults or an earlier source. @name is used in messages ("NAME:LINE: ").
+ * Blank lines and lines starting with '#' are ignored; values may be quoted
+ * with "..." to keep leading or trailing spaces.
+ *
+ * Returns 0, -EINVAL when messages were added to @diag, or -ENOMEM.
+ */
+int conf_parse(FILE *f, const char *name, struct conf *c,
+               struct conf_diag *diag);
+
+/*
+ * conf_print - write the effective configuration in the file syntax that
+ * conf_parse reads back (for --check).
+ */
+void conf_print(FILE *out, const struct conf *c);
+
+/* conf_help - write the --help text, generated from the option table. */
+void conf_help(FILE *out, const char *progname);
+
+/* conf_free - release everything @c owns; @c may be zeroed or NULL. */
+void conf_free(struct conf *c);
+
+/* conf_diag_free - release collected messages; @d may be zeroed or NULL. */
+void conf_diag_free(struct conf_diag *d);
+
+#endif

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolver.h - open a path beneath a root directory fd, confined.
+ *
+ * This is the only header of the resolver library that other code may
+ * include. The library depends on libc only. It never prints and never exits:
+ * every function reports failure as a negative errno.
+ *
+ * Semantics are those of openat2(2) with RESOLVE_* flags; the kernel is the
+ * specification and the oracle. Two real backends implement them: "kernel"
+ * (openat2 itself) and "emulated" (a userspace component walk that gives the
+ * same result and the same errno). "auto" uses the kernel and falls back to the
+ * emulation when openat2 is absent or blocked (ENOSYS, or EPERM from a seccomp
+ * filter), also when that happens after start-up. "lexical" normalises the
+ * string and calls plain openat(2): it follows symlinks anywhere, is NOT safe,
+ * and exists only as a benchmark baseline.
+ */
+#ifndef RESOLVER_H
+#define RESOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Resolve flags: the kernel's RESOLVE_* values, passed to openat2 unchanged. */
+#define RESOLVER_NO_XDEV 0x01       /* crossing any mount -> EXDEV */
+#define RESOLVER_NO_MAGICLINKS 0x02 /* procfs-style magic links -> ELOOP */
+#define RESOLVER_NO_SYMLINKS 0x04   /* any symlink -> ELOOP */
+#define RESOLVER_BENEATH 0x08       /* escape or absolute path -> EXDEV */
+#define RESOLVER_IN_ROOT 0x10       /* ".." and absolute links clamp at root */
+/* The 2017 AT_NO_JUMPS proposal, as a preset. */
+#define RESOLVER_NO_JUMPS                                                      \
+    (RESOLVER_BENEATH | RESOLVER_NO_XDEV | RESOLVER_NO_MAGICLINKS)
+#define RESOLVER_ALL_FLAGS                                                     \
+    (RESOLVER_NO_XDEV | RESOLVER_NO_MAGICLINKS | RESOLVER_NO_SYMLINKS |        \
+     RESOLVER_BENEATH | RESOLVER_IN_ROOT)
+
+/* Symlinks followed in one resolution before ELOOP (the kernel's MAXSYMLINKS). */
+#define RESOLVER_MAX_SYMLINKS 40
+/* Times the kernel backend retries openat2's EAGAIN (a ".." rename race). */
+#define RESOLVER_EAGAIN_RETRIES 8
+
+enum resolver_backend {
+    RESOLVER_BACKEND_DEFAULT = 0, /* per call: use the process default */
+    RESOLVER_BACKEND_AUTO,
+    RESOLVER_BACKEND_KERNEL,
+    RESOLVER_BACKEND_EMULATED,
+    RESOLVER_BACKEND_LEXICAL,
+};
+
+/*
+ * struct resolver_how - how to resolve one path.
+ * @open_flags: O_RDONLY, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK (and
+ *              O_CLOEXEC, which is always set). Other bits -> EINVAL, and O_PATH
+ *              takes only O_DIRECTORY|O_NOFOLLOW, as openat2 demands.
+ * @resolve:    RESOLVER_* flags.
+ * @backend:    RESOLVER_BACKEND_DEFAULT for the process default, or a backend.
+ */
+struct resolver_how {
+    int open_flags;
+    uint64_t resolve;
+    enum resolver_backend backend;
+};
+
+/*
+ * resolver_open - open @path beneath @root_fd with the process default backend.
+ * @root_fd is borrowed (an O_PATH|O_DIRECTORY fd is enough; AT_FDCWD works).
+ *
+ * Returns a new fd with O_CLOEXEC, owned by the caller, or:
+ *   -EINVAL       unknown open or resolve bits, BENEATH together with IN_ROOT
+ *   -ENOENT       a component does not exist, or @path is empty
+ *   -ENOTDIR      a non-final component, or a final one with a trailing slash
+ *                 or O_DIRECTORY, is not a directory
+ *   -ENAMETOOLONG @path is 4096 bytes or longer, or a component is too long
+ *   -EXDEV        BENEATH: escape via "..", an absolute path or link; NO_XDEV: a
+ *                 mount crossing; a magic link under BENEATH or IN_ROOT
+ *   -ELOOP        NO_SYMLINKS: a symlink; NO_MAGICLINKS: a magic link; more
+ *                 than RESOLVER_MAX_SYMLINKS links; O_NOFOLLOW on a final link
+ *   -EAGAIN       the kernel saw a rename or mount race on ".." more than
+ *                 RESOLVER_EAGAIN_RETRIES times in a row
+ *   -EACCES, -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ... as openat2 gives.
+ */
+int resolver_open(int root_fd, const char *path, int open_flags,
+                  uint64_t resolve);
+
+/*
+ * resolver_open_how - like resolver_open, with the backend chosen per call.
+ * @served, when not NULL, receives the backend that answered (KERNEL,
+ * EMULATED or LEXICAL), also when the answer is an error.
+ *
+ * Returns what resolver_open returns.
+ */
+int resolver_open_how(int root_fd, const char *path,
+                      const struct resolver_how *how,
+                      enum resolver_backend *served);
+
+/*
+ * resolver_set_backend - set the process default backend (AUTO at start).
+ *
+ * Returns 0, or -EINVAL for RESOLVER_BACKEND_DEFAULT or an unknown value.
+ */
+int resolver_set_backend(enum resolver_backend backend);
+
+/* resolver_get_backend - the process default backend as set. */
+enum resolver_backend resolver_get_backend(void);
+
+/*
+ * resolver_auto_backend - the backend "auto" uses now: KERNEL or EMULATED.
+ * Probes openat2 on the first call. @why, when not NULL, receives a static
+ * sentence saying why ("openat2 available", "openat2 returned ENOSYS ...").
+ * The answer changes from KERNEL to EMULATED if openat2 later starts failing
+ * with ENOSYS or EPERM (a seccomp filter installed after start-up).
+ */
+enum resolver_backend resolver_auto_backend(const char **why);
+
+/*
+ * resolver_backend_name - "auto", "kernel", "emulated", "lexical", "default".
+ * Returns "?" for an unknown value.
+ */
+const char *resolver_backend_name(enum resolver_backend backend);
+
+/*
+ * resolver_backend_parse - parse a backend name (not "default").
+ *
+ * Returns 0, or -EINVAL for an unknown name.
+ */
+int resolver_backend_parse(const char *name, enum resolver_backend *out);
+
+/*
+ * resolver_flags_parse - parse a comma list of flag names:
+ * beneath, in-root, no-xdev, no-symlinks, no-magiclinks, no-jumps.
+ * An empty list is 0 (unconfined). The result is not validated: call
+ * resolver_flags_check for that.
+ *
+ * Returns 0, or -EINVAL for an unknown or empty name; then @bad, when not
+ * NULL, points at the offending token inside @list (its length in @bad_len).
+ */
+int resolver_flags_parse(const char *list, uint64_t *out, const char **bad,
+                         size_t *bad_len);
+
+/*
+ * resolver_flags_check - whether @resolve is a valid flag set.
+ *
+ * Returns 0, or -EINVAL for unknown bits or BENEATH together with IN_ROOT.
+ */
+int resolver_flags_check(uint64_t resolve);
+
+/*
+ * resolver_flags_format - write @resolve as a comma list ("beneath,no-xdev")
+ * into @buf of @size bytes, NUL-terminated; "none" for 0.
+ *
+ * Returns the length the full string needs (like snprintf).
+ */
+size_t resolver_flags_format(uint64_t resolve, char *buf, size_t size);
+
+/*
+ * resolver_errno_name - "EXDEV", "ELOOP", "ENOENT", ... for a positive errno,
+ * or NULL when the library does not know it.
+ */
+const char *resolver_errno_name(int err);
+
+#endif

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install what beneath needs from Debian 12's packages, only what is missing.
+#   scripts/deps.sh build   compiler, CMake and the libraries
+#   scripts/deps.sh test    also the test, analysis and benchmark tools
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libssl-dev)
+test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
+  clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
+  lighttpd gnuplot-nox brotli zstd openssl)
+
+want=("${build_pkgs[@]}")
+if [ "${1:-build}" = test ]; then
+  want+=("${test_pkgs[@]}")
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+    missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "beneath: missing packages: ${missing[*]}; run as root (or with sudo) to install them" >&2
+  exit 1
+fi
+echo "beneath: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q </dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
