@@ -106,6 +106,41 @@ static const char *str(const struct conn *c, size_t off)
     return off == NO_STR ? NULL : c->buf + off;
 }
 
+static atomic_bool serving;
+
+void http_started(void)
+{
+    atomic_store(&serving, true);
+}
+
+/*
+ * Whether a libmicrohttpd message is about the server (accept failing, no
+ * memory, threads) rather than about one client's request or connection,
+ * which the access log covers and which a client must not be able to
+ * flood stderr with.
+ */
+static bool about_server(const char *msg)
+{
+    static const char *const client[] = {
+        "Error processing request",
+        "Connection socket is closed",
+        "connection closure",
+        "Connection reset",
+        "Failed to receive",
+        "Failed to send",
+        "Socket disconnected",
+        "timed out",
+        "Closing connection",
+        "too big",
+        "Client",
+    };
+
+    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+        if (strstr(msg, client[i]))
+            return false;
+    return true;
+}
+
 __attribute__((format(printf, 2, 0))) static void
 logger(void *cls, const char *fmt, va_list ap)
 {
@@ -113,6 +148,8 @@ logger(void *cls, const char *fmt, va_list ap)
 
     (void)cls;
     vsnprintf(msg, sizeof msg, fmt, ap);
+    if (atomic_load(&serving) && !about_server(msg))
+        return;
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = '\0';

@@ -207,6 +207,35 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
                 c->access_log, strerror(-err));
 }
 
+/*
+ * The start-up lines, one per listener, each complete (address, root,
+ * backend and why, confinement flags), all in one write(2): whoever waits
+ * for "listening on" sees the whole block at once.
+ */
+static void print_startup(const struct conf *c, const struct listener *ls,
+                          const char *backend)
+{
+    char *buf = NULL, real[PATH_MAX], flags[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bool same = !realpath(c->root, real) || strcmp(real, c->root) == 0;
+
+    if (!f)
+        return;
+    resolver_flags_format(c->confine, flags, sizeof flags);
+    for (size_t i = 0; i < c->n_listen; i++)
+        fprintf(f,
+                "beneath: listening on %s; root %s%s%s%s; resolver %s; "
+                "confine %s\n",
+                ls[i].url, c->root, same ? "" : " (", same ? "" : real,
+                same ? "" : ")", backend, flags);
+    if (fclose(f) == 0) {
+        ssize_t n = write(STDERR_FILENO, buf, len);
+        (void)n;
+    }
+    free(buf);
+}
+
 /* Drain: stop accepting, wait for requests in flight up to the timeout. */
 static void drain(struct http *h, int sfd, unsigned timeout)
 {
@@ -382,14 +411,8 @@ int main(int argc, char *argv[])
     if (err)
         goto out_close;
 
-    char real[PATH_MAX], flags[256];
-    for (size_t i = 0; i < c.n_listen; i++)
-        fprintf(stderr, "beneath: listening on %s\n", ls[i].url);
-    fprintf(stderr, "beneath: root %s\n",
-            realpath(c.root, real) ? real : c.root);
-    fprintf(stderr, "beneath: resolver %s\n", line);
-    resolver_flags_format(c.confine, flags, sizeof flags);
-    fprintf(stderr, "beneath: confine %s\n", flags);
+    print_startup(&c, ls, line);
+    http_started();
 
     for (;;) {
         struct signalfd_siginfo si;
