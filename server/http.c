@@ -401,7 +401,7 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     atomic_init(&h->in_flight, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
-    h->d = calloc(n_fds, sizeof *h->d);
+    h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
     h->fds = malloc(n_fds * sizeof *h->fds);
     if (!h->d || !h->fds)
         goto out_free;

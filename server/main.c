@@ -85,7 +85,7 @@ static int bind_tcp(const struct conf_listen *l, struct listener *out,
         return -1;
     }
 
-    struct sockaddr_storage ss;
+    struct sockaddr_storage ss = {0};
     socklen_t sl = sizeof ss;
     char host[INET6_ADDRSTRLEN];
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
@@ -113,7 +113,7 @@ static int bind_unix(const struct conf_listen *l, struct listener *out,
         snprintf(err, errlen, "socket path too long");
         return -1;
     }
-    strcpy(sa.sun_path, l->path);
+    memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
     /* A stale socket from an earlier run is replaced, nothing else is. */
     if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode))
         unlink(l->path);
@@ -397,7 +397,7 @@ int main(int argc, char *argv[])
         .header_timeout = c.header_timeout,
         .max_header_size = c.max_header_size,
     };
-    int *fds = calloc(c.n_listen, sizeof *fds);
+    int *fds = calloc(c.n_listen ? c.n_listen : 1, sizeof *fds);
     if (!fds) {
         fprintf(stderr, "beneath: out of memory\n");
         goto out_close;

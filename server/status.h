@@ -30,7 +30,7 @@
     X(505, HTTP_VERSION_NOT_SUPPORTED, "HTTP Version Not Supported")
 
 enum status {
-#define STATUS_ENUM(code, name, reason) STATUS_##name = code,
+#define STATUS_ENUM(code, name, reason) STATUS_##name = (code),
     HTTP_STATUS_MAP(STATUS_ENUM)
 #undef STATUS_ENUM
 };
