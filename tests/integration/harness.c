@@ -180,8 +180,7 @@ char *tree_path(const char *dir, const char *rel)
     return hfmt("%s/%s", dir, rel);
 }
 
-void tree_write(const char *dir, const char *rel, const void *data,
-                size_t len)
+void tree_write(const char *dir, const char *rel, const void *data, size_t len)
 {
     char *p = tree_path(dir, rel);
     int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -224,8 +223,8 @@ void tree_mkfifo(const char *dir, const char *rel)
 void tree_mknod_null(const char *dir, const char *rel)
 {
     char *p = tree_path(dir, rel);
-    ck_assert_msg(mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0,
-                  "mknod %s: %s", p, strerror(errno));
+    ck_assert_msg(mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0, "mknod %s: %s",
+                  p, strerror(errno));
 }
 
 void tree_socket(const char *dir, const char *rel)
@@ -325,6 +324,7 @@ static void stop_all(void)
         if (c->fd >= 0)
             close(c->fd);
         free(c->buf);
+        free(c);
     }
     for (size_t i = 0; i < n_easies; i++)
         curl_easy_cleanup(easies[i]);
@@ -554,8 +554,9 @@ struct server *server_start_opts(const struct server_opts *o)
                    wstatus_str(s->wstatus), server_stderr(s));
         }
         if (now_ms() > deadline)
-            EXPECT(0, "no 'listening on http://' line within the bound; "
-                      "stderr so far:\n%s",
+            EXPECT(0,
+                   "no 'listening on http://' line within the bound; "
+                   "stderr so far:\n%s",
                    err);
         sleep_ms(10);
     }
@@ -606,8 +607,9 @@ int server_stop(struct server *s, int ms)
         return s->wstatus;
     kill(s->pid, SIGTERM);
     if (!server_wait(s, ms)) {
-        fprintf(stderr, "harness: beneath pid %d ignored SIGTERM for %d ms, "
-                        "SIGKILL\n",
+        fprintf(stderr,
+                "harness: beneath pid %d ignored SIGTERM for %d ms, "
+                "SIGKILL\n",
                 (int)s->pid, ms);
         kill(s->pid, SIGKILL);
         waitpid(s->pid, &s->wstatus, 0);
@@ -769,10 +771,10 @@ static void check_forbidden(const struct http_response *r)
 {
     for (size_t i = 0; i < n_forbidden; i++) {
         size_t fl = strlen(forbidden[i]);
-        bool in_head = r->head && memmem(r->head, r->head_len, forbidden[i],
-                                         fl) != NULL;
-        bool in_body = r->body && memmem(r->body, r->body_len, forbidden[i],
-                                         fl) != NULL;
+        bool in_head =
+            r->head && memmem(r->head, r->head_len, forbidden[i], fl) != NULL;
+        bool in_body =
+            r->body && memmem(r->body, r->body_len, forbidden[i], fl) != NULL;
         EXPECT(!in_head && !in_body,
                "a forbidden string (the secret outside the root) appeared "
                "in a response %s: status %d\n%s",

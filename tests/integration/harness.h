@@ -63,8 +63,7 @@ char *hrandom(size_t n);
 char *tree_new(void);
 /* @dir/@rel, harness-owned. */
 char *tree_path(const char *dir, const char *rel);
-void tree_write(const char *dir, const char *rel, const void *data,
-                size_t len);
+void tree_write(const char *dir, const char *rel, const void *data, size_t len);
 void tree_write_str(const char *dir, const char *rel, const char *s);
 void tree_mkdir(const char *dir, const char *rel);
 void tree_symlink(const char *dir, const char *target, const char *rel);
@@ -97,13 +96,13 @@ struct server {
 };
 
 struct server_opts {
-    const char *root;   /* positional ROOT unless NULL */
-    const char **args;  /* extra argv, NULL-terminated, may be NULL */
-    const char **env;   /* extra "K=V", NULL-terminated, may be NULL */
-    bool no_listen;     /* do not add --listen 127.0.0.1:0 */
-    bool no_resolver;   /* do not add --resolver <backend under test> */
-    int n_listen;       /* listening lines to wait for (default 1) */
-    int startup_ms;     /* bound on start-up (default 15000) */
+    const char *root;  /* positional ROOT unless NULL */
+    const char **args; /* extra argv, NULL-terminated, may be NULL */
+    const char **env;  /* extra "K=V", NULL-terminated, may be NULL */
+    bool no_listen;    /* do not add --listen 127.0.0.1:0 */
+    bool no_resolver;  /* do not add --resolver <backend under test> */
+    int n_listen;      /* listening lines to wait for (default 1) */
+    int startup_ms;    /* bound on start-up (default 15000) */
 };
 
 /*
@@ -112,8 +111,7 @@ struct server_opts {
  */
 struct server *server_start_opts(const struct server_opts *o);
 /* server_start(root, "--flag", "value", ..., NULL) */
-struct server *server_start(const char *root, ...)
-    __attribute__((sentinel));
+struct server *server_start(const char *root, ...) __attribute__((sentinel));
 
 /* Send @sig; no wait. */
 void server_signal(struct server *s, int sig);
@@ -159,16 +157,16 @@ struct http_header {
 };
 
 struct http_response {
-    int status;         /* 0 when no status line was received */
-    char *head;         /* status line and header lines as received */
+    int status; /* 0 when no status line was received */
+    char *head; /* status line and header lines as received */
     size_t head_len;
     struct http_header *headers;
     size_t n_headers;
-    char *body;         /* NUL-terminated for convenience */
+    char *body; /* NUL-terminated for convenience */
     size_t body_len;
-    bool closed;        /* the server closed after this response */
-    int error;          /* 0, ETIMEDOUT, ECONNRESET, EPROTO, ... */
-    long num_connects;  /* libcurl: new connections for this request */
+    bool closed;       /* the server closed after this response */
+    int error;         /* 0, ETIMEDOUT, ECONNRESET, EPROTO, ... */
+    long num_connects; /* libcurl: new connections for this request */
     struct http_response *next;
 };
 

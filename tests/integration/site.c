@@ -16,10 +16,11 @@
 struct site site;
 
 static const char *const mtime_files[] = {
-    "index.html", "style.css",     "app.js",        "logo.svg",
-    "img.png",    "blob.unknownx", "readme.txt",    "range.txt",
-    "big.bin",    "sub/index.html", "list/a.txt",   "list/c.txt",
-    "404.html",   "data.json",     "sub/deeper/index.html",
+    "index.html",     "style.css",  "app.js",
+    "logo.svg",       "img.png",    "blob.unknownx",
+    "readme.txt",     "range.txt",  "big.bin",
+    "sub/index.html", "list/a.txt", "list/c.txt",
+    "404.html",       "data.json",  "sub/deeper/index.html",
 };
 
 void site_build(void)

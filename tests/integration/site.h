@@ -23,7 +23,7 @@
 struct site {
     char *base;
     char *www;
-    char *plain; /* www-plain */
+    char *plain;  /* www-plain */
     char *secret; /* the secret's content */
     char *secret_path;
     char range[SITE_RANGE_LEN + 1]; /* content of /range.txt */

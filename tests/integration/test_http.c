@@ -43,7 +43,7 @@ static struct server *start_default(void)
 }
 
 #define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",   \
+    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
            (what), (r)->status, (want),                                        \
            (r)->error ? strerror((r)->error) : "none", (r)->head)
 
@@ -277,8 +277,7 @@ START_TEST(keepalive_curl_reuse)
     EXPECT_STATUS(d, 200, "fourth");
     EXPECT(a->num_connects == 1, "first request: %ld connects",
            a->num_connects);
-    EXPECT(b->num_connects == 0 && c->num_connects == 0 &&
-               d->num_connects == 0,
+    EXPECT(b->num_connects == 0 && c->num_connects == 0 && d->num_connects == 0,
            "libcurl opened new connections (%ld, %ld, %ld): no keep-alive",
            b->num_connects, c->num_connects, d->num_connects);
     EXPECT(http_header(a, "Connection") == NULL ||
@@ -469,10 +468,14 @@ static const struct {
     {"GET /a%1fb HTTP/1.1\r\nHost: x\r\n\r\n", 400, CHECK_NONE},
     {"GET /a%0ab HTTP/1.1\r\nHost: x\r\n\r\n", 400, CHECK_NONE},
     {"GET /a%7fb HTTP/1.1\r\nHost: x\r\n\r\n", 400, CHECK_NONE},
-    {"GET /a\x01" "b HTTP/1.1\r\nHost: x\r\n\r\n", 400, CHECK_NONE},
-    {"GET /a\x7f" "b HTTP/1.1\r\nHost: x\r\n\r\n", 400, CHECK_NONE},
-    {"POST /range.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
-     405, CHECK_ALLOW},
+    {"GET /a\x01"
+     "b HTTP/1.1\r\nHost: x\r\n\r\n",
+     400, CHECK_NONE},
+    {"GET /a\x7f"
+     "b HTTP/1.1\r\nHost: x\r\n\r\n",
+     400, CHECK_NONE},
+    {"POST /range.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", 405,
+     CHECK_ALLOW},
     {"PUT /range.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405,
      CHECK_ALLOW},
     {"DELETE /range.txt HTTP/1.1\r\nHost: x\r\n\r\n", 405, CHECK_ALLOW},
@@ -542,9 +545,9 @@ START_TEST(target_long)
     char *many = hfmt("%s", "");
     for (int i = 0; i < 400; i++)
         many = hfmt("%sX-H%d: %040d\r\n", many, i, i);
-    r = raw_request(
-        s->port, hfmt("GET /index.html HTTP/1.1\r\nHost: x\r\n%s\r\n", many),
-        10000);
+    r = raw_request(s->port,
+                    hfmt("GET /index.html HTTP/1.1\r\nHost: x\r\n%s\r\n", many),
+                    10000);
     EXPECT_STATUS(r, 431, "400 headers of 50 bytes");
     /* below the limit still fine */
     r = raw_request(
@@ -648,13 +651,11 @@ START_TEST(traversal_absolute_double_slash)
      * for it inside the root. Either way, nothing from outside. */
     forbid_secrets();
     struct server *s = start_default();
-    struct http_response *r =
-        raw_get(s->port, hfmt("/%s", site.secret_path));
+    struct http_response *r = raw_get(s->port, hfmt("/%s", site.secret_path));
     EXPECT(r->status == 403 || r->status == 404, "//%s: status %d",
            site.secret_path, r->status);
     r = raw_get(s->port, "//etc/passwd");
-    EXPECT(r->status == 403 || r->status == 404, "//etc/passwd: %d",
-           r->status);
+    EXPECT(r->status == 403 || r->status == 404, "//etc/passwd: %d", r->status);
     server_stop_clean(s);
 }
 END_TEST
@@ -689,13 +690,14 @@ START_TEST(traversal_in_root)
     forbid_secrets();
     struct server *s = server_start(site.www, "--confine", "in-root", NULL);
     static const char *const t[] = {
-        "/../secret.txt", "/%2e%2e/secret.txt", "/link-abs", "/link-rel",
-        "/link-dir/inner.txt", "/sub/../../secret.txt", "/passwd",
+        "/../secret.txt", "/%2e%2e/secret.txt",  "/link-abs",
+        "/link-rel",      "/link-dir/inner.txt", "/sub/../../secret.txt",
+        "/passwd",
     };
     for (size_t i = 0; i < N_ELEMS(t); i++) {
         struct http_response *r = raw_get(s->port, t[i]);
-        EXPECT(r->status == 404 || r->status == 403,
-               "in-root %s: status %d", t[i], r->status);
+        EXPECT(r->status == 404 || r->status == 403, "in-root %s: status %d",
+               t[i], r->status);
     }
     struct http_response *r = raw_get(s->port, "/../range.txt");
     EXPECT(r->status == 200 && strcmp(r->body, site.range) == 0,
@@ -856,13 +858,13 @@ START_TEST(conditional_case)
     struct server *s = start_default();
     struct validators v = get_validators(s, "/range.txt");
     const char *h[3] = {fill_validators(conds[_i].h1, &v),
-                        conds[_i].h2 ? fill_validators(conds[_i].h2, &v)
-                                     : NULL,
+                        conds[_i].h2 ? fill_validators(conds[_i].h2, &v) : NULL,
                         NULL};
     int want = conds[_i].status;
     if (!v.strong && conds[_i].status_if_weak)
         want = conds[_i].status_if_weak;
-    struct http_response *r = http_do(NULL, s, conds[_i].method, "/range.txt", h);
+    struct http_response *r =
+        http_do(NULL, s, conds[_i].method, "/range.txt", h);
     EXPECT(r->status == want, "%s with '%s' '%s' (ETag %s): status %d, want %d",
            conds[_i].method, h[0], h[1] ? h[1] : "", v.etag, r->status, want);
     if (r->status == 304) {
@@ -968,8 +970,8 @@ START_TEST(range_case)
                    memcmp(r->body, site.range + f, r->body_len) == 0,
                "%s: body '%s'", h[0], r->body);
         const char *cl = http_header(r, "Content-Length");
-        EXPECT(cl && strtol(cl, NULL, 10) == l - f + 1,
-               "%s: Content-Length %s", h[0], cl);
+        EXPECT(cl && strtol(cl, NULL, 10) == l - f + 1, "%s: Content-Length %s",
+               h[0], cl);
         EXPECT(http_value_eq(http_header(r, "Content-Type"),
                              "text/plain; charset=utf-8"),
                "206 Content-Type '%s'", http_header(r, "Content-Type") ?: "");
@@ -988,8 +990,9 @@ END_TEST
 START_TEST(range_head_and_big)
 {
     struct server *s = start_default();
-    struct http_response *r = http_do(
-        NULL, s, "HEAD", "/range.txt", (const char *[]){"Range: bytes=0-9", NULL});
+    struct http_response *r =
+        http_do(NULL, s, "HEAD", "/range.txt",
+                (const char *[]){"Range: bytes=0-9", NULL});
     EXPECT_STATUS(r, 206, "HEAD with Range");
     EXPECT(r->body_len == 0, "HEAD 206 with a body");
     EXPECT(http_header(r, "Content-Length") &&
@@ -1030,8 +1033,8 @@ static void check_multipart(const struct http_response *r, const char *ct)
         const char *hend = strstr(p, "\r\n\r\n");
         EXPECT(hend != NULL, "part %zu: no header end", i);
         char *ph = hmem(p, (size_t)(hend - p));
-        char *wcr = hfmt("bytes %ld-%ld/%d", want[i].f, want[i].l,
-                         SITE_RANGE_LEN);
+        char *wcr =
+            hfmt("bytes %ld-%ld/%d", want[i].f, want[i].l, SITE_RANGE_LEN);
         EXPECT(strcasestr(ph, wcr) != NULL, "part %zu: no '%s' in\n%s", i, wcr,
                ph);
         const char *data = hend + 4;
@@ -1050,8 +1053,9 @@ START_TEST(range_multiple)
     /* The spec allows either multipart/byteranges or 200 with the whole file
      * (stated in the README); whichever comes must be right. */
     struct server *s = start_default();
-    struct http_response *r = http_do(
-        NULL, s, "GET", "/range.txt", (const char *[]){"Range: bytes=0-1,5-6", NULL});
+    struct http_response *r =
+        http_do(NULL, s, "GET", "/range.txt",
+                (const char *[]){"Range: bytes=0-1,5-6", NULL});
     const char *ct = http_header(r, "Content-Type");
     if (r->status == 200) {
         EXPECT(strcmp(r->body, site.range) == 0, "multi-range 200: body");
@@ -1075,8 +1079,7 @@ START_TEST(error_custom_404)
     EXPECT(strstr(r->body, "CUSTOM-404-PAGE") != NULL,
            "404 body is not the root's 404.html:\n%s", r->body);
     EXPECT(http_header(r, "Content-Type") &&
-               strncasecmp(http_header(r, "Content-Type"), "text/html", 9) ==
-                   0,
+               strncasecmp(http_header(r, "Content-Type"), "text/html", 9) == 0,
            "custom 404 Content-Type %s", http_header(r, "Content-Type"));
     r = raw_get(s->port, "/sub/missing/deeper");
     EXPECT(r->status == 404 && strstr(r->body, "CUSTOM-404-PAGE"),
@@ -1122,8 +1125,8 @@ static char *log_lines_with(const char *log, const char *needle)
 START_TEST(log_combined)
 {
     struct server *s = start_default();
-    const char *h[] = {"User-Agent: e2e-agent/1.0", "Referer: http://ref.example/",
-                       NULL};
+    const char *h[] = {"User-Agent: e2e-agent/1.0",
+                       "Referer: http://ref.example/", NULL};
     http_do(NULL, s, "GET", "/range.txt?marker=ok1", h);
     raw_get(s->port, "/link-abs?marker=exdev1");
     raw_get(s->port, "/loop-a?marker=eloop1");
@@ -1190,8 +1193,7 @@ static bool jstring(struct jp *j, char **out)
             j->p++;
             if (*j->p == 'u') {
                 for (int k = 1; k <= 4; k++)
-                    if (!strchr("0123456789abcdefABCDEF", j->p[k]) ||
-                        !j->p[k])
+                    if (!strchr("0123456789abcdefABCDEF", j->p[k]) || !j->p[k])
                         return false;
                 j->p += 4;
             } else if (!*j->p || !strchr("\"\\/bfnrt", *j->p)) {
@@ -1282,14 +1284,14 @@ static bool json_has_value(const char *line, const char *val)
 {
     return strstr(line, hfmt(":\"%s\"", val)) ||
            strstr(line, hfmt(": \"%s\"", val)) ||
-           strstr(line, hfmt(":%s,", val)) || strstr(line, hfmt(": %s,", val)) ||
+           strstr(line, hfmt(":%s,", val)) ||
+           strstr(line, hfmt(": %s,", val)) ||
            strstr(line, hfmt(":%s}", val)) || strstr(line, hfmt(": %s}", val));
 }
 
 START_TEST(log_json)
 {
-    struct server *s =
-        server_start(site.www, "--log-format", "json", NULL);
+    struct server *s = server_start(site.www, "--log-format", "json", NULL);
     const char *h[] = {"User-Agent: evil\"agent\\with\x01 quotes", NULL};
     http_do(NULL, s, "GET", "/range.txt?marker=ok2", h);
     raw_get(s->port, "/link-abs?marker=exdev2");
@@ -1360,9 +1362,19 @@ START_TEST(no_fd_growth)
     EXPECT(before > 0, "cannot count the server's fds");
     struct validators v = get_validators(s, "/range.txt");
     static const char *const paths[] = {
-        "/index.html", "/range.txt", "/missing", "/link-abs", "/list/",
-        "/sub",        "/sub/",      "/noindex/x", "/fifo",  "/loop-a",
-        "/big.bin",    "/.hidden",   "/link-dir/inner.txt",
+        "/index.html",
+        "/range.txt",
+        "/missing",
+        "/link-abs",
+        "/list/",
+        "/sub",
+        "/sub/",
+        "/noindex/x",
+        "/fifo",
+        "/loop-a",
+        "/big.bin",
+        "/.hidden",
+        "/link-dir/inner.txt",
     };
     CURL *e = curl_easy_init(); /* closed below, before counting */
     EXPECT(e != NULL, "curl_easy_init");
@@ -1413,8 +1425,7 @@ static Suite *http_suite(void)
         TCase *tc;
     } t[10];
     size_t n = 0;
-#define TC(nm)                                                                 \
-    (t[n].name = (nm), t[n].tc = tcase_create(nm), n++, t[n - 1].tc)
+#define TC(nm) (t[n].name = (nm), t[n].tc = tcase_create(nm), n++, t[n - 1].tc)
     TCase *tc;
 
     tc = TC("files");
