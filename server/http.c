@@ -363,8 +363,15 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
     opts[n++] = (struct MHD_OptionItem){                                       \
         .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
     OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
-    if (conf->threads > 1)
-        OPT(MHD_OPTION_THREAD_POOL_SIZE, conf->threads, NULL);
+    /*
+     * libmicrohttpd splits the connection limit between the workers: more
+     * workers than connections would leave some with a limit of 0.
+     */
+    unsigned threads = conf->threads < conf->max_connections
+                           ? conf->threads
+                           : conf->max_connections;
+    if (threads > 1)
+        OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections, NULL);
     OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
