@@ -13,10 +13,13 @@
  *
  * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
  * client trickling its headers holds a connection forever. Each connection
- * records when it began waiting for a request's headers (accept, or the end
- * of the previous response) and the handler's first call clears it; a thread
- * shutdown()s connections waiting longer than header-timeout. shutdown, not
- * close: the fd stays libmicrohttpd's, which then sees EOF and cleans up.
+ * holds a deadline for the next request's headers: header-timeout after the
+ * accept, or timeout + header-timeout after the previous response (an idle
+ * keep-alive connection is libmicrohttpd's inactivity timeout's business; a
+ * request that starts late still gets header-timeout). The handler's first
+ * call clears it; a thread shutdown()s connections past their deadline.
+ * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
+ * and cleans up.
  */
 #include "http.h"
 
@@ -42,7 +45,7 @@
 struct conn {
     struct conn *prev, *next; /* in http.conns, under http.lock */
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
-    _Atomic int64_t waiting;  /* ms when it began waiting for headers; 0 */
+    _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
     char client[INET6_ADDRSTRLEN];
 
     /* the current request */
@@ -77,7 +80,7 @@ static int64_t now_ms(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    /* never 0: 0 means "not waiting" */
+    /* never 0: a deadline of 0 means none */
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
 }
 
@@ -254,7 +257,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
     if (!c->started) {
         /* Phase one: headers are complete. Remember, don't queue. */
         c->started = true;
-        atomic_store_explicit(&c->waiting, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
         c->method = static_file_method(method);
         c->meth = keep(c, method);
@@ -298,8 +301,11 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
-    /* The next request's headers are awaited from now on. */
-    atomic_store_explicit(&c->waiting, now_ms(), memory_order_relaxed);
+    /* Idle keep-alive first (MHD's timeout), then the next headers. */
+    atomic_store_explicit(
+        &c->deadline,
+        now_ms() + 1000 * ((int64_t)h->conf->timeout + h->conf->header_timeout),
+        memory_order_relaxed);
     *con_cls = NULL;
 }
 
@@ -341,7 +347,8 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         c->fd = ci ? ci->connect_fd : -1;
         c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
         client_text(mc, c->client, sizeof c->client);
-        atomic_init(&c->waiting, now_ms());
+        atomic_init(&c->deadline,
+                    now_ms() + 1000 * (int64_t)h->conf->header_timeout);
         pthread_mutex_lock(&h->lock);
         c->next = h->conns;
         if (h->conns)
@@ -372,16 +379,16 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
 static void *watchdog(void *arg)
 {
     struct http *h = arg;
-    int64_t limit = (int64_t)h->conf->header_timeout * 1000;
 
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
         int64_t now = now_ms();
         for (struct conn *c = h->conns; c; c = c->next) {
-            int64_t w = atomic_load_explicit(&c->waiting, memory_order_relaxed);
-            if (w && now - w > limit && c->fd >= 0) {
+            int64_t d =
+                atomic_load_explicit(&c->deadline, memory_order_relaxed);
+            if (d && now > d && c->fd >= 0) {
                 shutdown(c->fd, SHUT_RDWR);
-                atomic_store_explicit(&c->waiting, 0, memory_order_relaxed);
+                atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
             }
         }
         struct timespec ts;
