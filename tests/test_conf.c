@@ -90,6 +90,10 @@ static char *temp_file(const char *text)
 
 /* ---- the file: every error with its FILE:LINE: message ---- */
 
+#define X16 "xxxxxxxxxxxxxxxx"
+#define LONG_NAME                                                              \
+    X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16
+
 static const struct {
     const char *text;
     const char *want; /* all messages, each followed by '\n' */
@@ -152,6 +156,7 @@ static const struct {
     {"index = a,..\n",
      "t.conf:1: index: '..' is not a file name (no '/', '.' or '..')\n"},
     {"index = a,,b\n", "t.conf:1: index: empty item in comma list\n"},
+    {"index = a," LONG_NAME "\n", "t.conf:1: index: list item too long\n"},
     {"index = a,\n", "t.conf:1: index: empty item in comma list\n"},
     {"listen = :80\n", "t.conf:1: listen: ':80': missing host (all "
                        "addresses: 0.0.0.0:PORT or [::]:PORT)\n"},
@@ -184,6 +189,12 @@ static const struct {
     {"listen = [::1]\n",
      "t.conf:1: listen: '[::1]': missing port, as in 127.0.0.1:8080\n"},
     {"listen = unix:\n", "t.conf:1: listen: empty unix socket path\n"},
+    {"listen = "
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:80\n",
+     "t.conf:1: listen: "
+     "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa': "
+     "address too long\n"},
     {"listen = unix:/"
      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",

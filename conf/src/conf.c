@@ -112,12 +112,9 @@ static void print_str(FILE *out, const char *name, const char *s)
 
 /* ---- strings and paths ---- */
 
+/* apply() has already refused the empty value, for every type */
 static int check_text(const char *val, char *err)
 {
-    if (*val == '\0') {
-        snprintf(err, ERR_MAX, "empty value");
-        return -EINVAL;
-    }
     for (const char *p = val; *p; p++) {
         if (iscntrl((unsigned char)*p)) {
             snprintf(err, ERR_MAX, "control character in value");
@@ -605,8 +602,9 @@ static void item_print(FILE *out, const struct opt *o, const struct conf *c)
 
 static const struct type t_list = {"LIST", list_parse, list_print, list_reset,
                                    0};
-static const struct type t_items = {"TEXT", item_parse, item_print, list_reset,
-                                    0};
+/* Unused until issues 4 and 5 add repeatable text options (headers). */
+__attribute__((unused)) static const struct type t_items = {
+    "TEXT", item_parse, item_print, list_reset, 0};
 
 /* ---- listen addresses ---- */
 
@@ -1014,9 +1012,6 @@ static const struct opt opts[] = {
 
 #define N_OPTS N_ELEMS(opts)
 
-/* t_items is kept ready for the repeatable text options of issues 4 and 5. */
-static const struct type *const spare_types[] = {&t_items};
-
 /* ---- diagnostics ---- */
 
 __attribute__((format(printf, 2, 3))) static int diag_add(struct conf_diag *d,
@@ -1150,7 +1145,6 @@ int conf_defaults(struct conf *c)
     char buf[32];
     int r = 0;
 
-    (void)spare_types;
     memset(c, 0, sizeof(*c));
     for (size_t i = 0; i < N_OPTS; i++) {
         const char *v = opts[i].dflt;
