@@ -156,6 +156,10 @@ static const struct {
     {"index = a,..\n",
      "t.conf:1: index: '..' is not a file name (no '/', '.' or '..')\n"},
     {"index = a,,b\n", "t.conf:1: index: empty item in comma list\n"},
+    {"index = a, ,b\n", "t.conf:1: index: empty item in comma list\n"},
+    {"confine = \" \"\n",
+     "t.conf:1: confine: unknown flag '' (flags: beneath, in-root, "
+     "no-xdev, no-symlinks, no-magiclinks, no-jumps; or none)\n"},
     {"index = a," LONG_NAME "\n", "t.conf:1: index: list item too long\n"},
     {"index = a,\n", "t.conf:1: index: empty item in comma list\n"},
     {"listen = :80\n", "t.conf:1: listen: ':80': missing host (all "
@@ -318,6 +322,8 @@ static const struct {
     {"dotfiles = allow\n", "dotfiles = allow\n"},
     {"log-format = json\n", "log-format = json\n"},
     {"index = index.htm,index.html\n", "index = index.htm,index.html\n"},
+    {"index = index.htm , index.html\n", "index = index.htm,index.html\n"},
+    {"confine = beneath, no-xdev\n", "confine = beneath,no-xdev\n"},
     {"listen = 8081\n", "listen = 127.0.0.1:8081\n"},
     {"listen = 0.0.0.0:0\n", "listen = 0.0.0.0:0\n"},
     {"listen = [::1]:8080\n", "listen = [::1]:8080\n"},
@@ -750,6 +756,7 @@ static const struct {
     {{NULL}},
     {{"--root", " /srv/my \"site\" ", "--user", "www-data", "--listing",
       "--dotfiles", "allow"}},
+    {{"--listen", "unix:/tmp/trailing ", "--listen", "unix: lead"}},
     {{"--listen", "https://[::1]:8443", "--listen", "unix:/run/b#1.sock",
       "--listen", "0.0.0.0:0", "--resolver", "emulated"}},
     {{"--confine", "none", "--index", "a.html,b.htm,c", "--log-format",
