@@ -100,6 +100,11 @@ static const struct {
 } file_errors[] = {
     {"listn = 1\n", "t.conf:1: unknown key 'listn' (did you mean 'listen'?)\n"},
     {"bogus = 1\n", "t.conf:1: unknown key 'bogus'\n"},
+    /* too long to be worth a guess */
+    {"listen-on-every-interface-and-also-on-the-unix-socket-in-run-dir"
+     " = 1\n",
+     "t.conf:1: unknown key "
+     "'listen-on-every-interface-and-also-on-the-unix-socket-in-run-dir'\n"},
     {"listen\n", "t.conf:1: missing '=' after 'listen'\n"},
     {"  = x\n", "t.conf:1: missing key before '='\n"},
     {"user =\n", "t.conf:1: user: empty value\n"},
@@ -124,6 +129,9 @@ static const struct {
      "t.conf:1: max-header-size: 2K is out of range 4K..1M\n"},
     {"max-header-size = 2M\n",
      "t.conf:1: max-header-size: 2M is out of range 4K..1M\n"},
+    {"max-header-size = 18014398509481984K\n",
+     "t.conf:1: max-header-size: 18014398509481984K is out of range "
+     "4K..1M\n"},
     {"max-header-size = 2X\n", "t.conf:1: max-header-size: '2X' is not a "
                                "number with an optional K/M/G suffix\n"},
     {"max-header-size = 8KB\n", "t.conf:1: max-header-size: '8KB' is not a "
@@ -186,6 +194,12 @@ static const struct {
      "t.conf:1: listen: '[z%1]:0': bad IPv6 address in [...]\n"},
     {"listen = [127.0.0.1]:80\n",
      "t.conf:1: listen: '[127.0.0.1]:80': bad IPv6 address in [...]\n"},
+    {"listen = [::g]:80\n",
+     "t.conf:1: listen: '[::g]:80': bad IPv6 address in [...]\n"},
+    {"listen = a\tb:80\n", "t.conf:1: listen: control character in value\n"},
+    {"index = a\tb\n", "t.conf:1: index: control character in value\n"},
+    {"listen = [::1%a/b]:80\n",
+     "t.conf:1: listen: '[::1%a/b]:80': bad IPv6 address in [...]\n"},
     {"listen = [::1%]:80\n",
      "t.conf:1: listen: '[::1%]:80': bad IPv6 address in [...]\n"},
     {"listen = [::1]80\n",
@@ -683,6 +697,7 @@ START_TEST(config_cli_over_env)
     char *cfg;
     char *env[2] = {NULL, NULL};
     const char *args[] = {"--config", b, NULL};
+    char *out;
     struct conf c;
     struct conf_diag d = {0};
 
@@ -691,6 +706,10 @@ START_TEST(config_cli_over_env)
     ck_assert_int_eq(load(args, env, &c, &d), 0);
     ck_assert_uint_eq(c.threads, 12);
     ck_assert_str_eq(c.config, b);
+    out = printed(&c);
+    ck_assert_ptr_nonnull(strstr(out, b));
+    ck_assert(strncmp(strstr(out, b) - 12, "# read from ", 12) == 0);
+    free(out);
     conf_free(&c);
     conf_diag_free(&d);
     unlink(a);
