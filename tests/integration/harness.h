@@ -103,6 +103,7 @@ struct server_opts {
     bool no_resolver;  /* do not add --resolver <backend under test> */
     int n_listen;      /* listening lines to wait for (default 1) */
     int startup_ms;    /* bound on start-up (default 15000) */
+    int block_openat2; /* errno a seccomp filter gives openat2 (0: none) */
 };
 
 /*

@@ -66,6 +66,8 @@ void site_build(void)
     tree_mkdir(w, "sub/deeper");
     tree_write_str(w, "sub/deeper/index.html", "DEEPER-INDEX\n");
     tree_write_str(w, "sub/.hidden", "NESTED-HIDDEN\n");
+    tree_mkdir(w, "sp ace");
+    tree_write_str(w, "sp ace/index.html", "SPACE-INDEX\n");
     tree_mkdir(w, "noindex");
     tree_write_str(w, "noindex/only-file-here.txt", "x\n");
     tree_mkdir(w, "multi");

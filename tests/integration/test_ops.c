@@ -478,6 +478,46 @@ START_TEST(startup_confine_flags_shown)
 }
 END_TEST
 
+START_TEST(startup_auto_fallback)
+{
+    /* auto with openat2 blocked by seccomp (ENOSYS as old kernels and some
+     * container profiles give, EPERM as others do): the emulation serves,
+     * the start-up says so, and confinement still holds. */
+    static const int errs[] = {ENOSYS, EPERM};
+    char *b = tree_new();
+    char *secret = hfmt("SECRET-%s", hrandom(24));
+    tree_write_str(b, "secret.txt", secret);
+    tree_mkdir(b, "www");
+    char *w = tree_path(b, "www");
+    tree_write_str(w, "index.html", "FALLBACK\n");
+    tree_symlink(w, tree_path(b, "secret.txt"), "link-abs");
+    tree_symlink(w, "../secret.txt", "link-rel");
+    harness_forbid(secret);
+    struct server_opts o = {
+        .root = w,
+        .no_resolver = true,
+        .args = (const char *[]){"--resolver", "auto", NULL},
+        .block_openat2 = errs[_i],
+    };
+    struct server *s = server_start_opts(&o);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "emulated") != NULL,
+           "openat2 blocked with %s: start-up does not say the emulation "
+           "serves:\n%s",
+           strerror(errs[_i]), e);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "FALLBACK\n") == 0,
+           "fallback: GET / %d", r->status);
+    static const char *const t[] = {"/../secret.txt", "/%2e%2e/secret.txt",
+                                    "/link-abs", "/link-rel"};
+    for (size_t i = 0; i < N_ELEMS(t); i++) {
+        r = raw_get(s->port, t[i]);
+        EXPECT_STATUS(r, 403, t[i]);
+    }
+    server_stop_clean(s);
+}
+END_TEST
+
 static bool have_ipv6_loopback(void)
 {
     int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1157,6 +1197,7 @@ static Suite *ops_suite(void)
     tc = t[n++] = tcase_create("startup");
     tcase_add_loop_test(tc, startup_line, 0, 3);
     tcase_add_test(tc, startup_confine_flags_shown);
+    tcase_add_loop_test(tc, startup_auto_fallback, 0, 2);
     tcase_add_test(tc, startup_ipv6);
     tcase_add_test(tc, startup_two_listeners);
     tc = t[n++] = tcase_create("limits");
