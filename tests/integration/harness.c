@@ -707,6 +707,18 @@ int server_fd_count(const struct server *s)
     return n;
 }
 
+int server_fd_count_settled(const struct server *s)
+{
+    int last = server_fd_count(s), same = 0;
+    for (int i = 0; i < 200 && same < 10; i++) {
+        sleep_ms(20);
+        int n = server_fd_count(s);
+        same = n == last ? same + 1 : 0;
+        last = n;
+    }
+    return last;
+}
+
 char *server_stderr(const struct server *s)
 {
     char *e = tree_read(s->err_path, NULL);

@@ -132,6 +132,9 @@ void server_stop_clean(struct server *s);
 char *wstatus_str(int wstatus);
 /* Number of open fds of the server (/proc/PID/fd), -1 if unknown. */
 int server_fd_count(const struct server *s);
+/* The count once it has not changed for 10 readings 20 ms apart (closed
+ * connections gone), bounded at 4 s. */
+int server_fd_count_settled(const struct server *s);
 /* Current stderr / stdout, harness-owned, NUL-terminated. */
 char *server_stderr(const struct server *s);
 char *server_stdout(const struct server *s);
