@@ -872,11 +872,11 @@ START_TEST(signal_term_drain)
            "SIGTERM (%zu bytes)",
            (size_t)atomic_load(&d.progress));
     EXPECT(served == 0, "%d new connections were served after SIGTERM", served);
-    EXPECT(refused,
-           "new connections after SIGTERM were neither refused nor "
-           "closed: %d left unanswered for 1 s each (listen socket "
-           "still open, connections queued in its backlog)",
-           pending);
+    EXPECT(pending == 0 && refused,
+           "new connections after SIGTERM were not refused: %d of them left "
+           "unanswered for 1 s each (the listening socket is still open and "
+           "the kernel queues them in its backlog until the drain ends)%s",
+           pending, refused ? "; a later one was refused" : "");
     EXPECT(d.rc == CURLE_OK && d.status == 200,
            "the download in flight at SIGTERM failed: %s, status %ld, %zu of "
            "%d bytes",
@@ -1126,9 +1126,11 @@ START_TEST(swap_hup_fd_stable)
     char *w = simple_root("HUP\n");
     char *d = tree_new();
     char *logp = tree_path(d, "access.log");
-    struct server *s = server_start(w, "--access-log", logp, NULL);
+    struct server *s =
+        server_start(w, "--access-log", logp, "--threads", "2", NULL);
     struct http_response *r = raw_get(s->port, "/");
     EXPECT_STATUS(r, 200, "GET /");
+    int before = server_fd_count_settled(s);
     /* the server may keep the previous root open a while for requests in
      * flight (bounded retention); what must not happen is growth with the
      * number of reloads */
@@ -1145,9 +1147,12 @@ START_TEST(swap_hup_fd_stable)
                "log lines lost across SIGHUPs");
         counts[phase] = server_fd_count_settled(s);
     }
-    EXPECT(counts[1] == counts[0],
-           "fds grow with reloads: %d after 5 SIGHUPs, %d after 30", counts[0],
-           counts[1]);
+    /* root.h: each worker holds the generation it last used, so at most
+     * one old root per worker (2) stays open */
+    EXPECT(counts[0] <= before + 2 && counts[1] <= before + 2,
+           "fds grow with reloads: %d before, %d after 5 SIGHUPs, %d after "
+           "30 (at most one old root per worker allowed)",
+           before, counts[0], counts[1]);
     server_stop_clean(s);
 }
 END_TEST
