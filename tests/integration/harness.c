@@ -681,6 +681,25 @@ char *wstatus_str(int ws)
     return hfmt("wait status 0x%x", ws);
 }
 
+/* Lines a server may print after start-up without anything being wrong. */
+static bool expected_line(const char *line)
+{
+    static const char *const ok[] = {
+        "beneath: SIGTERM: stopping",
+        "beneath: SIGINT: stopping",
+        "beneath: SIGHUP: ",
+        /* library chatter on bad requests: one test of its own
+         * (stderr_quiet_on_bad_requests) rather than failing every test */
+        "beneath: libmicrohttpd: ",
+    };
+    if (*line == '\0')
+        return true;
+    for (size_t i = 0; i < N_ELEMS(ok); i++)
+        if (strncmp(line, ok[i], strlen(ok[i])) == 0)
+            return true;
+    return false;
+}
+
 void server_stop_clean(struct server *s)
 {
     int ws = server_stop(s, 20000);
@@ -690,6 +709,16 @@ void server_stop_clean(struct server *s)
     EXPECT(strstr(err, "Sanitizer") == NULL &&
                strstr(err, "runtime error:") == NULL,
            "sanitizer report in beneath's stderr");
+    /* STYLE 13: the integration tests check that stderr stays quiet */
+    const char *p = server_stderr_since_startup(s);
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        char *line = hmem(p, n);
+        EXPECT(expected_line(line), "unexpected message on stderr: %s", line);
+        p += n;
+        if (*p)
+            p++;
+    }
 }
 
 int server_fd_count(const struct server *s)
