@@ -106,6 +106,41 @@ static const char *str(const struct conn *c, size_t off)
     return off == NO_STR ? NULL : c->buf + off;
 }
 
+static atomic_bool serving;
+
+void http_started(void)
+{
+    atomic_store(&serving, true);
+}
+
+/*
+ * Whether a libmicrohttpd message is about the server (accept failing, no
+ * memory, threads) rather than about one client's request or connection,
+ * which the access log covers and which a client must not be able to
+ * flood stderr with.
+ */
+static bool about_server(const char *msg)
+{
+    static const char *const client[] = {
+        "Error processing request",
+        "Connection socket is closed",
+        "connection closure",
+        "Connection reset",
+        "Failed to receive",
+        "Failed to send",
+        "Socket disconnected",
+        "timed out",
+        "Closing connection",
+        "too big",
+        "Client",
+    };
+
+    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+        if (strstr(msg, client[i]))
+            return false;
+    return true;
+}
+
 __attribute__((format(printf, 2, 0))) static void
 logger(void *cls, const char *fmt, va_list ap)
 {
@@ -113,6 +148,8 @@ logger(void *cls, const char *fmt, va_list ap)
 
     (void)cls;
     vsnprintf(msg, sizeof msg, fmt, ap);
+    if (atomic_load(&serving) && !about_server(msg))
+        return;
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = '\0';
@@ -364,7 +401,7 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     atomic_init(&h->in_flight, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
-    h->d = calloc(n_fds, sizeof *h->d);
+    h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
     h->fds = malloc(n_fds * sizeof *h->fds);
     if (!h->d || !h->fds)
         goto out_free;
