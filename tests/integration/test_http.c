@@ -1559,7 +1559,7 @@ START_TEST(stderr_quiet_on_bad_requests)
     const char *reqs[] = {
         "GET /range.txt HTTP/1.1\r\n\r\n",
         "GET /range.txt HTTP/2.0\r\nHost: x\r\n\r\n",
-        hfmt("GET /%s HTTP/1.1\r\nHost: x\r\n\r\n", big),
+        hfmt("GET / HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n", big),
         "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n",
         "BREW / HTTP/1.1\r\nHost: x\r\n\r\n",
         "GET /missing HTTP/1.1\r\nHost: x\r\n\r\n",

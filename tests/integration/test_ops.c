@@ -379,6 +379,33 @@ START_TEST(cli_root_missing)
 }
 END_TEST
 
+START_TEST(cli_listen_in_use)
+{
+    /* An address already taken: a clear message and a non-zero exit, not a
+     * server that runs without listening. */
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof(sa);
+    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+               listen(fd, 1) == 0 &&
+               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
+           "cannot take a port");
+    char *addr = hfmt("127.0.0.1:%u", ntohs(sa.sin_port));
+    char *w = simple_root("x");
+    char *out, *err;
+    int ws = beneath_run((const char *[]){"--listen", addr, w, NULL}, NULL,
+                         10000, &out, &err);
+    close(fd);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0,
+           "--listen on a taken address: %s, want a non-zero exit",
+           wstatus_str(ws));
+    EXPECT(strstr(err, addr) != NULL && strstr(err, "listening on") == NULL,
+           "--listen on a taken address: the message does not name %s:\n%s",
+           addr, err);
+}
+END_TEST
+
 /* ===== start-up lines ==================================================== */
 
 static bool have_openat2(void)
@@ -1261,6 +1288,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, cli_env_listen_real);
     tcase_add_test(tc, cli_help_version);
     tcase_add_test(tc, cli_root_missing);
+    tcase_add_test(tc, cli_listen_in_use);
     tc = t[n++] = tcase_create("startup");
     tcase_add_loop_test(tc, startup_line, 0, 3);
     tcase_add_test(tc, startup_confine_flags_shown);
