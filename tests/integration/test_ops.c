@@ -660,36 +660,19 @@ static void expect_served_again(const struct server *s, const char *what)
     }
 }
 
-static void limit_case(const char *flag, bool may_queue)
+/*
+ * The N+1th concurrent connection is refused or closed (the brief; the
+ * README says "excess connections are closed at accept"). Left unanswered
+ * in the listen backlog is not enough: the client hangs.
+ */
+static void limit_case(const char *flag)
 {
     char *w = simple_root("L\n");
     /* one worker: MHD splits the total limit across pool threads */
     struct server *s = server_start(w, flag, "2", "--threads", "1", NULL);
     struct raw_conn *a = held_conn(s);
     struct raw_conn *b = held_conn(s);
-    if (may_queue) {
-        /* Past the total limit MHD stops accepting: the connection waits in
-         * the kernel's backlog, unserved, until a slot frees (nginx refuses
-         * instead). Either keeps the limit; a 200 now would not. */
-        struct raw_conn *c = raw_connect(s->port);
-        if (c != NULL) {
-            raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-            struct http_response *r = raw_read(c, false, 2000);
-            EXPECT(r->status == 0 || r->status == 503,
-                   "%s 2: a third connection got status %d", flag, r->status);
-            raw_close(a);
-            a = NULL;
-            if (r->error == ETIMEDOUT) {
-                r = raw_read(c, false, 5000);
-                EXPECT_STATUS(r, 200,
-                              "the queued connection, once a slot "
-                              "freed");
-            }
-            raw_close(c);
-        }
-    } else {
-        expect_refused(s, flag);
-    }
+    expect_refused(s, flag);
     raw_close(a);
     expect_served_again(s, flag);
     raw_close(b);
@@ -698,13 +681,13 @@ static void limit_case(const char *flag, bool may_queue)
 
 START_TEST(limit_per_ip)
 {
-    limit_case("--max-connections-per-ip", false);
+    limit_case("--max-connections-per-ip");
 }
 END_TEST
 
 START_TEST(limit_total)
 {
-    limit_case("--max-connections", true);
+    limit_case("--max-connections");
 }
 END_TEST
 
