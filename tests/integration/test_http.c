@@ -814,6 +814,58 @@ START_TEST(traversal_no_symlinks)
 }
 END_TEST
 
+START_TEST(traversal_special_files)
+{
+    /* The files the server opens on its own initiative go through the
+     * resolver too: a 404.html and an index file that are symlinks out of
+     * the root, and --index names with "..", never bring the secret in. */
+    forbid_secrets();
+    char *w = tree_new();
+    tree_symlink(w, site.secret_path, "404.html");
+    tree_mkdir(w, "d");
+    tree_symlink(w, "../../secret.txt", "d/index.html");
+    tree_mkdir(w, "e");
+    tree_symlink(w, site.secret_path, "e/index.html");
+    tree_write_str(w, "index.html", "SAFE-INDEX\n");
+    struct server *s = server_start(w, "--listing", "on", NULL);
+    struct http_response *r = raw_get(s->port, "/missing");
+    EXPECT_STATUS(r, 404, "404 with 404.html a symlink out of the root");
+    r = raw_get(s->port, "/d/");
+    EXPECT(r->status == 403 || r->status == 200,
+           "/d/ (index.html escapes): status %d", r->status);
+    r = raw_get(s->port, "/e/");
+    EXPECT(r->status == 403 || r->status == 200,
+           "/e/ (index.html absolute link out): status %d", r->status);
+    server_stop_clean(s);
+
+    /* --index names with ".." or an absolute path: refusing them up front
+     * (exit 2, as conf does) or resolving them beneath the root are both
+     * fine; serving the secret is not */
+    const char *idx[] = {"../secret.txt,index.html",
+                         hfmt("%s,index.html", site.secret_path)};
+    for (size_t i = 0; i < N_ELEMS(idx); i++) {
+        char *out, *err;
+        int ws =
+            beneath_run((const char *[]){"--check", "--index", idx[i], w, NULL},
+                        NULL, 10000, &out, &err);
+        if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
+            EXPECT(strstr(err, "--index") != NULL,
+                   "--index %s refused without naming --index:\n%s", idx[i],
+                   err);
+            continue;
+        }
+        s = server_start(w, "--index", idx[i], NULL);
+        r = raw_get(s->port, "/");
+        EXPECT(r->status == 200 || r->status == 403, "--index %s: / gave %d",
+               idx[i], r->status);
+        if (r->status == 200)
+            EXPECT(strcmp(r->body, "SAFE-INDEX\n") == 0, "/ body '%s'",
+                   r->body);
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
 /* ===== dotfiles ========================================================== */
 
 START_TEST(dotfiles_deny)
@@ -1715,6 +1767,7 @@ static Suite *http_suite(void)
     tcase_add_test(tc, traversal_fifo_does_not_block);
     tcase_add_test(tc, traversal_in_root);
     tcase_add_test(tc, traversal_no_symlinks);
+    tcase_add_test(tc, traversal_special_files);
     tc = TC("dotfiles");
     tcase_add_test(tc, dotfiles_deny);
     tcase_add_test(tc, dotfiles_allow);
