@@ -1325,6 +1325,15 @@ START_TEST(log_combined)
     raw_get(s->port, "/link-abs?marker=exdev1");
     raw_get(s->port, "/loop-a?marker=eloop1");
     raw_get(s->port, "/nothing?marker=enoent1");
+    /* one line per request, also for the ones refused before any file */
+    raw_get(s->port, "/%zz?marker=bad400");
+    raw_request(s->port,
+                "DELETE /range.txt?marker=del405 HTTP/1.1\r\nHost: x\r\n\r\n",
+                5000);
+    /* injection: an encoded newline in the target, quotes in the agent */
+    raw_get(s->port, "/a%0aFAKE-LINE?marker=inject1");
+    http_do(NULL, s, "GET", "/range.txt?marker=quote1",
+            (const char *[]){"User-Agent: evil\" 200 \"x", NULL});
     /* lines are written when each request completes, possibly by another
      * worker after the response: wait for each one */
     static const char *const marks[] = {"marker=ok1", "marker=exdev1",
@@ -1361,6 +1370,30 @@ START_TEST(log_combined)
            "symlink loop not logged as 403 ELOOP:\n%s", lo);
     char *en = log_lines_with(log, "marker=enoent1");
     EXPECT(strstr(en, "\" 404 "), "missing file not logged as 404:\n%s", en);
+    static const char *const more[] = {"marker=bad400", "marker=del405",
+                                       "marker=inject1", "marker=quote1"};
+    for (size_t i = 0; i < N_ELEMS(more); i++)
+        EXPECT(file_wait_for(s->out_path, more[i], 5000),
+               "no access log line for %s:\n%s", more[i], server_stdout(s));
+    log = server_stdout(s);
+    EXPECT(strstr(log_lines_with(log, "marker=bad400"), "\" 400 "),
+           "bad escape not logged as 400:\n%s", log_lines_with(log, "bad400"));
+    EXPECT(strstr(log_lines_with(log, "marker=del405"), "\" 405 "),
+           "DELETE not logged as 405");
+    for (const char *p = log; *p;) {
+        EXPECT(strncmp(p, "FAKE-LINE", 9) != 0,
+               "an encoded newline in the target split the access log:\n%s",
+               log);
+        p += strcspn(p, "\n");
+        if (*p)
+            p++;
+    }
+    /* a quote in a field is escaped (nginx: \x22), or the fields can be
+     * forged: the agent must not read as ... "evil" 200 "x" */
+    char *q = log_lines_with(log, "marker=quote1");
+    EXPECT(strstr(q, "\"evil\" 200 \"x\"") == NULL,
+           "a quote in the User-Agent is not escaped in the combined log:\n%s",
+           q);
     server_stop_clean(s);
 }
 END_TEST
