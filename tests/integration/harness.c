@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -476,6 +478,8 @@ static int block_openat2(int err)
 static pid_t spawn_seccomp(char **argv, char **envp, const char *out,
                            const char *err, int block);
 
+static const char *bind_src, *bind_dst; /* for the next spawn only */
+
 static pid_t spawn(char **argv, char **envp, const char *out, const char *err)
 {
     return spawn_seccomp(argv, envp, out, err, 0);
@@ -505,6 +509,14 @@ static pid_t spawn_seccomp(char **argv, char **envp, const char *out,
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
         signal(SIGPIPE, SIG_DFL);
+        if (bind_src &&
+            (unshare(CLONE_NEWNS) != 0 ||
+             mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+             mount(bind_src, bind_dst, NULL, MS_BIND, NULL) != 0)) {
+            dprintf(2, "harness: bind mount %s on %s: %s\n", bind_src, bind_dst,
+                    strerror(errno));
+            _exit(127);
+        }
         if (block && block_openat2(block) != 0) {
             dprintf(2, "harness: seccomp: %s\n", strerror(errno));
             _exit(127);
@@ -580,8 +592,11 @@ struct server *server_start_opts(const struct server_opts *o)
         argv_push(&a, o->root);
     build_env(&e, o->env);
 
+    bind_src = o->bind_src;
+    bind_dst = o->bind_dst;
     s->pid =
         spawn_seccomp(a.v, e.v, s->out_path, s->err_path, o->block_openat2);
+    bind_src = bind_dst = NULL;
     free(a.v);
     free(e.v);
     s->next = servers;

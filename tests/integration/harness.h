@@ -104,6 +104,10 @@ struct server_opts {
     int n_listen;      /* listening lines to wait for (default 1) */
     int startup_ms;    /* bound on start-up (default 15000) */
     int block_openat2; /* errno a seccomp filter gives openat2 (0: none) */
+    /* bind-mount bind_src on bind_dst in a mount namespace of the server's
+     * own (nothing changes outside it); both NULL: none */
+    const char *bind_src;
+    const char *bind_dst;
 };
 
 /*

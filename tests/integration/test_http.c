@@ -866,6 +866,40 @@ START_TEST(traversal_special_files)
 }
 END_TEST
 
+START_TEST(traversal_no_xdev)
+{
+    /* A bind mount inside the root (in the server's own mount namespace):
+     * served by default (BENEATH allows mount crossings), refused with
+     * no-xdev (EXDEV -> 403), by both backends. */
+    char *b = tree_new();
+    tree_mkdir(b, "other");
+    tree_write_str(b, "other/f.txt", "ON-THE-MOUNT\n");
+    tree_mkdir(b, "www");
+    char *w = tree_path(b, "www");
+    tree_mkdir(w, "mnt");
+    tree_write_str(w, "plain.txt", "PLAIN\n");
+    struct server_opts o = {.root = w,
+                            .bind_src = tree_path(b, "other"),
+                            .bind_dst = tree_path(w, "mnt")};
+    struct server *s = server_start_opts(&o);
+    struct http_response *r = raw_get(s->port, "/mnt/f.txt");
+    EXPECT(r->status == 200 && strcmp(r->body, "ON-THE-MOUNT\n") == 0,
+           "default confine: a file on a bind mount inside the root: %d",
+           r->status);
+    server_stop_clean(s);
+
+    o.args = (const char *[]){"--confine", "beneath,no-xdev", NULL};
+    s = server_start_opts(&o);
+    r = raw_get(s->port, "/mnt/f.txt");
+    EXPECT_STATUS(r, 403, "no-xdev: a file on a bind mount");
+    r = raw_get(s->port, "/mnt/");
+    EXPECT_STATUS(r, 403, "no-xdev: the mount point's directory");
+    r = raw_get(s->port, "/plain.txt");
+    EXPECT_STATUS(r, 200, "no-xdev: a file on the root's own mount");
+    server_stop_clean(s);
+}
+END_TEST
+
 /* ===== dotfiles ========================================================== */
 
 START_TEST(dotfiles_deny)
@@ -1801,6 +1835,7 @@ static Suite *http_suite(void)
     tcase_add_test(tc, traversal_in_root);
     tcase_add_test(tc, traversal_no_symlinks);
     tcase_add_test(tc, traversal_special_files);
+    tcase_add_test(tc, traversal_no_xdev);
     tc = TC("dotfiles");
     tcase_add_test(tc, dotfiles_deny);
     tcase_add_test(tc, dotfiles_allow);
