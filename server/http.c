@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -51,6 +52,7 @@ struct conn {
     /* the current request */
     bool started; /* the handler's first call happened */
     bool logged;  /* the access log line is written */
+    unsigned bad; /* a status decided from the headers (400), or 0 */
     enum static_file_method method;
     size_t target, meth, version, referer, agent; /* offsets in buf */
     struct static_file_result res;
@@ -66,6 +68,7 @@ struct http {
     size_t n;
     atomic_uint in_flight;
     atomic_bool draining; /* new connections are closed at once */
+    atomic_uint n_conns;  /* open connections, all daemons */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -84,12 +87,13 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
 }
 
-/* Copy @s into the connection buffer; the offset, or NO_STR. */
-static size_t keep(struct conn *c, const char *s)
+/*
+ * Reserve @n bytes in the connection buffer; their offset, or NO_STR.
+ * The buffer may move: pointers into it are stale afterwards (offsets are
+ * not).
+ */
+static size_t reserve(struct conn *c, size_t n)
 {
-    if (!s)
-        return NO_STR;
-    size_t n = strlen(s) + 1;
     if (c->used + n > c->cap) {
         size_t cap = c->cap ? c->cap : 256;
         while (cap < c->used + n)
@@ -100,9 +104,20 @@ static size_t keep(struct conn *c, const char *s)
         c->buf = b;
         c->cap = cap;
     }
-    memcpy(c->buf + c->used, s, n);
     c->used += n;
     return c->used - n;
+}
+
+/* Copy @s (not inside the buffer) into it; the offset, or NO_STR. */
+static size_t keep(struct conn *c, const char *s)
+{
+    if (!s)
+        return NO_STR;
+    size_t n = strlen(s) + 1;
+    size_t off = reserve(c, n);
+    if (off != NO_STR)
+        memcpy(c->buf + off, s, n);
+    return off;
 }
 
 static const char *str(const struct conn *c, size_t off)
@@ -137,6 +152,7 @@ static bool about_server(const char *msg)
         "Closing connection",
         "too big",
         "Client",
+        "without `Host' header",
         "rejected by application",
     };
 
@@ -180,6 +196,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
         return NULL;
     c->started = false;
     c->logged = false;
+    c->bad = 0;
     c->used = 0;
     c->meth = c->version = c->referer = c->agent = NO_STR;
     memset(&c->res, 0, sizeof c->res);
@@ -213,6 +230,32 @@ static void log_request(struct http *h, struct conn *c, unsigned status)
     c->logged = true;
 }
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
+{
+    unsigned *n = cls;
+
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, "Host") == 0)
+        (*n)++;
+    return MHD_YES;
+}
+
+/*
+ * RFC 9112 3.2: 400 for an HTTP/1.1 request without Host, and for any with
+ * more than one.
+ */
+static unsigned check_host(struct MHD_Connection *mc, const char *version)
+{
+    unsigned n = 0;
+
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, count_host, &n);
+    if (n > 1 || (n == 0 && strcmp(version, "HTTP/1.1") == 0))
+        return STATUS_BAD_REQUEST;
+    return 0;
+}
+
 /* Whether the request announces a body. */
 static bool has_body(struct MHD_Connection *mc)
 {
@@ -229,9 +272,14 @@ static enum MHD_Result respond(struct http *h, struct conn *c,
 {
     if (c->target == NO_STR)
         return MHD_NO;
+    if (c->bad) {
+        enum MHD_Result ret = static_file_error(mc, c->bad, c->method, &c->res);
+        log_request(h, c, c->res.status);
+        return ret;
+    }
     /* Scratch for the decoded path: as long as the raw target. */
     size_t tlen = strlen(c->buf + c->target) + 1;
-    size_t scratch = keep(c, c->buf + c->target);
+    size_t scratch = reserve(c, tlen);
     if (scratch == NO_STR)
         return MHD_NO;
     enum MHD_Result ret = static_file_respond(
@@ -264,6 +312,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
         c->version = keep(c, version);
         c->referer = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
+        c->bad = check_host(mc, version);
         c->agent = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
         /*
@@ -347,6 +396,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         c->fd = ci ? ci->connect_fd : -1;
         c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
         client_text(mc, c->client, sizeof c->client);
+        atomic_fetch_add(&h->n_conns, 1);
         atomic_init(&c->deadline,
                     now_ms() + 1000 * (int64_t)h->conf->header_timeout);
         pthread_mutex_lock(&h->lock);
@@ -360,6 +410,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     c = *socket_context;
     if (!c)
         return;
+    atomic_fetch_sub(&h->n_conns, 1);
     pthread_mutex_lock(&h->lock);
     if (c->prev)
         c->prev->next = c->next;
@@ -411,7 +462,14 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 
     (void)addr;
     (void)addrlen;
-    return atomic_load(&h->draining) ? MHD_NO : MHD_YES;
+    /*
+     * Over the limit, the connection is closed at once: libmicrohttpd's own
+     * limit would leave it waiting unanswered in the listen backlog.
+     */
+    if (atomic_load(&h->draining) ||
+        atomic_load(&h->n_conns) >= h->conf->max_connections)
+        return MHD_NO;
+    return MHD_YES;
 }
 
 static struct MHD_Daemon *daemon_start(struct http *h, int fd)
@@ -433,7 +491,9 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
                            : conf->max_connections;
     if (threads > 1)
         OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
-    OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections, NULL);
+    /* The real limit is accept_policy's; this one only caps each worker,
+     * and is split between them, so leave room above it. */
+    OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
     OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
     /* The pool holds the request line and headers plus the reply headers. */
@@ -442,8 +502,11 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
     OPT(MHD_OPTION_NOTIFY_COMPLETED, (void *)completed, h);
     OPT(MHD_OPTION_NOTIFY_CONNECTION, (void *)notify_connection, h);
     OPT(MHD_OPTION_UNESCAPE_CALLBACK, (void *)unescape_none, NULL);
-    /* Reject "GET /a b HTTP/1.1", a missing Host on HTTP/1.1, and the like. */
-    OPT(MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL);
+    /*
+     * Not MHD_OPTION_STRICT_FOR_CLIENT: it resets "GET /a b HTTP/1.1"
+     * without an answer and logs each missing Host on stderr. The target
+     * decoder answers 400 to the space, the handler to Host problems.
+     */
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
 
@@ -468,6 +531,7 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     h->log = log;
     atomic_init(&h->in_flight, 0);
     atomic_init(&h->draining, false);
+    atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
     h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));

@@ -336,6 +336,16 @@ static enum MHD_Result options(struct req *r)
     return queue(r, STATUS_NO_CONTENT, resp, 0);
 }
 
+enum MHD_Result static_file_error(struct MHD_Connection *c, unsigned status,
+                                  enum static_file_method method,
+                                  struct static_file_result *res)
+{
+    struct req r = {.c = c, .method = method, .res = res};
+
+    memset(res, 0, sizeof *res);
+    return simple(&r, status);
+}
+
 enum MHD_Result static_file_respond(struct MHD_Connection *c,
                                     const struct static_file_conf *conf,
                                     int root_fd, enum static_file_method method,

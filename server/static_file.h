@@ -73,4 +73,14 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
                                     const char *raw, char *buf, size_t size,
                                     struct static_file_result *res);
 
+/*
+ * static_file_error - queue the built-in response for @status (a 4xx or 5xx
+ * decided before any path was looked at) and fill @res.
+ *
+ * Returns MHD_queue_response's result.
+ */
+enum MHD_Result static_file_error(struct MHD_Connection *c, unsigned status,
+                                  enum static_file_method method,
+                                  struct static_file_result *res);
+
 #endif
