@@ -133,33 +133,32 @@ void http_started(void)
 }
 
 /*
- * Whether a libmicrohttpd message is about the server (accept failing, no
- * memory, threads) rather than about one client's request or connection,
- * which the access log covers and which a client must not be able to
- * flood stderr with.
+ * Whether a libmicrohttpd message is about the server (accept failing, out
+ * of fds or memory, threads, epoll) rather than about one client's request
+ * or connection, which the access log covers and with which a client must
+ * not be able to flood stderr. Only the first kind is shown once serving.
  */
 static bool about_server(const char *msg)
 {
-    static const char *const client[] = {
-        "Error processing request",
-        "Connection socket is closed",
-        "connection closure",
-        "Connection reset",
-        "Failed to receive",
-        "Failed to send",
-        "Socket disconnected",
-        "timed out",
-        "Closing connection",
-        "too big",
-        "Client",
-        "without `Host' header",
-        "rejected by application",
+    static const char *const server[] = {
+        "accept", "resource",         "thread",   "epoll", "memory", "ITC",
+        "listen", "Failed to create", "internal", "PANIC", "Fatal",
     };
+    static const char *const client[] = {
+        "Error processing request", "closed by remote",
+        "Connection reset",         "Client",
+        "rejected by application",  "Request too big",
+        "memory constraints",
+    };
+    bool hit = false;
 
-    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+    for (size_t i = 0; i < sizeof server / sizeof server[0]; i++)
+        if (strstr(msg, server[i]))
+            hit = true;
+    for (size_t i = 0; hit && i < sizeof client / sizeof client[0]; i++)
         if (strstr(msg, client[i]))
-            return false;
-    return true;
+            hit = false;
+    return hit;
 }
 
 __attribute__((format(printf, 2, 0))) static void
