@@ -11,11 +11,12 @@
  * kernel's openat2 is the specification: tests/test_resolver.c compares the
  * two over generated paths for every flag combination.
  *
- * Cost: a plain component is one openat(O_PATH|O_NOFOLLOW|O_DIRECTORY) and
- * one close. The type is looked up only when that open says ENOTDIR (a file
- * or a symlink: readlinkat tells them apart); mount ids are read only under
- * NO_XDEV; the filesystem type (procfs magic links, MNT_NOSYMFOLLOW) only
- * when a symlink is met, once per directory.
+ * Cost: a plain component is one openat(O_PATH|O_NOFOLLOW|O_DIRECTORY);
+ * the fds are closed at the end, usually all in one close_range. The type is
+ * looked up only when that open says ENOTDIR (a file or a symlink: readlinkat
+ * tells them apart); mount ids are read only under NO_XDEV; the filesystem type
+ * (procfs magic links, MNT_NOSYMFOLLOW) only when a symlink is met, once per
+ * directory.
  *
  * Magic links (the procfs links that jump without text: /proc/self/fd/N,
  * /proc/self/cwd, root, exe, map_files, ns): userspace cannot ask the kernel
@@ -34,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,11 +508,41 @@ out_close:
     return err;
 }
 
-/* The only place fds held by the walk are closed. */
+/* close_range(2) is missing (before 5.9) or blocked: close one by one. */
+static atomic_bool no_close_range;
+
+/*
+ * Close the stack. Each openat takes the lowest free number, so the stack is
+ * usually a run of consecutive fds: one close_range closes the run instead
+ * of one close per component. That is safe because the walk holds every
+ * number in the run, so none of them can belong to anyone else.
+ */
+static void close_stack(struct walk *w)
+{
+    size_t i = w->bottom_owned ? 0 : 1;
+
+    while (i <= w->top) {
+        size_t j = i;
+
+        while (j < w->top && w->stack[j + 1].fd == w->stack[j].fd + 1)
+            j++;
+        if (j == i ||
+            atomic_load_explicit(&no_close_range, memory_order_relaxed) ||
+            close_range((unsigned)w->stack[i].fd, (unsigned)w->stack[j].fd, 0) <
+                0) {
+            if (j > i && (errno == ENOSYS || errno == EPERM))
+                atomic_store(&no_close_range, true);
+            for (size_t k = i; k <= j; k++)
+                close(w->stack[k].fd);
+        }
+        i = j + 1;
+    }
+}
+
+/* The only place the fds held by the walk are closed (besides pops/jumps). */
 static int walk_finish(struct walk *w, int ret)
 {
-    for (size_t i = w->top + 1; i-- > 0;)
-        close_frame(w, i);
+    close_stack(w);
     if (w->stack != w->inline_stack)
         free(w->stack);
     if (w->buf != w->inline_buf)

@@ -113,11 +113,13 @@ const char *resolver_errno_name(int err)
     case x:                                                                    \
         return #x;
         E(EPERM)
-        E(ENOENT) E(EIO) E(ENXIO) E(EBADF) E(EAGAIN) E(ENOMEM) E(EACCES)
-            E(EFAULT) E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR) E(EISDIR)
-                E(EINVAL) E(ENFILE) E(EMFILE) E(ETXTBSY) E(EFBIG) E(ENOSPC)
-                    E(EROFS) E(EMLINK) E(ENAMETOOLONG) E(ENOSYS) E(ELOOP)
-                        E(EOVERFLOW) E(EOPNOTSUPP) E(ESTALE) E(EINTR)
+        E(ENOENT)
+        E(EIO)
+        E(ENXIO) E(EBADF) E(EAGAIN) E(ENOMEM) E(EACCES) E(EFAULT) E(EBUSY)
+            E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR) E(EISDIR) E(EINVAL)
+                E(ENFILE) E(EMFILE) E(ETXTBSY) E(EFBIG) E(ENOSPC) E(EROFS)
+                    E(EMLINK) E(ENAMETOOLONG) E(ENOSYS) E(ELOOP) E(EOVERFLOW)
+                        E(EOPNOTSUPP) E(ESTALE) E(EINTR)
 #undef E
                             default : return NULL;
     }

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolver_bench.c - the resolver micro-benchmark: open + close per call.
+ *
+ * For depths 1, 4, 8 and 16 and paths with 0, 1 and 4 relative symlinks, it
+ * times the unconfined openat(2) floor, the kernel backend with each flag
+ * set, the emulation and the lexical baseline, and prints ns/op and the ratio
+ * to the floor of the same path; -o writes the same rows as CSV. Each figure
+ * is the best of -r rounds of -n calls (the least disturbed one). Not a test:
+ * numbers depend on the machine and its load; pin it with taskset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "resolver.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+#define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+
+struct method {
+    const char *name;
+    enum resolver_backend backend; /* DEFAULT: the openat floor */
+    uint64_t resolve;
+    bool plain_only; /* only for paths without symlinks (NO_SYMLINKS) */
+};
+
+static const struct method methods[] = {
+    {"openat", RESOLVER_BACKEND_DEFAULT, 0, false},
+    {"kernel", RESOLVER_BACKEND_KERNEL, 0, false},
+    {"kernel", RESOLVER_BACKEND_KERNEL, RESOLVER_BENEATH, false},
+    {"kernel", RESOLVER_BACKEND_KERNEL, RESOLVER_IN_ROOT, false},
+    {"kernel", RESOLVER_BACKEND_KERNEL, RESOLVER_NO_JUMPS, false},
+    {"kernel", RESOLVER_BACKEND_KERNEL,
+     RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, true},
+    {"emulated", RESOLVER_BACKEND_EMULATED, RESOLVER_BENEATH, false},
+    {"emulated", RESOLVER_BACKEND_EMULATED, RESOLVER_IN_ROOT, false},
+    {"emulated", RESOLVER_BACKEND_EMULATED, RESOLVER_NO_JUMPS, false},
+    {"lexical", RESOLVER_BACKEND_LEXICAL, RESOLVER_BENEATH, false},
+};
+
+static const int depths[] = {1, 4, 8, 16};
+static const int link_counts[] = {0, 1, 4};
+
+static double now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * The tree: d1/d2/.../d16/file, and in each d(i-1) a link "l<i> -> d<i>"
+ * (one relative component). A path of depth D with K links uses l<i> for the
+ * last K directories.
+ */
+static int make_tree(const char *root)
+{
+    char path[1024];
+    size_t len = (size_t)snprintf(path, sizeof(path), "%s", root);
+
+    for (int i = 1; i <= 16; i++) {
+        char link[1200];
+        char target[16];
+
+        snprintf(link, sizeof(link), "%s/l%d", path, i);
+        snprintf(target, sizeof(target), "d%d", i);
+        if (symlink(target, link) < 0)
+            return -errno;
+        len += (size_t)snprintf(path + len, sizeof(path) - len, "/d%d", i);
+        if (mkdir(path, 0755) < 0)
+            return -errno;
+        snprintf(link, sizeof(link), "%s/file", path);
+        int fd = open(link, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        if (fd < 0)
+            return -errno;
+        close(fd);
+    }
+    return 0;
+}
+
+static void make_path(char *buf, size_t size, int depth, int links)
+{
+    size_t len = 0;
+
+    for (int i = 1; i <= depth; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%c%d/",
+                                i > depth - links ? 'l' : 'd', i);
+    snprintf(buf + len, size - len, "file");
+}
+
+static double run(const struct method *m, int root_fd, const char *path,
+                  long n, int rounds, int *err)
+{
+    struct resolver_how how = {.open_flags = OPEN_FLAGS,
+                               .resolve = m->resolve,
+                               .backend = m->backend};
+    double best = 0;
+
+    *err = 0;
+    for (int r = 0; r < rounds; r++) {
+        double t0 = now_ns();
+
+        for (long i = 0; i < n; i++) {
+            int fd = m->backend == RESOLVER_BACKEND_DEFAULT
+                         ? openat(root_fd, path, OPEN_FLAGS)
+                         : resolver_open_how(root_fd, path, &how, NULL);
+
+            if (fd < 0) {
+                *err = m->backend == RESOLVER_BACKEND_DEFAULT ? errno : -fd;
+                return 0;
+            }
+            close(fd);
+        }
+        double ns = (now_ns() - t0) / (double)n;
+
+        if (r == 0 || ns < best)
+            best = ns;
+    }
+    return best;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type,
+                      struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    if (remove(path) < 0)
+        fprintf(stderr, "resolver_bench: remove %s: %s\n", path,
+                strerror(errno));
+    return 0;
+}
+
+static void cleanup(const char *root)
+{
+    if (nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+        fprintf(stderr, "resolver_bench: could not remove %s\n", root);
+}
+
+int main(int argc, char **argv)
+{
+    const char *csv_path = NULL;
+    char root[256] = "/tmp/beneath-bench-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    long n = 20000;
+    int rounds = 5;
+    FILE *csv = NULL;
+    int root_fd;
+    int c;
+    int ret = 1;
+
+    while ((c = getopt(argc, argv, "n:r:o:h")) != -1) {
+        switch (c) {
+        case 'n':
+            n = atol(optarg);
+            break;
+        case 'r':
+            rounds = atoi(optarg);
+            break;
+        case 'o':
+            csv_path = optarg;
+            break;
+        default:
+            fprintf(stderr, "usage: resolver_bench [-n calls] [-r rounds] "
+                            "[-o out.csv]\n");
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (n <= 0 || rounds <= 0) {
+        fprintf(stderr, "resolver_bench: -n and -r must be positive\n");
+        return 2;
+    }
+    if (tmp && *tmp)
+        snprintf(root, sizeof(root), "%s/beneath-bench-XXXXXX", tmp);
+    if (!mkdtemp(root)) {
+        perror("resolver_bench: mkdtemp");
+        return 1;
+    }
+    if (make_tree(root) < 0) {
+        fprintf(stderr, "resolver_bench: cannot build the tree in %s\n", root);
+        goto out_remove;
+    }
+    root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        perror("resolver_bench: open root");
+        goto out_remove;
+    }
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            perror(csv_path);
+            goto out_close;
+        }
+        fprintf(csv, "depth,links,backend,flags,ns_per_op,ratio_to_floor\n");
+    }
+    printf("resolver micro-benchmark: open+close of a file, O_RDONLY, "
+           "best of %d x %ld calls\n",
+           rounds, n);
+    printf("%5s %5s  %-9s %-32s %10s %7s\n", "depth", "links", "backend",
+           "flags", "ns/op", "x floor");
+    for (size_t d = 0; d < N_ELEMS(depths); d++) {
+        for (size_t l = 0; l < N_ELEMS(link_counts); l++) {
+            char path[512];
+            double floor_ns = 0;
+
+            if (link_counts[l] > depths[d])
+                continue;
+            make_path(path, sizeof(path), depths[d], link_counts[l]);
+            for (size_t m = 0; m < N_ELEMS(methods); m++) {
+                char flags[128];
+                int err;
+                double ns;
+
+                if (methods[m].plain_only && link_counts[l] > 0)
+                    continue;
+                ns = run(&methods[m], root_fd, path, n, rounds, &err);
+                if (m == 0)
+                    floor_ns = ns;
+                resolver_flags_format(methods[m].resolve, flags,
+                                      sizeof(flags));
+                if (err) {
+                    printf("%5d %5d  %-9s %-32s %10s (%s)\n", depths[d],
+                           link_counts[l], methods[m].name, flags, "-",
+                           strerror(err));
+                    continue;
+                }
+                printf("%5d %5d  %-9s %-32s %10.0f %7.2f\n", depths[d],
+                       link_counts[l], methods[m].name, flags, ns,
+                       floor_ns > 0 ? ns / floor_ns : 0);
+                if (csv)
+                    fprintf(csv, "%d,%d,%s,%s,%.1f,%.3f\n", depths[d],
+                            link_counts[l], methods[m].name, flags, ns,
+                            floor_ns > 0 ? ns / floor_ns : 0);
+            }
+        }
+    }
+    ret = 0;
+    if (csv && fclose(csv) != 0) {
+        perror(csv_path);
+        ret = 1;
+    }
+out_close:
+    close(root_fd);
+out_remove:
+    cleanup(root);
+    return ret;
+}
