@@ -6,7 +6,8 @@
  * times the unconfined openat(2) floor, the kernel backend with each flag
  * set, the emulation and the lexical baseline, and prints ns/op and the ratio
  * to the floor of the same path; -o writes the same rows as CSV. Each figure
- * is the best of -r rounds of -n calls (the least disturbed one). Not a test:
+ * is the best of -r rounds of -n calls (the least disturbed one); rounds
+ * interleave the methods. Not a test:
  * numbers depend on the machine and its load; pin it with taskset.
  */
 #include <errno.h>
@@ -48,6 +49,21 @@ static const struct method methods[] = {
 };
 
 static const int depths[] = {1, 4, 8, 16};
+
+/* -m "emulated:beneath" keeps one method (and always the floor). */
+static bool wanted(const struct method *m, int links, const char *only)
+{
+    char flags[128];
+    char name[160];
+
+    if (m->plain_only && links > 0)
+        return false;
+    if (!only || m->backend == RESOLVER_BACKEND_DEFAULT)
+        return true;
+    resolver_flags_format(m->resolve, flags, sizeof(flags));
+    snprintf(name, sizeof(name), "%s:%s", m->name, flags);
+    return strcmp(only, name) == 0 || strcmp(only, m->name) == 0;
+}
 static const int link_counts[] = {0, 1, 4};
 
 static double now_ns(void)
@@ -99,35 +115,28 @@ static void make_path(char *buf, size_t size, int depth, int links)
     snprintf(buf + len, size - len, "file");
 }
 
+/* One round of @n calls of method @m; returns ns/op, or 0 and *err. */
 static double run(const struct method *m, int root_fd, const char *path,
-                  long n, int rounds, int *err)
+                  long n, int *err)
 {
     struct resolver_how how = {.open_flags = OPEN_FLAGS,
                                .resolve = m->resolve,
                                .backend = m->backend};
-    double best = 0;
+    double t0 = now_ns();
 
     *err = 0;
-    for (int r = 0; r < rounds; r++) {
-        double t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        int fd = m->backend == RESOLVER_BACKEND_DEFAULT
+                     ? openat(root_fd, path, OPEN_FLAGS)
+                     : resolver_open_how(root_fd, path, &how, NULL);
 
-        for (long i = 0; i < n; i++) {
-            int fd = m->backend == RESOLVER_BACKEND_DEFAULT
-                         ? openat(root_fd, path, OPEN_FLAGS)
-                         : resolver_open_how(root_fd, path, &how, NULL);
-
-            if (fd < 0) {
-                *err = m->backend == RESOLVER_BACKEND_DEFAULT ? errno : -fd;
-                return 0;
-            }
-            close(fd);
+        if (fd < 0) {
+            *err = m->backend == RESOLVER_BACKEND_DEFAULT ? errno : -fd;
+            return 0;
         }
-        double ns = (now_ns() - t0) / (double)n;
-
-        if (r == 0 || ns < best)
-            best = ns;
+        close(fd);
     }
-    return best;
+    return (now_ns() - t0) / (double)n;
 }
 
 static int remove_one(const char *path, const struct stat *st, int type,
@@ -153,15 +162,28 @@ int main(int argc, char **argv)
     const char *csv_path = NULL;
     char root[256] = "/tmp/beneath-bench-XXXXXX";
     const char *tmp = getenv("TMPDIR");
-    long n = 20000;
-    int rounds = 5;
+    long n = 2000;
+    int rounds = 20;
     FILE *csv = NULL;
+    int errs[N_ELEMS(methods)] = {0};
+    const char *only = NULL;
+    int only_depth = 0;
+    int only_links = -1;
     int root_fd;
     int c;
     int ret = 1;
 
-    while ((c = getopt(argc, argv, "n:r:o:h")) != -1) {
+    while ((c = getopt(argc, argv, "n:r:o:d:l:m:h")) != -1) {
         switch (c) {
+        case 'd':
+            only_depth = atoi(optarg);
+            break;
+        case 'l':
+            only_links = atoi(optarg);
+            break;
+        case 'm':
+            only = optarg;
+            break;
         case 'n':
             n = atol(optarg);
             break;
@@ -172,8 +194,12 @@ int main(int argc, char **argv)
             csv_path = optarg;
             break;
         default:
-            fprintf(stderr, "usage: resolver_bench [-n calls] [-r rounds] "
-                            "[-o out.csv]\n");
+            fprintf(stderr,
+                    "usage: resolver_bench [-n calls] [-r rounds] "
+                    "[-o out.csv]\n"
+                    "                      [-d depth] [-l links] [-m "
+                    "backend[:flags]]\n"
+                    "-d/-l/-m run one configuration (for strace -c)\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -212,37 +238,51 @@ int main(int argc, char **argv)
     for (size_t d = 0; d < N_ELEMS(depths); d++) {
         for (size_t l = 0; l < N_ELEMS(link_counts); l++) {
             char path[512];
-            double floor_ns = 0;
+            double best[N_ELEMS(methods)] = {0};
+            double floor_ns;
 
-            if (link_counts[l] > depths[d])
+            if (link_counts[l] > depths[d] ||
+                (only_depth && depths[d] != only_depth) ||
+                (only_links >= 0 && link_counts[l] != only_links))
                 continue;
             make_path(path, sizeof(path), depths[d], link_counts[l]);
+            /* Rounds interleave the methods so that load from elsewhere
+             * hits them alike; each keeps its best round. */
+            for (int r = 0; r < rounds; r++) {
+                for (size_t m = 0; m < N_ELEMS(methods); m++) {
+                    double ns;
+
+                    if (!wanted(&methods[m], link_counts[l], only) ||
+                        errs[m])
+                        continue;
+                    ns = run(&methods[m], root_fd, path, n, &errs[m]);
+                    if (r == 0 || ns < best[m])
+                        best[m] = ns;
+                }
+            }
+            floor_ns = best[0];
             for (size_t m = 0; m < N_ELEMS(methods); m++) {
                 char flags[128];
-                int err;
-                double ns;
 
-                if (methods[m].plain_only && link_counts[l] > 0)
+                if (!wanted(&methods[m], link_counts[l], only))
                     continue;
-                ns = run(&methods[m], root_fd, path, n, rounds, &err);
-                if (m == 0)
-                    floor_ns = ns;
                 resolver_flags_format(methods[m].resolve, flags,
                                       sizeof(flags));
-                if (err) {
+                if (errs[m]) {
                     printf("%5d %5d  %-9s %-32s %10s (%s)\n", depths[d],
                            link_counts[l], methods[m].name, flags, "-",
-                           strerror(err));
+                           strerror(errs[m]));
                     continue;
                 }
                 printf("%5d %5d  %-9s %-32s %10.0f %7.2f\n", depths[d],
-                       link_counts[l], methods[m].name, flags, ns,
-                       floor_ns > 0 ? ns / floor_ns : 0);
+                       link_counts[l], methods[m].name, flags, best[m],
+                       floor_ns > 0 ? best[m] / floor_ns : 0);
                 if (csv)
                     fprintf(csv, "%d,%d,%s,%s,%.1f,%.3f\n", depths[d],
-                            link_counts[l], methods[m].name, flags, ns,
-                            floor_ns > 0 ? ns / floor_ns : 0);
+                            link_counts[l], methods[m].name, flags, best[m],
+                            floor_ns > 0 ? best[m] / floor_ns : 0);
             }
+            memset(errs, 0, sizeof(errs));
         }
     }
     ret = 0;

@@ -40,8 +40,8 @@ static int make_parents(int root_fd, const char *rel, size_t len)
 static int write_file(int root_fd, const char *name, const char *text)
 {
     size_t len = strlen(text);
-    int fd = openat(root_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                    0644);
+    int fd =
+        openat(root_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     int err = 0;
 
     if (fd < 0)

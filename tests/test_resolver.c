@@ -6,6 +6,10 @@
  * absolute symlinks, escaping and returning links, chains, loops, 40 and 41
  * links, a FIFO, a tmpfs, a bind mount, a nosymfollow bind mount and procfs.
  */
+#include "test_resolver.h"
+
+#include "fixture.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -16,9 +20,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "fixture.h"
-#include "test_resolver.h"
 
 #ifndef MS_NOSYMFOLLOW
 #define MS_NOSYMFOLLOW 256
@@ -296,7 +297,8 @@ bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
     close(root_fd);
     if (c->err) {
         if (fd != -c->err) {
-            snprintf(msg, size, "%s: [%s] \"%.60s\" oflags %#x: got %s, want %s",
+            snprintf(msg, size,
+                     "%s: [%s] \"%.60s\" oflags %#x: got %s, want %s",
                      resolver_backend_name(backend), flags, path, c->oflags,
                      fd >= 0 ? "an fd" : err_name(-fd), err_name(c->err));
             ok = false;
@@ -441,8 +443,7 @@ START_TEST(bad_root)
     ck_assert_int_ge(file_fd, 0);
     for (size_t i = 0; i < N_ELEMS(backends); i++) {
         static const char *const paths[] = {"x", ".", "..", "a/..", "/x"};
-        static const uint64_t flags[] = {RESOLVER_BENEATH, RESOLVER_IN_ROOT,
-                                         0};
+        static const uint64_t flags[] = {RESOLVER_BENEATH, RESOLVER_IN_ROOT, 0};
 
         for (size_t p = 0; p < N_ELEMS(paths); p++) {
             for (size_t f = 0; f < N_ELEMS(flags); f++) {
@@ -490,18 +491,17 @@ START_TEST(names)
 
     ck_assert_int_eq(resolver_flags_parse("no-jumps", &flags, NULL, NULL), 0);
     ck_assert_uint_eq(flags, RESOLVER_NO_JUMPS);
-    ck_assert_int_eq(resolver_flags_parse("beneath,bogus", &flags, &bad,
-                                          &bad_len),
-                     -EINVAL);
+    ck_assert_int_eq(
+        resolver_flags_parse("beneath,bogus", &flags, &bad, &bad_len), -EINVAL);
     ck_assert_int_eq((int)bad_len, 5);
     ck_assert_int_eq(strncmp(bad, "bogus", 5), 0);
     ck_assert_int_eq(resolver_flags_parse("", &flags, NULL, NULL), 0);
     ck_assert_uint_eq(flags, 0);
     ck_assert_int_eq(resolver_flags_parse("beneath,", &flags, NULL, NULL),
                      -EINVAL);
-    ck_assert_uint_eq(resolver_flags_format(RESOLVER_NO_JUMPS, buf,
-                                            sizeof(buf)),
-                      strlen("beneath,no-xdev,no-magiclinks"));
+    ck_assert_uint_eq(
+        resolver_flags_format(RESOLVER_NO_JUMPS, buf, sizeof(buf)),
+        strlen("beneath,no-xdev,no-magiclinks"));
     ck_assert_str_eq(buf, "beneath,no-xdev,no-magiclinks");
     resolver_flags_format(0, buf, sizeof(buf));
     ck_assert_str_eq(buf, "none");
@@ -727,8 +727,7 @@ static int build_generated(const char **bad)
             snprintf(chain[i], sizeof(chain[i]), "root/chain/l%02d -> l%02d", i,
                      i + 1);
         else
-            snprintf(chain[i], sizeof(chain[i]), "root/chain/l%02d -> ../f",
-                     i);
+            snprintf(chain[i], sizeof(chain[i]), "root/chain/l%02d -> ../f", i);
         chain_spec[i] = chain[i];
     }
     err = fixture_build(tr_tmp, chain_spec, CHAIN, bad);
@@ -791,8 +790,7 @@ static int setup_tree(void)
         goto fail_mount;
     snprintf(dst, sizeof(dst), "%s/nosym", tr_root);
     if (mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
-        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSYMFOLLOW, NULL) <
-            0)
+        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSYMFOLLOW, NULL) < 0)
         goto fail_mount;
     snprintf(dst, sizeof(dst), "%s/proc", tr_root);
     if (mount("proc", dst, "proc", 0, NULL) < 0)

@@ -5,6 +5,8 @@
  * rename race that must never yield a file from outside the root, and the
  * auto backend's fallback when a seccomp filter blocks openat2.
  */
+#include "test_resolver.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -21,25 +23,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test_resolver.h"
-
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
 
 /* Path components the generator draws from: every kind of entry. */
 static const char *const atoms[] = {
-    "a",      "b",        "c",           "f",        "d",
-    "rel",    "relf",     "up",          "esc",      "back",
-    "back2",  "absf",     "absab",       "abs_etc",  "absroot",
-    "dotlink", "loop1",   "selfloop",    "chain",    "l00",
-    "l01",    "l39",      "fifo",        "mnt",      "x",
-    "sub",    "bind",     "nosym",       "to_mnt",   "proc",
-    "self",   "thread-self", "status",   "cwd",      "root",
-    "exe",    "fd",       "0",           "ns",       "net",
-    "mounts", "reldir_slash", "relf_slash", "lg1",   "missing",
-    "etc",    "secret",   "r",           "mv",       "..",
-    "..",     "..",       ".",           "",
+    "a",          "b",           "c",       "f",       "d",      "rel",
+    "relf",       "up",          "esc",     "back",    "back2",  "absf",
+    "absab",      "abs_etc",     "absroot", "dotlink", "loop1",  "selfloop",
+    "chain",      "l00",         "l01",     "l39",     "fifo",   "mnt",
+    "x",          "sub",         "bind",    "nosym",   "to_mnt", "proc",
+    "self",       "thread-self", "status",  "cwd",     "root",   "exe",
+    "fd",         "0",           "ns",      "net",     "mounts", "reldir_slash",
+    "relf_slash", "lg1",         "missing", "etc",     "secret", "r",
+    "mv",         "..",          "..",      "..",      ".",      "",
 };
 
 static const int oflag_sets[] = {
@@ -47,6 +45,8 @@ static const int oflag_sets[] = {
     O_PATH | O_NOFOLLOW,
     O_RDONLY | O_NONBLOCK,
     O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_DIRECTORY,
+    O_RDONLY | O_DIRECTORY,
+    O_PATH | O_DIRECTORY,
 };
 
 static const char *const diff_roots[] = {NULL, "mnt", "a/b", "proc"};
@@ -327,10 +327,9 @@ START_TEST(rename_race)
     }
     fflush(stdout);
     for (size_t i = 0; i < N_ELEMS(walkers); i++)
-        ck_assert_msg(walkers[i].escaped == 0,
-                      "%s: %ld opens of a file outside the root",
-                      resolver_backend_name(walkers[i].backend),
-                      walkers[i].escaped);
+        ck_assert_msg(
+            walkers[i].escaped == 0, "%s: %ld opens of a file outside the root",
+            resolver_backend_name(walkers[i].backend), walkers[i].escaped);
 }
 END_TEST
 
@@ -357,8 +356,7 @@ static int block_openat2(int err)
 {
     struct sock_filter filter[] = {
 #ifdef THIS_AUDIT_ARCH
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                 offsetof(struct seccomp_data, arch)),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_AUDIT_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 #endif
@@ -402,8 +400,8 @@ static int fallback_child(int err, bool late)
         int r = resolver_open_how(root_fd, "a", &how, &served);
 
         if (r < 0 || served != RESOLVER_BACKEND_KERNEL) {
-            fprintf(stderr, "fallback: before the filter: %d served by %s\n",
-                    r, resolver_backend_name(served));
+            fprintf(stderr, "fallback: before the filter: %d served by %s\n", r,
+                    resolver_backend_name(served));
             failures++;
         }
         if (r >= 0)
@@ -463,10 +461,9 @@ static void run_fallback(int err, bool late)
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFEXITED(status), "fallback child died (signal %d)",
                   WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    ck_assert_msg(WEXITSTATUS(status) == 0,
-                  "fallback (%s%s): %d failures (see stderr)",
-                  resolver_errno_name(err), late ? ", late" : "",
-                  WEXITSTATUS(status));
+    ck_assert_msg(
+        WEXITSTATUS(status) == 0, "fallback (%s%s): %d failures (see stderr)",
+        resolver_errno_name(err), late ? ", late" : "", WEXITSTATUS(status));
 }
 
 START_TEST(fallback_enosys)
