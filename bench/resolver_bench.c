@@ -10,6 +10,8 @@
  * interleave the methods. Not a test:
  * numbers depend on the machine and its load; pin it with taskset.
  */
+#include "resolver.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -22,30 +24,28 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "resolver.h"
-
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
 
 struct method {
     const char *name;
-    enum resolver_backend backend; /* DEFAULT: the openat floor */
     uint64_t resolve;
+    enum resolver_backend backend; /* DEFAULT: the openat floor */
     bool plain_only; /* only for paths without symlinks (NO_SYMLINKS) */
 };
 
 static const struct method methods[] = {
-    {"openat", RESOLVER_BACKEND_DEFAULT, 0, false},
-    {"kernel", RESOLVER_BACKEND_KERNEL, 0, false},
-    {"kernel", RESOLVER_BACKEND_KERNEL, RESOLVER_BENEATH, false},
-    {"kernel", RESOLVER_BACKEND_KERNEL, RESOLVER_IN_ROOT, false},
-    {"kernel", RESOLVER_BACKEND_KERNEL, RESOLVER_NO_JUMPS, false},
-    {"kernel", RESOLVER_BACKEND_KERNEL,
-     RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, true},
-    {"emulated", RESOLVER_BACKEND_EMULATED, RESOLVER_BENEATH, false},
-    {"emulated", RESOLVER_BACKEND_EMULATED, RESOLVER_IN_ROOT, false},
-    {"emulated", RESOLVER_BACKEND_EMULATED, RESOLVER_NO_JUMPS, false},
-    {"lexical", RESOLVER_BACKEND_LEXICAL, RESOLVER_BENEATH, false},
+    {"openat", 0, RESOLVER_BACKEND_DEFAULT, false},
+    {"kernel", 0, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_BENEATH, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_IN_ROOT, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, RESOLVER_BACKEND_KERNEL,
+     true},
+    {"emulated", RESOLVER_BENEATH, RESOLVER_BACKEND_EMULATED, false},
+    {"emulated", RESOLVER_IN_ROOT, RESOLVER_BACKEND_EMULATED, false},
+    {"emulated", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_EMULATED, false},
+    {"lexical", RESOLVER_BENEATH, RESOLVER_BACKEND_LEXICAL, false},
 };
 
 static const int depths[] = {1, 4, 8, 16};
@@ -65,6 +65,19 @@ static bool wanted(const struct method *m, int links, const char *only)
     return strcmp(only, name) == 0 || strcmp(only, m->name) == 0;
 }
 static const int link_counts[] = {0, 1, 4};
+
+/* A positive decimal number, or -1. */
+static long parse_num(const char *s)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0)
+        return -1;
+    return v;
+}
 
 static double now_ns(void)
 {
@@ -116,12 +129,11 @@ static void make_path(char *buf, size_t size, int depth, int links)
 }
 
 /* One round of @n calls of method @m; returns ns/op, or 0 and *err. */
-static double run(const struct method *m, int root_fd, const char *path,
-                  long n, int *err)
+static double run(const struct method *m, int root_fd, const char *path, long n,
+                  int *err)
 {
-    struct resolver_how how = {.open_flags = OPEN_FLAGS,
-                               .resolve = m->resolve,
-                               .backend = m->backend};
+    struct resolver_how how = {
+        .open_flags = OPEN_FLAGS, .resolve = m->resolve, .backend = m->backend};
     double t0 = now_ns();
 
     *err = 0;
@@ -176,30 +188,29 @@ int main(int argc, char **argv)
     while ((c = getopt(argc, argv, "n:r:o:d:l:m:h")) != -1) {
         switch (c) {
         case 'd':
-            only_depth = atoi(optarg);
+            only_depth = (int)parse_num(optarg);
             break;
         case 'l':
-            only_links = atoi(optarg);
+            only_links = (int)parse_num(optarg);
             break;
         case 'm':
             only = optarg;
             break;
         case 'n':
-            n = atol(optarg);
+            n = parse_num(optarg);
             break;
         case 'r':
-            rounds = atoi(optarg);
+            rounds = (int)parse_num(optarg);
             break;
         case 'o':
             csv_path = optarg;
             break;
         default:
-            fprintf(stderr,
-                    "usage: resolver_bench [-n calls] [-r rounds] "
-                    "[-o out.csv]\n"
-                    "                      [-d depth] [-l links] [-m "
-                    "backend[:flags]]\n"
-                    "-d/-l/-m run one configuration (for strace -c)\n");
+            fprintf(stderr, "usage: resolver_bench [-n calls] [-r rounds] "
+                            "[-o out.csv]\n"
+                            "                      [-d depth] [-l links] [-m "
+                            "backend[:flags]]\n"
+                            "-d/-l/-m run one configuration (for strace -c)\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -252,8 +263,7 @@ int main(int argc, char **argv)
                 for (size_t m = 0; m < N_ELEMS(methods); m++) {
                     double ns;
 
-                    if (!wanted(&methods[m], link_counts[l], only) ||
-                        errs[m])
+                    if (!wanted(&methods[m], link_counts[l], only) || errs[m])
                         continue;
                     ns = run(&methods[m], root_fd, path, n, &errs[m]);
                     if (r == 0 || ns < best[m])
@@ -266,8 +276,7 @@ int main(int argc, char **argv)
 
                 if (!wanted(&methods[m], link_counts[l], only))
                     continue;
-                resolver_flags_format(methods[m].resolve, flags,
-                                      sizeof(flags));
+                resolver_flags_format(methods[m].resolve, flags, sizeof(flags));
                 if (errs[m]) {
                     printf("%5d %5d  %-9s %-32s %10s (%s)\n", depths[d],
                            link_counts[l], methods[m].name, flags, "-",

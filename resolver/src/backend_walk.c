@@ -51,7 +51,7 @@
 /* Directory fds held before the stack moves to the heap. */
 #define INLINE_FRAMES 32
 /* Remaining-path buffer on the stack: room for the path and one link text. */
-#define INLINE_BUF (2 * RESOLVER_PATH_MAX)
+#define INLINE_BUF (2 * (size_t)RESOLVER_PATH_MAX)
 
 /* What is known about the filesystem a frame's directory lives on. */
 enum fs_info {
@@ -277,6 +277,7 @@ static int walk_init(struct walk *w, int root_fd, const char *path,
     w->buf_cap = INLINE_BUF;
     w->links = 0;
     w->root_set = false;
+    w->link[0] = '\0';
     if (len == 0)
         return -ENOENT;
     if (len >= RESOLVER_PATH_MAX)
@@ -350,7 +351,7 @@ static int follow_magic(struct walk *w, const char *name, bool final)
 {
     bool xdev = w->resolve & RESOLVER_NO_XDEV;
     uint64_t mnt = 0;
-    mode_t type;
+    mode_t type = 0;
     int fd;
     int err;
 
