@@ -151,8 +151,15 @@ START_TEST(differential)
             }
         }
     }
-    /* Longer random paths from every root. */
-    for (int n = 0; n < 1200; n++) {
+    /* Longer random paths from every root (TR_DIFF_PATHS, TR_DIFF_SEED
+     * to run more or other ones by hand). */
+    const char *env_n = getenv("TR_DIFF_PATHS");
+    const char *env_seed = getenv("TR_DIFF_SEED");
+    long paths = env_n ? strtol(env_n, NULL, 10) : 1200;
+
+    if (env_seed && strtoull(env_seed, NULL, 0))
+        rng_state = strtoull(env_seed, NULL, 0);
+    for (long n = 0; n < paths; n++) {
         size_t r = rng() % N_ELEMS(diff_roots);
         int parts = 3 + (int)(rng() % 5);
         size_t len = 0;
