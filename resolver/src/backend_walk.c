@@ -50,7 +50,7 @@
 #define SCOPED (RESOLVER_BENEATH | RESOLVER_IN_ROOT)
 /* Directory fds held before the stack moves to the heap. */
 #define INLINE_FRAMES 32
-/* Remaining-path buffer on the stack: room for the path and one link text. */
+/* The inline remaining-path buffer: room for the path and one link text. */
 #define INLINE_BUF (2 * (size_t)RESOLVER_PATH_MAX)
 
 /* What is known about the filesystem a frame's directory lives on. */
@@ -91,16 +91,20 @@ struct walk {
     char name[RESOLVER_PATH_MAX]; /* the component being looked up */
 };
 
-/* Returned by the steps besides fds and -errno (errnos are above -4096). */
-#define WALK_MORE (-5000)  /* a link was spliced: go on with the path */
-#define WALK_RETRY (-5001) /* look at the same component again */
+/* Returned by the steps besides fds and -errno (errnos are above -4096):
+ * a link was spliced in front of the rest, go on with the path. */
+#define WALK_MORE (-5000)
 
 static struct frame *cur(struct walk *w)
 {
     return &w->stack[w->top];
 }
 
-/* Mount id of @fd (stx_mnt_id, or st_dev where statx lacks it). */
+/*
+ * Mount id of @fd: stx_mnt_id (Linux 5.8), or st_dev before that, which
+ * cannot tell a bind mount of the same filesystem from no mount at all.
+ * (glibc's statx falls back to fstatat itself on kernels before 4.11.)
+ */
 static int mount_id(int fd, const char *name, int at_flags, uint64_t *out)
 {
     struct statx stx;
@@ -456,7 +460,7 @@ static int walk_step(struct walk *w, const char *name)
  * The final component with the caller's flags, plus O_NOFOLLOW so that a
  * symlink is seen (ELOOP, ENOTDIR with O_DIRECTORY, or an O_PATH fd of the
  * link itself) rather than followed by the kernel.
- * Returns an fd, WALK_MORE or WALK_RETRY, or -errno.
+ * Returns an fd, WALK_MORE, or -errno.
  */
 static int walk_last(struct walk *w, const char *name)
 {
@@ -540,7 +544,10 @@ static void close_stack(struct walk *w)
     }
 }
 
-/* The only place the fds held by the walk are closed (besides pops/jumps). */
+/*
+ * The one place the walk's fd stack is closed. (A ".." pop and a jump to
+ * the root close the frames they drop right away.)
+ */
 static int walk_finish(struct walk *w, int ret)
 {
     close_stack(w);
@@ -571,7 +578,6 @@ int backend_walk_open(int root_fd, const char *path, int open_flags,
     while (ret == 0) {
         size_t p = w->start;
         size_t name_begin;
-        size_t len;
 
         while (w->buf[p] == '/')
             p++;
@@ -583,23 +589,16 @@ int backend_walk_open(int root_fd, const char *path, int open_flags,
         name_begin = p;
         while (p < w->end && w->buf[p] != '/')
             p++;
-        len = p - name_begin;
-        memcpy(w->name, w->buf + name_begin, len);
-        w->name[len] = '\0';
+        memcpy(w->name, w->buf + name_begin, p - name_begin);
+        w->name[p - name_begin] = '\0';
         w->start = p;
         if (p == w->end) {
             ret = walk_last(w, w->name);
-            if (ret == WALK_MORE)
-                ret = 0;
-            else if (ret != WALK_RETRY)
+            if (ret != WALK_MORE)
                 break;
+            ret = 0;
         } else {
             ret = walk_step(w, w->name);
-        }
-        if (ret == WALK_RETRY) {
-            /* The link changed between two calls: look again. */
-            w->start = name_begin;
-            ret = 0;
         }
     }
     ret = walk_finish(w, ret);
