@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -208,6 +210,47 @@ START_TEST(differential_table)
 }
 END_TEST
 
+/*
+ * Magic links whose targets are not paths: a pipe ("pipe:[N]"), an eventfd
+ * ("anon_inode:[eventfd]"), a memfd ("/memfd:x (deleted)") and a deleted
+ * file ("/.../gone (deleted)"), through /proc/self/fd, for every flag set.
+ */
+START_TEST(differential_magic)
+{
+    char path[TR_PATH_MAX];
+    char gone[PATH_MAX];
+    int pipefd[2];
+    int fds[4];
+    int root_fd = tr_open_root(NULL);
+
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
+    fds[0] = pipefd[0];
+    fds[1] = eventfd(0, EFD_CLOEXEC);
+    fds[2] = memfd_create("x", MFD_CLOEXEC);
+    snprintf(gone, sizeof(gone), "%s/gone", tr_tmp);
+    fds[3] = open(gone, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    for (size_t i = 0; i < N_ELEMS(fds); i++)
+        ck_assert_int_ge(fds[i], 0);
+    ck_assert_int_eq(unlink(gone), 0);
+    diff_mismatches = 0;
+    for (size_t i = 0; i < N_ELEMS(fds); i++) {
+        snprintf(path, sizeof(path), "proc/self/fd/%d", fds[i]);
+        diff_one(root_fd, NULL, path);
+        snprintf(path, sizeof(path), "proc/self/fd/%d/", fds[i]);
+        diff_one(root_fd, NULL, path);
+        snprintf(path, sizeof(path), "proc/self/fd/%d/x", fds[i]);
+        diff_one(root_fd, NULL, path);
+    }
+    for (size_t i = 0; i < N_ELEMS(fds); i++)
+        close(fds[i]);
+    close(pipefd[1]);
+    close(root_fd);
+    ck_assert_msg(diff_mismatches == 0, "%ld mismatches on magic links",
+                  diff_mismatches);
+}
+END_TEST
+
 Suite *resolver_differential_suite(void)
 {
     Suite *s = suite_create("differential");
@@ -216,6 +259,7 @@ Suite *resolver_differential_suite(void)
     tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, differential);
+    tcase_add_test(tc, differential_magic);
     suite_add_tcase(s, tc);
     tc = tcase_create("table-rows");
     tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
