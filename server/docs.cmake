@@ -4,11 +4,11 @@
 # the server does not include it.
 if(NOT TARGET beneath_docs)
   add_library(beneath_docs STATIC
-    ${PROJECT_SOURCE_DIR}/server/src/negotiate.c
-    ${PROJECT_SOURCE_DIR}/server/src/cache_rules.c
-    ${PROJECT_SOURCE_DIR}/server/src/headers_opt.c
-    ${PROJECT_SOURCE_DIR}/server/src/metrics.c
-    ${PROJECT_SOURCE_DIR}/server/src/listing_json.c)
-  target_include_directories(beneath_docs PUBLIC ${PROJECT_SOURCE_DIR}/server/src)
+    ${PROJECT_SOURCE_DIR}/server/negotiate.c
+    ${PROJECT_SOURCE_DIR}/server/cache_rules.c
+    ${PROJECT_SOURCE_DIR}/server/headers_opt.c
+    ${PROJECT_SOURCE_DIR}/server/metrics.c
+    ${PROJECT_SOURCE_DIR}/server/listing_json.c)
+  target_include_directories(beneath_docs PUBLIC ${PROJECT_SOURCE_DIR}/server)
   target_link_libraries(beneath_docs PUBLIC resolver PRIVATE project_options)
 endif()
