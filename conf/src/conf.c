@@ -877,6 +877,21 @@ static const struct opt opts[] = {
      .dflt = "-",
      .metavar = "PATH|-|off",
      .help = "access log file; - is standard output, off disables it"},
+    {.name = "cache",
+     .type = &t_items,
+     .off = OFF(cache),
+     .metavar = "GLOBS=VALUE",
+     .dflt_help = "none",
+     .help = "Cache-Control VALUE for paths matching a comma list of globs "
+             "(\"*.css,*.js=max-age=31536000, immutable\", \"assets/**=...\"); "
+             "first match wins; repeatable",
+     .flags = OPT_REPEAT},
+    {.name = "cache-default",
+     .type = &t_string,
+     .off = OFF(cache_default),
+     .metavar = "VALUE",
+     .dflt_help = "none",
+     .help = "Cache-Control for files no --cache rule matches"},
     {.name = "check",
      .type = &t_action,
      .off = OFF(check),
@@ -902,6 +917,20 @@ static const struct opt opts[] = {
      .names = dotfiles_names,
      .help = "serve names starting with '.' (/.well-known/ is always "
              "allowed)"},
+    {.name = "fallback",
+     .type = &t_path,
+     .off = OFF(fallback),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "file under the root served with 200 to GET/HEAD requests that "
+             "would be 404 (single-page apps)"},
+    {.name = "header",
+     .type = &t_items,
+     .off = OFF(header),
+     .metavar = "\"NAME: VALUE\"",
+     .dflt_help = "none",
+     .help = "add this header to every response; repeatable",
+     .flags = OPT_REPEAT},
     {.name = "header-timeout",
      .type = &t_seconds,
      .off = OFF(header_timeout),
@@ -910,6 +939,12 @@ static const struct opt opts[] = {
      .max = 3600,
      .help = "seconds a client has to send a request's headers (s/m/h "
              "suffix allowed)"},
+    {.name = "health",
+     .type = &t_path,
+     .off = OFF(health),
+     .metavar = "URLPATH",
+     .dflt_help = "off",
+     .help = "answer GET/HEAD of this path with 200 \"ok\" (e.g. /healthz)"},
     {.name = "help",
      .type = &t_action,
      .off = OFF(help),
@@ -962,6 +997,19 @@ static const struct opt opts[] = {
      .min = 4096,
      .max = 1 << 20,
      .help = "bytes of request line and headers (K/M suffix allowed)"},
+    {.name = "metrics",
+     .type = &t_path,
+     .off = OFF(metrics),
+     .metavar = "URLPATH",
+     .dflt_help = "off",
+     .help = "serve Prometheus metrics at this path (e.g. /metrics)"},
+    {.name = "precompressed",
+     .type = &t_string,
+     .off = OFF(precompressed),
+     .dflt = "off",
+     .metavar = "br,zst,gz|off",
+     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
+             "this order of preference (compressible types only)"},
     {.name = "resolver",
      .type = &t_backend,
      .off = OFF(resolver),
@@ -977,6 +1025,17 @@ static const struct opt opts[] = {
      .metavar = "DIR",
      .dflt_help = "the current directory",
      .help = "document root; also the positional ROOT"},
+    {.name = "security-headers",
+     .type = &t_bool,
+     .off = OFF(security_headers),
+     .dflt = "off",
+     .help = "add X-Content-Type-Options, Referrer-Policy, X-Frame-Options and "
+             "CSP frame-ancestors"},
+    {.name = "server-timing",
+     .type = &t_bool,
+     .off = OFF(server_timing),
+     .dflt = "off",
+     .help = "add Server-Timing: resolve;dur=MS (the resolver's time)"},
     {.name = "shutdown-timeout",
      .type = &t_seconds,
      .off = OFF(shutdown_timeout),
@@ -999,6 +1058,11 @@ static const struct opt opts[] = {
      .min = 1,
      .max = 86400,
      .help = "seconds of inactivity before a connection is closed"},
+    {.name = "try-html",
+     .type = &t_bool,
+     .off = OFF(try_html),
+     .dflt = "off",
+     .help = "serve /guide from guide.html when guide does not exist"},
     {.name = "user",
      .type = &t_string,
      .off = OFF(user),
@@ -1013,9 +1077,6 @@ static const struct opt opts[] = {
 };
 
 #define N_OPTS N_ELEMS(opts)
-
-/* t_items is kept ready for the repeatable text options of issues 4 and 5. */
-static const struct type *const spare_types[] = {&t_items};
 
 /* ---- diagnostics ---- */
 
@@ -1150,7 +1211,6 @@ int conf_defaults(struct conf *c)
     char buf[32];
     int r = 0;
 
-    (void)spare_types;
     memset(c, 0, sizeof(*c));
     for (size_t i = 0; i < N_OPTS; i++) {
         const char *v = opts[i].dflt;
