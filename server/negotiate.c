@@ -220,3 +220,27 @@ int negotiate_prefs_parse(const char *list, enum negotiate_encoding *out,
     }
     return n;
 }
+
+bool negotiate_compressible(const char *type)
+{
+    static const char *const prefixes[] = {
+        "text/",
+        "application/json",
+        "application/javascript",
+        "application/xml",
+        "application/manifest+json",
+        "application/atom+xml",
+        "application/rss+xml",
+        "image/svg+xml",
+        "application/wasm",
+        "font/ttf",
+        "font/otf",
+        "image/x-icon",
+        "image/bmp",
+    };
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncasecmp(type, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}

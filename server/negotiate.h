@@ -11,6 +11,7 @@
 #ifndef NEGOTIATE_H
 #define NEGOTIATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum negotiate_encoding {
@@ -61,6 +62,14 @@ int negotiate_qvalue(const struct negotiate_accept *a,
 size_t negotiate_order(const struct negotiate_accept *a,
                        const enum negotiate_encoding *prefs, size_t n_prefs,
                        enum negotiate_encoding *out);
+
+/*
+ * negotiate_compressible - whether a response of Content-Type @type is worth
+ * a precompressed variant: text, JSON/XML/JavaScript, SVG, wasm, and fonts
+ * that are not compressed already (ttf, otf). Images, archives, media and
+ * woff/woff2 are compressed formats and never get a variant.
+ */
+bool negotiate_compressible(const char *type);
 
 /* negotiate_token - "br", "zstd", "gzip" (the Content-Encoding value). */
 const char *negotiate_token(enum negotiate_encoding enc);

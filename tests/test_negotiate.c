@@ -144,6 +144,20 @@ START_TEST(prefs_case)
 }
 END_TEST
 
+START_TEST(compressible)
+{
+    ck_assert(negotiate_compressible("text/html; charset=utf-8"));
+    ck_assert(negotiate_compressible("text/css; charset=utf-8"));
+    ck_assert(negotiate_compressible("application/json; charset=utf-8"));
+    ck_assert(negotiate_compressible("image/svg+xml; charset=utf-8"));
+    ck_assert(negotiate_compressible("application/wasm"));
+    ck_assert(!negotiate_compressible("image/png"));
+    ck_assert(!negotiate_compressible("font/woff2"));
+    ck_assert(!negotiate_compressible("application/gzip"));
+    ck_assert(!negotiate_compressible("application/octet-stream"));
+}
+END_TEST
+
 static Suite *negotiate_suite(void)
 {
     Suite *s = suite_create("negotiate");
@@ -152,6 +166,7 @@ static Suite *negotiate_suite(void)
     tcase_add_loop_test(tc, order_case, 0, N_ELEMS(cases));
     tcase_add_test(tc, qvalues);
     tcase_add_test(tc, names);
+    tcase_add_test(tc, compressible);
     tcase_add_loop_test(tc, prefs_case, 0, N_ELEMS(prefs_cases));
     suite_add_tcase(s, tc);
     return s;
