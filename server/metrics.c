@@ -65,9 +65,14 @@ static uint64_t get(const _Atomic uint64_t *v)
 
 void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes)
 {
+    /*
+     * Relaxed atomics order nothing across counters: a render may see a
+     * response counted before its bytes. Bytes go first, which on x86-64
+     * keeps the two consistent for a reader; nothing relies on it.
+     */
+    add(&m->sent_bytes, bytes);
     add(&m->status[status >= 100 && status < METRICS_MAX_STATUS ? status : 0],
         1);
-    add(&m->sent_bytes, bytes);
 }
 
 void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
