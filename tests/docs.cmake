@@ -24,3 +24,12 @@ if(TARGET beneath AND TARGET e2e_harness)
       LABELS "e2e;docs")
   endforeach()
 endif()
+
+# A real browser: www-sample/ with precompressed assets in headless Chromium.
+if(TARGET beneath)
+  add_test(NAME e2e_docs_chromium
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/chromium.sh $<TARGET_FILE:beneath>
+            ${PROJECT_SOURCE_DIR})
+  set_tests_properties(e2e_docs_chromium PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "e2e;docs;browser")
+endif()
