@@ -146,7 +146,7 @@ static int socket_url(int fd, char *buf, size_t n)
         return -errno;
     if (ss.ss_family == AF_UNIX) {
         const struct sockaddr_un *su = (const void *)&ss;
-        snprintf(n > 0 ? buf : NULL, n, "unix:%s",
+        snprintf(buf, n, "unix:%s",
                  su->sun_path[0] ? su->sun_path : "(unnamed)");
         return 0;
     }

@@ -119,6 +119,8 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o,
     size_t room = o->len < o->size ? o->size - o->len : 0;
 
     va_start(ap, fmt);
+    /* The analyzer does not model va_start in an inlined variadic call. */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     n = vsnprintf(dst, room, fmt, ap);
     va_end(ap);
     if (n > 0)

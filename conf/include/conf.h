@@ -85,12 +85,12 @@ struct conf {
     char *precompressed;     /* "br,zst,gz" order, or "off" */
     struct conf_strv cache;  /* "GLOB[,GLOB]=VALUE" rules, in order */
     char *cache_default;     /* Cache-Control when no rule matches */
-    bool security_headers;   /* add the built-in security header set */
     struct conf_strv header; /* "Name: value", each added as is */
-    bool try_html;           /* /guide -> guide.html when guide is absent */
     char *fallback;          /* served (200) for GETs that would 404 */
     char *health;            /* URL path answering 200, or NULL */
     char *metrics;           /* URL path of Prometheus metrics, or NULL */
+    bool security_headers;   /* add the built-in security header set */
+    bool try_html;           /* /guide -> guide.html when guide is absent */
     bool server_timing;      /* Server-Timing: resolve;dur=MS */
 
     /* actions */
