@@ -74,6 +74,7 @@ static void suite_setup(void)
     tree_symlink(www, "../secret.txt", "evil.html");
     tree_mkdir(www, "dir");
     put("dir/index.html", "DIR-INDEX\n");
+    put("dir/index.html.br", "DIR-BR");
     put("dir.html", "DIR-HTML\n");
     put("spa.html", "SPA-SHELL\n");
     tree_mkdir(www, "assets");
@@ -150,8 +151,10 @@ static const struct {
     {"/esc.css", "br", NULL, "PLAIN-ESC\n"},
     /* not a compressible type: never a variant */
     {"/logo.png", "gzip", NULL, "\x89PNG-NOT-REALLY"},
-    /* index file of a directory gets variants too */
     {"/assets/app.0123abcd.js", "br", "br", "HASHED-BR"},
+    /* a directory's index file gets its variants too */
+    {"/dir/", "br", "br", "DIR-BR"},
+    {"/dir/", "gzip", NULL, "DIR-INDEX\n"},
 };
 
 START_TEST(negotiation)
@@ -276,6 +279,81 @@ START_TEST(variant_range_and_conditionals)
                 (const char *[]){"Accept-Encoding: br", NULL});
     EXPECT_STATUS(r, 200, "HEAD on br");
     EXPECT_HEADER(r, "Content-Length", "7", "HEAD length is the variant's");
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * Every docs path (variants served, probed, stale, escaping; try-html;
+ * fallback; JSON listing; health; metrics) over fresh and reused
+ * connections: afterwards the server holds as many fds as before and said
+ * nothing on stderr.
+ */
+START_TEST(no_fd_growth)
+{
+    struct server *s = server_start(
+        www, "--precompressed", "br,zst,gz", "--try-html", "--fallback",
+        "spa.html", "--listing", "--health", "/healthz", "--metrics",
+        "/metrics", "--server-timing", "--security-headers", NULL);
+    static const struct {
+        const char *path, *ae, *extra;
+    } reqs[] = {
+        {"/app.css", "br", NULL},
+        {"/app.css", "gzip", "Range: bytes=1-2"},
+        {"/app.css", NULL, NULL},
+        {"/only.js", "br, zstd", NULL},
+        {"/stale.css", "br", NULL},
+        {"/esc.css", "br", NULL},
+        {"/esc.css", NULL, NULL},
+        {"/guide", NULL, NULL},
+        {"/evil", NULL, NULL},
+        {"/no/such/route", "br", NULL},
+        {"/list/", NULL, "Accept: application/json"},
+        {"/dir/", "br", "If-None-Match: \"x\""},
+        {"/healthz", NULL, NULL},
+        {"/metrics", NULL, NULL},
+        {"/app.css", "br", "Range: bytes=99-"},
+    };
+    struct http_response *r = http_get(s, "/guide.html");
+    CURL *e;
+    int before = -1, after = -1;
+
+    EXPECT_STATUS(r, 200, "warm-up");
+    for (int tries = 0; tries < 100; tries++) {
+        before = server_fd_count(s);
+        usleep(20000);
+        if (server_fd_count(s) == before)
+            break;
+    }
+    EXPECT(before > 0, "cannot count the server's fds");
+    e = curl_easy_init();
+    EXPECT(e != NULL, "curl_easy_init");
+    for (int round = 0; round < 40; round++) {
+        for (size_t i = 0; i < N_ELEMS(reqs); i++) {
+            const char *h[3] = {NULL, NULL, NULL};
+            size_t n = 0;
+
+            if (reqs[i].ae)
+                h[n++] = hfmt("Accept-Encoding: %s", reqs[i].ae);
+            if (reqs[i].extra)
+                h[n++] = reqs[i].extra;
+            r = http_do(round % 2 ? e : NULL, s, round % 3 ? "GET" : "HEAD",
+                        reqs[i].path, h);
+            EXPECT(r->status >= 200 && r->status < 500, "%s: status %d (%s)",
+                   reqs[i].path, r->status,
+                   r->error ? strerror(r->error) : "no error");
+        }
+    }
+    curl_easy_cleanup(e);
+    for (int tries = 0; tries < 250; tries++) {
+        after = server_fd_count(s);
+        if (after == before)
+            break;
+        usleep(20000);
+    }
+    EXPECT(after == before, "fd count: %d before, %d after", before, after);
+    EXPECT(*server_stderr_since_startup(s) == '\0', "stderr:\n%s",
+           server_stderr_since_startup(s));
     server_stop_clean(s);
 }
 END_TEST
@@ -827,6 +905,7 @@ static Suite *docs_suite(void)
     tcase_add_test(tc, preference_order);
     tcase_add_test(tc, vary);
     tcase_add_test(tc, variant_range_and_conditionals);
+    tcase_add_test(tc, no_fd_growth);
     TC("rules");
     tcase_add_test(tc, cache_rules);
     tcase_add_test(tc, cache_rule_errors);
