@@ -251,6 +251,8 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
         .err = c->res.err,
     };
     log_write(h->log, &r);
+    if (h->conf->files.metrics)
+        metrics_count_response(h->conf->files.metrics, r.status, r.bytes);
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
