@@ -226,6 +226,8 @@ static void log_request(struct http *h, struct conn *c, unsigned status)
     };
 
     log_write(h->log, &r);
+    if (h->conf->files.metrics)
+        metrics_count_response(h->conf->files.metrics, r.status, r.bytes);
     c->logged = true;
 }
 
@@ -272,7 +274,8 @@ static enum MHD_Result respond(struct http *h, struct conn *c,
     if (c->target == NO_STR)
         return MHD_NO;
     if (c->bad) {
-        enum MHD_Result ret = static_file_error(mc, c->bad, c->method, &c->res);
+        enum MHD_Result ret =
+            static_file_error(mc, &h->conf->files, c->bad, c->method, &c->res);
         log_request(h, c, c->res.status);
         return ret;
     }

@@ -10,6 +10,10 @@
 #ifndef STATIC_FILE_H
 #define STATIC_FILE_H
 
+#include "cache_rules.h"
+#include "headers_opt.h"
+#include "metrics.h"
+#include "negotiate.h"
 #include "resolver.h"
 
 #include <microhttpd.h>
@@ -25,6 +29,18 @@ struct static_file_conf {
     size_t n_index;
     bool listing;
     bool dotfiles; /* allow hidden files */
+
+    /* docs hosting (issue 5); all optional (zero: off) */
+    const enum negotiate_encoding *precompressed; /* sidecar preference */
+    size_t n_precompressed;
+    const struct cache_rules *cache;   /* Cache-Control by path, or NULL */
+    const struct headers_opt *headers; /* added to every response, or NULL */
+    bool try_html;                     /* /guide -> guide.html */
+    const char *fallback;              /* root-relative file for 404 GETs */
+    const char *health;                /* root-relative URL path, or NULL */
+    const char *metrics_path;          /* root-relative URL path, or NULL */
+    struct metrics *metrics;           /* counters, or NULL */
+    bool server_timing;                /* Server-Timing: resolve;dur= */
 };
 
 enum static_file_method {
@@ -75,11 +91,14 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
 
 /*
  * static_file_error - queue the built-in response for @status (a 4xx or 5xx
- * decided before any path was looked at) and fill @res.
+ * decided before any path was looked at) with @conf's extra headers, and
+ * fill @res.
  *
  * Returns MHD_queue_response's result.
  */
-enum MHD_Result static_file_error(struct MHD_Connection *c, unsigned status,
+enum MHD_Result static_file_error(struct MHD_Connection *c,
+                                  const struct static_file_conf *conf,
+                                  unsigned status,
                                   enum static_file_method method,
                                   struct static_file_result *res);
 

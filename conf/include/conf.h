@@ -81,6 +81,18 @@ struct conf {
     size_t max_header_size;          /* bytes of request line + headers */
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
 
+    /* docs hosting (issue 5); checked in depth by the server at start-up */
+    char *precompressed;     /* "br,zst,gz" order, or "off" */
+    struct conf_strv cache;  /* "GLOB[,GLOB]=VALUE" rules, in order */
+    char *cache_default;     /* Cache-Control when no rule matches */
+    struct conf_strv header; /* "Name: value", each added as is */
+    char *fallback;          /* served (200) for GETs that would 404 */
+    char *health;            /* URL path answering 200, or NULL */
+    char *metrics;           /* URL path of Prometheus metrics, or NULL */
+    bool security_headers;   /* add the built-in security header set */
+    bool try_html;           /* /guide -> guide.html when guide is absent */
+    bool server_timing;      /* Server-Timing: resolve;dur=MS */
+
     /* actions */
     bool check;
     bool help;
