@@ -129,6 +129,8 @@ START_TEST(file_get_headers)
            http_header(r, "Accept-Ranges") ?: "(none)");
     EXPECT(http_value_eq(http_header(r, "X-Content-Type-Options"), "nosniff"),
            "%s: X-Content-Type-Options missing", path);
+    /* RFC 9110 6.6.1: an origin server with a clock MUST send Date */
+    EXPECT(http_header(r, "Date") != NULL, "%s: no Date header", path);
     EXPECT(http_header_count(r, "Content-Type") == 1 &&
                http_header_count(r, "Content-Length") == 1,
            "%s: duplicated Content-Type or Content-Length", path);
