@@ -129,6 +129,8 @@ START_TEST(file_get_headers)
            http_header(r, "Accept-Ranges") ?: "(none)");
     EXPECT(http_value_eq(http_header(r, "X-Content-Type-Options"), "nosniff"),
            "%s: X-Content-Type-Options missing", path);
+    /* RFC 9110 6.6.1: an origin server with a clock MUST send Date */
+    EXPECT(http_header(r, "Date") != NULL, "%s: no Date header", path);
     EXPECT(http_header_count(r, "Content-Type") == 1 &&
                http_header_count(r, "Content-Length") == 1,
            "%s: duplicated Content-Type or Content-Length", path);
@@ -336,12 +338,16 @@ START_TEST(dir_redirect)
         {"/link-ok-dir", "/link-ok-dir/"},
         /* a Location is a URI reference: the space stays encoded */
         {"/sp%20ace", "/sp%20ace/"},
+        /* the query is kept as sent: still encoded, no header injection */
+        {"/sub?x=%0d%0aSet-Cookie:%20a=b", "/sub/?x=%0d%0aSet-Cookie:%20a=b"},
     };
     struct server *s = start_default();
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
         struct http_response *r = raw_get(s->port, cases[i].target);
         EXPECT_STATUS(r, 301, cases[i].target);
         const char *lp = location_path(r);
+        EXPECT(http_header(r, "Set-Cookie") == NULL,
+               "%s: a header was injected through the query", cases[i].target);
         EXPECT(lp && strcmp(lp, cases[i].want) == 0,
                "%s: Location '%s', want path '%s'", cases[i].target,
                http_header(r, "Location") ?: "(none)", cases[i].want);
@@ -472,6 +478,33 @@ START_TEST(dir_listing)
 }
 END_TEST
 
+START_TEST(dir_listing_long_names)
+{
+    /* Names at NAME_MAX that expand 5-6x when escaped, and many entries: the
+     * listing's buffers must grow, not overflow (ASan). */
+    char *w = tree_new();
+    tree_mkdir(w, "d");
+    static const char fill[] = {'&', '<', '"', '\'', '>', 'x'};
+    for (size_t k = 0; k < N_ELEMS(fill); k++) {
+        char *n = hbuf(255);
+        memset(n, fill[k], 255);
+        tree_write_str(w, hfmt("d/%s", n), "x");
+    }
+    for (int i = 0; i < 300; i++)
+        tree_write_str(w, hfmt("d/file-%04d-%0200d", i, i), "y");
+    struct server *s = server_start(w, "--listing", "on", NULL);
+    struct http_response *r = http_get(s, "/d/");
+    EXPECT_STATUS(r, 200, "a listing of long names");
+    EXPECT(strstr(r->body, "file-0299-") != NULL, "listing truncated");
+    char *amp = hfmt("%s", "");
+    for (int i = 0; i < 255; i++)
+        amp = hfmt("%s&amp;", amp);
+    EXPECT(strstr(r->body, amp) != NULL,
+           "the 255 x '&' name is not in the listing, escaped");
+    server_stop_clean(s);
+}
+END_TEST
+
 START_TEST(dir_index_names)
 {
     struct server *s =
@@ -533,6 +566,8 @@ static const struct {
     {"DELETE /range.txt HTTP/1.1\r\nHost: x\r\n\r\n", 405, CHECK_ALLOW},
     {"BREW /range.txt HTTP/1.1\r\nHost: x\r\n\r\n", 405, CHECK_ALLOW},
     {"PATCH / HTTP/1.1\r\nHost: x\r\n\r\n", 405, CHECK_ALLOW},
+    /* methods are case-sensitive (RFC 9110 9.1): "get" is not GET */
+    {"get /range.txt HTTP/1.1\r\nHost: x\r\n\r\n", 405, CHECK_ALLOW},
     {"POST /missing HTTP/1.1\r\nHost: x\r\n\r\n", 405, CHECK_ALLOW},
     /* RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request without
      * Host or with more than one (MHD accepts both unless strict) */
@@ -1016,6 +1051,13 @@ static const struct {
     {"GET", "If-Modified-Since: {LM}", NULL, 304, 0},
     {"HEAD", "If-Modified-Since: {LM}", NULL, 304, 0},
     {"GET", "If-Modified-Since: " OLD_DATE, NULL, 200, 0},
+    /* README: IMF-fixdate, RFC 850 and asctime are accepted (RFC 9110
+     * 5.6.7 asks recipients to accept all three) */
+    {"GET", "If-Modified-Since: Tuesday, 02-Jan-24 03:04:05 GMT", NULL, 304, 0},
+    {"GET", "If-Modified-Since: Tue Jan  2 03:04:05 2024", NULL, 304, 0},
+    {"GET", "If-Modified-Since: Tue, 02 Jan 2024 03:04:05 GMT junk", NULL, 200,
+     0},
+    {"GET", "If-Modified-Since: Tue, 32 Jan 2024 03:04:05 GMT", NULL, 200, 0},
     {"GET", "If-Modified-Since: not a date", NULL, 200, 0},
     /* RFC 9110 13.1.3: If-Modified-Since is ignored with If-None-Match */
     {"GET", "If-None-Match: \"nope\"", "If-Modified-Since: {LM}", 200, 0},
@@ -1230,6 +1272,44 @@ START_TEST(range_large_file)
     EXPECT(r->status == 206 && r->body_len == 3,
            "suffix range of a 5 GB file: %d, %zu bytes", r->status,
            r->body_len);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(range_overflow)
+{
+    /* Numbers past 64 bits and at the edges: a clean 200, 206 or 416, and a
+     * 206 that is right; never a crash (ASan) or a bogus length. */
+    static const char *const rs[] = {
+        "bytes=0-99999999999999999999999999",
+        "bytes=99999999999999999999999999-",
+        "bytes=-99999999999999999999999999",
+        "bytes=18446744073709551615-",
+        "bytes=9223372036854775807-9223372036854775807",
+        "bytes=0-18446744073709551615",
+        "bytes=-9223372036854775808",
+        "bytes=00000000000000000000000000000005-9",
+    };
+    struct server *s = start_default();
+    for (size_t i = 0; i < N_ELEMS(rs); i++) {
+        const char *h[] = {hfmt("Range: %s", rs[i]), NULL};
+        struct http_response *r = http_do(NULL, s, "GET", "/range.txt", h);
+        EXPECT(r->status == 200 || r->status == 206 || r->status == 416,
+               "%s: status %d", rs[i], r->status);
+        if (r->status == 206) {
+            long f = -1, l = -1, size = -1;
+            const char *cr = http_header(r, "Content-Range");
+            EXPECT(cr && sscanf(cr, "bytes %ld-%ld/%ld", &f, &l, &size) == 3 &&
+                       size == SITE_RANGE_LEN && f >= 0 && f <= l &&
+                       l < SITE_RANGE_LEN &&
+                       r->body_len == (size_t)(l - f + 1) &&
+                       memcmp(r->body, site.range + f, r->body_len) == 0,
+                   "%s: 206 with Content-Range '%s' and %zu bytes", rs[i],
+                   cr ?: "(none)", r->body_len);
+        }
+        if (r->status == 200)
+            EXPECT(strcmp(r->body, site.range) == 0, "%s: 200 body", rs[i]);
+    }
     server_stop_clean(s);
 }
 END_TEST
@@ -1824,6 +1904,7 @@ static Suite *http_suite(void)
     tcase_add_test(tc, dir_no_index_forbidden);
     tcase_add_test(tc, dir_listing);
     tcase_add_test(tc, dir_index_names);
+    tcase_add_test(tc, dir_listing_long_names);
     tc = TC("targets");
     tcase_add_loop_test(tc, target_case, 0, N_ELEMS(targets));
     tcase_add_test(tc, target_long);
@@ -1847,6 +1928,7 @@ static Suite *http_suite(void)
     tcase_add_test(tc, range_head_and_big);
     tcase_add_test(tc, range_multiple);
     tcase_add_test(tc, range_large_file);
+    tcase_add_test(tc, range_overflow);
     tc = TC("errors");
     tcase_add_test(tc, error_custom_404);
     tcase_add_test(tc, error_plain_404);
