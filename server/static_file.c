@@ -222,6 +222,35 @@ static enum MHD_Result refused(struct req *r, int err)
     return failure(r, status_from_errno(err));
 }
 
+/*
+ * A small body from memory: one pread of the @len bytes at @start of @fd
+ * (borrowed), so libmicrohttpd sends headers and body in one system call
+ * instead of a header send plus a sendfile (each send wakes the client).
+ * NULL when the read comes up short (the file changed since the fstat) or
+ * fails: the caller then falls back to sendfile from the fd.
+ */
+static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
+{
+    struct MHD_Response *resp;
+    char *buf = malloc((size_t)len);
+    ssize_t got;
+
+    if (!buf)
+        return NULL;
+    do
+        got = pread(fd, buf, (size_t)len, (off_t)start);
+    while (got < 0 && errno == EINTR);
+    if (got != (ssize_t)len) {
+        free(buf);
+        return NULL;
+    }
+    resp = MHD_create_response_from_buffer((size_t)len, buf,
+                                           MHD_RESPMEM_MUST_FREE);
+    if (!resp)
+        free(buf);
+    return resp;
+}
+
 /* Serve the regular file @fd (owned: always consumed) described by @st. */
 static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
                                const char *name)
@@ -288,7 +317,15 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
         close(fd);
         resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     } else {
-        resp = MHD_create_response_from_fd_at_offset64(len, fd, (int64_t)start);
+        resp = NULL;
+        if (len <= STATIC_FILE_SMALL_MAX && status != STATUS_NOT_MODIFIED &&
+            r->method == STATIC_FILE_GET)
+            resp = small_body(fd, start, len);
+        if (resp)
+            close(fd);
+        else
+            resp = MHD_create_response_from_fd_at_offset64(len, fd,
+                                                           (int64_t)start);
         if (!resp)
             close(fd);
     }

@@ -58,6 +58,12 @@ struct static_file_result {
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
 };
 
+/*
+ * Bodies up to this size (GET 200 and 206) are read into memory and sent
+ * with the headers in one write; larger ones go by sendfile.
+ */
+#define STATIC_FILE_SMALL_MAX (64u * 1024u)
+
 /* ETag of a file: "MTIMENS-SIZE" in hex, quoted; fits 40 bytes. */
 #define STATIC_FILE_ETAG_LEN 40
 
