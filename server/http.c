@@ -474,6 +474,16 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
     return MHD_YES;
 }
 
+/* The threading mode (server/CMakeLists.txt BENEATH_MHD_MODE). */
+#if defined(BENEATH_MHD_TPC)
+#define MHD_MODE_FLAGS (MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL)
+#elif defined(BENEATH_MHD_TURBO)
+#define MHD_MODE_FLAGS                                                         \
+    (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO)
+#else
+#define MHD_MODE_FLAGS (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL)
+#endif
+
 static struct MHD_Daemon *daemon_start(struct http *h, int fd)
 {
     const struct http_conf *conf = h->conf;
@@ -491,8 +501,10 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
     unsigned threads = conf->threads < conf->max_connections
                            ? conf->threads
                            : conf->max_connections;
+#ifndef BENEATH_MHD_TPC
     if (threads > 1)
         OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
+#endif
     /* The real limit is accept_policy's; this one only caps each worker,
      * and is split between them, so leave room above it. */
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
@@ -513,9 +525,8 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
 #undef OPT
 
     /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
-    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                                MHD_USE_ITC | MHD_USE_ERROR_LOG,
-                            0, accept_policy, h, handler, h,
+    return MHD_start_daemon(MHD_MODE_FLAGS | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
+                            accept_policy, h, handler, h,
                             MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }

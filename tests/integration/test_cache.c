@@ -40,8 +40,8 @@ static char *filled(size_t n, char ch)
 }
 
 /* Overwrite @rel in place (same inode, same size) with @data. */
-static void rewrite_in_place(const char *dir, const char *rel,
-                             const char *data, size_t n)
+static void rewrite_in_place(const char *dir, const char *rel, const char *data,
+                             size_t n)
 {
     int fd = open(tree_path(dir, rel), O_WRONLY);
     EXPECT(fd >= 0, "open %s: %s", rel, strerror(errno));
@@ -111,8 +111,7 @@ START_TEST(symlink_swap_refused)
     EXPECT(!strstr(r->body, secret), "the escaping link was served");
     /* And a relative one. */
     EXPECT(unlink(tree_path(w, "f.html")) == 0, "unlink");
-    tree_symlink(w, hfmt("../%s/secret.html", strrchr(out, '/') + 1),
-                 "f.html");
+    tree_symlink(w, hfmt("../%s/secret.html", strrchr(out, '/') + 1), "f.html");
     r = ka(rc, "GET", "/f.html", NULL);
     EXPECT_STATUS(r, 403, "after the relative swap");
     EXPECT(!strstr(r->body, secret), "the escaping relative link was served");
