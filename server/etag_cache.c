@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define SHA256_LEN 32
@@ -299,8 +300,48 @@ static void base64(const unsigned char *in, size_t n, bool url, char *out)
 
 void etag_cache_mtime_etag(const struct stat *st, char buf[ETAG_LEN])
 {
-    snprintf(buf, ETAG_LEN, "\"%" PRIx64 "-%" PRIx64 "\"",
-             (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_size);
+    uint64_t ns = (uint64_t)st->st_mtim.tv_sec * 1000000000u +
+                  (uint64_t)st->st_mtim.tv_nsec;
+
+    snprintf(buf, ETAG_LEN, "\"%" PRIx64 "-%" PRIx64 "\"", ns,
+             (uint64_t)st->st_size);
+}
+
+static const char *ows(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+bool etag_cache_want_digest(const char *field)
+{
+    static const char key[] = "sha-256";
+    const char *p;
+
+    if (field == NULL)
+        return false;
+    /* Members: key [ "=" value ] *( ";" param ), separated by ",". */
+    for (p = ows(field); *p != '\0';) {
+        size_t klen = strcspn(p, "=;, \t");
+        bool match = klen == sizeof(key) - 1 && strncasecmp(p, key, klen) == 0;
+        long pref = 1; /* a bare key is boolean true */
+
+        p += klen;
+        if (*p == '=') {
+            char *end;
+            pref = strtol(p + 1, &end, 10);
+            if (end == p + 1)
+                pref = 0; /* not an integer: not a valid preference */
+            p = end;
+        }
+        if (match && pref > 0 && pref <= 10)
+            return true;
+        p += strcspn(p, ",");
+        if (*p == ',')
+            p = ows(p + 1);
+    }
+    return false;
 }
 
 /* answer - fill @out from a known hash (NULL: not known). */

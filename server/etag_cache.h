@@ -122,10 +122,18 @@ int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
                    bool want_digest, struct etag_value *out);
 
 /*
- * etag_cache_mtime_etag - the nginx-style "\"MTIME-SIZE\"" (seconds and
- * bytes, lower-case hex) of @st into @buf.
+ * etag_cache_mtime_etag - the nginx-style "\"MTIME-SIZE\"" of @st into @buf,
+ * lower-case hex, the mtime in nanoseconds (nginx uses seconds, which misses
+ * two same-size writes within one second).
  */
 void etag_cache_mtime_etag(const struct stat *st, char buf[ETAG_LEN]);
+
+/*
+ * etag_cache_want_digest - whether the Want-Repr-Digest field value @field
+ * (RFC 9530 section 4: a dictionary of algorithm = preference 0..10, 0
+ * meaning "not acceptable") asks for sha-256. NULL: false.
+ */
+bool etag_cache_want_digest(const char *field);
 
 /*
  * etag_cache_drain - wait until the queue is empty and the background thread

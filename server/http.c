@@ -21,6 +21,7 @@
 #include "http.h"
 
 #include "status.h"
+#include "tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -133,6 +134,7 @@ static bool about_server(const char *msg)
         "Closing connection",
         "too big",
         "Client",
+        "handshake", /* TLS: plain HTTP or a bad ClientHello on HTTPS */
     };
 
     for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
@@ -353,7 +355,7 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
-static struct MHD_Daemon *daemon_start(struct http *h, int fd)
+static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
 {
     const struct http_conf *conf = h->conf;
     struct MHD_OptionItem opts[16];
@@ -376,19 +378,22 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
     OPT(MHD_OPTION_UNESCAPE_CALLBACK, (void *)unescape_none, NULL);
     /* Reject "GET /a b HTTP/1.1", a missing Host on HTTP/1.1, and the like. */
     OPT(MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL);
+    /* HTTPS: the certificate comes from tls.c, which reload swaps. */
+    if (tls)
+        OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)tls_cert_callback);
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
 
     /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
-    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                                MHD_USE_ITC | MHD_USE_ERROR_LOG,
-                            0, NULL, NULL, handler, h,
-                            MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
-                            MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    return MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+            MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0),
+        0, NULL, NULL, handler, h, MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
+        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 int http_start(const struct http_conf *conf, struct root *root, struct log *log,
-               const int *fds, size_t n_fds, struct http **out)
+               const int *fds, const bool *tls, size_t n_fds, struct http **out)
 {
     struct http *h = calloc(1, sizeof *h);
     int err = -ENOMEM;
@@ -417,7 +422,7 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
         h->watchdog_running = true;
     }
     for (h->n = 0; h->n < n_fds; h->n++) {
-        h->d[h->n] = daemon_start(h, fds[h->n]);
+        h->d[h->n] = daemon_start(h, fds[h->n], tls && tls[h->n]);
         if (!h->d[h->n]) {
             fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
             err = -EIO;

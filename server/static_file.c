@@ -19,6 +19,7 @@
 #include "range.h"
 #include "status.h"
 #include "target.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,7 @@ struct req {
     int root_fd;
     enum static_file_method method;
     struct static_file_result *res;
+    bool tls; /* the connection is HTTPS */
 };
 
 static const char *header(struct req *r, const char *name)
@@ -86,6 +88,11 @@ static enum MHD_Result queue(struct req *r, unsigned status,
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (r->tls && r->conf->hsts) {
+        char hsts[32];
+        snprintf(hsts, sizeof hsts, "max-age=%u", r->conf->hsts);
+        MHD_add_response_header(resp, "Strict-Transport-Security", hsts);
+    }
     r->res->status = status;
     r->res->bytes =
         (r->method == STATIC_FILE_HEAD || status == 304 || status == 204)
@@ -159,12 +166,21 @@ static enum MHD_Result refused(struct req *r, int err)
 static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
                                const char *name)
 {
-    char etag[STATIC_FILE_ETAG_LEN], lastmod[DATE_LEN], crange[80];
+    char etag[ETAG_LEN], lastmod[DATE_LEN], crange[80];
     uint64_t size = (uint64_t)st->st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct MHD_Response *resp = NULL;
+    struct etag_value ev = {0};
 
-    static_file_etag(st, etag);
+    if (r->conf->etags) {
+        /* On a read error the value still holds the mtime-size ETag. */
+        etag_cache_get(r->conf->etags, fd, st,
+                       etag_cache_want_digest(header(r, "Want-Repr-Digest")),
+                       &ev);
+        memcpy(etag, ev.etag, sizeof etag);
+    } else {
+        static_file_etag(st, etag);
+    }
     date_format(st->st_mtim.tv_sec, lastmod);
 
     struct cond_request cr = {
@@ -216,7 +232,10 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
         close(fd);
         resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     } else {
-        resp = MHD_create_response_from_fd_at_offset64(len, fd, (int64_t)start);
+        /* No sendfile under TLS: large pread blocks instead of 4 KiB. */
+        resp = r->tls ? tls_body_response(fd, start, len)
+                      : MHD_create_response_from_fd_at_offset64(len, fd,
+                                                                (int64_t)start);
         if (!resp)
             close(fd);
     }
@@ -224,7 +243,10 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
         return MHD_NO;
     MHD_add_response_header(resp, "Content-Type", mime_type(name));
     MHD_add_response_header(resp, "Last-Modified", lastmod);
-    MHD_add_response_header(resp, "ETag", etag);
+    if (etag[0])
+        MHD_add_response_header(resp, "ETag", etag);
+    if (ev.repr_digest[0])
+        MHD_add_response_header(resp, "Repr-Digest", ev.repr_digest);
     MHD_add_response_header(resp, "Accept-Ranges", "bytes");
     if (status == STATUS_PARTIAL_CONTENT)
         MHD_add_response_header(resp, "Content-Range", crange);
@@ -342,8 +364,12 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
                                     const char *raw, char *buf, size_t size,
                                     struct static_file_result *res)
 {
-    struct req r = {
-        .c = c, .conf = conf, .root_fd = root_fd, .method = method, .res = res};
+    struct req r = {.c = c,
+                    .conf = conf,
+                    .root_fd = root_fd,
+                    .method = method,
+                    .res = res,
+                    .tls = tls_connection(c)};
     struct target t;
     struct stat st;
 

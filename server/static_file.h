@@ -10,6 +10,7 @@
 #ifndef STATIC_FILE_H
 #define STATIC_FILE_H
 
+#include "etag_cache.h"
 #include "resolver.h"
 
 #include <microhttpd.h>
@@ -25,6 +26,9 @@ struct static_file_conf {
     size_t n_index;
     bool listing;
     bool dotfiles; /* allow hidden files */
+    struct etag_cache
+        *etags;    /* ETags and Repr-Digest; NULL: static_file_etag */
+    unsigned hsts; /* Strict-Transport-Security max-age on HTTPS */
 };
 
 enum static_file_method {

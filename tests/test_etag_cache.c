@@ -359,14 +359,15 @@ START_TEST(mtime_mode)
     struct etag_cache *c = make(ETAG_MODE_MTIME, 0, 0);
     struct etag_value v;
 
-    put("abc", "abc", 3, 0x5f000000);
+    /* 1600000000 s = 0x16345785d8a00000 ns */
+    put("abc", "abc", 3, 1600000000);
     ck_assert_int_eq(get(c, "abc", false, &v), 0);
-    ck_assert_str_eq(v.etag, "\"5f000000-3\"");
+    ck_assert_str_eq(v.etag, "\"16345785d8a00000-3\"");
     ck_assert_str_eq(v.repr_digest, "");
     ck_assert_uint_eq(stats(c).hashed, 0);
     /* A digest asked for is computed even in mtime mode. */
     ck_assert_int_eq(get(c, "abc", true, &v), 0);
-    ck_assert_str_eq(v.etag, "\"5f000000-3\"");
+    ck_assert_str_eq(v.etag, "\"16345785d8a00000-3\"");
     ck_assert_str_eq(v.repr_digest, ABC_DIGEST);
     ck_assert_uint_eq(stats(c).hashed, 1);
     etag_cache_destroy(c);
@@ -484,6 +485,35 @@ START_TEST(threads)
 }
 END_TEST
 
+static const struct {
+    const char *field;
+    bool want;
+} wants[] = {
+    {"sha-256=1", true},
+    {"sha-256=10", true},
+    {"sha-512=3, sha-256=1", true},
+    {" SHA-256=5 ", true},
+    {"sha-256", true},
+    {"sha-256;q=1", true},
+    {"sha-512=3,sha-256=7;x=y", true},
+    {"sha-256=0", false},
+    {"sha-256=11", false},
+    {"sha-256=x", false},
+    {"sha-512=3", false},
+    {"sha-2566=1", false},
+    {"xsha-256=1", false},
+    {"", false},
+    {",,,", false},
+};
+
+START_TEST(want_digest)
+{
+    ck_assert_msg(etag_cache_want_digest(wants[_i].field) == wants[_i].want,
+                  "'%s': want %d", wants[_i].field, wants[_i].want);
+    ck_assert(!etag_cache_want_digest(NULL));
+}
+END_TEST
+
 static Suite *etag_cache_suite(void)
 {
     Suite *s = suite_create("etag_cache");
@@ -503,6 +533,10 @@ static Suite *etag_cache_suite(void)
     tcase_add_test(tc, bad_mode);
     tcase_add_test(tc, threads);
     tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("want_digest");
+    tcase_add_loop_test(tc, want_digest, 0, (int)N_ELEMS(wants));
     suite_add_tcase(s, tc);
     return s;
 }

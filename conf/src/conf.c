@@ -847,8 +847,9 @@ static const char *online_cpus(char *buf, size_t n)
 static const char *const dotfiles_names[] = {
     [CONF_DOTFILES_DENY] = "deny", [CONF_DOTFILES_ALLOW] = "allow", NULL};
 static const char *const etag_names[] = {[CONF_ETAG_CONTENT] = "content",
-                                          [CONF_ETAG_MTIME] = "mtime",
-                                          [CONF_ETAG_OFF] = "off", NULL};
+                                         [CONF_ETAG_MTIME] = "mtime",
+                                         [CONF_ETAG_OFF] = "off",
+                                         NULL};
 static const char *const log_format_names[] = {
     [CONF_LOG_COMBINED] = "combined", [CONF_LOG_JSON] = "json", NULL};
 
