@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,7 +574,16 @@ int etag_cache_create(struct etag_cache **out,
         goto out_destroy_lock;
     if (pthread_cond_init(&c->idle, NULL) != 0)
         goto out_destroy_work;
+    /*
+     * The worker starts with every signal blocked, whenever it is created:
+     * a process-directed SIGTERM must reach the thread that waits for it
+     * (main's signalfd), never kill the process through this one.
+     */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     rc = -pthread_create(&c->thread, NULL, worker, c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc < 0)
         goto out_destroy_idle;
     *out = c;

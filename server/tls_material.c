@@ -545,6 +545,20 @@ int tls_material_load(struct tls_material *m, const char *cert_file,
     if (rc < 0)
         goto out_free_chain;
     if (X509_check_private_key(sk_X509_value(chain, 0), pkey) != 1) {
+        /* The key of a later certificate: the leaf is not first. */
+        for (int i = 1; i < sk_X509_num(chain); i++) {
+            if (X509_check_private_key(sk_X509_value(chain, i), pkey) == 1) {
+                subject_of(sk_X509_value(chain, i), subj, sizeof(subj));
+                ERROR(diag,
+                      "%s: chain out of order: the key in %s belongs to "
+                      "certificate %d (%s); the leaf must come first, then "
+                      "each issuer",
+                      cert_file, key_file, i + 1, subj);
+                ERR_clear_error();
+                rc = -EINVAL;
+                goto out_free_key;
+            }
+        }
         subject_of(sk_X509_value(chain, 0), subj, sizeof(subj));
         ERROR(diag,
               "%s: the private key does not match the certificate in %s "

@@ -4,6 +4,7 @@
  * here with OpenSSL (dates, keys, chains, encryption), written to a temporary
  * directory, and loaded through the same function the server calls.
  */
+#include "tls_fixture.h"
 #include "tls_material.h"
 
 #include <check.h>
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-#define DAY 86400L
+#define DAY TLS_FIXTURE_DAY
 
 static char dir[64];
 static char cert_path[128], key_path[128], pw_path[128];
@@ -67,76 +68,11 @@ static int count_fds(void)
     return n;
 }
 
-static EVP_PKEY *make_key(void)
-{
-    EVP_PKEY *k = EVP_EC_gen("P-256");
-
-    ck_assert_ptr_nonnull(k);
-    return k;
-}
-
-/*
- * make_cert - a certificate for @cn with @key, valid from now+@from to
- * now+@to seconds, issued by @issuer (NULL: self-signed) and signed with
- * @issuer_key.
- */
 static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer,
                        EVP_PKEY *issuer_key, long from, long to, bool ca)
 {
-    X509 *x = X509_new();
-    X509V3_CTX ctx;
-    X509_EXTENSION *ext;
-    static long serial = 1;
-
-    ck_assert_ptr_nonnull(x);
-    ck_assert_int_eq(X509_set_version(x, X509_VERSION_3), 1);
-    ASN1_INTEGER_set(X509_get_serialNumber(x), serial++);
-    ck_assert_ptr_nonnull(
-        X509_time_adj_ex(X509_getm_notBefore(x), 0, from, &now));
-    ck_assert_ptr_nonnull(X509_time_adj_ex(X509_getm_notAfter(x), 0, to, &now));
-    ck_assert_int_eq(X509_set_pubkey(x, key), 1);
-    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
-                               (const unsigned char *)cn, -1, -1, 0);
-    X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer)
-                                   : X509_get_subject_name(x));
-    X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, issuer ? issuer : x, x, NULL, NULL, 0);
-    ext = X509V3_EXT_conf_nid(NULL, &ctx, NID_basic_constraints,
-                              ca ? "critical,CA:TRUE" : "CA:FALSE");
-    ck_assert_ptr_nonnull(ext);
-    X509_add_ext(x, ext, -1);
-    X509_EXTENSION_free(ext);
-    ck_assert_int_gt(X509_sign(x, issuer_key ? issuer_key : key, EVP_sha256()),
-                     0);
-    return x;
-}
-
-static void write_certs(const char *path, X509 *const *certs, size_t n)
-{
-    BIO *b = BIO_new_file(path, "w");
-    size_t i;
-
-    ck_assert_ptr_nonnull(b);
-    for (i = 0; i < n; i++)
-        ck_assert_int_eq(PEM_write_bio_X509(b, certs[i]), 1);
-    BIO_free(b);
-}
-
-static void write_key(const char *path, EVP_PKEY *k, const char *password)
-{
-    BIO *b = BIO_new_file(path, "w");
-
-    ck_assert_ptr_nonnull(b);
-    if (password != NULL)
-        ck_assert_int_eq(
-            PEM_write_bio_PrivateKey(b, k, EVP_aes_256_cbc(),
-                                     (const unsigned char *)password,
-                                     (int)strlen(password), NULL, NULL),
-            1);
-    else
-        ck_assert_int_eq(
-            PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL), 1);
-    BIO_free(b);
+    return tls_fixture_cert(cn, key, issuer, issuer_key, now, from, to, ca,
+                            NULL);
 }
 
 static void write_text(const char *path, const void *text, size_t len)
@@ -158,6 +94,7 @@ enum scenario {
     INTERMEDIATE_EXPIRED,
     MISMATCHED_KEY,
     WRONG_ORDER,
+    LEAF_LAST,
     MISSING_ISSUER,
     GARBAGE_CERT,
     DER_CERT,
@@ -196,6 +133,7 @@ static const struct {
      "does not match", false, 0},
     {"root before intermediate", WRONG_ORDER, -EINVAL, "cert",
      "its issuer is certificate 3", false, 0},
+    {"leaf last", LEAF_LAST, -EINVAL, "cert", "the key in", false, 0},
     {"intermediate missing", MISSING_ISSUER, -EINVAL, "cert",
      "chain out of order", false, 0},
     {"garbage cert", GARBAGE_CERT, -EBADMSG, "cert", "not a PEM file", false,
@@ -225,7 +163,8 @@ static const struct {
 /* build - write the files of @s; returns the password file to pass or NULL. */
 static const char *build(enum scenario s)
 {
-    EVP_PKEY *rk = make_key(), *ik = make_key(), *lk = make_key();
+    EVP_PKEY *rk = tls_fixture_key(), *ik = tls_fixture_key(),
+             *lk = tls_fixture_key();
     X509 *root = make_cert("Test Root", rk, NULL, NULL, -DAY, 365 * DAY, true);
     X509 *inter =
         make_cert("Test Intermediate", ik, root, rk, -DAY, 365 * DAY, true);
@@ -236,15 +175,15 @@ static const char *build(enum scenario s)
 
     switch (s) {
     case GOOD_SINGLE:
-        write_certs(cert_path, &self, 1);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case GOOD_CHAIN:
-        write_certs(cert_path, (X509 *[]){leaf, inter, root}, 3);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, inter, root}, 3);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case COMBINED_FILE: {
-        write_key(cert_path, lk, NULL);
+        tls_fixture_write_key(cert_path, lk, NULL);
         BIO *b = BIO_new_file(cert_path, "a");
         PEM_write_bio_X509(b, self);
         BIO_free(b);
@@ -253,42 +192,46 @@ static const char *build(enum scenario s)
     }
     case EXPIRING_SOON:
         x = make_cert("soon", lk, NULL, NULL, -DAY, 3 * DAY + 3600, false);
-        write_certs(cert_path, &x, 1);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, &x, 1);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case EXPIRED:
         x = make_cert("old", lk, NULL, NULL, -30 * DAY, -DAY, false);
-        write_certs(cert_path, &x, 1);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, &x, 1);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case NOT_YET_VALID:
         x = make_cert("future", lk, NULL, NULL, DAY, 30 * DAY, false);
-        write_certs(cert_path, &x, 1);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, &x, 1);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case INTERMEDIATE_EXPIRED: {
         X509 *old =
             make_cert("Test Intermediate", ik, root, rk, -30 * DAY, -DAY, true);
-        write_certs(cert_path, (X509 *[]){leaf, old, root}, 3);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, old, root}, 3);
+        tls_fixture_write_key(key_path, lk, NULL);
         X509_free(old);
         break;
     }
     case MISMATCHED_KEY:
-        write_certs(cert_path, &self, 1);
-        write_key(key_path, ik, NULL);
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_key(key_path, ik, NULL);
         break;
     case WRONG_ORDER:
-        write_certs(cert_path, (X509 *[]){leaf, root, inter}, 3);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, root, inter}, 3);
+        tls_fixture_write_key(key_path, lk, NULL);
+        break;
+    case LEAF_LAST:
+        tls_fixture_write_certs(cert_path, (X509 *[]){root, inter, leaf}, 3);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case MISSING_ISSUER:
-        write_certs(cert_path, (X509 *[]){leaf, root}, 2);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, root}, 2);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case GARBAGE_CERT:
         write_text(cert_path, "hello, I am not a certificate\n", 30);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case DER_CERT: {
         unsigned char *der = NULL;
@@ -296,58 +239,58 @@ static const char *build(enum scenario s)
         ck_assert_int_gt(n, 0);
         write_text(cert_path, der, (size_t)n);
         OPENSSL_free(der);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     }
     case EMPTY_CERT:
         write_text(cert_path, "", 0);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case BAD_BASE64: {
         static const char bad[] = "-----BEGIN CERTIFICATE-----\n"
                                   "MIIB!!!!not*base64*at*all\n"
                                   "-----END CERTIFICATE-----\n";
         write_text(cert_path, bad, sizeof(bad) - 1);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     }
     case GARBAGE_KEY:
-        write_certs(cert_path, &self, 1);
+        tls_fixture_write_certs(cert_path, &self, 1);
         write_text(key_path, "\x01\x02garbage", 9);
         break;
     case CERT_AS_KEY:
-        write_certs(cert_path, &self, 1);
-        write_certs(key_path, &self, 1);
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_certs(key_path, &self, 1);
         break;
     case MISSING_CERT:
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case MISSING_KEY:
-        write_certs(cert_path, &self, 1);
+        tls_fixture_write_certs(cert_path, &self, 1);
         break;
     case CERT_IS_DIR:
         ck_assert_int_eq(mkdir(cert_path, 0700), 0);
-        write_key(key_path, lk, NULL);
+        tls_fixture_write_key(key_path, lk, NULL);
         break;
     case ENCRYPTED_KEY:
-        write_certs(cert_path, &self, 1);
-        write_key(key_path, lk, "s3cret pass");
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_key(key_path, lk, "s3cret pass");
         write_text(pw_path, "s3cret pass\nsecond line ignored\n", 32);
         pw = pw_path;
         break;
     case ENCRYPTED_NO_PASSWORD:
-        write_certs(cert_path, &self, 1);
-        write_key(key_path, lk, "s3cret");
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_key(key_path, lk, "s3cret");
         break;
     case ENCRYPTED_WRONG_PASSWORD:
-        write_certs(cert_path, &self, 1);
-        write_key(key_path, lk, "s3cret");
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_key(key_path, lk, "s3cret");
         write_text(pw_path, "guess\n", 6);
         pw = pw_path;
         break;
     case EMPTY_PASSWORD_FILE:
-        write_certs(cert_path, &self, 1);
-        write_key(key_path, lk, "s3cret");
+        tls_fixture_write_certs(cert_path, &self, 1);
+        tls_fixture_write_key(key_path, lk, "s3cret");
         write_text(pw_path, "\n", 1);
         pw = pw_path;
         break;
