@@ -183,6 +183,32 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     return c;
 }
 
+/* Whether the request announces a body. */
+static bool has_body(struct MHD_Connection *mc)
+{
+    const char *cl =
+        MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
+
+    return (cl && strcmp(cl, "0") != 0) ||
+           MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+                                       "Transfer-Encoding");
+}
+
+static enum MHD_Result respond(struct http *h, struct conn *c,
+                               struct MHD_Connection *mc)
+{
+    if (c->target == NO_STR)
+        return MHD_NO;
+    /* Scratch for the decoded path: as long as the raw target. */
+    size_t tlen = strlen(c->buf + c->target) + 1;
+    size_t scratch = keep(c, c->buf + c->target);
+    if (scratch == NO_STR)
+        return MHD_NO;
+    return static_file_respond(mc, &h->conf->files, root_fd(h->root), c->method,
+                               c->buf + c->target, c->buf + scratch, tlen,
+                               &c->res);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
                                const char *url, const char *method,
                                const char *version, const char *upload_data,
@@ -207,23 +233,21 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
         c->agent = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
+        /*
+         * A refused method with a body: answer 405 now. Queued in the first
+         * call, libmicrohttpd closes the connection after the response
+         * instead of reading a body nobody wants.
+         */
+        if (c->method == STATIC_FILE_OTHER && has_body(mc))
+            return respond(h, c, mc);
         return MHD_YES;
     }
     if (*upload_data_size) {
-        /* A body (to a method we refuse anyway): read and drop it. */
+        /* A body to GET, HEAD or OPTIONS: read and drop it. */
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (c->target == NO_STR)
-        return MHD_NO;
-    /* Scratch for the decoded path: as long as the raw target. */
-    size_t tlen = strlen(c->buf + c->target) + 1;
-    size_t scratch = keep(c, c->buf + c->target);
-    if (scratch == NO_STR)
-        return MHD_NO;
-    return static_file_respond(mc, &h->conf->files, root_fd(h->root), c->method,
-                               c->buf + c->target, c->buf + scratch, tlen,
-                               &c->res);
+    return respond(h, c, mc);
 }
 
 static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
@@ -365,8 +389,15 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
     opts[n++] = (struct MHD_OptionItem){                                       \
         .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
     OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
-    if (conf->threads > 1)
-        OPT(MHD_OPTION_THREAD_POOL_SIZE, conf->threads, NULL);
+    /*
+     * libmicrohttpd splits the connection limit between the workers: more
+     * workers than connections would leave some with a limit of 0.
+     */
+    unsigned threads = conf->threads < conf->max_connections
+                           ? conf->threads
+                           : conf->max_connections;
+    if (threads > 1)
+        OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections, NULL);
     OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);

@@ -288,9 +288,9 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
 }
 
 /*
- * The start-up lines, one per listener, each complete (address, root,
- * backend and why, confinement flags), all in one write(2): whoever waits
- * for "listening on" sees the whole block at once.
+ * The start-up lines: one per listener, then the root, the backend that
+ * serves and why, and the confinement flags. All in one write(2), so whoever
+ * waits for "listening on" sees the whole block at once.
  */
 static void print_startup(const struct conf *c, const struct listener *ls,
                           const char *backend)
@@ -304,11 +304,11 @@ static void print_startup(const struct conf *c, const struct listener *ls,
         return;
     resolver_flags_format(c->confine, flags, sizeof flags);
     for (size_t i = 0; i < c->n_listen; i++)
-        fprintf(f,
-                "beneath: listening on %s; root %s%s%s%s; resolver %s; "
-                "confine %s\n",
-                ls[i].url, c->root, same ? "" : " (", same ? "" : real,
-                same ? "" : ")", backend, flags);
+        fprintf(f, "beneath: listening on %s\n", ls[i].url);
+    fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
+            same ? "" : real, same ? "" : ")");
+    fprintf(f, "beneath: resolver %s\n", backend);
+    fprintf(f, "beneath: confine %s\n", flags);
     if (fclose(f) == 0) {
         ssize_t n = write(STDERR_FILENO, buf, len);
         (void)n;

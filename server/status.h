@@ -40,7 +40,8 @@ enum status {
  * @err: a positive errno (a negative one is accepted and negated).
  *
  * Returns 404 for ENOENT, ENOTDIR, ENAMETOOLONG; 403 for EACCES, EPERM and
- * the confinement refusals EXDEV, ELOOP; 503 for EAGAIN; 500 otherwise.
+ * the confinement refusals EXDEV, ELOOP, and ENXIO, ENODEV (a socket or a
+ * device that open(2) refuses); 503 for EAGAIN; 500 otherwise.
  */
 int status_from_errno(int err);
 

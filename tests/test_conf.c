@@ -172,6 +172,13 @@ static const struct {
      "t.conf:1: listen: '[::1': bad IPv6 address in [...]\n"},
     {"listen = []:80\n",
      "t.conf:1: listen: '[]:80': bad IPv6 address in [...]\n"},
+    /* found by fuzz_conf: would print without brackets and not read back */
+    {"listen = [z%1]:0\n",
+     "t.conf:1: listen: '[z%1]:0': bad IPv6 address in [...]\n"},
+    {"listen = [127.0.0.1]:80\n",
+     "t.conf:1: listen: '[127.0.0.1]:80': bad IPv6 address in [...]\n"},
+    {"listen = [::1%]:80\n",
+     "t.conf:1: listen: '[::1%]:80': bad IPv6 address in [...]\n"},
     {"listen = [::1]80\n",
      "t.conf:1: listen: '[::1]80': expected ':PORT' after ']'\n"},
     {"listen = [::1]\n",

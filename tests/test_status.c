@@ -15,8 +15,9 @@ static const struct {
 } errno_cases[] = {
     {ENOENT, 404}, {ENOTDIR, 404}, {ENAMETOOLONG, 404}, {EACCES, 403},
     {EPERM, 403},  {EXDEV, 403},   {ELOOP, 403},        {EAGAIN, 503},
-    {-EXDEV, 403}, {-ENOENT, 404}, {EIO, 500},          {EMFILE, 500},
-    {ENOMEM, 500}, {EINVAL, 500},  {ENOSYS, 500},       {0, 500},
+    {-EXDEV, 403}, {-ENOENT, 404}, {ENXIO, 403},        {ENODEV, 403},
+    {EIO, 500},    {EMFILE, 500},  {ENOMEM, 500},       {EINVAL, 500},
+    {ENOSYS, 500}, {0, 500},
 };
 
 START_TEST(errno_case)

@@ -33,7 +33,8 @@ static const struct {
     /* no ".." or symlink handling: the resolver decides */
     {"/../etc/passwd", DENY, 0, "../etc/passwd", NULL, 0, "/../etc/passwd"},
     {"/%2e%2e/x", DENY, 0, "../x", NULL, 0, "/%2e%2e/x"},
-    {"//etc/passwd", DENY, 0, "/etc/passwd", NULL, 0, "//etc/passwd"},
+    {"//etc/passwd", DENY, 0, "/etc/passwd", NULL, 0, "/etc/passwd"},
+    {"///evil.com/", DENY, 0, "//evil.com/", NULL, 1, "/evil.com/"},
     {"/a/./b/../c", DENY, 0, "a/./b/../c", NULL, 0, "/a/./b/../c"},
     /* bad escapes, NUL, control bytes */
     {"/a%00b.html", DENY, 400, NULL, NULL, 0, NULL},

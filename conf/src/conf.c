@@ -642,6 +642,22 @@ static bool host_chars(const char *s, size_t len, const char *extra)
     return true;
 }
 
+/* "::1", "fe80::1%eth0": hex digits, ':' and '.', then an optional zone */
+static bool ipv6_chars(const char *s, size_t len)
+{
+    const char *pct = memchr(s, '%', len);
+    size_t addr = pct ? (size_t)(pct - s) : len;
+
+    if (memchr(s, ':', addr) == NULL)
+        return false;
+    for (size_t i = 0; i < addr; i++) {
+        if (!isxdigit((unsigned char)s[i]) && s[i] != ':' && s[i] != '.')
+            return false;
+    }
+    return !pct ||
+           (len - addr > 1 && host_chars(pct + 1, len - addr - 1, ".-_"));
+}
+
 /*
  * Syntax only: "HOST:PORT", "[V6]:PORT", "PORT", "http://HOST[:PORT][/]",
  * "https://HOST[:PORT][/]", "unix:PATH". Whether the name resolves or the
@@ -698,8 +714,7 @@ static int listen_syntax(const char *val, struct conf_listen *l, char *err)
         const char *close = strchr(p, ']');
 
         host = p + 1;
-        if (close == NULL || close == host ||
-            !host_chars(host, (size_t)(close - host), ":.%")) {
+        if (close == NULL || !ipv6_chars(host, (size_t)(close - host))) {
             snprintf(err, ERR_MAX, "'%.64s': bad IPv6 address in [...]", val);
             return -EINVAL;
         }
