@@ -26,7 +26,7 @@
 #define SHA256_LEN 32
 #define NIL UINT32_MAX
 /* Bytes read per pread while hashing. */
-#define HASH_BLOCK (64 * 1024)
+#define HASH_BLOCK 65536
 /* Entries are indexed by uint32_t; keep far from NIL. */
 #define MAX_ENTRIES_LIMIT (1u << 28)
 

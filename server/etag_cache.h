@@ -31,7 +31,7 @@ enum etag_mode {
 
 /* Defaults for zero fields of struct etag_cache_config. */
 #define ETAG_CACHE_MAX_ENTRIES 16384
-#define ETAG_CACHE_INLINE_MAX (256 * 1024)
+#define ETAG_CACHE_INLINE_MAX ((off_t)256 * 1024)
 #define ETAG_CACHE_QUEUE_MAX 64
 
 /*

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 /* Bytes read (pread) per step of a TLS body; why this size: tls.c. */
-#define TLS_BODY_BLOCK (64 * 1024)
+#define TLS_BODY_BLOCK ((size_t)64 * 1024)
 
 /* Where the certificate comes from. */
 struct tls_source {

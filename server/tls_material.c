@@ -126,7 +126,7 @@ static int read_file(const char *path, const char *what, struct file_buf *out,
         out->len += (size_t)n;
         if (out->len > TLS_MATERIAL_MAX_FILE) {
             rc = -EFBIG;
-            ERROR(diag, "%s: %s is larger than %d bytes", path, what,
+            ERROR(diag, "%s: %s is larger than %zu bytes", path, what,
                   TLS_MATERIAL_MAX_FILE);
             goto out_free;
         }
@@ -148,7 +148,7 @@ out_close:
 
 static bool has_pem_block(const struct file_buf *f)
 {
-    return strstr(f->data, "-----BEGIN ") != NULL;
+    return f->data != NULL && strstr(f->data, "-----BEGIN ") != NULL;
 }
 
 static void subject_of(const X509 *x, char *buf, size_t size)
@@ -278,6 +278,8 @@ static int read_password(const char *path, struct file_buf *out,
 
     if (rc < 0)
         return rc;
+    if (out->data == NULL)
+        return -EIO;
     out->data[strcspn(out->data, "\r\n")] = '\0';
     if (out->data[0] == '\0') {
         ERROR(diag, "%s: the first line of the password file is empty", path);
@@ -489,7 +491,8 @@ static int fill(struct tls_material *m, STACK_OF(X509) * chain, EVP_PKEY *pkey,
     if (X509_digest(leaf, EVP_sha256(), md, &mdlen) != 1 || mdlen != 32)
         goto out_fail;
     for (i = 0; i < (int)mdlen; i++)
-        snprintf(m->fingerprint + 3 * i, sizeof(m->fingerprint) - 3 * (size_t)i,
+        snprintf(m->fingerprint + 3 * (size_t)i,
+                 sizeof(m->fingerprint) - 3 * (size_t)i,
                  i + 1 < (int)mdlen ? "%02X:" : "%02X", md[i]);
     if (ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &tm) != 1)
         goto out_fail;

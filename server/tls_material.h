@@ -25,9 +25,9 @@
 /* Validity of the self-signed certificate made at start-up. */
 #define TLS_MATERIAL_SELF_SIGNED_DAYS 30
 /* "AB:CD:...": 32 bytes as hex pairs with colons, and the NUL. */
-#define TLS_MATERIAL_FINGERPRINT_LEN (32 * 3)
+#define TLS_MATERIAL_FINGERPRINT_LEN 96
 /* Largest certificate, key or password file read. */
-#define TLS_MATERIAL_MAX_FILE (1024 * 1024)
+#define TLS_MATERIAL_MAX_FILE ((size_t)1024 * 1024)
 
 /*
  * struct tls_material - what a listener needs. Owned; release with
