@@ -48,6 +48,7 @@ struct conn {
 
     /* the current request */
     bool started; /* the handler's first call happened */
+    bool logged;  /* the access log line is written */
     enum static_file_method method;
     size_t target, meth, version, referer, agent; /* offsets in buf */
     struct static_file_result res;
@@ -60,9 +61,9 @@ struct http {
     struct root *root;
     struct log *log;
     struct MHD_Daemon **d;
-    int *fds; /* listen fds handed back by quiesce, else -1 */
     size_t n;
     atomic_uint in_flight;
+    atomic_bool draining; /* new connections are closed at once */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -134,6 +135,7 @@ static bool about_server(const char *msg)
         "Closing connection",
         "too big",
         "Client",
+        "rejected by application",
         "handshake", /* TLS: plain HTTP or a bad ClientHello on HTTPS */
     };
 
@@ -176,11 +178,38 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     if (!c)
         return NULL;
     c->started = false;
+    c->logged = false;
     c->used = 0;
     c->meth = c->version = c->referer = c->agent = NO_STR;
     memset(&c->res, 0, sizeof c->res);
     c->target = keep(c, uri);
     return c;
+}
+
+/*
+ * The access log line, written when the response is queued: a client that
+ * has its answer finds the line in the log, in the order it was answered.
+ */
+static void log_request(struct http *h, struct conn *c, unsigned status)
+{
+    struct log_record r = {
+        .client = c->client,
+        .time = time(NULL),
+        .method = str(c, c->meth),
+        .target = str(c, c->target),
+        .version = str(c, c->version),
+        .status = status,
+        .bytes = c->res.bytes,
+        .referer = str(c, c->referer),
+        .agent = str(c, c->agent),
+        .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
+                       ? NULL
+                       : resolver_backend_name(c->res.backend),
+        .err = c->res.err,
+    };
+
+    log_write(h->log, &r);
+    c->logged = true;
 }
 
 /* Whether the request announces a body. */
@@ -204,9 +233,12 @@ static enum MHD_Result respond(struct http *h, struct conn *c,
     size_t scratch = keep(c, c->buf + c->target);
     if (scratch == NO_STR)
         return MHD_NO;
-    return static_file_respond(mc, &h->conf->files, root_fd(h->root), c->method,
-                               c->buf + c->target, c->buf + scratch, tlen,
-                               &c->res);
+    enum MHD_Result ret = static_file_respond(
+        mc, &h->conf->files, root_fd(h->root), c->method, c->buf + c->target,
+        c->buf + scratch, tlen, &c->res);
+    if (c->res.status)
+        log_request(h, c, c->res.status);
+    return ret;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
@@ -259,24 +291,12 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     (void)toe;
     if (!c)
         return;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
-    struct log_record r = {
-        .client = c->client,
-        .time = time(NULL),
-        .method = str(c, c->meth),
-        .target = str(c, c->target),
-        .version = str(c, c->version),
-        .status = ci && ci->http_status ? ci->http_status : c->res.status,
-        .bytes = c->res.bytes,
-        .referer = str(c, c->referer),
-        .agent = str(c, c->agent),
-        .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
-                       ? NULL
-                       : resolver_backend_name(c->res.backend),
-        .err = c->res.err,
-    };
-    log_write(h->log, &r);
+    if (!c->logged) {
+        /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
+        log_request(h, c, ci ? ci->http_status : 0);
+    }
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
@@ -379,6 +399,16 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
+                                     socklen_t addrlen)
+{
+    struct http *h = cls;
+
+    (void)addr;
+    (void)addrlen;
+    return atomic_load(&h->draining) ? MHD_NO : MHD_YES;
+}
+
 static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
 {
     const struct http_conf *conf = h->conf;
@@ -419,8 +449,8 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
     return MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
             MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0),
-        0, NULL, NULL, handler, h, MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
-        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+        0, accept_policy, h, handler, h, MHD_OPTION_EXTERNAL_LOGGER, logger,
+        NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 int http_start(const struct http_conf *conf, struct root *root, struct log *log,
@@ -435,14 +465,12 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     h->root = root;
     h->log = log;
     atomic_init(&h->in_flight, 0);
+    atomic_init(&h->draining, false);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
     h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
-    h->fds = malloc(n_fds * sizeof *h->fds);
-    if (!h->d || !h->fds)
+    if (!h->d)
         goto out_free;
-    for (size_t i = 0; i < n_fds; i++)
-        h->fds[i] = -1;
     if (conf->header_timeout) {
         err = -pthread_create(&h->watchdog, NULL, watchdog, h);
         if (err) {
@@ -468,7 +496,6 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     return 0;
 out_free:
     free(h->d);
-    free(h->fds);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     free(h);
@@ -478,11 +505,16 @@ out_close_fds:
     return err;
 }
 
+/*
+ * Draining closes new connections as they are accepted instead of
+ * MHD_quiesce_daemon: in 0.9.75, quiescing an epoll daemon with its own
+ * threads races with the workers removing the listen fd from their epoll
+ * sets, and the loser calls MHD_PANIC ("Failed to remove listen FD from
+ * epoll set"), aborting the process (seen in the e2e drain tests).
+ */
 void http_quiesce(struct http *h)
 {
-    for (size_t i = 0; i < h->n; i++)
-        if (h->fds[i] < 0)
-            h->fds[i] = MHD_quiesce_daemon(h->d[i]);
+    atomic_store(&h->draining, true);
 }
 
 unsigned http_in_flight(struct http *h)
@@ -496,10 +528,6 @@ void http_stop(struct http *h)
         return;
     for (size_t i = 0; i < h->n; i++)
         MHD_stop_daemon(h->d[i]);
-    /* A quiesced daemon gave its listening socket back: ours to close. */
-    for (size_t i = 0; i < h->n; i++)
-        if (h->fds[i] >= 0)
-            close(h->fds[i]);
     if (h->watchdog_running) {
         pthread_mutex_lock(&h->lock);
         h->stopping = true;
@@ -508,7 +536,6 @@ void http_stop(struct http *h)
         pthread_join(h->watchdog, NULL);
     }
     free(h->d);
-    free(h->fds);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     free(h);

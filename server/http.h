@@ -46,7 +46,10 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
  */
 void http_started(void);
 
-/* http_quiesce - stop accepting connections; requests in flight go on. */
+/*
+ * http_quiesce - stop serving new connections (each is closed as soon as it
+ * is accepted); requests in flight go on.
+ */
 void http_quiesce(struct http *h);
 
 /* http_in_flight - requests whose headers arrived and that are not done. */
