@@ -13,10 +13,13 @@
  *
  * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
  * client trickling its headers holds a connection forever. Each connection
- * records when it began waiting for a request's headers (accept, or the end
- * of the previous response) and the handler's first call clears it; a thread
- * shutdown()s connections waiting longer than header-timeout. shutdown, not
- * close: the fd stays libmicrohttpd's, which then sees EOF and cleans up.
+ * holds a deadline for the next request's headers: header-timeout after the
+ * accept, or timeout + header-timeout after the previous response (an idle
+ * keep-alive connection is libmicrohttpd's inactivity timeout's business; a
+ * request that starts late still gets header-timeout). The handler's first
+ * call clears it; a thread shutdown()s connections past their deadline.
+ * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
+ * and cleans up.
  */
 #include "http.h"
 
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -43,12 +47,13 @@
 struct conn {
     struct conn *prev, *next; /* in http.conns, under http.lock */
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
-    _Atomic int64_t waiting;  /* ms when it began waiting for headers; 0 */
+    _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
     char client[INET6_ADDRSTRLEN];
 
     /* the current request */
     bool started; /* the handler's first call happened */
     bool logged;  /* the access log line is written */
+    unsigned bad; /* a status decided from the headers (400), or 0 */
     enum static_file_method method;
     size_t target, meth, version, referer, agent; /* offsets in buf */
     struct static_file_result res;
@@ -64,6 +69,7 @@ struct http {
     size_t n;
     atomic_uint in_flight;
     atomic_bool draining; /* new connections are closed at once */
+    atomic_uint n_conns;  /* open connections, all daemons */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -78,16 +84,17 @@ static int64_t now_ms(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    /* never 0: 0 means "not waiting" */
+    /* never 0: a deadline of 0 means none */
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
 }
 
-/* Copy @s into the connection buffer; the offset, or NO_STR. */
-static size_t keep(struct conn *c, const char *s)
+/*
+ * Reserve @n bytes in the connection buffer; their offset, or NO_STR.
+ * The buffer may move: pointers into it are stale afterwards (offsets are
+ * not).
+ */
+static size_t reserve(struct conn *c, size_t n)
 {
-    if (!s)
-        return NO_STR;
-    size_t n = strlen(s) + 1;
     if (c->used + n > c->cap) {
         size_t cap = c->cap ? c->cap : 256;
         while (cap < c->used + n)
@@ -98,9 +105,20 @@ static size_t keep(struct conn *c, const char *s)
         c->buf = b;
         c->cap = cap;
     }
-    memcpy(c->buf + c->used, s, n);
     c->used += n;
     return c->used - n;
+}
+
+/* Copy @s (not inside the buffer) into it; the offset, or NO_STR. */
+static size_t keep(struct conn *c, const char *s)
+{
+    if (!s)
+        return NO_STR;
+    size_t n = strlen(s) + 1;
+    size_t off = reserve(c, n);
+    if (off != NO_STR)
+        memcpy(c->buf + off, s, n);
+    return off;
 }
 
 static const char *str(const struct conn *c, size_t off)
@@ -116,33 +134,32 @@ void http_started(void)
 }
 
 /*
- * Whether a libmicrohttpd message is about the server (accept failing, no
- * memory, threads) rather than about one client's request or connection,
- * which the access log covers and which a client must not be able to
- * flood stderr with.
+ * Whether a libmicrohttpd message is about the server (accept failing, out
+ * of fds or memory, threads, epoll) rather than about one client's request
+ * or connection, which the access log covers and with which a client must
+ * not be able to flood stderr. Only the first kind is shown once serving.
  */
 static bool about_server(const char *msg)
 {
-    static const char *const client[] = {
-        "Error processing request",
-        "Connection socket is closed",
-        "connection closure",
-        "Connection reset",
-        "Failed to receive",
-        "Failed to send",
-        "Socket disconnected",
-        "timed out",
-        "Closing connection",
-        "too big",
-        "Client",
-        "rejected by application",
-        "handshake", /* TLS: plain HTTP or a bad ClientHello on HTTPS */
+    static const char *const server[] = {
+        "accept", "resource",         "thread",   "epoll", "memory", "ITC",
+        "listen", "Failed to create", "internal", "PANIC", "Fatal",
     };
+    static const char *const client[] = {
+        "Error processing request", "closed by remote",
+        "Connection reset",         "Client",
+        "rejected by application",  "Request too big",
+        "memory constraints",
+    };
+    bool hit = false;
 
-    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+    for (size_t i = 0; i < sizeof server / sizeof server[0]; i++)
+        if (strstr(msg, server[i]))
+            hit = true;
+    for (size_t i = 0; hit && i < sizeof client / sizeof client[0]; i++)
         if (strstr(msg, client[i]))
-            return false;
-    return true;
+            hit = false;
+    return hit;
 }
 
 __attribute__((format(printf, 2, 0))) static void
@@ -179,6 +196,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
         return NULL;
     c->started = false;
     c->logged = false;
+    c->bad = 0;
     c->used = 0;
     c->meth = c->version = c->referer = c->agent = NO_STR;
     memset(&c->res, 0, sizeof c->res);
@@ -209,7 +227,35 @@ static void log_request(struct http *h, struct conn *c, unsigned status)
     };
 
     log_write(h->log, &r);
+    if (h->conf->files.metrics)
+        metrics_count_response(h->conf->files.metrics, r.status, r.bytes);
     c->logged = true;
+}
+
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
+{
+    unsigned *n = cls;
+
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, "Host") == 0)
+        (*n)++;
+    return MHD_YES;
+}
+
+/*
+ * RFC 9112 3.2: 400 for an HTTP/1.1 request without Host, and for any with
+ * more than one.
+ */
+static unsigned check_host(struct MHD_Connection *mc, const char *version)
+{
+    unsigned n = 0;
+
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, count_host, &n);
+    if (n > 1 || (n == 0 && strcmp(version, "HTTP/1.1") == 0))
+        return STATUS_BAD_REQUEST;
+    return 0;
 }
 
 /* Whether the request announces a body. */
@@ -228,9 +274,15 @@ static enum MHD_Result respond(struct http *h, struct conn *c,
 {
     if (c->target == NO_STR)
         return MHD_NO;
+    if (c->bad) {
+        enum MHD_Result ret =
+            static_file_error(mc, &h->conf->files, c->bad, c->method, &c->res);
+        log_request(h, c, c->res.status);
+        return ret;
+    }
     /* Scratch for the decoded path: as long as the raw target. */
     size_t tlen = strlen(c->buf + c->target) + 1;
-    size_t scratch = keep(c, c->buf + c->target);
+    size_t scratch = reserve(c, tlen);
     if (scratch == NO_STR)
         return MHD_NO;
     enum MHD_Result ret = static_file_respond(
@@ -256,13 +308,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
     if (!c->started) {
         /* Phase one: headers are complete. Remember, don't queue. */
         c->started = true;
-        atomic_store_explicit(&c->waiting, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
         c->method = static_file_method(method);
         c->meth = keep(c, method);
         c->version = keep(c, version);
         c->referer = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
+        c->bad = check_host(mc, version);
         c->agent = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
         /*
@@ -300,8 +353,11 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
-    /* The next request's headers are awaited from now on. */
-    atomic_store_explicit(&c->waiting, now_ms(), memory_order_relaxed);
+    /* Idle keep-alive first (MHD's timeout), then the next headers. */
+    atomic_store_explicit(
+        &c->deadline,
+        now_ms() + 1000 * ((int64_t)h->conf->timeout + h->conf->header_timeout),
+        memory_order_relaxed);
     *con_cls = NULL;
 }
 
@@ -343,7 +399,9 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         c->fd = ci ? ci->connect_fd : -1;
         c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
         client_text(mc, c->client, sizeof c->client);
-        atomic_init(&c->waiting, now_ms());
+        atomic_fetch_add(&h->n_conns, 1);
+        atomic_init(&c->deadline,
+                    now_ms() + 1000 * (int64_t)h->conf->header_timeout);
         pthread_mutex_lock(&h->lock);
         c->next = h->conns;
         if (h->conns)
@@ -355,6 +413,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     c = *socket_context;
     if (!c)
         return;
+    atomic_fetch_sub(&h->n_conns, 1);
     pthread_mutex_lock(&h->lock);
     if (c->prev)
         c->prev->next = c->next;
@@ -374,16 +433,16 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
 static void *watchdog(void *arg)
 {
     struct http *h = arg;
-    int64_t limit = (int64_t)h->conf->header_timeout * 1000;
 
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
         int64_t now = now_ms();
         for (struct conn *c = h->conns; c; c = c->next) {
-            int64_t w = atomic_load_explicit(&c->waiting, memory_order_relaxed);
-            if (w && now - w > limit && c->fd >= 0) {
+            int64_t d =
+                atomic_load_explicit(&c->deadline, memory_order_relaxed);
+            if (d && now > d && c->fd >= 0) {
                 shutdown(c->fd, SHUT_RDWR);
-                atomic_store_explicit(&c->waiting, 0, memory_order_relaxed);
+                atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
             }
         }
         struct timespec ts;
@@ -406,7 +465,14 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 
     (void)addr;
     (void)addrlen;
-    return atomic_load(&h->draining) ? MHD_NO : MHD_YES;
+    /*
+     * Over the limit, the connection is closed at once: libmicrohttpd's own
+     * limit would leave it waiting unanswered in the listen backlog.
+     */
+    if (atomic_load(&h->draining) ||
+        atomic_load(&h->n_conns) >= h->conf->max_connections)
+        return MHD_NO;
+    return MHD_YES;
 }
 
 static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
@@ -428,7 +494,9 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
                            : conf->max_connections;
     if (threads > 1)
         OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
-    OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections, NULL);
+    /* The real limit is accept_policy's; this one only caps each worker,
+     * and is split between them, so leave room above it. */
+    OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
     OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
     /* The pool holds the request line and headers plus the reply headers. */
@@ -437,8 +505,11 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
     OPT(MHD_OPTION_NOTIFY_COMPLETED, (void *)completed, h);
     OPT(MHD_OPTION_NOTIFY_CONNECTION, (void *)notify_connection, h);
     OPT(MHD_OPTION_UNESCAPE_CALLBACK, (void *)unescape_none, NULL);
-    /* Reject "GET /a b HTTP/1.1", a missing Host on HTTP/1.1, and the like. */
-    OPT(MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL);
+    /*
+     * Not MHD_OPTION_STRICT_FOR_CLIENT: it resets "GET /a b HTTP/1.1"
+     * without an answer and logs each missing Host on stderr. The target
+     * decoder answers 400 to the space, the handler to Host problems.
+     */
     /* HTTPS: the certificate comes from tls.c, which reload swaps. */
     if (tls)
         OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)tls_cert_callback);
@@ -466,6 +537,7 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     h->log = log;
     atomic_init(&h->in_flight, 0);
     atomic_init(&h->draining, false);
+    atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
     h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));

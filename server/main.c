@@ -11,10 +11,14 @@
  * is read with the other checks, before privileges are dropped.
  * Signals are blocked in every thread and read from a signalfd here.
  */
+#include "cache_rules.h"
 #include "conf.h"
 #include "etag_cache.h"
+#include "headers_opt.h"
 #include "http.h"
 #include "log.h"
+#include "metrics.h"
+#include "negotiate.h"
 #include "resolver.h"
 #include "root.h"
 #include "tls.h"
@@ -133,6 +137,173 @@ static int bind_unix(const struct conf_listen *l, struct listener *out,
     snprintf(out->url, sizeof out->url, "unix:%s", l->path);
     out->fd = fd;
     return 0;
+}
+
+/* The URL of an inherited listening socket, from its own address. */
+static int socket_url(int fd, char *buf, size_t n)
+{
+    struct sockaddr_storage ss = {0};
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN], port[16];
+
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+        return -errno;
+    if (ss.ss_family == AF_UNIX) {
+        const struct sockaddr_un *su = (const void *)&ss;
+        snprintf(buf, n, "unix:%s",
+                 su->sun_path[0] ? su->sun_path : "(unnamed)");
+        return 0;
+    }
+    if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port,
+                    sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return -EINVAL;
+    snprintf(buf, n, "http://%s%s%s:%s", ss.ss_family == AF_INET6 ? "[" : "",
+             host, ss.ss_family == AF_INET6 ? "]" : "", port);
+    return 0;
+}
+
+/*
+ * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
+ * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
+ * variables are removed so nothing started later inherits them.
+ * Returns N (0: not activated), or -1 after a message.
+ */
+static int activated(struct listener **out)
+{
+    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+    char *end;
+    long n;
+
+    if (!pid || !fds)
+        return 0;
+    errno = 0;
+    long p = strtol(pid, &end, 10);
+    if (errno || *end || p != (long)getpid())
+        return 0; /* meant for another process */
+    errno = 0;
+    n = strtol(fds, &end, 10);
+    if (errno || *end || n < 1 || n > 64) {
+        fprintf(stderr, "beneath: LISTEN_FDS=%s: expected 1..64 sockets\n",
+                fds);
+        return -1;
+    }
+    unsetenv("LISTEN_PID");
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+    struct listener *ls = calloc((size_t)n, sizeof *ls);
+    if (!ls) {
+        fprintf(stderr, "beneath: out of memory\n");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        ls[i].fd = -1;
+    for (int i = 0; i < n; i++) {
+        int fd = 3 + i, acc = 0;
+        socklen_t al = sizeof acc;
+        int fl = fcntl(fd, F_GETFL);
+
+        if (fl < 0 ||
+            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 || !acc ||
+            socket_url(fd, ls[i].url, sizeof ls[i].url) != 0) {
+            fprintf(stderr,
+                    "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
+                    fd);
+            for (int j = 0; j < i; j++)
+                close(ls[j].fd);
+            free(ls);
+            return -1;
+        }
+        /* ours now: not inherited, never blocking a worker in accept */
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+        ls[i].fd = fd;
+    }
+    *out = ls;
+    return (int)n;
+}
+
+/* Docs-hosting options (issue 5), checked in depth: every error printed. */
+struct docs {
+    enum negotiate_encoding precompressed[NEGOTIATE_N_ENCODINGS];
+    size_t n_precompressed;
+    struct cache_rules cache;
+    struct headers_opt headers;
+    const char *fallback, *health, *metrics;
+};
+
+static const char *root_relative(const char *p)
+{
+    if (!p)
+        return NULL;
+    while (*p == '/')
+        p++;
+    return p;
+}
+
+static int docs_load(const struct conf *c, struct docs *d)
+{
+    char err[256];
+    const char *bad = NULL;
+    size_t bad_len = 0;
+    int errors = 0, n;
+
+    n = negotiate_prefs_parse(c->precompressed, d->precompressed, &bad,
+                              &bad_len);
+    if (n < 0) {
+        fprintf(stderr,
+                "beneath: precompressed %s: '%.*s' is not br, zst or gz (or "
+                "the list is off)\n",
+                c->precompressed, (int)bad_len, bad);
+        errors++;
+    } else {
+        d->n_precompressed = (size_t)n;
+    }
+    for (size_t i = 0; i < c->cache.n; i++) {
+        int r = cache_rules_add(&d->cache, c->cache.v[i], err, sizeof err);
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: cache %s: %s\n", c->cache.v[i], err);
+            errors++;
+        }
+    }
+    if (c->cache_default) {
+        int r = cache_rules_set_default(&d->cache, c->cache_default, err,
+                                        sizeof err);
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: cache-default %s: %s\n", c->cache_default,
+                    err);
+            errors++;
+        }
+    }
+    for (size_t i = 0; i < c->header.n; i++) {
+        int r = headers_opt_add(&d->headers, c->header.v[i], err, sizeof err);
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: header %s: %s\n", c->header.v[i], err);
+            errors++;
+        }
+    }
+    if (c->security_headers && headers_opt_add_security(&d->headers) < 0)
+        return -ENOMEM;
+    d->fallback = root_relative(c->fallback);
+    d->health = root_relative(c->health);
+    d->metrics = root_relative(c->metrics);
+    if (d->fallback && !*d->fallback) {
+        fprintf(stderr, "beneath: fallback %s: names the root, not a file\n",
+                c->fallback);
+        errors++;
+    }
+    return errors ? -EINVAL : 0;
+}
+
+static void docs_free(struct docs *d)
+{
+    cache_rules_free(&d->cache);
+    headers_opt_free(&d->headers);
 }
 
 static void listener_label(const struct conf_listen *l, char *buf, size_t n)
@@ -293,7 +464,7 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
  * waits for "listening on" sees the whole block at once.
  */
 static void print_startup(const struct conf *c, const struct listener *ls,
-                          const char *backend)
+                          size_t n_ls, const char *backend)
 {
     char *buf = NULL, real[PATH_MAX], flags[256];
     size_t len = 0;
@@ -303,7 +474,7 @@ static void print_startup(const struct conf *c, const struct listener *ls,
     if (!f)
         return;
     resolver_flags_format(c->confine, flags, sizeof flags);
-    for (size_t i = 0; i < c->n_listen; i++)
+    for (size_t i = 0; i < n_ls; i++)
         fprintf(f, "beneath: listening on %s\n", ls[i].url);
     fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
             same ? "" : real, same ? "" : ")");
@@ -351,8 +522,11 @@ int main(int argc, char *argv[])
     struct root *root = NULL;
     struct log *log = NULL;
     struct http *h = NULL;
+    static struct metrics metrics; /* zero: static storage */
+    struct docs docs = {0};
     struct etag_cache *etags = NULL;
-    int status = EXIT_CONF, errors = 0, sfd = -1, err;
+    size_t n_ls = 0;
+    int status = EXIT_CONF, errors = 0, sfd = -1, err, act;
     uid_t uid = 0;
     gid_t gid = 0;
     char line[512];
@@ -405,12 +579,27 @@ int main(int argc, char *argv[])
             gid = pw->pw_gid;
         }
     }
-    ls = calloc(c.n_listen ? c.n_listen : 1, sizeof *ls);
-    if (!ls) {
+    err = docs_load(&c, &docs);
+    if (err == -ENOMEM) {
         fprintf(stderr, "beneath: out of memory\n");
         goto out_close;
     }
-    for (size_t i = 0; i < c.n_listen; i++) {
+    if (err)
+        errors++;
+    act = activated(&ls);
+    if (act < 0) {
+        errors++;
+    } else if (act > 0) {
+        n_ls = (size_t)act;
+    } else {
+        ls = calloc(c.n_listen ? c.n_listen : 1, sizeof *ls);
+        if (!ls) {
+            fprintf(stderr, "beneath: out of memory\n");
+            goto out_close;
+        }
+        n_ls = c.n_listen;
+    }
+    for (size_t i = 0; act == 0 && i < c.n_listen; i++) {
         const struct conf_listen *l = &c.listen[i];
         char label[512], why[256];
         ls[i].fd = -1;
@@ -481,6 +670,16 @@ int main(int argc, char *argv[])
                 .dotfiles = c.dotfiles == CONF_DOTFILES_ALLOW,
                 .etags = etags,
                 .hsts = c.hsts,
+                .precompressed = docs.precompressed,
+                .n_precompressed = docs.n_precompressed,
+                .cache = &docs.cache,
+                .headers = &docs.headers,
+                .try_html = c.try_html,
+                .fallback = docs.fallback,
+                .health = docs.health,
+                .metrics_path = docs.metrics,
+                .metrics = &metrics,
+                .server_timing = c.server_timing,
             },
         .threads = c.threads,
         .max_connections = c.max_connections,
@@ -489,26 +688,27 @@ int main(int argc, char *argv[])
         .header_timeout = c.header_timeout,
         .max_header_size = c.max_header_size,
     };
-    int *fds = calloc(c.n_listen ? c.n_listen : 1, sizeof *fds);
-    bool *tls = calloc(c.n_listen ? c.n_listen : 1, sizeof *tls);
+    int *fds = calloc(n_ls ? n_ls : 1, sizeof *fds);
+    bool *tls = calloc(n_ls ? n_ls : 1, sizeof *tls);
     if (!fds || !tls) {
         free(fds);
         free(tls);
         fprintf(stderr, "beneath: out of memory\n");
         goto out_close;
     }
-    for (size_t i = 0; i < c.n_listen; i++) {
+    for (size_t i = 0; i < n_ls; i++) {
         fds[i] = ls[i].fd;
-        tls[i] = c.listen[i].tls;
+        /* Socket-activated listeners (act > 0) are plain HTTP. */
+        tls[i] = act == 0 && i < c.n_listen && c.listen[i].tls;
         ls[i].fd = -1; /* http_start owns them now */
     }
-    err = http_start(&hc, root, log, fds, tls, c.n_listen, &h);
+    err = http_start(&hc, root, log, fds, tls, n_ls, &h);
     free(tls);
     free(fds);
     if (err)
         goto out_close;
 
-    print_startup(&c, ls, line);
+    print_startup(&c, ls, n_ls, line);
     http_started();
 
     for (;;) {
@@ -535,7 +735,7 @@ int main(int argc, char *argv[])
 out_close:
     if (sfd >= 0)
         close(sfd);
-    for (size_t i = 0; ls && i < c.n_listen; i++) {
+    for (size_t i = 0; ls && i < n_ls; i++) {
         if (ls[i].fd >= 0)
             close(ls[i].fd);
         if (ls[i].unix_path) {
@@ -549,6 +749,7 @@ out_close:
     etag_cache_destroy(etags);
     log_close(log);
     root_close(root);
+    docs_free(&docs);
 out_conf:
     conf_free(&c);
     return status;

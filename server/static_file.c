@@ -9,12 +9,17 @@
  * - O_NONBLOCK: a FIFO in the tree must never block a worker. It has no
  *   effect on regular files, so the fd goes to sendfile as it is.
  * - Only regular files are served; FIFOs, sockets and devices get 403.
+ * - Precompressed sidecars (FILE.br ...), try-html candidates (guide.html)
+ *   and the fallback file are paths like any other: opened by the resolver
+ *   from the root, so a sidecar symlink that leaves the root is refused and
+ *   the plain file is served instead.
  */
 #include "static_file.h"
 
 #include "cond.h"
 #include "date.h"
 #include "listing.h"
+#include "listing_json.h"
 #include "mime.h"
 #include "range.h"
 #include "status.h"
@@ -28,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define ALLOW "GET, HEAD, OPTIONS"
@@ -59,7 +65,11 @@ struct req {
     int root_fd;
     enum static_file_method method;
     struct static_file_result *res;
-    bool tls; /* the connection is HTTPS */
+    uint64_t resolve_ns;  /* time spent in the resolver, for Server-Timing */
+    const char *encoding; /* Content-Encoding of the variant served, or NULL */
+    bool vary;            /* the file has variants: Vary: Accept-Encoding */
+    bool vary_accept;     /* the listing depends on Accept */
+    bool tls;             /* the connection is HTTPS */
 };
 
 static const char *header(struct req *r, const char *name)
@@ -75,8 +85,15 @@ static int open_beneath(struct req *r, const char *path, int flags)
         .backend = RESOLVER_BACKEND_DEFAULT,
     };
 
-    return resolver_open_how(r->root_fd, path[0] ? path : ".", &how,
-                             &r->res->backend);
+    uint64_t t0 = metrics_now_ns(), ns;
+    int fd = resolver_open_how(r->root_fd, path[0] ? path : ".", &how,
+                               &r->res->backend);
+
+    ns = metrics_now_ns() - t0;
+    r->resolve_ns += ns;
+    if (r->conf->metrics)
+        metrics_count_resolve(r->conf->metrics, r->res->backend, ns, fd);
+    return fd;
 }
 
 /* Queue @resp with @status and release our reference. */
@@ -85,10 +102,29 @@ static enum MHD_Result queue(struct req *r, unsigned status,
 {
     enum MHD_Result ret;
 
+    const struct headers_opt *h = r->conf->headers;
+
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    if (r->tls && r->conf->hsts) {
+    if (!h || !headers_opt_find(h, "X-Content-Type-Options"))
+        MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    for (size_t i = 0; h && i < h->n; i++)
+        MHD_add_response_header(resp, h->v[i].name, h->v[i].value);
+    if (r->vary || r->vary_accept)
+        MHD_add_response_header(resp, "Vary",
+                                r->vary && r->vary_accept
+                                    ? "Accept-Encoding, Accept"
+                                : r->vary ? "Accept-Encoding"
+                                          : "Accept");
+    if (r->conf->server_timing) {
+        char st[64];
+
+        snprintf(st, sizeof st, "resolve;dur=%.3f",
+                 (double)r->resolve_ns / 1e6);
+        MHD_add_response_header(resp, "Server-Timing", st);
+    }
+    if (r->tls && r->conf->hsts &&
+        !(h && headers_opt_find(h, "Strict-Transport-Security"))) {
         char hsts[32];
         snprintf(hsts, sizeof hsts, "max-age=%u", r->conf->hsts);
         MHD_add_response_header(resp, "Strict-Transport-Security", hsts);
@@ -123,11 +159,43 @@ static enum MHD_Result simple(struct req *r, unsigned status)
     return queue(r, status, resp, (uint64_t)n);
 }
 
+static enum MHD_Result serve_file(struct req *r, int fd, const struct stat *st,
+                                  const char *path);
+
+/*
+ * --fallback: a GET or HEAD that would be 404 gets this file with 200 (a
+ * single-page app routes on the client). Through the resolver like any
+ * path; if it is missing or refused, the 404 stands.
+ */
+static bool fallback(struct req *r, enum MHD_Result *ret)
+{
+    struct stat st;
+    int fd;
+
+    if (!r->conf->fallback ||
+        (r->method != STATIC_FILE_GET && r->method != STATIC_FILE_HEAD))
+        return false;
+    fd = open_beneath(r, r->conf->fallback, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
+    r->res->err = 0;
+    *ret = serve_file(r, fd, &st, r->conf->fallback);
+    return true;
+}
+
 /* 404, with /404.html as the body when the root has one. */
 static enum MHD_Result not_found(struct req *r)
 {
     struct stat st;
     enum resolver_backend served = r->res->backend;
+    enum MHD_Result ret;
+
+    if (fallback(r, &ret))
+        return ret;
     int fd = open_beneath(r, "404.html", O_RDONLY | O_NONBLOCK);
 
     /* The log names the backend that refused the request, not 404.html's. */
@@ -180,6 +248,12 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
         memcpy(etag, ev.etag, sizeof etag);
     } else {
         static_file_etag(st, etag);
+    }
+    if (r->encoding && etag[0]) {
+        /* The variant's own validator, from its own bytes or stat, with
+         * the coding named: "...-br". */
+        size_t n = strlen(etag);
+        snprintf(etag + n - 1, sizeof etag - (n - 1), "-%s\"", r->encoding);
     }
     date_format(st->st_mtim.tv_sec, lastmod);
 
@@ -248,9 +322,94 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
     if (ev.repr_digest[0])
         MHD_add_response_header(resp, "Repr-Digest", ev.repr_digest);
     MHD_add_response_header(resp, "Accept-Ranges", "bytes");
+    if (r->encoding)
+        MHD_add_response_header(resp, "Content-Encoding", r->encoding);
+    const char *cc =
+        r->conf->cache ? cache_rules_match(r->conf->cache, name) : NULL;
+    if (cc)
+        MHD_add_response_header(resp, "Cache-Control", cc);
     if (status == STATUS_PARTIAL_CONTENT)
         MHD_add_response_header(resp, "Content-Range", crange);
     return queue(r, status, resp, len);
+}
+
+/*
+ * Open @path + the suffix of @enc as a variant of the file @st: a regular
+ * file not older than it. Returns an fd (owned by the caller) and its stat,
+ * or -1.
+ */
+static int open_variant(struct req *r, const char *path,
+                        enum negotiate_encoding enc, const struct stat *st,
+                        struct stat *vst)
+{
+    char vpath[PATH_MAX];
+    enum resolver_backend served = r->res->backend;
+    int fd;
+
+    if ((size_t)snprintf(vpath, sizeof vpath, "%s%s", path,
+                         negotiate_suffix(enc)) >= sizeof vpath)
+        return -1;
+    fd = open_beneath(r, vpath, O_RDONLY | O_NONBLOCK);
+    r->res->backend = served;
+    if (fd < 0)
+        return -1;
+    /*
+     * Older by whole seconds only: brotli and zstd copy the source's mtime
+     * with second precision, so a fresh sidecar may look older by < 1 s.
+     */
+    if (fstat(fd, vst) != 0 || !S_ISREG(vst->st_mode) ||
+        vst->st_mtim.tv_sec < st->st_mtim.tv_sec) {
+        close(fd); /* stale (older than the file) or not a file: ignored */
+        return -1;
+    }
+    return fd;
+}
+
+/*
+ * A regular file @fd (owned) at @path: serve the best variant the client
+ * accepts, else the file. Vary: Accept-Encoding is sent when any variant
+ * exists, also to a client that accepts none of them (so a shared cache
+ * never hands a compressed body to it, nor the plain one to everybody).
+ */
+static enum MHD_Result serve_file(struct req *r, int fd, const struct stat *st,
+                                  const char *path)
+{
+    enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
+    struct negotiate_accept a;
+    struct stat vst;
+    unsigned tried = 0;
+    size_t n;
+
+    if (r->conf->n_precompressed == 0 ||
+        !negotiate_compressible(mime_type(path)))
+        return regular(r, fd, st, path);
+    negotiate_parse(header(r, "Accept-Encoding"), &a);
+    n = negotiate_order(&a, r->conf->precompressed, r->conf->n_precompressed,
+                        order);
+    for (size_t i = 0; i < n; i++) {
+        int vfd = open_variant(r, path, order[i], st, &vst);
+
+        tried |= 1u << order[i];
+        if (vfd < 0)
+            continue;
+        close(fd);
+        r->vary = true;
+        r->encoding = negotiate_token(order[i]);
+        return regular(r, vfd, &vst, path);
+    }
+    for (size_t i = 0; i < r->conf->n_precompressed && !r->vary; i++) {
+        enum negotiate_encoding e = r->conf->precompressed[i];
+        int vfd;
+
+        if (tried & (1u << e))
+            continue;
+        vfd = open_variant(r, path, e, st, &vst);
+        if (vfd >= 0) {
+            close(vfd);
+            r->vary = true;
+        }
+    }
+    return regular(r, fd, st, path);
 }
 
 /* Directory without a trailing slash: 301 to the slash form, query kept. */
@@ -285,11 +444,72 @@ static enum MHD_Result redirect(struct req *r, const struct target *t)
     return queue(r, STATUS_MOVED_PERMANENTLY, resp, sizeof body - 1);
 }
 
+/*
+ * Whether the client asked for JSON: an Accept element "application/json"
+ * (q not 0) and none for text/html, which browsers always send.
+ */
+static bool wants_json(const char *accept)
+{
+    bool json = false;
+
+    for (const char *p = accept; p && *p;) {
+        size_t len = strcspn(p, ",");
+        const char *e = p;
+        size_t tl;
+
+        while (*e == ' ' || *e == '\t')
+            e++;
+        tl = strcspn(e, ";, \t");
+        if (tl == 9 && strncasecmp(e, "text/html", 9) == 0)
+            return false;
+        if (tl == 16 && strncasecmp(e, "application/json", 16) == 0) {
+            const char *q = e + tl;
+            json = true;
+            while (q < p + len) {
+                if (strncasecmp(q, "q=0", 3) == 0 &&
+                    strspn(q + 3, ".0") == strcspn(q + 3, ",; \t"))
+                    json = false;
+                q++;
+            }
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return json;
+}
+
+static int render_json(const struct listing *l, const char *path, char **out,
+                       size_t *len)
+{
+    struct listing_json_entry *e = calloc(l->n ? l->n : 1, sizeof *e);
+    char *slashed = malloc(strlen(path) + 2);
+    int err = -ENOMEM;
+
+    if (e && slashed) {
+        snprintf(slashed, strlen(path) + 2, "/%s", path);
+        for (size_t i = 0; i < l->n; i++)
+            e[i] = (struct listing_json_entry){
+                .name = l->v[i].name,
+                .type = l->v[i].kind == LISTING_FILE  ? LISTING_JSON_FILE
+                        : l->v[i].kind == LISTING_DIR ? LISTING_JSON_DIR
+                                                      : LISTING_JSON_OTHER,
+                .size = l->v[i].size,
+                .mtime = l->v[i].mtime,
+            };
+        err = listing_json_render(slashed, e, l->n, out, len);
+    }
+    free(slashed);
+    free(e);
+    return err;
+}
+
 static enum MHD_Result list(struct req *r, const char *path)
 {
     struct listing l = {0};
     char *html = NULL;
     size_t len = 0;
+    bool json = wants_json(header(r, "Accept"));
     int fd = open_beneath(r, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
 
     if (fd < 0)
@@ -297,7 +517,8 @@ static enum MHD_Result list(struct req *r, const char *path)
     int err = listing_collect(fd, r->conf->dotfiles, &l);
     close(fd);
     if (!err)
-        err = listing_html(&l, path, &html, &len);
+        err = json ? render_json(&l, path, &html, &len)
+                   : listing_html(&l, path, &html, &len);
     listing_free(&l);
     if (err) {
         r->res->err = -err;
@@ -309,7 +530,10 @@ static enum MHD_Result list(struct req *r, const char *path)
         free(html);
         return MHD_NO;
     }
-    MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
+    MHD_add_response_header(resp, "Content-Type",
+                            json ? "application/json; charset=utf-8"
+                                 : "text/html; charset=utf-8");
+    r->vary_accept = true;
     return queue(r, STATUS_OK, resp, len);
 }
 
@@ -340,11 +564,69 @@ static enum MHD_Result directory(struct req *r, const char *path)
             close(fd);
             continue;
         }
-        return regular(r, fd, &st, ipath);
+        return serve_file(r, fd, &st, ipath);
     }
     if (r->conf->listing)
         return list(r, path);
     return simple(r, STATUS_FORBIDDEN);
+}
+
+/* --health and --metrics: built-in answers, not files. */
+static enum MHD_Result builtin(struct req *r, bool metrics)
+{
+    struct MHD_Response *resp;
+    size_t len = 3;
+    char *text = NULL;
+
+    if (metrics) {
+        text = metrics_render_alloc(r->conf->metrics, &len);
+        if (!text)
+            return simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        resp =
+            MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+        if (!resp)
+            free(text);
+    } else {
+        resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t) "ok\n",
+                                               MHD_RESPMEM_PERSISTENT);
+    }
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type",
+                            metrics ? "text/plain; version=0.0.4; charset=utf-8"
+                                    : "text/plain; charset=utf-8");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    return queue(r, STATUS_OK, resp, len);
+}
+
+/*
+ * --try-html: /guide, which does not exist, is served from guide.html when
+ * that is a regular file. Returns false to let the 404 stand.
+ */
+static bool try_html(struct req *r, const struct target *t, int *fd_err,
+                     enum MHD_Result *ret)
+{
+    char hpath[PATH_MAX];
+    struct stat st;
+    int fd;
+
+    if (!r->conf->try_html || t->slash || !t->path[0] ||
+        (size_t)snprintf(hpath, sizeof hpath, "%s.html", t->path) >=
+            sizeof hpath)
+        return false;
+    fd = open_beneath(r, hpath, O_RDONLY | O_NONBLOCK);
+    if (fd == -ENOENT || fd == -ENOTDIR)
+        return false;
+    if (fd < 0) {
+        *fd_err = fd; /* refused (escaping link ...): report that instead */
+        return false;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
+    *ret = serve_file(r, fd, &st, hpath);
+    return true;
 }
 
 static enum MHD_Result options(struct req *r)
@@ -356,6 +638,18 @@ static enum MHD_Result options(struct req *r)
         return MHD_NO;
     MHD_add_response_header(resp, "Allow", ALLOW);
     return queue(r, STATUS_NO_CONTENT, resp, 0);
+}
+
+enum MHD_Result static_file_error(struct MHD_Connection *c,
+                                  const struct static_file_conf *conf,
+                                  unsigned status,
+                                  enum static_file_method method,
+                                  struct static_file_result *res)
+{
+    struct req r = {.c = c, .conf = conf, .method = method, .res = res};
+
+    memset(res, 0, sizeof *res);
+    return simple(&r, status);
 }
 
 enum MHD_Result static_file_respond(struct MHD_Connection *c,
@@ -383,10 +677,20 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
         return failure(&r, status);
     if (method == STATIC_FILE_OPTIONS)
         return options(&r);
+    if (conf->health && strcmp(t.path, conf->health) == 0)
+        return builtin(&r, false);
+    if (conf->metrics_path && conf->metrics &&
+        strcmp(t.path, conf->metrics_path) == 0)
+        return builtin(&r, true);
     if (root_fd < 0)
         return refused(&r, root_fd);
 
     int fd = open_beneath(&r, t.path, O_RDONLY | O_NONBLOCK);
+    if (fd == -ENOENT) {
+        enum MHD_Result ret;
+        if (try_html(&r, &t, &fd, &ret))
+            return ret;
+    }
     if (fd < 0)
         return refused(&r, fd);
     if (fstat(fd, &st) != 0) {
@@ -395,7 +699,7 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
         return refused(&r, err);
     }
     if (S_ISREG(st.st_mode))
-        return regular(&r, fd, &st, t.path);
+        return serve_file(&r, fd, &st, t.path);
     close(fd);
     if (!S_ISDIR(st.st_mode))
         return simple(&r, STATUS_FORBIDDEN);

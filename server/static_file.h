@@ -10,7 +10,11 @@
 #ifndef STATIC_FILE_H
 #define STATIC_FILE_H
 
+#include "cache_rules.h"
 #include "etag_cache.h"
+#include "headers_opt.h"
+#include "metrics.h"
+#include "negotiate.h"
 #include "resolver.h"
 
 #include <microhttpd.h>
@@ -26,9 +30,22 @@ struct static_file_conf {
     size_t n_index;
     bool listing;
     bool dotfiles; /* allow hidden files */
-    struct etag_cache
-        *etags;    /* ETags and Repr-Digest; NULL: static_file_etag */
-    unsigned hsts; /* Strict-Transport-Security max-age on HTTPS */
+
+    /* HTTPS and validators (issue 4) */
+    struct etag_cache *etags; /* ETag, Repr-Digest; NULL: static_file_etag */
+    unsigned hsts;            /* Strict-Transport-Security max-age (HTTPS) */
+
+    /* docs hosting (issue 5); all optional (zero: off) */
+    const enum negotiate_encoding *precompressed; /* sidecar preference */
+    size_t n_precompressed;
+    const struct cache_rules *cache;   /* Cache-Control by path, or NULL */
+    const struct headers_opt *headers; /* added to every response, or NULL */
+    bool try_html;                     /* /guide -> guide.html */
+    const char *fallback;              /* root-relative file for 404 GETs */
+    const char *health;                /* root-relative URL path, or NULL */
+    const char *metrics_path;          /* root-relative URL path, or NULL */
+    struct metrics *metrics;           /* counters, or NULL */
+    bool server_timing;                /* Server-Timing: resolve;dur= */
 };
 
 enum static_file_method {
@@ -76,5 +93,18 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
                                     int root_fd, enum static_file_method method,
                                     const char *raw, char *buf, size_t size,
                                     struct static_file_result *res);
+
+/*
+ * static_file_error - queue the built-in response for @status (a 4xx or 5xx
+ * decided before any path was looked at) with @conf's extra headers, and
+ * fill @res.
+ *
+ * Returns MHD_queue_response's result.
+ */
+enum MHD_Result static_file_error(struct MHD_Connection *c,
+                                  const struct static_file_conf *conf,
+                                  unsigned status,
+                                  enum static_file_method method,
+                                  struct static_file_result *res);
 
 #endif

@@ -18,12 +18,12 @@
 #ifndef CONF_H
 #define CONF_H
 
+#include "resolver.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "resolver.h"
 
 /* A list of owned strings. */
 struct conf_strv {
@@ -95,6 +95,18 @@ struct conf {
     unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
+    /* docs hosting (issue 5); checked in depth by the server at start-up */
+    char *precompressed;     /* "br,zst,gz" order, or "off" */
+    struct conf_strv cache;  /* "GLOB[,GLOB]=VALUE" rules, in order */
+    char *cache_default;     /* Cache-Control when no rule matches */
+    struct conf_strv header; /* "Name: value", each added as is */
+    char *fallback;          /* served (200) for GETs that would 404 */
+    char *health;            /* URL path answering 200, or NULL */
+    char *metrics;           /* URL path of Prometheus metrics, or NULL */
+    bool security_headers;   /* add the built-in security header set */
+    bool try_html;           /* /guide -> guide.html when guide is absent */
+    bool server_timing;      /* Server-Timing: resolve;dur=MS */
+
     /* actions */
     bool check;
     bool help;
@@ -125,8 +137,8 @@ int conf_defaults(struct conf *c);
  * Returns 0, or -EINVAL when at least one message was added to @diag (all
  * problems of all sources are reported, not just the first), or -ENOMEM.
  */
-int conf_load(struct conf *c, int argc, char *const argv[],
-              char *const envp[], struct conf_diag *diag);
+int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
+              struct conf_diag *diag);
 
 /*
  * conf_parse - apply a "key = value" file read from @f onto @c, which holds

@@ -6,7 +6,8 @@
  * in struct conf, default, range or names, help text and flags. The command
  * line, the environment (BENEATH_NAME), the "key = value" file, --help and
  * conf_print all walk that table; nothing here knows an option by name except
- * the few cross-option checks in finish(). The value types (struct type) are
+ * conf_load, for --config, --help/--version and the positional ROOT. The
+ * value types (struct type) are
  * reusable: a new option is one row plus a struct field.
  *
  * Sources are applied in order default, file, environment, command line, each
@@ -112,12 +113,9 @@ static void print_str(FILE *out, const char *name, const char *s)
 
 /* ---- strings and paths ---- */
 
+/* apply() has already refused the empty value, for every type */
 static int check_text(const char *val, char *err)
 {
-    if (*val == '\0') {
-        snprintf(err, ERR_MAX, "empty value");
-        return -EINVAL;
-    }
     for (const char *p = val; *p; p++) {
         if (iscntrl((unsigned char)*p)) {
             snprintf(err, ERR_MAX, "control character in value");
@@ -467,11 +465,22 @@ static int confine_parse(const struct opt *o, struct conf *c, const char *val,
 {
     uint64_t flags = 0;
     const char *bad = NULL;
-    size_t bad_len = 0;
+    size_t bad_len = 0, n = 0;
+    char list[256];
 
+    /* "beneath, no-xdev": flag names have no spaces, so drop them all */
+    for (const char *p = val; *p && n + 1 < sizeof(list); p++) {
+        if (*p != ' ' && *p != '\t')
+            list[n++] = *p;
+    }
+    list[n] = '\0';
     /* "none" is what resolver_flags_format prints for 0: read it back */
-    if (strcmp(val, "none") != 0 &&
-        resolver_flags_parse(val, &flags, &bad, &bad_len) < 0) {
+    if (n == 0 || (strcmp(list, "none") != 0 &&
+                   resolver_flags_parse(list, &flags, &bad, &bad_len) < 0)) {
+        if (n == 0) {
+            bad = list;
+            bad_len = 0;
+        }
         snprintf(err, ERR_MAX,
                  "unknown flag '%.*s' (flags: beneath, in-root, no-xdev, "
                  "no-symlinks, no-magiclinks, no-jumps; or none)",
@@ -540,9 +549,14 @@ static int list_parse(const struct opt *o, struct conf *c, const char *val,
     if (r < 0)
         return r;
     for (;;) {
-        size_t len = strcspn(p, ",");
+        size_t len;
         char item[256];
 
+        /* "index.html, index.htm": spaces around items are not part of them */
+        p += strspn(p, " \t");
+        len = strcspn(p, ",");
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
         if (len == 0 || len >= sizeof(item)) {
             snprintf(err, ERR_MAX,
                      len ? "list item too long" : "empty item in comma list");
@@ -555,9 +569,10 @@ static int list_parse(const struct opt *o, struct conf *c, const char *val,
             goto out_free;
         if ((r = strv_push(&nv, p, len)) < 0)
             goto out_free;
-        if (p[len] == '\0')
+        p += len + strspn(p + len, " \t");
+        if (*p == '\0')
             break;
-        p += len + 1;
+        p++; /* the comma */
     }
     strv_free(field(o, c));
     *(struct conf_strv *)field(o, c) = nv;
@@ -605,8 +620,9 @@ static void item_print(FILE *out, const struct opt *o, const struct conf *c)
 
 static const struct type t_list = {"LIST", list_parse, list_print, list_reset,
                                    0};
-static const struct type t_items = {"TEXT", item_parse, item_print, list_reset,
-                                    0};
+/* Unused until issues 4 and 5 add repeatable text options (headers). */
+__attribute__((unused)) static const struct type t_items = {
+    "TEXT", item_parse, item_print, list_reset, 0};
 
 /* ---- listen addresses ---- */
 
@@ -811,13 +827,23 @@ static void listen_print(FILE *out, const struct opt *o, const struct conf *c)
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct conf_listen *l = &c->listen[i];
 
-        if (l->kind == CONF_LISTEN_UNIX) {
-            fprintf(out, "%s = unix:%s\n", o->name, l->path);
+        char *text = NULL;
+        int n;
+
+        if (l->kind == CONF_LISTEN_UNIX)
+            n = asprintf(&text, "unix:%s", l->path);
+        else
+            n = asprintf(&text, "%s%s%s%s:%u", l->tls ? "https://" : "",
+                         strchr(l->host, ':') ? "[" : "", l->host,
+                         strchr(l->host, ':') ? "]" : "", l->port);
+        if (n < 0) {
+            /* out of memory: leave a line that fails loudly if read back */
+            fprintf(out, "%s = ?\n", o->name);
             continue;
         }
-        fprintf(out, "%s = %s%s%s%s:%u\n", o->name, l->tls ? "https://" : "",
-                strchr(l->host, ':') ? "[" : "", l->host,
-                strchr(l->host, ':') ? "]" : "", l->port);
+        /* quoted when needed: "unix:/x " keeps its space */
+        print_str(out, o->name, text);
+        free(text);
     }
 }
 
@@ -881,6 +907,21 @@ static const struct opt opts[] = {
      .dflt = "-",
      .metavar = "PATH|-|off",
      .help = "access log file; - is standard output, off disables it"},
+    {.name = "cache",
+     .type = &t_items,
+     .off = OFF(cache),
+     .metavar = "GLOBS=VALUE",
+     .dflt_help = "none",
+     .help = "Cache-Control VALUE for paths matching a comma list of globs "
+             "(\"*.css,*.js=max-age=31536000, immutable\", \"assets/**=...\"); "
+             "first match wins; repeatable",
+     .flags = OPT_REPEAT},
+    {.name = "cache-default",
+     .type = &t_string,
+     .off = OFF(cache_default),
+     .metavar = "VALUE",
+     .dflt_help = "none",
+     .help = "Cache-Control for files no --cache rule matches"},
     {.name = "check",
      .type = &t_action,
      .off = OFF(check),
@@ -913,6 +954,20 @@ static const struct opt opts[] = {
      .names = etag_names,
      .help = "ETag of files: content (SHA-256 of the bytes, the same on "
              "every replica), mtime (\"mtime-size\", cheap) or off"},
+    {.name = "fallback",
+     .type = &t_path,
+     .off = OFF(fallback),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "file under the root served with 200 to GET/HEAD requests that "
+             "would be 404 (single-page apps)"},
+    {.name = "header",
+     .type = &t_items,
+     .off = OFF(header),
+     .metavar = "\"NAME: VALUE\"",
+     .dflt_help = "none",
+     .help = "add this header to every response; repeatable",
+     .flags = OPT_REPEAT},
     {.name = "header-timeout",
      .type = &t_seconds,
      .off = OFF(header_timeout),
@@ -921,6 +976,12 @@ static const struct opt opts[] = {
      .max = 3600,
      .help = "seconds a client has to send a request's headers (s/m/h "
              "suffix allowed)"},
+    {.name = "health",
+     .type = &t_path,
+     .off = OFF(health),
+     .metavar = "URLPATH",
+     .dflt_help = "off",
+     .help = "answer GET/HEAD of this path with 200 \"ok\" (e.g. /healthz)"},
     {.name = "help",
      .type = &t_action,
      .off = OFF(help),
@@ -981,6 +1042,19 @@ static const struct opt opts[] = {
      .min = 4096,
      .max = 1 << 20,
      .help = "bytes of request line and headers (K/M suffix allowed)"},
+    {.name = "metrics",
+     .type = &t_path,
+     .off = OFF(metrics),
+     .metavar = "URLPATH",
+     .dflt_help = "off",
+     .help = "serve Prometheus metrics at this path (e.g. /metrics)"},
+    {.name = "precompressed",
+     .type = &t_string,
+     .off = OFF(precompressed),
+     .dflt = "off",
+     .metavar = "br,zst,gz|off",
+     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
+             "this order of preference (compressible types only)"},
     {.name = "resolver",
      .type = &t_backend,
      .off = OFF(resolver),
@@ -996,6 +1070,17 @@ static const struct opt opts[] = {
      .metavar = "DIR",
      .dflt_help = "the current directory",
      .help = "document root; also the positional ROOT"},
+    {.name = "security-headers",
+     .type = &t_bool,
+     .off = OFF(security_headers),
+     .dflt = "off",
+     .help = "add X-Content-Type-Options, Referrer-Policy, X-Frame-Options and "
+             "CSP frame-ancestors"},
+    {.name = "server-timing",
+     .type = &t_bool,
+     .off = OFF(server_timing),
+     .dflt = "off",
+     .help = "add Server-Timing: resolve;dur=MS (the resolver's time)"},
     {.name = "shutdown-timeout",
      .type = &t_seconds,
      .off = OFF(shutdown_timeout),
@@ -1042,6 +1127,11 @@ static const struct opt opts[] = {
      .dflt = "off",
      .help = "make an in-memory self-signed certificate for localhost, "
              "127.0.0.1 and ::1 at start-up (local work)"},
+    {.name = "try-html",
+     .type = &t_bool,
+     .off = OFF(try_html),
+     .dflt = "off",
+     .help = "serve /guide from guide.html when guide does not exist"},
     {.name = "user",
      .type = &t_string,
      .off = OFF(user),
@@ -1056,9 +1146,6 @@ static const struct opt opts[] = {
 };
 
 #define N_OPTS N_ELEMS(opts)
-
-/* t_items is kept ready for the repeatable text options of issues 4 and 5. */
-static const struct type *const spare_types[] = {&t_items};
 
 /* ---- diagnostics ---- */
 
@@ -1193,7 +1280,6 @@ int conf_defaults(struct conf *c)
     char buf[32];
     int r = 0;
 
-    (void)spare_types;
     memset(c, 0, sizeof(*c));
     for (size_t i = 0; i < N_OPTS; i++) {
         const char *v = opts[i].dflt;

@@ -103,6 +103,11 @@ struct server_opts {
     bool no_resolver;  /* do not add --resolver <backend under test> */
     int n_listen;      /* listening lines to wait for (default 1) */
     int startup_ms;    /* bound on start-up (default 15000) */
+    int block_openat2; /* errno a seccomp filter gives openat2 (0: none) */
+    /* bind-mount bind_src on bind_dst in a mount namespace of the server's
+     * own (nothing changes outside it); both NULL: none */
+    const char *bind_src;
+    const char *bind_dst;
 };
 
 /*
@@ -131,6 +136,9 @@ void server_stop_clean(struct server *s);
 char *wstatus_str(int wstatus);
 /* Number of open fds of the server (/proc/PID/fd), -1 if unknown. */
 int server_fd_count(const struct server *s);
+/* The count once it has not changed for 10 readings 20 ms apart (closed
+ * connections gone), bounded at 4 s. */
+int server_fd_count_settled(const struct server *s);
 /* Current stderr / stdout, harness-owned, NUL-terminated. */
 char *server_stderr(const struct server *s);
 char *server_stdout(const struct server *s);

@@ -50,6 +50,7 @@ void site_build(void)
     tree_write_str(w, "blob.unknownx", "opaque bytes\n");
     tree_write_str(w, "readme.txt", "plain text\n");
     tree_write_str(w, "data.json", "{\"a\": 1}\n");
+    tree_write_str(w, "caf\xc3\xa9.txt", "UTF8-NAME\n");
     for (size_t i = 0; i < SITE_RANGE_LEN; i++)
         site.range[i] = chars[i % (sizeof(chars) - 1)];
     site.range[SITE_RANGE_LEN] = '\0';
@@ -66,6 +67,8 @@ void site_build(void)
     tree_mkdir(w, "sub/deeper");
     tree_write_str(w, "sub/deeper/index.html", "DEEPER-INDEX\n");
     tree_write_str(w, "sub/.hidden", "NESTED-HIDDEN\n");
+    tree_mkdir(w, "sp ace");
+    tree_write_str(w, "sp ace/index.html", "SPACE-INDEX\n");
     tree_mkdir(w, "noindex");
     tree_write_str(w, "noindex/only-file-here.txt", "x\n");
     tree_mkdir(w, "multi");

@@ -270,6 +270,54 @@ START_TEST(cli_check_round_trip)
 }
 END_TEST
 
+/* A --check number, with an optional K/M suffix; -1 if absent or bad. */
+static long long conf_number(const char *text, const char *key)
+{
+    char *v = conf_value(text, key);
+    if (v == NULL || *v == '\0')
+        return -1;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (end == v)
+        return -1;
+    if (*end == 'K' || *end == 'k') {
+        n *= 1024;
+        end++;
+    } else if (*end == 'M' || *end == 'm') {
+        n *= 1024 * 1024;
+        end++;
+    }
+    return *end == '\0' ? n : -1;
+}
+
+START_TEST(cli_default_limits)
+{
+    /* MHD 0.9.75 has no connection timeout by default (MHD-NOTES 6); the
+     * spec asks for "limits with sane defaults". Bounds here are generous:
+     * what nginx/Caddy ship is well inside them. */
+    static const struct {
+        const char *key;
+        long long lo, hi;
+    } lim[] = {
+        {"timeout", 1, 600},
+        {"header-timeout", 1, 120},
+        {"max-connections", 16, 1000000},
+        {"max-header-size", 1024, 1024 * 1024},
+        {"shutdown-timeout", 1, 600},
+    };
+    char *out, *err;
+    int ws =
+        beneath_run((const char *[]){"--check", NULL}, NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    for (size_t i = 0; i < N_ELEMS(lim); i++) {
+        long long n = conf_number(out, lim[i].key);
+        EXPECT(n >= lim[i].lo && n <= lim[i].hi,
+               "default %s = %s, want %lld..%lld", lim[i].key,
+               conf_value(out, lim[i].key) ?: "(absent)", lim[i].lo, lim[i].hi);
+    }
+}
+END_TEST
+
 START_TEST(cli_precedence)
 {
     char *d = tree_new();
@@ -379,6 +427,33 @@ START_TEST(cli_root_missing)
 }
 END_TEST
 
+START_TEST(cli_listen_in_use)
+{
+    /* An address already taken: a clear message and a non-zero exit, not a
+     * server that runs without listening. */
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof(sa);
+    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+               listen(fd, 1) == 0 &&
+               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
+           "cannot take a port");
+    char *addr = hfmt("127.0.0.1:%u", ntohs(sa.sin_port));
+    char *w = simple_root("x");
+    char *out, *err;
+    int ws = beneath_run((const char *[]){"--listen", addr, w, NULL}, NULL,
+                         10000, &out, &err);
+    close(fd);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0,
+           "--listen on a taken address: %s, want a non-zero exit",
+           wstatus_str(ws));
+    EXPECT(strstr(err, addr) != NULL && strstr(err, "listening on") == NULL,
+           "--listen on a taken address: the message does not name %s:\n%s",
+           addr, err);
+}
+END_TEST
+
 /* ===== start-up lines ==================================================== */
 
 static bool have_openat2(void)
@@ -474,6 +549,46 @@ START_TEST(startup_confine_flags_shown)
     char *e = server_stderr(s);
     EXPECT(strstr(e, "in-root") && strstr(e, "no-symlinks"),
            "--confine in-root,no-symlinks not shown:\n%s", e);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(startup_auto_fallback)
+{
+    /* auto with openat2 blocked by seccomp (ENOSYS as old kernels and some
+     * container profiles give, EPERM as others do): the emulation serves,
+     * the start-up says so, and confinement still holds. */
+    static const int errs[] = {ENOSYS, EPERM};
+    char *b = tree_new();
+    char *secret = hfmt("SECRET-%s", hrandom(24));
+    tree_write_str(b, "secret.txt", secret);
+    tree_mkdir(b, "www");
+    char *w = tree_path(b, "www");
+    tree_write_str(w, "index.html", "FALLBACK\n");
+    tree_symlink(w, tree_path(b, "secret.txt"), "link-abs");
+    tree_symlink(w, "../secret.txt", "link-rel");
+    harness_forbid(secret);
+    struct server_opts o = {
+        .root = w,
+        .no_resolver = true,
+        .args = (const char *[]){"--resolver", "auto", NULL},
+        .block_openat2 = errs[_i],
+    };
+    struct server *s = server_start_opts(&o);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "emulated") != NULL,
+           "openat2 blocked with %s: start-up does not say the emulation "
+           "serves:\n%s",
+           strerror(errs[_i]), e);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "FALLBACK\n") == 0,
+           "fallback: GET / %d", r->status);
+    static const char *const t[] = {"/../secret.txt", "/%2e%2e/secret.txt",
+                                    "/link-abs", "/link-rel"};
+    for (size_t i = 0; i < N_ELEMS(t); i++) {
+        r = raw_get(s->port, t[i]);
+        EXPECT_STATUS(r, 403, t[i]);
+    }
     server_stop_clean(s);
 }
 END_TEST
@@ -593,36 +708,19 @@ static void expect_served_again(const struct server *s, const char *what)
     }
 }
 
-static void limit_case(const char *flag, bool may_queue)
+/*
+ * The N+1th concurrent connection is refused or closed (the brief; the
+ * README says "excess connections are closed at accept"). Left unanswered
+ * in the listen backlog is not enough: the client hangs.
+ */
+static void limit_case(const char *flag)
 {
     char *w = simple_root("L\n");
     /* one worker: MHD splits the total limit across pool threads */
     struct server *s = server_start(w, flag, "2", "--threads", "1", NULL);
     struct raw_conn *a = held_conn(s);
     struct raw_conn *b = held_conn(s);
-    if (may_queue) {
-        /* Past the total limit MHD stops accepting: the connection waits in
-         * the kernel's backlog, unserved, until a slot frees (nginx refuses
-         * instead). Either keeps the limit; a 200 now would not. */
-        struct raw_conn *c = raw_connect(s->port);
-        if (c != NULL) {
-            raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-            struct http_response *r = raw_read(c, false, 2000);
-            EXPECT(r->status == 0 || r->status == 503,
-                   "%s 2: a third connection got status %d", flag, r->status);
-            raw_close(a);
-            a = NULL;
-            if (r->error == ETIMEDOUT) {
-                r = raw_read(c, false, 5000);
-                EXPECT_STATUS(r, 200,
-                              "the queued connection, once a slot "
-                              "freed");
-            }
-            raw_close(c);
-        }
-    } else {
-        expect_refused(s, flag);
-    }
+    expect_refused(s, flag);
     raw_close(a);
     expect_served_again(s, flag);
     raw_close(b);
@@ -631,13 +729,13 @@ static void limit_case(const char *flag, bool may_queue)
 
 START_TEST(limit_per_ip)
 {
-    limit_case("--max-connections-per-ip", false);
+    limit_case("--max-connections-per-ip");
 }
 END_TEST
 
 START_TEST(limit_total)
 {
-    limit_case("--max-connections", true);
+    limit_case("--max-connections");
 }
 END_TEST
 
@@ -832,11 +930,11 @@ START_TEST(signal_term_drain)
            "SIGTERM (%zu bytes)",
            (size_t)atomic_load(&d.progress));
     EXPECT(served == 0, "%d new connections were served after SIGTERM", served);
-    EXPECT(refused,
-           "new connections after SIGTERM were neither refused nor "
-           "closed: %d left unanswered for 1 s each (listen socket "
-           "still open, connections queued in its backlog)",
-           pending);
+    EXPECT(pending == 0 && refused,
+           "new connections after SIGTERM were not refused: %d of them left "
+           "unanswered for 1 s each (the listening socket is still open and "
+           "the kernel queues them in its backlog until the drain ends)%s",
+           pending, refused ? "; a later one was refused" : "");
     EXPECT(d.rc == CURLE_OK && d.status == 200,
            "the download in flight at SIGTERM failed: %s, status %ld, %zu of "
            "%d bytes",
@@ -1050,6 +1148,73 @@ START_TEST(swap_rename_tree)
 }
 END_TEST
 
+START_TEST(swap_root_gone)
+{
+    /* SIGHUP when the root path no longer resolves: not in the spec; what
+     * nginx does on a bad reload: keep serving with the old root, say why
+     * on stderr, do not exit. */
+    char *b = tree_new();
+    tree_mkdir(b, "releases");
+    tree_mkdir(b, "releases/1");
+    tree_write_str(b, "releases/1/index.html", "V1\n");
+    tree_symlink(b, "releases/1", "current");
+    struct server *s = server_start(tree_path(b, "current"), NULL);
+    EXPECT(unlink(tree_path(b, "current")) == 0, "unlink");
+    server_signal(s, SIGHUP);
+    long long deadline = now_ms() + 5000;
+    while (strlen(server_stderr(s)) == s->err_startup && now_ms() < deadline)
+        sleep_ms(20);
+    EXPECT(!server_wait(s, 200),
+           "beneath exited on SIGHUP with its root "
+           "gone: %s",
+           wstatus_str(s->wstatus));
+    char *said = server_stderr_since_startup(s);
+    EXPECT(strstr(said, "current") != NULL,
+           "SIGHUP with the root gone: no message naming the root:\n%s", said);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "V1\n") == 0,
+           "after a failed reload the old root is not served: %d", r->status);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(swap_hup_fd_stable)
+{
+    /* Every reload closes the root it replaces and the log it reopens. */
+    char *w = simple_root("HUP\n");
+    char *d = tree_new();
+    char *logp = tree_path(d, "access.log");
+    struct server *s =
+        server_start(w, "--access-log", logp, "--threads", "2", NULL);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT_STATUS(r, 200, "GET /");
+    int before = server_fd_count_settled(s);
+    /* the server may keep the previous root open a while for requests in
+     * flight (bounded retention); what must not happen is growth with the
+     * number of reloads */
+    int n = 0;
+    int counts[2];
+    for (int phase = 0; phase < 2; phase++) {
+        for (int i = 0; i < (phase == 0 ? 5 : 25); i++, n++) {
+            server_signal(s, SIGHUP);
+            r = raw_get(s->port, hfmt("/?hup=%d", n));
+            EXPECT_STATUS(r, 200, "GET / between SIGHUPs");
+        }
+        EXPECT(file_wait_for(logp, hfmt("hup=%d ", n - 1), 5000) ||
+                   file_wait_for(logp, hfmt("hup=%d", n - 1), 100),
+               "log lines lost across SIGHUPs");
+        counts[phase] = server_fd_count_settled(s);
+    }
+    /* root.h: each worker holds the generation it last used, so at most
+     * one old root per worker (2) stays open */
+    EXPECT(counts[0] <= before + 2 && counts[1] <= before + 2,
+           "fds grow with reloads: %d before, %d after 5 SIGHUPs, %d after "
+           "30 (at most one old root per worker allowed)",
+           before, counts[0], counts[1]);
+    server_stop_clean(s);
+}
+END_TEST
+
 /* ===== privileges ======================================================== */
 
 static unsigned free_privileged_port(void)
@@ -1151,12 +1316,15 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, cli_check_prints_effective);
     tcase_add_test(tc, cli_check_round_trip);
     tcase_add_test(tc, cli_precedence);
+    tcase_add_test(tc, cli_default_limits);
     tcase_add_test(tc, cli_env_listen_real);
     tcase_add_test(tc, cli_help_version);
     tcase_add_test(tc, cli_root_missing);
+    tcase_add_test(tc, cli_listen_in_use);
     tc = t[n++] = tcase_create("startup");
     tcase_add_loop_test(tc, startup_line, 0, 3);
     tcase_add_test(tc, startup_confine_flags_shown);
+    tcase_add_loop_test(tc, startup_auto_fallback, 0, 2);
     tcase_add_test(tc, startup_ipv6);
     tcase_add_test(tc, startup_two_listeners);
     tc = t[n++] = tcase_create("limits");
@@ -1172,6 +1340,8 @@ static Suite *ops_suite(void)
     tc = t[n++] = tcase_create("swap");
     tcase_add_test(tc, swap_symlink_flip);
     tcase_add_test(tc, swap_rename_tree);
+    tcase_add_test(tc, swap_root_gone);
+    tcase_add_test(tc, swap_hup_fd_stable);
     tc = t[n++] = tcase_create("user");
     tcase_add_test(tc, user_drops_privileges);
     tcase_add_test(tc, user_unknown);

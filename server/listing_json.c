@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * listing_json.c - JSON rendering of directory entries.
+ *
+ * A small growable buffer with one owner; every append reports ENOMEM and
+ * the caller stops at the first failure, so a half-rendered document is
+ * never returned.
+ */
+#include "listing_json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct buf {
+    char *p;
+    size_t len;
+    size_t cap;
+    bool failed;
+};
+
+static void grow(struct buf *b, size_t more)
+{
+    size_t cap;
+    char *p;
+
+    if (b->failed || b->len + more + 1 <= b->cap)
+        return;
+    cap = b->cap != 0 ? b->cap : 256;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    p = realloc(b->p, cap);
+    if (p == NULL) {
+        b->failed = true;
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+static void put_mem(struct buf *b, const char *s, size_t n)
+{
+    grow(b, n);
+    if (b->failed)
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void put(struct buf *b, const char *s)
+{
+    put_mem(b, s, strlen(s));
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629 table 3.7 of
+ * Unicode), or 0 if the byte at @s does not start one.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (c >= 0xe0 && c <= 0xef) {
+        unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
+        unsigned char hi = c == 0xed ? 0x9f : 0xbf; /* no surrogates */
+
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+        unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
+        unsigned char hi = c == 0xf4 ? 0x8f : 0xbf; /* <= U+10FFFF */
+
+        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
+                       (s[3] & 0xc0) == 0x80
+                   ? 4
+                   : 0;
+    }
+    return 0;
+}
+
+static void put_string(struct buf *b, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+
+    put(b, "\"");
+    while (*s != '\0') {
+        size_t n = utf8_len(s);
+        char esc[8];
+
+        if (n == 0) {
+            put(b, "\xef\xbf\xbd"); /* U+FFFD for one invalid byte */
+            s++;
+            continue;
+        }
+        if (n > 1) {
+            put_mem(b, (const char *)s, n);
+            s += n;
+            continue;
+        }
+        switch (*s) {
+        case '"':
+            put(b, "\\\"");
+            break;
+        case '\\':
+            put(b, "\\\\");
+            break;
+        case '\b':
+            put(b, "\\b");
+            break;
+        case '\f':
+            put(b, "\\f");
+            break;
+        case '\n':
+            put(b, "\\n");
+            break;
+        case '\r':
+            put(b, "\\r");
+            break;
+        case '\t':
+            put(b, "\\t");
+            break;
+        default:
+            if (*s < 0x20 || *s == 0x7f) {
+                snprintf(esc, sizeof(esc), "\\u%04x", *s);
+                put(b, esc);
+            } else {
+                put_mem(b, (const char *)s, 1);
+            }
+        }
+        s++;
+    }
+    put(b, "\"");
+}
+
+/* Percent-encode every byte but RFC 3986 unreserved ones. */
+static void put_href(struct buf *b, const char *name, bool dir)
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    put(b, "\"");
+    for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
+        char enc[3] = {'%', hex[*s >> 4], hex[*s & 15]};
+
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+            (*s >= '0' && *s <= '9') || strchr("-._~", *s) != NULL)
+            put_mem(b, (const char *)s, 1);
+        else
+            put_mem(b, enc, 3);
+    }
+    put(b, dir ? "/\"" : "\"");
+}
+
+static const char *type_name(enum listing_json_type t)
+{
+    switch (t) {
+    case LISTING_JSON_FILE:
+        return "file";
+    case LISTING_JSON_DIR:
+        return "dir";
+    case LISTING_JSON_SYMLINK:
+        return "symlink";
+    case LISTING_JSON_OTHER:
+        break;
+    }
+    return "other";
+}
+
+int listing_json_render(const char *path,
+                        const struct listing_json_entry *entries, size_t n,
+                        char **out, size_t *len)
+{
+    struct buf b = {0};
+
+    put(&b, "{\"path\":");
+    put_string(&b, path);
+    put(&b, ",\"entries\":[");
+    for (size_t i = 0; i < n && !b.failed; i++) {
+        const struct listing_json_entry *e = &entries[i];
+        char num[96], when[32];
+        struct tm tm;
+
+        if (gmtime_r(&e->mtime, &tm) == NULL ||
+            strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+            snprintf(when, sizeof(when), "1970-01-01T00:00:00Z");
+        put(&b, i > 0 ? ",{\"name\":" : "{\"name\":");
+        put_string(&b, e->name);
+        put(&b, ",\"href\":");
+        put_href(&b, e->name, e->type == LISTING_JSON_DIR);
+        snprintf(num, sizeof(num),
+                 ",\"type\":\"%s\",\"size\":%" PRIu64 ",\"mtime\":\"%s\"}",
+                 type_name(e->type), e->size, when);
+        put(&b, num);
+    }
+    put(&b, "]}\n");
+    if (b.failed) {
+        free(b.p);
+        return -ENOMEM;
+    }
+    *out = b.p;
+    *len = b.len;
+    return 0;
+}

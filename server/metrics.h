@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metrics.h - request and resolver counters, rendered as Prometheus text.
+ *
+ * Workers update the counters with relaxed C11 atomics (no lock, no
+ * allocation on the request path); --metrics PATH renders them. A render is
+ * not a snapshot across counters, but each histogram's _count is the sum of
+ * its own buckets as read, so "+Inf" bucket == _count always holds.
+ *
+ * Families (all names prefixed beneath_):
+ *   http_requests_total{class="2xx",code="200"}   counter
+ *   http_sent_bytes_total                          counter (body bytes)
+ *   resolver_errors_total{errno="EXDEV"}           counter; EXDEV and ELOOP are
+ *                                                  confinement refusals
+ *   resolver_duration_seconds{backend="kernel"}    histogram, per backend
+ *                                                  (kernel, emulated, lexical)
+ */
+#ifndef METRICS_H
+#define METRICS_H
+
+#include "resolver.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes 100..599 are counted one by one; anything else as code 0. */
+#define METRICS_MAX_STATUS 600
+/* errnos 1..METRICS_MAX_ERRNO-1 by name; larger ones together as "other". */
+#define METRICS_MAX_ERRNO 134
+/* Upper bounds, in ns; the last bucket is +Inf. */
+#define METRICS_N_BUCKETS 16
+#define METRICS_N_BACKENDS 3 /* kernel, emulated, lexical */
+
+struct metrics_histogram {
+    _Atomic uint64_t bucket[METRICS_N_BUCKETS]; /* not cumulative */
+    _Atomic uint64_t sum_ns;
+};
+
+struct metrics {
+    _Atomic uint64_t status[METRICS_MAX_STATUS];
+    _Atomic uint64_t sent_bytes;
+    _Atomic uint64_t resolve_errors[METRICS_MAX_ERRNO + 1];
+    struct metrics_histogram resolve[METRICS_N_BACKENDS];
+};
+
+/* metrics_init - set every counter of @m to 0 (static storage is already). */
+void metrics_init(struct metrics *m);
+
+/* metrics_count_response - one response with @status and @bytes of body. */
+void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes);
+
+/*
+ * metrics_count_resolve - one resolver_open_how call that took @ns and was
+ * answered by @backend (KERNEL, EMULATED or LEXICAL; others are ignored),
+ * with result @ret (an fd, or -errno: counted by name).
+ */
+void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
+                           uint64_t ns, int ret);
+
+/* metrics_now_ns - CLOCK_MONOTONIC in ns, for timing resolutions. */
+uint64_t metrics_now_ns(void);
+
+/*
+ * metrics_render - write the Prometheus text format (version 0.0.4) into
+ * @buf of @size bytes, NUL-terminated when @size > 0.
+ *
+ * Returns the length the whole text needs (like snprintf).
+ */
+size_t metrics_render(const struct metrics *m, char *buf, size_t size);
+
+/*
+ * metrics_render_alloc - metrics_render into a new buffer owned by the
+ * caller (free(3)); its length goes to @len.
+ *
+ * Returns the buffer, or NULL with errno ENOMEM.
+ */
+char *metrics_render_alloc(const struct metrics *m, size_t *len);
+
+#endif

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * negotiate.c - Accept-Encoding parsing and sidecar choice.
+ *
+ * Grammar (RFC 9110 12.5.3, 12.4.2):
+ *   Accept-Encoding = #( codings [ weight ] )
+ *   weight = OWS ";" OWS "q=" qvalue
+ *   qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
+ * A list element that does not fit is dropped on its own; the rest of the
+ * header still counts, so one bad element never turns compression off or on
+ * for the whole request.
+ */
+#include "negotiate.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+    const char *token;
+    const char *suffix;
+} encodings[NEGOTIATE_N_ENCODINGS] = {
+    [NEGOTIATE_BR] = {"br", ".br"},
+    [NEGOTIATE_ZSTD] = {"zstd", ".zst"},
+    [NEGOTIATE_GZIP] = {"gzip", ".gz"},
+};
+
+const char *negotiate_token(enum negotiate_encoding enc)
+{
+    return (unsigned)enc < NEGOTIATE_N_ENCODINGS ? encodings[enc].token : "?";
+}
+
+const char *negotiate_suffix(enum negotiate_encoding enc)
+{
+    return (unsigned)enc < NEGOTIATE_N_ENCODINGS ? encodings[enc].suffix : "";
+}
+
+static bool is_tchar(unsigned char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+        (c >= '0' && c <= '9'))
+        return true;
+    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static bool is_ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static bool token_is(const char *s, size_t len, const char *want)
+{
+    return strlen(want) == len && strncasecmp(s, want, len) == 0;
+}
+
+/* Parse a qvalue at *p; on success advance *p and store thousandths. */
+static bool parse_qvalue(const char **p, int *q)
+{
+    const char *s = *p;
+    int v, scale = 100;
+
+    if (*s != '0' && *s != '1')
+        return false;
+    v = (*s - '0') * 1000;
+    s++;
+    if (*s == '.') {
+        s++;
+        for (int i = 0; i < 3 && *s >= '0' && *s <= '9'; i++, s++) {
+            v += (*s - '0') * scale;
+            scale /= 10;
+        }
+    }
+    if (v > 1000)
+        return false;
+    *p = s;
+    *q = v;
+    return true;
+}
+
+/* Store @q for the coding named by @tok unless an earlier element named it. */
+static void assign(struct negotiate_accept *a, const char *tok, size_t len,
+                   int q)
+{
+    int *slot = NULL;
+
+    if (token_is(tok, len, "br"))
+        slot = &a->q[NEGOTIATE_BR];
+    else if (token_is(tok, len, "zstd"))
+        slot = &a->q[NEGOTIATE_ZSTD];
+    else if (token_is(tok, len, "gzip") || token_is(tok, len, "x-gzip"))
+        slot = &a->q[NEGOTIATE_GZIP];
+    else if (token_is(tok, len, "identity"))
+        slot = &a->identity;
+    else if (token_is(tok, len, "*"))
+        slot = &a->star;
+    if (slot != NULL && *slot < 0)
+        *slot = q;
+}
+
+void negotiate_parse(const char *value, struct negotiate_accept *out)
+{
+    const char *p = value;
+
+    for (int i = 0; i < NEGOTIATE_N_ENCODINGS; i++)
+        out->q[i] = -1;
+    out->identity = -1;
+    out->star = -1;
+    if (p == NULL)
+        return;
+
+    while (*p != '\0') {
+        const char *tok;
+        size_t len;
+        int q = 1000;
+        bool ok = true;
+
+        while (is_ows(*p))
+            p++;
+        tok = p;
+        while (is_tchar((unsigned char)*p))
+            p++;
+        len = (size_t)(p - tok);
+        while (is_ows(*p))
+            p++;
+        if (*p == ';') {
+            p++;
+            while (is_ows(*p))
+                p++;
+            if ((*p == 'q' || *p == 'Q') && p[1] == '=') {
+                p += 2;
+                ok = parse_qvalue(&p, &q);
+            } else {
+                ok = false;
+            }
+            while (is_ows(*p))
+                p++;
+        }
+        if (*p != ',' && *p != '\0')
+            ok = false;
+        if (ok && len > 0)
+            assign(out, tok, len, q);
+        /* Drop the rest of a malformed element. */
+        while (*p != ',' && *p != '\0')
+            p++;
+        if (*p == ',')
+            p++;
+    }
+}
+
+int negotiate_qvalue(const struct negotiate_accept *a,
+                     enum negotiate_encoding enc)
+{
+    if ((unsigned)enc >= NEGOTIATE_N_ENCODINGS)
+        return 0;
+    if (a->q[enc] >= 0)
+        return a->q[enc];
+    return a->star >= 0 ? a->star : 0;
+}
+
+size_t negotiate_order(const struct negotiate_accept *a,
+                       const enum negotiate_encoding *prefs, size_t n_prefs,
+                       enum negotiate_encoding *out)
+{
+    int qs[NEGOTIATE_N_ENCODINGS];
+    int floor = a->identity >= 0 ? a->identity : a->star >= 0 ? a->star : 0;
+    size_t n = 0;
+
+    for (size_t i = 0; i < n_prefs && n < NEGOTIATE_N_ENCODINGS; i++) {
+        int q = negotiate_qvalue(a, prefs[i]);
+        size_t j;
+
+        if (q <= 0 || q < floor)
+            continue;
+        /* Insertion sort, stable: equal q keeps the server's order. */
+        for (j = n; j > 0 && qs[j - 1] < q; j--) {
+            qs[j] = qs[j - 1];
+            out[j] = out[j - 1];
+        }
+        qs[j] = q;
+        out[j] = prefs[i];
+        n++;
+    }
+    return n;
+}
+
+int negotiate_prefs_parse(const char *list, enum negotiate_encoding *out,
+                          const char **bad, size_t *bad_len)
+{
+    const char *p = list;
+    int n = 0;
+    unsigned seen = 0;
+
+    if (strcmp(list, "off") == 0)
+        return 0;
+    for (;;) {
+        const char *tok = p;
+        size_t len = strcspn(p, ",");
+        int enc = -1;
+
+        if (token_is(tok, len, "br"))
+            enc = NEGOTIATE_BR;
+        else if (token_is(tok, len, "zst") || token_is(tok, len, "zstd"))
+            enc = NEGOTIATE_ZSTD;
+        else if (token_is(tok, len, "gz") || token_is(tok, len, "gzip"))
+            enc = NEGOTIATE_GZIP;
+        if (enc < 0 || (seen & (1u << enc)) != 0) {
+            if (bad != NULL)
+                *bad = tok;
+            if (bad_len != NULL)
+                *bad_len = len;
+            return -EINVAL;
+        }
+        seen |= 1u << enc;
+        out[n++] = (enum negotiate_encoding)enc;
+        p += len;
+        if (*p == '\0')
+            break;
+        p++;
+    }
+    return n;
+}
+
+bool negotiate_compressible(const char *type)
+{
+    static const char *const prefixes[] = {
+        "text/",
+        "application/json",
+        "application/javascript",
+        "application/xml",
+        "application/manifest+json",
+        "application/atom+xml",
+        "application/rss+xml",
+        "image/svg+xml",
+        "application/wasm",
+        "font/ttf",
+        "font/otf",
+        "image/x-icon",
+        "image/bmp",
+    };
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncasecmp(type, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * negotiate.h - Accept-Encoding negotiation for precompressed sidecars.
+ *
+ * The server keeps FILE.br, FILE.zst and FILE.gz next to FILE. This module
+ * reads the client's Accept-Encoding (RFC 9110 12.5.3) and says, in order,
+ * which sidecars to try; the server opens each one through the resolver and
+ * falls back to the next, and finally to FILE itself (identity). It does no
+ * I/O and allocates nothing.
+ */
+#ifndef NEGOTIATE_H
+#define NEGOTIATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum negotiate_encoding {
+    NEGOTIATE_BR,   /* "br", sidecar ".br" */
+    NEGOTIATE_ZSTD, /* "zstd", sidecar ".zst" */
+    NEGOTIATE_GZIP, /* "gzip" or "x-gzip", sidecar ".gz" */
+    NEGOTIATE_N_ENCODINGS,
+};
+
+/* q-values are kept in thousandths: 0 (refused) .. 1000; -1 not mentioned. */
+struct negotiate_accept {
+    int q[NEGOTIATE_N_ENCODINGS];
+    int identity; /* "identity" */
+    int star;     /* "*" */
+};
+
+/*
+ * negotiate_parse - parse an Accept-Encoding field value into @out.
+ * @value may be NULL (no header: only identity is acceptable, as nginx's
+ * gzip_static does; RFC 9110 allows any coding then, but a client that sends
+ * nothing rarely decodes anything). Tokens are case-insensitive; "x-gzip" is
+ * gzip; unknown codings are skipped; a list element with a malformed weight
+ * ("q=2", "q=0.1234", "q=abc", a parameter other than q) is ignored as a whole;
+ * the first mention of a coding wins over later ones.
+ */
+void negotiate_parse(const char *value, struct negotiate_accept *out);
+
+/*
+ * negotiate_qvalue - the effective q of @enc (thousandths): its own entry,
+ * else the "*" entry, else 0 (not acceptable).
+ */
+int negotiate_qvalue(const struct negotiate_accept *a,
+                     enum negotiate_encoding enc);
+
+/*
+ * negotiate_order - the sidecars worth trying, best first.
+ * @prefs/@n_prefs: the server's preference list (e.g. br, zstd, gzip); only
+ * these are candidates. A candidate must have q > 0, and when identity has
+ * a q of its own (an "identity" entry, else a "*" entry) at least that q: a
+ * client that prefers the plain file gets it. Identity itself is always the
+ * last resort, also when refused ("identity;q=0"): a plain 200 is more useful
+ * than a 406. Candidates are sorted by q, highest first; equal q keeps the
+ * server's order.
+ * @out receives up to @n_prefs encodings.
+ *
+ * Returns the number written to @out (0: serve the plain file).
+ */
+size_t negotiate_order(const struct negotiate_accept *a,
+                       const enum negotiate_encoding *prefs, size_t n_prefs,
+                       enum negotiate_encoding *out);
+
+/*
+ * negotiate_compressible - whether a response of Content-Type @type is worth
+ * a precompressed variant: text, JSON/XML/JavaScript, SVG, wasm, and fonts
+ * that are not compressed already (ttf, otf). Images, archives, media and
+ * woff/woff2 are compressed formats and never get a variant.
+ */
+bool negotiate_compressible(const char *type);
+
+/* negotiate_token - "br", "zstd", "gzip" (the Content-Encoding value). */
+const char *negotiate_token(enum negotiate_encoding enc);
+
+/* negotiate_suffix - ".br", ".zst", ".gz" (the sidecar's file suffix). */
+const char *negotiate_suffix(enum negotiate_encoding enc);
+
+/*
+ * negotiate_prefs_parse - parse a --precompressed list: "br,zst,gz" (also
+ * "zstd", "gzip"), or "off" (empty list). Duplicates are an error.
+ * @out must hold NEGOTIATE_N_ENCODINGS entries.
+ *
+ * Returns the number of encodings (0 for "off"), or -EINVAL (then @bad, when
+ * not NULL, points at the offending token, its length in @bad_len).
+ */
+int negotiate_prefs_parse(const char *list, enum negotiate_encoding *out,
+                          const char **bad, size_t *bad_len);
+
+#endif

@@ -1,0 +1,940 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_e2e_docs.c - end-to-end tests of the docs-hosting features (issue 5)
+ * against the real binary: precompressed sidecars (negotiation table, stale
+ * and escaping variants, Range and conditionals on a variant, Vary),
+ * Cache-Control rules, extra and security headers, try-html and fallback
+ * (never escaping the root), the JSON listing, health, metrics checked
+ * against the requests just made, Server-Timing, a Unix-socket listener,
+ * socket activation (fds 3 and 4 from tests/docs/sd_launch.c) and a SIGHUP
+ * root flip with variants.
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define T0 ((time_t)1704164645) /* mtime of the fixture files */
+
+#define EXPECT_STATUS(r, want, what)                                           \
+    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
+           (what), (r)->status, (want),                                        \
+           (r)->error ? strerror((r)->error) : "none", (r)->head)
+
+#define EXPECT_HEADER(r, name, want, what)                                     \
+    do {                                                                       \
+        const char *v_ = http_header((r), (name));                             \
+        const char *w_ = (want);                                               \
+        EXPECT(w_ ? v_ &&strcmp(v_, w_) == 0 : v_ == NULL,                     \
+               "%s: %s is \"%s\", want \"%s\"\n%s", (what), (name),            \
+               v_ ? v_ : "(absent)", w_ ? w_ : "(absent)", (r)->head);         \
+    } while (0)
+
+static char *base, *www, *secret;
+
+static void put(const char *rel, const char *content)
+{
+    tree_write_str(www, rel, content);
+    tree_mtime(www, rel, T0);
+}
+
+/* The fixture: every file at T0, sidecars with recognisable bodies. */
+static void suite_setup(void)
+{
+    harness_suite_setup();
+    base = tree_new();
+    secret = hfmt("SECRET-%s", hrandom(24));
+    tree_write_str(base, "secret.txt", secret);
+    tree_mkdir(base, "www");
+    www = tree_path(base, "www");
+
+    put("app.css", "PLAIN-CSS body { color: red }\n");
+    put("app.css.br", "BR-BODY");
+    put("app.css.gz", "GZ-BODY-1");
+    put("app.css.zst", "ZST-BODY-22");
+    put("only.js", "PLAIN-JS\n");
+    put("only.js.gz", "GZ-ONLY");
+    put("stale.css", "PLAIN-STALE\n");
+    put("stale.css.br", "BR-STALE");
+    tree_mtime(www, "stale.css.br", T0 - 3600);
+    put("esc.css", "PLAIN-ESC\n");
+    tree_symlink(www, "../secret.txt", "esc.css.br");
+    put("plain.css", "PLAIN-NOVARIANT\n");
+    put("logo.png", "\x89PNG-NOT-REALLY");
+    put("logo.png.gz", "GZ-PNG");
+    put("guide.html", "GUIDE-HTML\n");
+    tree_symlink(www, "../secret.txt", "evil.html");
+    tree_mkdir(www, "dir");
+    put("dir/index.html", "DIR-INDEX\n");
+    put("dir/index.html.br", "DIR-BR");
+    put("dir.html", "DIR-HTML\n");
+    put("spa.html", "SPA-SHELL\n");
+    tree_mkdir(www, "assets");
+    put("assets/app.0123abcd.js", "HASHED\n");
+    put("assets/app.0123abcd.js.br", "HASHED-BR");
+    tree_mkdir(www, "list");
+    put("list/a.txt", "A\n");
+    tree_mkdir(www, "list/sub dir");
+    put("index.html", "ROOT-INDEX\n");
+}
+
+static void suite_teardown(void)
+{
+    harness_suite_teardown();
+}
+
+static void test_setup(void)
+{
+    harness_test_setup();
+    harness_forbid(secret);
+}
+
+static void test_teardown(void)
+{
+    harness_test_teardown();
+}
+
+static struct http_response *get_ae(struct server *s, const char *path,
+                                    const char *ae, const char *extra)
+{
+    const char *h[3] = {NULL, NULL, NULL};
+    size_t n = 0;
+
+    if (ae)
+        h[n++] = hfmt("Accept-Encoding: %s", ae);
+    if (extra)
+        h[n++] = extra;
+    return http_do(NULL, s, "GET", path, h);
+}
+
+static struct server *pc_server(void)
+{
+    return server_start(www, "--precompressed", "br,zst,gz", NULL);
+}
+
+/* ---- negotiation table ---------------------------------------------- */
+
+static const struct {
+    const char *path;
+    const char *ae; /* NULL: no Accept-Encoding */
+    const char *encoding;
+    const char *body;
+} neg[] = {
+    {"/app.css", NULL, NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "br", "br", "BR-BODY"},
+    {"/app.css", "gzip", "gzip", "GZ-BODY-1"},
+    {"/app.css", "zstd", "zstd", "ZST-BODY-22"},
+    {"/app.css", "br;q=0", NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "br;q=0, gzip", "gzip", "GZ-BODY-1"},
+    {"/app.css", "*", "br", "BR-BODY"},
+    {"/app.css", "*;q=0", NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "gzip;q=0.5, br;q=0.9", "br", "BR-BODY"},
+    {"/app.css", "gzip, br;q=0.9", "gzip", "GZ-BODY-1"},
+    {"/app.css", "gzip, deflate, br, zstd", "br", "BR-BODY"},
+    {"/app.css", "identity", NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "GZIP;Q=1", "gzip", "GZ-BODY-1"},
+    {"/app.css", "gzip;q=2, zstd", "zstd", "ZST-BODY-22"},
+    /* variant missing: the next acceptable one, else the plain file */
+    {"/only.js", "br, gzip", "gzip", "GZ-ONLY"},
+    {"/only.js", "br, zstd", NULL, "PLAIN-JS\n"},
+    /* variant older than the file: ignored */
+    {"/stale.css", "br", NULL, "PLAIN-STALE\n"},
+    /* variant symlink escaping the root: refused, plain file served */
+    {"/esc.css", "br", NULL, "PLAIN-ESC\n"},
+    /* not a compressible type: never a variant */
+    {"/logo.png", "gzip", NULL, "\x89PNG-NOT-REALLY"},
+    {"/assets/app.0123abcd.js", "br", "br", "HASHED-BR"},
+    /* a directory's index file gets its variants too */
+    {"/dir/", "br", "br", "DIR-BR"},
+    {"/dir/", "gzip", NULL, "DIR-INDEX\n"},
+};
+
+START_TEST(negotiation)
+{
+    struct server *s = pc_server();
+    struct http_response *r = get_ae(s, neg[_i].path, neg[_i].ae, NULL);
+    const char *what = hfmt("GET %s, Accept-Encoding: %s", neg[_i].path,
+                            neg[_i].ae ? neg[_i].ae : "(none)");
+
+    EXPECT_STATUS(r, 200, what);
+    EXPECT_HEADER(r, "Content-Encoding", neg[_i].encoding, what);
+    EXPECT(strcmp(r->body, neg[_i].body) == 0, "%s: body \"%s\", want \"%s\"",
+           what, r->body, neg[_i].body);
+    EXPECT(strtoul(http_header(r, "Content-Length"), NULL, 10) ==
+               strlen(neg[_i].body),
+           "%s: Content-Length %s", what, http_header(r, "Content-Length"));
+    EXPECT(http_header_count(r, "Content-Type") == 1, "%s: one type", what);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(off_by_default)
+{
+    struct server *s = server_start(www, NULL);
+    struct http_response *r = get_ae(s, "/app.css", "br, gzip", NULL);
+
+    EXPECT_STATUS(r, 200, "GET /app.css");
+    EXPECT_HEADER(r, "Content-Encoding", NULL, "precompressed off");
+    EXPECT_HEADER(r, "Vary", NULL, "precompressed off");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(preference_order)
+{
+    struct server *s = server_start(www, "--precompressed", "gz,br", NULL);
+    struct http_response *r = get_ae(s, "/app.css", "br, gzip, zstd", NULL);
+
+    EXPECT_HEADER(r, "Content-Encoding", "gzip", "gz first");
+    r = get_ae(s, "/app.css", "zstd", NULL);
+    EXPECT_HEADER(r, "Content-Encoding", NULL, "zst not configured");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* Vary on every response for a file with variants, none otherwise. */
+START_TEST(vary)
+{
+    struct server *s = pc_server();
+    struct http_response *r;
+    const char *etag;
+
+    r = get_ae(s, "/app.css", NULL, NULL);
+    EXPECT_HEADER(r, "Vary", "Accept-Encoding", "plain with variants");
+    r = get_ae(s, "/app.css", "br", NULL);
+    EXPECT_HEADER(r, "Vary", "Accept-Encoding", "br variant");
+    r = get_ae(s, "/only.js", "br", NULL);
+    EXPECT_HEADER(r, "Vary", "Accept-Encoding", "only .gz, br asked");
+    etag = hfmt("If-None-Match: %s", http_header(r, "ETag"));
+    r = get_ae(s, "/only.js", "br", etag);
+    EXPECT_STATUS(r, 304, "304 of a file with variants");
+    EXPECT_HEADER(r, "Vary", "Accept-Encoding", "304");
+    r = get_ae(s, "/plain.css", "br, gzip", NULL);
+    EXPECT_HEADER(r, "Vary", NULL, "no variants");
+    r = get_ae(s, "/stale.css", NULL, NULL);
+    EXPECT_HEADER(r, "Vary", NULL, "only a stale variant");
+    r = get_ae(s, "/esc.css", NULL, NULL);
+    EXPECT_HEADER(r, "Vary", NULL, "only an escaping variant");
+    r = get_ae(s, "/logo.png", "gzip", NULL);
+    EXPECT_HEADER(r, "Vary", NULL, "not compressible");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* The variant has its own ETag; conditionals and Range apply to it. */
+START_TEST(variant_range_and_conditionals)
+{
+    struct server *s = pc_server();
+    struct http_response *plain, *br, *r;
+    const char *tag;
+
+    plain = get_ae(s, "/app.css", NULL, NULL);
+    br = get_ae(s, "/app.css", "br", NULL);
+    EXPECT(strcmp(http_header(plain, "ETag"), http_header(br, "ETag")) != 0,
+           "variant ETag %s equals the plain one", http_header(br, "ETag"));
+    tag = http_header(br, "ETag");
+
+    r = get_ae(s, "/app.css", "br", "Range: bytes=1-3");
+    EXPECT_STATUS(r, 206, "Range on the br variant");
+    EXPECT_HEADER(r, "Content-Range", "bytes 1-3/7", "Range on br");
+    EXPECT_HEADER(r, "Content-Encoding", "br", "Range on br");
+    EXPECT(strcmp(r->body, "R-B") == 0, "range body \"%s\"", r->body);
+
+    r = get_ae(s, "/app.css", "br", "Range: bytes=-4");
+    EXPECT_STATUS(r, 206, "suffix range on br");
+    EXPECT(strcmp(r->body, "BODY") == 0, "suffix body \"%s\"", r->body);
+
+    r = get_ae(s, "/app.css", "br", "Range: bytes=7-");
+    EXPECT_STATUS(r, 416, "past the variant's end");
+    EXPECT_HEADER(r, "Content-Range", "bytes */7", "416 on br");
+
+    r = get_ae(s, "/app.css", "br", hfmt("If-None-Match: %s", tag));
+    EXPECT_STATUS(r, 304, "If-None-Match with the variant's tag");
+    r = get_ae(s, "/app.css", "gzip", hfmt("If-None-Match: %s", tag));
+    EXPECT_STATUS(r, 200, "the br tag does not match the gzip variant");
+    r = get_ae(s, "/app.css", NULL, hfmt("If-None-Match: %s", tag));
+    EXPECT_STATUS(r, 200, "the br tag does not match the plain file");
+
+    r = get_ae(s, "/app.css", "br", hfmt("If-Range: %s", tag));
+    EXPECT_STATUS(r, 200, "If-Range without Range");
+    {
+        const char *h[] = {"Accept-Encoding: br", "Range: bytes=0-1",
+                           hfmt("If-Range: %s", tag), NULL};
+        r = http_do(NULL, s, "GET", "/app.css", h);
+        EXPECT_STATUS(r, 206, "If-Range matching the variant");
+        h[2] = hfmt("If-Range: %s", http_header(plain, "ETag"));
+        r = http_do(NULL, s, "GET", "/app.css", h);
+        EXPECT_STATUS(r, 200, "If-Range with the plain file's tag");
+        EXPECT(strcmp(r->body, "BR-BODY") == 0, "whole variant: %s", r->body);
+    }
+    r = http_do(NULL, s, "HEAD", "/app.css",
+                (const char *[]){"Accept-Encoding: br", NULL});
+    EXPECT_STATUS(r, 200, "HEAD on br");
+    EXPECT_HEADER(r, "Content-Length", "7", "HEAD length is the variant's");
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * Every docs path (variants served, probed, stale, escaping; try-html;
+ * fallback; JSON listing; health; metrics) over fresh and reused
+ * connections: afterwards the server holds as many fds as before and said
+ * nothing on stderr.
+ */
+START_TEST(no_fd_growth)
+{
+    struct server *s = server_start(
+        www, "--precompressed", "br,zst,gz", "--try-html", "--fallback",
+        "spa.html", "--listing", "--health", "/healthz", "--metrics",
+        "/metrics", "--server-timing", "--security-headers", NULL);
+    static const struct {
+        const char *path, *ae, *extra;
+    } reqs[] = {
+        {"/app.css", "br", NULL},
+        {"/app.css", "gzip", "Range: bytes=1-2"},
+        {"/app.css", NULL, NULL},
+        {"/only.js", "br, zstd", NULL},
+        {"/stale.css", "br", NULL},
+        {"/esc.css", "br", NULL},
+        {"/esc.css", NULL, NULL},
+        {"/guide", NULL, NULL},
+        {"/evil", NULL, NULL},
+        {"/no/such/route", "br", NULL},
+        {"/list/", NULL, "Accept: application/json"},
+        {"/dir/", "br", "If-None-Match: \"x\""},
+        {"/healthz", NULL, NULL},
+        {"/metrics", NULL, NULL},
+        {"/app.css", "br", "Range: bytes=99-"},
+    };
+    struct http_response *r = http_get(s, "/guide.html");
+    CURL *e;
+    int before = -1, after = -1;
+
+    EXPECT_STATUS(r, 200, "warm-up");
+    for (int tries = 0; tries < 100; tries++) {
+        before = server_fd_count(s);
+        usleep(20000);
+        if (server_fd_count(s) == before)
+            break;
+    }
+    EXPECT(before > 0, "cannot count the server's fds");
+    e = curl_easy_init();
+    EXPECT(e != NULL, "curl_easy_init");
+    for (int round = 0; round < 40; round++) {
+        for (size_t i = 0; i < N_ELEMS(reqs); i++) {
+            const char *h[3] = {NULL, NULL, NULL};
+            size_t n = 0;
+
+            if (reqs[i].ae)
+                h[n++] = hfmt("Accept-Encoding: %s", reqs[i].ae);
+            if (reqs[i].extra)
+                h[n++] = reqs[i].extra;
+            r = http_do(round % 2 ? e : NULL, s, round % 3 ? "GET" : "HEAD",
+                        reqs[i].path, h);
+            EXPECT(r->status >= 200 && r->status < 500, "%s: status %d (%s)",
+                   reqs[i].path, r->status,
+                   r->error ? strerror(r->error) : "no error");
+        }
+    }
+    curl_easy_cleanup(e);
+    for (int tries = 0; tries < 250; tries++) {
+        after = server_fd_count(s);
+        if (after == before)
+            break;
+        usleep(20000);
+    }
+    EXPECT(after == before, "fd count: %d before, %d after", before, after);
+    EXPECT(*server_stderr_since_startup(s) == '\0', "stderr:\n%s",
+           server_stderr_since_startup(s));
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- Cache-Control -------------------------------------------------- */
+
+static const struct {
+    const char *path;
+    const char *want;
+} cache_rows[] = {
+    {"/app.css", "max-age=31536000, immutable"},
+    {"/only.js", "max-age=31536000, immutable"},
+    {"/assets/app.0123abcd.js", "public, max-age=604800"},
+    {"/guide.html", "no-cache"},
+    {"/dir/", "no-cache"},
+    {"/logo.png", "no-cache"},
+};
+
+START_TEST(cache_rules)
+{
+    struct server *s =
+        server_start(www, "--cache", "assets/**=public, max-age=604800",
+                     "--cache", "*.css,*.js=max-age=31536000, immutable",
+                     "--cache-default", "no-cache", NULL);
+
+    for (size_t i = 0; i < N_ELEMS(cache_rows); i++) {
+        struct http_response *r = http_get(s, cache_rows[i].path);
+        EXPECT_STATUS(r, 200, cache_rows[i].path);
+        EXPECT_HEADER(r, "Cache-Control", cache_rows[i].want,
+                      cache_rows[i].path);
+        r = get_ae(s, cache_rows[i].path, NULL,
+                   hfmt("If-None-Match: %s", http_header(r, "ETag")));
+        EXPECT_STATUS(r, 304, cache_rows[i].path);
+        EXPECT_HEADER(r, "Cache-Control", cache_rows[i].want, "304");
+    }
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(cache_rule_errors)
+{
+    static const struct {
+        const char *arg, *value, *msg;
+    } bad[] = {
+        {"--cache", "*.css", "cache *.css: expected GLOB"},
+        {"--cache", "a**b=max-age=1", "cache a**b=max-age=1: bad glob"},
+        {"--header", "Bad Name: x", "header Bad Name: x: the header name"},
+        {"--header", "Content-Length: 1", "Content-Length is set by"},
+        {"--precompressed", "br,deflate", "'deflate' is not br, zst or gz"},
+    };
+
+    for (size_t i = 0; i < N_ELEMS(bad); i++) {
+        const char *args[] = {bad[i].arg,    bad[i].value, "--listen",
+                              "127.0.0.1:0", "--check",    www,
+                              NULL};
+        char *out, *err;
+        int ws = beneath_run(args, NULL, 10000, &out, &err);
+
+        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
+               "%s %s: %s, want exit 2\n%s", bad[i].arg, bad[i].value,
+               wstatus_str(ws), err);
+        EXPECT(strstr(err, bad[i].msg) != NULL,
+               "%s %s: stderr lacks \"%s\":\n%s", bad[i].arg, bad[i].value,
+               bad[i].msg, err);
+    }
+}
+END_TEST
+
+/* ---- headers -------------------------------------------------------- */
+
+START_TEST(security_and_extra_headers)
+{
+    struct server *s = server_start(www, "--security-headers", "--header",
+                                    "X-Robots-Tag: noindex", "--header",
+                                    "X-Frame-Options: SAMEORIGIN", NULL);
+    const char *paths[] = {"/guide.html", "/nope", "/dir", "/evil.html"};
+    const int want[] = {200, 404, 301, 403};
+
+    for (size_t i = 0; i < N_ELEMS(paths); i++) {
+        struct http_response *r = http_get(s, paths[i]);
+        EXPECT_STATUS(r, want[i], paths[i]);
+        EXPECT_HEADER(r, "X-Content-Type-Options", "nosniff", paths[i]);
+        EXPECT(http_header_count(r, "X-Content-Type-Options") == 1,
+               "%s: nosniff twice", paths[i]);
+        EXPECT_HEADER(r, "Referrer-Policy", "strict-origin-when-cross-origin",
+                      paths[i]);
+        EXPECT_HEADER(r, "X-Frame-Options", "SAMEORIGIN", paths[i]);
+        EXPECT(http_header_count(r, "X-Frame-Options") == 1,
+               "%s: operator header must replace the default", paths[i]);
+        EXPECT_HEADER(r, "Content-Security-Policy", "frame-ancestors 'none'",
+                      paths[i]);
+        EXPECT_HEADER(r, "X-Robots-Tag", "noindex", paths[i]);
+    }
+    server_stop_clean(s);
+
+    s = server_start(www, NULL);
+    struct http_response *r = http_get(s, "/guide.html");
+    EXPECT_HEADER(r, "Referrer-Policy", NULL, "security headers off");
+    EXPECT_HEADER(r, "X-Content-Type-Options", "nosniff", "always nosniff");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(headers_from_config_file)
+{
+    char *conf = tree_path(tree_new(), "beneath.conf");
+    FILE *f = fopen(conf, "w");
+
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "security-headers = on\nheader = \"X-A: 1\"\nheader = X-B: 2\n"
+               "cache = *.html=no-store\n");
+    fclose(f);
+    struct server *s = server_start(www, "--config", conf, NULL);
+    struct http_response *r = http_get(s, "/guide.html");
+    EXPECT_HEADER(r, "X-A", "1", "file header");
+    EXPECT_HEADER(r, "X-B", "2", "file header");
+    EXPECT_HEADER(r, "X-Frame-Options", "DENY", "file security-headers");
+    EXPECT_HEADER(r, "Cache-Control", "no-store", "file cache");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- try-html and fallback ------------------------------------------ */
+
+START_TEST(try_html)
+{
+    struct server *s = server_start(www, "--try-html", NULL);
+    struct http_response *r;
+
+    r = http_get(s, "/guide");
+    EXPECT_STATUS(r, 200, "/guide -> guide.html");
+    EXPECT(strcmp(r->body, "GUIDE-HTML\n") == 0, "body %s", r->body);
+    EXPECT(http_value_eq(http_header(r, "Content-Type"),
+                         "text/html; charset=utf-8"),
+           "type %s", http_header(r, "Content-Type"));
+    r = http_get(s, "/evil");
+    EXPECT_STATUS(r, 403, "/evil -> evil.html escaping the root");
+    r = http_get(s, "/dir");
+    EXPECT_STATUS(r, 301, "an existing directory wins over dir.html");
+    r = http_get(s, "/guide/");
+    EXPECT_STATUS(r, 404, "no try-html with a trailing slash");
+    r = http_get(s, "/missing");
+    EXPECT_STATUS(r, 404, "neither missing nor missing.html");
+    r = http_get(s, "/../secret");
+    EXPECT(r->status == 403 || r->status == 404 || r->status == 400,
+           "/../secret: %d", r->status);
+    server_stop_clean(s);
+
+    s = server_start(www, NULL);
+    r = http_get(s, "/guide");
+    EXPECT_STATUS(r, 404, "try-html off");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(fallback)
+{
+    struct server *s = server_start(www, "--fallback", "/spa.html",
+                                    "--precompressed", "br", NULL);
+    struct http_response *r;
+
+    r = http_get(s, "/app/route/42");
+    EXPECT_STATUS(r, 200, "SPA route");
+    EXPECT(strcmp(r->body, "SPA-SHELL\n") == 0, "body %s", r->body);
+    r = http_do(NULL, s, "HEAD", "/x", NULL);
+    EXPECT_STATUS(r, 200, "HEAD falls back too");
+    r = http_do(NULL, s, "POST", "/x", NULL);
+    EXPECT_STATUS(r, 405, "POST does not fall back");
+    r = http_get(s, "/evil.html");
+    EXPECT_STATUS(r, 403, "a refusal is not a 404: no fallback");
+    r = http_get(s, "/guide.html");
+    EXPECT(strcmp(r->body, "GUIDE-HTML\n") == 0, "existing files win");
+    server_stop_clean(s);
+
+    /* A fallback outside the root is refused by the resolver: plain 404. */
+    s = server_start(www, "--fallback", "../secret.txt", NULL);
+    r = http_get(s, "/nope");
+    EXPECT_STATUS(r, 404, "escaping fallback");
+    server_stop_clean(s);
+    s = server_start(www, "--fallback", "evil.html", NULL);
+    r = http_get(s, "/nope");
+    EXPECT_STATUS(r, 404, "fallback symlink escaping");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- listing as JSON ------------------------------------------------ */
+
+START_TEST(json_listing)
+{
+    struct server *s = server_start(www, "--listing", NULL);
+    struct http_response *r;
+
+    r = http_do(NULL, s, "GET", "/list/",
+                (const char *[]){"Accept: application/json", NULL});
+    EXPECT_STATUS(r, 200, "JSON listing");
+    EXPECT(http_value_eq(http_header(r, "Content-Type"),
+                         "application/json; charset=utf-8"),
+           "type %s", http_header(r, "Content-Type"));
+    EXPECT_HEADER(r, "Vary", "Accept", "listing varies on Accept");
+    {
+        const char *want =
+            "{\"path\":\"/list/\",\"entries\":["
+            "{\"name\":\"a.txt\",\"href\":\"a.txt\",\"type\":\"file\","
+            "\"size\":2,\"mtime\":\"2024-01-02T03:04:05Z\"},"
+            "{\"name\":\"sub dir\",\"href\":\"sub%20dir/\","
+            "\"type\":\"dir\",";
+        EXPECT(strncmp(r->body, want, strlen(want)) == 0 &&
+                   strcmp(r->body + r->body_len - 4, "\"}]}") != 0 &&
+                   strcmp(r->body + r->body_len - 5, "\"}]}\n") == 0,
+               "JSON body:\n%s", r->body);
+    }
+    r = http_do(NULL, s, "GET", "/list/",
+                (const char *[]){"Accept: text/html,application/xhtml+xml,"
+                                 "application/json;q=0.9,*/*;q=0.8",
+                                 NULL});
+    EXPECT(http_value_eq(http_header(r, "Content-Type"),
+                         "text/html; charset=utf-8"),
+           "a browser gets HTML: %s", http_header(r, "Content-Type"));
+    r = http_do(NULL, s, "GET", "/list/",
+                (const char *[]){"Accept: application/json;q=0", NULL});
+    EXPECT(http_value_eq(http_header(r, "Content-Type"),
+                         "text/html; charset=utf-8"),
+           "q=0 refuses JSON: %s", http_header(r, "Content-Type"));
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- ops: health, metrics, Server-Timing ---------------------------- */
+
+START_TEST(health)
+{
+    struct server *s = server_start(www, "--health", "/healthz", NULL);
+    struct http_response *r = http_get(s, "/healthz");
+
+    EXPECT_STATUS(r, 200, "health");
+    EXPECT(strcmp(r->body, "ok\n") == 0, "health body %s", r->body);
+    EXPECT_HEADER(r, "Cache-Control", "no-store", "health");
+    r = http_do(NULL, s, "HEAD", "/healthz", NULL);
+    EXPECT_STATUS(r, 200, "HEAD health");
+    server_stop_clean(s);
+    s = server_start(www, NULL);
+    r = http_get(s, "/healthz");
+    EXPECT_STATUS(r, 404, "health off by default");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* The value of the sample @series in Prometheus text @t, or -1. */
+static double sample(const char *t, const char *series)
+{
+    size_t n = strlen(series);
+
+    for (const char *p = t; p && *p;
+         p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, series, n) == 0 && p[n] == ' ')
+            return strtod(p + n + 1, NULL);
+    return -1;
+}
+
+START_TEST(metrics)
+{
+    struct server *s = server_start(www, "--metrics", "/metrics",
+                                    "--precompressed", "br", NULL);
+    const char *be = harness_backend();
+    struct http_response *r;
+    double ok = 0, bytes = 0;
+    int polls = 0;
+
+    for (int i = 0; i < 3; i++) {
+        r = http_get(s, "/guide.html");
+        EXPECT_STATUS(r, 200, "guide");
+        bytes += (double)r->body_len;
+    }
+    r = http_get(s, "/nope");
+    EXPECT_STATUS(r, 404, "nope");
+    bytes += (double)r->body_len;
+    r = http_get(s, "/evil.html");
+    EXPECT_STATUS(r, 403, "evil");
+    bytes += (double)r->body_len;
+
+    /*
+     * A response is counted when libmicrohttpd reports it complete, which
+     * may be just after the client has it: poll (bounded) until the counts
+     * settle. Each earlier /metrics response adds one 200 and its bytes.
+     */
+    for (;;) {
+        r = http_get(s, "/metrics");
+        EXPECT_STATUS(r, 200, "metrics");
+        ok = sample(r->body, "beneath_http_requests_total{class=\"2xx\","
+                             "code=\"200\"}");
+        if (ok == 3 + polls &&
+            sample(r->body, "beneath_http_sent_bytes_total") == bytes &&
+            sample(r->body, "beneath_http_requests_total{class=\"4xx\","
+                            "code=\"403\"}") == 1)
+            break;
+        EXPECT(++polls < 200, "metrics never settled:\n%s", r->body);
+        bytes += (double)r->body_len;
+        usleep(10000);
+    }
+    EXPECT(http_value_eq(http_header(r, "Content-Type"),
+                         "text/plain; version=0.0.4; charset=utf-8"),
+           "type %s", http_header(r, "Content-Type"));
+    EXPECT(ok == 3 + polls, "200s: %g, want %d\n%s", ok, 3 + polls, r->body);
+    EXPECT(sample(r->body,
+                  "beneath_http_requests_total{class=\"4xx\",code=\"404\"}") ==
+               1,
+           "404s\n%s", r->body);
+    EXPECT(sample(r->body, "beneath_http_sent_bytes_total") == bytes,
+           "bytes %g, want %g\n%s",
+           sample(r->body, "beneath_http_sent_bytes_total"), bytes, r->body);
+    EXPECT(sample(r->body, "beneath_resolver_errors_total{errno=\"EXDEV\"}") ==
+               1,
+           "one EXDEV refusal\n%s", r->body);
+    double count = sample(
+        r->body,
+        hfmt("beneath_resolver_duration_seconds_count{backend=\"%s\"}", be));
+    double inf = sample(
+        r->body,
+        hfmt("beneath_resolver_duration_seconds_bucket{backend=\"%s\",le=\"+"
+             "Inf\"}",
+             be));
+    /* guide x3 (+ .br probe each), nope (+404.html), evil: at least 9 */
+    EXPECT(count >= 9 && inf == count, "histogram count %g, +Inf %g\n%s", count,
+           inf, r->body);
+    EXPECT(strstr(r->body, "# TYPE beneath_resolver_duration_seconds "
+                           "histogram\n") != NULL,
+           "TYPE line\n%s", r->body);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(server_timing)
+{
+    struct server *s = server_start(www, "--server-timing", NULL);
+    struct http_response *r = http_get(s, "/guide.html");
+    regex_t re;
+
+    ck_assert_int_eq(regcomp(&re, "^resolve;dur=[0-9]+\\.[0-9]{3}$",
+                             REG_EXTENDED | REG_NOSUB),
+                     0);
+    EXPECT(http_header(r, "Server-Timing") &&
+               regexec(&re, http_header(r, "Server-Timing"), 0, NULL, 0) == 0,
+           "Server-Timing: %s", http_header(r, "Server-Timing"));
+    r = http_get(s, "/nope");
+    EXPECT(http_header(r, "Server-Timing") != NULL, "on a 404 too");
+    regfree(&re);
+    server_stop_clean(s);
+    s = server_start(www, NULL);
+    r = http_get(s, "/guide.html");
+    EXPECT_HEADER(r, "Server-Timing", NULL, "off by default");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- listeners ------------------------------------------------------ */
+
+struct sink {
+    char buf[4096];
+    size_t len;
+};
+
+static size_t sink_cb(char *p, size_t sz, size_t n, void *arg)
+{
+    struct sink *k = arg;
+    size_t len = sz * n;
+
+    if (len > sizeof k->buf - 1 - k->len)
+        len = sizeof k->buf - 1 - k->len;
+    memcpy(k->buf + k->len, p, len);
+    k->len += len;
+    k->buf[k->len] = '\0';
+    return sz * n;
+}
+
+/* GET @path over the Unix socket @sock; the status, body in @k. */
+static long unix_get(const char *sock, const char *path, const char *ae,
+                     struct sink *k)
+{
+    CURL *e = curl_easy_init();
+    struct curl_slist *h = NULL;
+    long status = 0;
+
+    ck_assert_ptr_nonnull(e);
+    if (ae)
+        h = curl_slist_append(h, hfmt("Accept-Encoding: %s", ae));
+    curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, sock);
+    curl_easy_setopt(e, CURLOPT_URL, hfmt("http://localhost%s", path));
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, sink_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, k);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    k->len = 0;
+    k->buf[0] = '\0';
+    if (curl_easy_perform(e) == CURLE_OK)
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(e);
+    return status;
+}
+
+START_TEST(unix_listener)
+{
+    char *sock = tree_path(tree_new(), "b.sock");
+    struct server *s = server_start(www, "--listen", hfmt("unix:%s", sock),
+                                    "--precompressed", "br", NULL);
+    struct sink k;
+    struct stat st;
+
+    EXPECT(strstr(server_stderr(s), hfmt("listening on unix:%s", sock)),
+           "no unix listening line");
+    EXPECT(stat(sock, &st) == 0 && S_ISSOCK(st.st_mode), "no socket at %s",
+           sock);
+    EXPECT(unix_get(sock, "/guide.html", NULL, &k) == 200, "unix GET");
+    EXPECT(strcmp(k.buf, "GUIDE-HTML\n") == 0, "unix body %s", k.buf);
+    EXPECT(unix_get(sock, "/app.css", "br", &k) == 200, "unix GET br");
+    EXPECT(strcmp(k.buf, "BR-BODY") == 0, "unix br body %s", k.buf);
+    EXPECT(unix_get(sock, "/evil.html", NULL, &k) == 403, "unix refusal");
+    EXPECT(http_get(s, "/guide.html")->status == 200, "tcp still serves");
+    server_stop_clean(s);
+    EXPECT(stat(sock, &st) != 0, "socket file left behind");
+}
+END_TEST
+
+static void use_launcher(void)
+{
+    const char *l = getenv("DOCS_SD_LAUNCH");
+    ck_assert_msg(l && *l, "DOCS_SD_LAUNCH is not set");
+    setenv("BENEATH_BIN", l, 1); /* this forked test process only */
+}
+
+START_TEST(socket_activation)
+{
+    char *sock = tree_path(tree_new(), "act.sock");
+    const char *real = getenv("DOCS_BENEATH_BIN");
+    const char *env[] = {hfmt("SD_LAUNCH_EXEC=%s", real),
+                         hfmt("SD_LAUNCH_UNIX=%s", sock), NULL};
+    const char *args[] = {"--precompressed", "br", NULL};
+    struct server_opts o = {
+        .root = www, .args = args, .env = env, .no_listen = true};
+    struct sink k;
+    struct server *s;
+    struct http_response *r;
+
+    use_launcher();
+    s = server_start_opts(&o);
+    EXPECT(strstr(server_stderr(s), hfmt("listening on unix:%s", sock)),
+           "fd 4 (unix) not listed");
+    EXPECT(strstr(server_stderr(s), "127.0.0.1:8080") == NULL,
+           "the configured default listener was bound too");
+    r = get_ae(s, "/app.css", "br", NULL);
+    EXPECT_STATUS(r, 200, "activated fd 3");
+    EXPECT(strcmp(r->body, "BR-BODY") == 0, "body %s", r->body);
+    EXPECT(unix_get(sock, "/guide.html", NULL, &k) == 200, "activated fd 4");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(socket_activation_foreign_pid)
+{
+    const char *real = getenv("DOCS_BENEATH_BIN");
+    const char *env[] = {hfmt("SD_LAUNCH_EXEC=%s", real), "SD_LAUNCH_PID=1",
+                         NULL};
+    const char *args[] = {NULL};
+    struct server_opts o = {.root = www, .args = args, .env = env};
+    struct server *s;
+
+    use_launcher();
+    /* LISTEN_PID names another process: --listen is used, as configured. */
+    s = server_start_opts(&o);
+    EXPECT(http_get(s, "/guide.html")->status == 200, "--listen serves");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(socket_activation_bad_fd)
+{
+    const char *env[] = {"LISTEN_FDS=1", NULL};
+    char *out, *err;
+    /* LISTEN_PID must be the child's pid: run through /bin/sh to know it. */
+    const char *sh[] = {"-c",
+                        hfmt("LISTEN_PID=$$ exec %s --check %s 3</dev/null",
+                             getenv("DOCS_BENEATH_BIN"), www),
+                        NULL};
+    int ws;
+
+    setenv("BENEATH_BIN", "/bin/sh", 1);
+    ws = beneath_run(sh, env, 10000, &out, &err);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2, "fd 3 not a socket: %s\n%s",
+           wstatus_str(ws), err);
+    EXPECT(strstr(err, "fd 3 is not a listening socket") != NULL, "stderr: %s",
+           err);
+}
+END_TEST
+
+/* ---- SIGHUP root flip with variants --------------------------------- */
+
+START_TEST(root_flip_with_variants)
+{
+    char *d = tree_new();
+    char *link = tree_path(d, "current");
+    struct server *s;
+    struct http_response *r;
+
+    tree_mkdir(d, "v1");
+    tree_mkdir(d, "v2");
+    tree_write_str(d, "v1/app.css", "V1\n");
+    tree_write_str(d, "v1/app.css.br", "V1-BR");
+    tree_write_str(d, "v2/app.css", "V2\n");
+    tree_write_str(d, "v2/app.css.br", "V2-BR");
+    tree_symlink(d, "v1", "current");
+    s = server_start(link, "--precompressed", "br", NULL);
+    r = get_ae(s, "/app.css", "br", NULL);
+    EXPECT(strcmp(r->body, "V1-BR") == 0, "v1 body %s", r->body);
+
+    /* A deploy flips the symlink atomically (rename over it). */
+    tree_symlink(d, "v2", "next");
+    EXPECT(rename(tree_path(d, "next"), link) == 0, "rename: %s",
+           strerror(errno));
+    r = get_ae(s, "/app.css", "br", NULL);
+    EXPECT(strcmp(r->body, "V1-BR") == 0, "before SIGHUP: %s", r->body);
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "reopened", 10000), "no reload line");
+    r = get_ae(s, "/app.css", "br", NULL);
+    EXPECT(strcmp(r->body, "V2-BR") == 0, "after SIGHUP: %s", r->body);
+    EXPECT_HEADER(r, "Content-Encoding", "br", "v2 variant");
+    r = get_ae(s, "/app.css", NULL, NULL);
+    EXPECT(strcmp(r->body, "V2\n") == 0, "v2 plain: %s", r->body);
+    server_stop_clean(s);
+}
+END_TEST
+
+static Suite *docs_suite(void)
+{
+    Suite *su = suite_create("e2e_docs");
+    TCase *tc;
+
+#define TC(name)                                                               \
+    tc = tcase_create(name);                                                   \
+    tcase_add_unchecked_fixture(tc, suite_setup, suite_teardown);              \
+    tcase_add_checked_fixture(tc, test_setup, test_teardown);                  \
+    tcase_set_timeout(tc, 120);                                                \
+    suite_add_tcase(su, tc)
+
+    TC("precompressed");
+    tcase_add_loop_test(tc, negotiation, 0, N_ELEMS(neg));
+    tcase_add_test(tc, off_by_default);
+    tcase_add_test(tc, preference_order);
+    tcase_add_test(tc, vary);
+    tcase_add_test(tc, variant_range_and_conditionals);
+    tcase_add_test(tc, no_fd_growth);
+    TC("rules");
+    tcase_add_test(tc, cache_rules);
+    tcase_add_test(tc, cache_rule_errors);
+    tcase_add_test(tc, security_and_extra_headers);
+    tcase_add_test(tc, headers_from_config_file);
+    TC("routes");
+    tcase_add_test(tc, try_html);
+    tcase_add_test(tc, fallback);
+    tcase_add_test(tc, json_listing);
+    TC("ops");
+    tcase_add_test(tc, health);
+    tcase_add_test(tc, metrics);
+    tcase_add_test(tc, server_timing);
+    tcase_add_test(tc, unix_listener);
+    tcase_add_test(tc, socket_activation);
+    tcase_add_test(tc, socket_activation_foreign_pid);
+    tcase_add_test(tc, socket_activation_bad_fd);
+    tcase_add_test(tc, root_flip_with_variants);
+#undef TC
+    return su;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(docs_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* test_headers_opt.c - --header parsing and the --security-headers set. */
+#include "headers_opt.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    const char *spec;
+    int want;
+    const char *name;  /* when want == 0 */
+    const char *value; /* when want == 0; else a word of the message */
+} cases[] = {
+    {"X-Robots-Tag: noindex", 0, "X-Robots-Tag", "noindex"},
+    {"X-A:b", 0, "X-A", "b"},
+    {"X-A:   spaced out \t ", 0, "X-A", "spaced out"},
+    {"X-A:", 0, "X-A", ""},
+    {"X-A: a: b", 0, "X-A", "a: b"},
+    {"X-A: caf\xc3\xa9", 0, "X-A", "caf\xc3\xa9"},
+    {"X-A: tab\there", 0, "X-A", "tab\there"},
+    {"Permissions-Policy: camera=()", 0, "Permissions-Policy", "camera=()"},
+    {"x~!#$%&'*+.^_`|-: y", 0, "x~!#$%&'*+.^_`|-", "y"},
+    {"no colon", -EINVAL, NULL, "Name: value"},
+    {": empty name", -EINVAL, NULL, "Name: value"},
+    {"X A: b", -EINVAL, NULL, "token"},
+    {"X-A : b", -EINVAL, NULL, "token"},
+    {"X(A): b", -EINVAL, NULL, "token"},
+    {"X-\xc3\xa9: b", -EINVAL, NULL, "token"},
+    {"X-A: b\r\nSet-Cookie: evil=1", -EINVAL, NULL, "control"},
+    {"X-A: b\nc", -EINVAL, NULL, "control"},
+    {"X-A: b\rc", -EINVAL, NULL, "control"},
+    {"X-A: \x01", -EINVAL, NULL, "control"},
+    {"X-A: \x7f", -EINVAL, NULL, "control"},
+    {"Content-Length: 5", -EINVAL, NULL, "set by the server"},
+    {"transfer-encoding: chunked", -EINVAL, NULL, "set by the server"},
+    {"CONTENT-TYPE: text/plain", -EINVAL, NULL, "set by the server"},
+    {"Vary: *", -EINVAL, NULL, "set by the server"},
+    {"Cache-Control: no-store", -EINVAL, NULL, "--cache"},
+};
+
+START_TEST(add_case)
+{
+    struct headers_opt h = {0};
+    char err[160] = "";
+    int ret = headers_opt_add(&h, cases[_i].spec, err, sizeof(err));
+
+    ck_assert_msg(ret == cases[_i].want, "%s: %d, want %d (%s)", cases[_i].spec,
+                  ret, cases[_i].want, err);
+    if (ret == 0) {
+        ck_assert_uint_eq(h.n, 1);
+        ck_assert_str_eq(h.v[0].name, cases[_i].name);
+        ck_assert_str_eq(h.v[0].value, cases[_i].value);
+    } else {
+        ck_assert_uint_eq(h.n, 0);
+        ck_assert_msg(strstr(err, cases[_i].value) != NULL,
+                      "%s: message \"%s\" lacks \"%s\"", cases[_i].spec, err,
+                      cases[_i].value);
+    }
+    headers_opt_free(&h);
+}
+END_TEST
+
+START_TEST(security_set)
+{
+    struct headers_opt h = {0};
+
+    ck_assert_int_eq(headers_opt_add_security(&h), 0);
+    ck_assert_uint_eq(h.n, 4);
+    ck_assert_str_eq(headers_opt_find(&h, "x-content-type-options"), "nosniff");
+    ck_assert_str_eq(headers_opt_find(&h, "Referrer-Policy"),
+                     "strict-origin-when-cross-origin");
+    ck_assert_str_eq(headers_opt_find(&h, "X-Frame-Options"), "DENY");
+    ck_assert_str_eq(headers_opt_find(&h, "Content-Security-Policy"),
+                     "frame-ancestors 'none'");
+    ck_assert_ptr_null(headers_opt_find(&h, "Strict-Transport-Security"));
+    headers_opt_free(&h);
+}
+END_TEST
+
+START_TEST(operator_header_wins)
+{
+    struct headers_opt h = {0};
+
+    ck_assert_int_eq(
+        headers_opt_add(&h, "x-frame-options: SAMEORIGIN", NULL, 0), 0);
+    ck_assert_int_eq(
+        headers_opt_add(&h, "Content-Security-Policy: default-src 'self'", NULL,
+                        0),
+        0);
+    ck_assert_int_eq(headers_opt_add_security(&h), 0);
+    ck_assert_uint_eq(h.n, 4);
+    ck_assert_str_eq(headers_opt_find(&h, "X-Frame-Options"), "SAMEORIGIN");
+    ck_assert_str_eq(headers_opt_find(&h, "content-security-policy"),
+                     "default-src 'self'");
+    ck_assert_str_eq(headers_opt_find(&h, "X-Content-Type-Options"), "nosniff");
+    /* Twice is harmless: nothing new is added. */
+    ck_assert_int_eq(headers_opt_add_security(&h), 0);
+    ck_assert_uint_eq(h.n, 4);
+    headers_opt_free(&h);
+    headers_opt_free(&h);
+    headers_opt_free(NULL);
+}
+END_TEST
+
+static Suite *headers_opt_suite(void)
+{
+    Suite *s = suite_create("headers_opt");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_loop_test(tc, add_case, 0, N_ELEMS(cases));
+    tcase_add_test(tc, security_set);
+    tcase_add_test(tc, operator_header_wins);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(headers_opt_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* test_listing_json.c - JSON listing rendering and string escaping. */
+#include "listing_json.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A name rendered alone: what its "name" and "href" come out as. */
+static const struct {
+    const char *name;
+    const char *json; /* the "name" string, quotes included */
+    const char *href;
+} name_cases[] = {
+    {"plain.txt", "\"plain.txt\"", "\"plain.txt\""},
+    {"a b", "\"a b\"", "\"a%20b\""},
+    {"q\"uote", "\"q\\\"uote\"", "\"q%22uote\""},
+    {"back\\slash", "\"back\\\\slash\"", "\"back%5Cslash\""},
+    {"nl\nline", "\"nl\\nline\"", "\"nl%0Aline\""},
+    {"\t\r\b\f", "\"\\t\\r\\b\\f\"", "\"%09%0D%08%0C\""},
+    {"\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"", "\"%01%1F%7F\""},
+    {"caf\xc3\xa9", "\"caf\xc3\xa9\"", "\"caf%C3%A9\""},
+    {"\xe2\x82\xac\xf0\x9f\x98\x80", "\"\xe2\x82\xac\xf0\x9f\x98\x80\"",
+     "\"%E2%82%AC%F0%9F%98%80\""},
+    /* invalid UTF-8: one U+FFFD per bad byte */
+    {"bad\xff", "\"bad\xef\xbf\xbd\"", "\"bad%FF\""},
+    {"\xc3", "\"\xef\xbf\xbd\"", "\"%C3\""},
+    {"\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\"", "\"%C0%AF\""}, /* overlong */
+    {"\xe0\x80\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+     "\"%E0%80%AF\""},
+    {"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+     "\"%ED%A0%80\""}, /* surrogate */
+    {"\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+     "\"%F4%90%80%80\""},                                       /* > U+10FFFF */
+    {"\xe2\x82", "\"\xef\xbf\xbd\xef\xbf\xbd\"", "\"%E2%82\""}, /* truncated */
+    {"<script>&", "\"<script>&\"", "\"%3Cscript%3E%26\""},
+    {"-._~", "\"-._~\"", "\"-._~\""},
+};
+
+START_TEST(name_case)
+{
+    struct listing_json_entry e = {.name = name_cases[_i].name,
+                                   .type = LISTING_JSON_FILE};
+    char want[256];
+    char *out = NULL;
+    size_t len = 0;
+
+    ck_assert_int_eq(listing_json_render("/", &e, 1, &out, &len), 0);
+    ck_assert_uint_eq(len, strlen(out));
+    snprintf(want, sizeof(want),
+             "{\"path\":\"/\",\"entries\":[{\"name\":%s,\"href\":%s,"
+             "\"type\":\"file\",\"size\":0,\"mtime\":\"1970-01-01T00:00:00Z\"}"
+             "]}\n",
+             name_cases[_i].json, name_cases[_i].href);
+    ck_assert_str_eq(out, want);
+    free(out);
+}
+END_TEST
+
+START_TEST(whole_document)
+{
+    const struct listing_json_entry e[] = {
+        {"sub", LISTING_JSON_DIR, 4096, 1796279400},
+        {"big.iso", LISTING_JSON_FILE, 5000000000ull, 0},
+        {"ln", LISTING_JSON_SYMLINK, 3, 86399},
+        {"fifo", LISTING_JSON_OTHER, 0, 86400},
+    };
+    char *out = NULL;
+    size_t len = 0;
+
+    ck_assert_int_eq(
+        listing_json_render("/d\xffir/", e, N_ELEMS(e), &out, &len), 0);
+    ck_assert_str_eq(
+        out, "{\"path\":\"/d\xef\xbf\xbdir/\",\"entries\":["
+             "{\"name\":\"sub\",\"href\":\"sub/\",\"type\":\"dir\","
+             "\"size\":4096,\"mtime\":\"2026-12-03T06:30:00Z\"},"
+             "{\"name\":\"big.iso\",\"href\":\"big.iso\",\"type\":\"file\","
+             "\"size\":5000000000,\"mtime\":\"1970-01-01T00:00:00Z\"},"
+             "{\"name\":\"ln\",\"href\":\"ln\",\"type\":\"symlink\","
+             "\"size\":3,\"mtime\":\"1970-01-01T23:59:59Z\"},"
+             "{\"name\":\"fifo\",\"href\":\"fifo\",\"type\":\"other\","
+             "\"size\":0,\"mtime\":\"1970-01-02T00:00:00Z\"}]}\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(empty_directory)
+{
+    char *out = NULL;
+    size_t len = 0;
+
+    ck_assert_int_eq(listing_json_render("/empty/", NULL, 0, &out, &len), 0);
+    ck_assert_str_eq(out, "{\"path\":\"/empty/\",\"entries\":[]}\n");
+    free(out);
+}
+END_TEST
+
+/* Many long entries: the buffer grows past its first size correctly. */
+START_TEST(grows)
+{
+    enum { N = 2000 };
+    struct listing_json_entry *e = calloc(N, sizeof(*e));
+    char name[200];
+    char *out = NULL;
+    size_t len = 0, count = 0;
+
+    memset(name, '"', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    for (size_t i = 0; i < N; i++)
+        e[i] = (struct listing_json_entry){name, LISTING_JSON_FILE, i, 0};
+    ck_assert_int_eq(listing_json_render("/", e, N, &out, &len), 0);
+    ck_assert_uint_eq(len, strlen(out));
+    for (const char *p = out; (p = strstr(p, "\"type\":\"file\"")); p++)
+        count++;
+    ck_assert_uint_eq(count, N);
+    ck_assert_str_eq(out + len - 6, "Z\"}]}\n");
+    free(out);
+    free(e);
+}
+END_TEST
+
+static Suite *listing_json_suite(void)
+{
+    Suite *s = suite_create("listing_json");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_loop_test(tc, name_case, 0, N_ELEMS(name_cases));
+    tcase_add_test(tc, whole_document);
+    tcase_add_test(tc, empty_directory);
+    tcase_add_test(tc, grows);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(listing_json_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/* test_metrics.c - counters and their Prometheus text rendering. */
+#include "metrics.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct metrics m;
+
+static void setup(void)
+{
+    metrics_init(&m);
+}
+
+/* The value of the sample line starting with @series, or -1 if absent. */
+static double sample(const char *text, const char *series)
+{
+    size_t len = strlen(series);
+
+    for (const char *p = text; p != NULL && *p;) {
+        const char *nl = strchr(p, '\n');
+
+        if (strncmp(p, series, len) == 0 && p[len] == ' ')
+            return strtod(p + len + 1, NULL);
+        p = nl != NULL ? nl + 1 : NULL;
+    }
+    return -1;
+}
+
+START_TEST(render_counts)
+{
+    size_t len;
+    char *text;
+
+    metrics_count_response(&m, 200, 100);
+    metrics_count_response(&m, 200, 23);
+    metrics_count_response(&m, 404, 0);
+    metrics_count_response(&m, 304, 0);
+    metrics_count_response(&m, 42, 1);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 1500, 3);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 1000, -EXDEV);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 2000000000, -ELOOP);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_EMULATED, 30000, -ENOENT);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_EMULATED, 30000, -ENOENT);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_AUTO, 1, -ENOENT);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_LEXICAL, 1, -100000);
+    text = metrics_render_alloc(&m, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_eq(len, strlen(text));
+
+    ck_assert_ptr_nonnull(
+        strstr(text, "# TYPE beneath_http_requests_total counter\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "# TYPE beneath_resolver_duration_seconds histogram\n"));
+    ck_assert_double_eq(
+        sample(text, "beneath_http_requests_total{class=\"2xx\",code=\"200\"}"),
+        2);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_requests_total{class=\"4xx\",code=\"404\"}"),
+        1);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_requests_total{class=\"3xx\",code=\"304\"}"),
+        1);
+    ck_assert_double_eq(
+        sample(text,
+               "beneath_http_requests_total{class=\"other\",code=\"other\"}"),
+        1);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_requests_total{class=\"5xx\",code=\"500\"}"),
+        -1);
+    ck_assert_double_eq(sample(text, "beneath_http_sent_bytes_total"), 124);
+    ck_assert_double_eq(
+        sample(text, "beneath_resolver_errors_total{errno=\"EXDEV\"}"), 1);
+    ck_assert_double_eq(
+        sample(text, "beneath_resolver_errors_total{errno=\"ELOOP\"}"), 1);
+    ck_assert_double_eq(
+        sample(text, "beneath_resolver_errors_total{errno=\"ENOENT\"}"), 3);
+    ck_assert_double_eq(
+        sample(text, "beneath_resolver_errors_total{errno=\"other\"}"), 1);
+
+    /* Buckets are cumulative; le is inclusive. */
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
+                                     "{backend=\"kernel\",le=\"1e-06\"}"),
+                        1);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
+                                     "{backend=\"kernel\",le=\"2.5e-06\"}"),
+                        2);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
+                                     "{backend=\"kernel\",le=\"0.1\"}"),
+                        2);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
+                                     "{backend=\"kernel\",le=\"+Inf\"}"),
+                        3);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_count"
+                                     "{backend=\"kernel\"}"),
+                        3);
+    ck_assert_double_eq_tol(sample(text, "beneath_resolver_duration_seconds_sum"
+                                         "{backend=\"kernel\"}"),
+                            2.0000025, 1e-9);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
+                                     "{backend=\"emulated\",le=\"2.5e-05\"}"),
+                        0);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
+                                     "{backend=\"emulated\",le=\"5e-05\"}"),
+                        2);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_count"
+                                     "{backend=\"lexical\"}"),
+                        1);
+    ck_assert_ptr_null(strstr(text, "backend=\"auto\""));
+    free(text);
+}
+END_TEST
+
+/* Every line is a comment or "name{labels} value"; HELP precedes TYPE. */
+START_TEST(format_is_prometheus_text)
+{
+    char *text;
+    size_t len;
+    int types = 0;
+
+    metrics_count_response(&m, 500, 1);
+    metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 1, -EACCES);
+    text = metrics_render_alloc(&m, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(len > 0 && text[len - 1] == '\n');
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *sp;
+
+        if (strncmp(line, "# HELP beneath_", 15) == 0)
+            continue;
+        if (strncmp(line, "# TYPE beneath_", 15) == 0) {
+            types++;
+            continue;
+        }
+        ck_assert_msg(strncmp(line, "beneath_", 8) == 0, "line: %s", line);
+        sp = strrchr(line, ' ');
+        ck_assert_ptr_nonnull(sp);
+        ck_assert_msg(strspn(sp + 1, "0123456789.") == strlen(sp + 1),
+                      "value in: %s", line);
+        if (strchr(line, '{') != NULL)
+            ck_assert_msg(sp[-1] == '}', "labels in: %s", line);
+    }
+    ck_assert_int_eq(types, 4);
+    free(text);
+}
+END_TEST
+
+START_TEST(render_truncates_like_snprintf)
+{
+    char small[16];
+    size_t need = metrics_render(&m, NULL, 0);
+    char *big = malloc(need + 1);
+
+    ck_assert_uint_gt(need, sizeof(small));
+    ck_assert_uint_eq(metrics_render(&m, small, sizeof(small)), need);
+    ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
+    ck_assert_uint_eq(metrics_render(&m, big, need + 1), need);
+    ck_assert_uint_eq(strlen(big), need);
+    ck_assert(strncmp(big, small, sizeof(small) - 1) == 0);
+    free(big);
+}
+END_TEST
+
+#define THREADS 4
+#define PER_THREAD 20000
+
+static void *hammer(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < PER_THREAD; i++) {
+        metrics_count_response(&m, 200, 3);
+        metrics_count_resolve(&m, RESOLVER_BACKEND_EMULATED, (uint64_t)i,
+                              -EXDEV);
+    }
+    return NULL;
+}
+
+/* Counts are exact under concurrency (atomics, not locks or luck). */
+START_TEST(concurrent_counts_exact)
+{
+    pthread_t t[THREADS];
+    char *text;
+    size_t len;
+
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, hammer, NULL), 0);
+    for (int i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+    text = metrics_render_alloc(&m, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_requests_total{class=\"2xx\",code=\"200\"}"),
+        THREADS * PER_THREAD);
+    ck_assert_double_eq(sample(text, "beneath_http_sent_bytes_total"),
+                        3.0 * THREADS * PER_THREAD);
+    ck_assert_double_eq(
+        sample(text, "beneath_resolver_errors_total{errno=\"EXDEV\"}"),
+        THREADS * PER_THREAD);
+    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_count"
+                                     "{backend=\"emulated\"}"),
+                        THREADS * PER_THREAD);
+    free(text);
+}
+END_TEST
+
+START_TEST(clock_moves_forward)
+{
+    uint64_t a = metrics_now_ns(), b = metrics_now_ns();
+
+    ck_assert_uint_ge(b, a);
+    ck_assert_uint_gt(a, 0);
+}
+END_TEST
+
+static Suite *metrics_suite(void)
+{
+    Suite *s = suite_create("metrics");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, render_counts);
+    tcase_add_test(tc, format_is_prometheus_text);
+    tcase_add_test(tc, render_truncates_like_snprintf);
+    tcase_add_test(tc, concurrent_counts_exact);
+    tcase_add_test(tc, clock_moves_forward);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(metrics_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
