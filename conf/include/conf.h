@@ -134,6 +134,14 @@ void conf_print(FILE *out, const struct conf *c);
 /* conf_help - write the --help text, generated from the option table. */
 void conf_help(FILE *out, const char *progname);
 
+/*
+ * conf_option_name - the name of the option in row @i of the table (sorted),
+ * for tests and documentation generators.
+ *
+ * Returns the name, or NULL when @i is past the last row.
+ */
+const char *conf_option_name(size_t i);
+
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);
 

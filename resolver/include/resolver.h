@@ -34,7 +34,8 @@
     (RESOLVER_NO_XDEV | RESOLVER_NO_MAGICLINKS | RESOLVER_NO_SYMLINKS |        \
      RESOLVER_BENEATH | RESOLVER_IN_ROOT)
 
-/* Symlinks followed in one resolution before ELOOP (the kernel's MAXSYMLINKS). */
+/* Symlinks followed in one resolution before ELOOP (the kernel's MAXSYMLINKS).
+ */
 #define RESOLVER_MAX_SYMLINKS 40
 /* Times the kernel backend retries openat2's EAGAIN (a ".." rename race). */
 #define RESOLVER_EAGAIN_RETRIES 8
@@ -50,8 +51,8 @@ enum resolver_backend {
 /*
  * struct resolver_how - how to resolve one path.
  * @open_flags: O_RDONLY, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK (and
- *              O_CLOEXEC, which is always set). Other bits -> EINVAL, and O_PATH
- *              takes only O_DIRECTORY|O_NOFOLLOW, as openat2 demands.
+ *              O_CLOEXEC, which is always set). Other bits -> EINVAL, and
+ * O_PATH takes only O_DIRECTORY|O_NOFOLLOW, as openat2 demands.
  * @resolve:    RESOLVER_* flags.
  * @backend:    RESOLVER_BACKEND_DEFAULT for the process default, or a backend.
  */
@@ -71,13 +72,12 @@ struct resolver_how {
  *   -ENOTDIR      a non-final component, or a final one with a trailing slash
  *                 or O_DIRECTORY, is not a directory
  *   -ENAMETOOLONG @path is 4096 bytes or longer, or a component is too long
- *   -EXDEV        BENEATH: escape via "..", an absolute path or link; NO_XDEV: a
- *                 mount crossing; a magic link under BENEATH or IN_ROOT
- *   -ELOOP        NO_SYMLINKS: a symlink; NO_MAGICLINKS: a magic link; more
- *                 than RESOLVER_MAX_SYMLINKS links; O_NOFOLLOW on a final link
- *   -EAGAIN       the kernel saw a rename or mount race on ".." more than
- *                 RESOLVER_EAGAIN_RETRIES times in a row
- *   -EACCES, -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ... as openat2 gives.
+ *   -EXDEV        BENEATH: escape via "..", an absolute path or link; NO_XDEV:
+ * a mount crossing; a magic link under BENEATH or IN_ROOT -ELOOP NO_SYMLINKS: a
+ * symlink; NO_MAGICLINKS: a magic link; more than RESOLVER_MAX_SYMLINKS links;
+ * O_NOFOLLOW on a final link -EAGAIN       the kernel saw a rename or mount
+ * race on ".." more than RESOLVER_EAGAIN_RETRIES times in a row -EACCES,
+ * -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ... as openat2 gives.
  */
 int resolver_open(int root_fd, const char *path, int open_flags,
                   uint64_t resolve);

@@ -6,12 +6,12 @@
  * thing added here is the bounded retry of EAGAIN, which the kernel returns
  * for a scoped lookup when a rename or mount raced with "..".
  */
+#include "internal.h"
+
 #include <errno.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "internal.h"
 
 #ifndef SYS_openat2
 #define SYS_openat2 437

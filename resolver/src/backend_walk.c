@@ -2,19 +2,574 @@
 /*
  * backend_walk.c - the userspace emulation of openat2's RESOLVE_* semantics.
  *
- * Placeholder until the emulation lands (issue 2): answers ENOSYS so nothing
- * can mistake it for a working backend.
+ * The path is walked one component at a time from the root fd, the way
+ * fs/namei.c does it (path_init -> link_path_walk -> the last component ->
+ * terminate_walk become walk_init -> walk_step -> walk_last -> walk_finish).
+ * Every directory on the way is held as an O_PATH fd on a stack; ".." pops
+ * the stack instead of asking the kernel for the parent, so a directory
+ * renamed out of the root by another thread cannot lead the walk out. The
+ * kernel's openat2 is the specification: tests/test_resolver.c compares the
+ * two over generated paths for every flag combination.
+ *
+ * Cost: a plain component is one openat(O_PATH|O_NOFOLLOW|O_DIRECTORY) and
+ * one close. The type is looked up only when that open says ENOTDIR (a file
+ * or a symlink: readlinkat tells them apart); mount ids are read only under
+ * NO_XDEV; the filesystem type (procfs magic links, MNT_NOSYMFOLLOW) only
+ * when a symlink is met, once per directory.
+ *
+ * Magic links (the procfs links that jump without text: /proc/self/fd/N,
+ * /proc/self/cwd, root, exe, map_files, ns): userspace cannot ask the kernel
+ * whether a link is magic. The rule used here: a symlink on procfs
+ * (fstatfs f_type PROC_SUPER_MAGIC) whose text is absolute or contains ':'
+ * ("/srv/x", "pipe:[12]", "anon_inode:[eventfd]", "net:[4026...]") is magic;
+ * procfs's textual links ("self" -> "1234", "thread-self" -> "1234/task/1234",
+ * "mounts" -> "self/mounts", "net" -> "self/net") are relative without ':'
+ * and are followed as text, as the kernel does. Limits: a proc_symlink()
+ * created by a driver with absolute text would be taken for magic (refused
+ * under scoping where the kernel would jump to the root); magic links are
+ * followed (unscoped only) by letting the kernel do it, one component.
  */
-#include <errno.h>
-
 #include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000 /* statfs f_flags for MNT_NOSYMFOLLOW */
+#endif
+
+#define SCOPED (RESOLVER_BENEATH | RESOLVER_IN_ROOT)
+/* Directory fds held before the stack moves to the heap. */
+#define INLINE_FRAMES 32
+/* Remaining-path buffer on the stack: room for the path and one link text. */
+#define INLINE_BUF (2 * RESOLVER_PATH_MAX)
+
+/* What is known about the filesystem a frame's directory lives on. */
+enum fs_info {
+    FS_UNKNOWN = 0,
+    FS_KNOWN = 1,
+    FS_PROC = 2,
+    FS_NOSYMFOLLOW = 4,
+};
+
+struct frame {
+    int fd;       /* O_PATH directory fd (frame 0 may be borrowed) */
+    int fs;       /* enum fs_info bits, filled when a link is met */
+    uint64_t mnt; /* mount id, only under NO_XDEV */
+};
+
+struct walk {
+    uint64_t resolve;
+    int open_flags;
+    struct frame *stack; /* stack[0] is the root (or "/" or a magic target) */
+    size_t top;          /* index of the current directory */
+    size_t cap;
+    bool bottom_owned; /* stack[0].fd is ours to close */
+    char *buf;         /* remaining path is buf[start, end), buf[end] == 0 */
+    size_t buf_cap;
+    size_t start;
+    size_t end;
+    int links; /* symlinks followed so far */
+    /*
+     * Unscoped: whether the kernel would have set nd->root yet (it does so
+     * lazily: at an absolute path, a "..", a jump). Until then NO_XDEV
+     * refuses any absolute link, as nd_jump_root compares with a NULL mount.
+     */
+    bool root_set;
+    struct frame inline_stack[INLINE_FRAMES];
+    char inline_buf[INLINE_BUF + 1];
+    char link[RESOLVER_PATH_MAX]; /* the text of the link being followed */
+    char name[RESOLVER_PATH_MAX]; /* the component being looked up */
+};
+
+/* Returned by the steps besides fds and -errno (errnos are above -4096). */
+#define WALK_MORE (-5000)  /* a link was spliced: go on with the path */
+#define WALK_RETRY (-5001) /* look at the same component again */
+
+static struct frame *cur(struct walk *w)
+{
+    return &w->stack[w->top];
+}
+
+/* Mount id of @fd (stx_mnt_id, or st_dev where statx lacks it). */
+static int mount_id(int fd, const char *name, int at_flags, uint64_t *out)
+{
+    struct statx stx;
+
+    if (statx(fd, name, at_flags, STATX_MNT_ID, &stx) < 0)
+        return -errno;
+    if (stx.stx_mask & STATX_MNT_ID)
+        *out = stx.stx_mnt_id;
+    else
+        *out = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
+    return 0;
+}
+
+static int fd_mount_id(int fd, uint64_t *out)
+{
+    return mount_id(fd, "", AT_EMPTY_PATH, out);
+}
+
+/* Type and (under NO_XDEV) mount id of an fd in one statx. */
+static int fd_type_mount(int fd, bool want_mnt, mode_t *type, uint64_t *mnt)
+{
+    struct statx stx;
+    unsigned mask = STATX_TYPE | (want_mnt ? STATX_MNT_ID : 0);
+
+    if (statx(fd, "", AT_EMPTY_PATH, mask, &stx) < 0)
+        return -errno;
+    *type = stx.stx_mode & S_IFMT;
+    if (want_mnt) {
+        if (stx.stx_mask & STATX_MNT_ID)
+            *mnt = stx.stx_mnt_id;
+        else
+            *mnt = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
+    }
+    return 0;
+}
+
+static int frame_fs(struct frame *f)
+{
+    struct statfs sfs;
+    int r;
+
+    if (f->fs)
+        return f->fs;
+    r = f->fd == AT_FDCWD ? statfs(".", &sfs) : fstatfs(f->fd, &sfs);
+    if (r < 0)
+        return -errno;
+    f->fs = FS_KNOWN;
+    if (sfs.f_type == PROC_SUPER_MAGIC)
+        f->fs |= FS_PROC;
+    if (sfs.f_flags & ST_NOSYMFOLLOW)
+        f->fs |= FS_NOSYMFOLLOW;
+    return f->fs;
+}
+
+static void close_frame(struct walk *w, size_t i)
+{
+    if (i > 0 || w->bottom_owned)
+        close(w->stack[i].fd);
+}
+
+/* Drop the whole stack and make @fd (owned when @owned) the bottom. */
+static void reset_stack(struct walk *w, int fd, bool owned, uint64_t mnt)
+{
+    for (size_t i = w->top + 1; i-- > 0;)
+        close_frame(w, i);
+    w->top = 0;
+    w->stack[0].fd = fd;
+    w->stack[0].fs = FS_UNKNOWN;
+    w->stack[0].mnt = mnt;
+    w->bottom_owned = owned;
+}
+
+static int push(struct walk *w, int fd, uint64_t mnt)
+{
+    if (w->top + 1 == w->cap) {
+        size_t ncap = w->cap * 2;
+        struct frame *n;
+
+        if (w->stack == w->inline_stack) {
+            n = malloc(ncap * sizeof(*n));
+            if (n)
+                memcpy(n, w->stack, w->cap * sizeof(*n));
+        } else {
+            n = realloc(w->stack, ncap * sizeof(*n));
+        }
+        if (!n) {
+            close(fd);
+            return -ENOMEM;
+        }
+        w->stack = n;
+        w->cap = ncap;
+    }
+    w->top++;
+    w->stack[w->top] = (struct frame){.fd = fd, .fs = FS_UNKNOWN, .mnt = mnt};
+    return 0;
+}
+
+/* Put @len bytes of @text in front of the remaining path. */
+static int prepend(struct walk *w, const char *text, size_t len)
+{
+    if (len > w->start) {
+        size_t rest = w->end - w->start;
+        size_t ncap = w->buf_cap + len + RESOLVER_PATH_MAX;
+        char *n = malloc(ncap + 1);
+
+        if (!n)
+            return -ENOMEM;
+        memcpy(n + ncap - rest, w->buf + w->start, rest + 1);
+        if (w->buf != w->inline_buf)
+            free(w->buf);
+        w->buf = n;
+        w->buf_cap = ncap;
+        w->start = ncap - rest;
+        w->end = ncap;
+    }
+    w->start -= len;
+    memcpy(w->buf + w->start, text, len);
+    return 0;
+}
+
+/*
+ * The root a jump goes to: the root fd under IN_ROOT, "/" unscoped. The
+ * kernel's nd_jump_root: BENEATH refuses; NO_XDEV refuses a jump from
+ * another mount than the root's, except for an absolute path argument.
+ */
+static int jump_root(struct walk *w, bool from_link)
+{
+    uint64_t mnt = 0;
+    int fd;
+    int err;
+
+    if (w->resolve & RESOLVER_BENEATH)
+        return -EXDEV;
+    if (w->resolve & RESOLVER_IN_ROOT) {
+        if (from_link && (w->resolve & RESOLVER_NO_XDEV) &&
+            cur(w)->mnt != w->stack[0].mnt && w->top > 0)
+            return -EXDEV;
+        while (w->top > 0)
+            close_frame(w, w->top--);
+        return 0;
+    }
+    if (from_link && (w->resolve & RESOLVER_NO_XDEV) && !w->root_set)
+        return -EXDEV;
+    w->root_set = true;
+    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (w->resolve & RESOLVER_NO_XDEV) {
+        err = fd_mount_id(fd, &mnt);
+        if (err == 0 && from_link && cur(w)->mnt != mnt)
+            err = -EXDEV;
+        if (err < 0) {
+            close(fd);
+            return err;
+        }
+    }
+    reset_stack(w, fd, true, mnt);
+    return 0;
+}
+
+static int walk_init(struct walk *w, int root_fd, const char *path,
+                     int open_flags, uint64_t resolve)
+{
+    size_t len = strlen(path);
+
+    w->resolve = resolve;
+    w->open_flags = open_flags;
+    w->stack = w->inline_stack;
+    w->cap = INLINE_FRAMES;
+    w->top = 0;
+    w->stack[0] = (struct frame){.fd = root_fd, .fs = FS_UNKNOWN, .mnt = 0};
+    w->bottom_owned = false;
+    w->buf = w->inline_buf;
+    w->buf_cap = INLINE_BUF;
+    w->links = 0;
+    w->root_set = false;
+    if (len == 0)
+        return -ENOENT;
+    if (len >= RESOLVER_PATH_MAX)
+        return -ENAMETOOLONG;
+    w->end = INLINE_BUF;
+    w->start = w->end - len;
+    memcpy(w->buf + w->start, path, len + 1);
+    if (path[0] == '/' && !(resolve & RESOLVER_IN_ROOT))
+        return jump_root(w, false);
+    if (resolve & RESOLVER_NO_XDEV)
+        return mount_id(root_fd, "", AT_EMPTY_PATH, &w->stack[0].mnt);
+    return 0;
+}
+
+/* Under NO_XDEV, a newly opened @fd must be on the current mount. */
+static int check_xdev(struct walk *w, int fd, uint64_t *mnt)
+{
+    int err;
+
+    *mnt = 0;
+    if (!(w->resolve & RESOLVER_NO_XDEV))
+        return 0;
+    err = fd_mount_id(fd, mnt);
+    if (err == 0 && *mnt != cur(w)->mnt)
+        err = -EXDEV;
+    return err;
+}
+
+/* ".." : pop, never open ".." while scoped. */
+static int dotdot(struct walk *w)
+{
+    struct stat st;
+    uint64_t mnt;
+    int fd;
+    int err;
+
+    w->root_set = true;
+    if (w->top > 0) {
+        close_frame(w, w->top--);
+        return 0;
+    }
+    if (w->resolve & RESOLVER_IN_ROOT)
+        return 0;
+    if (w->resolve & RESOLVER_BENEATH) {
+        /* The kernel checks the root fd is a directory first. */
+        if (fstatat(w->stack[0].fd, "", &st, AT_EMPTY_PATH) < 0)
+            return -errno;
+        return S_ISDIR(st.st_mode) ? -EXDEV : -ENOTDIR;
+    }
+    /* Unscoped: no confinement is claimed, so the kernel's ".." is fine. */
+    fd = openat(w->stack[0].fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    err = check_xdev(w, fd, &mnt);
+    if (err < 0) {
+        close(fd);
+        return err;
+    }
+    reset_stack(w, fd, true, mnt);
+    return 0;
+}
+
+/*
+ * A magic link, unscoped and allowed: let the kernel follow that one
+ * component. @final: the caller's open flags apply; otherwise a directory is
+ * needed and becomes the new bottom of the stack (its ".." is the kernel's).
+ * The kernel's nd_jump_link refuses, under NO_XDEV, a target on another
+ * mount than the link's directory.
+ */
+static int follow_magic(struct walk *w, const char *name, bool final)
+{
+    bool xdev = w->resolve & RESOLVER_NO_XDEV;
+    uint64_t mnt = 0;
+    mode_t type;
+    int fd;
+    int err;
+
+    fd = openat(cur(w)->fd, name, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    err = fd_type_mount(fd, xdev, &type, &mnt);
+    if (err == 0 && xdev && mnt != cur(w)->mnt)
+        err = -EXDEV;
+    if (err == 0 && type != S_IFDIR &&
+        (!final || (w->open_flags & O_DIRECTORY)))
+        err = -ENOTDIR;
+    if (err < 0)
+        goto out_close;
+    if (!final) {
+        reset_stack(w, fd, true, mnt);
+        return WALK_MORE;
+    }
+    if ((w->open_flags & ~(O_CLOEXEC | O_DIRECTORY)) == O_PATH)
+        return fd;
+    close(fd);
+    fd = openat(cur(w)->fd, name, w->open_flags);
+    return fd < 0 ? -errno : fd;
+out_close:
+    close(fd);
+    return err;
+}
+
+/*
+ * Follow the symlink @name of the current directory, whose @n bytes of text
+ * are in w->link, in pick_link's order: link count, NO_SYMLINKS and
+ * nosymfollow mounts, magic links, then absolute text (nd_jump_root).
+ * w->start is just after the link's name. Returns WALK_MORE when the text
+ * was spliced in front of the rest, an fd for a final magic link, or -errno.
+ */
+static int follow_link(struct walk *w, ssize_t n, const char *name, bool final)
+{
+    int fs;
+    int err;
+
+    if (++w->links > RESOLVER_MAX_SYMLINKS)
+        return -ELOOP;
+    if (w->resolve & RESOLVER_NO_SYMLINKS)
+        return -ELOOP;
+    fs = frame_fs(cur(w));
+    if (fs < 0)
+        return fs;
+    if (fs & FS_NOSYMFOLLOW)
+        return -ELOOP;
+    if ((size_t)n >= sizeof(w->link))
+        return -ENAMETOOLONG;
+    if ((fs & FS_PROC) && n > 0 &&
+        (w->link[0] == '/' || memchr(w->link, ':', (size_t)n))) {
+        if (w->resolve & RESOLVER_NO_MAGICLINKS)
+            return -ELOOP;
+        if (w->resolve & SCOPED)
+            return -EXDEV;
+        return follow_magic(w, name, final);
+    }
+    if (n > 0 && w->link[0] == '/') {
+        err = jump_root(w, true);
+        if (err < 0)
+            return err;
+    }
+    err = prepend(w, w->link, (size_t)n);
+    return err < 0 ? err : WALK_MORE;
+}
+
+/* One non-final component (or a final one with a trailing slash). */
+static int walk_step(struct walk *w, const char *name)
+{
+    uint64_t mnt;
+    ssize_t n;
+    int fd;
+    int err;
+
+    if (name[0] == '.' && name[1] == '\0')
+        return 0;
+    if (name[0] == '.' && name[1] == '.' && name[2] == '\0')
+        return dotdot(w);
+    fd =
+        openat(cur(w)->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        err = check_xdev(w, fd, &mnt);
+        if (err < 0) {
+            close(fd);
+            return err;
+        }
+        return push(w, fd, mnt);
+    }
+    if (errno != ENOTDIR)
+        return -errno;
+    /* A file or a symlink: only a symlink answers readlinkat. */
+    n = readlinkat(cur(w)->fd, name, w->link, sizeof(w->link));
+    if (n < 0)
+        return errno == EINVAL ? -ENOTDIR : -errno;
+    err = follow_link(w, n, name, false);
+    return err == WALK_MORE ? 0 : err;
+}
+
+/*
+ * The final component with the caller's flags, plus O_NOFOLLOW so that a
+ * symlink is seen (ELOOP, ENOTDIR with O_DIRECTORY, or an O_PATH fd of the
+ * link itself) rather than followed by the kernel.
+ * Returns an fd, WALK_MORE or WALK_RETRY, or -errno.
+ */
+static int walk_last(struct walk *w, const char *name)
+{
+    bool follow = !(w->open_flags & O_NOFOLLOW);
+    bool xdev = w->resolve & RESOLVER_NO_XDEV;
+    uint64_t mnt = 0;
+    mode_t type = 0;
+    ssize_t n;
+    int fd;
+    int err;
+
+    if (name[0] == '.' && name[1] == '.' && name[2] == '\0') {
+        err = dotdot(w);
+        if (err < 0)
+            return err;
+        name = ".";
+    }
+    fd = openat(cur(w)->fd, name, w->open_flags | O_NOFOLLOW);
+    if (fd < 0) {
+        err = -errno;
+        if (!follow || (err != -ELOOP && err != -ENOTDIR))
+            return err;
+        n = readlinkat(cur(w)->fd, name, w->link, sizeof(w->link));
+        if (n < 0)
+            return errno == EINVAL ? err : -errno;
+        return follow_link(w, n, name, true);
+    }
+    if ((w->open_flags & O_PATH) && follow) {
+        err = fd_type_mount(fd, xdev, &type, &mnt);
+        if (err < 0)
+            goto out_close;
+        if (type == S_IFLNK) {
+            n = readlinkat(fd, "", w->link, sizeof(w->link));
+            err = n < 0 ? -errno : follow_link(w, n, name, true);
+            close(fd);
+            return err;
+        }
+        if (xdev && mnt != cur(w)->mnt) {
+            err = -EXDEV;
+            goto out_close;
+        }
+        return fd;
+    }
+    err = check_xdev(w, fd, &mnt);
+    if (err < 0)
+        goto out_close;
+    return fd;
+out_close:
+    close(fd);
+    return err;
+}
+
+/* The only place fds held by the walk are closed. */
+static int walk_finish(struct walk *w, int ret)
+{
+    for (size_t i = w->top + 1; i-- > 0;)
+        close_frame(w, i);
+    if (w->stack != w->inline_stack)
+        free(w->stack);
+    if (w->buf != w->inline_buf)
+        free(w->buf);
+    if (ret < 0 && ret < -4095)
+        ret = -ELOOP; /* a step sentinel that escaped: never seen as an fd */
+    return ret;
+}
 
 int backend_walk_open(int root_fd, const char *path, int open_flags,
                       uint64_t resolve)
 {
-    (void)root_fd;
-    (void)path;
-    (void)open_flags;
-    (void)resolve;
-    return -ENOSYS;
+    struct walk *w = malloc(sizeof(*w));
+    int ret;
+
+    if (!w)
+        return -ENOMEM;
+    ret = walk_init(w, root_fd, path, open_flags, resolve);
+    /*
+     * Invariant: stack[top] is a directory reached from stack[0] by
+     * components walked downwards, never by asking the kernel for "..";
+     * under BENEATH and IN_ROOT stack[0] is the root fd, so the current
+     * directory is always the root or below it.
+     */
+    while (ret == 0) {
+        size_t p = w->start;
+        size_t name_begin;
+        size_t len;
+
+        while (w->buf[p] == '/')
+            p++;
+        if (p == w->end) {
+            /* Nothing left ("/", "a/", a link to "."): open the current. */
+            ret = walk_last(w, ".");
+            break;
+        }
+        name_begin = p;
+        while (p < w->end && w->buf[p] != '/')
+            p++;
+        len = p - name_begin;
+        memcpy(w->name, w->buf + name_begin, len);
+        w->name[len] = '\0';
+        w->start = p;
+        if (p == w->end) {
+            ret = walk_last(w, w->name);
+            if (ret == WALK_MORE)
+                ret = 0;
+            else if (ret != WALK_RETRY)
+                break;
+        } else {
+            ret = walk_step(w, w->name);
+        }
+        if (ret == WALK_RETRY) {
+            /* The link changed between two calls: look again. */
+            w->start = name_begin;
+            ret = 0;
+        }
+    }
+    ret = walk_finish(w, ret);
+    free(w);
+    return ret;
 }

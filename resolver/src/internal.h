@@ -9,9 +9,9 @@
 #ifndef RESOLVER_INTERNAL_H
 #define RESOLVER_INTERNAL_H
 
-#include <stdint.h>
-
 #include "resolver.h"
+
+#include <stdint.h>
 
 /* Longest path accepted, including the terminating NUL (the kernel's). */
 #define RESOLVER_PATH_MAX 4096

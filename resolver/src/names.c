@@ -3,11 +3,11 @@
  * names.c - the one table of backend names, flag names and errno names,
  * shared by beneath-resolve, the configuration and the server's log.
  */
+#include "resolver.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "resolver.h"
 
 static const struct {
     const char *name;
@@ -98,9 +98,9 @@ size_t resolver_flags_format(uint64_t resolve, char *buf, size_t size)
 
         if ((b & (b - 1)) != 0 || !(resolve & b))
             continue;
-        int n = snprintf(len < size ? buf + len : NULL,
-                         len < size ? size - len : 0, "%s%s", len ? "," : "",
-                         flag_names[i].name);
+        int n =
+            snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+                     "%s%s", len ? "," : "", flag_names[i].name);
         len += (size_t)n;
     }
     return len;
@@ -112,13 +112,13 @@ const char *resolver_errno_name(int err)
 #define E(x)                                                                   \
     case x:                                                                    \
         return #x;
-        E(EPERM) E(ENOENT) E(EIO) E(ENXIO) E(EBADF) E(EAGAIN) E(ENOMEM)
-        E(EACCES) E(EFAULT) E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR)
-        E(EISDIR) E(EINVAL) E(ENFILE) E(EMFILE) E(ETXTBSY) E(EFBIG) E(ENOSPC)
-        E(EROFS) E(EMLINK) E(ENAMETOOLONG) E(ENOSYS) E(ELOOP) E(EOVERFLOW)
-        E(EOPNOTSUPP) E(ESTALE) E(EINTR)
+        E(EPERM)
+        E(ENOENT) E(EIO) E(ENXIO) E(EBADF) E(EAGAIN) E(ENOMEM) E(EACCES)
+            E(EFAULT) E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR) E(EISDIR)
+                E(EINVAL) E(ENFILE) E(EMFILE) E(ETXTBSY) E(EFBIG) E(ENOSPC)
+                    E(EROFS) E(EMLINK) E(ENAMETOOLONG) E(ENOSYS) E(ELOOP)
+                        E(EOVERFLOW) E(EOPNOTSUPP) E(ESTALE) E(EINTR)
 #undef E
-    default:
-        return NULL;
+                            default : return NULL;
     }
 }

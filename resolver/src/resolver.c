@@ -10,14 +10,14 @@
  * fails the same way. The switch is remembered for the life of the process;
  * EXDEV, ELOOP and EAGAIN are answers and never switch.
  */
+#include "internal.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <unistd.h>
-
-#include "internal.h"
 
 /* Bits an O_PATH open may carry, as openat2 allows (O_PATH_FLAGS). */
 #define PATH_OK_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * beneath_resolve.c - the beneath-resolve command: one resolver_open_how call
+ * from the shell, for scripts and for looking at what a backend answers.
+ *
+ *   beneath-resolve [--backend auto|kernel|emulated|lexical] [--flags LIST]
+ *                   [--nofollow] [--oflags LIST] ROOT PATH
+ *
+ * Prints one line on stdout: "ok BACKEND /absolute/path" (the result as
+ * /proc/self/fd names it) and exits 0; or the errno's name ("EXDEV") and
+ * exits 1. Usage errors (and a ROOT that cannot be opened) go to stderr and
+ * exit 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "resolver.h"
+
+#define EXIT_REFUSED 1
+#define EXIT_USAGE 2
+
+static const struct {
+    const char *name;
+    int bits;
+} oflag_names[] = {
+    {"path", O_PATH},
+    {"rdonly", O_RDONLY},
+    {"directory", O_DIRECTORY},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: beneath-resolve [--backend auto|kernel|emulated|lexical]\n"
+            "                       [--flags LIST] [--nofollow] "
+            "[--oflags LIST] ROOT PATH\n"
+            "  --flags   comma list of beneath,in-root,no-xdev,no-symlinks,\n"
+            "            no-magiclinks,no-jumps (default beneath; \"\" for "
+            "none)\n"
+            "  --oflags  comma list of path,rdonly,directory (default path);\n"
+            "            without path, O_NONBLOCK is added so a FIFO never "
+            "blocks\n"
+            "prints \"ok BACKEND /path\" and exits 0, or the errno name and "
+            "exits 1;\n"
+            "usage errors exit 2\n");
+}
+
+static int parse_oflags(const char *list, int *out)
+{
+    int bits = 0;
+    const char *p = list;
+
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        size_t i;
+
+        for (i = 0; i < sizeof(oflag_names) / sizeof(oflag_names[0]); i++) {
+            if (strlen(oflag_names[i].name) == len &&
+                strncmp(p, oflag_names[i].name, len) == 0)
+                break;
+        }
+        if (i == sizeof(oflag_names) / sizeof(oflag_names[0])) {
+            fprintf(stderr, "beneath-resolve: unknown --oflags name \"%.*s\"\n",
+                    (int)len, p);
+            return -EINVAL;
+        }
+        bits |= oflag_names[i].bits;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    *out = bits;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"backend", required_argument, NULL, 'b'},
+        {"flags", required_argument, NULL, 'f'},
+        {"nofollow", no_argument, NULL, 'n'},
+        {"oflags", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct resolver_how how = {
+        .open_flags = O_PATH,
+        .resolve = RESOLVER_BENEATH,
+        .backend = RESOLVER_BACKEND_AUTO,
+    };
+    enum resolver_backend served;
+    char link[64];
+    char where[8192];
+    const char *bad;
+    size_t bad_len;
+    int nofollow = 0;
+    int root_fd;
+    int fd;
+    int c;
+    ssize_t n;
+
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (resolver_backend_parse(optarg, &how.backend) < 0) {
+                fprintf(stderr, "beneath-resolve: unknown backend \"%s\"\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'f':
+            if (resolver_flags_parse(optarg, &how.resolve, &bad, &bad_len) <
+                0) {
+                fprintf(stderr,
+                        "beneath-resolve: unknown --flags name \"%.*s\"\n",
+                        (int)bad_len, bad);
+                return EXIT_USAGE;
+            }
+            if (resolver_flags_check(how.resolve) < 0) {
+                fprintf(stderr, "beneath-resolve: --flags: beneath and "
+                                "in-root exclude each other\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'n':
+            nofollow = 1;
+            break;
+        case 'o':
+            if (parse_oflags(optarg, &how.open_flags) < 0)
+                return EXIT_USAGE;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (nofollow)
+        how.open_flags |= O_NOFOLLOW;
+    if (!(how.open_flags & O_PATH))
+        how.open_flags |= O_NONBLOCK;
+    root_fd = open(argv[optind], O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        fprintf(stderr, "beneath-resolve: %s: %s\n", argv[optind],
+                strerror(errno));
+        return EXIT_USAGE;
+    }
+    fd = resolver_open_how(root_fd, argv[optind + 1], &how, &served);
+    close(root_fd);
+    if (fd < 0) {
+        const char *name = resolver_errno_name(-fd);
+
+        if (name)
+            printf("%s\n", name);
+        else
+            printf("E%d\n", -fd);
+        return EXIT_REFUSED;
+    }
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    n = readlink(link, where, sizeof(where) - 1);
+    close(fd);
+    if (n < 0) {
+        fprintf(stderr, "beneath-resolve: %s: %s\n", link, strerror(errno));
+        return EXIT_REFUSED;
+    }
+    where[n] = '\0';
+    printf("ok %s %s\n", resolver_backend_name(served), where);
+    return 0;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cond.c - If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since.
+ *
+ * RFC 9110 13.2.2 order: If-Match (else If-Unmodified-Since) may fail with
+ * 412; then If-None-Match (else If-Modified-Since) may answer 304. A date that
+ * does not parse is ignored, as the RFC requires.
+ */
+#include "cond.h"
+
+#include "date.h"
+
+#include <string.h>
+
+static const char *ows(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+bool cond_etag_match(const char *list, const char *etag, bool weak)
+{
+    const char *p = ows(list);
+    bool etag_weak = strncmp(etag, "W/", 2) == 0;
+    const char *eo = etag_weak ? etag + 2 : etag;
+    size_t elen = strlen(eo);
+
+    if (*p == '*')
+        return *ows(p + 1) == '\0';
+    while (*p) {
+        bool w = false;
+        if (strncmp(p, "W/", 2) == 0) {
+            w = true;
+            p += 2;
+        }
+        if (*p != '"')
+            return false;
+        const char *close = strchr(p + 1, '"');
+        if (!close)
+            return false;
+        size_t len = (size_t)(close - p) + 1;
+        if (len == elen && memcmp(p, eo, len) == 0 &&
+            (weak || (!w && !etag_weak)))
+            return true;
+        p = ows(close + 1);
+        if (*p == ',')
+            p = ows(p + 1);
+        else if (*p != '\0')
+            return false;
+    }
+    return false;
+}
+
+int cond_evaluate(const struct cond_request *r, const char *etag, time_t mtime)
+{
+    time_t t;
+
+    if (r->if_match) {
+        if (!cond_etag_match(r->if_match, etag, false))
+            return 412;
+    } else if (r->if_unmodified_since &&
+               date_parse(r->if_unmodified_since, &t) == 0) {
+        if (mtime > t)
+            return 412;
+    }
+    if (r->if_none_match) {
+        if (cond_etag_match(r->if_none_match, etag, true))
+            return 304;
+    } else if (r->if_modified_since &&
+               date_parse(r->if_modified_since, &t) == 0) {
+        if (mtime <= t)
+            return 304;
+    }
+    return 0;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+/*
+ * http.c - libmicrohttpd glue: daemons, per-connection state, the access log
+ * hook and the header watchdog.
+ *
+ * Per connection (NOTIFY_CONNECTION) one struct conn is allocated; every
+ * request on it reuses it, so a request costs no malloc unless its strings
+ * outgrow the connection's buffer. The raw request-target is captured in
+ * URI_LOG_CALLBACK (libmicrohttpd's url argument is unescaped and cut at
+ * %00), and the handler runs in two phases: the first call only returns
+ * MHD_YES, the second queues (queuing in the first call makes 0.9.75 close
+ * every connection after one response).
+ *
+ * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
+ * client trickling its headers holds a connection forever. Each connection
+ * records when it began waiting for a request's headers (accept, or the end
+ * of the previous response) and the handler's first call clears it; a thread
+ * shutdown()s connections waiting longer than header-timeout. shutdown, not
+ * close: the fd stays libmicrohttpd's, which then sees EOF and cleans up.
+ */
+#include "http.h"
+
+#include "status.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NO_STR SIZE_MAX
+
+struct conn {
+    struct conn *prev, *next; /* in http.conns, under http.lock */
+    int fd;                   /* libmicrohttpd's: only ever shutdown() */
+    _Atomic int64_t waiting;  /* ms when it began waiting for headers; 0 */
+    char client[INET6_ADDRSTRLEN];
+
+    /* the current request */
+    bool started; /* the handler's first call happened */
+    enum static_file_method method;
+    size_t target, meth, version, referer, agent; /* offsets in buf */
+    struct static_file_result res;
+    char *buf;
+    size_t cap, used;
+};
+
+struct http {
+    const struct http_conf *conf;
+    struct root *root;
+    struct log *log;
+    struct MHD_Daemon **d;
+    int *fds; /* listen fds handed back by quiesce, else -1 */
+    size_t n;
+    atomic_uint in_flight;
+
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct conn *conns;
+    bool stopping;
+    bool watchdog_running;
+    pthread_t watchdog;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    /* never 0: 0 means "not waiting" */
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
+}
+
+/* Copy @s into the connection buffer; the offset, or NO_STR. */
+static size_t keep(struct conn *c, const char *s)
+{
+    if (!s)
+        return NO_STR;
+    size_t n = strlen(s) + 1;
+    if (c->used + n > c->cap) {
+        size_t cap = c->cap ? c->cap : 256;
+        while (cap < c->used + n)
+            cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b)
+            return NO_STR;
+        c->buf = b;
+        c->cap = cap;
+    }
+    memcpy(c->buf + c->used, s, n);
+    c->used += n;
+    return c->used - n;
+}
+
+static const char *str(const struct conn *c, size_t off)
+{
+    return off == NO_STR ? NULL : c->buf + off;
+}
+
+__attribute__((format(printf, 2, 0))) static void
+logger(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    fprintf(stderr, "beneath: libmicrohttpd: %s\n", msg);
+}
+
+/* The target is decoded from the raw bytes: libmicrohttpd's copy is unused. */
+static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return strlen(s);
+}
+
+static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn *c = ci ? ci->socket_context : NULL;
+
+    (void)cls;
+    if (!c)
+        return NULL;
+    c->started = false;
+    c->used = 0;
+    c->meth = c->version = c->referer = c->agent = NO_STR;
+    memset(&c->res, 0, sizeof c->res);
+    c->target = keep(c, uri);
+    return c;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
+                               const char *url, const char *method,
+                               const char *version, const char *upload_data,
+                               size_t *upload_data_size, void **con_cls)
+{
+    struct http *h = cls;
+    struct conn *c = *con_cls;
+
+    (void)url;
+    (void)upload_data;
+    if (!c)
+        return MHD_NO; /* no per-connection state: out of memory */
+    if (!c->started) {
+        /* Phase one: headers are complete. Remember, don't queue. */
+        c->started = true;
+        atomic_store_explicit(&c->waiting, 0, memory_order_relaxed);
+        atomic_fetch_add(&h->in_flight, 1);
+        c->method = static_file_method(method);
+        c->meth = keep(c, method);
+        c->version = keep(c, version);
+        c->referer = keep(
+            c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
+        c->agent = keep(
+            c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        /* A body (to a method we refuse anyway): read and drop it. */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (c->target == NO_STR)
+        return MHD_NO;
+    /* Scratch for the decoded path: as long as the raw target. */
+    size_t tlen = strlen(c->buf + c->target) + 1;
+    size_t scratch = keep(c, c->buf + c->target);
+    if (scratch == NO_STR)
+        return MHD_NO;
+    return static_file_respond(mc, &h->conf->files, root_fd(h->root), c->method,
+                               c->buf + c->target, c->buf + scratch, tlen,
+                               &c->res);
+}
+
+static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    struct http *h = cls;
+    struct conn *c = *con_cls;
+
+    (void)toe;
+    if (!c)
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
+    struct log_record r = {
+        .client = c->client,
+        .time = time(NULL),
+        .method = str(c, c->meth),
+        .target = str(c, c->target),
+        .version = str(c, c->version),
+        .status = ci && ci->http_status ? ci->http_status : c->res.status,
+        .bytes = c->res.bytes,
+        .referer = str(c, c->referer),
+        .agent = str(c, c->agent),
+        .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
+                       ? NULL
+                       : resolver_backend_name(c->res.backend),
+        .err = c->res.err,
+    };
+    log_write(h->log, &r);
+    if (c->started)
+        atomic_fetch_sub(&h->in_flight, 1);
+    c->started = false;
+    /* The next request's headers are awaited from now on. */
+    atomic_store_explicit(&c->waiting, now_ms(), memory_order_relaxed);
+    *con_cls = NULL;
+}
+
+static void client_text(struct MHD_Connection *mc, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+    snprintf(out, size, "-");
+    if (!sa)
+        return;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET,
+                  &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+                  out, (socklen_t)size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6,
+                  &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+                  out, (socklen_t)size);
+    else if (sa->sa_family == AF_UNIX)
+        snprintf(out, size, "unix");
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *mc,
+                              void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    struct http *h = cls;
+    struct conn *c;
+
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        c = calloc(1, sizeof *c);
+        *socket_context = c;
+        if (!c)
+            return;
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+        c->fd = ci ? ci->connect_fd : -1;
+        c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
+        client_text(mc, c->client, sizeof c->client);
+        atomic_init(&c->waiting, now_ms());
+        pthread_mutex_lock(&h->lock);
+        c->next = h->conns;
+        if (h->conns)
+            h->conns->prev = c;
+        h->conns = c;
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
+    c = *socket_context;
+    if (!c)
+        return;
+    pthread_mutex_lock(&h->lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        h->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&h->lock);
+    /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
+    if (c->started)
+        atomic_fetch_sub(&h->in_flight, 1);
+    free(c->buf);
+    free(c);
+    *socket_context = NULL;
+}
+
+static void *watchdog(void *arg)
+{
+    struct http *h = arg;
+    int64_t limit = (int64_t)h->conf->header_timeout * 1000;
+
+    pthread_mutex_lock(&h->lock);
+    while (!h->stopping) {
+        int64_t now = now_ms();
+        for (struct conn *c = h->conns; c; c = c->next) {
+            int64_t w = atomic_load_explicit(&c->waiting, memory_order_relaxed);
+            if (w && now - w > limit && c->fd >= 0) {
+                shutdown(c->fd, SHUT_RDWR);
+                atomic_store_explicit(&c->waiting, 0, memory_order_relaxed);
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->wake, &h->lock, &ts);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+static struct MHD_Daemon *daemon_start(struct http *h, int fd)
+{
+    const struct http_conf *conf = h->conf;
+    struct MHD_OptionItem opts[16];
+    size_t n = 0;
+
+#define OPT(o, v, p)                                                           \
+    opts[n++] = (struct MHD_OptionItem){                                       \
+        .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
+    OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+    if (conf->threads > 1)
+        OPT(MHD_OPTION_THREAD_POOL_SIZE, conf->threads, NULL);
+    OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections, NULL);
+    OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
+    OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
+    /* The pool holds the request line and headers plus the reply headers. */
+    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, conf->max_header_size + 4096, NULL);
+    OPT(MHD_OPTION_URI_LOG_CALLBACK, (void *)uri_log, h);
+    OPT(MHD_OPTION_NOTIFY_COMPLETED, (void *)completed, h);
+    OPT(MHD_OPTION_NOTIFY_CONNECTION, (void *)notify_connection, h);
+    OPT(MHD_OPTION_UNESCAPE_CALLBACK, (void *)unescape_none, NULL);
+    /* Reject "GET /a b HTTP/1.1", a missing Host on HTTP/1.1, and the like. */
+    OPT(MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL);
+    OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+
+    /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
+    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                                MHD_USE_ITC | MHD_USE_ERROR_LOG,
+                            0, NULL, NULL, handler, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
+                            MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+int http_start(const struct http_conf *conf, struct root *root, struct log *log,
+               const int *fds, size_t n_fds, struct http **out)
+{
+    struct http *h = calloc(1, sizeof *h);
+    int err = -ENOMEM;
+
+    if (!h)
+        goto out_close_fds;
+    h->conf = conf;
+    h->root = root;
+    h->log = log;
+    atomic_init(&h->in_flight, 0);
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_cond_init(&h->wake, NULL);
+    h->d = calloc(n_fds, sizeof *h->d);
+    h->fds = malloc(n_fds * sizeof *h->fds);
+    if (!h->d || !h->fds)
+        goto out_free;
+    for (size_t i = 0; i < n_fds; i++)
+        h->fds[i] = -1;
+    if (conf->header_timeout) {
+        err = -pthread_create(&h->watchdog, NULL, watchdog, h);
+        if (err) {
+            fprintf(stderr, "beneath: cannot start the header watchdog: %s\n",
+                    strerror(-err));
+            goto out_free;
+        }
+        h->watchdog_running = true;
+    }
+    for (h->n = 0; h->n < n_fds; h->n++) {
+        h->d[h->n] = daemon_start(h, fds[h->n]);
+        if (!h->d[h->n]) {
+            fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
+            err = -EIO;
+            /* this fd and the following ones are still ours */
+            for (size_t i = h->n; i < n_fds; i++)
+                close(fds[i]);
+            http_stop(h);
+            return err;
+        }
+    }
+    *out = h;
+    return 0;
+out_free:
+    free(h->d);
+    free(h->fds);
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+out_close_fds:
+    for (size_t i = 0; i < n_fds; i++)
+        close(fds[i]);
+    return err;
+}
+
+void http_quiesce(struct http *h)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->fds[i] < 0)
+            h->fds[i] = MHD_quiesce_daemon(h->d[i]);
+}
+
+unsigned http_in_flight(struct http *h)
+{
+    return atomic_load(&h->in_flight);
+}
+
+void http_stop(struct http *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n; i++)
+        MHD_stop_daemon(h->d[i]);
+    /* A quiesced daemon gave its listening socket back: ours to close. */
+    for (size_t i = 0; i < h->n; i++)
+        if (h->fds[i] >= 0)
+            close(h->fds[i]);
+    if (h->watchdog_running) {
+        pthread_mutex_lock(&h->lock);
+        h->stopping = true;
+        pthread_cond_signal(&h->wake);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(h->watchdog, NULL);
+    }
+    free(h->d);
+    free(h->fds);
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * log.c - access log lines: Common Log Format + referer and agent (combined)
+ * with the resolver backend and errno appended, or one JSON object a line.
+ *
+ * Each line is built in a stack buffer and written with one write(2) on an
+ * O_APPEND fd, so threads never interleave. Reopening dup2()s the new file
+ * onto the same fd number: the switch is atomic for writers, needs no lock,
+ * and a failed open leaves the old file in place.
+ */
+#include "log.h"
+
+#include "resolver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Escaped bytes kept of one client-supplied field; the rest becomes "...". */
+#define LOG_FIELD_MAX 1000
+/* Six such fields and the fixed parts always fit: lines are never cut. */
+#define LOG_LINE_MAX 8192
+
+struct log {
+    int fd; /* -1 when off */
+    bool owned;
+    enum log_format format;
+    char *path; /* NULL for stdout and off */
+};
+
+static int open_path(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+    return fd < 0 ? -errno : fd;
+}
+
+int log_open(const char *where, enum log_format format, struct log **out)
+{
+    struct log *l = calloc(1, sizeof *l);
+    int err;
+
+    if (!l)
+        return -ENOMEM;
+    l->format = format;
+    l->fd = -1;
+    if (strcmp(where, "off") == 0) {
+        /* nothing */
+    } else if (strcmp(where, "-") == 0) {
+        l->fd = STDOUT_FILENO;
+    } else {
+        l->path = strdup(where);
+        if (!l->path) {
+            err = -ENOMEM;
+            goto out_free;
+        }
+        l->fd = open_path(where);
+        if (l->fd < 0) {
+            err = l->fd;
+            goto out_free;
+        }
+        l->owned = true;
+    }
+    *out = l;
+    return 0;
+out_free:
+    free(l->path);
+    free(l);
+    return err;
+}
+
+int log_reopen(struct log *l)
+{
+    if (!l || !l->path)
+        return 0;
+    int fd = open_path(l->path);
+    if (fd < 0)
+        return fd;
+    int err = dup2(fd, l->fd) < 0 ? -errno : 0;
+    close(fd);
+    return err;
+}
+
+void log_close(struct log *l)
+{
+    if (!l)
+        return;
+    if (l->owned && l->fd >= 0)
+        close(l->fd);
+    free(l->path);
+    free(l);
+}
+
+struct line {
+    char buf[LOG_LINE_MAX];
+    size_t len;
+};
+
+static void put(struct line *ln, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(struct line *ln, const char *fmt, ...)
+{
+    va_list ap;
+    size_t room = sizeof ln->buf - 1 - ln->len; /* keep one for '\n' */
+
+    va_start(ap, fmt);
+    int n = vsnprintf(ln->buf + ln->len, room + 1, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        ln->len += (size_t)n < room ? (size_t)n : room;
+}
+
+static void putc_(struct line *ln, char c)
+{
+    if (ln->len < sizeof ln->buf - 1)
+        ln->buf[ln->len++] = c;
+}
+
+/*
+ * A client-controlled string, escaped: in combined format '"' and '\' and
+ * non-printable bytes become \xHH; in JSON the JSON escapes. NULL is "-"
+ * (combined) or null (JSON).
+ */
+static void put_str(struct line *ln, const char *s, enum log_format fmt)
+{
+    if (!s) {
+        put(ln, fmt == LOG_JSON ? "null" : "\"-\"");
+        return;
+    }
+    putc_(ln, '"');
+    size_t start = ln->len;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (ln->len - start >= LOG_FIELD_MAX) {
+            put(ln, "...");
+            break;
+        }
+        if (fmt == LOG_JSON && (c == '"' || c == '\\'))
+            put(ln, "\\%c", c);
+        else if (fmt == LOG_JSON && (c < 0x20 || c == 0x7f))
+            put(ln, "\\u%04x", c);
+        else if (fmt == LOG_COMBINED &&
+                 (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f))
+            put(ln, "\\x%02x", c);
+        else
+            putc_(ln, (char)c);
+    }
+    putc_(ln, '"');
+}
+
+static void put_combined(struct line *ln, const struct log_record *r)
+{
+    char date[64];
+    struct tm tm;
+
+    localtime_r(&r->time, &tm);
+    strftime(date, sizeof date, "%d/%b/%Y:%H:%M:%S %z", &tm);
+    put(ln, "%s - - [%s] \"", r->client ? r->client : "-", date);
+    /* The request line, escaped, inside the quotes. */
+    struct line tmp = {.len = 0};
+    put_str(&tmp, r->method, LOG_COMBINED);
+    put(ln, "%.*s ", (int)tmp.len - 2, tmp.buf + 1);
+    tmp.len = 0;
+    put_str(&tmp, r->target, LOG_COMBINED);
+    put(ln, "%.*s ", (int)tmp.len - 2, tmp.buf + 1);
+    tmp.len = 0;
+    put_str(&tmp, r->version, LOG_COMBINED);
+    put(ln, "%.*s\" %u %llu ", (int)tmp.len - 2, tmp.buf + 1, r->status,
+        (unsigned long long)r->bytes);
+    put_str(ln, r->referer, LOG_COMBINED);
+    putc_(ln, ' ');
+    put_str(ln, r->agent, LOG_COMBINED);
+    put(ln, " resolver=%s", r->backend ? r->backend : "-");
+    if (r->err) {
+        const char *name = resolver_errno_name(r->err);
+        if (name)
+            put(ln, " errno=%s", name);
+        else
+            put(ln, " errno=%d", r->err);
+    }
+}
+
+static void put_json(struct line *ln, const struct log_record *r)
+{
+    char date[64];
+    struct tm tm;
+
+    gmtime_r(&r->time, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    put(ln, "{\"time\":\"%s\",\"client\":", date);
+    put_str(ln, r->client, LOG_JSON);
+    put(ln, ",\"method\":");
+    put_str(ln, r->method, LOG_JSON);
+    put(ln, ",\"target\":");
+    put_str(ln, r->target, LOG_JSON);
+    put(ln, ",\"protocol\":");
+    put_str(ln, r->version, LOG_JSON);
+    put(ln, ",\"status\":%u,\"bytes\":%llu,\"referer\":", r->status,
+        (unsigned long long)r->bytes);
+    put_str(ln, r->referer, LOG_JSON);
+    put(ln, ",\"agent\":");
+    put_str(ln, r->agent, LOG_JSON);
+    put(ln, ",\"resolver\":");
+    put_str(ln, r->backend, LOG_JSON);
+    put(ln, ",\"errno\":");
+    if (r->err) {
+        const char *name = resolver_errno_name(r->err);
+        if (name)
+            put(ln, "\"%s\"", name);
+        else
+            put(ln, "\"%d\"", r->err);
+    } else {
+        put(ln, "null");
+    }
+    putc_(ln, '}');
+}
+
+void log_write(struct log *l, const struct log_record *r)
+{
+    struct line ln;
+
+    if (!l || l->fd < 0)
+        return;
+    ln.len = 0;
+    if (l->format == LOG_JSON)
+        put_json(&ln, r);
+    else
+        put_combined(&ln, r);
+    ln.buf[ln.len++] = '\n';
+    /* One write: a short write on a full disk loses the rest, never mixes. */
+    ssize_t n = write(l->fd, ln.buf, ln.len);
+    (void)n;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * root.h - the document root fd, swappable at run time (SIGHUP).
+ *
+ * The root is opened by path once at start-up and again on each reload, so a
+ * deploy that renames a new tree into place or flips a symlink is picked up.
+ * A request keeps using the fd it started with: each worker thread holds a
+ * reference to the generation it last saw and switches only between
+ * requests, so an old root stays open until no thread uses it.
+ */
+#ifndef ROOT_H
+#define ROOT_H
+
+struct root;
+
+/*
+ * root_open - open @path as an O_PATH|O_DIRECTORY fd (symlinks in @path are
+ * followed: the configured root is trusted). @out receives the root, owned
+ * by the caller.
+ *
+ * Returns 0, -ENOMEM, or the -errno of open(2) (-ENOTDIR, -ENOENT, ...).
+ */
+int root_open(const char *path, struct root **out);
+
+/*
+ * root_reload - open the root's path again and make it current for requests
+ * that start from now on. On failure the old root stays current.
+ *
+ * Returns 0, -ENOMEM, or the -errno of open(2).
+ */
+int root_reload(struct root *r);
+
+/*
+ * root_fd - the current root fd for the calling thread. It stays valid until
+ * the same thread calls root_fd again (or exits).
+ *
+ * Returns an fd, or -ENOMEM.
+ */
+int root_fd(struct root *r);
+
+/*
+ * root_close - release @r. Every thread that called root_fd must have exited
+ * (MHD stopped). NULL is accepted.
+ */
+void root_close(struct root *r);
+
+#endif
