@@ -47,6 +47,7 @@ struct conn {
 
     /* the current request */
     bool started; /* the handler's first call happened */
+    bool logged;  /* the access log line is written */
     enum static_file_method method;
     size_t target, meth, version, referer, agent; /* offsets in buf */
     struct static_file_result res;
@@ -59,9 +60,9 @@ struct http {
     struct root *root;
     struct log *log;
     struct MHD_Daemon **d;
-    int *fds; /* listen fds handed back by quiesce, else -1 */
     size_t n;
     atomic_uint in_flight;
+    atomic_bool draining; /* new connections are closed at once */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -106,6 +107,42 @@ static const char *str(const struct conn *c, size_t off)
     return off == NO_STR ? NULL : c->buf + off;
 }
 
+static atomic_bool serving;
+
+void http_started(void)
+{
+    atomic_store(&serving, true);
+}
+
+/*
+ * Whether a libmicrohttpd message is about the server (accept failing, no
+ * memory, threads) rather than about one client's request or connection,
+ * which the access log covers and which a client must not be able to
+ * flood stderr with.
+ */
+static bool about_server(const char *msg)
+{
+    static const char *const client[] = {
+        "Error processing request",
+        "Connection socket is closed",
+        "connection closure",
+        "Connection reset",
+        "Failed to receive",
+        "Failed to send",
+        "Socket disconnected",
+        "timed out",
+        "Closing connection",
+        "too big",
+        "Client",
+        "rejected by application",
+    };
+
+    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+        if (strstr(msg, client[i]))
+            return false;
+    return true;
+}
+
 __attribute__((format(printf, 2, 0))) static void
 logger(void *cls, const char *fmt, va_list ap)
 {
@@ -113,6 +150,8 @@ logger(void *cls, const char *fmt, va_list ap)
 
     (void)cls;
     vsnprintf(msg, sizeof msg, fmt, ap);
+    if (atomic_load(&serving) && !about_server(msg))
+        return;
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         msg[--n] = '\0';
@@ -137,11 +176,67 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     if (!c)
         return NULL;
     c->started = false;
+    c->logged = false;
     c->used = 0;
     c->meth = c->version = c->referer = c->agent = NO_STR;
     memset(&c->res, 0, sizeof c->res);
     c->target = keep(c, uri);
     return c;
+}
+
+/*
+ * The access log line, written when the response is queued: a client that
+ * has its answer finds the line in the log, in the order it was answered.
+ */
+static void log_request(struct http *h, struct conn *c, unsigned status)
+{
+    struct log_record r = {
+        .client = c->client,
+        .time = time(NULL),
+        .method = str(c, c->meth),
+        .target = str(c, c->target),
+        .version = str(c, c->version),
+        .status = status,
+        .bytes = c->res.bytes,
+        .referer = str(c, c->referer),
+        .agent = str(c, c->agent),
+        .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
+                       ? NULL
+                       : resolver_backend_name(c->res.backend),
+        .err = c->res.err,
+    };
+
+    log_write(h->log, &r);
+    c->logged = true;
+}
+
+/* Whether the request announces a body. */
+static bool has_body(struct MHD_Connection *mc)
+{
+    const char *cl =
+        MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
+
+    return (cl && strcmp(cl, "0") != 0) ||
+           MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+                                       "Transfer-Encoding");
+}
+
+static enum MHD_Result respond(struct http *h, struct conn *c,
+                               struct MHD_Connection *mc)
+{
+    if (c->target == NO_STR)
+        return MHD_NO;
+    /* Scratch for the decoded path: as long as the raw target. */
+    size_t tlen = strlen(c->buf + c->target) + 1;
+    size_t scratch = keep(c, c->buf + c->target);
+    if (scratch == NO_STR)
+        return MHD_NO;
+    enum MHD_Result ret = static_file_respond(
+        mc, &h->conf->files, root_fd(h->root), c->method, c->buf + c->target,
+        c->buf + scratch, tlen, &c->res);
+    if (c->res.status)
+        log_request(h, c, c->res.status);
+    return ret;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
@@ -168,23 +263,21 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
         c->agent = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
+        /*
+         * A refused method with a body: answer 405 now. Queued in the first
+         * call, libmicrohttpd closes the connection after the response
+         * instead of reading a body nobody wants.
+         */
+        if (c->method == STATIC_FILE_OTHER && has_body(mc))
+            return respond(h, c, mc);
         return MHD_YES;
     }
     if (*upload_data_size) {
-        /* A body (to a method we refuse anyway): read and drop it. */
+        /* A body to GET, HEAD or OPTIONS: read and drop it. */
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (c->target == NO_STR)
-        return MHD_NO;
-    /* Scratch for the decoded path: as long as the raw target. */
-    size_t tlen = strlen(c->buf + c->target) + 1;
-    size_t scratch = keep(c, c->buf + c->target);
-    if (scratch == NO_STR)
-        return MHD_NO;
-    return static_file_respond(mc, &h->conf->files, root_fd(h->root), c->method,
-                               c->buf + c->target, c->buf + scratch, tlen,
-                               &c->res);
+    return respond(h, c, mc);
 }
 
 static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
@@ -196,24 +289,12 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     (void)toe;
     if (!c)
         return;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
-    struct log_record r = {
-        .client = c->client,
-        .time = time(NULL),
-        .method = str(c, c->meth),
-        .target = str(c, c->target),
-        .version = str(c, c->version),
-        .status = ci && ci->http_status ? ci->http_status : c->res.status,
-        .bytes = c->res.bytes,
-        .referer = str(c, c->referer),
-        .agent = str(c, c->agent),
-        .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
-                       ? NULL
-                       : resolver_backend_name(c->res.backend),
-        .err = c->res.err,
-    };
-    log_write(h->log, &r);
+    if (!c->logged) {
+        /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
+        log_request(h, c, ci ? ci->http_status : 0);
+    }
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
@@ -316,6 +397,16 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
+                                     socklen_t addrlen)
+{
+    struct http *h = cls;
+
+    (void)addr;
+    (void)addrlen;
+    return atomic_load(&h->draining) ? MHD_NO : MHD_YES;
+}
+
 static struct MHD_Daemon *daemon_start(struct http *h, int fd)
 {
     const struct http_conf *conf = h->conf;
@@ -326,8 +417,15 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
     opts[n++] = (struct MHD_OptionItem){                                       \
         .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
     OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
-    if (conf->threads > 1)
-        OPT(MHD_OPTION_THREAD_POOL_SIZE, conf->threads, NULL);
+    /*
+     * libmicrohttpd splits the connection limit between the workers: more
+     * workers than connections would leave some with a limit of 0.
+     */
+    unsigned threads = conf->threads < conf->max_connections
+                           ? conf->threads
+                           : conf->max_connections;
+    if (threads > 1)
+        OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections, NULL);
     OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
@@ -345,7 +443,7 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
     /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
     return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                                 MHD_USE_ITC | MHD_USE_ERROR_LOG,
-                            0, NULL, NULL, handler, h,
+                            0, accept_policy, h, handler, h,
                             MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
@@ -362,14 +460,12 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     h->root = root;
     h->log = log;
     atomic_init(&h->in_flight, 0);
+    atomic_init(&h->draining, false);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
-    h->d = calloc(n_fds, sizeof *h->d);
-    h->fds = malloc(n_fds * sizeof *h->fds);
-    if (!h->d || !h->fds)
+    h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
+    if (!h->d)
         goto out_free;
-    for (size_t i = 0; i < n_fds; i++)
-        h->fds[i] = -1;
     if (conf->header_timeout) {
         err = -pthread_create(&h->watchdog, NULL, watchdog, h);
         if (err) {
@@ -395,7 +491,6 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
     return 0;
 out_free:
     free(h->d);
-    free(h->fds);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     free(h);
@@ -405,11 +500,16 @@ out_close_fds:
     return err;
 }
 
+/*
+ * Draining closes new connections as they are accepted instead of
+ * MHD_quiesce_daemon: in 0.9.75, quiescing an epoll daemon with its own
+ * threads races with the workers removing the listen fd from their epoll
+ * sets, and the loser calls MHD_PANIC ("Failed to remove listen FD from
+ * epoll set"), aborting the process (seen in the e2e drain tests).
+ */
 void http_quiesce(struct http *h)
 {
-    for (size_t i = 0; i < h->n; i++)
-        if (h->fds[i] < 0)
-            h->fds[i] = MHD_quiesce_daemon(h->d[i]);
+    atomic_store(&h->draining, true);
 }
 
 unsigned http_in_flight(struct http *h)
@@ -423,10 +523,6 @@ void http_stop(struct http *h)
         return;
     for (size_t i = 0; i < h->n; i++)
         MHD_stop_daemon(h->d[i]);
-    /* A quiesced daemon gave its listening socket back: ours to close. */
-    for (size_t i = 0; i < h->n; i++)
-        if (h->fds[i] >= 0)
-            close(h->fds[i]);
     if (h->watchdog_running) {
         pthread_mutex_lock(&h->lock);
         h->stopping = true;
@@ -435,7 +531,6 @@ void http_stop(struct http *h)
         pthread_join(h->watchdog, NULL);
     }
     free(h->d);
-    free(h->fds);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     free(h);

@@ -35,7 +35,17 @@ struct http;
 int http_start(const struct http_conf *conf, struct root *root, struct log *log,
                const int *fds, size_t n_fds, struct http **out);
 
-/* http_quiesce - stop accepting connections; requests in flight go on. */
+/*
+ * http_started - from now on, libmicrohttpd messages about one client's
+ * connection (resets, malformed or too large requests) are not written to
+ * stderr; messages about the server itself still are.
+ */
+void http_started(void);
+
+/*
+ * http_quiesce - stop serving new connections (each is closed as soon as it
+ * is accepted); requests in flight go on.
+ */
 void http_quiesce(struct http *h);
 
 /* http_in_flight - requests whose headers arrived and that are not done. */

@@ -31,20 +31,20 @@ int listing_collect(int dir_fd, bool dotfiles, struct listing *out)
     int err = 0;
     size_t cap = 0;
     DIR *d = NULL;
-    int fd = -1;
 
     out->v = NULL;
     out->n = 0;
     /* fdopendir takes the fd: give it a dup so the caller keeps @dir_fd. */
-    fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+    int fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
     d = fdopendir(fd);
     if (!d) {
         err = -errno;
-        goto out_close_fd;
+        close(fd);
+        return err;
     }
-    fd = -1; /* owned by d */
+    /* from here on the fd is owned by d */
     /* A dup shares the file offset: start from the beginning. */
     rewinddir(d);
     for (;;) {
@@ -92,10 +92,6 @@ int listing_collect(int dir_fd, bool dotfiles, struct listing *out)
     closedir(d);
     if (out->n > 1)
         qsort(out->v, out->n, sizeof *out->v, by_name);
-    return err;
-out_close_fd:
-    if (fd >= 0)
-        close(fd);
     return err;
 }
 

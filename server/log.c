@@ -116,6 +116,16 @@ static void put(struct line *ln, const char *fmt, ...)
         ln->len += (size_t)n < room ? (size_t)n : room;
 }
 
+static void put_lit(struct line *ln, const char *s)
+{
+    size_t n = strlen(s), room = sizeof ln->buf - 1 - ln->len;
+
+    if (n > room)
+        n = room;
+    memcpy(ln->buf + ln->len, s, n);
+    ln->len += n;
+}
+
 static void putc_(struct line *ln, char c)
 {
     if (ln->len < sizeof ln->buf - 1)
@@ -130,7 +140,7 @@ static void putc_(struct line *ln, char c)
 static void put_str(struct line *ln, const char *s, enum log_format fmt)
 {
     if (!s) {
-        put(ln, fmt == LOG_JSON ? "null" : "\"-\"");
+        put_lit(ln, fmt == LOG_JSON ? "null" : "\"-\"");
         return;
     }
     putc_(ln, '"');
@@ -138,7 +148,7 @@ static void put_str(struct line *ln, const char *s, enum log_format fmt)
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (ln->len - start >= LOG_FIELD_MAX) {
-            put(ln, "...");
+            put_lit(ln, "...");
             break;
         }
         if (fmt == LOG_JSON && (c == '"' || c == '\\'))
@@ -195,20 +205,20 @@ static void put_json(struct line *ln, const struct log_record *r)
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     put(ln, "{\"time\":\"%s\",\"client\":", date);
     put_str(ln, r->client, LOG_JSON);
-    put(ln, ",\"method\":");
+    put_lit(ln, ",\"method\":");
     put_str(ln, r->method, LOG_JSON);
-    put(ln, ",\"target\":");
+    put_lit(ln, ",\"target\":");
     put_str(ln, r->target, LOG_JSON);
-    put(ln, ",\"protocol\":");
+    put_lit(ln, ",\"protocol\":");
     put_str(ln, r->version, LOG_JSON);
     put(ln, ",\"status\":%u,\"bytes\":%llu,\"referer\":", r->status,
         (unsigned long long)r->bytes);
     put_str(ln, r->referer, LOG_JSON);
-    put(ln, ",\"agent\":");
+    put_lit(ln, ",\"agent\":");
     put_str(ln, r->agent, LOG_JSON);
-    put(ln, ",\"resolver\":");
+    put_lit(ln, ",\"resolver\":");
     put_str(ln, r->backend, LOG_JSON);
-    put(ln, ",\"errno\":");
+    put_lit(ln, ",\"errno\":");
     if (r->err) {
         const char *name = resolver_errno_name(r->err);
         if (name)
@@ -216,7 +226,7 @@ static void put_json(struct line *ln, const struct log_record *r)
         else
             put(ln, "\"%d\"", r->err);
     } else {
-        put(ln, "null");
+        put_lit(ln, "null");
     }
     putc_(ln, '}');
 }

@@ -85,7 +85,7 @@ static int bind_tcp(const struct conf_listen *l, struct listener *out,
         return -1;
     }
 
-    struct sockaddr_storage ss;
+    struct sockaddr_storage ss = {0};
     socklen_t sl = sizeof ss;
     char host[INET6_ADDRSTRLEN];
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
@@ -113,7 +113,7 @@ static int bind_unix(const struct conf_listen *l, struct listener *out,
         snprintf(err, errlen, "socket path too long");
         return -1;
     }
-    strcpy(sa.sun_path, l->path);
+    memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
     /* A stale socket from an earlier run is replaced, nothing else is. */
     if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode))
         unlink(l->path);
@@ -205,6 +205,35 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
                 "beneath: SIGHUP: cannot reopen the access log %s: %s; "
                 "keeping the old file\n",
                 c->access_log, strerror(-err));
+}
+
+/*
+ * The start-up lines: one per listener, then the root, the backend that
+ * serves and why, and the confinement flags. All in one write(2), so whoever
+ * waits for "listening on" sees the whole block at once.
+ */
+static void print_startup(const struct conf *c, const struct listener *ls,
+                          const char *backend)
+{
+    char *buf = NULL, real[PATH_MAX], flags[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bool same = !realpath(c->root, real) || strcmp(real, c->root) == 0;
+
+    if (!f)
+        return;
+    resolver_flags_format(c->confine, flags, sizeof flags);
+    for (size_t i = 0; i < c->n_listen; i++)
+        fprintf(f, "beneath: listening on %s\n", ls[i].url);
+    fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
+            same ? "" : real, same ? "" : ")");
+    fprintf(f, "beneath: resolver %s\n", backend);
+    fprintf(f, "beneath: confine %s\n", flags);
+    if (fclose(f) == 0) {
+        ssize_t n = write(STDERR_FILENO, buf, len);
+        (void)n;
+    }
+    free(buf);
 }
 
 /* Drain: stop accepting, wait for requests in flight up to the timeout. */
@@ -368,7 +397,7 @@ int main(int argc, char *argv[])
         .header_timeout = c.header_timeout,
         .max_header_size = c.max_header_size,
     };
-    int *fds = calloc(c.n_listen, sizeof *fds);
+    int *fds = calloc(c.n_listen ? c.n_listen : 1, sizeof *fds);
     if (!fds) {
         fprintf(stderr, "beneath: out of memory\n");
         goto out_close;
@@ -382,14 +411,8 @@ int main(int argc, char *argv[])
     if (err)
         goto out_close;
 
-    char real[PATH_MAX], flags[256];
-    for (size_t i = 0; i < c.n_listen; i++)
-        fprintf(stderr, "beneath: listening on %s\n", ls[i].url);
-    fprintf(stderr, "beneath: root %s\n",
-            realpath(c.root, real) ? real : c.root);
-    fprintf(stderr, "beneath: resolver %s\n", line);
-    resolver_flags_format(c.confine, flags, sizeof flags);
-    fprintf(stderr, "beneath: confine %s\n", flags);
+    print_startup(&c, ls, line);
+    http_started();
 
     for (;;) {
         struct signalfd_siginfo si;

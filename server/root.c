@@ -107,11 +107,11 @@ out_free:
 
 int root_reload(struct root *r)
 {
-    struct generation *g;
+    struct generation *g = NULL;
     int err = generation_open(r->path, 0, &g);
 
-    if (err)
-        return err;
+    if (err || !g)
+        return err ? err : -EIO;
     pthread_mutex_lock(&r->lock);
     struct generation *old = r->cur;
     g->id = old->id + 1;

@@ -295,16 +295,14 @@ static enum MHD_Result list(struct req *r, const char *path)
 static enum MHD_Result directory(struct req *r, const char *path)
 {
     char ipath[PATH_MAX];
-    size_t plen = strlen(path);
 
     for (size_t i = 0; i < r->conf->n_index; i++) {
         const char *name = r->conf->index[i];
         struct stat st;
 
-        if (plen + strlen(name) + 1 > sizeof ipath)
+        if ((size_t)snprintf(ipath, sizeof ipath, "%s%s", path, name) >=
+            sizeof ipath)
             continue;
-        memcpy(ipath, path, plen);
-        strcpy(ipath + plen, name);
         /* From the root again, not from the directory's fd: one rule. */
         int fd = open_beneath(r, ipath, O_RDONLY | O_NONBLOCK);
         if (fd == -ENOENT || fd == -ENOTDIR)

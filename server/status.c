@@ -5,7 +5,9 @@
  * A refusal by the confined resolver (EXDEV: the path leaves the root or
  * crosses a mount; ELOOP: a forbidden symlink) is a 403, as nginx answers for
  * disable_symlinks; the access log names the errno. Missing things are 404.
- * EAGAIN means the resolver already retried a rename race: 503, try again.
+ * A socket (ENXIO) or driverless device (ENODEV) is not a file to serve: 403,
+ * like a FIFO. EAGAIN means the resolver already retried a rename race: 503,
+ * try again.
  */
 #include "status.h"
 
@@ -16,10 +18,18 @@ static const struct {
     int err;
     int status;
 } errno_status[] = {
-    {ENOENT, STATUS_NOT_FOUND},       {ENOTDIR, STATUS_NOT_FOUND},
-    {ENAMETOOLONG, STATUS_NOT_FOUND}, {EACCES, STATUS_FORBIDDEN},
-    {EPERM, STATUS_FORBIDDEN},        {EXDEV, STATUS_FORBIDDEN},
-    {ELOOP, STATUS_FORBIDDEN},        {EAGAIN, STATUS_SERVICE_UNAVAILABLE},
+    /* clang-format off */
+    {ENOENT,       STATUS_NOT_FOUND},
+    {ENOTDIR,      STATUS_NOT_FOUND},
+    {ENAMETOOLONG, STATUS_NOT_FOUND},
+    {EACCES,       STATUS_FORBIDDEN},
+    {EPERM,        STATUS_FORBIDDEN},
+    {EXDEV,        STATUS_FORBIDDEN},  /* confinement: leaves root, mount */
+    {ELOOP,        STATUS_FORBIDDEN},  /* confinement: forbidden symlink */
+    {ENXIO,        STATUS_FORBIDDEN},  /* open(2) of a socket */
+    {ENODEV,       STATUS_FORBIDDEN},  /* a device without a driver */
+    {EAGAIN,       STATUS_SERVICE_UNAVAILABLE},
+    /* clang-format on */
 };
 
 int status_from_errno(int err)

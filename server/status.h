@@ -30,7 +30,7 @@
     X(505, HTTP_VERSION_NOT_SUPPORTED, "HTTP Version Not Supported")
 
 enum status {
-#define STATUS_ENUM(code, name, reason) STATUS_##name = code,
+#define STATUS_ENUM(code, name, reason) STATUS_##name = (code),
     HTTP_STATUS_MAP(STATUS_ENUM)
 #undef STATUS_ENUM
 };
@@ -40,7 +40,8 @@ enum status {
  * @err: a positive errno (a negative one is accepted and negated).
  *
  * Returns 404 for ENOENT, ENOTDIR, ENAMETOOLONG; 403 for EACCES, EPERM and
- * the confinement refusals EXDEV, ELOOP; 503 for EAGAIN; 500 otherwise.
+ * the confinement refusals EXDEV, ELOOP, and ENXIO, ENODEV (a socket or a
+ * device that open(2) refuses); 503 for EAGAIN; 500 otherwise.
  */
 int status_from_errno(int err);
 

@@ -99,6 +99,11 @@ int target_decode(const char *raw, unsigned flags, char *buf, size_t size,
     t->raw_path_len = strcspn(p, "?");
     if (t->raw_path_len == 0)
         t->raw_path_len = 1;
+    /* "//host/x" as a Location would be protocol-relative: an open redirect */
+    while (t->raw_path_len > 1 && t->raw_path[1] == '/') {
+        t->raw_path++;
+        t->raw_path_len--;
+    }
     const char *q = strchr(p, '?');
     if (q) {
         t->query = q + 1;

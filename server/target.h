@@ -20,7 +20,8 @@
 
 struct target {
     const char *path;     /* decoded, leading '/' stripped; "" is the root */
-    const char *raw_path; /* the path part as received, for a redirect */
+    const char *raw_path; /* the path as received, for a redirect; leading
+                             slashes merged so it never reads as "//host" */
     size_t raw_path_len;
     const char *query; /* after '?', not decoded; NULL without '?' */
     bool asterisk;     /* "OPTIONS *" */

@@ -90,12 +90,21 @@ static char *temp_file(const char *text)
 
 /* ---- the file: every error with its FILE:LINE: message ---- */
 
+#define X16 "xxxxxxxxxxxxxxxx"
+#define LONG_NAME                                                              \
+    X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16
+
 static const struct {
     const char *text;
     const char *want; /* all messages, each followed by '\n' */
 } file_errors[] = {
     {"listn = 1\n", "t.conf:1: unknown key 'listn' (did you mean 'listen'?)\n"},
     {"bogus = 1\n", "t.conf:1: unknown key 'bogus'\n"},
+    /* too long to be worth a guess */
+    {"listen-on-every-interface-and-also-on-the-unix-socket-in-run-dir"
+     " = 1\n",
+     "t.conf:1: unknown key "
+     "'listen-on-every-interface-and-also-on-the-unix-socket-in-run-dir'\n"},
     {"listen\n", "t.conf:1: missing '=' after 'listen'\n"},
     {"  = x\n", "t.conf:1: missing key before '='\n"},
     {"user =\n", "t.conf:1: user: empty value\n"},
@@ -120,6 +129,9 @@ static const struct {
      "t.conf:1: max-header-size: 2K is out of range 4K..1M\n"},
     {"max-header-size = 2M\n",
      "t.conf:1: max-header-size: 2M is out of range 4K..1M\n"},
+    {"max-header-size = 18014398509481984K\n",
+     "t.conf:1: max-header-size: 18014398509481984K is out of range "
+     "4K..1M\n"},
     {"max-header-size = 2X\n", "t.conf:1: max-header-size: '2X' is not a "
                                "number with an optional K/M/G suffix\n"},
     {"max-header-size = 8KB\n", "t.conf:1: max-header-size: '8KB' is not a "
@@ -152,6 +164,11 @@ static const struct {
     {"index = a,..\n",
      "t.conf:1: index: '..' is not a file name (no '/', '.' or '..')\n"},
     {"index = a,,b\n", "t.conf:1: index: empty item in comma list\n"},
+    {"index = a, ,b\n", "t.conf:1: index: empty item in comma list\n"},
+    {"confine = \" \"\n",
+     "t.conf:1: confine: unknown flag '' (flags: beneath, in-root, "
+     "no-xdev, no-symlinks, no-magiclinks, no-jumps; or none)\n"},
+    {"index = a," LONG_NAME "\n", "t.conf:1: index: list item too long\n"},
     {"index = a,\n", "t.conf:1: index: empty item in comma list\n"},
     {"listen = :80\n", "t.conf:1: listen: ':80': missing host (all "
                        "addresses: 0.0.0.0:PORT or [::]:PORT)\n"},
@@ -172,11 +189,30 @@ static const struct {
      "t.conf:1: listen: '[::1': bad IPv6 address in [...]\n"},
     {"listen = []:80\n",
      "t.conf:1: listen: '[]:80': bad IPv6 address in [...]\n"},
+    /* found by fuzz_conf: would print without brackets and not read back */
+    {"listen = [z%1]:0\n",
+     "t.conf:1: listen: '[z%1]:0': bad IPv6 address in [...]\n"},
+    {"listen = [127.0.0.1]:80\n",
+     "t.conf:1: listen: '[127.0.0.1]:80': bad IPv6 address in [...]\n"},
+    {"listen = [::g]:80\n",
+     "t.conf:1: listen: '[::g]:80': bad IPv6 address in [...]\n"},
+    {"listen = a\tb:80\n", "t.conf:1: listen: control character in value\n"},
+    {"index = a\tb\n", "t.conf:1: index: control character in value\n"},
+    {"listen = [::1%a/b]:80\n",
+     "t.conf:1: listen: '[::1%a/b]:80': bad IPv6 address in [...]\n"},
+    {"listen = [::1%]:80\n",
+     "t.conf:1: listen: '[::1%]:80': bad IPv6 address in [...]\n"},
     {"listen = [::1]80\n",
      "t.conf:1: listen: '[::1]80': expected ':PORT' after ']'\n"},
     {"listen = [::1]\n",
      "t.conf:1: listen: '[::1]': missing port, as in 127.0.0.1:8080\n"},
     {"listen = unix:\n", "t.conf:1: listen: empty unix socket path\n"},
+    {"listen = "
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:80\n",
+     "t.conf:1: listen: "
+     "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa': "
+     "address too long\n"},
     {"listen = unix:/"
      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
@@ -300,6 +336,8 @@ static const struct {
     {"dotfiles = allow\n", "dotfiles = allow\n"},
     {"log-format = json\n", "log-format = json\n"},
     {"index = index.htm,index.html\n", "index = index.htm,index.html\n"},
+    {"index = index.htm , index.html\n", "index = index.htm,index.html\n"},
+    {"confine = beneath, no-xdev\n", "confine = beneath,no-xdev\n"},
     {"listen = 8081\n", "listen = 127.0.0.1:8081\n"},
     {"listen = 0.0.0.0:0\n", "listen = 0.0.0.0:0\n"},
     {"listen = [::1]:8080\n", "listen = [::1]:8080\n"},
@@ -659,6 +697,7 @@ START_TEST(config_cli_over_env)
     char *cfg;
     char *env[2] = {NULL, NULL};
     const char *args[] = {"--config", b, NULL};
+    char *out;
     struct conf c;
     struct conf_diag d = {0};
 
@@ -667,6 +706,10 @@ START_TEST(config_cli_over_env)
     ck_assert_int_eq(load(args, env, &c, &d), 0);
     ck_assert_uint_eq(c.threads, 12);
     ck_assert_str_eq(c.config, b);
+    out = printed(&c);
+    ck_assert_ptr_nonnull(strstr(out, b));
+    ck_assert(strncmp(strstr(out, b) - 12, "# read from ", 12) == 0);
+    free(out);
     conf_free(&c);
     conf_diag_free(&d);
     unlink(a);
@@ -732,6 +775,7 @@ static const struct {
     {{NULL}},
     {{"--root", " /srv/my \"site\" ", "--user", "www-data", "--listing",
       "--dotfiles", "allow"}},
+    {{"--listen", "unix:/tmp/trailing ", "--listen", "unix: lead"}},
     {{"--listen", "https://[::1]:8443", "--listen", "unix:/run/b#1.sock",
       "--listen", "0.0.0.0:0", "--resolver", "emulated"}},
     {{"--confine", "none", "--index", "a.html,b.htm,c", "--log-format",

@@ -18,12 +18,12 @@
 #ifndef CONF_H
 #define CONF_H
 
+#include "resolver.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "resolver.h"
 
 /* A list of owned strings. */
 struct conf_strv {
@@ -111,8 +111,8 @@ int conf_defaults(struct conf *c);
  * Returns 0, or -EINVAL when at least one message was added to @diag (all
  * problems of all sources are reported, not just the first), or -ENOMEM.
  */
-int conf_load(struct conf *c, int argc, char *const argv[],
-              char *const envp[], struct conf_diag *diag);
+int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
+              struct conf_diag *diag);
 
 /*
  * conf_parse - apply a "key = value" file read from @f onto @c, which holds

@@ -6,7 +6,8 @@
  * in struct conf, default, range or names, help text and flags. The command
  * line, the environment (BENEATH_NAME), the "key = value" file, --help and
  * conf_print all walk that table; nothing here knows an option by name except
- * the few cross-option checks in finish(). The value types (struct type) are
+ * conf_load, for --config, --help/--version and the positional ROOT. The
+ * value types (struct type) are
  * reusable: a new option is one row plus a struct field.
  *
  * Sources are applied in order default, file, environment, command line, each
@@ -112,12 +113,9 @@ static void print_str(FILE *out, const char *name, const char *s)
 
 /* ---- strings and paths ---- */
 
+/* apply() has already refused the empty value, for every type */
 static int check_text(const char *val, char *err)
 {
-    if (*val == '\0') {
-        snprintf(err, ERR_MAX, "empty value");
-        return -EINVAL;
-    }
     for (const char *p = val; *p; p++) {
         if (iscntrl((unsigned char)*p)) {
             snprintf(err, ERR_MAX, "control character in value");
@@ -467,11 +465,22 @@ static int confine_parse(const struct opt *o, struct conf *c, const char *val,
 {
     uint64_t flags = 0;
     const char *bad = NULL;
-    size_t bad_len = 0;
+    size_t bad_len = 0, n = 0;
+    char list[256];
 
+    /* "beneath, no-xdev": flag names have no spaces, so drop them all */
+    for (const char *p = val; *p && n + 1 < sizeof(list); p++) {
+        if (*p != ' ' && *p != '\t')
+            list[n++] = *p;
+    }
+    list[n] = '\0';
     /* "none" is what resolver_flags_format prints for 0: read it back */
-    if (strcmp(val, "none") != 0 &&
-        resolver_flags_parse(val, &flags, &bad, &bad_len) < 0) {
+    if (n == 0 || (strcmp(list, "none") != 0 &&
+                   resolver_flags_parse(list, &flags, &bad, &bad_len) < 0)) {
+        if (n == 0) {
+            bad = list;
+            bad_len = 0;
+        }
         snprintf(err, ERR_MAX,
                  "unknown flag '%.*s' (flags: beneath, in-root, no-xdev, "
                  "no-symlinks, no-magiclinks, no-jumps; or none)",
@@ -540,9 +549,14 @@ static int list_parse(const struct opt *o, struct conf *c, const char *val,
     if (r < 0)
         return r;
     for (;;) {
-        size_t len = strcspn(p, ",");
+        size_t len;
         char item[256];
 
+        /* "index.html, index.htm": spaces around items are not part of them */
+        p += strspn(p, " \t");
+        len = strcspn(p, ",");
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
         if (len == 0 || len >= sizeof(item)) {
             snprintf(err, ERR_MAX,
                      len ? "list item too long" : "empty item in comma list");
@@ -555,9 +569,10 @@ static int list_parse(const struct opt *o, struct conf *c, const char *val,
             goto out_free;
         if ((r = strv_push(&nv, p, len)) < 0)
             goto out_free;
-        if (p[len] == '\0')
+        p += len + strspn(p + len, " \t");
+        if (*p == '\0')
             break;
-        p += len + 1;
+        p++; /* the comma */
     }
     strv_free(field(o, c));
     *(struct conf_strv *)field(o, c) = nv;
@@ -605,8 +620,9 @@ static void item_print(FILE *out, const struct opt *o, const struct conf *c)
 
 static const struct type t_list = {"LIST", list_parse, list_print, list_reset,
                                    0};
-static const struct type t_items = {"TEXT", item_parse, item_print, list_reset,
-                                    0};
+/* Unused until issues 4 and 5 add repeatable text options (headers). */
+__attribute__((unused)) static const struct type t_items = {
+    "TEXT", item_parse, item_print, list_reset, 0};
 
 /* ---- listen addresses ---- */
 
@@ -640,6 +656,22 @@ static bool host_chars(const char *s, size_t len, const char *extra)
             return false;
     }
     return true;
+}
+
+/* "::1", "fe80::1%eth0": hex digits, ':' and '.', then an optional zone */
+static bool ipv6_chars(const char *s, size_t len)
+{
+    const char *pct = memchr(s, '%', len);
+    size_t addr = pct ? (size_t)(pct - s) : len;
+
+    if (memchr(s, ':', addr) == NULL)
+        return false;
+    for (size_t i = 0; i < addr; i++) {
+        if (!isxdigit((unsigned char)s[i]) && s[i] != ':' && s[i] != '.')
+            return false;
+    }
+    return !pct ||
+           (len - addr > 1 && host_chars(pct + 1, len - addr - 1, ".-_"));
 }
 
 /*
@@ -698,8 +730,7 @@ static int listen_syntax(const char *val, struct conf_listen *l, char *err)
         const char *close = strchr(p, ']');
 
         host = p + 1;
-        if (close == NULL || close == host ||
-            !host_chars(host, (size_t)(close - host), ":.%")) {
+        if (close == NULL || !ipv6_chars(host, (size_t)(close - host))) {
             snprintf(err, ERR_MAX, "'%.64s': bad IPv6 address in [...]", val);
             return -EINVAL;
         }
@@ -796,13 +827,23 @@ static void listen_print(FILE *out, const struct opt *o, const struct conf *c)
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct conf_listen *l = &c->listen[i];
 
-        if (l->kind == CONF_LISTEN_UNIX) {
-            fprintf(out, "%s = unix:%s\n", o->name, l->path);
+        char *text = NULL;
+        int n;
+
+        if (l->kind == CONF_LISTEN_UNIX)
+            n = asprintf(&text, "unix:%s", l->path);
+        else
+            n = asprintf(&text, "%s%s%s%s:%u", l->tls ? "https://" : "",
+                         strchr(l->host, ':') ? "[" : "", l->host,
+                         strchr(l->host, ':') ? "]" : "", l->port);
+        if (n < 0) {
+            /* out of memory: leave a line that fails loudly if read back */
+            fprintf(out, "%s = ?\n", o->name);
             continue;
         }
-        fprintf(out, "%s = %s%s%s%s:%u\n", o->name, l->tls ? "https://" : "",
-                strchr(l->host, ':') ? "[" : "", l->host,
-                strchr(l->host, ':') ? "]" : "", l->port);
+        /* quoted when needed: "unix:/x " keeps its space */
+        print_str(out, o->name, text);
+        free(text);
     }
 }
 
@@ -999,9 +1040,6 @@ static const struct opt opts[] = {
 
 #define N_OPTS N_ELEMS(opts)
 
-/* t_items is kept ready for the repeatable text options of issues 4 and 5. */
-static const struct type *const spare_types[] = {&t_items};
-
 /* ---- diagnostics ---- */
 
 __attribute__((format(printf, 2, 3))) static int diag_add(struct conf_diag *d,
@@ -1135,7 +1173,6 @@ int conf_defaults(struct conf *c)
     char buf[32];
     int r = 0;
 
-    (void)spare_types;
     memset(c, 0, sizeof(*c));
     for (size_t i = 0; i < N_OPTS; i++) {
         const char *v = opts[i].dflt;

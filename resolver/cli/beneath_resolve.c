@@ -11,6 +11,8 @@
  * exits 1. Usage errors (and a ROOT that cannot be opened) go to stderr and
  * exit 2.
  */
+#include "resolver.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "resolver.h"
 
 #define EXIT_REFUSED 1
 #define EXIT_USAGE 2

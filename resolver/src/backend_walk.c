@@ -11,11 +11,12 @@
  * kernel's openat2 is the specification: tests/test_resolver.c compares the
  * two over generated paths for every flag combination.
  *
- * Cost: a plain component is one openat(O_PATH|O_NOFOLLOW|O_DIRECTORY) and
- * one close. The type is looked up only when that open says ENOTDIR (a file
- * or a symlink: readlinkat tells them apart); mount ids are read only under
- * NO_XDEV; the filesystem type (procfs magic links, MNT_NOSYMFOLLOW) only
- * when a symlink is met, once per directory.
+ * Cost: a plain component is one openat(O_PATH|O_NOFOLLOW|O_DIRECTORY);
+ * the fds are closed at the end, usually all in one close_range. The type is
+ * looked up only when that open says ENOTDIR (a file or a symlink: readlinkat
+ * tells them apart); mount ids are read only under NO_XDEV; the filesystem type
+ * (procfs magic links, MNT_NOSYMFOLLOW) only when a symlink is met, once per
+ * directory.
  *
  * Magic links (the procfs links that jump without text: /proc/self/fd/N,
  * /proc/self/cwd, root, exe, map_files, ns): userspace cannot ask the kernel
@@ -34,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,8 @@
 #define SCOPED (RESOLVER_BENEATH | RESOLVER_IN_ROOT)
 /* Directory fds held before the stack moves to the heap. */
 #define INLINE_FRAMES 32
-/* Remaining-path buffer on the stack: room for the path and one link text. */
-#define INLINE_BUF (2 * RESOLVER_PATH_MAX)
+/* The inline remaining-path buffer: room for the path and one link text. */
+#define INLINE_BUF (2 * (size_t)RESOLVER_PATH_MAX)
 
 /* What is known about the filesystem a frame's directory lives on. */
 enum fs_info {
@@ -89,16 +91,20 @@ struct walk {
     char name[RESOLVER_PATH_MAX]; /* the component being looked up */
 };
 
-/* Returned by the steps besides fds and -errno (errnos are above -4096). */
-#define WALK_MORE (-5000)  /* a link was spliced: go on with the path */
-#define WALK_RETRY (-5001) /* look at the same component again */
+/* Returned by the steps besides fds and -errno (errnos are above -4096):
+ * a link was spliced in front of the rest, go on with the path. */
+#define WALK_MORE (-5000)
 
 static struct frame *cur(struct walk *w)
 {
     return &w->stack[w->top];
 }
 
-/* Mount id of @fd (stx_mnt_id, or st_dev where statx lacks it). */
+/*
+ * Mount id of @fd: stx_mnt_id (Linux 5.8), or st_dev before that, which
+ * cannot tell a bind mount of the same filesystem from no mount at all.
+ * (glibc's statx falls back to fstatat itself on kernels before 4.11.)
+ */
 static int mount_id(int fd, const char *name, int at_flags, uint64_t *out)
 {
     struct statx stx;
@@ -275,6 +281,7 @@ static int walk_init(struct walk *w, int root_fd, const char *path,
     w->buf_cap = INLINE_BUF;
     w->links = 0;
     w->root_set = false;
+    w->link[0] = '\0';
     if (len == 0)
         return -ENOENT;
     if (len >= RESOLVER_PATH_MAX)
@@ -348,7 +355,7 @@ static int follow_magic(struct walk *w, const char *name, bool final)
 {
     bool xdev = w->resolve & RESOLVER_NO_XDEV;
     uint64_t mnt = 0;
-    mode_t type;
+    mode_t type = 0;
     int fd;
     int err;
 
@@ -453,7 +460,7 @@ static int walk_step(struct walk *w, const char *name)
  * The final component with the caller's flags, plus O_NOFOLLOW so that a
  * symlink is seen (ELOOP, ENOTDIR with O_DIRECTORY, or an O_PATH fd of the
  * link itself) rather than followed by the kernel.
- * Returns an fd, WALK_MORE or WALK_RETRY, or -errno.
+ * Returns an fd, WALK_MORE, or -errno.
  */
 static int walk_last(struct walk *w, const char *name)
 {
@@ -506,11 +513,44 @@ out_close:
     return err;
 }
 
-/* The only place fds held by the walk are closed. */
+/* close_range(2) is missing (before 5.9) or blocked: close one by one. */
+static atomic_bool no_close_range;
+
+/*
+ * Close the stack. Each openat takes the lowest free number, so the stack is
+ * usually a run of consecutive fds: one close_range closes the run instead
+ * of one close per component. That is safe because the walk holds every
+ * number in the run, so none of them can belong to anyone else.
+ */
+static void close_stack(struct walk *w)
+{
+    size_t i = w->bottom_owned ? 0 : 1;
+
+    while (i <= w->top) {
+        size_t j = i;
+
+        while (j < w->top && w->stack[j + 1].fd == w->stack[j].fd + 1)
+            j++;
+        if (j == i ||
+            atomic_load_explicit(&no_close_range, memory_order_relaxed) ||
+            close_range((unsigned)w->stack[i].fd, (unsigned)w->stack[j].fd, 0) <
+                0) {
+            if (j > i && (errno == ENOSYS || errno == EPERM))
+                atomic_store(&no_close_range, true);
+            for (size_t k = i; k <= j; k++)
+                close(w->stack[k].fd);
+        }
+        i = j + 1;
+    }
+}
+
+/*
+ * The one place the walk's fd stack is closed. (A ".." pop and a jump to
+ * the root close the frames they drop right away.)
+ */
 static int walk_finish(struct walk *w, int ret)
 {
-    for (size_t i = w->top + 1; i-- > 0;)
-        close_frame(w, i);
+    close_stack(w);
     if (w->stack != w->inline_stack)
         free(w->stack);
     if (w->buf != w->inline_buf)
@@ -538,7 +578,6 @@ int backend_walk_open(int root_fd, const char *path, int open_flags,
     while (ret == 0) {
         size_t p = w->start;
         size_t name_begin;
-        size_t len;
 
         while (w->buf[p] == '/')
             p++;
@@ -550,23 +589,16 @@ int backend_walk_open(int root_fd, const char *path, int open_flags,
         name_begin = p;
         while (p < w->end && w->buf[p] != '/')
             p++;
-        len = p - name_begin;
-        memcpy(w->name, w->buf + name_begin, len);
-        w->name[len] = '\0';
+        memcpy(w->name, w->buf + name_begin, p - name_begin);
+        w->name[p - name_begin] = '\0';
         w->start = p;
         if (p == w->end) {
             ret = walk_last(w, w->name);
-            if (ret == WALK_MORE)
-                ret = 0;
-            else if (ret != WALK_RETRY)
+            if (ret != WALK_MORE)
                 break;
+            ret = 0;
         } else {
             ret = walk_step(w, w->name);
-        }
-        if (ret == WALK_RETRY) {
-            /* The link changed between two calls: look again. */
-            w->start = name_begin;
-            ret = 0;
         }
     }
     ret = walk_finish(w, ret);

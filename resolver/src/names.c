@@ -106,19 +106,28 @@ size_t resolver_flags_format(uint64_t resolve, char *buf, size_t size)
     return len;
 }
 
+/* The errnos the resolver and the server name in answers and logs. */
+#define E(x)                                                                   \
+    {                                                                          \
+        x, #x                                                                  \
+    }
+static const struct {
+    int err;
+    const char *name;
+} errno_names[] = {
+    E(EPERM),  E(ENOENT),    E(EIO),        E(ENXIO),        E(EBADF),
+    E(EAGAIN), E(ENOMEM),    E(EACCES),     E(EFAULT),       E(EBUSY),
+    E(EEXIST), E(EXDEV),     E(ENODEV),     E(ENOTDIR),      E(EISDIR),
+    E(EINVAL), E(ENFILE),    E(EMFILE),     E(ETXTBSY),      E(EFBIG),
+    E(ENOSPC), E(EROFS),     E(EMLINK),     E(ENAMETOOLONG), E(ENOSYS),
+    E(ELOOP),  E(EOVERFLOW), E(EOPNOTSUPP), E(ESTALE),       E(EINTR),
+};
+#undef E
+
 const char *resolver_errno_name(int err)
 {
-    switch (err) {
-#define E(x)                                                                   \
-    case x:                                                                    \
-        return #x;
-        E(EPERM)
-        E(ENOENT) E(EIO) E(ENXIO) E(EBADF) E(EAGAIN) E(ENOMEM) E(EACCES)
-            E(EFAULT) E(EBUSY) E(EEXIST) E(EXDEV) E(ENODEV) E(ENOTDIR) E(EISDIR)
-                E(EINVAL) E(ENFILE) E(EMFILE) E(ETXTBSY) E(EFBIG) E(ENOSPC)
-                    E(EROFS) E(EMLINK) E(ENAMETOOLONG) E(ENOSYS) E(ELOOP)
-                        E(EOVERFLOW) E(EOPNOTSUPP) E(ESTALE) E(EINTR)
-#undef E
-                            default : return NULL;
-    }
+    for (size_t i = 0; i < N_ELEMS(errno_names); i++)
+        if (errno_names[i].err == err)
+            return errno_names[i].name;
+    return NULL;
 }

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolver_bench.c - the resolver micro-benchmark: open + close per call.
+ *
+ * For depths 1, 4, 8 and 16 and paths with 0, 1 and 4 relative symlinks, it
+ * times the unconfined openat(2) floor, the kernel backend with each flag
+ * set, the emulation and the lexical baseline, and prints ns/op and the ratio
+ * to the floor of the same path; -o writes the same rows as CSV. Each figure
+ * is the best of -r rounds of -n calls (the least disturbed one); rounds
+ * interleave the methods. Not a test:
+ * numbers depend on the machine and its load; pin it with taskset.
+ */
+#include "resolver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+#define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+
+struct method {
+    const char *name;
+    uint64_t resolve;
+    enum resolver_backend backend; /* DEFAULT: the openat floor */
+    bool plain_only; /* only for paths without symlinks (NO_SYMLINKS) */
+};
+
+static const struct method methods[] = {
+    {"openat", 0, RESOLVER_BACKEND_DEFAULT, false},
+    {"kernel", 0, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_BENEATH, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_IN_ROOT, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_KERNEL, false},
+    {"kernel", RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, RESOLVER_BACKEND_KERNEL,
+     true},
+    {"emulated", RESOLVER_BENEATH, RESOLVER_BACKEND_EMULATED, false},
+    {"emulated", RESOLVER_IN_ROOT, RESOLVER_BACKEND_EMULATED, false},
+    {"emulated", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_EMULATED, false},
+    {"lexical", RESOLVER_BENEATH, RESOLVER_BACKEND_LEXICAL, false},
+};
+
+static const int depths[] = {1, 4, 8, 16};
+
+/* -m "emulated:beneath" keeps one method (and always the floor). */
+static bool wanted(const struct method *m, int links, const char *only)
+{
+    char flags[128];
+    char name[160];
+
+    if (m->plain_only && links > 0)
+        return false;
+    if (!only || m->backend == RESOLVER_BACKEND_DEFAULT)
+        return true;
+    resolver_flags_format(m->resolve, flags, sizeof(flags));
+    snprintf(name, sizeof(name), "%s:%s", m->name, flags);
+    return strcmp(only, name) == 0 || strcmp(only, m->name) == 0;
+}
+static const int link_counts[] = {0, 1, 4};
+
+/* A positive decimal number, or -1. */
+static long parse_num(const char *s)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0)
+        return -1;
+    return v;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * The tree: d1/d2/.../d16/file, and in each d(i-1) a link "l<i> -> d<i>"
+ * (one relative component). A path of depth D with K links uses l<i> for the
+ * last K directories.
+ */
+static int make_tree(const char *root)
+{
+    char path[1024];
+    size_t len = (size_t)snprintf(path, sizeof(path), "%s", root);
+
+    for (int i = 1; i <= 16; i++) {
+        char link[1200];
+        char target[16];
+
+        snprintf(link, sizeof(link), "%s/l%d", path, i);
+        snprintf(target, sizeof(target), "d%d", i);
+        if (symlink(target, link) < 0)
+            return -errno;
+        len += (size_t)snprintf(path + len, sizeof(path) - len, "/d%d", i);
+        if (mkdir(path, 0755) < 0)
+            return -errno;
+        snprintf(link, sizeof(link), "%s/file", path);
+        int fd = open(link, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+        if (fd < 0)
+            return -errno;
+        close(fd);
+    }
+    return 0;
+}
+
+static void make_path(char *buf, size_t size, int depth, int links)
+{
+    size_t len = 0;
+
+    for (int i = 1; i <= depth; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%c%d/",
+                                i > depth - links ? 'l' : 'd', i);
+    snprintf(buf + len, size - len, "file");
+}
+
+/* One round of @n calls of method @m; returns ns/op, or 0 and *err. */
+static double run(const struct method *m, int root_fd, const char *path, long n,
+                  int *err)
+{
+    struct resolver_how how = {
+        .open_flags = OPEN_FLAGS, .resolve = m->resolve, .backend = m->backend};
+    double t0 = now_ns();
+
+    *err = 0;
+    for (long i = 0; i < n; i++) {
+        int fd = m->backend == RESOLVER_BACKEND_DEFAULT
+                     ? openat(root_fd, path, OPEN_FLAGS)
+                     : resolver_open_how(root_fd, path, &how, NULL);
+
+        if (fd < 0) {
+            *err = m->backend == RESOLVER_BACKEND_DEFAULT ? errno : -fd;
+            return 0;
+        }
+        close(fd);
+    }
+    return (now_ns() - t0) / (double)n;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type,
+                      struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    if (remove(path) < 0)
+        fprintf(stderr, "resolver_bench: remove %s: %s\n", path,
+                strerror(errno));
+    return 0;
+}
+
+static void cleanup(const char *root)
+{
+    if (nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+        fprintf(stderr, "resolver_bench: could not remove %s\n", root);
+}
+
+int main(int argc, char **argv)
+{
+    const char *csv_path = NULL;
+    char root[256] = "/tmp/beneath-bench-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    long n = 2000;
+    int rounds = 20;
+    FILE *csv = NULL;
+    int errs[N_ELEMS(methods)] = {0};
+    const char *only = NULL;
+    int only_depth = 0;
+    int only_links = -1;
+    int root_fd;
+    int c;
+    int ret = 1;
+
+    while ((c = getopt(argc, argv, "n:r:o:d:l:m:h")) != -1) {
+        switch (c) {
+        case 'd':
+            only_depth = (int)parse_num(optarg);
+            break;
+        case 'l':
+            only_links = (int)parse_num(optarg);
+            break;
+        case 'm':
+            only = optarg;
+            break;
+        case 'n':
+            n = parse_num(optarg);
+            break;
+        case 'r':
+            rounds = (int)parse_num(optarg);
+            break;
+        case 'o':
+            csv_path = optarg;
+            break;
+        default:
+            fprintf(stderr, "usage: resolver_bench [-n calls] [-r rounds] "
+                            "[-o out.csv]\n"
+                            "                      [-d depth] [-l links] [-m "
+                            "backend[:flags]]\n"
+                            "-d/-l/-m run one configuration (for strace -c)\n");
+            return c == 'h' ? 0 : 2;
+        }
+    }
+    if (n <= 0 || rounds <= 0) {
+        fprintf(stderr, "resolver_bench: -n and -r must be positive\n");
+        return 2;
+    }
+    if (tmp && *tmp)
+        snprintf(root, sizeof(root), "%s/beneath-bench-XXXXXX", tmp);
+    if (!mkdtemp(root)) {
+        perror("resolver_bench: mkdtemp");
+        return 1;
+    }
+    if (make_tree(root) < 0) {
+        fprintf(stderr, "resolver_bench: cannot build the tree in %s\n", root);
+        goto out_remove;
+    }
+    root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        perror("resolver_bench: open root");
+        goto out_remove;
+    }
+    if (csv_path) {
+        csv = fopen(csv_path, "w");
+        if (!csv) {
+            perror(csv_path);
+            goto out_close;
+        }
+        fprintf(csv, "depth,links,backend,flags,ns_per_op,ratio_to_floor\n");
+    }
+    printf("resolver micro-benchmark: open+close of a file, O_RDONLY, "
+           "best of %d x %ld calls\n",
+           rounds, n);
+    printf("%5s %5s  %-9s %-32s %10s %7s\n", "depth", "links", "backend",
+           "flags", "ns/op", "x floor");
+    for (size_t d = 0; d < N_ELEMS(depths); d++) {
+        for (size_t l = 0; l < N_ELEMS(link_counts); l++) {
+            char path[512];
+            double best[N_ELEMS(methods)] = {0};
+            double floor_ns;
+
+            if (link_counts[l] > depths[d] ||
+                (only_depth && depths[d] != only_depth) ||
+                (only_links >= 0 && link_counts[l] != only_links))
+                continue;
+            make_path(path, sizeof(path), depths[d], link_counts[l]);
+            /* Rounds interleave the methods so that load from elsewhere
+             * hits them alike; each keeps its best round. */
+            for (int r = 0; r < rounds; r++) {
+                for (size_t m = 0; m < N_ELEMS(methods); m++) {
+                    double ns;
+
+                    if (!wanted(&methods[m], link_counts[l], only) || errs[m])
+                        continue;
+                    ns = run(&methods[m], root_fd, path, n, &errs[m]);
+                    if (r == 0 || ns < best[m])
+                        best[m] = ns;
+                }
+            }
+            floor_ns = best[0];
+            for (size_t m = 0; m < N_ELEMS(methods); m++) {
+                char flags[128];
+
+                if (!wanted(&methods[m], link_counts[l], only))
+                    continue;
+                resolver_flags_format(methods[m].resolve, flags, sizeof(flags));
+                if (errs[m]) {
+                    printf("%5d %5d  %-9s %-32s %10s (%s)\n", depths[d],
+                           link_counts[l], methods[m].name, flags, "-",
+                           strerror(errs[m]));
+                    continue;
+                }
+                printf("%5d %5d  %-9s %-32s %10.0f %7.2f\n", depths[d],
+                       link_counts[l], methods[m].name, flags, best[m],
+                       floor_ns > 0 ? best[m] / floor_ns : 0);
+                if (csv)
+                    fprintf(csv, "%d,%d,%s,%s,%.1f,%.3f\n", depths[d],
+                            link_counts[l], methods[m].name, flags, best[m],
+                            floor_ns > 0 ? best[m] / floor_ns : 0);
+            }
+            memset(errs, 0, sizeof(errs));
+        }
+    }
+    ret = 0;
+    if (csv && fclose(csv) != 0) {
+        perror(csv_path);
+        ret = 1;
+    }
+out_close:
+    close(root_fd);
+out_remove:
+    cleanup(root);
+    return ret;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fixture.h - build a file tree for a test from a declarative list, and
+ * remove it again.
+ *
+ * Each entry of the list is one of:
+ *   "dir/"            a directory (mode 0755)
+ *   "file"            an empty regular file (mode 0644)
+ *   "file=text"       a regular file holding text
+ *   "name -> target"  a symlink with that text (target may be anything)
+ *   "name|"           a FIFO
+ * Missing parent directories are made on the way. Paths are relative to the
+ * fixture root and must not contain "..".
+ */
+#ifndef FIXTURE_H
+#define FIXTURE_H
+
+#include <stddef.h>
+
+/*
+ * fixture_make - mkdtemp "$TMPDIR/beneath-XXXXXX" (TMPDIR defaults to /tmp)
+ * into @root (@size bytes), then fixture_build it with @spec.
+ *
+ * Returns 0, or -errno; on failure the directory is removed and, when @bad
+ * is not NULL, *bad names the entry that failed (NULL for mkdtemp).
+ */
+int fixture_make(const char *const *spec, size_t n, char *root, size_t size,
+                 const char **bad);
+
+/*
+ * fixture_build - create the @n entries of @spec below the directory @root.
+ *
+ * Returns 0, or -errno with *bad (when not NULL) the failing entry.
+ */
+int fixture_build(const char *root, const char *const *spec, size_t n,
+                  const char **bad);
+
+/*
+ * fixture_remove - remove @root and everything below it, not following
+ * symlinks and not crossing into mounts (unmount them first).
+ *
+ * Returns 0, or -errno of the first failure (removal goes on past it).
+ */
+int fixture_remove(const char *root);
+
+/* fixture_count_fds - the number of open fds of this process, or -errno. */
+int fixture_count_fds(void);
+
+#endif

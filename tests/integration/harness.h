@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness.h - drive the real beneath binary from Check tests.
+ *
+ * The harness builds temporary trees, starts `beneath` (path in $BENEATH_BIN)
+ * on 127.0.0.1 port 0, learns the port from its `listening on` line, talks to
+ * it with a raw-socket client (exact bytes) or libcurl, and stops it. Every
+ * string, response and tree it hands out is owned by the harness and released
+ * by harness_test_teardown(), so tests never free anything themselves.
+ *
+ * Server stdout (the access log with `--access-log -`) and stderr go to files
+ * in the test's temporary directory, never to pipes: a server that logs a lot
+ * can never block on a full pipe, and the files can be read at any time.
+ *
+ * A failing expectation (EXPECT) first prints the stderr of every server the
+ * test started, then fails the test, so a failure always shows what the
+ * server said.
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <check.h>
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Print what the servers of this test said, then fail with the message. */
+void harness_on_failure(void);
+#define EXPECT(cond, ...)                                                      \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            harness_on_failure();                                              \
+            ck_abort_msg(__VA_ARGS__);                                         \
+        }                                                                      \
+    } while (0)
+
+/* Suite-level (unchecked fixture, runs in the runner): top temp dir. */
+void harness_suite_setup(void);
+void harness_suite_teardown(void);
+/* Test-level (checked fixture): stop servers, free everything. */
+void harness_test_setup(void);
+void harness_test_teardown(void);
+
+/* The backend under test: $BENEATH_E2E_RESOLVER, default "kernel". */
+const char *harness_backend(void);
+
+/* A printf into harness-owned memory. */
+char *hfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Harness-owned copy of @len bytes, NUL-terminated. */
+char *hmem(const void *p, size_t len);
+/* A zeroed harness-owned buffer of @len + 1 bytes. */
+char *hbuf(size_t len);
+/* Random lowercase hex string of @n characters, harness-owned. */
+char *hrandom(size_t n);
+
+/* --- trees ------------------------------------------------------------- */
+
+/* A new empty directory under the suite's temp dir (mode 0755). */
+char *tree_new(void);
+/* @dir/@rel, harness-owned. */
+char *tree_path(const char *dir, const char *rel);
+void tree_write(const char *dir, const char *rel, const void *data, size_t len);
+void tree_write_str(const char *dir, const char *rel, const char *s);
+void tree_mkdir(const char *dir, const char *rel);
+void tree_symlink(const char *dir, const char *target, const char *rel);
+void tree_mkfifo(const char *dir, const char *rel);
+void tree_mknod_null(const char *dir, const char *rel); /* char 1:3 */
+void tree_socket(const char *dir, const char *rel);     /* bound AF_UNIX */
+void tree_mtime(const char *dir, const char *rel, time_t t);
+/* Read a whole file (harness-owned, NUL-terminated); NULL if absent. */
+char *tree_read(const char *path, size_t *len);
+/* Remove a tree (nftw, FTW_DEPTH|FTW_PHYS); quiet if absent. */
+void tree_remove(const char *path);
+
+/* --- the server -------------------------------------------------------- */
+
+#define SERVER_MAX_LISTEN 4
+
+struct server {
+    pid_t pid;
+    int n_listen;
+    unsigned ports[SERVER_MAX_LISTEN];
+    char hosts[SERVER_MAX_LISTEN][64]; /* as printed: 127.0.0.1, [::1] */
+    unsigned port;                     /* == ports[0] */
+    char *dir;                         /* its own temp dir (logs) */
+    char *out_path;
+    char *err_path;
+    size_t err_startup; /* bytes of stderr once the listening line(s) came */
+    bool reaped;
+    int wstatus;
+    struct server *next;
+};
+
+struct server_opts {
+    const char *root;  /* positional ROOT unless NULL */
+    const char **args; /* extra argv, NULL-terminated, may be NULL */
+    const char **env;  /* extra "K=V", NULL-terminated, may be NULL */
+    bool no_listen;    /* do not add --listen 127.0.0.1:0 */
+    bool no_resolver;  /* do not add --resolver <backend under test> */
+    int n_listen;      /* listening lines to wait for (default 1) */
+    int startup_ms;    /* bound on start-up (default 15000) */
+};
+
+/*
+ * server_start - start beneath with @o and wait for its listening line(s).
+ * Fails the test (with the stderr seen) if it does not come in time.
+ */
+struct server *server_start_opts(const struct server_opts *o);
+/* server_start(root, "--flag", "value", ..., NULL) */
+struct server *server_start(const char *root, ...) __attribute__((sentinel));
+
+/* Send @sig; no wait. */
+void server_signal(struct server *s, int sig);
+/*
+ * server_wait - wait up to @ms for exit. Returns true if it exited; the wait
+ * status is in s->wstatus.
+ */
+bool server_wait(struct server *s, int ms);
+/*
+ * server_stop - SIGTERM, wait up to @ms, SIGKILL fallback. Returns the wait
+ * status. Reaped servers return their status again.
+ */
+int server_stop(struct server *s, int ms);
+/* Stop and assert a clean exit: status 0 and no sanitizer report. */
+void server_stop_clean(struct server *s);
+/* Human-readable wait status, harness-owned. */
+char *wstatus_str(int wstatus);
+/* Number of open fds of the server (/proc/PID/fd), -1 if unknown. */
+int server_fd_count(const struct server *s);
+/* Current stderr / stdout, harness-owned, NUL-terminated. */
+char *server_stderr(const struct server *s);
+char *server_stdout(const struct server *s);
+/* Stderr written after start-up. */
+char *server_stderr_since_startup(const struct server *s);
+/* Base URL of listener @i: http://HOST:PORT, harness-owned. */
+char *server_url(const struct server *s, int i, const char *path);
+/* Poll @path (or stdout if NULL) until it contains @needle, up to @ms. */
+bool file_wait_for(const char *path, const char *needle, int ms);
+
+/*
+ * beneath_run - run beneath to completion (--help, --check, bad options),
+ * bounded by @ms; @args and @env NULL-terminated extras (nothing is added).
+ * Returns the wait status; *out and *err get harness-owned output.
+ */
+int beneath_run(const char **args, const char **env, int ms, char **out,
+                char **err);
+
+/* --- responses --------------------------------------------------------- */
+
+struct http_header {
+    char *name;
+    char *value;
+};
+
+struct http_response {
+    int status; /* 0 when no status line was received */
+    char *head; /* status line and header lines as received */
+    size_t head_len;
+    struct http_header *headers;
+    size_t n_headers;
+    char *body; /* NUL-terminated for convenience */
+    size_t body_len;
+    bool closed;       /* the server closed after this response */
+    int error;         /* 0, ETIMEDOUT, ECONNRESET, EPROTO, ... */
+    long num_connects; /* libcurl: new connections for this request */
+    struct http_response *next;
+};
+
+/* First value of header @name (case-insensitive), NULL if absent. */
+const char *http_header(const struct http_response *r, const char *name);
+size_t http_header_count(const struct http_response *r, const char *name);
+/* Case-insensitive comparison, ignoring spaces (for media types). */
+bool http_value_eq(const char *a, const char *b);
+
+/*
+ * A string that must never appear in any response (head or body): every
+ * response the harness receives is scanned and the test fails on a match.
+ */
+void harness_forbid(const char *secret);
+
+/* --- raw-socket client ------------------------------------------------- */
+
+struct raw_conn {
+    int fd;
+    char *buf;
+    size_t len;
+    size_t cap;
+    bool eof;
+    struct raw_conn *next;
+};
+
+/* Connect to 127.0.0.1:@port (or [::1] if @v6). NULL with errno on failure. */
+struct raw_conn *raw_connect(unsigned port);
+struct raw_conn *raw_connect_host(const char *host, unsigned port);
+/* Send exactly @len bytes (bounded). Returns 0 or -errno. */
+int raw_send(struct raw_conn *c, const void *data, size_t len);
+int raw_send_str(struct raw_conn *c, const char *s);
+/*
+ * raw_read - read one response within @ms. @head_req: the request was HEAD
+ * (no body follows). Never blocks past the bound: r->error = ETIMEDOUT.
+ */
+struct http_response *raw_read(struct raw_conn *c, bool head_req, int ms);
+/* Wait until the server closes the connection (EOF/reset) within @ms. */
+bool raw_wait_closed(struct raw_conn *c, int ms);
+void raw_close(struct raw_conn *c);
+/* Connect, send @req, read one response, close. */
+struct http_response *raw_request(unsigned port, const char *req, int ms);
+/* raw_request with "GET @target HTTP/1.1\r\nHost: x\r\n\r\n". */
+struct http_response *raw_get(unsigned port, const char *target);
+
+/* --- libcurl client ---------------------------------------------------- */
+
+/*
+ * http_do - one request with libcurl. @easy: a handle to reuse (keep-alive),
+ * or NULL for a fresh one. @method "GET", "HEAD", or any token. @headers:
+ * NULL-terminated "Name: value" list or NULL. Paths go as is
+ * (CURLOPT_PATH_AS_IS). Never follows redirects.
+ */
+struct http_response *http_do(CURL *easy, const struct server *s,
+                              const char *method, const char *path,
+                              const char **headers);
+struct http_response *http_get(const struct server *s, const char *path);
+/* An easy handle owned by the harness. */
+CURL *http_easy(void);
+
+#endif

@@ -1,0 +1,20 @@
+# The resolver's Check tests (issue 2). One binary, one ctest entry per suite
+# (CK_RUN_SUITE picks it). The binary makes its own private mount namespace
+# and needs root; it fails loudly without.
+find_package(Threads REQUIRED)
+add_executable(test_resolver
+  ${CMAKE_CURRENT_SOURCE_DIR}/test_resolver.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/test_resolver_stress.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/fixture.c)
+target_include_directories(test_resolver PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+  ${PROJECT_SOURCE_DIR}/resolver/src)
+target_compile_definitions(test_resolver PRIVATE
+  BENEATH_RESOLVE_PATH="$<TARGET_FILE:beneath-resolve>")
+target_link_libraries(test_resolver PRIVATE resolver PkgConfig::CHECK
+  Threads::Threads project_options)
+add_dependencies(test_resolver beneath-resolve)
+foreach(suite table cli differential race fallback)
+  add_test(NAME resolver_${suite} COMMAND test_resolver)
+  set_tests_properties(resolver_${suite} PROPERTIES
+    ENVIRONMENT "CK_RUN_SUITE=${suite};CK_DEFAULT_TIMEOUT=60")
+endforeach()

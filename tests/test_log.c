@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* test_log.c - access log lines, escaping, reopen after rotation. */
+#include "log.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64], path[128], rotated[128];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "%s/beneath-log-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/access.log", dir);
+    snprintf(rotated, sizeof rotated, "%s/access.log.1", dir);
+}
+
+static void teardown(void)
+{
+    unlink(path);
+    unlink(rotated);
+    rmdir(dir);
+}
+
+static char *slurp(const char *p)
+{
+    static char buf[65536];
+    FILE *f = fopen(p, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static const struct log_record rec = {
+    .client = "127.0.0.1",
+    .time = 784111777,
+    .method = "GET",
+    .target = "/a\"b\\c\x01",
+    .version = "HTTP/1.1",
+    .status = 403,
+    .bytes = 12,
+    .referer = NULL,
+    .agent = "curl/8",
+    .backend = "kernel",
+    .err = EXDEV,
+};
+
+START_TEST(combined)
+{
+    struct log *l;
+
+    ck_assert_int_eq(log_open(path, LOG_COMBINED, &l), 0);
+    log_write(l, &rec);
+    log_close(l);
+    char *s = slurp(path);
+    ck_assert_ptr_nonnull(strstr(s, "127.0.0.1 - - ["));
+    ck_assert_ptr_nonnull(strstr(
+        s, "] \"GET /a\\x22b\\x5cc\\x01 HTTP/1.1\" 403 12 \"-\" \"curl/8\" "
+           "resolver=kernel errno=EXDEV\n"));
+    ck_assert_int_eq(strchr(s, '\n') - s + 1, (long)strlen(s));
+}
+END_TEST
+
+START_TEST(json)
+{
+    struct log *l;
+
+    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
+    log_write(l, &rec);
+    log_close(l);
+    char *s = slurp(path);
+    ck_assert_str_eq(
+        s, "{\"time\":\"1994-11-06T08:49:37Z\",\"client\":\"127.0.0.1\","
+           "\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
+           "\"protocol\":\"HTTP/1.1\",\"status\":403,\"bytes\":12,"
+           "\"referer\":null,\"agent\":\"curl/8\",\"resolver\":\"kernel\","
+           "\"errno\":\"EXDEV\"}\n");
+}
+END_TEST
+
+START_TEST(long_fields_are_cut)
+{
+    struct log *l;
+    static char big[20000];
+    struct log_record r = rec;
+
+    memset(big, 'x', sizeof big - 1);
+    r.target = big;
+    r.agent = big;
+    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
+    log_write(l, &r);
+    log_close(l);
+    char *s = slurp(path);
+    ck_assert_ptr_nonnull(strstr(s, "xxx...\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"errno\":\"EXDEV\"}\n"));
+}
+END_TEST
+
+START_TEST(reopen_after_rotation)
+{
+    struct log *l;
+
+    ck_assert_int_eq(log_open(path, LOG_COMBINED, &l), 0);
+    log_write(l, &rec);
+    ck_assert_int_eq(rename(path, rotated), 0);
+    ck_assert_int_eq(log_reopen(l), 0);
+    log_write(l, &rec);
+    log_write(l, &rec);
+    log_close(l);
+    char *s = slurp(rotated);
+    ck_assert_ptr_eq(strchr(s, '\n'), s + strlen(s) - 1);
+    s = slurp(path);
+    ck_assert_ptr_nonnull(strchr(s, '\n'));
+    ck_assert_ptr_nonnull(strchr(strchr(s, '\n') + 1, '\n'));
+}
+END_TEST
+
+START_TEST(open_errors)
+{
+    struct log *l = NULL;
+
+    ck_assert_int_eq(log_open("/nonexistent-dir/x.log", LOG_COMBINED, &l),
+                     -ENOENT);
+    ck_assert_int_eq(log_open("off", LOG_COMBINED, &l), 0);
+    log_write(l, &rec);
+    ck_assert_int_eq(log_reopen(l), 0);
+    log_close(l);
+    log_close(NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("log");
+    TCase *tc = tcase_create("lines");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, combined);
+    tcase_add_test(tc, json);
+    tcase_add_test(tc, long_fields_are_cut);
+    tcase_add_test(tc, reopen_after_rotation);
+    tcase_add_test(tc, open_errors);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+/* test_mime.c - Content-Type by extension. */
+#include "mime.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    const char *name;
+    const char *want;
+} cases[] = {
+    {"index.html", "text/html; charset=utf-8"},
+    {"a/b/INDEX.HTM", "text/html; charset=utf-8"},
+    {"style.css", "text/css; charset=utf-8"},
+    {"app.js", "text/javascript; charset=utf-8"},
+    {"data.json", "application/json; charset=utf-8"},
+    {"logo.svg", "image/svg+xml; charset=utf-8"},
+    {"notes.txt", "text/plain; charset=utf-8"},
+    {"photo.JPG", "image/jpeg"},
+    {"img.png", "image/png"},
+    {"font.woff2", "font/woff2"},
+    {"big.tar.gz", "application/gzip"},
+    {"release.bin", "application/octet-stream"},
+    {"Makefile", "application/octet-stream"},
+    {".htaccess", "application/octet-stream"},
+    {"dir.html/file", "application/octet-stream"},
+    {"trailing.", "application/octet-stream"},
+    {"", "application/octet-stream"},
+};
+
+START_TEST(mime_case)
+{
+    ck_assert_str_eq(mime_type(cases[_i].name), cases[_i].want);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mime");
+    TCase *tc = tcase_create("table");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, mime_case, 0, N_ELEMS(cases));
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_resolver.h - what the resolver's test sources share: the fixture tree
+ * made once per test process, the case table, and one case runner.
+ */
+#ifndef TEST_RESOLVER_H
+#define TEST_RESOLVER_H
+
+#include "resolver.h"
+
+#include <check.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+/* The kernel's PATH_MAX: paths this long or longer are ENAMETOOLONG. */
+#define TR_PATH_MAX 4096
+
+/* The tmpdir ($TMPDIR/beneath-XXXXXX) and the resolver root inside it. */
+extern char tr_tmp[1024];
+extern char tr_root[1100];
+
+/*
+ * One row: resolve @path beneath @root (a directory below tr_root, NULL for
+ * tr_root itself) with @oflags and @rflags; expect -@err, or (err == 0) the
+ * file @want: relative to tr_root, an absolute host path, or "@secret" for
+ * the file that exists only outside the root. @lex: the lexical backend must
+ * give the same answer (false for every row about symlinks or security).
+ */
+struct tr_case {
+    const char *root;
+    const char *path;
+    int oflags;
+    uint64_t rflags;
+    int err;
+    const char *want;
+    bool lex;
+};
+
+extern const struct tr_case tr_cases[];
+extern const size_t tr_n_cases;
+
+/* The path a row names (expands "@4095"-style generated paths). */
+const char *tr_case_path(const struct tr_case *c, char *buf, size_t size);
+
+/*
+ * tr_run_case - run row @c with @backend; on a mismatch write why into @msg.
+ * Returns true when the answer (and the backend that served) is right.
+ */
+bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
+                 enum resolver_backend want_served, char *msg, size_t size);
+
+/* Open a directory below tr_root (NULL: tr_root) as an O_PATH fd. */
+int tr_open_root(const char *sub);
+
+/* The checked fixture every TCase uses: the fd count must not change. */
+void tr_fd_setup(void);
+void tr_fd_teardown(void);
+
+/* test_resolver_stress.c */
+Suite *resolver_differential_suite(void);
+Suite *resolver_race_suite(void);
+Suite *resolver_fallback_suite(void);
+
+#endif

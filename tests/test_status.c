@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/* test_status.c - the errno -> status table and reason phrases. */
+#include "status.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    int err;
+    int want;
+} errno_cases[] = {
+    {ENOENT, 404}, {ENOTDIR, 404}, {ENAMETOOLONG, 404}, {EACCES, 403},
+    {EPERM, 403},  {EXDEV, 403},   {ELOOP, 403},        {EAGAIN, 503},
+    {-EXDEV, 403}, {-ENOENT, 404}, {ENXIO, 403},        {ENODEV, 403},
+    {EIO, 500},    {EMFILE, 500},  {ENOMEM, 500},       {EINVAL, 500},
+    {ENOSYS, 500}, {0, 500},
+};
+
+START_TEST(errno_case)
+{
+    ck_assert_int_eq(status_from_errno(errno_cases[_i].err),
+                     errno_cases[_i].want);
+}
+END_TEST
+
+static const struct {
+    int code;
+    const char *want;
+} reason_cases[] = {
+    {200, "OK"},
+    {206, "Partial Content"},
+    {304, "Not Modified"},
+    {404, "Not Found"},
+    {416, "Range Not Satisfiable"},
+    {503, "Service Unavailable"},
+    {299, "Unknown"},
+};
+
+START_TEST(reason_case)
+{
+    ck_assert_str_eq(status_reason(reason_cases[_i].code),
+                     reason_cases[_i].want);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("status");
+    TCase *tc = tcase_create("table");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, errno_case, 0, N_ELEMS(errno_cases));
+    tcase_add_loop_test(tc, reason_case, 0, N_ELEMS(reason_cases));
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
