@@ -60,7 +60,7 @@ END {
     for (f = 1; f <= nfile; f++) {
       k = cfgs[c] SUBSEP files[f] SUBSEP cc
       r = r "\t" ((k in okrps) ? okrps[k] : "?")
-      if ((k in overhead) && cfgs[c] !~ /^lexical:/ && cfgs[c] != "nginx:disable_symlinks=off" &&
+      if ((k in overhead) && cfgs[c] !~ /^lexical:/ && cfgs[c] !~ /\// && cfgs[c] != "nginx:disable_symlinks=off" &&
           cfgs[c] != "lighttpd:follow-symlink=enable") {
         o = o "\t" overhead[k]
         any = 1
