@@ -24,6 +24,7 @@
 #include "http.h"
 
 #include "status.h"
+#include "tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -484,7 +485,7 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 #define MHD_MODE_FLAGS (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL)
 #endif
 
-static struct MHD_Daemon *daemon_start(struct http *h, int fd)
+static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
 {
     const struct http_conf *conf = h->conf;
     struct MHD_OptionItem opts[16];
@@ -521,18 +522,22 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd)
      * without an answer and logs each missing Host on stderr. The target
      * decoder answers 400 to the space, the handler to Host problems.
      */
+    /* HTTPS: the certificate comes from tls.c, which reload swaps. */
+    if (tls)
+        OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)tls_cert_callback);
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
 
     /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
-    return MHD_start_daemon(MHD_MODE_FLAGS | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0,
-                            accept_policy, h, handler, h,
+    return MHD_start_daemon(MHD_MODE_FLAGS | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                                (tls ? MHD_USE_TLS : 0),
+                            0, accept_policy, h, handler, h,
                             MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 int http_start(const struct http_conf *conf, struct root *root, struct log *log,
-               const int *fds, size_t n_fds, struct http **out)
+               const int *fds, const bool *tls, size_t n_fds, struct http **out)
 {
     struct http *h = calloc(1, sizeof *h);
     int err = -ENOMEM;
@@ -560,7 +565,7 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
         h->watchdog_running = true;
     }
     for (h->n = 0; h->n < n_fds; h->n++) {
-        h->d[h->n] = daemon_start(h, fds[h->n]);
+        h->d[h->n] = daemon_start(h, fds[h->n], tls && tls[h->n]);
         if (!h->d[h->n]) {
             fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
             err = -EIO;

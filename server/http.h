@@ -9,6 +9,7 @@
 #include "root.h"
 #include "static_file.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct http_conf {
@@ -27,13 +28,16 @@ struct http;
  * http_start - start one daemon per listening socket in @fds (bound and
  * listening; ownership passes to the daemons, which close them when
  * stopped) with the worker pool, limits and header watchdog of @conf.
+ * @tls (NULL: none) marks the HTTPS ones; their certificate comes from
+ * tls_load, which must have succeeded before.
  * @conf, @root and @log are borrowed and must outlive the server.
  * On failure a message is written to stderr and nothing keeps running.
  *
  * Returns 0, -ENOMEM, or -EIO when libmicrohttpd refused to start.
  */
 int http_start(const struct http_conf *conf, struct root *root, struct log *log,
-               const int *fds, size_t n_fds, struct http **out);
+               const int *fds, const bool *tls, size_t n_fds,
+               struct http **out);
 
 /*
  * http_started - from now on, libmicrohttpd messages about one client's

@@ -5,12 +5,15 @@
  * Phases: conf_load (every message, exit 2) -> checks that need the OS, all
  * errors collected (root, backend, listeners bound, user, log; exit 2) ->
  * --check prints the configuration -> drop privileges -> start the daemons
- * -> start-up lines on stderr -> signals: SIGHUP reloads the root and the
- * log, SIGTERM/SIGINT drain requests in flight (bounded) and exit 0.
+ * -> start-up lines on stderr -> signals: SIGHUP reloads the root, the log
+ * and the TLS certificate (a bad one is refused, the old one stays),
+ * SIGTERM/SIGINT drain requests in flight (bounded) and exit 0. The TLS key
+ * is read with the other checks, before privileges are dropped.
  * Signals are blocked in every thread and read from a signalfd here.
  */
 #include "cache_rules.h"
 #include "conf.h"
+#include "etag_cache.h"
 #include "headers_opt.h"
 #include "http.h"
 #include "log.h"
@@ -18,6 +21,7 @@
 #include "negotiate.h"
 #include "resolver.h"
 #include "root.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,9 +103,9 @@ static int bind_tcp(const struct conf_listen *l, struct listener *out,
         close(fd);
         return -1;
     }
-    snprintf(out->url, sizeof out->url, "http://%s%s%s:%s",
-             ss.ss_family == AF_INET6 ? "[" : "", host,
-             ss.ss_family == AF_INET6 ? "]" : "", port);
+    snprintf(out->url, sizeof out->url, "%s://%s%s%s:%s",
+             l->tls ? "https" : "http", ss.ss_family == AF_INET6 ? "[" : "",
+             host, ss.ss_family == AF_INET6 ? "]" : "", port);
     out->fd = fd;
     return 0;
 }
@@ -359,6 +363,79 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static bool any_tls(const struct conf *c)
+{
+    for (size_t i = 0; i < c->n_listen; i++)
+        if (c->listen[i].tls)
+            return true;
+    return false;
+}
+
+/* Which TLS options go together; each problem one line, counted. */
+static int tls_check_options(const struct conf *c)
+{
+    int errors = 0;
+
+    if (!c->tls_cert != !c->tls_key) {
+        fprintf(stderr, "beneath: --tls-cert and --tls-key go together\n");
+        errors++;
+    }
+    if (c->tls_key_password_file && !c->tls_key) {
+        fprintf(stderr, "beneath: --tls-key-password-file needs --tls-key\n");
+        errors++;
+    }
+    if (c->tls_self_signed && c->tls_cert) {
+        fprintf(stderr, "beneath: --tls-self-signed and --tls-cert exclude "
+                        "each other\n");
+        errors++;
+    }
+    if (any_tls(c) && !c->tls_cert && !c->tls_self_signed) {
+        fprintf(stderr, "beneath: an https:// listener needs --tls-cert and "
+                        "--tls-key, or --tls-self-signed\n");
+        errors++;
+    }
+    if (!any_tls(c) && (c->tls_cert || c->tls_self_signed))
+        fprintf(stderr, "beneath: warning: no https:// listener: the TLS "
+                        "certificate is not used\n");
+    return errors;
+}
+
+/*
+ * Load (or make) the certificate and hand it to GnuTLS; @when prefixes the
+ * messages ("" at start-up, "SIGHUP: " on reload). Returns 0 or -errno.
+ */
+static int tls_setup(const struct conf *c, const char *when)
+{
+    struct tls_source src = {
+        .cert = c->tls_cert,
+        .key = c->tls_key,
+        .password_file = c->tls_key_password_file,
+        .self_signed = c->tls_self_signed,
+    };
+    struct tls_material_diag d;
+    char fp[TLS_MATERIAL_FINGERPRINT_LEN];
+    int err = tls_load(&src, &d, fp);
+
+    if (err) {
+        fprintf(stderr, "beneath: %stls: %s%s\n", when, d.error,
+                when[0] ? "; keeping the old certificate" : "");
+        return err;
+    }
+    if (d.warning[0])
+        fprintf(stderr, "beneath: %stls: warning: %s\n", when, d.warning);
+    if (c->tls_self_signed)
+        fprintf(stderr,
+                "beneath: tls: self-signed certificate for localhost, "
+                "127.0.0.1, ::1 (valid %d days); SHA-256 fingerprint %s\n",
+                TLS_MATERIAL_SELF_SIGNED_DAYS, fp);
+    else
+        fprintf(stderr,
+                "beneath: %stls: certificate %s loaded; SHA-256 "
+                "fingerprint %s\n",
+                when, c->tls_cert, fp);
+    return 0;
+}
+
 static void reload(struct root *root, struct log *log, const struct conf *c)
 {
     int err = root_reload(root);
@@ -376,6 +453,9 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
                 "beneath: SIGHUP: cannot reopen the access log %s: %s; "
                 "keeping the old file\n",
                 c->access_log, strerror(-err));
+    /* A self-signed certificate stays: a new one would change for nothing. */
+    if (any_tls(c) && !c->tls_self_signed)
+        tls_setup(c, "SIGHUP: ");
 }
 
 /*
@@ -444,6 +524,7 @@ int main(int argc, char *argv[])
     struct http *h = NULL;
     static struct metrics metrics; /* zero: static storage */
     struct docs docs = {0};
+    struct etag_cache *etags = NULL;
     size_t n_ls = 0;
     int status = EXIT_CONF, errors = 0, sfd = -1, err, act;
     uid_t uid = 0;
@@ -523,12 +604,6 @@ int main(int argc, char *argv[])
         char label[512], why[256];
         ls[i].fd = -1;
         listener_label(l, label, sizeof label);
-        if (l->tls) {
-            fprintf(stderr, "beneath: listen %s: https is not supported yet\n",
-                    label);
-            errors++;
-            continue;
-        }
         if ((l->kind == CONF_LISTEN_UNIX ? bind_unix : bind_tcp)(
                 l, &ls[i], why, sizeof why) != 0) {
             fprintf(stderr, "beneath: listen %s: %s\n", label, why);
@@ -541,6 +616,21 @@ int main(int argc, char *argv[])
     if (err) {
         fprintf(stderr, "beneath: access-log %s: %s\n", c.access_log,
                 strerror(-err));
+        errors++;
+    }
+    /* The key is read now, before privileges are dropped. */
+    int tls_errors = tls_check_options(&c);
+    errors += tls_errors;
+    if (!tls_errors && any_tls(&c) && tls_setup(&c, "") != 0)
+        errors++;
+    struct etag_cache_config ec = {
+        .mode = c.etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
+                : c.etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
+                                          : ETAG_MODE_CONTENT,
+    };
+    err = etag_cache_create(&etags, &ec);
+    if (err) {
+        fprintf(stderr, "beneath: etag cache: %s\n", strerror(-err));
         errors++;
     }
     if (errors)
@@ -578,6 +668,8 @@ int main(int argc, char *argv[])
                 .n_index = c.index.n,
                 .listing = c.listing,
                 .dotfiles = c.dotfiles == CONF_DOTFILES_ALLOW,
+                .etags = etags,
+                .hsts = c.hsts,
                 .precompressed = docs.precompressed,
                 .n_precompressed = docs.n_precompressed,
                 .cache = &docs.cache,
@@ -597,15 +689,21 @@ int main(int argc, char *argv[])
         .max_header_size = c.max_header_size,
     };
     int *fds = calloc(n_ls ? n_ls : 1, sizeof *fds);
-    if (!fds) {
+    bool *tls = calloc(n_ls ? n_ls : 1, sizeof *tls);
+    if (!fds || !tls) {
+        free(fds);
+        free(tls);
         fprintf(stderr, "beneath: out of memory\n");
         goto out_close;
     }
     for (size_t i = 0; i < n_ls; i++) {
         fds[i] = ls[i].fd;
+        /* Socket-activated listeners (act > 0) are plain HTTP. */
+        tls[i] = act == 0 && i < c.n_listen && c.listen[i].tls;
         ls[i].fd = -1; /* http_start owns them now */
     }
-    err = http_start(&hc, root, log, fds, n_ls, &h);
+    err = http_start(&hc, root, log, fds, tls, n_ls, &h);
+    free(tls);
     free(fds);
     if (err)
         goto out_close;
@@ -646,6 +744,9 @@ out_close:
         }
     }
     free(ls);
+    /* No daemon runs any more: no session can use a certificate. */
+    tls_unload();
+    etag_cache_destroy(etags);
     log_close(log);
     root_close(root);
     docs_free(&docs);

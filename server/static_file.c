@@ -24,6 +24,7 @@
 #include "range.h"
 #include "status.h"
 #include "target.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,7 @@ struct req {
     const char *encoding; /* Content-Encoding of the variant served, or NULL */
     bool vary;            /* the file has variants: Vary: Accept-Encoding */
     bool vary_accept;     /* the listing depends on Accept */
+    bool tls;             /* the connection is HTTPS */
 };
 
 static const char *header(struct req *r, const char *name)
@@ -120,6 +122,12 @@ static enum MHD_Result queue(struct req *r, unsigned status,
         snprintf(st, sizeof st, "resolve;dur=%.3f",
                  (double)r->resolve_ns / 1e6);
         MHD_add_response_header(resp, "Server-Timing", st);
+    }
+    if (r->tls && r->conf->hsts &&
+        !(h && headers_opt_find(h, "Strict-Transport-Security"))) {
+        char hsts[32];
+        snprintf(hsts, sizeof hsts, "max-age=%u", r->conf->hsts);
+        MHD_add_response_header(resp, "Strict-Transport-Security", hsts);
     }
     r->res->status = status;
     r->res->bytes =
@@ -255,14 +263,24 @@ static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
 static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
                                const char *name)
 {
-    char etag[STATIC_FILE_ETAG_LEN + 8], lastmod[DATE_LEN], crange[80];
+    char etag[ETAG_LEN], lastmod[DATE_LEN], crange[80];
     uint64_t size = (uint64_t)st->st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct MHD_Response *resp = NULL;
+    struct etag_value ev = {0};
 
-    static_file_etag(st, etag);
-    if (r->encoding) {
-        /* The variant's own validator: "MTIME-SIZE-br" from its own stat. */
+    if (r->conf->etags) {
+        /* On a read error the value still holds the mtime-size ETag. */
+        etag_cache_get(r->conf->etags, fd, st,
+                       etag_cache_want_digest(header(r, "Want-Repr-Digest")),
+                       &ev);
+        memcpy(etag, ev.etag, sizeof etag);
+    } else {
+        static_file_etag(st, etag);
+    }
+    if (r->encoding && etag[0]) {
+        /* The variant's own validator, from its own bytes or stat, with
+         * the coding named: "...-br". */
         size_t n = strlen(etag);
         snprintf(etag + n - 1, sizeof etag - (n - 1), "-%s\"", r->encoding);
     }
@@ -323,6 +341,8 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
             resp = small_body(fd, start, len);
         if (resp)
             close(fd);
+        else if (r->tls) /* no sendfile under TLS: large pread blocks */
+            resp = tls_body_response(fd, start, len);
         else
             resp = MHD_create_response_from_fd_at_offset64(len, fd,
                                                            (int64_t)start);
@@ -333,7 +353,10 @@ static enum MHD_Result regular(struct req *r, int fd, const struct stat *st,
         return MHD_NO;
     MHD_add_response_header(resp, "Content-Type", mime_type(name));
     MHD_add_response_header(resp, "Last-Modified", lastmod);
-    MHD_add_response_header(resp, "ETag", etag);
+    if (etag[0])
+        MHD_add_response_header(resp, "ETag", etag);
+    if (ev.repr_digest[0])
+        MHD_add_response_header(resp, "Repr-Digest", ev.repr_digest);
     MHD_add_response_header(resp, "Accept-Ranges", "bytes");
     if (r->encoding)
         MHD_add_response_header(resp, "Content-Encoding", r->encoding);
@@ -671,8 +694,12 @@ enum MHD_Result static_file_respond(struct MHD_Connection *c,
                                     const char *raw, char *buf, size_t size,
                                     struct static_file_result *res)
 {
-    struct req r = {
-        .c = c, .conf = conf, .root_fd = root_fd, .method = method, .res = res};
+    struct req r = {.c = c,
+                    .conf = conf,
+                    .root_fd = root_fd,
+                    .method = method,
+                    .res = res,
+                    .tls = tls_connection(c)};
     struct target t;
     struct stat st;
 

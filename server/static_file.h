@@ -11,6 +11,7 @@
 #define STATIC_FILE_H
 
 #include "cache_rules.h"
+#include "etag_cache.h"
 #include "headers_opt.h"
 #include "metrics.h"
 #include "negotiate.h"
@@ -29,6 +30,10 @@ struct static_file_conf {
     size_t n_index;
     bool listing;
     bool dotfiles; /* allow hidden files */
+
+    /* HTTPS and validators (issue 4) */
+    struct etag_cache *etags; /* ETag, Repr-Digest; NULL: static_file_etag */
+    unsigned hsts;            /* Strict-Transport-Security max-age (HTTPS) */
 
     /* docs hosting (issue 5); all optional (zero: off) */
     const enum negotiate_encoding *precompressed; /* sidecar preference */

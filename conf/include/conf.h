@@ -58,6 +58,12 @@ enum conf_dotfiles {
     CONF_DOTFILES_ALLOW,
 };
 
+enum conf_etag {
+    CONF_ETAG_CONTENT, /* SHA-256 of the bytes */
+    CONF_ETAG_MTIME,   /* "mtime-size" */
+    CONF_ETAG_OFF,
+};
+
 struct conf {
     char *root; /* document root path (also the positional ROOT) */
     struct conf_listen *listen;
@@ -80,6 +86,14 @@ struct conf {
     unsigned header_timeout;         /* s to receive a request's headers */
     size_t max_header_size;          /* bytes of request line + headers */
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
+
+    /* HTTPS and validators */
+    char *tls_cert;              /* PEM chain, leaf first, or NULL */
+    char *tls_key;               /* PEM key, or NULL */
+    char *tls_key_password_file; /* first line decrypts tls_key, or NULL */
+    bool tls_self_signed;        /* make an in-memory localhost cert */
+    unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
+    enum conf_etag etag;
 
     /* docs hosting (issue 5); checked in depth by the server at start-up */
     char *precompressed;     /* "br,zst,gz" order, or "off" */

@@ -887,6 +887,10 @@ static const char *online_cpus(char *buf, size_t n)
 
 static const char *const dotfiles_names[] = {
     [CONF_DOTFILES_DENY] = "deny", [CONF_DOTFILES_ALLOW] = "allow", NULL};
+static const char *const etag_names[] = {[CONF_ETAG_CONTENT] = "content",
+                                         [CONF_ETAG_MTIME] = "mtime",
+                                         [CONF_ETAG_OFF] = "off",
+                                         NULL};
 static const char *const log_format_names[] = {
     [CONF_LOG_COMBINED] = "combined", [CONF_LOG_JSON] = "json", NULL};
 
@@ -943,6 +947,13 @@ static const struct opt opts[] = {
      .names = dotfiles_names,
      .help = "serve names starting with '.' (/.well-known/ is always "
              "allowed)"},
+    {.name = "etag",
+     .type = &t_enum,
+     .off = OFF(etag),
+     .dflt = "content",
+     .names = etag_names,
+     .help = "ETag of files: content (SHA-256 of the bytes, the same on "
+             "every replica), mtime (\"mtime-size\", cheap) or off"},
     {.name = "fallback",
      .type = &t_path,
      .off = OFF(fallback),
@@ -976,6 +987,14 @@ static const struct opt opts[] = {
      .off = OFF(help),
      .help = "show this help and exit",
      .flags = OPT_CLI_ONLY},
+    {.name = "hsts",
+     .type = &t_seconds,
+     .off = OFF(hsts),
+     .dflt = "0",
+     .min = 0,
+     .max = 63072000,
+     .help = "add Strict-Transport-Security with this max-age to HTTPS "
+             "responses; 0: none"},
     {.name = "index",
      .type = &t_list,
      .off = OFF(index),
@@ -1084,6 +1103,30 @@ static const struct opt opts[] = {
      .min = 1,
      .max = 86400,
      .help = "seconds of inactivity before a connection is closed"},
+    {.name = "tls-cert",
+     .type = &t_path,
+     .off = OFF(tls_cert),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "PEM certificate chain (leaf first) for https:// listeners"},
+    {.name = "tls-key",
+     .type = &t_path,
+     .off = OFF(tls_key),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "PEM private key of --tls-cert"},
+    {.name = "tls-key-password-file",
+     .type = &t_path,
+     .off = OFF(tls_key_password_file),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "file whose first line decrypts an encrypted --tls-key"},
+    {.name = "tls-self-signed",
+     .type = &t_bool,
+     .off = OFF(tls_self_signed),
+     .dflt = "off",
+     .help = "make an in-memory self-signed certificate for localhost, "
+             "127.0.0.1 and ::1 at start-up (local work)"},
     {.name = "try-html",
      .type = &t_bool,
      .off = OFF(try_html),

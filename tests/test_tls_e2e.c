@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_tls_e2e.c - HTTPS and content validators against the real binary:
+ * --tls-self-signed (fingerprint printed = certificate served), a chain made
+ * here and verified by libcurl against its own CA, GET, Range and big bodies
+ * over TLS, 304 by content ETag, HSTS on HTTPS only, SIGHUP certificate swap
+ * (new connections get the new one, an open keep-alive connection goes on, a
+ * bad new one is refused), start-up checks (exit 2 with the file named), two
+ * servers over two copies of a tree with different mtimes (same ETag), and a
+ * big file served with an mtime ETag until its hash is ready.
+ */
+#include "harness.h"
+#include "tls_fixture.h"
+
+#include <errno.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DAY TLS_FIXTURE_DAY
+
+#define EXPECT_STATUS(r, want, what)                                           \
+    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
+           (what), (r)->status, (want),                                        \
+           (r)->error ? strerror((r)->error) : "none", (r)->head)
+#define BIG_LEN (3 * 1024 * 1024 + 17)
+
+/* ===== an HTTPS client ==================================================== */
+
+struct hs {
+    long status;
+    char *head;
+    char *body;
+    size_t body_len;
+    char *cert_fp;   /* SHA-256 of the server's leaf, "AB:CD:...", or NULL */
+    char *cert_cn;   /* its subject, or NULL */
+    long connects;   /* new connections this request made */
+    int curl_result; /* CURLE_* */
+};
+
+struct grow {
+    char *p;
+    size_t len;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *u)
+{
+    struct grow *g = u;
+    char *q = realloc(g->p, g->len + size * n + 1);
+
+    if (q == NULL)
+        return 0;
+    memcpy(q + g->len, p, size * n);
+    g->len += size * n;
+    q[g->len] = '\0';
+    g->p = q;
+    return size * n;
+}
+
+/* fingerprint - SHA-256 and subject of the PEM certificate @pem. */
+static void fingerprint(const char *pem, struct hs *r)
+{
+    BIO *b = BIO_new_mem_buf(pem, -1);
+    X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+    unsigned char md[32];
+    unsigned int n = 0;
+    char fp[32 * 3 + 1], cn[256];
+
+    BIO_free(b);
+    if (x == NULL)
+        return;
+    if (X509_digest(x, EVP_sha256(), md, &n) == 1 && n == 32) {
+        for (unsigned int i = 0; i < n; i++)
+            snprintf(fp + 3 * i, sizeof(fp) - 3 * i,
+                     i + 1 < n ? "%02X:" : "%02X", md[i]);
+        r->cert_fp = hfmt("%s", fp);
+    }
+    if (X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn,
+                                  sizeof(cn)) > 0)
+        r->cert_cn = hfmt("%s", cn);
+    X509_free(x);
+}
+
+/*
+ * https - one request to https://127.0.0.1:@port@path. @e: a handle to reuse
+ * (keep-alive) or NULL. @ca: verify the server against this CA file, or NULL
+ * to not verify (self-signed).
+ */
+static struct hs *https(CURL *e, unsigned port, const char *method,
+                        const char *path, const char **headers, const char *ca)
+{
+    struct hs *r = (struct hs *)hbuf(sizeof(*r));
+    struct grow head = {0}, body = {0};
+    struct curl_slist *hl = NULL;
+    bool own = e == NULL;
+
+    if (own)
+        e = curl_easy_init();
+    EXPECT(e != NULL, "curl_easy_init");
+    for (const char **h = headers; h && *h; h++)
+        hl = curl_slist_append(hl, *h);
+    curl_easy_setopt(e, CURLOPT_URL,
+                     hfmt("https://127.0.0.1:%u%s", port, path));
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(e, CURLOPT_NOBODY, strcmp(method, "HEAD") == 0 ? 1L : 0L);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, &head);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 20000L);
+    curl_easy_setopt(e, CURLOPT_CERTINFO, 1L);
+    if (ca) {
+        curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+    } else {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    r->curl_result = (int)curl_easy_perform(e);
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &r->connects);
+    struct curl_certinfo *ci = NULL;
+    if (curl_easy_getinfo(e, CURLINFO_CERTINFO, &ci) == CURLE_OK && ci &&
+        ci->num_of_certs > 0) {
+        for (struct curl_slist *s = ci->certinfo[0]; s; s = s->next)
+            if (strncmp(s->data, "Cert:", 5) == 0)
+                fingerprint(s->data + 5, r);
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL);
+    curl_slist_free_all(hl);
+    if (own)
+        curl_easy_cleanup(e);
+    r->head = hmem(head.p ? head.p : "", head.len);
+    r->body = hmem(body.p ? body.p : "", body.len);
+    r->body_len = body.len;
+    free(head.p);
+    free(body.p);
+    return r;
+}
+
+/* The value of header @name in @r->head, harness-owned, or NULL. */
+static const char *hs_header(const struct hs *r, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = r->head; p && *p; p = strchr(p, '\n')) {
+        if (*p == '\n')
+            p++;
+        if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+            const char *v = p + n + 1;
+            while (*v == ' ')
+                v++;
+            return hmem(v, strcspn(v, "\r\n"));
+        }
+    }
+    return NULL;
+}
+
+/* The port of the https:// listening line of @s. */
+static unsigned https_port(const struct server *s)
+{
+    const char *needle = "listening on https://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p != NULL, "no https listening line");
+    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
+}
+
+/* What --tls-self-signed printed as the fingerprint. */
+static char *printed_fingerprint(const struct server *s)
+{
+    const char *needle = "SHA-256 fingerprint ";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p != NULL, "no fingerprint line");
+    p += strlen(needle);
+    return hmem(p, strcspn(p, "\n;"));
+}
+
+static char *b64_sha256(const void *data, size_t len)
+{
+    unsigned char md[32];
+    unsigned int n = 0;
+    char out[64];
+
+    EXPECT(EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) == 1, "digest");
+    EVP_EncodeBlock((unsigned char *)out, md, (int)n);
+    return hfmt("%s", out);
+}
+
+/* ===== fixtures =========================================================== */
+
+static char *www; /* index.html, range.txt, big.bin */
+static char *big;
+
+static void test_setup(void)
+{
+    harness_test_setup();
+    www = tree_new();
+    tree_write_str(www, "index.html", "<h1>beneath over TLS</h1>\n");
+    tree_write_str(www, "range.txt", "0123456789abcdefghijklmnopqrstuvwxyz");
+    big = hbuf(BIG_LEN);
+    for (size_t i = 0; i < BIG_LEN; i++)
+        big[i] = (char)((i * 2654435761u) >> 13);
+    tree_write(www, "big.bin", big, BIG_LEN);
+}
+
+/* A CA, an intermediate and leaves for 127.0.0.1/localhost, in files. */
+struct pki {
+    char *dir;
+    char *ca;   /* root certificate (trust anchor for curl) */
+    char *cert; /* leaf + intermediate */
+    char *key;
+    EVP_PKEY *rk, *ik;
+    X509 *root, *inter;
+    time_t now;
+};
+
+static struct pki pki;
+
+static void pki_leaf(const char *cn, long from, long to, const char *cert,
+                     const char *key, bool reversed)
+{
+    EVP_PKEY *lk = tls_fixture_key();
+    X509 *leaf = tls_fixture_cert(cn, lk, pki.inter, pki.ik, pki.now, from, to,
+                                  false, "DNS:localhost,IP:127.0.0.1");
+    X509 *chain[2] = {leaf, pki.inter};
+
+    if (reversed) {
+        chain[0] = pki.inter;
+        chain[1] = leaf;
+    }
+    tls_fixture_write_certs(cert, chain, 2);
+    tls_fixture_write_key(key, lk, NULL);
+    X509_free(leaf);
+    EVP_PKEY_free(lk);
+}
+
+static void pki_build(void)
+{
+    pki.now = time(NULL);
+    pki.dir = tree_new();
+    pki.ca = tree_path(pki.dir, "ca.pem");
+    pki.cert = tree_path(pki.dir, "cert.pem");
+    pki.key = tree_path(pki.dir, "key.pem");
+    pki.rk = tls_fixture_key();
+    pki.ik = tls_fixture_key();
+    pki.root = tls_fixture_cert("E2E Root", pki.rk, NULL, NULL, pki.now, -DAY,
+                                365 * DAY, true, NULL);
+    pki.inter = tls_fixture_cert("E2E Intermediate", pki.ik, pki.root, pki.rk,
+                                 pki.now, -DAY, 365 * DAY, true, NULL);
+    tls_fixture_write_certs(pki.ca, &pki.root, 1);
+    pki_leaf("leaf-a", -DAY, 90 * DAY, pki.cert, pki.key, false);
+}
+
+static void pki_free(void)
+{
+    X509_free(pki.inter);
+    X509_free(pki.root);
+    EVP_PKEY_free(pki.ik);
+    EVP_PKEY_free(pki.rk);
+    memset(&pki, 0, sizeof(pki));
+}
+
+/* ===== tests ============================================================== */
+
+START_TEST(self_signed_get)
+{
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", "--hsts", "600", NULL);
+    unsigned port = https_port(s);
+    struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+
+    EXPECT(r->curl_result == CURLE_OK, "curl: %s",
+           curl_easy_strerror((CURLcode)r->curl_result));
+    EXPECT(r->status == 200, "status %ld", r->status);
+    EXPECT(strcmp(r->body, "<h1>beneath over TLS</h1>\n") == 0, "body '%s'",
+           r->body);
+    EXPECT(r->cert_fp && strcmp(r->cert_fp, printed_fingerprint(s)) == 0,
+           "served certificate %s, printed %s", r->cert_fp ? r->cert_fp : "?",
+           printed_fingerprint(s));
+    EXPECT(r->cert_cn && strcmp(r->cert_cn, "localhost") == 0, "CN %s",
+           r->cert_cn ? r->cert_cn : "?");
+    const char *hsts = hs_header(r, "Strict-Transport-Security");
+    EXPECT(hsts && strcmp(hsts, "max-age=600") == 0, "HSTS '%s'",
+           hsts ? hsts : "(none)");
+    /* Plain HTTP on the other listener: no HSTS (RFC 6797 7.2). */
+    struct http_response *p = http_get(s, "/index.html");
+    EXPECT_STATUS(p, 200, "http GET");
+    EXPECT(http_header(p, "Strict-Transport-Security") == NULL,
+           "HSTS over plain HTTP");
+    /* The same ETag on both: one cache, content-based. */
+    EXPECT(http_header(p, "ETag") &&
+               strcmp(http_header(p, "ETag"), hs_header(r, "ETag")) == 0,
+           "ETag differs between HTTP and HTTPS");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(https_range_and_big)
+{
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", NULL);
+    unsigned port = https_port(s);
+    CURL *e = http_easy();
+    struct hs *r = https(e, port, "GET", "/big.bin", NULL, NULL);
+
+    EXPECT(r->status == 200 && r->body_len == BIG_LEN &&
+               memcmp(r->body, big, BIG_LEN) == 0,
+           "big.bin over TLS: status %ld, %zu bytes", r->status, r->body_len);
+    r = https(e, port, "GET", "/big.bin",
+              (const char *[]){"Range: bytes=1000000-1300009", NULL}, NULL);
+    EXPECT(r->status == 206 && r->body_len == 300010 &&
+               memcmp(r->body, big + 1000000, 300010) == 0,
+           "range of big.bin over TLS: status %ld, %zu bytes", r->status,
+           r->body_len);
+    const char *cr = hs_header(r, "Content-Range");
+    EXPECT(cr && strcmp(cr, hfmt("bytes 1000000-1300009/%d", BIG_LEN)) == 0,
+           "Content-Range '%s'", cr ? cr : "(none)");
+    r = https(e, port, "GET", "/range.txt",
+              (const char *[]){"Range: bytes=-6", NULL}, NULL);
+    EXPECT(r->status == 206 && strcmp(r->body, "uvwxyz") == 0,
+           "suffix range: %ld '%s'", r->status, r->body);
+    r = https(e, port, "HEAD", "/big.bin", NULL, NULL);
+    EXPECT(r->status == 200 && r->body_len == 0, "HEAD: %ld", r->status);
+    EXPECT(r->connects == 0, "keep-alive over TLS: a new connection");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(https_304_by_etag)
+{
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", NULL);
+    unsigned port = https_port(s);
+    struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+    const char *etag = hs_header(r, "ETag");
+
+    /* A content ETag: 22 base64url characters in quotes. */
+    EXPECT(etag && strlen(etag) == 24 && etag[0] == '"' &&
+               strspn(etag + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+                                "tuvwxyz0123456789-_") == 22,
+           "ETag '%s' is not a content ETag", etag ? etag : "(none)");
+    r = https(NULL, port, "GET", "/index.html",
+              (const char *[]){hfmt("If-None-Match: %s", etag), NULL}, NULL);
+    EXPECT(r->status == 304 && r->body_len == 0, "If-None-Match: %ld",
+           r->status);
+    EXPECT(hs_header(r, "ETag") && strcmp(hs_header(r, "ETag"), etag) == 0,
+           "304 without the ETag");
+    r = https(NULL, port, "GET", "/index.html",
+              (const char *[]){"If-None-Match: \"other\"", NULL}, NULL);
+    EXPECT(r->status == 200, "another ETag: %ld", r->status);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* A chain made here, verified by libcurl against its CA (no -k). */
+START_TEST(verified_chain)
+{
+    pki_build();
+    struct server *s =
+        server_start(www, "--listen", "https://127.0.0.1:0", "--tls-cert",
+                     pki.cert, "--tls-key", pki.key, NULL);
+    struct hs *r =
+        https(NULL, https_port(s), "GET", "/index.html", NULL, pki.ca);
+
+    EXPECT(r->curl_result == CURLE_OK, "verified GET: %s",
+           curl_easy_strerror((CURLcode)r->curl_result));
+    EXPECT(r->status == 200 && r->cert_cn && strcmp(r->cert_cn, "leaf-a") == 0,
+           "status %ld, CN %s", r->status, r->cert_cn ? r->cert_cn : "?");
+    EXPECT(strstr(server_stderr(s), hfmt("certificate %s loaded", pki.cert)),
+           "no load line");
+    server_stop_clean(s);
+    pki_free();
+}
+END_TEST
+
+static bool wait_stderr(const struct server *s, const char *needle, int ms)
+{
+    return file_wait_for(s->err_path, needle, ms);
+}
+
+START_TEST(sighup_swap)
+{
+    pki_build();
+    struct server *s =
+        server_start(www, "--listen", "https://127.0.0.1:0", "--tls-cert",
+                     pki.cert, "--tls-key", pki.key, NULL);
+    unsigned port = https_port(s);
+    CURL *old = http_easy();
+    struct hs *r = https(old, port, "GET", "/index.html", NULL, pki.ca);
+
+    EXPECT(r->status == 200 && r->cert_cn && strcmp(r->cert_cn, "leaf-a") == 0,
+           "before: %ld %s", r->status, r->cert_cn ? r->cert_cn : "?");
+
+    /* New files in place, then SIGHUP. */
+    pki_leaf("leaf-b", -DAY, 90 * DAY, pki.cert, pki.key, false);
+    server_signal(s, SIGHUP);
+    EXPECT(wait_stderr(s, "SIGHUP: tls: certificate", 10000), "no reload line");
+    r = https(NULL, port, "GET", "/index.html", NULL, pki.ca);
+    EXPECT(r->curl_result == CURLE_OK && r->status == 200 && r->cert_cn &&
+               strcmp(r->cert_cn, "leaf-b") == 0,
+           "a new connection after SIGHUP: %s, %ld, CN %s",
+           curl_easy_strerror((CURLcode)r->curl_result), r->status,
+           r->cert_cn ? r->cert_cn : "?");
+    /* The keep-alive connection made before goes on, on the same TCP. */
+    r = https(old, port, "GET", "/range.txt", NULL, pki.ca);
+    EXPECT(r->status == 200 && r->connects == 0,
+           "old connection after SIGHUP: %ld, %ld new connections", r->status,
+           r->connects);
+
+    /* A bad certificate (expired) is refused; leaf-b stays. */
+    pki_leaf("leaf-c", -30 * DAY, -DAY, pki.cert, pki.key, false);
+    server_signal(s, SIGHUP);
+    EXPECT(wait_stderr(s, "keeping the old certificate", 10000),
+           "no refusal line");
+    EXPECT(strstr(server_stderr(s), hfmt("%s: certificate 1 (CN=leaf-c) "
+                                         "expired",
+                                         pki.cert)),
+           "the refusal does not say why");
+    r = https(NULL, port, "GET", "/index.html", NULL, pki.ca);
+    EXPECT(r->status == 200 && r->cert_cn && strcmp(r->cert_cn, "leaf-b") == 0,
+           "after a bad reload: %ld, CN %s", r->status,
+           r->cert_cn ? r->cert_cn : "?");
+    r = https(old, port, "GET", "/index.html", NULL, pki.ca);
+    EXPECT(r->status == 200 && r->connects == 0, "old connection at the end");
+    server_stop_clean(s);
+    pki_free();
+}
+END_TEST
+
+enum bad_start {
+    NO_CERT,
+    CERT_WITHOUT_KEY,
+    EXPIRED,
+    MISMATCHED,
+    REVERSED_CHAIN,
+    NOT_PEM,
+    EXPIRING_SOON,
+    ENCRYPTED_KEY,
+};
+
+static const struct {
+    const char *name;
+    enum bad_start what;
+    int exit;
+    const char *says; /* {CERT} {KEY} replaced by the paths */
+} starts[] = {
+    {"https without a certificate", NO_CERT, 2, "needs --tls-cert"},
+    {"cert without key", CERT_WITHOUT_KEY, 2, "go together"},
+    {"expired", EXPIRED, 2, "{CERT}: certificate 1 (CN=old) expired on"},
+    {"key of another certificate", MISMATCHED, 2,
+     "{KEY}: the private key does not match"},
+    {"chain out of order", REVERSED_CHAIN, 2, "{CERT}: chain out of order"},
+    {"not PEM", NOT_PEM, 2, "{CERT}: not a PEM file"},
+    {"expiring in 5 days", EXPIRING_SOON, 0, "warning: {CERT}: certificate"},
+    {"encrypted key with password file", ENCRYPTED_KEY, 0, "loaded"},
+};
+
+START_TEST(startup_checks)
+{
+    const char *args[16];
+    size_t n = 0;
+    char *out, *err;
+
+    pki_build();
+    args[n++] = "--check";
+    args[n++] = "--listen";
+    args[n++] = "https://127.0.0.1:0";
+    switch (starts[_i].what) {
+    case NO_CERT:
+        break;
+    case CERT_WITHOUT_KEY:
+        args[n++] = "--tls-cert";
+        args[n++] = pki.cert;
+        break;
+    case EXPIRED:
+    case EXPIRING_SOON: {
+        EVP_PKEY *k = tls_fixture_key();
+        X509 *x = starts[_i].what == EXPIRED
+                      ? tls_fixture_cert("old", k, NULL, NULL, pki.now,
+                                         -30 * DAY, -DAY, false, NULL)
+                      : tls_fixture_cert("soon", k, NULL, NULL, pki.now, -DAY,
+                                         5 * DAY + 60, false, NULL);
+        tls_fixture_write_certs(pki.cert, &x, 1);
+        tls_fixture_write_key(pki.key, k, NULL);
+        X509_free(x);
+        EVP_PKEY_free(k);
+        break;
+    }
+    case MISMATCHED: {
+        EVP_PKEY *other = tls_fixture_key();
+        tls_fixture_write_key(pki.key, other, NULL);
+        EVP_PKEY_free(other);
+        break;
+    }
+    case REVERSED_CHAIN:
+        pki_leaf("leaf-a", -DAY, 90 * DAY, pki.cert, pki.key, true);
+        break;
+    case NOT_PEM:
+        tree_write_str(pki.dir, "cert.pem", "not a certificate\n");
+        break;
+    case ENCRYPTED_KEY: {
+        EVP_PKEY *k = tls_fixture_key();
+        X509 *x = tls_fixture_cert("enc", k, NULL, NULL, pki.now, -DAY,
+                                   90 * DAY, false, NULL);
+        tls_fixture_write_certs(pki.cert, &x, 1);
+        tls_fixture_write_key(pki.key, k, "e2e secret");
+        tree_write_str(pki.dir, "pw", "e2e secret\n");
+        args[n++] = "--tls-key-password-file";
+        args[n++] = tree_path(pki.dir, "pw");
+        X509_free(x);
+        EVP_PKEY_free(k);
+        break;
+    }
+    }
+    if (starts[_i].what != NO_CERT && starts[_i].what != CERT_WITHOUT_KEY) {
+        args[n++] = "--tls-cert";
+        args[n++] = pki.cert;
+        args[n++] = "--tls-key";
+        args[n++] = pki.key;
+    }
+    args[n++] = www;
+    args[n] = NULL;
+    int ws = beneath_run(args, NULL, 20000, &out, &err);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == starts[_i].exit,
+           "%s: %s, want exit %d; stderr:\n%s", starts[_i].name,
+           wstatus_str(ws), starts[_i].exit, err);
+    /* Fill {CERT} and {KEY}. */
+    char *want = hfmt("%s", starts[_i].says), *p;
+    while ((p = strstr(want, "{CERT}")))
+        want = hfmt("%.*s%s%s", (int)(p - want), want, pki.cert, p + 6);
+    while ((p = strstr(want, "{KEY}")))
+        want = hfmt("%.*s%s%s", (int)(p - want), want, pki.key, p + 5);
+    EXPECT(strstr(err, want) != NULL, "%s: stderr lacks '%s':\n%s",
+           starts[_i].name, want, err);
+    pki_free();
+}
+END_TEST
+
+/* Two replicas: the same bytes copied at different times, same ETag. */
+START_TEST(replicas_same_etag)
+{
+    static const char page[] = "<p>one page, two replicas</p>\n";
+    char *a = tree_new(), *b = tree_new();
+
+    tree_write_str(a, "page.html", page);
+    tree_write_str(b, "page.html", page);
+    tree_mtime(a, "page.html", 1600000000);
+    tree_mtime(b, "page.html", 1700000000);
+    struct server *sa = server_start(a, NULL), *sb = server_start(b, NULL);
+    const char *want[] = {"Want-Repr-Digest: sha-512=3, sha-256=1", NULL};
+    struct http_response *ra = http_do(NULL, sa, "GET", "/page.html", want);
+    struct http_response *rb = http_do(NULL, sb, "GET", "/page.html", want);
+
+    EXPECT_STATUS(ra, 200, "replica a");
+    EXPECT_STATUS(rb, 200, "replica b");
+    EXPECT(http_header(ra, "ETag") && http_header(rb, "ETag") &&
+               strcmp(http_header(ra, "ETag"), http_header(rb, "ETag")) == 0,
+           "replicas disagree: %s vs %s", http_header(ra, "ETag"),
+           http_header(rb, "ETag"));
+    EXPECT(strcmp(http_header(ra, "Last-Modified"),
+                  http_header(rb, "Last-Modified")) != 0,
+           "the mtimes were meant to differ");
+    const char *digest = hfmt("sha-256=:%s:", b64_sha256(page, strlen(page)));
+    EXPECT(http_header(ra, "Repr-Digest") &&
+               strcmp(http_header(ra, "Repr-Digest"), digest) == 0,
+           "Repr-Digest '%s', want '%s'", http_header(ra, "Repr-Digest"),
+           digest);
+    /* A validator from replica a is good at replica b. */
+    const char *inm[] = {hfmt("If-None-Match: %s", http_header(ra, "ETag")),
+                         NULL};
+    struct http_response *c = http_do(NULL, sb, "GET", "/page.html", inm);
+    EXPECT_STATUS(c, 304, "replica a's ETag at replica b");
+    /* No Want-Repr-Digest: no Repr-Digest. */
+    c = http_get(sa, "/page.html");
+    EXPECT(http_header(c, "Repr-Digest") == NULL, "unasked Repr-Digest");
+    server_stop_clean(sa);
+    server_stop_clean(sb);
+
+    /* --etag mtime: the replicas disagree, which is the point of content. */
+    sa = server_start(a, "--etag", "mtime", NULL);
+    sb = server_start(b, "--etag", "mtime", NULL);
+    ra = http_get(sa, "/page.html");
+    rb = http_get(sb, "/page.html");
+    EXPECT(http_header(ra, "ETag") && http_header(rb, "ETag") &&
+               strcmp(http_header(ra, "ETag"), http_header(rb, "ETag")) != 0,
+           "mtime ETags agree across mtimes");
+    server_stop_clean(sa);
+    server_stop_clean(sb);
+
+    sa = server_start(a, "--etag", "off", NULL);
+    ra = http_get(sa, "/page.html");
+    EXPECT(http_header(ra, "ETag") == NULL, "--etag off sent an ETag");
+    server_stop_clean(sa);
+}
+END_TEST
+
+/* A big file: the first answer has the mtime ETag, then the content one. */
+START_TEST(big_file_hashed_in_background)
+{
+    struct server *s = server_start(www, NULL);
+    struct http_response *r = http_get(s, "/big.bin");
+    const char *first = hfmt("%s", http_header(r, "ETag"));
+
+    EXPECT_STATUS(r, 200, "first GET");
+    EXPECT(r->body_len == BIG_LEN, "first GET body");
+    EXPECT(strchr(first, '-') &&
+               strspn(first + 1, "0123456789abcdef-") == strlen(first) - 2,
+           "first ETag '%s' is not the mtime-size one", first);
+    const char *etag = NULL;
+    for (int i = 0; i < 1000; i++) {
+        r = http_do(NULL, s, "HEAD", "/big.bin", NULL);
+        etag = http_header(r, "ETag");
+        if (etag && strlen(etag) == 24)
+            break;
+        usleep(10000);
+    }
+    EXPECT(etag && strlen(etag) == 24, "no content ETag after 10 s: %s",
+           etag ? etag : "(none)");
+    const char *inm[] = {hfmt("If-None-Match: %s", etag),
+                         "Want-Repr-Digest: sha-256=5", NULL};
+    r = http_do(NULL, s, "GET", "/big.bin", inm);
+    EXPECT_STATUS(r, 304, "content ETag of big.bin");
+    const char *digest = hfmt("sha-256=:%s:", b64_sha256(big, BIG_LEN));
+    EXPECT(http_header(r, "Repr-Digest") &&
+               strcmp(http_header(r, "Repr-Digest"), digest) == 0,
+           "big.bin Repr-Digest '%s', want '%s'", http_header(r, "Repr-Digest"),
+           digest);
+    server_stop_clean(s);
+}
+END_TEST
+
+static Suite *tls_e2e_suite(void)
+{
+    Suite *su = suite_create("tls_e2e");
+    TCase *tc = tcase_create("https");
+
+    tcase_add_unchecked_fixture(tc, harness_suite_setup,
+                                harness_suite_teardown);
+    tcase_add_checked_fixture(tc, test_setup, harness_test_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, self_signed_get);
+    tcase_add_test(tc, https_range_and_big);
+    tcase_add_test(tc, https_304_by_etag);
+    tcase_add_test(tc, verified_chain);
+    tcase_add_test(tc, sighup_swap);
+    tcase_add_loop_test(tc, startup_checks, 0, (int)N_ELEMS(starts));
+    tcase_add_test(tc, replicas_same_etag);
+    tcase_add_test(tc, big_file_hashed_in_background);
+    suite_add_tcase(su, tc);
+    return su;
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    SRunner *sr = srunner_create(tls_e2e_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    curl_global_cleanup();
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
