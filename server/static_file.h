@@ -67,7 +67,7 @@ struct static_file_result {
  * Bodies up to this size (GET 200 and 206) are read into memory and sent
  * with the headers in one write; larger ones go by sendfile.
  */
-#define STATIC_FILE_SMALL_MAX (64u * 1024u)
+#define STATIC_FILE_SMALL_MAX ((uint64_t)64 * 1024)
 
 /* ETag of a file: "MTIMENS-SIZE" in hex, quoted; fits 40 bytes. */
 #define STATIC_FILE_ETAG_LEN 40
