@@ -9,6 +9,8 @@
  */
 #include "cache_rules.h"
 
+#include "errbuf.h"
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -17,20 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t size,
-                                                      const char *fmt, ...)
-{
-    va_list ap;
-
-    if (size == 0)
-        return;
-    va_start(ap, fmt);
-    /* The analyzer does not model va_start in an inlined variadic call. */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-}
 
 int cache_rules_value_check(const char *value)
 {
@@ -110,10 +98,10 @@ static int split_glob(const char *glob, size_t len, char ***out, char *err,
     for (char *save = NULL, *c = strtok_r(copy, "/", &save); c != NULL;
          c = strtok_r(NULL, "/", &save)) {
         if (check_component(c) < 0) {
-            say(err, err_size,
-                "bad glob component \"%s\" (\"**\" must be a whole "
-                "component; '[' needs a ']')",
-                c);
+            errbuf_say(err, err_size,
+                       "bad glob component \"%s\" (\"**\" must be a whole "
+                       "component; '[' needs a ']')",
+                       c);
             ret = -EINVAL;
             goto out_free;
         }
@@ -122,7 +110,7 @@ static int split_glob(const char *glob, size_t len, char ***out, char *err,
             goto out_free;
     }
     if (n == (anywhere ? 1u : 0u)) {
-        say(err, err_size, "%s", "empty glob");
+        errbuf_say(err, err_size, "%s", "empty glob");
         ret = -EINVAL;
         goto out_free;
     }
@@ -155,15 +143,15 @@ int cache_rules_add(struct cache_rules *r, const char *spec, char *err,
     int ret = -EINVAL;
 
     if (eq == NULL) {
-        say(err, err_size, "%s", "expected GLOB[,GLOB...]=VALUE");
+        errbuf_say(err, err_size, "%s", "expected GLOB[,GLOB...]=VALUE");
         return -EINVAL;
     }
     value = eq + 1;
     while (*value == ' ' || *value == '\t')
         value++;
     if (cache_rules_value_check(value) < 0) {
-        say(err, err_size, "%s",
-            "the Cache-Control value is empty or has a control byte");
+        errbuf_say(err, err_size, "%s",
+                   "the Cache-Control value is empty or has a control byte");
         return -EINVAL;
     }
     for (p = spec; p < eq; p++)
@@ -184,7 +172,7 @@ int cache_rules_add(struct cache_rules *r, const char *spec, char *err,
         for (const char *e = end; e > p && (e[-1] == ' ' || e[-1] == '\t');)
             end = --e;
         if (end == p) {
-            say(err, err_size, "%s", "empty glob");
+            errbuf_say(err, err_size, "%s", "empty glob");
             ret = -EINVAL;
             goto out_free_rule;
         }
@@ -217,8 +205,8 @@ int cache_rules_set_default(struct cache_rules *r, const char *value, char *err,
 
     if (*value != '\0') {
         if (cache_rules_value_check(value) < 0) {
-            say(err, err_size, "%s",
-                "the Cache-Control value has a control byte");
+            errbuf_say(err, err_size, "%s",
+                       "the Cache-Control value has a control byte");
             return -EINVAL;
         }
         copy = strdup(value);

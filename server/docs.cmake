@@ -6,6 +6,7 @@ if(NOT TARGET beneath_docs)
   add_library(beneath_docs STATIC
     ${PROJECT_SOURCE_DIR}/server/negotiate.c
     ${PROJECT_SOURCE_DIR}/server/cache_rules.c
+    ${PROJECT_SOURCE_DIR}/server/errbuf.c
     ${PROJECT_SOURCE_DIR}/server/headers_opt.c
     ${PROJECT_SOURCE_DIR}/server/metrics.c
     ${PROJECT_SOURCE_DIR}/server/listing_json.c)

@@ -4,6 +4,8 @@
  */
 #include "headers_opt.h"
 
+#include "errbuf.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -33,20 +35,6 @@ static const struct {
 };
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t size,
-                                                      const char *fmt, ...)
-{
-    va_list ap;
-
-    if (size == 0)
-        return;
-    va_start(ap, fmt);
-    /* The analyzer does not model va_start in an inlined variadic call. */
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-}
 
 static bool is_tchar(unsigned char c)
 {
@@ -88,29 +76,29 @@ int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
     size_t name_len;
 
     if (colon == NULL || colon == spec) {
-        say(err, err_size, "%s", "expected \"Name: value\"");
+        errbuf_say(err, err_size, "%s", "expected \"Name: value\"");
         return -EINVAL;
     }
     name_len = (size_t)(colon - spec);
     for (size_t i = 0; i < name_len; i++) {
         if (!is_tchar((unsigned char)spec[i])) {
-            say(err, err_size, "%s",
-                "the header name must be a token (letters, digits, "
-                "!#$%&'*+-.^_`|~; no spaces)");
+            errbuf_say(err, err_size, "%s",
+                       "the header name must be a token (letters, digits, "
+                       "!#$%&'*+-.^_`|~; no spaces)");
             return -EINVAL;
         }
     }
     if (name_len == strlen("Cache-Control") &&
         strncasecmp(spec, "Cache-Control", name_len) == 0) {
-        say(err, err_size, "%s",
-            "Cache-Control comes from --cache and --cache-default");
+        errbuf_say(err, err_size, "%s",
+                   "Cache-Control comes from --cache and --cache-default");
         return -EINVAL;
     }
     for (size_t i = 0; i < N_ELEMS(owned); i++) {
         if (strlen(owned[i]) == name_len &&
             strncasecmp(owned[i], spec, name_len) == 0) {
-            say(err, err_size, "%s is set by the server and cannot be added",
-                owned[i]);
+            errbuf_say(err, err_size,
+                       "%s is set by the server and cannot be added", owned[i]);
             return -EINVAL;
         }
     }
@@ -123,8 +111,8 @@ int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
     for (const unsigned char *p = (const unsigned char *)v;
          p < (const unsigned char *)end; p++) {
         if ((*p < 0x20 && *p != '\t') || *p == 0x7f) {
-            say(err, err_size, "%s",
-                "the header value has a control byte (CR, LF, ...)");
+            errbuf_say(err, err_size, "%s",
+                       "the header value has a control byte (CR, LF, ...)");
             return -EINVAL;
         }
     }
