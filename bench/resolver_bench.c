@@ -32,20 +32,27 @@ struct method {
     uint64_t resolve;
     enum resolver_backend backend; /* DEFAULT: the openat floor */
     bool plain_only; /* only for paths without symlinks (NO_SYMLINKS) */
+    bool cached;     /* with the directory cache (resolver_cache_new) */
 };
 
 static const struct method methods[] = {
-    {"openat", 0, RESOLVER_BACKEND_DEFAULT, false},
-    {"kernel", 0, RESOLVER_BACKEND_KERNEL, false},
-    {"kernel", RESOLVER_BENEATH, RESOLVER_BACKEND_KERNEL, false},
-    {"kernel", RESOLVER_IN_ROOT, RESOLVER_BACKEND_KERNEL, false},
-    {"kernel", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_KERNEL, false},
+    {"openat", 0, RESOLVER_BACKEND_DEFAULT, false, false},
+    {"kernel", 0, RESOLVER_BACKEND_KERNEL, false, false},
+    {"kernel", RESOLVER_BENEATH, RESOLVER_BACKEND_KERNEL, false, false},
+    {"kernel", RESOLVER_IN_ROOT, RESOLVER_BACKEND_KERNEL, false, false},
+    {"kernel", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_KERNEL, false, false},
     {"kernel", RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, RESOLVER_BACKEND_KERNEL,
+     true, false},
+    {"emulated", RESOLVER_BENEATH, RESOLVER_BACKEND_EMULATED, false, false},
+    {"emulated", RESOLVER_IN_ROOT, RESOLVER_BACKEND_EMULATED, false, false},
+    {"emulated", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_EMULATED, false, false},
+    {"emulated+cache", RESOLVER_BENEATH, RESOLVER_BACKEND_EMULATED, false,
      true},
-    {"emulated", RESOLVER_BENEATH, RESOLVER_BACKEND_EMULATED, false},
-    {"emulated", RESOLVER_IN_ROOT, RESOLVER_BACKEND_EMULATED, false},
-    {"emulated", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_EMULATED, false},
-    {"lexical", RESOLVER_BENEATH, RESOLVER_BACKEND_LEXICAL, false},
+    {"emulated+cache", RESOLVER_IN_ROOT, RESOLVER_BACKEND_EMULATED, false,
+     true},
+    {"emulated+cache", RESOLVER_NO_JUMPS, RESOLVER_BACKEND_EMULATED, false,
+     true},
+    {"lexical", RESOLVER_BENEATH, RESOLVER_BACKEND_LEXICAL, false, false},
 };
 
 static const int depths[] = {1, 4, 8, 16};
@@ -129,11 +136,14 @@ static void make_path(char *buf, size_t size, int depth, int links)
 }
 
 /* One round of @n calls of method @m; returns ns/op, or 0 and *err. */
-static double run(const struct method *m, int root_fd, const char *path, long n,
+static double run(const struct method *m, int root_fd,
+                  struct resolver_cache *cache, const char *path, long n,
                   int *err)
 {
-    struct resolver_how how = {
-        .open_flags = OPEN_FLAGS, .resolve = m->resolve, .backend = m->backend};
+    struct resolver_how how = {.open_flags = OPEN_FLAGS,
+                               .resolve = m->resolve,
+                               .backend = m->backend,
+                               .cache = m->cached ? cache : NULL};
     double t0 = now_ns();
 
     *err = 0;
@@ -181,6 +191,7 @@ int main(int argc, char **argv)
     const char *only = NULL;
     int only_depth = 0;
     int only_links = -1;
+    struct resolver_cache *cache = NULL;
     int root_fd;
     int c;
     int ret = 1;
@@ -233,18 +244,24 @@ int main(int argc, char **argv)
         perror("resolver_bench: open root");
         goto out_remove;
     }
+    c = resolver_cache_new(root_fd, 1024, &cache);
+    if (c < 0) {
+        fprintf(stderr, "resolver_bench: resolver_cache_new: %s\n",
+                strerror(-c));
+        goto out_close;
+    }
     if (csv_path) {
         csv = fopen(csv_path, "w");
         if (!csv) {
             perror(csv_path);
-            goto out_close;
+            goto out_free_cache;
         }
         fprintf(csv, "depth,links,backend,flags,ns_per_op,ratio_to_floor\n");
     }
     printf("resolver micro-benchmark: open+close of a file, O_RDONLY, "
            "best of %d x %ld calls\n",
            rounds, n);
-    printf("%5s %5s  %-9s %-32s %10s %7s\n", "depth", "links", "backend",
+    printf("%5s %5s  %-14s %-32s %10s %7s\n", "depth", "links", "backend",
            "flags", "ns/op", "x floor");
     for (size_t d = 0; d < N_ELEMS(depths); d++) {
         for (size_t l = 0; l < N_ELEMS(link_counts); l++) {
@@ -265,7 +282,7 @@ int main(int argc, char **argv)
 
                     if (!wanted(&methods[m], link_counts[l], only) || errs[m])
                         continue;
-                    ns = run(&methods[m], root_fd, path, n, &errs[m]);
+                    ns = run(&methods[m], root_fd, cache, path, n, &errs[m]);
                     if (r == 0 || ns < best[m])
                         best[m] = ns;
                 }
@@ -278,12 +295,12 @@ int main(int argc, char **argv)
                     continue;
                 resolver_flags_format(methods[m].resolve, flags, sizeof(flags));
                 if (errs[m]) {
-                    printf("%5d %5d  %-9s %-32s %10s (%s)\n", depths[d],
+                    printf("%5d %5d  %-14s %-32s %10s (%s)\n", depths[d],
                            link_counts[l], methods[m].name, flags, "-",
                            strerror(errs[m]));
                     continue;
                 }
-                printf("%5d %5d  %-9s %-32s %10.0f %7.2f\n", depths[d],
+                printf("%5d %5d  %-14s %-32s %10.0f %7.2f\n", depths[d],
                        link_counts[l], methods[m].name, flags, best[m],
                        floor_ns > 0 ? best[m] / floor_ns : 0);
                 if (csv)
@@ -299,6 +316,8 @@ int main(int argc, char **argv)
         perror(csv_path);
         ret = 1;
     }
+out_free_cache:
+    resolver_cache_free(cache);
 out_close:
     close(root_fd);
 out_remove:

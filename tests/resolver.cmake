@@ -5,6 +5,7 @@ find_package(Threads REQUIRED)
 add_executable(test_resolver
   ${CMAKE_CURRENT_SOURCE_DIR}/test_resolver.c
   ${CMAKE_CURRENT_SOURCE_DIR}/test_resolver_stress.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/test_resolver_cache.c
   ${CMAKE_CURRENT_SOURCE_DIR}/fixture.c)
 target_include_directories(test_resolver PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
   ${PROJECT_SOURCE_DIR}/resolver/src)
@@ -13,7 +14,7 @@ target_compile_definitions(test_resolver PRIVATE
 target_link_libraries(test_resolver PRIVATE resolver PkgConfig::CHECK
   Threads::Threads project_options)
 add_dependencies(test_resolver beneath-resolve)
-foreach(suite table cli differential race fallback)
+foreach(suite table cli differential race fallback cache)
   add_test(NAME resolver_${suite} COMMAND test_resolver)
   set_tests_properties(resolver_${suite} PROPERTIES
     ENVIRONMENT "CK_RUN_SUITE=${suite};CK_DEFAULT_TIMEOUT=60")

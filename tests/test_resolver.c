@@ -301,6 +301,23 @@ static const char *err_name(int err)
 bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
                  enum resolver_backend want_served, char *msg, size_t size)
 {
+    int root_fd = tr_open_root(c->root);
+    bool ok;
+
+    if (root_fd < 0) {
+        snprintf(msg, size, "cannot open root %s: %s", c->root,
+                 strerror(errno));
+        return false;
+    }
+    ok = tr_run_case_at(c, root_fd, NULL, backend, want_served, msg, size);
+    close(root_fd);
+    return ok;
+}
+
+bool tr_run_case_at(const struct tr_case *c, int root_fd,
+                    struct resolver_cache *cache, enum resolver_backend backend,
+                    enum resolver_backend want_served, char *msg, size_t size)
+{
     char pbuf[TR_PATH_MAX + 64];
     char wbuf[PATH_MAX];
     char flags[128];
@@ -309,24 +326,17 @@ bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
         .open_flags = c->oflags,
         .resolve = c->rflags,
         .backend = backend,
+        .cache = cache,
     };
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
     struct stat got;
     struct stat want;
     bool ok = true;
-    int root_fd;
     int fd;
 
     resolver_flags_format(c->rflags, flags, sizeof(flags));
     msg[0] = '\0';
-    root_fd = tr_open_root(c->root);
-    if (root_fd < 0) {
-        snprintf(msg, size, "cannot open root %s: %s", c->root,
-                 strerror(errno));
-        return false;
-    }
     fd = resolver_open_how(root_fd, path, &how, &served);
-    close(root_fd);
     if (c->err) {
         if (fd != -c->err) {
             snprintf(msg, size,
@@ -872,6 +882,7 @@ int main(void)
     srunner_add_suite(sr, resolver_differential_suite());
     srunner_add_suite(sr, resolver_race_suite());
     srunner_add_suite(sr, resolver_fallback_suite());
+    srunner_add_suite(sr, resolver_cache_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -52,6 +52,11 @@ const char *tr_case_path(const struct tr_case *c, char *buf, size_t size);
 bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
                  enum resolver_backend want_served, char *msg, size_t size);
 
+/* The same with the root fd given, and a directory cache (or NULL). */
+bool tr_run_case_at(const struct tr_case *c, int root_fd,
+                    struct resolver_cache *cache, enum resolver_backend backend,
+                    enum resolver_backend want_served, char *msg, size_t size);
+
 /* Open a directory below tr_root (NULL: tr_root) as an O_PATH fd. */
 int tr_open_root(const char *sub);
 
@@ -63,5 +68,8 @@ void tr_fd_teardown(void);
 Suite *resolver_differential_suite(void);
 Suite *resolver_race_suite(void);
 Suite *resolver_fallback_suite(void);
+
+/* test_resolver_cache.c */
+Suite *resolver_cache_suite(void);
 
 #endif

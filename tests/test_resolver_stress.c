@@ -71,10 +71,13 @@ struct answer {
 };
 
 static struct answer ask(int root_fd, const char *path, int oflags,
-                         uint64_t rflags, enum resolver_backend backend)
+                         uint64_t rflags, enum resolver_backend backend,
+                         struct resolver_cache *cache)
 {
-    struct resolver_how how = {
-        .open_flags = oflags, .resolve = rflags, .backend = backend};
+    struct resolver_how how = {.open_flags = oflags,
+                               .resolve = rflags,
+                               .backend = backend,
+                               .cache = cache};
     struct answer a = {0, 0, 0};
     struct stat st;
     int fd = resolver_open_how(root_fd, path, &how, NULL);
@@ -96,31 +99,46 @@ static struct answer ask(int root_fd, const char *path, int oflags,
 static long diff_cases;
 static long diff_mismatches;
 
-static void diff_one(int root_fd, const char *root, const char *path)
+static bool same(struct answer a, struct answer b)
+{
+    return a.err == b.err && a.dev == b.dev && a.ino == b.ino;
+}
+
+/*
+ * Compare the kernel with the emulation, and with the emulation using
+ * @cache (made for @root_fd; it stays warm from one path to the next).
+ */
+static void diff_one(int root_fd, struct resolver_cache *cache,
+                     const char *root, const char *path)
 {
     for (uint64_t rf = 0; rf <= RESOLVER_ALL_FLAGS; rf++) {
         if (resolver_flags_check(rf) < 0)
             continue;
         for (size_t o = 0; o < N_ELEMS(oflag_sets); o++) {
-            struct answer k =
-                ask(root_fd, path, oflag_sets[o], rf, RESOLVER_BACKEND_KERNEL);
+            struct answer k = ask(root_fd, path, oflag_sets[o], rf,
+                                  RESOLVER_BACKEND_KERNEL, NULL);
             struct answer e = ask(root_fd, path, oflag_sets[o], rf,
-                                  RESOLVER_BACKEND_EMULATED);
+                                  RESOLVER_BACKEND_EMULATED, NULL);
+            struct answer ec = ask(root_fd, path, oflag_sets[o], rf,
+                                   RESOLVER_BACKEND_EMULATED, cache);
 
             diff_cases++;
-            if (k.err == e.err && k.dev == e.dev && k.ino == e.ino)
+            if (same(k, e) && same(k, ec))
                 continue;
             if (diff_mismatches++ < 30) {
                 char flags[128];
 
                 resolver_flags_format(rf, flags, sizeof(flags));
-                fprintf(stderr,
-                        "differential: root %s path \"%s\" [%s] oflags %#x: "
-                        "kernel %s, emulated %s%s\n",
-                        root ? root : ".", path, flags, oflag_sets[o],
-                        k.err ? resolver_errno_name(k.err) : "fd",
-                        e.err ? resolver_errno_name(e.err) : "fd",
-                        !k.err && !e.err ? " (another file)" : "");
+                fprintf(
+                    stderr,
+                    "differential: root %s path \"%s\" [%s] oflags %#x: "
+                    "kernel %s, emulated %s%s, emulated+cache %s%s\n",
+                    root ? root : ".", path, flags, oflag_sets[o],
+                    k.err ? resolver_errno_name(k.err) : "fd",
+                    e.err ? resolver_errno_name(e.err) : "fd",
+                    !k.err && !e.err && !same(k, e) ? " (another file)" : "",
+                    ec.err ? resolver_errno_name(ec.err) : "fd",
+                    !k.err && !ec.err && !same(k, ec) ? " (another file)" : "");
             }
         }
     }
@@ -130,10 +148,14 @@ START_TEST(differential)
 {
     char path[TR_PATH_MAX];
     int root_fds[N_ELEMS(diff_roots)];
+    struct resolver_cache *caches[N_ELEMS(diff_roots)];
+    struct resolver_cache_stats st;
 
     for (size_t r = 0; r < N_ELEMS(diff_roots); r++) {
         root_fds[r] = tr_open_root(diff_roots[r]);
         ck_assert_int_ge(root_fds[r], 0);
+        /* Small, so that it also fills up and empties itself. */
+        ck_assert_int_eq(resolver_cache_new(root_fds[r], 4, &caches[r]), 0);
     }
     /* Every path of one and two components, plain and absolute. */
     for (size_t i = 0; i < N_ELEMS(atoms); i++) {
@@ -144,12 +166,12 @@ START_TEST(differential)
                      second ? second : "");
             if (path[0] == '\0')
                 continue;
-            diff_one(root_fds[0], NULL, path);
+            diff_one(root_fds[0], caches[0], NULL, path);
             if (j % 7 == 0) {
                 char abs[TR_PATH_MAX + 1];
 
                 snprintf(abs, sizeof(abs), "/%s", path);
-                diff_one(root_fds[0], NULL, abs);
+                diff_one(root_fds[0], caches[0], NULL, abs);
             }
         }
     }
@@ -179,13 +201,22 @@ START_TEST(differential)
         path[len] = '\0';
         if (len == 0)
             continue;
-        diff_one(root_fds[r], diff_roots[r], path);
+        diff_one(root_fds[r], caches[r], diff_roots[r], path);
     }
-    for (size_t r = 0; r < N_ELEMS(diff_roots); r++)
+    resolver_cache_get_stats(caches[0], &st);
+    for (size_t r = 0; r < N_ELEMS(diff_roots); r++) {
+        resolver_cache_free(caches[r]);
         close(root_fds[r]);
-    printf("differential: %ld cases (kernel vs emulated), %ld mismatches\n",
-           diff_cases, diff_mismatches);
+    }
+    printf("differential: %ld cases (kernel vs emulated vs emulated with the "
+           "directory cache), %ld mismatches; the root's cache: %llu hits, "
+           "%llu kept, %llu emptied\n",
+           diff_cases, diff_mismatches, (unsigned long long)st.hits,
+           (unsigned long long)st.adds, (unsigned long long)st.flushes);
     fflush(stdout);
+    /* The cache must have served (and, being small, refilled). */
+    ck_assert_uint_gt(st.hits, 1000);
+    ck_assert_uint_gt(st.flushes, 0);
     ck_assert_msg(diff_mismatches == 0,
                   "%ld of %ld differential cases disagree (first ones on "
                   "stderr)",
@@ -200,10 +231,15 @@ START_TEST(differential_table)
     const struct tr_case *c = &tr_cases[_i];
     const char *path = tr_case_path(c, pbuf, sizeof(pbuf));
     int root_fd = tr_open_root(c->root);
+    struct resolver_cache *cache;
 
     ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 64, &cache), 0);
     diff_mismatches = 0;
-    diff_one(root_fd, c->root, path);
+    /* Twice: with the cache cold, then warm. */
+    diff_one(root_fd, cache, c->root, path);
+    diff_one(root_fd, cache, c->root, path);
+    resolver_cache_free(cache);
     close(root_fd);
     ck_assert_msg(diff_mismatches == 0, "row %d \"%s\": %ld mismatches", _i,
                   path, diff_mismatches);
@@ -222,8 +258,10 @@ START_TEST(differential_magic)
     int pipefd[2];
     int fds[4];
     int root_fd = tr_open_root(NULL);
+    struct resolver_cache *cache;
 
     ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 64, &cache), 0);
     ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
     fds[0] = pipefd[0];
     fds[1] = eventfd(0, EFD_CLOEXEC);
@@ -236,12 +274,13 @@ START_TEST(differential_magic)
     diff_mismatches = 0;
     for (size_t i = 0; i < N_ELEMS(fds); i++) {
         snprintf(path, sizeof(path), "proc/self/fd/%d", fds[i]);
-        diff_one(root_fd, NULL, path);
+        diff_one(root_fd, cache, NULL, path);
         snprintf(path, sizeof(path), "proc/self/fd/%d/", fds[i]);
-        diff_one(root_fd, NULL, path);
+        diff_one(root_fd, cache, NULL, path);
         snprintf(path, sizeof(path), "proc/self/fd/%d/x", fds[i]);
-        diff_one(root_fd, NULL, path);
+        diff_one(root_fd, cache, NULL, path);
     }
+    resolver_cache_free(cache);
     for (size_t i = 0; i < N_ELEMS(fds); i++)
         close(fds[i]);
     close(pipefd[1]);
@@ -283,6 +322,8 @@ static struct stat secret2;
 struct walker {
     enum resolver_backend backend;
     uint64_t rflags;
+    bool cached; /* with a directory cache of its own */
+    struct resolver_cache_stats st;
     long walks;
     long opened;
     long escaped;
@@ -304,15 +345,21 @@ static const char *const race_paths[] = {
 static void *walk_thread(void *arg)
 {
     struct walker *w = arg;
+    struct resolver_cache *cache = NULL;
     int root_fd = tr_open_root(NULL);
 
     if (root_fd < 0)
         return NULL;
+    if (w->cached && resolver_cache_new(root_fd, 64, &cache) < 0) {
+        close(root_fd);
+        return NULL;
+    }
     while (w->walks < RACE_MIN_WALKS || !atomic_load(&race_done)) {
         const char *path = race_paths[w->walks % N_ELEMS(race_paths)];
         struct resolver_how how = {.open_flags = O_RDONLY | O_NONBLOCK,
                                    .resolve = w->rflags,
-                                   .backend = w->backend};
+                                   .backend = w->backend,
+                                   .cache = cache};
         int fd = resolver_open_how(root_fd, path, &how, NULL);
         struct stat st;
 
@@ -328,6 +375,10 @@ static void *walk_thread(void *arg)
             w->escaped++;
         close(fd);
     }
+    if (cache) {
+        resolver_cache_get_stats(cache, &w->st);
+        resolver_cache_free(cache);
+    }
     close(root_fd);
     return NULL;
 }
@@ -335,10 +386,16 @@ static void *walk_thread(void *arg)
 START_TEST(rename_race)
 {
     struct walker walkers[] = {
-        {RESOLVER_BACKEND_KERNEL, RESOLVER_BENEATH, 0, 0, 0, 0},
-        {RESOLVER_BACKEND_KERNEL, RESOLVER_IN_ROOT, 0, 0, 0, 0},
-        {RESOLVER_BACKEND_EMULATED, RESOLVER_BENEATH, 0, 0, 0, 0},
-        {RESOLVER_BACKEND_EMULATED, RESOLVER_IN_ROOT, 0, 0, 0, 0},
+        {.backend = RESOLVER_BACKEND_KERNEL, .rflags = RESOLVER_BENEATH},
+        {.backend = RESOLVER_BACKEND_KERNEL, .rflags = RESOLVER_IN_ROOT},
+        {.backend = RESOLVER_BACKEND_EMULATED, .rflags = RESOLVER_BENEATH},
+        {.backend = RESOLVER_BACKEND_EMULATED, .rflags = RESOLVER_IN_ROOT},
+        {.backend = RESOLVER_BACKEND_EMULATED,
+         .rflags = RESOLVER_BENEATH,
+         .cached = true},
+        {.backend = RESOLVER_BACKEND_EMULATED,
+         .rflags = RESOLVER_IN_ROOT,
+         .cached = true},
     };
     pthread_t threads[N_ELEMS(walkers)];
     char inside[PATH_MAX];
@@ -370,17 +427,27 @@ START_TEST(rename_race)
         char flags[64];
 
         resolver_flags_format(walkers[i].rflags, flags, sizeof(flags));
-        printf("rename race: %s [%s]: %ld walks, %ld opened, %ld EAGAIN, "
-               "%ld outside the root\n",
-               resolver_backend_name(walkers[i].backend), flags,
-               walkers[i].walks, walkers[i].opened, walkers[i].eagain,
-               walkers[i].escaped);
+        printf("rename race: %s%s [%s]: %ld walks, %ld opened, %ld EAGAIN, "
+               "%ld outside the root",
+               resolver_backend_name(walkers[i].backend),
+               walkers[i].cached ? "+cache" : "", flags, walkers[i].walks,
+               walkers[i].opened, walkers[i].eagain, walkers[i].escaped);
+        if (walkers[i].cached)
+            printf("; cache: %llu hits, %llu emptied, %llu walked again",
+                   (unsigned long long)walkers[i].st.hits,
+                   (unsigned long long)walkers[i].st.flushes,
+                   (unsigned long long)walkers[i].st.rewalks);
+        printf("\n");
     }
     fflush(stdout);
-    for (size_t i = 0; i < N_ELEMS(walkers); i++)
+    for (size_t i = 0; i < N_ELEMS(walkers); i++) {
         ck_assert_msg(
             walkers[i].escaped == 0, "%s: %ld opens of a file outside the root",
             resolver_backend_name(walkers[i].backend), walkers[i].escaped);
+        /* The cached walkers must have used the cache and seen the moves. */
+        ck_assert(!walkers[i].cached ||
+                  (walkers[i].st.hits > 0 && walkers[i].st.flushes > 0));
+    }
 }
 END_TEST
 
@@ -484,6 +551,27 @@ static int fallback_child(int err, bool late)
                     resolver_errno_name(err), late ? ", late" : "", i, msg);
             failures++;
         }
+    }
+    /* And through auto with a directory cache, cold then warm. */
+    for (size_t i = 0; i < tr_n_cases; i++) {
+        int rfd = tr_open_root(tr_cases[i].root);
+        struct resolver_cache *cache = NULL;
+
+        if (rfd < 0 || resolver_cache_new(rfd, 64, &cache) < 0) {
+            fprintf(stderr, "fallback: row %zu: no root or cache\n", i);
+            failures++;
+        }
+        for (int pass = 0; cache && pass < 2; pass++) {
+            if (!tr_run_case_at(&tr_cases[i], rfd, cache, RESOLVER_BACKEND_AUTO,
+                                RESOLVER_BACKEND_EMULATED, msg, sizeof(msg))) {
+                fprintf(stderr, "fallback (%s%s) with a cache: row %zu: %s\n",
+                        resolver_errno_name(err), late ? ", late" : "", i, msg);
+                failures++;
+            }
+        }
+        resolver_cache_free(cache);
+        if (rfd >= 0)
+            close(rfd);
     }
     if (resolver_auto_backend(&why) != RESOLVER_BACKEND_EMULATED || !why ||
         (strstr(why, "after start-up") != NULL) != late ||

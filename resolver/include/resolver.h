@@ -48,6 +48,8 @@ enum resolver_backend {
     RESOLVER_BACKEND_LEXICAL,
 };
 
+struct resolver_cache;
+
 /*
  * struct resolver_how - how to resolve one path.
  * @open_flags: O_RDONLY, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK (and
@@ -55,11 +57,15 @@ enum resolver_backend {
  * O_PATH takes only O_DIRECTORY|O_NOFOLLOW, as openat2 demands.
  * @resolve:    RESOLVER_* flags.
  * @backend:    RESOLVER_BACKEND_DEFAULT for the process default, or a backend.
+ * @cache:      NULL, or a directory cache made for the same root fd (see
+ *              resolver_cache_new); only the emulated backend uses it, and
+ *              the answers are the same with or without it.
  */
 struct resolver_how {
     int open_flags;
     uint64_t resolve;
     enum resolver_backend backend;
+    struct resolver_cache *cache;
 };
 
 /*
@@ -157,5 +163,63 @@ size_t resolver_flags_format(uint64_t resolve, char *buf, size_t size);
  * or NULL when the library does not know it.
  */
 const char *resolver_errno_name(int err);
+
+/*
+ * The emulated backend's directory cache.
+ *
+ * The emulation pays one openat per directory on the path. A cache keeps the
+ * directories it has walked down to from the root by plain names (no "..",
+ * no symlink) as O_PATH fds, so the next walk starts from the deepest one it
+ * holds. Every answer given with the help of the cache is checked afterwards
+ * against the kernel's own change reports: an inotify watch on each cached
+ * directory and on the root (a directory moved, deleted or its attributes
+ * changed, a child directory moved or deleted) and a poll of the mount table
+ * (/proc/self/mountinfo: any mount or unmount). One epoll_wait with a zero
+ * timeout says whether anything happened since the cache was last known
+ * good; if anything did, the cache is emptied and the path walked again
+ * without it. So a directory moved out of the root is never used once it has
+ * moved: the answer is the one a walk from the root gives at that moment.
+ * Only directories on local filesystems whose changes the kernel sees (tmpfs,
+ * ramfs, ext2/3/4, xfs, btrfs, f2fs, overlayfs, and the read-only squashfs,
+ * erofs and iso9660) are kept: on NFS, FUSE or 9p another machine can change
+ * the tree without an event here. Without inotify, epoll or /proc the cache
+ * stays empty and every walk is the plain one.
+ *
+ * Only directories on the root's own mount are kept (so the cache never
+ * keeps a mount busy); below a mount point the walk goes on uncached.
+ *
+ * A cache belongs to one thread at a time (give each thread its own). It
+ * holds one fd per directory kept, plus three (inotify, mountinfo, epoll)
+ * once used.
+ */
+struct resolver_cache_stats {
+    uint64_t hits;    /* directories taken from the cache */
+    uint64_t misses;  /* directories opened and offered to it */
+    uint64_t adds;    /* of those, kept */
+    uint64_t flushes; /* times emptied: a change seen, or full */
+    uint64_t rewalks; /* answers thrown away and walked again */
+    unsigned dirs;    /* directories held now */
+    int off_errno;    /* why the cache is off (0: it is not) */
+};
+
+/*
+ * resolver_cache_new - a cache for walks beneath @root_fd, holding at most
+ * @max_dirs directories (when full it is emptied and fills again).
+ * @root_fd is borrowed: it must stay open, naming the same directory, until
+ * resolver_cache_free; resolver_open_how refuses (-EINVAL) a cache made for
+ * another fd. Nothing is opened before the first emulated walk.
+ * Returns 0 and *@out, -EBADF for a negative @root_fd, -EINVAL for
+ * @max_dirs 0, or -ENOMEM.
+ */
+int resolver_cache_new(int root_fd, unsigned max_dirs,
+                       struct resolver_cache **out);
+
+/* resolver_cache_free - close every fd @c holds and free it. NULL is a no-op.
+ */
+void resolver_cache_free(struct resolver_cache *c);
+
+/* resolver_cache_get_stats - counters of @c since resolver_cache_new. */
+void resolver_cache_get_stats(const struct resolver_cache *c,
+                              struct resolver_cache_stats *out);
 
 #endif

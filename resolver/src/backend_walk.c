@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -43,26 +42,15 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#ifndef ST_NOSYMFOLLOW
-#define ST_NOSYMFOLLOW 0x2000 /* statfs f_flags for MNT_NOSYMFOLLOW */
-#endif
-
 #define SCOPED (RESOLVER_BENEATH | RESOLVER_IN_ROOT)
 /* Directory fds held before the stack moves to the heap. */
 #define INLINE_FRAMES 32
 /* The inline remaining-path buffer: room for the path and one link text. */
 #define INLINE_BUF (2 * (size_t)RESOLVER_PATH_MAX)
 
-/* What is known about the filesystem a frame's directory lives on. */
-enum fs_info {
-    FS_UNKNOWN = 0,
-    FS_KNOWN = 1,
-    FS_PROC = 2,
-    FS_NOSYMFOLLOW = 4,
-};
-
 struct frame {
-    int fd;       /* O_PATH directory fd (frame 0 may be borrowed) */
+    int fd;       /* O_PATH directory fd */
+    bool owned;   /* ours to close (not the caller's root, not the cache's) */
     int fs;       /* enum fs_info bits, filled when a link is met */
     uint64_t mnt; /* mount id, only under NO_XDEV */
 };
@@ -73,8 +61,7 @@ struct walk {
     struct frame *stack; /* stack[0] is the root (or "/" or a magic target) */
     size_t top;          /* index of the current directory */
     size_t cap;
-    bool bottom_owned; /* stack[0].fd is ours to close */
-    char *buf;         /* remaining path is buf[start, end), buf[end] == 0 */
+    char *buf; /* remaining path is buf[start, end), buf[end] == 0 */
     size_t buf_cap;
     size_t start;
     size_t end;
@@ -85,6 +72,17 @@ struct walk {
      * refuses any absolute link, as nd_jump_root compares with a NULL mount.
      */
     bool root_set;
+    /*
+     * The directory cache, or NULL. While @clean, stack[top] was reached
+     * from the root by plain names only and key[0, key_len) names it; then
+     * each directory opened is offered to the cache, and each looked up
+     * there first. @cache_used: the answer must be checked (rcache_changed).
+     */
+    struct resolver_cache *cache;
+    bool clean;
+    bool cache_used;
+    size_t key_len;
+    char key[RESOLVER_PATH_MAX];
     struct frame inline_stack[INLINE_FRAMES];
     char inline_buf[INLINE_BUF + 1];
     char link[RESOLVER_PATH_MAX]; /* the text of the link being followed */
@@ -151,17 +149,13 @@ static int frame_fs(struct frame *f)
     r = f->fd == AT_FDCWD ? statfs(".", &sfs) : fstatfs(f->fd, &sfs);
     if (r < 0)
         return -errno;
-    f->fs = FS_KNOWN;
-    if (sfs.f_type == PROC_SUPER_MAGIC)
-        f->fs |= FS_PROC;
-    if (sfs.f_flags & ST_NOSYMFOLLOW)
-        f->fs |= FS_NOSYMFOLLOW;
+    f->fs = fs_info_of(&sfs);
     return f->fs;
 }
 
 static void close_frame(struct walk *w, size_t i)
 {
-    if (i > 0 || w->bottom_owned)
+    if (w->stack[i].owned)
         close(w->stack[i].fd);
 }
 
@@ -171,13 +165,13 @@ static void reset_stack(struct walk *w, int fd, bool owned, uint64_t mnt)
     for (size_t i = w->top + 1; i-- > 0;)
         close_frame(w, i);
     w->top = 0;
-    w->stack[0].fd = fd;
-    w->stack[0].fs = FS_UNKNOWN;
-    w->stack[0].mnt = mnt;
-    w->bottom_owned = owned;
+    w->stack[0] =
+        (struct frame){.fd = fd, .owned = owned, .fs = FS_UNKNOWN, .mnt = mnt};
+    w->clean = false;
 }
 
-static int push(struct walk *w, int fd, uint64_t mnt)
+/* Push the directory @fd; an owned one is closed if that fails. */
+static int push(struct walk *w, int fd, bool owned, int fs, uint64_t mnt)
 {
     if (w->top + 1 == w->cap) {
         size_t ncap = w->cap * 2;
@@ -191,14 +185,16 @@ static int push(struct walk *w, int fd, uint64_t mnt)
             n = realloc(w->stack, ncap * sizeof(*n));
         }
         if (!n) {
-            close(fd);
+            if (owned)
+                close(fd);
             return -ENOMEM;
         }
         w->stack = n;
         w->cap = ncap;
     }
     w->top++;
-    w->stack[w->top] = (struct frame){.fd = fd, .fs = FS_UNKNOWN, .mnt = mnt};
+    w->stack[w->top] =
+        (struct frame){.fd = fd, .owned = owned, .fs = fs, .mnt = mnt};
     return 0;
 }
 
@@ -244,6 +240,7 @@ static int jump_root(struct walk *w, bool from_link)
             return -EXDEV;
         while (w->top > 0)
             close_frame(w, w->top--);
+        w->clean = false;
         return 0;
     }
     if (from_link && (w->resolve & RESOLVER_NO_XDEV) && !w->root_set)
@@ -265,8 +262,8 @@ static int jump_root(struct walk *w, bool from_link)
     return 0;
 }
 
-static int walk_init(struct walk *w, int root_fd, const char *path,
-                     int open_flags, uint64_t resolve)
+static int walk_init(struct walk *w, struct resolver_cache *cache, int root_fd,
+                     const char *path, int open_flags, uint64_t resolve)
 {
     size_t len = strlen(path);
 
@@ -275,8 +272,12 @@ static int walk_init(struct walk *w, int root_fd, const char *path,
     w->stack = w->inline_stack;
     w->cap = INLINE_FRAMES;
     w->top = 0;
-    w->stack[0] = (struct frame){.fd = root_fd, .fs = FS_UNKNOWN, .mnt = 0};
-    w->bottom_owned = false;
+    w->stack[0] = (struct frame){
+        .fd = root_fd, .owned = false, .fs = FS_UNKNOWN, .mnt = 0};
+    w->cache = cache;
+    w->clean = cache != NULL;
+    w->cache_used = false;
+    w->key_len = 0;
     w->buf = w->inline_buf;
     w->buf_cap = INLINE_BUF;
     w->links = 0;
@@ -291,8 +292,13 @@ static int walk_init(struct walk *w, int root_fd, const char *path,
     memcpy(w->buf + w->start, path, len + 1);
     if (path[0] == '/' && !(resolve & RESOLVER_IN_ROOT))
         return jump_root(w, false);
-    if (resolve & RESOLVER_NO_XDEV)
+    if (resolve & RESOLVER_NO_XDEV) {
+        if (cache) {
+            w->stack[0].mnt = rcache_root_mnt(cache);
+            return 0;
+        }
         return mount_id(root_fd, "", AT_EMPTY_PATH, &w->stack[0].mnt);
+    }
     return 0;
 }
 
@@ -319,6 +325,7 @@ static int dotdot(struct walk *w)
     int err;
 
     w->root_set = true;
+    w->clean = false;
     if (w->top > 0) {
         close_frame(w, w->top--);
         return 0;
@@ -396,6 +403,7 @@ static int follow_link(struct walk *w, ssize_t n, const char *name, bool final)
     int fs;
     int err;
 
+    w->clean = false;
     if (++w->links > RESOLVER_MAX_SYMLINKS)
         return -ELOOP;
     if (w->resolve & RESOLVER_NO_SYMLINKS)
@@ -424,9 +432,71 @@ static int follow_link(struct walk *w, ssize_t n, const char *name, bool final)
     return err < 0 ? err : WALK_MORE;
 }
 
+/*
+ * While the walk is clean, extend the key by @name; false (and the walk no
+ * longer clean) if it does not fit.
+ */
+static bool key_extend(struct walk *w, const char *name, size_t *len)
+{
+    size_t n = strlen(name);
+    size_t at = w->key_len ? w->key_len + 1 : 0;
+
+    if (at + n >= sizeof(w->key)) {
+        w->clean = false;
+        return false;
+    }
+    if (at)
+        w->key[w->key_len] = '/';
+    memcpy(w->key + at, name, n);
+    *len = at + n;
+    return true;
+}
+
+/*
+ * The directory @name of the current one, from the cache: true when it was
+ * there and is now stack[top]. Under NO_XDEV one on another mount than the
+ * current directory is left for the plain open to refuse.
+ */
+static bool step_cached(struct walk *w, size_t len, int *err)
+{
+    struct rcache_dir d;
+
+    if (!rcache_lookup(w->cache, w->key, len, &d))
+        return false;
+    if ((w->resolve & RESOLVER_NO_XDEV) && d.mnt != cur(w)->mnt) {
+        w->clean = false;
+        return false;
+    }
+    w->cache_used = true;
+    *err = push(w, d.fd, false, d.fs, d.mnt);
+    if (*err == 0)
+        w->key_len = len;
+    return true;
+}
+
+/* Offer the directory just pushed to the cache (the walk is clean). */
+static void step_adopt(struct walk *w, size_t len)
+{
+    struct frame *f = cur(w);
+    struct rcache_dir d;
+    bool xdev = w->resolve & RESOLVER_NO_XDEV;
+
+    if (!rcache_adopt(w->cache, w->key, len, f->fd, xdev ? &f->mnt : NULL,
+                      &d)) {
+        w->clean = false;
+        return;
+    }
+    w->cache_used = true;
+    w->key_len = len;
+    f->owned = false;
+    f->fs = d.fs;
+    f->mnt = d.mnt;
+}
+
 /* One non-final component (or a final one with a trailing slash). */
 static int walk_step(struct walk *w, const char *name)
 {
+    size_t key_len = 0;
     uint64_t mnt;
     ssize_t n;
     int fd;
@@ -436,6 +506,9 @@ static int walk_step(struct walk *w, const char *name)
         return 0;
     if (name[0] == '.' && name[1] == '.' && name[2] == '\0')
         return dotdot(w);
+    if (w->clean && key_extend(w, name, &key_len) &&
+        step_cached(w, key_len, &err))
+        return err;
     fd =
         openat(cur(w)->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
@@ -444,7 +517,10 @@ static int walk_step(struct walk *w, const char *name)
             close(fd);
             return err;
         }
-        return push(w, fd, mnt);
+        err = push(w, fd, true, FS_UNKNOWN, mnt);
+        if (err == 0 && w->clean)
+            step_adopt(w, key_len);
+        return err;
     }
     if (errno != ENOTDIR)
         return -errno;
@@ -524,12 +600,17 @@ static atomic_bool no_close_range;
  */
 static void close_stack(struct walk *w)
 {
-    size_t i = w->bottom_owned ? 0 : 1;
+    size_t i = 0;
 
     while (i <= w->top) {
         size_t j = i;
 
-        while (j < w->top && w->stack[j + 1].fd == w->stack[j].fd + 1)
+        if (!w->stack[i].owned) {
+            i++;
+            continue;
+        }
+        while (j < w->top && w->stack[j + 1].owned &&
+               w->stack[j + 1].fd == w->stack[j].fd + 1)
             j++;
         if (j == i ||
             atomic_load_explicit(&no_close_range, memory_order_relaxed) ||
@@ -560,15 +641,18 @@ static int walk_finish(struct walk *w, int ret)
     return ret;
 }
 
-int backend_walk_open(int root_fd, const char *path, int open_flags,
-                      uint64_t resolve)
+int backend_walk_open(struct resolver_cache *cache, int root_fd,
+                      const char *path, int open_flags, uint64_t resolve)
 {
     struct walk *w = malloc(sizeof(*w));
     int ret;
 
     if (!w)
         return -ENOMEM;
-    ret = walk_init(w, root_fd, path, open_flags, resolve);
+    if (cache && !rcache_begin(cache))
+        cache = NULL;
+again:
+    ret = walk_init(w, cache, root_fd, path, open_flags, resolve);
     /*
      * Invariant: stack[top] is a directory reached from stack[0] by
      * components walked downwards, never by asking the kernel for "..";
@@ -602,6 +686,13 @@ int backend_walk_open(int root_fd, const char *path, int open_flags,
         }
     }
     ret = walk_finish(w, ret);
+    if (w->cache_used && rcache_changed(cache)) {
+        /* The tree or the mounts changed: walk again from the root alone. */
+        if (ret >= 0)
+            close(ret);
+        cache = NULL;
+        goto again;
+    }
     free(w);
     return ret;
 }

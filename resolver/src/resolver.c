@@ -116,8 +116,9 @@ enum resolver_backend resolver_auto_backend(const char **why)
                                : RESOLVER_BACKEND_EMULATED;
 }
 
-static int open_auto(int root_fd, const char *path, int open_flags,
-                     uint64_t resolve, enum resolver_backend *served)
+static int open_auto(struct resolver_cache *cache, int root_fd,
+                     const char *path, int open_flags, uint64_t resolve,
+                     enum resolver_backend *served)
 {
     if (resolver_auto_backend(NULL) == RESOLVER_BACKEND_KERNEL) {
         int fd = backend_openat2_open(root_fd, path, open_flags, resolve);
@@ -135,7 +136,7 @@ static int open_auto(int root_fd, const char *path, int open_flags,
         kernel_lost(st);
     }
     *served = RESOLVER_BACKEND_EMULATED;
-    return backend_walk_open(root_fd, path, open_flags, resolve);
+    return backend_walk_open(cache, root_fd, path, open_flags, resolve);
 }
 
 int resolver_open_how(int root_fd, const char *path,
@@ -157,6 +158,8 @@ int resolver_open_how(int root_fd, const char *path,
     err = check_open_flags(open_flags);
     if (err == 0)
         err = resolver_flags_check(how->resolve);
+    if (err == 0 && how->cache && rcache_root_fd(how->cache) != root_fd)
+        err = -EINVAL;
     if (err < 0) {
         if (backend == RESOLVER_BACKEND_AUTO)
             *served = resolver_auto_backend(NULL);
@@ -164,11 +167,13 @@ int resolver_open_how(int root_fd, const char *path,
     }
     switch (backend) {
     case RESOLVER_BACKEND_AUTO:
-        return open_auto(root_fd, path, open_flags, how->resolve, served);
+        return open_auto(how->cache, root_fd, path, open_flags, how->resolve,
+                         served);
     case RESOLVER_BACKEND_KERNEL:
         return backend_openat2_open(root_fd, path, open_flags, how->resolve);
     case RESOLVER_BACKEND_EMULATED:
-        return backend_walk_open(root_fd, path, open_flags, how->resolve);
+        return backend_walk_open(how->cache, root_fd, path, open_flags,
+                                 how->resolve);
     case RESOLVER_BACKEND_LEXICAL:
         return backend_lexical_open(root_fd, path, open_flags, how->resolve);
     default:

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_resolver_cache.c - the emulated backend's directory cache: the case
+ * table through it (cold and warm), and the changes it must notice, each
+ * made for real (rename out of the root, exchange with a symlink, a mount on
+ * top, rmdir and mkdir again, attribute change) with the kernel's answer
+ * right after as the oracle; the changes it may ignore (files); filling up;
+ * the API's refusals; a filesystem it must not cache (procfs).
+ */
+#include "test_resolver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define OFLAGS (O_RDONLY | O_NONBLOCK)
+
+static void table_cached(int i)
+{
+    const struct tr_case *c = &tr_cases[i];
+    struct resolver_cache *cache;
+    char msg[512];
+    int root_fd = tr_open_root(c->root);
+
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 64, &cache), 0);
+    /* Cold, then twice warm: the answers must not change. */
+    for (int pass = 0; pass < 3; pass++)
+        ck_assert_msg(tr_run_case_at(c, root_fd, cache,
+                                     RESOLVER_BACKEND_EMULATED,
+                                     RESOLVER_BACKEND_EMULATED, msg,
+                                     sizeof(msg)),
+                      "row %d, pass %d (cache): %s", i, pass, msg);
+    resolver_cache_free(cache);
+    close(root_fd);
+}
+
+START_TEST(table)
+{
+    table_cached(_i);
+}
+END_TEST
+
+/* A scratch tree for one test: tr_root/<name>, and tr_tmp/<name>-out. */
+struct scratch {
+    char in[PATH_MAX];
+    char out[PATH_MAX];
+    int root_fd;
+    struct resolver_cache *cache;
+};
+
+static void path_of(char *buf, size_t size, const char *base,
+                    const char *fmt, va_list ap)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s/", base);
+
+    vsnprintf(buf + n, size - n, fmt, ap);
+}
+
+/* A path below the scratch tree inside the root. */
+static const char *in(struct scratch *s, const char *fmt, ...)
+{
+    static char buf[2][PATH_MAX];
+    static int which;
+    char *b = buf[which++ % 2];
+    va_list ap;
+
+    va_start(ap, fmt);
+    path_of(b, PATH_MAX, s->in, fmt, ap);
+    va_end(ap);
+    return b;
+}
+
+/* A path below the scratch directory outside the root. */
+static const char *out(struct scratch *s, const char *fmt, ...)
+{
+    static char buf[2][PATH_MAX];
+    static int which;
+    char *b = buf[which++ % 2];
+    va_list ap;
+
+    va_start(ap, fmt);
+    path_of(b, PATH_MAX, s->out, fmt, ap);
+    va_end(ap);
+    return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    ck_assert_msg(fd >= 0, "create %s: %s", path, strerror(errno));
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static void scratch_init(struct scratch *s, const char *name, unsigned max)
+{
+    static const char *const spec[] = {"a/b/f=abf", "a/g=ag", "m/x/f=mxf"};
+    const char *bad = NULL;
+
+    snprintf(s->in, sizeof(s->in), "%s/%s", tr_root, name);
+    snprintf(s->out, sizeof(s->out), "%s/%s-out", tr_tmp, name);
+    ck_assert_int_eq(mkdir(s->in, 0755), 0);
+    ck_assert_int_eq(mkdir(s->out, 0755), 0);
+    ck_assert_msg(fixture_build(s->in, spec, N_ELEMS(spec), &bad) == 0,
+                  "fixture %s", bad ? bad : "?");
+    s->root_fd = tr_open_root(NULL);
+    ck_assert_int_ge(s->root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(s->root_fd, max, &s->cache), 0);
+}
+
+static void scratch_free(struct scratch *s)
+{
+    resolver_cache_free(s->cache);
+    close(s->root_fd);
+    umount2(in(s, "m"), MNT_DETACH);
+    ck_assert_int_eq(fixture_remove(s->in), 0);
+    ck_assert_int_eq(fixture_remove(s->out), 0);
+}
+
+struct answer {
+    int err;
+    dev_t dev;
+    ino_t ino;
+};
+
+static struct answer ask(struct scratch *s, const char *path, uint64_t rflags,
+                         bool cached)
+{
+    struct resolver_how how = {
+        .open_flags = OFLAGS,
+        .resolve = rflags,
+        .backend = cached ? RESOLVER_BACKEND_EMULATED : RESOLVER_BACKEND_KERNEL,
+        .cache = cached ? s->cache : NULL,
+    };
+    struct answer a = {0, 0, 0};
+    struct stat st;
+    int fd = resolver_open_how(s->root_fd, path, &how, NULL);
+
+    if (fd < 0) {
+        a.err = -fd;
+        return a;
+    }
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    a.dev = st.st_dev;
+    a.ino = st.st_ino;
+    close(fd);
+    return a;
+}
+
+static const char *name_of(int err)
+{
+    return err ? resolver_errno_name(err) : "an fd";
+}
+
+/*
+ * Resolve @rel (below the scratch tree) with the cache and with the
+ * kernel; they must agree, and the answer must be @want_err (0: a file).
+ */
+#define AGREE(s, rflags, want_err, ...)                                        \
+    agree((s), (rflags), (want_err), __FILE__, __LINE__, __VA_ARGS__)
+
+static void agree(struct scratch *s, uint64_t rflags, int want_err,
+                  const char *file, int line, const char *fmt, ...)
+{
+    char rel[PATH_MAX];
+    char path[2 * PATH_MAX];
+    struct answer c;
+    struct answer k;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(rel, sizeof(rel), fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof(path), "%s/%s", strrchr(s->in, '/') + 1, rel);
+    c = ask(s, path, rflags, true);
+    k = ask(s, path, rflags, false);
+    ck_assert_msg(c.err == k.err && c.dev == k.dev && c.ino == k.ino,
+                  "%s:%d: \"%s\": cache %s, kernel %s%s", file, line, path,
+                  name_of(c.err), name_of(k.err),
+                  !c.err && !k.err ? " (another file)" : "");
+    ck_assert_msg(k.err == want_err, "%s:%d: \"%s\": %s, want %s", file, line,
+                  path, name_of(k.err), name_of(want_err));
+}
+
+static struct resolver_cache_stats stats(struct scratch *s)
+{
+    struct resolver_cache_stats st;
+
+    resolver_cache_get_stats(s->cache, &st);
+    return st;
+}
+
+/* Warm the cache with a/b (and the scratch dir and a): 3 directories. */
+static void warm(struct scratch *s)
+{
+    AGREE(s, RESOLVER_BENEATH, 0, "a/b/f");
+    uint64_t hits = stats(s).hits;
+    AGREE(s, RESOLVER_BENEATH, 0, "a/b/f");
+    ck_assert_uint_ge(stats(s).hits, hits + 3);
+}
+
+/* A directory moved out of the root: never used again from the cache. */
+START_TEST(moved_out)
+{
+    struct scratch s;
+
+    scratch_init(&s, "moved_out", 64);
+    warm(&s);
+    ck_assert_uint_ge(stats(&s).adds, 3);
+    ck_assert_uint_eq(stats(&s).dirs, 3);
+    ck_assert_int_eq(rename(in(&s, "a/b"), out(&s, "b")), 0);
+    write_file(out(&s, "b/secret"), "outside");
+    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/secret");
+    AGREE(&s, RESOLVER_IN_ROOT, ENOENT, "a/b/secret");
+    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/f");
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/g");
+    ck_assert_uint_ge(stats(&s).rewalks, 1);
+    /* Moved back, it is found again. */
+    ck_assert_int_eq(rename(out(&s, "b"), in(&s, "a/b")), 0);
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/secret");
+    scratch_free(&s);
+}
+END_TEST
+
+/* An ancestor moved away and another directory put in its place. */
+START_TEST(ancestor_replaced)
+{
+    struct scratch s;
+
+    scratch_init(&s, "ancestor_replaced", 64);
+    warm(&s);
+    ck_assert_int_eq(rename(in(&s, "a"), out(&s, "a")), 0);
+    ck_assert_int_eq(mkdir(in(&s, "a"), 0755), 0);
+    ck_assert_int_eq(mkdir(in(&s, "a/b"), 0755), 0);
+    write_file(in(&s, "a/b/new"), "new");
+    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/f");
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/new");
+    scratch_free(&s);
+}
+END_TEST
+
+/* RENAME_EXCHANGE of a cached directory with an absolute symlink. */
+START_TEST(exchanged_with_symlink)
+{
+    struct scratch s;
+    char target[PATH_MAX];
+
+    scratch_init(&s, "exchanged", 64);
+    ck_assert_int_eq(mkdir(out(&s, "b"), 0755), 0);
+    write_file(out(&s, "b/f"), "outside");
+    warm(&s);
+    snprintf(target, sizeof(target), "%s", s.out);
+    ck_assert_int_eq(symlink(target, in(&s, "s")), 0);
+    ck_assert_int_eq(renameat2(AT_FDCWD, in(&s, "a"), AT_FDCWD, in(&s, "s"),
+                               RENAME_EXCHANGE),
+                     0);
+    AGREE(&s, RESOLVER_BENEATH, EXDEV, "a/b/f");
+    AGREE(&s, RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, ELOOP, "a/b/f");
+    AGREE(&s, RESOLVER_BENEATH, 0, "s/b/f");
+    scratch_free(&s);
+}
+END_TEST
+
+/* A mount on top of a cached directory, then gone again. */
+START_TEST(mounted_over)
+{
+    struct scratch s;
+
+    scratch_init(&s, "mounted_over", 64);
+    AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
+    AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
+    ck_assert_int_eq(mount("tmpfs", in(&s, "m"), "tmpfs", 0, "size=64k"), 0);
+    AGREE(&s, RESOLVER_BENEATH, ENOENT, "m/x/f");
+    ck_assert_int_eq(mkdir(in(&s, "m/x"), 0755), 0);
+    write_file(in(&s, "m/x/f"), "on tmpfs");
+    AGREE(&s, RESOLVER_BENEATH, 0, "m/x/f");
+    AGREE(&s, RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
+    AGREE(&s, RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
+    ck_assert_int_eq(umount2(in(&s, "m"), 0), 0);
+    AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
+    scratch_free(&s);
+}
+END_TEST
+
+/* rmdir and mkdir of the same name: the new directory, not the old fd. */
+START_TEST(recreated)
+{
+    struct scratch s;
+
+    scratch_init(&s, "recreated", 64);
+    warm(&s);
+    ck_assert_int_eq(unlink(in(&s, "a/b/f")), 0);
+    ck_assert_int_eq(rmdir(in(&s, "a/b")), 0);
+    ck_assert_int_eq(mkdir(in(&s, "a/b"), 0755), 0);
+    write_file(in(&s, "a/b/f"), "again");
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
+    scratch_free(&s);
+}
+END_TEST
+
+/* A directory's own attributes changing empties the cache. */
+START_TEST(attributes)
+{
+    struct scratch s;
+    uint64_t flushes;
+
+    scratch_init(&s, "attributes", 64);
+    warm(&s);
+    flushes = stats(&s).flushes;
+    ck_assert_int_eq(chmod(in(&s, "a"), 0700), 0);
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
+    ck_assert_uint_eq(stats(&s).flushes, flushes + 1);
+    scratch_free(&s);
+}
+END_TEST
+
+/* Files coming and going in cached directories do not empty it. */
+START_TEST(file_changes_kept)
+{
+    struct scratch s;
+    struct resolver_cache_stats before;
+
+    scratch_init(&s, "file_changes", 64);
+    warm(&s);
+    before = stats(&s);
+    write_file(in(&s, "a/b/tmp"), "x");
+    ck_assert_int_eq(rename(in(&s, "a/b/tmp"), in(&s, "a/b/new")), 0);
+    ck_assert_int_eq(chmod(in(&s, "a/b/new"), 0600), 0);
+    ck_assert_int_eq(unlink(in(&s, "a/g")), 0);
+    ck_assert_int_eq(symlink("b/new", in(&s, "a/g")), 0);
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/new");
+    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/tmp");
+    AGREE(&s, RESOLVER_BENEATH, 0, "a/g");
+    AGREE(&s, RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, ELOOP, "a/g");
+    ck_assert_uint_eq(stats(&s).flushes, before.flushes);
+    ck_assert_uint_ge(stats(&s).hits, before.hits + 3);
+    scratch_free(&s);
+}
+END_TEST
+
+/* A cache of 2 directories on a path of 3: it fills, empties, refills. */
+START_TEST(full)
+{
+    struct scratch s;
+
+    scratch_init(&s, "full", 2);
+    for (int i = 0; i < 4; i++) {
+        AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
+        AGREE(&s, RESOLVER_IN_ROOT, 0, "m/x/f");
+    }
+    ck_assert_uint_le(stats(&s).dirs, 2);
+    ck_assert_uint_ge(stats(&s).flushes, 2);
+    scratch_free(&s);
+}
+END_TEST
+
+START_TEST(api)
+{
+    struct resolver_cache *c = NULL;
+    struct resolver_cache_stats st;
+    struct resolver_how how = {.open_flags = O_PATH,
+                               .resolve = RESOLVER_BENEATH,
+                               .backend = RESOLVER_BACKEND_KERNEL};
+    int root_fd = tr_open_root(NULL);
+    int other_fd = tr_open_root("a");
+    int fd;
+
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_ge(other_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(-1, 8, &c), -EBADF);
+    ck_assert_int_eq(resolver_cache_new(AT_FDCWD, 8, &c), -EBADF);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 0, &c), -EINVAL);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
+    /* Made for another fd: refused, whatever the backend. */
+    how.cache = c;
+    ck_assert_int_eq(resolver_open_how(other_fd, "b", &how, NULL), -EINVAL);
+    /* The kernel backend does not touch it. */
+    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    resolver_cache_get_stats(c, &st);
+    ck_assert_uint_eq(st.hits + st.misses + st.adds + st.flushes, 0);
+    how.backend = RESOLVER_BACKEND_EMULATED;
+    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    resolver_cache_get_stats(c, &st);
+    ck_assert_uint_eq(st.adds, 2);
+    ck_assert_int_eq(st.off_errno, 0);
+    resolver_cache_free(c);
+    resolver_cache_free(NULL);
+    close(other_fd);
+    close(root_fd);
+}
+END_TEST
+
+/* procfs changes without events: a root there turns the cache off. */
+START_TEST(procfs_off)
+{
+    struct resolver_cache *c;
+    struct resolver_cache_stats st;
+    struct resolver_how how = {.open_flags = O_RDONLY,
+                               .resolve = RESOLVER_BENEATH,
+                               .backend = RESOLVER_BACKEND_EMULATED};
+    int root_fd = tr_open_root("proc");
+    int fd;
+
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
+    how.cache = c;
+    for (int i = 0; i < 2; i++) {
+        fd = resolver_open_how(root_fd, "sys/kernel/ostype", &how, NULL);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    resolver_cache_get_stats(c, &st);
+    ck_assert_int_eq(st.off_errno, EXDEV);
+    ck_assert_uint_eq(st.dirs, 0);
+    ck_assert_uint_eq(st.hits, 0);
+    resolver_cache_free(c);
+    close(root_fd);
+}
+END_TEST
+
+/* Directories on another mount (the fixture's bind mount) are not kept. */
+START_TEST(other_mount_not_kept)
+{
+    struct resolver_cache *c;
+    struct resolver_cache_stats st;
+    struct resolver_how how = {.open_flags = O_RDONLY,
+                               .resolve = RESOLVER_BENEATH,
+                               .backend = RESOLVER_BACKEND_EMULATED};
+    int root_fd = tr_open_root(NULL);
+    int fd;
+
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
+    how.cache = c;
+    for (int i = 0; i < 3; i++) {
+        fd = resolver_open_how(root_fd, "bind/b/f", &how, NULL);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    resolver_cache_get_stats(c, &st);
+    ck_assert_uint_eq(st.dirs, 0);
+    how.resolve = RESOLVER_NO_JUMPS;
+    ck_assert_int_eq(resolver_open_how(root_fd, "bind/b/f", &how, NULL),
+                     -EXDEV);
+    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    resolver_cache_get_stats(c, &st);
+    ck_assert_uint_eq(st.dirs, 2);
+    resolver_cache_free(c);
+    close(root_fd);
+}
+END_TEST
+
+Suite *resolver_cache_suite(void)
+{
+    Suite *s = suite_create("cache");
+    TCase *tc = tcase_create("table");
+
+    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tcase_add_loop_test(tc, table, 0, (int)tr_n_cases);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("changes");
+    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tcase_add_test(tc, moved_out);
+    tcase_add_test(tc, ancestor_replaced);
+    tcase_add_test(tc, exchanged_with_symlink);
+    tcase_add_test(tc, mounted_over);
+    tcase_add_test(tc, recreated);
+    tcase_add_test(tc, attributes);
+    tcase_add_test(tc, file_changes_kept);
+    tcase_add_test(tc, full);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("api");
+    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tcase_add_test(tc, api);
+    tcase_add_test(tc, procfs_off);
+    tcase_add_test(tc, other_mount_not_kept);
+    suite_add_tcase(s, tc);
+    return s;
+}
