@@ -285,9 +285,10 @@ static enum MHD_Result respond(struct http *h, struct conn *c,
     size_t scratch = reserve(c, tlen);
     if (scratch == NO_STR)
         return MHD_NO;
+    int rfd = root_fd(h->root);
     enum MHD_Result ret = static_file_respond(
-        mc, &h->conf->files, root_fd(h->root), c->method, c->buf + c->target,
-        c->buf + scratch, tlen, &c->res);
+        mc, &h->conf->files, rfd, root_dir_cache(h->root), c->method,
+        c->buf + c->target, c->buf + scratch, tlen, &c->res);
     if (c->res.status)
         log_request(h, c, c->res.status);
     return ret;

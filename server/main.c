@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -355,6 +356,42 @@ static int drop_privileges(uid_t uid, gid_t gid, const char *user)
     return 0;
 }
 
+/*
+ * The fds the server may hold at once: a socket and an open file per
+ * connection, a margin for listeners, logs and the ETag thread, and each
+ * worker's resolver directory cache (its directories and 3 event fds).
+ * Raise the soft RLIMIT_NOFILE to the hard one; if that is still short,
+ * shrink the caches to fit and say so. Returns the cache size to use.
+ */
+static unsigned fd_budget(const struct conf *c)
+{
+    const rlim_t fixed = 2 * (rlim_t)c->max_connections + 64;
+    unsigned cache = c->resolver_cache;
+    struct rlimit rl;
+    rlim_t per_thread;
+
+    if (cache == 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return cache;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = {rl.rlim_max, rl.rlim_max};
+
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    per_thread =
+        rl.rlim_cur > fixed ? (rl.rlim_cur - fixed) / (c->threads + 1) : 0;
+    if (per_thread >= (rlim_t)cache + 3)
+        return cache;
+    cache = per_thread > 3 ? (unsigned)(per_thread - 3) : 0;
+    fprintf(stderr,
+            "beneath: warning: --resolver-cache lowered from %u to %u per "
+            "thread: RLIMIT_NOFILE is %llu and %u connections may need "
+            "%llu\n",
+            c->resolver_cache, cache, (unsigned long long)rl.rlim_cur,
+            c->max_connections, (unsigned long long)fixed);
+    return cache;
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -560,7 +597,7 @@ int main(int argc, char *argv[])
                 line);
         errors++;
     }
-    err = root_open(c.root, &root);
+    err = root_open(c.root, fd_budget(&c), &root);
     if (err) {
         fprintf(stderr, "beneath: root %s: %s\n", c.root, strerror(-err));
         errors++;

@@ -4,10 +4,14 @@
  *
  * Invariant: a generation's fd is closed only when its reference count drops
  * to 0; the current generation holds one reference for itself and each
- * thread cache holds one for the generation it uses. The fast path (no
+ * thread cache holds one for the generation it uses. A thread's resolver
+ * directory cache borrows that generation's fd, so it is freed before the
+ * reference is dropped. The fast path (no
  * reload since the thread's last request) takes no lock: one atomic load.
  */
 #include "root.h"
+
+#include "resolver.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +32,7 @@ struct root {
     struct generation *cur; /* under lock */
     atomic_uint gen;        /* cur->id, readable without the lock */
     pthread_key_t key;      /* -> struct cache */
+    unsigned dir_cache;     /* directories per thread's resolver cache */
     char *path;
 };
 
@@ -35,6 +40,7 @@ struct root {
 struct cache {
     struct root *r;
     struct generation *g;
+    struct resolver_cache *rc; /* for g->fd, or NULL */
 };
 
 static void unref(struct generation *g)
@@ -49,6 +55,7 @@ static void cache_drop(void *p)
 {
     struct cache *c = p;
 
+    resolver_cache_free(c->rc);
     pthread_mutex_lock(&c->r->lock);
     unref(c->g);
     pthread_mutex_unlock(&c->r->lock);
@@ -74,7 +81,7 @@ static int generation_open(const char *path, unsigned id,
     return 0;
 }
 
-int root_open(const char *path, struct root **out)
+int root_open(const char *path, unsigned dir_cache, struct root **out)
 {
     struct root *r = calloc(1, sizeof *r);
     int err;
@@ -94,6 +101,7 @@ int root_open(const char *path, struct root **out)
         goto out_close_gen;
     pthread_mutex_init(&r->lock, NULL);
     atomic_init(&r->gen, 1);
+    r->dir_cache = dir_cache;
     *out = r;
     return 0;
 out_close_gen:
@@ -138,13 +146,25 @@ int root_fd(struct root *r)
     }
     if (!c->g ||
         c->g->id != atomic_load_explicit(&r->gen, memory_order_acquire)) {
+        resolver_cache_free(c->rc);
+        c->rc = NULL;
         pthread_mutex_lock(&r->lock);
         unref(c->g);
         c->g = r->cur;
         c->g->refs++;
         pthread_mutex_unlock(&r->lock);
+        if (r->dir_cache &&
+            resolver_cache_new(c->g->fd, r->dir_cache, &c->rc) < 0)
+            c->rc = NULL; /* no memory: walk without one */
     }
     return c->g->fd;
+}
+
+struct resolver_cache *root_dir_cache(struct root *r)
+{
+    struct cache *c = pthread_getspecific(r->key);
+
+    return c ? c->rc : NULL;
 }
 
 void root_close(struct root *r)

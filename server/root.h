@@ -13,14 +13,17 @@
 
 struct root;
 
+struct resolver_cache;
+
 /*
  * root_open - open @path as an O_PATH|O_DIRECTORY fd (symlinks in @path are
- * followed: the configured root is trusted). @out receives the root, owned
- * by the caller.
+ * followed: the configured root is trusted). @dir_cache: directories each
+ * thread's resolver cache may hold for the emulated backend (0: no cache).
+ * @out receives the root, owned by the caller.
  *
  * Returns 0, -ENOMEM, or the -errno of open(2) (-ENOTDIR, -ENOENT, ...).
  */
-int root_open(const char *path, struct root **out);
+int root_open(const char *path, unsigned dir_cache, struct root **out);
 
 /*
  * root_reload - open the root's path again and make it current for requests
@@ -37,6 +40,13 @@ int root_reload(struct root *r);
  * Returns an fd, or -ENOMEM.
  */
 int root_fd(struct root *r);
+
+/*
+ * root_dir_cache - the calling thread's directory cache for the fd root_fd
+ * last returned to it (valid as long as that fd), or NULL: no cache
+ * configured, or no memory for one.
+ */
+struct resolver_cache *root_dir_cache(struct root *r);
 
 /*
  * root_close - release @r. Every thread that called root_fd must have exited

@@ -63,6 +63,7 @@ struct req {
     struct MHD_Connection *c;
     const struct static_file_conf *conf;
     int root_fd;
+    struct resolver_cache *dir_cache; /* for root_fd, or NULL */
     enum static_file_method method;
     struct static_file_result *res;
     uint64_t resolve_ns;  /* time spent in the resolver, for Server-Timing */
@@ -83,6 +84,7 @@ static int open_beneath(struct req *r, const char *path, int flags)
         .open_flags = flags,
         .resolve = r->conf->confine,
         .backend = RESOLVER_BACKEND_DEFAULT,
+        .cache = r->dir_cache,
     };
 
     uint64_t t0 = metrics_now_ns(), ns;
@@ -688,15 +690,15 @@ enum MHD_Result static_file_error(struct MHD_Connection *c,
     return simple(&r, status);
 }
 
-enum MHD_Result static_file_respond(struct MHD_Connection *c,
-                                    const struct static_file_conf *conf,
-                                    int root_fd, enum static_file_method method,
-                                    const char *raw, char *buf, size_t size,
-                                    struct static_file_result *res)
+enum MHD_Result static_file_respond(
+    struct MHD_Connection *c, const struct static_file_conf *conf, int root_fd,
+    struct resolver_cache *dir_cache, enum static_file_method method,
+    const char *raw, char *buf, size_t size, struct static_file_result *res)
 {
     struct req r = {.c = c,
                     .conf = conf,
                     .root_fd = root_fd,
+                    .dir_cache = dir_cache,
                     .method = method,
                     .res = res,
                     .tls = tls_connection(c)};

@@ -87,6 +87,8 @@ enum static_file_method static_file_method(const char *method);
  * static_file_respond - build and queue the response to one request.
  * @c: the connection (for request headers and MHD_queue_response).
  * @root_fd: the document root, borrowed.
+ * @dir_cache: the calling thread's resolver directory cache for @root_fd, or
+ *             NULL.
  * @raw: the raw request-target; @buf of @size >= strlen(@raw) + 1 bytes is
  *       scratch space for the decoded path.
  * @res: filled with what was answered.
@@ -94,11 +96,10 @@ enum static_file_method static_file_method(const char *method);
  * Returns MHD_queue_response's result (MHD_NO when even a 500 could not be
  * built: MHD then closes the connection).
  */
-enum MHD_Result static_file_respond(struct MHD_Connection *c,
-                                    const struct static_file_conf *conf,
-                                    int root_fd, enum static_file_method method,
-                                    const char *raw, char *buf, size_t size,
-                                    struct static_file_result *res);
+enum MHD_Result static_file_respond(
+    struct MHD_Connection *c, const struct static_file_conf *conf, int root_fd,
+    struct resolver_cache *dir_cache, enum static_file_method method,
+    const char *raw, char *buf, size_t size, struct static_file_result *res);
 
 /*
  * static_file_error - queue the built-in response for @status (a 4xx or 5xx

@@ -7,6 +7,7 @@
  * right after as the oracle; the changes it may ignore (files); filling up;
  * the API's refusals; a filesystem it must not cache (procfs).
  */
+#include "fixture.h"
 #include "test_resolver.h"
 
 #include <errno.h>
@@ -18,8 +19,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "fixture.h"
 
 #define OFLAGS (O_RDONLY | O_NONBLOCK)
 
@@ -34,11 +33,10 @@ static void table_cached(int i)
     ck_assert_int_eq(resolver_cache_new(root_fd, 64, &cache), 0);
     /* Cold, then twice warm: the answers must not change. */
     for (int pass = 0; pass < 3; pass++)
-        ck_assert_msg(tr_run_case_at(c, root_fd, cache,
-                                     RESOLVER_BACKEND_EMULATED,
-                                     RESOLVER_BACKEND_EMULATED, msg,
-                                     sizeof(msg)),
-                      "row %d, pass %d (cache): %s", i, pass, msg);
+        ck_assert_msg(
+            tr_run_case_at(c, root_fd, cache, RESOLVER_BACKEND_EMULATED,
+                           RESOLVER_BACKEND_EMULATED, msg, sizeof(msg)),
+            "row %d, pass %d (cache): %s", i, pass, msg);
     resolver_cache_free(cache);
     close(root_fd);
 }
@@ -57,8 +55,8 @@ struct scratch {
     struct resolver_cache *cache;
 };
 
-static void path_of(char *buf, size_t size, const char *base,
-                    const char *fmt, va_list ap)
+static void path_of(char *buf, size_t size, const char *base, const char *fmt,
+                    va_list ap)
 {
     size_t n = (size_t)snprintf(buf, size, "%s/", base);
 

@@ -61,7 +61,7 @@ START_TEST(reload_swaps)
 {
     struct root *r;
 
-    ck_assert_int_eq(root_open(www, &r), 0);
+    ck_assert_int_eq(root_open(www, 0, &r), 0);
     int fd1 = root_fd(r);
     ck_assert_int_ge(fd1, 0);
     ck_assert(!has(fd1, "only-in-next"));
@@ -90,7 +90,7 @@ START_TEST(reload_failure_keeps_old)
 {
     struct root *r;
 
-    ck_assert_int_eq(root_open(www, &r), 0);
+    ck_assert_int_eq(root_open(www, 0, &r), 0);
     int fd1 = root_fd(r);
     ck_assert_int_eq(rmdir(www), 0);
     ck_assert_int_eq(root_reload(r), -ENOENT);
@@ -106,9 +106,9 @@ START_TEST(open_errors)
     char p[192];
 
     snprintf(p, sizeof p, "%s/missing", dir);
-    ck_assert_int_eq(root_open(p, &r), -ENOENT);
+    ck_assert_int_eq(root_open(p, 0, &r), -ENOENT);
     snprintf(p, sizeof p, "%s/only-in-next", next);
-    ck_assert_int_eq(root_open(p, &r), -ENOTDIR);
+    ck_assert_int_eq(root_open(p, 0, &r), -ENOTDIR);
     root_close(NULL);
 }
 END_TEST

@@ -69,6 +69,7 @@ struct conf {
     struct conf_listen *listen;
     size_t n_listen;
     enum resolver_backend resolver; /* AUTO, KERNEL, EMULATED or LEXICAL */
+    unsigned resolver_cache;        /* directories per thread; 0: none */
     uint64_t confine;               /* RESOLVER_* flags, checked */
     char *config;                   /* the file that was read, or NULL */
     unsigned threads;               /* >= 1; default: online CPUs */

@@ -1063,6 +1063,15 @@ static const struct opt opts[] = {
      .help = "how paths are resolved: auto (kernel, else emulated), kernel "
              "(openat2), emulated (userspace walk), lexical (UNSAFE, "
              "benchmarks only)"},
+    {.name = "resolver-cache",
+     .type = &t_uint,
+     .off = OFF(resolver_cache),
+     .dflt = "1024",
+     .min = 0,
+     .max = 65536,
+     .help = "directories the emulated resolver keeps open per server "
+             "thread, checked against the kernel's change events on every "
+             "use (one fd each); 0: walk every directory every time"},
     {.name = "root",
      .type = &t_path,
      .off = OFF(root),

@@ -1690,20 +1690,63 @@ START_TEST(log_off_and_file)
 }
 END_TEST
 
+/*
+ * A directory served, then moved out of the root (and a secret put in it),
+ * then replaced by a symlink to it: each request is resolved afresh, so
+ * nothing from the moved directory is served. With --resolver emulated this
+ * is the directory cache noticing the moves (one worker, so the same cache).
+ */
+START_TEST(dir_moved_out_between_requests)
+{
+    char *outside = tree_new();
+    char *w = tree_new();
+    tree_mkdir(w, "docs");
+    tree_mkdir(w, "docs/v1");
+    tree_write_str(w, "docs/v1/page.html", "v1 page\n");
+    char *secret = hfmt("moved-out-%s", hrandom(16));
+    harness_forbid(secret);
+    struct server *s = server_start(w, "--threads", "1", NULL);
+    struct http_response *r;
+    for (int i = 0; i < 3; i++) {
+        r = raw_get(s->port, "/docs/v1/page.html");
+        EXPECT(r->status == 200 && strcmp(r->body, "v1 page\n") == 0,
+               "before the move: %d", r->status);
+    }
+    EXPECT(rename(tree_path(w, "docs/v1"), tree_path(outside, "v1")) == 0,
+           "rename: %s", strerror(errno));
+    tree_write_str(outside, "v1/secret.html", secret);
+    r = raw_get(s->port, "/docs/v1/secret.html");
+    EXPECT_STATUS(r, 404, "a file in the moved-out directory");
+    r = raw_get(s->port, "/docs/v1/page.html");
+    EXPECT_STATUS(r, 404, "the old page in the moved-out directory");
+    /* A symlink in its place, to the outside: refused under beneath. */
+    tree_symlink(w, tree_path(outside, "v1"), "docs/v1");
+    r = raw_get(s->port, "/docs/v1/secret.html");
+    EXPECT(r->status == 403 || r->status == 404,
+           "through an absolute symlink to the moved directory: %d", r->status);
+    /* And a new directory of the same name is served. */
+    EXPECT(unlink(tree_path(w, "docs/v1")) == 0, "unlink");
+    tree_mkdir(w, "docs/v1");
+    tree_write_str(w, "docs/v1/page.html", "v1 again\n");
+    r = raw_get(s->port, "/docs/v1/page.html");
+    EXPECT(r->status == 200 && strcmp(r->body, "v1 again\n") == 0,
+           "the new directory: %d", r->status);
+    server_stop_clean(s);
+}
+END_TEST
+
 /* ===== resources ========================================================= */
 
 START_TEST(no_fd_growth)
 {
     /* ~2000 mixed requests over fresh and reused connections; afterwards,
      * with every client connection closed, the server holds as many fds as
-     * before, and said nothing on stderr. */
+     * before, and said nothing on stderr. One worker, warmed up with every
+     * path first: the emulated backend's directory cache then holds all
+     * the directories it will hold. */
     harness_forbid(site.secret);
-    struct server *s = server_start(site.www, "--listing", "on", NULL);
-    struct http_response *r = raw_get(s->port, "/index.html"); /* warm up */
-    EXPECT_STATUS(r, 200, "warm-up");
-    int before = server_fd_count_settled(s);
-    EXPECT(before > 0, "cannot count the server's fds");
-    struct validators v = get_validators(s, "/range.txt");
+    struct server *s =
+        server_start(site.www, "--listing", "on", "--threads", "1", NULL);
     static const char *const paths[] = {
         "/index.html",
         "/range.txt",
@@ -1719,6 +1762,14 @@ START_TEST(no_fd_growth)
         "/.hidden",
         "/link-dir/inner.txt",
     };
+    struct http_response *r;
+    for (size_t i = 0; i < N_ELEMS(paths); i++)
+        r = raw_get(s->port, paths[i]); /* warm up */
+    r = raw_get(s->port, "/index.html");
+    EXPECT_STATUS(r, 200, "warm-up");
+    int before = server_fd_count_settled(s);
+    EXPECT(before > 0, "cannot count the server's fds");
+    struct validators v = get_validators(s, "/range.txt");
     CURL *e = curl_easy_init(); /* closed below, before counting */
     EXPECT(e != NULL, "curl_easy_init");
     int n = 0;
@@ -1937,6 +1988,7 @@ static Suite *http_suite(void)
     tcase_add_test(tc, log_json);
     tcase_add_test(tc, log_off_and_file);
     tcase_add_test(tc, no_fd_growth);
+    tcase_add_test(tc, dir_moved_out_between_requests);
     tcase_add_test(tc, concurrent_clients);
     tcase_add_test(tc, stderr_quiet_on_bad_requests);
 #undef TC

@@ -1206,11 +1206,14 @@ START_TEST(swap_hup_fd_stable)
         counts[phase] = server_fd_count_settled(s);
     }
     /* root.h: each worker holds the generation it last used, so at most
-     * one old root per worker (2) stays open */
-    EXPECT(counts[0] <= before + 2 && counts[1] <= before + 2,
+     * one old root per worker (2) stays open; with the emulated backend a
+     * worker that had not served before also opens its directory cache's
+     * 3 event fds (the root has no directories to hold). */
+    int slack = 2 * (1 + (strcmp(harness_backend(), "emulated") == 0 ? 3 : 0));
+    EXPECT(counts[0] <= before + slack && counts[1] <= before + slack,
            "fds grow with reloads: %d before, %d after 5 SIGHUPs, %d after "
-           "30 (at most one old root per worker allowed)",
-           before, counts[0], counts[1]);
+           "30 (at most %d more allowed)",
+           before, counts[0], counts[1], slack);
     server_stop_clean(s);
 }
 END_TEST
