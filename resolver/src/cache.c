@@ -291,8 +291,8 @@ bool rcache_begin(struct resolver_cache *c)
     return c->state == CACHE_READY;
 }
 
-static int32_t *find_slot(struct resolver_cache *c, const char *key,
-                          size_t len, uint32_t hash)
+static int32_t *find_slot(struct resolver_cache *c, const char *key, size_t len,
+                          uint32_t hash)
 {
     unsigned mask = c->nslot - 1;
 
@@ -320,8 +320,8 @@ bool rcache_lookup(struct resolver_cache *c, const char *key, size_t len,
     return true;
 }
 
-bool rcache_adopt(struct resolver_cache *c, const char *key, size_t len,
-                  int fd, const uint64_t *mnt, struct rcache_dir *out)
+bool rcache_adopt(struct resolver_cache *c, const char *key, size_t len, int fd,
+                  const uint64_t *mnt, struct rcache_dir *out)
 {
     uint32_t hash = hash_key(key, len);
     struct statfs sfs;
