@@ -597,7 +597,19 @@ int main(int argc, char *argv[])
                 line);
         errors++;
     }
-    err = root_open(c.root, fd_budget(&c), &root);
+    unsigned dir_cache = fd_budget(&c);
+    if (c.resolver == RESOLVER_BACKEND_EMULATED ||
+        (c.resolver == RESOLVER_BACKEND_AUTO &&
+         resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED)) {
+        size_t n = strlen(line);
+        if (dir_cache)
+            snprintf(line + n, sizeof line - n,
+                     "; directory cache: %u per worker", dir_cache);
+        else
+            snprintf(line + n, sizeof line - n,
+                     "; no directory cache (--resolver-cache 0)");
+    }
+    err = root_open(c.root, dir_cache, &root);
     if (err) {
         fprintf(stderr, "beneath: root %s: %s\n", c.root, strerror(-err));
         errors++;

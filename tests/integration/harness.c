@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -479,6 +480,7 @@ static pid_t spawn_seccomp(char **argv, char **envp, const char *out,
                            const char *err, int block);
 
 static const char *bind_src, *bind_dst; /* for the next spawn only */
+static unsigned spawn_nofile;           /* likewise; 0: inherit */
 
 static pid_t spawn(char **argv, char **envp, const char *out, const char *err)
 {
@@ -516,6 +518,14 @@ static pid_t spawn_seccomp(char **argv, char **envp, const char *out,
             dprintf(2, "harness: bind mount %s on %s: %s\n", bind_src, bind_dst,
                     strerror(errno));
             _exit(127);
+        }
+        if (spawn_nofile) {
+            struct rlimit rl = {spawn_nofile, spawn_nofile};
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+                dprintf(2, "harness: RLIMIT_NOFILE %u: %s\n", spawn_nofile,
+                        strerror(errno));
+                _exit(127);
+            }
         }
         if (block && block_openat2(block) != 0) {
             dprintf(2, "harness: seccomp: %s\n", strerror(errno));
@@ -594,9 +604,11 @@ struct server *server_start_opts(const struct server_opts *o)
 
     bind_src = o->bind_src;
     bind_dst = o->bind_dst;
+    spawn_nofile = o->nofile;
     s->pid =
         spawn_seccomp(a.v, e.v, s->out_path, s->err_path, o->block_openat2);
     bind_src = bind_dst = NULL;
+    spawn_nofile = 0;
     free(a.v);
     free(e.v);
     s->next = servers;

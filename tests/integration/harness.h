@@ -108,6 +108,7 @@ struct server_opts {
      * own (nothing changes outside it); both NULL: none */
     const char *bind_src;
     const char *bind_dst;
+    unsigned nofile; /* RLIMIT_NOFILE (soft and hard) of the server; 0: ours */
 };
 
 /*

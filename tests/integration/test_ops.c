@@ -484,6 +484,39 @@ static char *listening_line(const struct server *s, const char *host)
     return hmem(start, strcspn(start, "\n"));
 }
 
+/*
+ * A low RLIMIT_NOFILE: the emulated backend's directory caches are lowered
+ * to fit what the connections may need (2 per connection + 64), the start-up
+ * lines say so, and nested paths are still served.
+ */
+START_TEST(startup_fd_budget)
+{
+    char *w = tree_new();
+    tree_mkdir(w, "a");
+    tree_mkdir(w, "a/b");
+    tree_write_str(w, "a/b/f.txt", "nested\n");
+    struct server_opts o = {
+        .root = w,
+        .no_resolver = true,
+        .nofile = 2200,
+        .args = (const char *[]){"--resolver", "emulated", "--threads", "2",
+                                 "--max-connections", "1024", NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    char *e = server_stderr(s);
+    /* (2200 - 2 * 1024 - 64) / (2 + 1) threads = 29, minus 3 event fds */
+    EXPECT(strstr(e, "--resolver-cache lowered from 1024 to 26 per thread: "
+                     "RLIMIT_NOFILE is 2200") != NULL,
+           "no warning about the lowered cache:\n%s", e);
+    EXPECT(strstr(e, "directory cache: 26 per worker") != NULL,
+           "the resolver line does not give the cache size:\n%s", e);
+    struct http_response *r = raw_get(s->port, "/a/b/f.txt");
+    EXPECT(r->status == 200 && strcmp(r->body, "nested\n") == 0,
+           "GET /a/b/f.txt: %d", r->status);
+    server_stop_clean(s);
+}
+END_TEST
+
 START_TEST(startup_line)
 {
     static const struct {
@@ -1326,6 +1359,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, cli_listen_in_use);
     tc = t[n++] = tcase_create("startup");
     tcase_add_loop_test(tc, startup_line, 0, 3);
+    tcase_add_test(tc, startup_fd_budget);
     tcase_add_test(tc, startup_confine_flags_shown);
     tcase_add_loop_test(tc, startup_auto_fallback, 0, 2);
     tcase_add_test(tc, startup_ipv6);
