@@ -398,10 +398,10 @@ bool rcache_changed(struct resolver_cache *c)
     if (n < 0)
         changed = true;
     for (int i = 0; i < n; i++) {
-        if (ev[i].data.u32 == EV_MOUNTS)
-            changed = true;
-        else if (drain_inotify(c))
-            changed = true;
+        /* A mount change, or an inotify event that matters. */
+        bool now = ev[i].data.u32 == EV_MOUNTS || drain_inotify(c);
+
+        changed = changed || now;
     }
     if (changed) {
         cache_empty(c);
