@@ -64,7 +64,9 @@ fi
 whole --pairs "$pairs"
 whole --duration "$duration"
 whole --conns "$conns"
-out=${out:-$top/build/bench$([ "$quick" = 1 ] && echo -quick)/overhead}
+suffix=""
+[ "$quick" = 0 ] || suffix=-quick
+out=${out:-$top/build/bench$suffix/overhead}
 files=(1k-d1 1k-d8)
 
 for tool in curl wrk taskset setsid timeout; do

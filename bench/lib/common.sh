@@ -37,7 +37,7 @@ bench_build() {
     tail -n 30 "$1/build.log" >&2
     die "release build failed (see $1/build.log)"
   fi
-  beneath_bin=$here/../build/release/server/beneath
+  beneath_bin=$(cd "$here/.." && pwd)/build/release/server/beneath
 }
 
 # --- servers ------------------------------------------------------------------------
