@@ -23,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 prog=bench/overhead.sh
-# shellcheck source=lib/common.sh
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
 usage() {
@@ -97,7 +97,7 @@ if "$beneath_bin" --help 2>&1 | grep -q -- '--resolver-cache'; then
 fi
 
 c_name=() c_server=() c_backend=() c_flags=() c_threads=() c_pinned=() c_opts=()
-c_skip=() c_pid=() c_main=() c_port=() c_rss=()
+c_skip=() c_pid=() c_main=() c_port=()
 for spec in "${configs[@]}"; do
   IFS='|' read -r cfg backend flags opts <<<"$spec"
   c_name+=("$cfg") c_server+=(beneath) c_backend+=("$backend") c_flags+=("$flags")
@@ -118,8 +118,9 @@ done
 for ci in "${!c_name[@]}"; do
   for key in "${files[@]}"; do
     read -r st ka < <(precheck "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "${file_bytes[$key]}")
-    [ "$st" = ok ] && [ "$ka" = yes ] ||
+    if [ "$st" != ok ] || [ "$ka" != yes ]; then
       die "${c_name[ci]}: ${file_path[$key]}: status $st, keep-alive $ka (log: $out/server-*.log)"
+    fi
   done
 done
 
@@ -136,9 +137,9 @@ for round in $(seq "$pairs"); do
     # rotated order: round r starts with configuration (r - 1) mod n
     for pos in $(seq 0 $((nconf - 1))); do
       ci=$(((pos + round - 1) % nconf))
-      r=$(wrk_row "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "$conns" yes "$duration")
-      [ "$r" != wrk-failed ] || r="wrk-failed,,,,,,,,"
-      echo "$round,$((pos + 1)),$key,${file_path[$key]},${c_name[ci]},${c_backend[ci]},${c_flags[ci]//,/+},${c_opts[ci]},$conns,$r" >>"$csv"
+      wr=$(wrk_row "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "$conns" yes "$duration")
+      [ "$wr" != wrk-failed ] || wr="wrk-failed,,,,,,,,"
+      echo "$round,$((pos + 1)),$key,${file_path[$key]},${c_name[ci]},${c_backend[ci]},${c_flags[ci]//,/+},${c_opts[ci]},$conns,$wr" >>"$csv"
     done
   done
 done

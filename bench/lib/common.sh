@@ -8,6 +8,9 @@
 # c_opts and call start_all; measure with precheck and wrk_row; stop_all.
 # Helpers touch these globals: root, run, work, beneath_bin, srv_pid,
 # srv_main, srv_port, pin_server, pin_client, pinning.
+# shellcheck shell=bash
+# Globals set here are read by the sourcing script and the other way round:
+# shellcheck disable=SC2034,SC2154
 
 die() {
   echo "$prog: $*" >&2
