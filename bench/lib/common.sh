@@ -49,6 +49,7 @@ srv_main="" # the process that serves (nginx: the worker)
 srv_port=""
 hold_pid=""
 strace_pid=""
+child_pid="" # a child script (bench/run: overhead.sh), TERMed on exit
 work=""
 c_pid=() # per configuration: see start_all
 
@@ -87,6 +88,7 @@ stop_all() {
 }
 
 bench_cleanup() {
+  [ -z "$child_pid" ] || stop_pid "$child_pid"
   [ -z "$strace_pid" ] || stop_pid "$strace_pid"
   [ -z "$hold_pid" ] || stop_pid "$hold_pid"
   stop_server
