@@ -1,0 +1,327 @@
+# bench/lib/common.sh: what bench/run and bench/overhead.sh share; sourced,
+# not run. Before sourcing, set
+#   prog   the name messages start with (e.g. bench/run)
+#   here   the bench/ directory (templates, lib/wrk-report.lua)
+# Then: bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
+# bench_build OUT (release preset) or set beneath_bin; fill the per-
+# configuration arrays c_name c_server c_backend c_flags c_threads c_pinned
+# c_opts and call start_all; measure with precheck and wrk_row; stop_all.
+# Helpers touch these globals: root, run, work, beneath_bin, srv_pid,
+# srv_main, srv_port, pin_server, pin_client, pinning.
+# shellcheck shell=bash
+# Globals set here are read by the sourcing script and the other way round:
+# shellcheck disable=SC2034,SC2154
+
+die() {
+  echo "$prog: $*" >&2
+  exit 1
+}
+note() { echo "$prog: $*" >&2; }
+
+# --- CPU pinning: server on CPU 0, wrk on CPU 1 ---------------------------------
+bench_pinning() {
+  if [ "$(nproc)" -ge 2 ]; then
+    pin_server=(taskset -c 0)
+    pin_client=(taskset -c 1)
+    pinning="server on CPU 0, wrk on CPU 1 (taskset)"
+  else
+    pin_server=()
+    pin_client=()
+    pinning="NOT pinned: only $(nproc) CPU"
+    note "warning: fewer than 2 CPUs, nothing pinned; figures are not comparable"
+  fi
+}
+
+# bench_build OUT: build the release preset (log OUT/build.log), set beneath_bin
+bench_build() {
+  note "building the release preset (log: $1/build.log)"
+  if ! (cd "$here/.." && cmake --preset release && cmake --build --preset release -j"$(nproc)") \
+    >"$1/build.log" 2>&1; then
+    tail -n 30 "$1/build.log" >&2
+    die "release build failed (see $1/build.log)"
+  fi
+  beneath_bin=$(cd "$here/.." && pwd)/build/release/server/beneath
+}
+
+# --- servers ------------------------------------------------------------------------
+srv_pid=""  # the process group leader we started (setsid), "" when none
+srv_main="" # the process that serves (nginx: the worker)
+srv_port=""
+hold_pid=""
+strace_pid=""
+child_pid="" # a child script (bench/run: overhead.sh), TERMed on exit
+work=""
+c_pid=() # per configuration: see start_all
+
+stop_pid() { # PID: TERM, bounded wait, KILL
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+stop_server() {
+  [ -n "$srv_pid" ] || return 0
+  kill -TERM -- "-$srv_pid" 2>/dev/null || true
+  for _ in $(seq 50); do
+    kill -0 -- "-$srv_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL -- "-$srv_pid" 2>/dev/null || true
+  wait "$srv_pid" 2>/dev/null || true
+  srv_pid="" srv_main="" srv_port=""
+}
+
+use_server() { srv_pid=${c_pid[$1]} srv_main=${c_main[$1]} srv_port=${c_port[$1]}; }
+stop_all() {
+  local ci
+  for ci in "${!c_pid[@]}"; do
+    [ -n "${c_pid[$ci]}" ] || continue
+    use_server "$ci"
+    stop_server
+    c_pid[ci]=""
+  done
+}
+
+bench_cleanup() {
+  [ -z "$child_pid" ] || stop_pid "$child_pid"
+  [ -z "$strace_pid" ] || stop_pid "$strace_pid"
+  [ -z "$hold_pid" ] || stop_pid "$hold_pid"
+  stop_server
+  stop_all
+  [ -z "$work" ] || rm -rf "$work"
+}
+
+# --- the tree -------------------------------------------------------------------
+# 1 KiB text at depth 1 and depth 8, 100 KiB and 10 MiB binaries, and the same
+# 1 KiB file through 1 and through 4 relative symlinks (a chain with a "..").
+declare -A file_path=(
+  [1k-d1]=/1k.html
+  [1k-d8]=/a/b/c/d/e/f/g/1k.html
+  [100k]=/100k.bin
+  [10m]=/10m.bin
+  [sym1]=/links/l1/1k.html
+  [sym4]=/links/l4/1k.html
+)
+declare -A file_bytes=(
+  [1k-d1]=1024 [1k-d8]=1024 [100k]=102400 [10m]=10485760 [sym1]=1024 [sym4]=1024
+)
+text_file() { head -c $((($2 * 3 + 3) / 4)) /dev/urandom | base64 -w 76 | head -c "$2" >"$1"; }
+make_tree() { # small|all: small = the 1 KiB files at depth 1 and 8 only
+  mkdir -p "$root/a/b/c/d/e/f/g"
+  text_file "$root/1k.html" 1024
+  text_file "$root/a/b/c/d/e/f/g/1k.html" 1024
+  if [ "$1" = all ]; then
+    mkdir -p "$root/real" "$root/links"
+    text_file "$root/real/1k.html" 1024
+    head -c 102400 /dev/urandom >"$root/100k.bin"
+    head -c 10485760 /dev/urandom >"$root/10m.bin"
+    ln -s ../real "$root/links/l1"
+    ln -s l1 "$root/links/l2"
+    ln -s l2 "$root/links/l3"
+    ln -s l3 "$root/links/l4"
+  fi
+  chmod -R a+rX "$root"
+}
+
+# bench_work PREFIX small|all: a fresh temp dir (removed on exit, also on
+# Ctrl-C, with every server killed) holding the tree (root) and run files (run)
+bench_work() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  chmod 755 "$work" # nginx workers run as nobody
+  root=$work/www
+  run=$work/run
+  mkdir -p "$root" "$run"
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT TERM HUP
+  make_tree "$2"
+}
+
+free_port() { # a port nobody listens on (checked, not reserved)
+  # Below the ephemeral range, so a client socket of a test running beside us
+  # (ctest -j) cannot take it between this check and the server's bind.
+  local p lo=32768
+  read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  [ "$lo" -gt 12000 ] || lo=32768
+  for _ in $(seq 200); do
+    p=$((10000 + (RANDOM * 32768 + RANDOM) % (lo - 10000)))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+wait_http() { # PORT: until something answers HTTP, 10 s at most
+  local code
+  for _ in $(seq 100); do
+    kill -0 "$srv_pid" 2>/dev/null || return 1
+    code=$(curl -s -o /dev/null --max-time 1 -w '%{http_code}' "http://127.0.0.1:$1/" || true)
+    [ "$code" != 000 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+fill_template() { # TEMPLATE OUT SYMLINKS
+  sed -e "s|@RUN@|$run|g" -e "s|@ROOT@|$root|g" -e "s|@PORT@|$srv_port|g" \
+    -e "s|@SYMLINKS@|$3|g" "$1" >"$2"
+}
+
+# start_server SERVER BACKEND FLAGS THREADS PINNED LOG [OPTION...]: sets
+# srv_pid, srv_main, srv_port; returns 1 (with the log kept) when the server
+# does not come up. OPTIONs are extra beneath command-line words.
+start_server() {
+  local server=$1 backend=$2 flags=$3 threads=$4 pinned=$5 log=$6 line=""
+  shift 6
+  local -a pin=()
+  [ "$pinned" = yes ] && pin=("${pin_server[@]}")
+  case "$server" in
+  beneath)
+    setsid "${pin[@]}" "$beneath_bin" --root "$root" --listen 127.0.0.1:0 \
+      --resolver "$backend" --confine "$flags" --threads "$threads" \
+      --access-log off --max-connections 2048 --max-connections-per-ip 0 "$@" \
+      </dev/null >"$log" 2>&1 &
+    srv_pid=$!
+    for _ in $(seq 100); do
+      line=$(grep -o 'listening on http://127\.0\.0\.1:[0-9]*' "$log" 2>/dev/null | head -n 1 || true)
+      [ -n "$line" ] && break
+      kill -0 "$srv_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    [ -n "$line" ] || return 1
+    srv_port=${line##*:}
+    srv_main=$srv_pid
+    ;;
+  nginx)
+    srv_port=$(free_port) || return 1
+    fill_template "$here/nginx.conf.in" "$run/nginx.conf" "$flags"
+    setsid "${pin[@]}" nginx -c "$run/nginx.conf" -p "$run/" -e "$run/nginx-error.log" \
+      </dev/null >"$log" 2>&1 &
+    srv_pid=$!
+    wait_http "$srv_port" || return 1
+    srv_main=$(ps -o pid= --ppid "$srv_pid" | head -n 1 | tr -d ' ')
+    [ -n "$srv_main" ] || return 1
+    ;;
+  lighttpd)
+    srv_port=$(free_port) || return 1
+    fill_template "$here/lighttpd.conf.in" "$run/lighttpd.conf" "$flags"
+    setsid "${pin[@]}" lighttpd -D -f "$run/lighttpd.conf" </dev/null >"$log" 2>&1 &
+    srv_pid=$!
+    srv_main=$srv_pid
+    ;;
+  esac
+  wait_http "$srv_port"
+}
+
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo ""; }
+
+# start_all LOGDIR: start the server of every configuration c_name[ci] (arrays
+# c_server c_backend c_flags c_threads c_pinned c_opts; c_opts = extra beneath
+# options, split on spaces); all stay up (an idle server costs no CPU). Sets
+# c_pid c_main c_port c_rss and c_skip (not-built, not-installed, no-server or
+# "" when it runs). Logs: LOGDIR/server-NAME.log, kept for a post-mortem.
+start_all() {
+  local ci cfg server skip log ok
+  local -a opts
+  for ci in "${!c_name[@]}"; do
+    cfg=${c_name[ci]} server=${c_server[ci]}
+    skip="" c_pid[ci]="" c_main[ci]="" c_port[ci]="" c_rss[ci]=""
+    read -r -a opts <<<"${c_opts[ci]:-}"
+    if [ "$server" = beneath ] && [ -z "$beneath_bin" ]; then
+      skip=not-built
+    elif [ "$server" != beneath ] && ! command -v "$server" >/dev/null; then
+      skip=not-installed
+    else
+      log="$1/server-${cfg//[^A-Za-z0-9=.-]/_}.log"
+      srv_pid="" ok=no
+      # A port picked free can still be taken before the bind: try 3 ports.
+      for _ in 1 2 3; do
+        if start_server "$server" "${c_backend[ci]}" "${c_flags[ci]}" "${c_threads[ci]}" \
+          "${c_pinned[ci]}" "$log" "${opts[@]}"; then
+          ok=yes
+          break
+        fi
+        grep -q "Address already in use" "$log" 2>/dev/null || break
+        stop_server
+      done
+      if [ "$ok" = yes ]; then
+        c_pid[ci]=$srv_pid c_main[ci]=$srv_main c_port[ci]=$srv_port
+        c_rss[ci]=$(rss_kib "$srv_main")
+        note "$cfg: port $srv_port, pid $srv_main"
+      else
+        note "$cfg: server did not start (log: $log)"
+        tail -n 5 "$log" >&2 || true
+        stop_server
+        skip=no-server
+      fi
+    fi
+    c_skip[ci]=$skip
+  done
+}
+
+# --- measuring ----------------------------------------------------------------------
+# precheck URL BYTES: two GETs on one curl; prints "STATUS KEEPALIVE" where
+# STATUS is ok, http-NNN or short-body and KEEPALIVE yes/no (did the second
+# request reuse the connection).
+precheck() {
+  local url=$1 bytes=$2 a b r
+  mapfile -t r < <(curl -s --max-time 30 -w '%{http_code} %{size_download} %{num_connects}\n' \
+    -o /dev/null "$url" -o /dev/null "$url" || true)
+  read -r -a a <<<"${r[0]:-000 0 0}"
+  read -r -a b <<<"${r[1]:-000 0 0}"
+  local status=ok
+  if [ "${a[0]}" != 200 ]; then
+    status=http-${a[0]}
+  elif [ "${a[1]}" != "$bytes" ] || [ "${b[1]}" != "$bytes" ]; then
+    status=short-body
+  elif [ "${b[0]}" != 200 ]; then
+    status=http-${b[0]}
+  fi
+  echo "$status $([ "${b[2]}" = 0 ] && echo yes || echo no)"
+}
+
+# run_wrk URL CONNS PINNED SECONDS: prints the BENCH line of lib/wrk-report.lua
+run_wrk() {
+  local -a pin=()
+  [ "$3" = yes ] && pin=("${pin_client[@]}")
+  timeout $(($4 + 30)) "${pin[@]}" wrk -t1 -c"$2" -d"${4}s" --timeout 5s \
+    --latency -s "$here/lib/wrk-report.lua" "$1" 2>&1 | grep '^BENCH ' || true
+}
+
+kv() { # KEY LINE: the value of KEY=value in LINE
+  local w
+  for w in $2; do
+    [ "${w%%=*}" = "$1" ] && echo "${w#*=}" && return
+  done
+  echo 0
+}
+
+# wrk_row URL CONNS PINNED SECONDS: one wrk run as CSV fields
+#   status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket
+# status: ok, http-errors (responses above 399), no-requests; or the single
+# field wrk-failed when wrk printed nothing.
+wrk_row() {
+  local line status=ok err_status err_sock
+  line=$(run_wrk "$@")
+  if [ -z "$line" ]; then
+    echo wrk-failed
+    return
+  fi
+  err_status=$(kv err_status "$line")
+  err_sock=$(($(kv err_connect "$line") + $(kv err_read "$line") + $(kv err_write "$line") + $(kv err_timeout "$line")))
+  [ "$err_status" -gt 0 ] && status=http-errors
+  [ "$(kv requests "$line")" -gt 0 ] || status=no-requests
+  awk -v st="$status" -v d="$(kv duration_us "$line")" -v r="$(kv requests "$line")" \
+    -v b="$(kv bytes "$line")" -v p50="$(kv p50_us "$line")" -v p99="$(kv p99_us "$line")" \
+    -v es="$err_status" -v ek="$err_sock" 'BEGIN {
+      s = d / 1e6
+      if (s <= 0) { st = "no-requests"; s = 1 }
+      printf "%s,%.2f,%d,%.0f,%d,%d,%.1f,%d,%d\n", st, s, r, r / s, p50, p99, b / s / 1e6, es, ek
+    }'
+}
