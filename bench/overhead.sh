@@ -5,8 +5,8 @@
 #                     [--out DIR] [--beneath PATH]
 #
 # Starts one beneath server per configuration (lexical, the unconfined
-# baseline; kernel beneath; kernel no-jumps; emulated beneath; emulated with
-# --resolver-cache off when beneath has that option), all at once, each
+# baseline; kernel beneath; kernel no-jumps; emulated beneath, with its
+# directory cache and without: --resolver-cache 0), all at once, each
 # --threads 1 pinned to CPU 0, and runs --pairs rounds (default 10): in each
 # round every configuration serves the 1 KiB file at depth 1, then at depth 8,
 # to wrk (CPU 1, keep-alive, --conns connections, default 50) for --duration
@@ -90,11 +90,8 @@ configs=(
   "kernel:no-jumps|kernel|no-jumps|"
   "emulated:beneath|emulated|beneath|"
 )
-cache_note="beneath --help lists no --resolver-cache: no cache-off row"
-if "$beneath_bin" --help 2>&1 | grep -q -- '--resolver-cache'; then
-  configs+=("emulated:beneath/resolver-cache=off|emulated|beneath|--resolver-cache off")
-  cache_note="emulated rows: --resolver-cache default (on) and off"
-fi
+configs+=("emulated:beneath/no-cache|emulated|beneath|--resolver-cache 0")
+cache_note="emulated rows: with the directory cache (the default) and without (--resolver-cache 0)"
 
 c_name=() c_server=() c_backend=() c_flags=() c_threads=() c_pinned=() c_opts=()
 c_skip=() c_pid=() c_main=() c_port=()

@@ -31,7 +31,10 @@ static void setup(void)
 static void teardown(void)
 {
     char p[192];
+    /* the file is in next, or in www once a test has swapped them */
     snprintf(p, sizeof p, "%s/only-in-next", www);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/only-in-next", next);
     unlink(p);
     rmdir(www);
     rmdir(old);
