@@ -23,7 +23,8 @@ echo
 echo "system calls per open+close (strace -c, $n calls; the floor's 2 subtracted)"
 for conf in "kernel:beneath 4 0" "emulated:beneath 4 0" "emulated:beneath 8 0" \
             "emulated:beneath 4 1" "emulated:beneath 4 4" \
-            "emulated:beneath,no-xdev,no-magiclinks 4 0"; do
+            "emulated:beneath,no-xdev,no-magiclinks 4 0" \
+            "emulated+cache:beneath 8 0" "emulated+cache:beneath 8 1"; do
   set -- $conf
   out=$(mktemp)
   strace -f -c -o "$out" "$bin" -n "$n" -r 1 -m "$1" -d "$2" -l "$3" >/dev/null

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* test_root.c - root reload: new requests see the new tree, old fd lives. */
+#include "resolver.h"
 #include "root.h"
 
 #include <check.h>
@@ -103,6 +104,42 @@ START_TEST(reload_failure_keeps_old)
 }
 END_TEST
 
+/*
+ * Each thread gets a resolver directory cache for the generation it uses
+ * (none with 0); after a reload the one it gets serves the new fd.
+ */
+START_TEST(dir_cache_follows_generation)
+{
+    struct root *r;
+    struct resolver_how how = {.open_flags = O_PATH,
+                               .resolve = RESOLVER_BENEATH,
+                               .backend = RESOLVER_BACKEND_EMULATED};
+
+    ck_assert_int_eq(root_open(www, 0, &r), 0);
+    ck_assert_int_ge(root_fd(r), 0);
+    ck_assert_ptr_null(root_dir_cache(r));
+    root_close(r);
+
+    ck_assert_int_eq(root_open(www, 8, &r), 0);
+    int fd1 = root_fd(r);
+    how.cache = root_dir_cache(r);
+    ck_assert_ptr_nonnull(how.cache);
+    int f = resolver_open_how(fd1, ".", &how, NULL);
+    ck_assert_int_ge(f, 0);
+    close(f);
+    ck_assert_int_eq(rename(www, old), 0);
+    ck_assert_int_eq(rename(next, www), 0);
+    ck_assert_int_eq(root_reload(r), 0);
+    int fd2 = root_fd(r);
+    how.cache = root_dir_cache(r);
+    ck_assert_ptr_nonnull(how.cache);
+    f = resolver_open_how(fd2, "only-in-next", &how, NULL);
+    ck_assert_int_ge(f, 0);
+    close(f);
+    root_close(r);
+}
+END_TEST
+
 START_TEST(open_errors)
 {
     struct root *r = NULL;
@@ -127,6 +164,7 @@ int main(void)
     tcase_add_test(tc, reload_swaps);
     tcase_add_test(tc, reload_failure_keeps_old);
     tcase_add_test(tc, open_errors);
+    tcase_add_test(tc, dir_cache_follows_generation);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
