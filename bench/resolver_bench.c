@@ -304,7 +304,7 @@ int main(int argc, char **argv)
                        link_counts[l], methods[m].name, flags, best[m],
                        floor_ns > 0 ? best[m] / floor_ns : 0);
                 if (csv)
-                    fprintf(csv, "%d,%d,%s,%s,%.1f,%.3f\n", depths[d],
+                    fprintf(csv, "%d,%d,%s,\"%s\",%.1f,%.3f\n", depths[d],
                             link_counts[l], methods[m].name, flags, best[m],
                             floor_ns > 0 ? best[m] / floor_ns : 0);
             }
