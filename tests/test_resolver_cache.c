@@ -55,38 +55,17 @@ struct scratch {
     struct resolver_cache *cache;
 };
 
-static void path_of(char *buf, size_t size, const char *base, const char *fmt,
-                    va_list ap)
+/* @base/@fmt..., in one of 4 rotating static buffers. */
+static const char *at(const char *base, const char *fmt, ...)
 {
-    size_t n = (size_t)snprintf(buf, size, "%s/", base);
-
-    vsnprintf(buf + n, size - n, fmt, ap);
-}
-
-/* A path below the scratch tree inside the root. */
-static const char *in(struct scratch *s, const char *fmt, ...)
-{
-    static char buf[2][PATH_MAX];
+    static char buf[4][PATH_MAX];
     static int which;
-    char *b = buf[which++ % 2];
+    char *b = buf[which++ % 4];
+    size_t n = (size_t)snprintf(b, PATH_MAX, "%s/", base);
     va_list ap;
 
     va_start(ap, fmt);
-    path_of(b, PATH_MAX, s->in, fmt, ap);
-    va_end(ap);
-    return b;
-}
-
-/* A path below the scratch directory outside the root. */
-static const char *out(struct scratch *s, const char *fmt, ...)
-{
-    static char buf[2][PATH_MAX];
-    static int which;
-    char *b = buf[which++ % 2];
-    va_list ap;
-
-    va_start(ap, fmt);
-    path_of(b, PATH_MAX, s->out, fmt, ap);
+    vsnprintf(b + n, PATH_MAX - n, fmt, ap);
     va_end(ap);
     return b;
 }
@@ -120,7 +99,7 @@ static void scratch_free(struct scratch *s)
 {
     resolver_cache_free(s->cache);
     close(s->root_fd);
-    umount2(in(s, "m"), MNT_DETACH);
+    umount2(at(s->in, "m"), MNT_DETACH);
     ck_assert_int_eq(fixture_remove(s->in), 0);
     ck_assert_int_eq(fixture_remove(s->out), 0);
 }
@@ -216,15 +195,15 @@ START_TEST(moved_out)
     warm(&s);
     ck_assert_uint_ge(stats(&s).adds, 3);
     ck_assert_uint_eq(stats(&s).dirs, 3);
-    ck_assert_int_eq(rename(in(&s, "a/b"), out(&s, "b")), 0);
-    write_file(out(&s, "b/secret"), "outside");
+    ck_assert_int_eq(rename(at(s.in, "a/b"), at(s.out, "b")), 0);
+    write_file(at(s.out, "b/secret"), "outside");
     AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/secret");
     AGREE(&s, RESOLVER_IN_ROOT, ENOENT, "a/b/secret");
     AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/f");
     AGREE(&s, RESOLVER_BENEATH, 0, "a/g");
     ck_assert_uint_ge(stats(&s).rewalks, 1);
     /* Moved back, it is found again. */
-    ck_assert_int_eq(rename(out(&s, "b"), in(&s, "a/b")), 0);
+    ck_assert_int_eq(rename(at(s.out, "b"), at(s.in, "a/b")), 0);
     AGREE(&s, RESOLVER_BENEATH, 0, "a/b/secret");
     scratch_free(&s);
 }
@@ -237,10 +216,10 @@ START_TEST(ancestor_replaced)
 
     scratch_init(&s, "ancestor_replaced", 64);
     warm(&s);
-    ck_assert_int_eq(rename(in(&s, "a"), out(&s, "a")), 0);
-    ck_assert_int_eq(mkdir(in(&s, "a"), 0755), 0);
-    ck_assert_int_eq(mkdir(in(&s, "a/b"), 0755), 0);
-    write_file(in(&s, "a/b/new"), "new");
+    ck_assert_int_eq(rename(at(s.in, "a"), at(s.out, "a")), 0);
+    ck_assert_int_eq(mkdir(at(s.in, "a"), 0755), 0);
+    ck_assert_int_eq(mkdir(at(s.in, "a/b"), 0755), 0);
+    write_file(at(s.in, "a/b/new"), "new");
     AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/f");
     AGREE(&s, RESOLVER_BENEATH, 0, "a/b/new");
     scratch_free(&s);
@@ -254,12 +233,12 @@ START_TEST(exchanged_with_symlink)
     char target[PATH_MAX];
 
     scratch_init(&s, "exchanged", 64);
-    ck_assert_int_eq(mkdir(out(&s, "b"), 0755), 0);
-    write_file(out(&s, "b/f"), "outside");
+    ck_assert_int_eq(mkdir(at(s.out, "b"), 0755), 0);
+    write_file(at(s.out, "b/f"), "outside");
     warm(&s);
     snprintf(target, sizeof(target), "%s", s.out);
-    ck_assert_int_eq(symlink(target, in(&s, "s")), 0);
-    ck_assert_int_eq(renameat2(AT_FDCWD, in(&s, "a"), AT_FDCWD, in(&s, "s"),
+    ck_assert_int_eq(symlink(target, at(s.in, "s")), 0);
+    ck_assert_int_eq(renameat2(AT_FDCWD, at(s.in, "a"), AT_FDCWD, at(s.in, "s"),
                                RENAME_EXCHANGE),
                      0);
     AGREE(&s, RESOLVER_BENEATH, EXDEV, "a/b/f");
@@ -277,14 +256,14 @@ START_TEST(mounted_over)
     scratch_init(&s, "mounted_over", 64);
     AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
     AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
-    ck_assert_int_eq(mount("tmpfs", in(&s, "m"), "tmpfs", 0, "size=64k"), 0);
+    ck_assert_int_eq(mount("tmpfs", at(s.in, "m"), "tmpfs", 0, "size=64k"), 0);
     AGREE(&s, RESOLVER_BENEATH, ENOENT, "m/x/f");
-    ck_assert_int_eq(mkdir(in(&s, "m/x"), 0755), 0);
-    write_file(in(&s, "m/x/f"), "on tmpfs");
+    ck_assert_int_eq(mkdir(at(s.in, "m/x"), 0755), 0);
+    write_file(at(s.in, "m/x/f"), "on tmpfs");
     AGREE(&s, RESOLVER_BENEATH, 0, "m/x/f");
     AGREE(&s, RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
     AGREE(&s, RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
-    ck_assert_int_eq(umount2(in(&s, "m"), 0), 0);
+    ck_assert_int_eq(umount2(at(s.in, "m"), 0), 0);
     AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
     scratch_free(&s);
 }
@@ -297,10 +276,10 @@ START_TEST(recreated)
 
     scratch_init(&s, "recreated", 64);
     warm(&s);
-    ck_assert_int_eq(unlink(in(&s, "a/b/f")), 0);
-    ck_assert_int_eq(rmdir(in(&s, "a/b")), 0);
-    ck_assert_int_eq(mkdir(in(&s, "a/b"), 0755), 0);
-    write_file(in(&s, "a/b/f"), "again");
+    ck_assert_int_eq(unlink(at(s.in, "a/b/f")), 0);
+    ck_assert_int_eq(rmdir(at(s.in, "a/b")), 0);
+    ck_assert_int_eq(mkdir(at(s.in, "a/b"), 0755), 0);
+    write_file(at(s.in, "a/b/f"), "again");
     AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
     scratch_free(&s);
 }
@@ -315,7 +294,7 @@ START_TEST(attributes)
     scratch_init(&s, "attributes", 64);
     warm(&s);
     flushes = stats(&s).flushes;
-    ck_assert_int_eq(chmod(in(&s, "a"), 0700), 0);
+    ck_assert_int_eq(chmod(at(s.in, "a"), 0700), 0);
     AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
     ck_assert_uint_eq(stats(&s).flushes, flushes + 1);
     scratch_free(&s);
@@ -331,11 +310,11 @@ START_TEST(file_changes_kept)
     scratch_init(&s, "file_changes", 64);
     warm(&s);
     before = stats(&s);
-    write_file(in(&s, "a/b/tmp"), "x");
-    ck_assert_int_eq(rename(in(&s, "a/b/tmp"), in(&s, "a/b/new")), 0);
-    ck_assert_int_eq(chmod(in(&s, "a/b/new"), 0600), 0);
-    ck_assert_int_eq(unlink(in(&s, "a/g")), 0);
-    ck_assert_int_eq(symlink("b/new", in(&s, "a/g")), 0);
+    write_file(at(s.in, "a/b/tmp"), "x");
+    ck_assert_int_eq(rename(at(s.in, "a/b/tmp"), at(s.in, "a/b/new")), 0);
+    ck_assert_int_eq(chmod(at(s.in, "a/b/new"), 0600), 0);
+    ck_assert_int_eq(unlink(at(s.in, "a/g")), 0);
+    ck_assert_int_eq(symlink("b/new", at(s.in, "a/g")), 0);
     AGREE(&s, RESOLVER_BENEATH, 0, "a/b/new");
     AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/tmp");
     AGREE(&s, RESOLVER_BENEATH, 0, "a/g");
