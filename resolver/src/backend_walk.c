@@ -103,22 +103,17 @@ static struct frame *cur(struct walk *w)
  * cannot tell a bind mount of the same filesystem from no mount at all.
  * (glibc's statx falls back to fstatat itself on kernels before 4.11.)
  */
-static int mount_id(int fd, const char *name, int at_flags, uint64_t *out)
+int fd_mount_id(int fd, uint64_t *out)
 {
     struct statx stx;
 
-    if (statx(fd, name, at_flags, STATX_MNT_ID, &stx) < 0)
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
         return -errno;
     if (stx.stx_mask & STATX_MNT_ID)
         *out = stx.stx_mnt_id;
     else
         *out = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
     return 0;
-}
-
-static int fd_mount_id(int fd, uint64_t *out)
-{
-    return mount_id(fd, "", AT_EMPTY_PATH, out);
 }
 
 /* Type and (under NO_XDEV) mount id of an fd in one statx. */
@@ -297,7 +292,7 @@ static int walk_init(struct walk *w, struct resolver_cache *cache, int root_fd,
             w->stack[0].mnt = rcache_root_mnt(cache);
             return 0;
         }
-        return mount_id(root_fd, "", AT_EMPTY_PATH, &w->stack[0].mnt);
+        return fd_mount_id(root_fd, &w->stack[0].mnt);
     }
     return 0;
 }

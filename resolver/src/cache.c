@@ -212,19 +212,6 @@ static int watch(struct resolver_cache *c, int fd)
     return inotify_add_watch(c->ifd, p, WATCH_MASK) < 0 ? -errno : 0;
 }
 
-static int fd_mnt(int fd, uint64_t *mnt)
-{
-    struct statx stx;
-
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
-        return -errno;
-    if (stx.stx_mask & STATX_MNT_ID)
-        *mnt = stx.stx_mnt_id;
-    else
-        *mnt = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
-    return 0;
-}
-
 static int add_epoll(int epfd, int fd, uint32_t events, uint32_t tag)
 {
     struct epoll_event ev = {.events = events, .data.u32 = tag};
@@ -264,7 +251,7 @@ static int cache_setup(struct resolver_cache *c)
     }
     err = watch(c, c->root_fd);
     if (err == 0)
-        err = fd_mnt(c->root_fd, &c->root_mnt);
+        err = fd_mount_id(c->root_fd, &c->root_mnt);
     if (err < 0)
         goto out;
     c->state = CACHE_READY;
@@ -341,7 +328,7 @@ bool rcache_adopt(struct resolver_cache *c, const char *key, size_t len, int fd,
     e->dir.fs = fs_info_of(&sfs);
     if (mnt)
         e->dir.mnt = *mnt;
-    else if (fd_mnt(fd, &e->dir.mnt) < 0)
+    else if (fd_mount_id(fd, &e->dir.mnt) < 0)
         return false;
     /* Held fds keep their mount busy: hold none but on the root's own. */
     if (e->dir.mnt != c->root_mnt)

@@ -39,6 +39,13 @@ enum fs_info {
     FS_NOSYMFOLLOW = 4,
 };
 
+/*
+ * Mount id of @fd (backend_walk.c): stx_mnt_id (Linux 5.8), or st_dev
+ * before that, which cannot tell a bind mount of the same filesystem from
+ * no mount at all. 0 or -errno.
+ */
+int fd_mount_id(int fd, uint64_t *out);
+
 /* The fs_info bits of a statfs answer. */
 int fs_info_of(const struct statfs *sfs);
 
