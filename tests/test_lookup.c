@@ -48,8 +48,8 @@ static void setup(void)
 {
     const char *bad = NULL;
 
-    ck_assert_msg(fixture_make(tree, N_ELEMS(tree), root_path,
-                               sizeof root_path, &bad) == 0,
+    ck_assert_msg(fixture_make(tree, N_ELEMS(tree), root_path, sizeof root_path,
+                               &bad) == 0,
                   "fixture entry %s", bad ? bad : "(mkdtemp)");
     root_fd = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(root_fd, 0);
@@ -156,12 +156,10 @@ START_TEST(lookup_row)
     char buf[256];
     int fds = fixture_count_fds();
 
-    ck_assert_int_eq(resolver_set_backend(backends[_i % N_ELEMS(backends)]),
-                     0);
+    ck_assert_int_eq(resolver_set_backend(backends[_i % N_ELEMS(backends)]), 0);
     make_conf(w->conf, &conf);
-    ck_assert_int_eq(target_decode(w->target, TARGET_DENY_DOTFILES, buf,
-                                   sizeof buf, &t),
-                     0);
+    ck_assert_int_eq(
+        target_decode(w->target, TARGET_DENY_DOTFILES, buf, sizeof buf, &t), 0);
     struct files_request rq = {.root_fd = root_fd,
                                .method = w->method,
                                .target = &t,
@@ -180,8 +178,8 @@ START_TEST(lookup_row)
     ck_assert_int_eq(p.json,
                      w->accept && strcmp(w->accept, "application/json") == 0);
     /* The plan holds exactly one fd when its kind has one, else none. */
-    bool has_fd = w->kind == PLAN_FILE || w->kind == PLAN_PAGE ||
-                  w->kind == PLAN_LISTING;
+    bool has_fd =
+        w->kind == PLAN_FILE || w->kind == PLAN_PAGE || w->kind == PLAN_LISTING;
     ck_assert_int_eq(p.fd >= 0, has_fd);
     ck_assert_int_eq(fixture_count_fds(), fds + has_fd);
     if (w->kind != PLAN_STATUS && w->kind != PLAN_REDIRECT)
