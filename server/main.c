@@ -19,6 +19,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "negotiate.h"
+#include "notify.h"
+#include "probe.h"
 #include "resolver.h"
 #include "root.h"
 #include "tls.h"
@@ -578,6 +580,10 @@ int main(int argc, char *argv[])
     }
     if (err)
         goto out_conf;
+    if (c.probe) {
+        status = probe_run(c.probe);
+        goto out_conf;
+    }
     if (c.help) {
         conf_help(stdout, "beneath");
         status = 0;
@@ -759,6 +765,7 @@ int main(int argc, char *argv[])
 
     print_startup(&c, ls, n_ls, line);
     http_started();
+    notify_ready();
 
     for (;;) {
         struct signalfd_siginfo si;
@@ -770,11 +777,14 @@ int main(int argc, char *argv[])
             break;
         }
         if (si.ssi_signo == SIGHUP) {
+            notify_reloading();
             reload(root, log, &c);
+            notify_ready();
             continue;
         }
         fprintf(stderr, "beneath: %s: stopping\n",
                 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        notify_stopping();
         drain(h, sfd, c.shutdown_timeout);
         status = 0;
         break;

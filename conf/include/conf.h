@@ -109,6 +109,7 @@ struct conf {
     bool server_timing;      /* Server-Timing: resolve;dur=MS */
 
     /* actions */
+    char *probe; /* --probe URL: check a running server and exit */
     bool check;
     bool help;
     bool version;

@@ -1055,6 +1055,15 @@ static const struct opt opts[] = {
      .metavar = "br,zst,gz|off",
      .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
              "this order of preference (compressible types only)"},
+    {.name = "probe",
+     .type = &t_string,
+     .off = OFF(probe),
+     .metavar = "URL",
+     .help = "health check instead of serving: GET URL "
+             "(http://127.0.0.1:8080/healthz, https://..., unix:SOCKET), "
+             "print one line, exit 0 on a 2xx or 3xx answer within 5 s, "
+             "else 1; reads no config file or environment",
+     .flags = OPT_CLI_ONLY},
     {.name = "resolver",
      .type = &t_backend,
      .off = OFF(resolver),
@@ -1556,6 +1565,8 @@ static int cli_scan(int argc, char *const argv[], struct cli *cli,
             continue;
         }
         worst(&r, items_push(&cli->it, o, val));
+        if (is(o, "probe")) /* a probe needs only its URL */
+            cli->help_or_version = true;
     }
     return r;
 }
