@@ -170,6 +170,28 @@ void conf_help(FILE *out, const char *progname);
  */
 const char *conf_option_name(size_t i);
 
+/* One row of the option table, as documentation generators read it. */
+struct conf_option_doc {
+    const char *name;
+    const char *metavar;   /* "PATH", "on|off", "a|b|c"; NULL: no value */
+    const char *dflt;      /* default in file syntax, or NULL */
+    const char *dflt_help; /* default as --help says it, or NULL */
+    const char *help;
+    bool repeat;    /* every use appends */
+    bool in_file;   /* may be set in the config file */
+    bool in_env;    /* may be set as env[] */
+    char env[64];   /* BENEATH_NAME */
+    char meta[128]; /* storage behind metavar for enums */
+};
+
+/*
+ * conf_option_doc - describe row @i of the option table (sorted), for the man
+ * page and example configuration generators: the same rows --help prints.
+ *
+ * Returns 0, or -ENOENT when @i is past the last row.
+ */
+int conf_option_doc(size_t i, struct conf_option_doc *d);
+
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);
 

@@ -1777,6 +1777,30 @@ const char *conf_option_name(size_t i)
     return i < N_OPTS ? opts[i].name : NULL;
 }
 
+int conf_option_doc(size_t i, struct conf_option_doc *d)
+{
+    const struct opt *o;
+
+    if (i >= N_OPTS)
+        return -ENOENT;
+    o = &opts[i];
+    memset(d, 0, sizeof(*d));
+    d->name = o->name;
+    d->metavar = o->metavar ? o->metavar : o->type->metavar;
+    if (d->metavar == NULL && o->names) {
+        names_join(o->names, "|", "|", d->meta, sizeof(d->meta));
+        d->metavar = d->meta;
+    }
+    d->dflt = o->dflt;
+    d->dflt_help = o->dflt_help ? o->dflt_help : o->dflt;
+    d->help = o->help;
+    d->repeat = o->flags & OPT_REPEAT;
+    d->in_file = !(o->flags & (OPT_CLI_ONLY | OPT_NO_FILE));
+    d->in_env = !(o->flags & OPT_CLI_ONLY);
+    env_name(o, d->env, sizeof(d->env));
+    return 0;
+}
+
 void conf_free(struct conf *c)
 {
     if (c == NULL)
