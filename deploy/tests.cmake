@@ -16,4 +16,11 @@ if(TARGET beneath AND NOT ENABLE_ASAN AND NOT ENABLE_UBSAN)
   # dpkg takes one lock: never two package tests at once
   set_tests_properties(deb PROPERTIES
     TIMEOUT 600 LABELS "deploy" SKIP_RETURN_CODE 77 RESOURCE_LOCK dpkg)
+  # the image in podman (runc): build, read-only serving, seccomp profiles
+  # that block openat2, podman kube play of the Kubernetes Deployment
+  add_test(NAME container
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/container/test.sh
+      $<TARGET_FILE:beneath> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(container PROPERTIES
+    TIMEOUT 600 LABELS "deploy;container" SKIP_RETURN_CODE 77)
 endif()
