@@ -269,11 +269,16 @@ int probe_run(const char *url)
              t.path, v6 ? "[" : "", host, v6 ? "]" : "");
     if (exchange(fd, ssl, req, line, sizeof line, err, sizeof err) != 0)
         goto out_close;
-    if (sscanf(line, "HTTP/1.%*1[01] %3d", &status) != 1 || status < 100 ||
-        status > 599) {
+    /* "HTTP/1.x NNN ...": three digits, 100..599 */
+    if (strncmp(line, "HTTP/1.", 7) != 0 ||
+        (line[7] != '0' && line[7] != '1') || line[8] != ' ' ||
+        strspn(line + 9, "0123456789") != 3 ||
+        (line[12] != ' ' && line[12] != '\0') || line[9] < '1' ||
+        line[9] > '5') {
         snprintf(err, sizeof err, "not an HTTP status line: '%.64s'", line);
         goto out_close;
     }
+    status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
     ok = status >= 200 && status < 400;
 out_close:
     if (ssl) {

@@ -104,12 +104,12 @@ struct conf {
     char *fallback;          /* served (200) for GETs that would 404 */
     char *health;            /* URL path answering 200, or NULL */
     char *metrics;           /* URL path of Prometheus metrics, or NULL */
-    bool security_headers;   /* add the built-in security header set */
-    bool try_html;           /* /guide -> guide.html when guide is absent */
-    bool server_timing;      /* Server-Timing: resolve;dur=MS */
+    char *probe; /* --probe URL: check a running server, exit (an action) */
+    bool security_headers; /* add the built-in security header set */
+    bool try_html;         /* /guide -> guide.html when guide is absent */
+    bool server_timing;    /* Server-Timing: resolve;dur=MS */
 
     /* actions */
-    char *probe; /* --probe URL: check a running server and exit */
     bool check;
     bool help;
     bool version;
