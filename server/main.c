@@ -11,15 +11,12 @@
  * is read with the other checks, before privileges are dropped.
  * Signals are blocked in every thread and read from a signalfd here.
  */
-#include "cache_rules.h"
 #include "conf.h"
 #include "daemon.h"
 #include "etag_cache.h"
-#include "headers_opt.h"
 #include "listen.h"
 #include "log.h"
 #include "metrics.h"
-#include "negotiate.h"
 #include "resolver.h"
 #include "root.h"
 #include "tls.h"
@@ -48,90 +45,6 @@
 #define EXIT_CONF 2
 
 extern char **environ;
-
-/* The option values parsed after conf_load; every error printed. */
-struct docs {
-    enum negotiate_encoding precompressed[NEGOTIATE_N_ENCODINGS];
-    size_t n_precompressed;
-    struct cache_rules cache;
-    struct headers_opt headers;
-    const char *fallback, *health, *metrics;
-};
-
-static const char *root_relative(const char *p)
-{
-    if (!p)
-        return NULL;
-    while (*p == '/')
-        p++;
-    return p;
-}
-
-static int docs_load(const struct conf *c, struct docs *d)
-{
-    char err[256];
-    const char *bad = NULL;
-    size_t bad_len = 0;
-    int errors = 0, n;
-
-    n = negotiate_prefs_parse(c->precompressed, d->precompressed, &bad,
-                              &bad_len);
-    if (n < 0) {
-        fprintf(stderr,
-                "beneath: precompressed %s: '%.*s' is not br, zst or gz (or "
-                "the list is off)\n",
-                c->precompressed, (int)bad_len, bad);
-        errors++;
-    } else {
-        d->n_precompressed = (size_t)n;
-    }
-    for (size_t i = 0; i < c->cache.n; i++) {
-        int r = cache_rules_add(&d->cache, c->cache.v[i], err, sizeof err);
-        if (r == -ENOMEM)
-            return -ENOMEM;
-        if (r < 0) {
-            fprintf(stderr, "beneath: cache %s: %s\n", c->cache.v[i], err);
-            errors++;
-        }
-    }
-    if (c->cache_default) {
-        int r = cache_rules_set_default(&d->cache, c->cache_default, err,
-                                        sizeof err);
-        if (r == -ENOMEM)
-            return -ENOMEM;
-        if (r < 0) {
-            fprintf(stderr, "beneath: cache-default %s: %s\n", c->cache_default,
-                    err);
-            errors++;
-        }
-    }
-    for (size_t i = 0; i < c->header.n; i++) {
-        int r = headers_opt_add(&d->headers, c->header.v[i], err, sizeof err);
-        if (r == -ENOMEM)
-            return -ENOMEM;
-        if (r < 0) {
-            fprintf(stderr, "beneath: header %s: %s\n", c->header.v[i], err);
-            errors++;
-        }
-    }
-    if (c->security_headers && headers_opt_add_security(&d->headers) < 0)
-        return -ENOMEM;
-    d->fallback = root_relative(c->fallback);
-    d->health = root_relative(c->health);
-    d->metrics = root_relative(c->metrics);
-    if (d->fallback && !*d->fallback) {
-        fprintf(stderr, "beneath: fallback %s: names the root, not a file\n",
-                c->fallback);
-        errors++;
-    }
-    return errors ? -EINVAL : 0;
-}
-
-static void docs_free(struct docs *d)
-{
-    cache_rules_free(&d->cache);
-    headers_opt_free(&d->headers);
-}
 
 /* The backend sentence of the start-up lines; false if it cannot serve. */
 static bool backend_line(enum resolver_backend b, char *buf, size_t n)
@@ -375,7 +288,6 @@ struct server {
     struct log *log;
     struct daemon *d;
     struct metrics metrics;
-    struct docs docs;
     struct etag_cache *etags;
     uid_t uid;
     gid_t gid;
@@ -392,6 +304,8 @@ static int phase_conf(struct server *s, int argc, char *argv[])
     struct conf_diag d = {0};
     int err = conf_load(&s->c, argc, argv, environ, &d);
 
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %s\n", d.warnings[i]);
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "beneath: %s\n", d.msgs[i]);
     conf_diag_free(&d);
@@ -505,11 +419,6 @@ static int phase_check(struct server *s)
 {
     int errors = check_root(s) + check_user(s), err;
 
-    err = docs_load(&s->c, &s->docs);
-    if (err == -ENOMEM)
-        return -ENOMEM;
-    if (err)
-        errors++;
     err = listen_open(&s->c, &s->ls);
     if (err == -ENOMEM)
         return -ENOMEM;
@@ -567,19 +476,19 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
                         .n_index = c->index.n,
                         .listing = c->listing,
                         .dotfiles = c->dotfiles == CONF_DOTFILES_ALLOW,
-                        .precompressed = s->docs.precompressed,
-                        .n_precompressed = s->docs.n_precompressed,
+                        .precompressed = c->precompressed.v,
+                        .n_precompressed = c->precompressed.n,
                         .try_html = c->try_html,
-                        .fallback = s->docs.fallback,
+                        .fallback = c->fallback,
                         .resolved = count_resolve,
                         .resolved_arg = &s->metrics,
                     },
                 .etags = s->etags,
                 .hsts = c->hsts,
-                .cache = &s->docs.cache,
-                .headers = &s->docs.headers,
-                .health = s->docs.health,
-                .metrics_path = s->docs.metrics,
+                .cache = &c->cache,
+                .headers = &c->headers,
+                .health = c->health,
+                .metrics_path = c->metrics,
                 .metrics = &s->metrics,
                 .server_timing = c->server_timing,
             },
@@ -644,7 +553,6 @@ static void server_close(struct server *s)
     etag_cache_free(s->etags);
     log_close(s->log);
     root_close(s->root);
-    docs_free(&s->docs);
     conf_free(&s->c);
 }
 
