@@ -3,13 +3,18 @@
  * listen.c - bind listening sockets ourselves (not libmicrohttpd), so that
  * every address is bound before privileges are dropped and each failure is
  * reported with the address it concerns; or take them from the service
- * manager.
+ * manager. --check binds nothing: listen_check looks at the addresses and the
+ * kernel's table of listening sockets instead.
  */
 #include "listen.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <netdb.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,4 +245,128 @@ void listen_close(struct listeners *ls)
     free(ls->v);
     ls->v = NULL;
     ls->n = 0;
+}
+
+/*
+ * Whether the kernel's table (/proc/net/tcp or tcp6, this network namespace)
+ * has a listening socket on @sa's port at @sa's address or a wildcard one
+ * (or any address, when @sa is the wildcard). Lines read
+ * "sl local_address ... st ...": the address as hex words in host order,
+ * ":PORT" in hex, and st 0A for LISTEN.
+ */
+static bool port_taken(const struct sockaddr *sa)
+{
+    bool v6 = sa->sa_family == AF_INET6, hit = false, want_any = true;
+    const struct sockaddr_in *s4 = (const void *)sa;
+    const struct sockaddr_in6 *s6 = (const void *)sa;
+    unsigned port = ntohs(v6 ? s6->sin6_port : s4->sin_port);
+    uint32_t want[4] = {0};
+    size_t words = v6 ? 4 : 1;
+    FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "re");
+    char line[512];
+
+    if (!f)
+        return false;
+    memcpy(want,
+           v6 ? (const void *)&s6->sin6_addr : (const void *)&s4->sin_addr,
+           words * 4);
+    for (size_t i = 0; i < words; i++)
+        want_any = want_any && want[i] == 0;
+    while (!hit && fgets(line, sizeof line, f)) {
+        char addr[33] = "";
+        unsigned lport, st;
+        bool any = true, same = true;
+
+        if (sscanf(line, " %*u: %32[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", addr,
+                   &lport, &st) != 3 ||
+            st != 0x0A || lport != port || strlen(addr) != words * 8)
+            continue;
+        for (size_t i = 0; i < words; i++) {
+            char word[9];
+            uint32_t got;
+
+            memcpy(word, addr + i * 8, 8);
+            word[8] = '\0';
+            got = (uint32_t)strtoul(word, NULL, 16);
+            any = any && got == 0;
+            same = same && got == want[i];
+        }
+        hit = same || any || want_any;
+    }
+    fclose(f);
+    return hit;
+}
+
+/* One TCP address: resolvable, and is it free? Problems (0 or 1). */
+static int check_tcp(const struct conf_listen *l, const char *name)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char port[16];
+    bool taken = false;
+
+    snprintf(port, sizeof port, "%u", l->port);
+    int gai = getaddrinfo(l->host, port, &hints, &res);
+    if (gai) {
+        fprintf(stderr, "beneath: listen %s: %s\n", name, gai_strerror(gai));
+        return 1;
+    }
+    for (struct addrinfo *ai = res; ai && l->port; ai = ai->ai_next)
+        taken = taken || port_taken(ai->ai_addr);
+    freeaddrinfo(res);
+    if (taken)
+        fprintf(stderr,
+                "beneath: warning: listen %s: the address is in use now (by "
+                "the server this configuration is for?); a new server could "
+                "not bind it while that one runs\n",
+                name);
+    return 0;
+}
+
+/* One unix socket path: a socket may be replaced, nothing else is. */
+static int check_unix(const struct conf_listen *l, const char *name)
+{
+    struct stat st;
+    char *copy = strdup(l->path);
+
+    if (!copy) {
+        fprintf(stderr, "beneath: out of memory\n");
+        return 1;
+    }
+    const char *dir = dirname(copy);
+    int err = 0;
+    if (lstat(l->path, &st) == 0 && !S_ISSOCK(st.st_mode))
+        err = EEXIST;
+    else if (access(dir, W_OK | X_OK) != 0)
+        err = errno;
+    if (err == EEXIST)
+        fprintf(stderr, "beneath: listen %s: exists and is not a socket\n",
+                name);
+    else if (err)
+        fprintf(stderr, "beneath: listen %s: directory %s: %s\n", name, dir,
+                strerror(err));
+    else if (lstat(l->path, &st) == 0)
+        fprintf(stderr,
+                "beneath: warning: listen %s: a socket exists there; a new "
+                "server replaces it\n",
+                name);
+    free(copy);
+    return err ? 1 : 0;
+}
+
+int listen_check(const struct conf *c)
+{
+    int errors = 0;
+
+    for (size_t i = 0; i < c->n_listen; i++) {
+        const struct conf_listen *l = &c->listen[i];
+        char name[512];
+
+        label(l, name, sizeof name);
+        errors += l->kind == CONF_LISTEN_UNIX ? check_unix(l, name)
+                                              : check_tcp(l, name);
+    }
+    return errors;
 }

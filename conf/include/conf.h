@@ -189,6 +189,16 @@ int conf_parse(FILE *f, const char *name, struct conf *c,
  */
 void conf_print(FILE *out, const struct conf *c);
 
+/*
+ * conf_diff - the options whose values differ between @a and @b, compared as
+ * conf_print writes them; @fn is called with each one's name, in table order
+ * (for what SIGHUP changed).
+ *
+ * Returns the number of options that differ, or -ENOMEM.
+ */
+int conf_diff(const struct conf *a, const struct conf *b,
+              void (*fn)(const char *name, void *arg), void *arg);
+
 /* conf_help - write the --help text, generated from the option table. */
 void conf_help(FILE *out, const char *progname);
 

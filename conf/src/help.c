@@ -7,6 +7,8 @@
  */
 #include "internal.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void conf_print(FILE *out, const struct conf *c)
@@ -116,4 +118,50 @@ void conf_help(FILE *out, const char *progname)
 const char *conf_option_name(size_t i)
 {
     return i < n_opts ? opts[i].name : NULL;
+}
+
+/* One row as conf_print writes it, into a new string (NULL: no memory). */
+static char *row_text(const struct opt *o, const struct conf *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    if (f == NULL)
+        return NULL;
+    o->type->print(f, o, c);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int conf_diff(const struct conf *a, const struct conf *b,
+              void (*fn)(const char *name, void *arg), void *arg)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < n_opts; i++) {
+        char *x, *y;
+        bool same;
+
+        if (opts[i].flags & (OPT_CLI_ONLY | OPT_NO_FILE))
+            continue;
+        x = row_text(&opts[i], a);
+        y = row_text(&opts[i], b);
+        same = x && y && strcmp(x, y) == 0;
+        if (x == NULL || y == NULL) {
+            free(x);
+            free(y);
+            return -ENOMEM;
+        }
+        free(x);
+        free(y);
+        if (!same) {
+            fn(opts[i].name, arg);
+            n++;
+        }
+    }
+    return n;
 }
