@@ -10,3 +10,9 @@ foreach(pair status:http mime:http date:http target:http cond:http range:http
     PRIVATE beneath_${layer} PkgConfig::CHECK project_options)
   add_test(NAME ${suite} COMMAND test_${suite})
 endforeach()
+
+# The swappable configuration generation behind SIGHUP (server/live.c).
+add_executable(test_live test_live.c)
+target_link_libraries(test_live
+  PRIVATE beneath_daemon PkgConfig::CHECK project_options)
+add_test(NAME live COMMAND test_live)
