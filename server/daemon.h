@@ -16,7 +16,9 @@
 /*
  * What a request reads of the configuration, swapped as a whole on SIGHUP
  * (a struct live of these): a request uses one generation from its first
- * handler call to its log line.
+ * handler call to its log line. A queued response copies what it takes from
+ * the generation (headers, bodies), so one still being sent after its thread
+ * moved on never reads a released generation.
  */
 struct daemon_gen {
     struct respond_conf respond;

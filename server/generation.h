@@ -15,6 +15,7 @@
 #include "metrics.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 /* What every generation shares with the server: made once at start-up. */
 struct generation_base {
@@ -24,20 +25,29 @@ struct generation_base {
     void *resolved_arg;
 };
 
+struct generation_log; /* an access log shared by generations */
+
 struct generation {
     struct daemon_gen d; /* first: what the daemon reads */
     struct conf c;       /* what d points into */
+    struct generation_log *log;
     atomic_uint refs;
 };
 
 /*
  * generation_new - take over @c (zeroed on success; kept by the caller on
- * failure) and open its access log. The generation holds one reference.
+ * failure) and open its access log, or share @prev's (NULL: none) when the
+ * path and format are the same: one fd per log file however many
+ * generations are alive. The generation holds one reference.
  *
  * Returns 0, -ENOMEM, or the -errno of opening the access log.
  */
 int generation_new(struct conf *c, const struct generation_base *base,
-                   struct generation **out);
+                   const struct generation *prev, struct generation **out);
+
+/* generation_shares_log - whether @g writes to @prev's access log. */
+bool generation_shares_log(const struct generation *g,
+                           const struct generation *prev);
 
 /* generation_ref - one more reference to @g; returns @g. */
 struct generation *generation_ref(struct generation *g);

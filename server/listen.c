@@ -132,12 +132,10 @@ static int socket_url(int fd, char *buf, size_t n)
 }
 
 /*
- * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
- * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
- * variables are removed so nothing started later inherits them.
- * Returns N (0: not activated), or -1 after a message.
+ * The number of sockets LISTEN_PID/LISTEN_FDS pass to this process: 0 when
+ * they are absent or meant for another process, -1 after a message.
  */
-static int activated(struct listener **out)
+static int activation_count(void)
 {
     const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
     char *end;
@@ -156,6 +154,32 @@ static int activated(struct listener **out)
                 fds);
         return -1;
     }
+    return (int)n;
+}
+
+/* Whether @fd is a listening socket; its URL into @buf. */
+static bool is_listening(int fd, char *buf, size_t n)
+{
+    int acc = 0;
+    socklen_t al = sizeof acc;
+
+    return fcntl(fd, F_GETFL) >= 0 &&
+           getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) == 0 && acc &&
+           socket_url(fd, buf, n) == 0;
+}
+
+/*
+ * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
+ * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
+ * variables are removed so nothing started later inherits them.
+ * Returns N (0: not activated), or -1 after a message.
+ */
+static int activated(struct listener **out)
+{
+    int n = activation_count();
+
+    if (n <= 0)
+        return n;
     unsetenv("LISTEN_PID");
     unsetenv("LISTEN_FDS");
     unsetenv("LISTEN_FDNAMES");
@@ -167,13 +191,9 @@ static int activated(struct listener **out)
     for (int i = 0; i < n; i++)
         ls[i].fd = -1;
     for (int i = 0; i < n; i++) {
-        int fd = 3 + i, acc = 0;
-        socklen_t al = sizeof acc;
-        int fl = fcntl(fd, F_GETFL);
+        int fd = 3 + i;
 
-        if (fl < 0 ||
-            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 || !acc ||
-            socket_url(fd, ls[i].url, sizeof ls[i].url) != 0) {
+        if (!is_listening(fd, ls[i].url, sizeof ls[i].url)) {
             fprintf(stderr,
                     "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
                     fd);
@@ -184,11 +204,11 @@ static int activated(struct listener **out)
         }
         /* ours now: not inherited, never blocking a worker in accept */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
-        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         ls[i].fd = fd;
     }
     *out = ls;
-    return (int)n;
+    return n;
 }
 
 static void label(const struct conf_listen *l, char *buf, size_t n)
@@ -358,7 +378,21 @@ static int check_unix(const struct conf_listen *l, const char *name)
 
 int listen_check(const struct conf *c)
 {
-    int errors = 0;
+    int errors = 0, n = activation_count();
+
+    /* sockets from the service manager replace --listen: look, touch none */
+    for (int i = 0; i < n; i++) {
+        char url[INET6_ADDRSTRLEN + 128];
+
+        if (!is_listening(3 + i, url, sizeof url)) {
+            fprintf(stderr,
+                    "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
+                    3 + i);
+            errors++;
+        }
+    }
+    if (n != 0)
+        return n < 0 ? 1 : errors;
 
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct conf_listen *l = &c->listen[i];

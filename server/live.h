@@ -8,7 +8,8 @@
  * again (between requests), so a request never sees its configuration change
  * under it, and an old generation is released (by the release function given
  * to live_new, on whichever thread drops the last reference) once no thread
- * uses it any more.
+ * uses it any more. An idle thread keeps the generation it last saw until
+ * its next request: at most one old generation per thread stays alive.
  */
 #ifndef LIVE_H
 #define LIVE_H

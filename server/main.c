@@ -357,7 +357,7 @@ static int check_generation(struct server *s)
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
     };
-    err = generation_new(&s->c, &s->base, &g);
+    err = generation_new(&s->c, &s->base, NULL, &g);
     if (err) {
         fprintf(stderr, "beneath: access-log %s: %s\n", log, strerror(-err));
         return 1;
@@ -461,7 +461,6 @@ static int phase_loop(struct server *s, int argc, char *argv[])
     s->reload = (struct reload){
         .argc = argc,
         .argv = argv,
-        .envp = environ,
         .boot = s->boot,
         .cur = s->boot,
         .live = s->live,

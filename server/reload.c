@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
 /* Options the running daemons cannot take without a restart. */
 static const char *const restart_only[] = {
     "etag",
@@ -148,7 +150,7 @@ void reload_run(struct reload *r)
     struct conf_diag d = {0};
     struct generation *g = NULL;
     char why[512];
-    int err = conf_load(&c, r->argc, r->argv, r->envp, &d);
+    int err = conf_load(&c, r->argc, r->argv, environ, &d);
 
     say(&d);
     conf_diag_free(&d);
@@ -162,7 +164,7 @@ void reload_run(struct reload *r)
                  false);
         return;
     }
-    err = generation_new(&c, r->base, &g);
+    err = generation_new(&c, r->base, r->cur, &g);
     if (err) {
         snprintf(why, sizeof why, "access-log %s: %s", c.access_log,
                  strerror(-err));
@@ -174,6 +176,13 @@ void reload_run(struct reload *r)
         generation_unref(g);
         return;
     }
+    /* the same log file: reopened in place (rotation), the fd stays */
+    err = generation_shares_log(g, r->cur) ? log_reopen(g->d.log) : 0;
+    if (err)
+        fprintf(stderr,
+                "beneath: SIGHUP: cannot reopen the access log %s: %s; "
+                "keeping the old file\n",
+                g->c.access_log, strerror(-err));
     if (reloads_cert(r))
         certs_load(&g->c, "SIGHUP: ");
     report(r, g);

@@ -12,9 +12,8 @@
 
 /* What a reload reads and swaps; the main thread's, borrowed. */
 struct reload {
-    int argc; /* the command line and environment of the start */
+    int argc; /* the command line of the start (and the environment) */
     char *const *argv;
-    char *const *envp;
     struct generation *boot; /* its restart-only values stay in force */
     struct generation *cur;  /* the current generation (held by live) */
     struct live *live;       /* of struct daemon_gen, for the workers */
