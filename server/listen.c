@@ -274,6 +274,35 @@ void listen_close(struct listeners *ls)
  * "sl local_address ... st ...": the address as hex words in host order,
  * ":PORT" in hex, and st 0A for LISTEN.
  */
+/*
+ * One line of /proc/net/tcp{,6}: "   0: 0100007F:1F90 00000000:0000 0A ...",
+ * the local address (hex, @addr of 33 bytes), port and state. False for the
+ * header line or anything else.
+ */
+static bool socket_line(const char *p, char *addr, unsigned *port,
+                        unsigned *state)
+{
+    char *end;
+    size_t n;
+
+    p += strspn(p, " ");
+    p += strspn(p, "0123456789");
+    if (*p++ != ':')
+        return false;
+    p += strspn(p, " ");
+    n = strspn(p, "0123456789ABCDEFabcdef");
+    if (n == 0 || n > 32 || p[n] != ':')
+        return false;
+    memcpy(addr, p, n);
+    addr[n] = '\0';
+    *port = (unsigned)strtoul(p + n + 1, &end, 16);
+    p = end + strspn(end, " ");
+    p += strcspn(p, " "); /* the remote address */
+    p += strspn(p, " ");
+    *state = (unsigned)strtoul(p, &end, 16);
+    return end != p;
+}
+
 static bool port_taken(const struct sockaddr *sa)
 {
     bool v6 = sa->sa_family == AF_INET6, hit = false, want_any = true;
@@ -293,13 +322,12 @@ static bool port_taken(const struct sockaddr *sa)
     for (size_t i = 0; i < words; i++)
         want_any = want_any && want[i] == 0;
     while (!hit && fgets(line, sizeof line, f)) {
-        char addr[33] = "";
+        char addr[33];
         unsigned lport, st;
         bool any = true, same = true;
 
-        if (sscanf(line, " %*u: %32[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x", addr,
-                   &lport, &st) != 3 ||
-            st != 0x0A || lport != port || strlen(addr) != words * 8)
+        if (!socket_line(line, addr, &lport, &st) || st != 0x0A ||
+            lport != port || strlen(addr) != words * 8)
             continue;
         for (size_t i = 0; i < words; i++) {
             char word[9];

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int push(char ***v, size_t *n, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static int
+push(char ***v, size_t *n, const char *fmt, va_list ap)
 {
     char *msg, **nv;
 

@@ -51,7 +51,6 @@ struct type {
 
 struct opt {
     const char *name;
-    char short_name; /* -p for --port, or 0 */
     const struct type *type;
     size_t off;       /* of the field in struct conf */
     const char *dflt; /* parsed like any value */
@@ -65,6 +64,7 @@ struct opt {
     const char *same_list; /* another row whose field and uses this one shares
                               (--port adds to --listen's list) */
     unsigned flags;
+    char short_name; /* -p for --port, or 0 */
 };
 
 static inline void *field(const struct opt *o, struct conf *c)
