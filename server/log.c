@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,6 +72,25 @@ int log_open(const char *where, enum log_format format, struct log **out)
 out_free:
     free(l->path);
     free(l);
+    return err;
+}
+
+int log_check(const char *where)
+{
+    if (strcmp(where, "off") == 0 || strcmp(where, "-") == 0)
+        return 0;
+    int fd = open(where, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno != ENOENT)
+        return -errno;
+    char *copy = strdup(where);
+    if (!copy)
+        return -ENOMEM;
+    int err = access(dirname(copy), W_OK | X_OK) == 0 ? 1 : -errno;
+    free(copy);
     return err;
 }
 

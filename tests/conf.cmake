@@ -5,6 +5,14 @@ add_test(NAME conf COMMAND test_conf)
 set_tests_properties(conf PROPERTIES ENVIRONMENT
   "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 
+# conf: values typed by server/http/ parsers, the '#' rule, --port and PORT.
+add_executable(test_conf_values test_conf_values.c)
+target_link_libraries(test_conf_values PRIVATE conf PkgConfig::CHECK
+  project_options)
+add_test(NAME conf_values COMMAND test_conf_values)
+set_tests_properties(conf_values PROPERTIES ENVIRONMENT
+  "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+
 # libFuzzer harness for conf_parse: clang only, opt-in.
 option(ENABLE_FUZZ "Build libFuzzer harnesses (clang)" OFF)
 if(ENABLE_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
