@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * framing.c - strict request framing (RFC 9112): the raw-byte scanner of
+ * request heads and the Content-Length / Transfer-Encoding rules.
+ *
+ * The scanner is a byte-at-a-time state machine, so it needs no buffer and
+ * gives the same answer however the stream is cut into reads. It accepts
+ * what RFC 9112 lets a server accept (empty lines before a request line,
+ * a bare LF as a line end, obs-text in values) and refuses what lets two
+ * parsers disagree about where a message ends: NUL, bare CR, other control
+ * bytes, obs-fold, whitespace before a colon, names that are not tokens.
+ * It also notices which heads announce a body, because it stops there: the
+ * server answers such a request without reading the body and closes.
+ */
+#include "framing.h"
+
+#include "field.h"
+
+#include <string.h>
+
+enum {
+    S_START,       /* before a request line (empty lines allowed) */
+    S_START_CR,    /* CR of an empty line before the request line */
+    S_METHOD,      /* in the method */
+    S_REQLINE,     /* after the method, in the request line */
+    S_REQLINE_CR,  /* CR at the end of the request line */
+    S_LINE,        /* at the start of a field line, or of the empty line */
+    S_LINE_CR,     /* CR of the empty line that ends the head */
+    S_NAME,        /* in a field name */
+    S_VALUE,       /* in a field value */
+    S_VALUE_CR,    /* CR at the end of a field line */
+    S_STOP,        /* a body follows, or a violation: nothing more to scan */
+};
+
+static const char *const why_text[] = {
+    [FRAMING_FINE] = "",
+    [FRAMING_NUL] = "NUL byte",
+    [FRAMING_BARE_CR] = "bare CR",
+    [FRAMING_CTL] = "control byte",
+    [FRAMING_OBS_FOLD] = "obs-fold",
+    [FRAMING_SPACE_COLON] = "whitespace before colon",
+    [FRAMING_BAD_NAME] = "bad field name",
+    [FRAMING_BAD_METHOD] = "bad method",
+    [FRAMING_BAD_LENGTH] = "bad Content-Length",
+    [FRAMING_LENGTHS] = "differing Content-Length",
+    [FRAMING_LENGTH_AND_TE] = "Content-Length with Transfer-Encoding",
+    [FRAMING_TE_HTTP10] = "Transfer-Encoding in HTTP/1.0",
+    [FRAMING_TE_NOT_CHUNKED] = "Transfer-Encoding without final chunked",
+    [FRAMING_TE_UNKNOWN] = "unknown transfer coding",
+};
+
+const char *framing_why_text(enum framing_why why)
+{
+    if ((size_t)why >= sizeof why_text / sizeof why_text[0])
+        return "";
+    return why_text[why];
+}
+
+void framing_scan_init(struct framing_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    s->state = S_START;
+}
+
+static unsigned fail(struct framing_scan *s, enum framing_why why)
+{
+    s->why = why;
+    s->bad_head = s->heads;
+    s->state = S_STOP;
+    return 400;
+}
+
+/* A control byte that may not appear in a head (HTAB is allowed in values,
+ * CR and LF are handled by the states). */
+static bool is_ctl(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+static unsigned ctl(struct framing_scan *s, unsigned char c)
+{
+    return fail(s, c == 0 ? FRAMING_NUL : FRAMING_CTL);
+}
+
+static void name_char(struct framing_scan *s, unsigned char c)
+{
+    if (s->name_len < sizeof s->name)
+        s->name[s->name_len] =
+            (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (s->name_len < UINT8_MAX)
+        s->name_len++;
+}
+
+static bool name_is(const struct framing_scan *s, const char *want)
+{
+    size_t n = strlen(want);
+
+    return s->name_len == n && memcmp(s->name, want, n) == 0;
+}
+
+/* The end of a head: the next one, or stop before a body. */
+static void head_end(struct framing_scan *s)
+{
+    s->heads++;
+    if (s->body) {
+        s->state = S_STOP;
+        return;
+    }
+    s->state = S_START;
+}
+
+/* One byte; 0, or 400 after fail(). */
+static unsigned step(struct framing_scan *s, unsigned char c)
+{
+    switch (s->state) {
+    case S_START:
+        if (c == '\r') {
+            s->state = S_START_CR;
+            return 0;
+        }
+        if (c == '\n')
+            return 0;
+        if (!field_is_tchar(c))
+            return c == 0 ? ctl(s, c) : fail(s, FRAMING_BAD_METHOD);
+        s->body = false;
+        s->in_length = false;
+        s->state = S_METHOD;
+        return 0;
+    case S_START_CR:
+        if (c != '\n')
+            return fail(s, FRAMING_BARE_CR);
+        s->state = S_START;
+        return 0;
+    case S_METHOD:
+        if (c == ' ') {
+            s->state = S_REQLINE;
+            return 0;
+        }
+        if (c == '\r' || c == '\n' || is_ctl(c))
+            return c == '\r' || c == '\n' ? fail(s, FRAMING_BAD_METHOD)
+                                          : ctl(s, c);
+        if (!field_is_tchar(c))
+            return fail(s, FRAMING_BAD_METHOD);
+        return 0;
+    case S_REQLINE:
+        if (c == '\r') {
+            s->state = S_REQLINE_CR;
+            return 0;
+        }
+        if (c == '\n') {
+            s->state = S_LINE;
+            return 0;
+        }
+        return is_ctl(c) ? ctl(s, c) : 0;
+    case S_REQLINE_CR:
+    case S_VALUE_CR:
+        if (c != '\n')
+            return fail(s, FRAMING_BARE_CR);
+        s->state = S_LINE;
+        return 0;
+    case S_LINE:
+        if (c == '\r') {
+            s->state = S_LINE_CR;
+            return 0;
+        }
+        if (c == '\n') {
+            head_end(s);
+            return 0;
+        }
+        if (c == ' ' || c == '\t')
+            return fail(s, FRAMING_OBS_FOLD);
+        if (c == ':' || !field_is_tchar(c))
+            return is_ctl(c) ? ctl(s, c) : fail(s, FRAMING_BAD_NAME);
+        s->name_len = 0;
+        s->in_length = false;
+        name_char(s, c);
+        s->state = S_NAME;
+        return 0;
+    case S_LINE_CR:
+        if (c != '\n')
+            return fail(s, FRAMING_BARE_CR);
+        head_end(s);
+        return 0;
+    case S_NAME:
+        if (c == ':') {
+            if (name_is(s, "transfer-encoding"))
+                s->body = true;
+            s->in_length = name_is(s, "content-length");
+            s->state = S_VALUE;
+            return 0;
+        }
+        if (c == ' ' || c == '\t')
+            return fail(s, FRAMING_SPACE_COLON);
+        if (!field_is_tchar(c))
+            return is_ctl(c) && c != '\r' && c != '\n'
+                       ? ctl(s, c)
+                       : fail(s, FRAMING_BAD_NAME);
+        name_char(s, c);
+        return 0;
+    case S_VALUE:
+        if (c == '\r') {
+            s->state = S_VALUE_CR;
+            return 0;
+        }
+        if (c == '\n') {
+            s->state = S_LINE;
+            return 0;
+        }
+        if (is_ctl(c) && c != '\t')
+            return ctl(s, c);
+        /* Anything but zeros and whitespace in a Content-Length: a body
+         * (or a malformed value, which the field check refuses). */
+        if (s->in_length && c != '0' && c != ' ' && c != '\t')
+            s->body = true;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+unsigned framing_scan_feed(struct framing_scan *s, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < n && s->state != S_STOP; i++)
+        if (step(s, b[i]))
+            return 400;
+    return s->why ? 400 : 0;
+}
+
+bool framing_scan_mid_head(const struct framing_scan *s)
+{
+    return s->state != S_START && s->state != S_START_CR &&
+           s->state != S_STOP;
+}
+
+void framing_fields_init(struct framing_fields *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+static bool is_token(const char *s, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!field_is_tchar((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* Content-Length: 1*DIGIT, or a list of equal ones (RFC 9112 6.3 item 5). */
+static void add_length(struct framing_fields *f, const char *v, size_t n)
+{
+    size_t i = 0;
+
+    for (;;) {
+        uint64_t x = 0;
+        size_t digits = 0;
+
+        while (i < n && (v[i] == ' ' || v[i] == '\t'))
+            i++;
+        while (i < n && v[i] >= '0' && v[i] <= '9') {
+            unsigned d = (unsigned)(v[i] - '0');
+            if (x > (UINT64_MAX - d) / 10) {
+                f->length_bad = true;
+                return;
+            }
+            x = x * 10 + d;
+            digits++;
+            i++;
+        }
+        while (i < n && (v[i] == ' ' || v[i] == '\t'))
+            i++;
+        if (digits == 0 || (i < n && v[i] != ',')) {
+            f->length_bad = true;
+            return;
+        }
+        if (f->length_seen && x != f->length)
+            f->lengths_differ = true;
+        f->length = x;
+        f->length_seen = true;
+        if (i >= n)
+            return;
+        i++; /* the comma */
+    }
+}
+
+static bool coding_known(const char *s, size_t n)
+{
+    static const char *const known[] = {"gzip", "x-gzip", "deflate",
+                                        "compress", "x-compress"};
+
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (field_token_is(s, n, known[i]))
+            return true;
+    return false;
+}
+
+static void add_te(struct framing_fields *f, const char *v, size_t n)
+{
+    /* field_next works on C strings: parse a bounded copy. */
+    char buf[256];
+    const char *p = buf;
+    struct field_elem e;
+
+    if (n >= sizeof buf) {
+        f->te_unknown = true;
+        return;
+    }
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    while ((p = field_next(p, &e)) != NULL) {
+        if (e.len == 0)
+            continue;
+        f->te_codings++;
+        if (!e.ok) {
+            f->te_unknown = true;
+            f->te_chunked_last = false;
+        } else if (field_token_is(e.tok, e.len, "chunked")) {
+            f->te_chunked++;
+            f->te_chunked_last = true;
+        } else {
+            if (!coding_known(e.tok, e.len))
+                f->te_unknown = true;
+            f->te_chunked_last = false;
+        }
+    }
+}
+
+void framing_fields_add(struct framing_fields *f, const char *name,
+                        size_t name_len, const char *value, size_t value_len)
+{
+    if (!is_token(name, name_len)) {
+        f->bad_name = true;
+        return;
+    }
+    if (field_token_is(name, name_len, "Content-Length")) {
+        f->n_length++;
+        add_length(f, value, value_len);
+    } else if (field_token_is(name, name_len, "Transfer-Encoding")) {
+        f->n_te++;
+        add_te(f, value, value_len);
+    }
+}
+
+unsigned framing_fields_verdict(const struct framing_fields *f,
+                                const char *version, bool *body,
+                                enum framing_why *why)
+{
+    enum framing_why w = FRAMING_FINE;
+    unsigned status = 400;
+    bool b = false;
+
+    if (f->bad_name)
+        w = FRAMING_BAD_NAME;
+    else if (f->n_te && f->n_length)
+        w = FRAMING_LENGTH_AND_TE;
+    else if (f->n_te && (!version || strcmp(version, "HTTP/1.0") == 0))
+        w = FRAMING_TE_HTTP10;
+    else if (f->n_te && f->te_unknown) {
+        w = FRAMING_TE_UNKNOWN;
+        status = 501;
+    } else if (f->n_te && (f->te_chunked != 1 || !f->te_chunked_last))
+        w = FRAMING_TE_NOT_CHUNKED;
+    else if (f->n_length && f->length_bad)
+        w = FRAMING_BAD_LENGTH;
+    else if (f->n_length && f->lengths_differ)
+        w = FRAMING_LENGTHS;
+    b = f->n_te || (f->n_length && f->length > 0);
+    if (body)
+        *body = w != FRAMING_FINE || b;
+    if (why)
+        *why = w;
+    return w == FRAMING_FINE ? 0 : status;
+}
