@@ -247,6 +247,12 @@ static int tls_check_options(const struct conf *c)
                         "--tls-key, or --tls-self-signed\n");
         errors++;
     }
+    char err[160];
+    if (c->tls_priority &&
+        tls_priority_check(c->tls_priority, err, sizeof err) != 0) {
+        fprintf(stderr, "beneath: --tls-priority: %s\n", err);
+        errors++;
+    }
     if (!any_tls(c) && (c->tls_cert || c->tls_self_signed))
         fprintf(stderr, "beneath: warning: no https:// listener: the TLS "
                         "certificate is not used\n");
@@ -484,6 +490,10 @@ static int check_outputs(struct server *s)
     errors += tls_errors;
     if (!tls_errors && any_tls(c) && tls_setup(c, "") != 0)
         errors++;
+    if (!tls_errors && any_tls(c) && tls_tickets_init() != 0) {
+        fprintf(stderr, "beneath: tls: cannot make a session ticket key\n");
+        errors++;
+    }
     struct etag_cache_config ec = {
         .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
                 : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
@@ -589,6 +599,8 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
+        .tls_priority =
+            c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
     };
     if (fds && tls) {
         for (size_t i = 0; i < s->ls.n; i++) {

@@ -93,6 +93,7 @@ struct conf {
     char *tls_key;               /* PEM key, or NULL */
     char *tls_key_password_file; /* first line decrypts tls_key, or NULL */
     bool tls_self_signed;        /* make an in-memory localhost cert */
+    char *tls_priority;          /* GnuTLS priority string, or NULL */
     unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 

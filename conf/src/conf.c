@@ -1130,6 +1130,13 @@ static const struct opt opts[] = {
      .metavar = "FILE",
      .dflt_help = "none",
      .help = "file whose first line decrypts an encrypted --tls-key"},
+    {.name = "tls-priority",
+     .type = &t_string,
+     .off = OFF(tls_priority),
+     .metavar = "STRING",
+     .dflt_help = "TLS 1.2 and 1.3, forward-secret AEAD suites only",
+     .help = "GnuTLS priority string of https:// listeners, replacing "
+             "the default"},
     {.name = "tls-self-signed",
      .type = &t_bool,
      .off = OFF(tls_self_signed),

@@ -19,17 +19,17 @@
 #include <string.h>
 
 enum {
-    S_START,       /* before a request line (empty lines allowed) */
-    S_START_CR,    /* CR of an empty line before the request line */
-    S_METHOD,      /* in the method */
-    S_REQLINE,     /* after the method, in the request line */
-    S_REQLINE_CR,  /* CR at the end of the request line */
-    S_LINE,        /* at the start of a field line, or of the empty line */
-    S_LINE_CR,     /* CR of the empty line that ends the head */
-    S_NAME,        /* in a field name */
-    S_VALUE,       /* in a field value */
-    S_VALUE_CR,    /* CR at the end of a field line */
-    S_STOP,        /* a body follows, or a violation: nothing more to scan */
+    S_START,      /* before a request line (empty lines allowed) */
+    S_START_CR,   /* CR of an empty line before the request line */
+    S_METHOD,     /* in the method */
+    S_REQLINE,    /* after the method, in the request line */
+    S_REQLINE_CR, /* CR at the end of the request line */
+    S_LINE,       /* at the start of a field line, or of the empty line */
+    S_LINE_CR,    /* CR of the empty line that ends the head */
+    S_NAME,       /* in a field name */
+    S_VALUE,      /* in a field value */
+    S_VALUE_CR,   /* CR at the end of a field line */
+    S_STOP,       /* a body follows, or a violation: nothing more to scan */
 };
 
 static const char *const why_text[] = {
@@ -85,8 +85,7 @@ static unsigned ctl(struct framing_scan *s, unsigned char c)
 static void name_char(struct framing_scan *s, unsigned char c)
 {
     if (s->name_len < sizeof s->name)
-        s->name[s->name_len] =
-            (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        s->name[s->name_len] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     if (s->name_len < UINT8_MAX)
         s->name_len++;
 }
@@ -230,8 +229,7 @@ unsigned framing_scan_feed(struct framing_scan *s, const void *p, size_t n)
 
 bool framing_scan_mid_head(const struct framing_scan *s)
 {
-    return s->state != S_START && s->state != S_START_CR &&
-           s->state != S_STOP;
+    return s->state != S_START && s->state != S_START_CR && s->state != S_STOP;
 }
 
 void framing_fields_init(struct framing_fields *f)
@@ -288,8 +286,8 @@ static void add_length(struct framing_fields *f, const char *v, size_t n)
 
 static bool coding_known(const char *s, size_t n)
 {
-    static const char *const known[] = {"gzip", "x-gzip", "deflate",
-                                        "compress", "x-compress"};
+    static const char *const known[] = {"gzip", "x-gzip", "deflate", "compress",
+                                        "x-compress"};
 
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (field_token_is(s, n, known[i]))

@@ -24,19 +24,19 @@
 /* Why a scan or a field check failed, for the log; "" when it did not. */
 enum framing_why {
     FRAMING_FINE = 0,
-    FRAMING_NUL,           /* a NUL byte in the head */
-    FRAMING_BARE_CR,       /* CR not followed by LF */
-    FRAMING_CTL,           /* another control byte */
-    FRAMING_OBS_FOLD,      /* a line starting with SP/HTAB (RFC 9112 5.2) */
-    FRAMING_SPACE_COLON,   /* whitespace between name and colon (5.1) */
-    FRAMING_BAD_NAME,      /* a field name that is not a token */
-    FRAMING_BAD_METHOD,    /* a method that is not a token */
-    FRAMING_BAD_LENGTH,    /* Content-Length not 1*DIGIT, or too large */
-    FRAMING_LENGTHS,       /* Content-Length values that differ */
-    FRAMING_LENGTH_AND_TE, /* both Content-Length and Transfer-Encoding */
-    FRAMING_TE_HTTP10,     /* Transfer-Encoding in an HTTP/1.0 request */
+    FRAMING_NUL,            /* a NUL byte in the head */
+    FRAMING_BARE_CR,        /* CR not followed by LF */
+    FRAMING_CTL,            /* another control byte */
+    FRAMING_OBS_FOLD,       /* a line starting with SP/HTAB (RFC 9112 5.2) */
+    FRAMING_SPACE_COLON,    /* whitespace between name and colon (5.1) */
+    FRAMING_BAD_NAME,       /* a field name that is not a token */
+    FRAMING_BAD_METHOD,     /* a method that is not a token */
+    FRAMING_BAD_LENGTH,     /* Content-Length not 1*DIGIT, or too large */
+    FRAMING_LENGTHS,        /* Content-Length values that differ */
+    FRAMING_LENGTH_AND_TE,  /* both Content-Length and Transfer-Encoding */
+    FRAMING_TE_HTTP10,      /* Transfer-Encoding in an HTTP/1.0 request */
     FRAMING_TE_NOT_CHUNKED, /* chunked missing, repeated or not final */
-    FRAMING_TE_UNKNOWN,    /* a transfer coding not registered: 501 */
+    FRAMING_TE_UNKNOWN,     /* a transfer coding not registered: 501 */
 };
 
 /* framing_why_text - a few words for @why ("obs-fold"), "" for FINE. */
@@ -45,15 +45,15 @@ const char *framing_why_text(enum framing_why why);
 /* The scanner's state; zero it (or framing_scan_init) before the stream. */
 struct framing_scan {
     uint8_t state;
-    uint8_t name_len;       /* bytes of the current field name kept */
-    char name[18];          /* the current field name, lower case, if short */
-    bool body;              /* the head in progress announces a body */
-    bool length_digits;     /* the Content-Length value so far is digits */
-    bool length_nonzero;    /* ... with a digit other than 0 */
-    bool in_length;         /* the current field is Content-Length */
-    enum framing_why why;   /* the first violation */
-    unsigned heads;         /* request heads completed */
-    unsigned bad_head;      /* which head (0-based) the violation is in */
+    uint8_t name_len;     /* bytes of the current field name kept */
+    char name[18];        /* the current field name, lower case, if short */
+    bool body;            /* the head in progress announces a body */
+    bool length_digits;   /* the Content-Length value so far is digits */
+    bool length_nonzero;  /* ... with a digit other than 0 */
+    bool in_length;       /* the current field is Content-Length */
+    enum framing_why why; /* the first violation */
+    unsigned heads;       /* request heads completed */
+    unsigned bad_head;    /* which head (0-based) the violation is in */
 };
 
 /* framing_scan_init - ready @s for a new connection's bytes. */
@@ -87,7 +87,7 @@ struct framing_fields {
     bool length_bad;     /* a Content-Length value that is not 1*DIGIT */
     bool lengths_differ; /* two Content-Length values differ */
     bool bad_name;
-    bool te_unknown;  /* a coding other than the registered ones */
+    bool te_unknown; /* a coding other than the registered ones */
     bool te_chunked_last;
     unsigned te_chunked; /* times chunked was seen */
     unsigned te_codings; /* codings seen in all the fields */
