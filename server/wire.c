@@ -133,16 +133,19 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
             return 0;
         return r;
     }
+    unsigned heads = w->scan.heads;
     framing_scan_feed(&w->scan, buf, (size_t)r);
     /*
      * A short read that leaves a head incomplete: if the client's FIN came
-     * with it, the request can never complete. Report end of stream now
-     * (libmicrohttpd closes at once) instead of waiting for a timeout:
-     * with epoll the FIN is not signalled again.
+     * with it, that request can never complete, and with epoll the FIN is
+     * not signalled again. Without a whole request in these bytes, report
+     * end of stream now (libmicrohttpd closes at once); with one, let it
+     * be answered and close then (daemon.c, on completion).
      */
     if ((size_t)r < n && framing_scan_mid_head(&w->scan) && eof_pending(fd)) {
         w->eof = true;
-        return 0;
+        if (w->scan.heads == heads)
+            return 0;
     }
     return r;
 }

@@ -205,7 +205,9 @@ static unsigned step(struct framing_scan *s, unsigned char c)
             s->state = S_LINE;
             return 0;
         }
-        if (is_ctl(c) && c != '\t')
+        /* NUL is refused (RFC 9110 5.5: reject or replace); other
+         * control bytes may be kept, and are (the log escapes them). */
+        if (c == 0)
             return ctl(s, c);
         /* Anything but zeros and whitespace in a Content-Length: a body
          * (or a malformed value, which the field check refuses). */
