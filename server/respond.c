@@ -214,8 +214,8 @@ static bool names_other_tag(struct req *r, const char *etag)
  * after a restart (both are functions of the file alone). Hashing before
  * answering would stall the first request of every large file instead.
  */
-static void validators(struct req *r, char etag[ETAG_LEN],
-                       char alt[ETAG_LEN], struct etag_value *ev)
+static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
+                       struct etag_value *ev)
 {
     const struct plan *p = r->plan;
 

@@ -68,8 +68,7 @@ static const struct {
     {"GET / HTTP/1.1\r\n: x\r\n\r\n", 0, 400, FRAMING_BAD_NAME, 0, false},
     {"GET / HTTP/1.1\r\nA\"b: x\r\n\r\n", 0, 400, FRAMING_BAD_NAME, 0, false},
     {"GET / HTTP/1.1\r\nNoColon\r\n\r\n", 0, 400, FRAMING_BAD_NAME, 0, false},
-    {"GET / HTTP/1.1\r\nX: a\x7f\x01\r\n\r\n", 0, 0, FRAMING_FINE, 0,
-     false},
+    {"GET / HTTP/1.1\r\nX: a\x7f\x01\r\n\r\n", 0, 0, FRAMING_FINE, 0, false},
     {"GET / HTTP/1.1\r\nX\x01: a\r\n\r\n", 0, 400, FRAMING_CTL, 0, false},
     {"GET / HTTP/1.1\r\nX\x7f: a\r\n\r\n", 0, 400, FRAMING_CTL, 0, false},
 };

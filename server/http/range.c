@@ -79,8 +79,8 @@ int range_if_range(const char *if_range, const char *etag, time_t mtime)
     return range_if_range_any(if_range, &etag, 1, mtime);
 }
 
-int range_if_range_any(const char *if_range, const char *const *etags,
-                       size_t n, time_t mtime)
+int range_if_range_any(const char *if_range, const char *const *etags, size_t n,
+                       time_t mtime)
 {
     time_t t;
 

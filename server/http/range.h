@@ -36,7 +36,7 @@ enum range_result range_parse(const char *hdr, uint64_t size, uint64_t *start,
 int range_if_range(const char *if_range, const char *etag, time_t mtime);
 
 /* range_if_range_any - range_if_range with @n current strong tags @etags. */
-int range_if_range_any(const char *if_range, const char *const *etags,
-                       size_t n, time_t mtime);
+int range_if_range_any(const char *if_range, const char *const *etags, size_t n,
+                       time_t mtime);
 
 #endif

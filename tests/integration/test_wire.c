@@ -39,64 +39,102 @@ static void test_setup(void)
 static const struct {
     const char *name;
     const char *bytes;
-    size_t len; /* 0: strlen */
+    size_t len;  /* 0: strlen */
     int want[3]; /* statuses in order, 0-terminated */
     bool closed;
 } hostile[] = {
     /* the reproductions of the framing findings */
-    {"space before colon", REQ "Content-Length : 34\r\n\r\n" NEXT, 0, {400},
+    {"space before colon",
+     REQ "Content-Length : 34\r\n\r\n" NEXT,
+     0,
+     {400},
      true},
-    {"CL with TE", REQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
-                       "0\r\n\r\n" NEXT,
-     0, {400}, true},
-    {"two CL", REQ "Content-Length: 0\r\nContent-Length: 38\r\n\r\n" NEXT, 0,
-     {400}, true},
-    {"CL list differs", REQ "Content-Length: 0, 38\r\n\r\n" NEXT, 0, {400},
+    {"CL with TE",
+     REQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+         "0\r\n\r\n" NEXT,
+     0,
+     {400},
+     true},
+    {"two CL",
+     REQ "Content-Length: 0\r\nContent-Length: 38\r\n\r\n" NEXT,
+     0,
+     {400},
+     true},
+    {"CL list differs",
+     REQ "Content-Length: 0, 38\r\n\r\n" NEXT,
+     0,
+     {400},
      true},
     {"CL not digits", REQ "Content-Length: +38\r\n\r\n" NEXT, 0, {400}, true},
     {"TE foo", REQ "Transfer-Encoding: foo\r\n\r\n", 0, {501}, true},
-    {"TE chunked, identity", REQ "Transfer-Encoding: chunked, identity\r\n\r\n",
-     0, {501}, true},
-    {"TE chunked not last", REQ "Transfer-Encoding: chunked, gzip\r\n\r\n", 0,
-     {400}, true},
+    {"TE chunked, identity",
+     REQ "Transfer-Encoding: chunked, identity\r\n\r\n",
+     0,
+     {501},
+     true},
+    {"TE chunked not last",
+     REQ "Transfer-Encoding: chunked, gzip\r\n\r\n",
+     0,
+     {400},
+     true},
     {"TE on HTTP/1.0",
-     "GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" NEXT, 0,
-     {400}, true},
-    {"obs-fold", REQ "If-None-Match: \"x\",\r\n \"y\"\r\n\r\n", 0, {400},
+     "GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" NEXT,
+     0,
+     {400},
      true},
-    {"obs-fold TE", REQ "Transfer-Encoding: chunked\r\n x\r\n\r\n", 0, {400},
+    {"obs-fold", REQ "If-None-Match: \"x\",\r\n \"y\"\r\n\r\n", 0, {400}, true},
+    {"obs-fold TE",
+     REQ "Transfer-Encoding: chunked\r\n x\r\n\r\n",
+     0,
+     {400},
      true},
-    {"NUL in value", REQ "X-A: a\0b\r\n\r\n", sizeof REQ - 1 + 12, {400},
-     true},
+    {"NUL in value", REQ "X-A: a\0b\r\n\r\n", sizeof REQ - 1 + 12, {400}, true},
     {"bare CR", REQ "X-A: b\rX-B: c\r\n\r\n", 0, {400}, true},
     {"bare CR ends line", "GET / HTTP/1.1\rHost: x\r\n\r\n", 0, {400}, true},
     {"NUL in method", "G\0ET / HTTP/1.1\r\nHost: x\r\n\r\n", 29, {400}, true},
-    {"space before first field", "GET / HTTP/1.1\r\n Host: x\r\n\r\n", 0,
-     {400}, true},
+    {"space before first field",
+     "GET / HTTP/1.1\r\n Host: x\r\n\r\n",
+     0,
+     {400},
+     true},
     {"bad field name", REQ "A\"b: c\r\n\r\n", 0, {400}, true},
     {"control byte in a name", REQ "X\x01: a\r\n\r\n", 0, {400}, true},
     {"control byte in a value", REQ "X: a\x01\r\n\r\n", 0, {200}, false},
     {"two Host", REQ "Host: y\r\n\r\n", 0, {400}, true},
     /* a body is never read: answered at once, then closed */
-    {"GET with a body", REQ "Content-Length: 1000000000\r\n\r\nx", 0, {200},
+    {"GET with a body",
+     REQ "Content-Length: 1000000000\r\n\r\nx",
+     0,
+     {200},
      true},
-    {"GET chunked", REQ "Transfer-Encoding: chunked\r\n\r\n5\r\n", 0, {200},
+    {"GET chunked",
+     REQ "Transfer-Encoding: chunked\r\n\r\n5\r\n",
+     0,
+     {200},
      true},
-    {"GET body is a request", REQ "Content-Length: 36\r\n\r\n" NEXT, 0, {200},
+    {"GET body is a request",
+     REQ "Content-Length: 36\r\n\r\n" NEXT,
+     0,
+     {200},
      true},
-    {"POST with a body", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: "
-                         "5\r\n\r\nhello",
-     0, {405}, true},
+    {"POST with a body",
+     "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: "
+     "5\r\n\r\nhello",
+     0,
+     {405},
+     true},
     /* what stays allowed, and keeps the connection */
     {"plain GET", REQ "\r\n", 0, {200}, false},
     {"CL 0", REQ "Content-Length: 0\r\n\r\n", 0, {200}, false},
-    {"CL 0 twice", REQ "Content-Length: 0\r\nContent-Length: 0\r\n\r\n", 0,
-     {200}, false},
+    {"CL 0 twice",
+     REQ "Content-Length: 0\r\nContent-Length: 0\r\n\r\n",
+     0,
+     {200},
+     false},
     {"bare LF", "GET / HTTP/1.1\nHost: x\n\n", 0, {200}, false},
     {"empty line first", "\r\n" REQ "\r\n", 0, {200}, false},
     {"pipelined", REQ "\r\n" NEXT, 0, {200, 404}, false},
-    {"pipelined then bad", REQ "\r\n" REQ "A : b\r\n\r\n", 0, {200, 400},
-     true},
+    {"pipelined then bad", REQ "\r\n" REQ "A : b\r\n\r\n", 0, {200, 400}, true},
 };
 
 START_TEST(hostile_case)
@@ -216,8 +254,8 @@ START_TEST(slow_body_answered_at_once)
         EXPECT(raw_send_str(c, "x") == 0, "send");
         long long t0 = ms_now();
         struct http_response *r = raw_read(c, i == 1, 3000);
-        EXPECT(r->status >= 200 && r->status < 300, "%s: status %d",
-               heads[i], r->status);
+        EXPECT(r->status >= 200 && r->status < 300, "%s: status %d", heads[i],
+               r->status);
         EXPECT(ms_now() - t0 < 1500, "%s: answer took %lld ms", heads[i],
                ms_now() - t0);
         EXPECT(r->closed || raw_wait_closed(c, 1500), "%s: not closed",
@@ -287,8 +325,8 @@ START_TEST(provisional_tag_keeps_matching)
                      "%s\r\n\r\n",
                      tags[k]),
                 3000);
-            EXPECT(r->status == 304, "pass %d tag %s: If-None-Match %d",
-                   pass, tags[k], r->status);
+            EXPECT(r->status == 304, "pass %d tag %s: If-None-Match %d", pass,
+                   tags[k], r->status);
             EXPECT(http_header(r, "Content-Type") == NULL,
                    "304 with a Content-Type");
             r = raw_request(s->port,
