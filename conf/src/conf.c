@@ -22,10 +22,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -1614,13 +1616,36 @@ static int apply_items(const struct items *it, struct conf *c, bool cli,
     return r;
 }
 
+/* A configuration file is small text: anything larger is a mistake. */
+#define CONF_FILE_MAX ((off_t)1 << 20)
+
 static int read_file(const char *path, struct conf *c, struct conf_diag *diag)
 {
-    FILE *f = fopen(path, "re");
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f;
     int r;
 
-    if (f == NULL)
+    if (fd < 0)
         return diag_add(diag, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        r = errno;
+        close(fd);
+        return diag_add(diag, "%s: %s", path, strerror(r));
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
+        close(fd);
+        if (!S_ISREG(st.st_mode))
+            return diag_add(diag, "%s: not a regular file", path);
+        return diag_add(diag, "%s: larger than %lld bytes", path,
+                        (long long)CONF_FILE_MAX);
+    }
+    f = fdopen(fd, "r");
+    if (f == NULL) {
+        close(fd);
+        return diag_add(diag, "%s: %s", path, strerror(errno));
+    }
     r = conf_parse(f, path, c, diag);
     fclose(f);
     return r;
