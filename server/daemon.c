@@ -155,7 +155,8 @@ static bool about_server(const char *msg)
         "Error processing request", "closed by remote",
         "Connection reset",         "Client",
         "rejected by application",  "Request too big",
-        "memory constraints",
+        "memory constraints",       "in pool",
+        "error response",
     };
     bool hit = false;
 

@@ -208,6 +208,37 @@ static unsigned fd_budget(const struct conf *c)
     return cache;
 }
 
+/*
+ * Each connection needs a socket and an open file, plus a margin: with an
+ * RLIMIT_NOFILE (raised to its hard limit) too small for --max-connections,
+ * accepting would fail under load, leaving clients in the backlog and
+ * answering 500s. Lower --max-connections to what fits, and say so.
+ */
+static void fd_fit_connections(struct conf *c)
+{
+    struct rlimit rl;
+    rlim_t need = 2 * (rlim_t)c->max_connections + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = {rl.rlim_max, rl.rlim_max};
+
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    if (rl.rlim_cur >= need)
+        return;
+    unsigned fit =
+        rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
+    fprintf(stderr,
+            "beneath: warning: --max-connections lowered from %u to %u: "
+            "RLIMIT_NOFILE is %llu and each connection needs 2 fds (plus "
+            "64)\n",
+            c->max_connections, fit, (unsigned long long)rl.rlim_cur);
+    c->max_connections = fit;
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -429,6 +460,7 @@ static int check_root(struct server *s)
                 s->backend);
         errors++;
     }
+    fd_fit_connections(&s->c);
     unsigned dir_cache = fd_budget(c);
     if (c->resolver == RESOLVER_BACKEND_EMULATED ||
         (c->resolver == RESOLVER_BACKEND_AUTO &&

@@ -1040,7 +1040,7 @@ static const struct opt opts[] = {
     {.name = "max-header-size",
      .type = &t_size,
      .off = OFF(max_header_size),
-     .dflt = "32K",
+     .dflt = "8K",
      .min = 4096,
      .max = 1 << 20,
      .help = "bytes of request line and headers (K/M suffix allowed)"},
@@ -1636,6 +1636,8 @@ static int read_file(const char *path, struct conf *c, struct conf_diag *diag)
     }
     if (!S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
         close(fd);
+        if (S_ISDIR(st.st_mode))
+            return diag_add(diag, "%s: %s", path, strerror(EISDIR));
         if (!S_ISREG(st.st_mode))
             return diag_add(diag, "%s: not a regular file", path);
         return diag_add(diag, "%s: larger than %lld bytes", path,
