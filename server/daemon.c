@@ -377,6 +377,15 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     (void)toe;
     if (!c)
         return;
+    if (c->wire.short_file) {
+        /* the operator's business (a file changed while served), not a
+         * client's: one line */
+        fprintf(stderr,
+                "beneath: %s: the file ended before its size while being "
+                "sent (truncated meanwhile?); connection closed\n",
+                c->target == NO_STR ? "-" : c->buf + c->target);
+        c->wire.short_file = false;
+    }
     if (!c->logged) {
         /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
         const union MHD_ConnectionInfo *ci =

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * wire.c - the byte tap between the kernel (or GnuTLS) and libmicrohttpd:
- * definitions of recv, gnutls_record_recv and gnutls_handshake that the
+ * definitions of recv, sendfile64, gnutls_record_recv and gnutls_handshake
+ * that the
  * dynamic linker prefers to libc's and GnuTLS's for every library of the
  * process, each calling the real one and then looking at the result for
  * connections that daemon.c attached.
@@ -30,8 +31,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 static void *table; /* by_fd's memory */
 static _Atomic(struct wire_conn *) *by_fd;
@@ -146,6 +150,27 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
         w->eof = true;
         if (w->scan.heads == heads)
             return 0;
+    }
+    return r;
+}
+
+/*
+ * libmicrohttpd's sendfile path treats a short count as "socket full" and
+ * waits for a writable event that never comes when the real reason is the
+ * file's end: a file truncated during the transfer held the connection
+ * until the timeout. Zero bytes for a non-zero count is that end; report
+ * EBADF, on which libmicrohttpd closes the connection at once.
+ */
+ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
+{
+    ssize_t r = syscall(SYS_sendfile, out_fd, in_fd, offset, count);
+    struct wire_conn *w;
+
+    if (r == 0 && count > 0) {
+        if ((w = lookup(out_fd)))
+            w->short_file = true;
+        errno = EBADF;
+        return -1;
     }
     return r;
 }

@@ -6,12 +6,14 @@
  * libmicrohttpd 0.9.75 lower-cases nothing but unfolds badly, cuts values
  * at NUL, keeps a space before a colon in the name and has no hook that
  * shows the bytes it parsed. This module sees them anyway: it defines the
- * recv(2), gnutls_record_recv, and gnutls_handshake symbols of the
+ * recv(2), sendfile64(2), gnutls_record_recv, and gnutls_handshake symbols of
+ * the
  * executable, which the dynamic linker binds libmicrohttpd's (and GnuTLS's)
  * calls to, and passes each call on to the real function. For connections
  * attached here it scans request heads (http/framing.c), notices an end of
- * stream that arrived together with half a request, answers plain HTTP sent
- * to an HTTPS port, and sends the TLS alert of a failed handshake. Any
+ * stream that arrived together with half a request, ends a sendfile whose
+ * file was truncated, answers plain HTTP sent to an HTTPS port, and sends
+ * the TLS alert of a failed handshake. Any
  * other descriptor passes through untouched.
  */
 #ifndef WIRE_H
@@ -30,6 +32,7 @@ struct wire_conn {
     bool first_seen;          /* TLS: the first byte was looked at */
     bool plain_on_tls;        /* plain HTTP on the HTTPS port: answered */
     bool eof;                 /* the client's end of stream is pending */
+    bool short_file;          /* a file ended before its size (sendfile) */
 };
 
 /*
