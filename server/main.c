@@ -290,6 +290,11 @@ static int tls_check_options(const struct conf *c)
     return errors;
 }
 
+/* When the self-signed certificate in use was made (0: none). */
+static time_t self_signed_at;
+/* A SIGHUP this close to its end makes a new one. */
+#define SELF_SIGNED_RENEW_DAYS 7
+
 /*
  * Load (or make) the certificate and hand it to GnuTLS; @when prefixes the
  * messages ("" at start-up, "SIGHUP: " on reload). Returns 0 or -errno.
@@ -313,16 +318,27 @@ static int tls_setup(const struct conf *c, const char *when)
     }
     if (d.warning[0])
         fprintf(stderr, "beneath: %stls: warning: %s\n", when, d.warning);
-    if (c->tls_self_signed)
+    if (c->tls_self_signed) {
+        char until[32];
+        struct tm tm;
+
+        self_signed_at = time(NULL);
+        time_t end =
+            self_signed_at + (time_t)TLS_MATERIAL_SELF_SIGNED_DAYS * 86400;
+        gmtime_r(&end, &tm);
+        strftime(until, sizeof until, "%Y-%m-%d %H:%M UTC", &tm);
         fprintf(stderr,
-                "beneath: tls: self-signed certificate for localhost, "
-                "127.0.0.1, ::1 (valid %d days); SHA-256 fingerprint %s\n",
-                TLS_MATERIAL_SELF_SIGNED_DAYS, fp);
-    else
+                "beneath: %stls: self-signed certificate for localhost, "
+                "127.0.0.1, ::1, valid %d days (until %s; SIGHUP in its "
+                "last %d days makes a new one); SHA-256 fingerprint %s\n",
+                when, TLS_MATERIAL_SELF_SIGNED_DAYS, until,
+                SELF_SIGNED_RENEW_DAYS, fp);
+    } else {
         fprintf(stderr,
                 "beneath: %stls: certificate %s loaded; SHA-256 "
                 "fingerprint %s\n",
                 when, c->tls_cert, fp);
+    }
     return 0;
 }
 
@@ -343,8 +359,18 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
                 "beneath: SIGHUP: cannot reopen the access log %s: %s; "
                 "keeping the old file\n",
                 c->access_log, strerror(-err));
-    /* A self-signed certificate stays: a new one would change for nothing. */
+    /*
+     * A self-signed certificate stays while it has time left (a new one
+     * would change its fingerprint for nothing), and is made anew in its
+     * last days.
+     */
     if (any_tls(c) && !c->tls_self_signed)
+        tls_setup(c, "SIGHUP: ");
+    else if (any_tls(c) &&
+             time(NULL) - self_signed_at >=
+                 (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS -
+                          SELF_SIGNED_RENEW_DAYS) *
+                     86400)
         tls_setup(c, "SIGHUP: ");
 }
 
