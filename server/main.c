@@ -366,11 +366,10 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
      */
     if (any_tls(c) && !c->tls_self_signed)
         tls_setup(c, "SIGHUP: ");
-    else if (any_tls(c) &&
-             time(NULL) - self_signed_at >=
-                 (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS -
-                          SELF_SIGNED_RENEW_DAYS) *
-                     86400)
+    else if (any_tls(c) && time(NULL) - self_signed_at >=
+                               (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS -
+                                        SELF_SIGNED_RENEW_DAYS) *
+                                   86400)
         tls_setup(c, "SIGHUP: ");
 }
 

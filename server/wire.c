@@ -138,15 +138,20 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
         return r;
     }
     unsigned heads = w->scan.heads;
-    framing_scan_feed(&w->scan, buf, (size_t)r);
+    framing_scan_filter(&w->scan, buf, (size_t)r);
     /*
-     * A short read that leaves a head incomplete: if the client's FIN came
-     * with it, that request can never complete, and with epoll the FIN is
-     * not signalled again. Without a whole request in these bytes, report
-     * end of stream now (libmicrohttpd closes at once); with one, let it
-     * be answered and close then (daemon.c, on completion).
+     * A short read (all there was): did the client's FIN come with it?
+     * With epoll libmicrohttpd is not told again, and would hold the
+     * connection until a timeout. Without a whole request in these bytes,
+     * report end of stream now (libmicrohttpd closes at once: half a
+     * request can never complete); with one, let it be answered and close
+     * then (daemon.c, on completion). Not when scanning stopped at a
+     * body or after a refused head: that request is answered at once and
+     * the connection closed.
      */
-    if ((size_t)r < n && framing_scan_mid_head(&w->scan) && eof_pending(fd)) {
+    /* a body, or a refused head that ended: answered and closed */
+    bool at_body = framing_scan_stopped(&w->scan);
+    if ((size_t)r < n && !at_body && eof_pending(fd)) {
         w->eof = true;
         if (w->scan.heads == heads)
             return 0;
@@ -199,7 +204,7 @@ ssize_t gnutls_record_recv(gnutls_session_t s, void *data, size_t n)
     }
     ssize_t r = f(s, data, n);
     if (r > 0 && (w = lookup(gnutls_transport_get_int(s))) && w->tls)
-        framing_scan_feed(&w->scan, data, (size_t)r);
+        framing_scan_filter(&w->scan, data, (size_t)r);
     return r;
 }
 

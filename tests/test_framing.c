@@ -41,7 +41,7 @@ static const struct {
      FRAMING_FINE, 0, false},
     {"GET / HTTP/1.1\r\nContent-Length: 00\r\n\r\nGET / HTTP/1.1\r\nA : "
      "b\r\n",
-     0, 400, FRAMING_SPACE_COLON, 1, false},
+     0, 400, FRAMING_SPACE_COLON, 1, true},
     /* the issue's reproductions that are visible in the bytes */
     {"GET / HTTP/1.1\r\nHost: x\r\nContent-Length : 34\r\n\r\n", 0, 400,
      FRAMING_SPACE_COLON, 0, false},
@@ -49,12 +49,12 @@ static const struct {
      400, FRAMING_OBS_FOLD, 0, false},
     {"GET / HTTP/1.1\r\nHost: x\r\nX: a\tb\r\n\tc\r\n\r\n", 0, 400,
      FRAMING_OBS_FOLD, 0, false},
-    {"GET / HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n", 33, 400, FRAMING_NUL, 0,
+    {"GET / HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n\r\n", 37, 400, FRAMING_NUL, 0,
      false},
     {"GET / HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n", 0, 400, FRAMING_BARE_CR, 0,
      false},
     {"GET / HTTP/1.1\rHost: x\r\n\r\n", 0, 400, FRAMING_BARE_CR, 0, false},
-    {"GET / HTTP/1.1\r\nHost: x\r\n\r\r\n", 0, 400, FRAMING_BARE_CR, 0, false},
+    {"GET / HTTP/1.1\r\nHost: x\r\n\r\r\n", 0, 400, FRAMING_BARE_CR, 0, true},
     {"\rGET / HTTP/1.1\r\n\r\n", 0, 400, FRAMING_BARE_CR, 0, false},
     {"G\0ET / HTTP/1.1\r\nHost: x\r\n\r\n", 29, 400, FRAMING_NUL, 0, false},
     {"G(T / HTTP/1.1\r\n\r\n", 0, 400, FRAMING_BAD_METHOD, 0, false},
@@ -68,6 +68,21 @@ static const struct {
     {"GET / HTTP/1.1\r\n: x\r\n\r\n", 0, 400, FRAMING_BAD_NAME, 0, false},
     {"GET / HTTP/1.1\r\nA\"b: x\r\n\r\n", 0, 400, FRAMING_BAD_NAME, 0, false},
     {"GET / HTTP/1.1\r\nNoColon\r\n\r\n", 0, 400, FRAMING_BAD_NAME, 0, false},
+    /* Content-Length as libmicrohttpd can read it, or refused here */
+    {"GET / HTTP/1.1\r\nContent-Length:  \t0000000000000000000\r\n\r\n", 0, 0,
+     FRAMING_FINE, 0, false},
+    {"GET / HTTP/1.1\r\nContent-Length: 00000000000000000000\r\n\r\n", 0, 400,
+     FRAMING_BAD_LENGTH, 0, false},
+    {"GET / HTTP/1.1\r\nContent-Length: 0 \r\n\r\n", 0, 400, FRAMING_BAD_LENGTH,
+     0, false},
+    {"GET / HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n", 0, 400,
+     FRAMING_BAD_LENGTH, 0, false},
+    {"GET / HTTP/1.1\r\nContent-Length: abc\r\n\r\n", 0, 400,
+     FRAMING_BAD_LENGTH, 0, false},
+    {"GET / HTTP/1.1\r\nContent-Length:\r\n\r\n", 0, 400, FRAMING_BAD_LENGTH, 0,
+     false},
+    {"GET / HTTP/1.1\r\ncontent-LENGTH: +1\r\n\r\n", 0, 400, FRAMING_BAD_LENGTH,
+     0, false},
     {"GET / HTTP/1.1\r\nX: a\x7f\x01\r\n\r\n", 0, 0, FRAMING_FINE, 0, false},
     {"GET / HTTP/1.1\r\nX\x01: a\r\n\r\n", 0, 400, FRAMING_CTL, 0, false},
     {"GET / HTTP/1.1\r\nX\x7f: a\r\n\r\n", 0, 400, FRAMING_CTL, 0, false},
@@ -106,6 +121,46 @@ START_TEST(scan_bytewise)
     ck_assert_msg(got == scans[_i].want, "row %d: %u, want %u", _i, got,
                   scans[_i].want);
     ck_assert_int_eq(s.why, scans[_i].why);
+}
+END_TEST
+
+/*
+ * The filter: from the violating byte to the end of the refused head every
+ * byte but LF (and a CR that starts a line) is 'x', so lines end in a bare
+ * LF; before and after, the bytes stay.
+ */
+static const struct {
+    const char *in, *out;
+} filters[] = {
+    {"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"},
+    {"GET / HTTP/1.1\r\nA@b: c\r\nContent-Length: zz\r\n\r\nGET",
+     "GET / HTTP/1.1\r\nAxxxxxx\nxxxxxxxxxxxxxxxxxxx\n\r\nGET"},
+    {"GET / HTTP/1.1\r\nContent-Length : 5\r\n\r\nhello",
+     "GET / HTTP/1.1\r\nContent-Lengthxxxxx\n\r\nhello"},
+    {"GET / HTTP/1.1\r\nX: \"a\",\r\n \"b\"\r\n\r\n",
+     "GET / HTTP/1.1\r\nX: \"a\",\r\nxxxxx\n\r\n"},
+    {"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", "GET / HTTP/1.1\r\nX: a\rxx\n\r\n"},
+    {"GET / HTTP/1.1\r\n\rZ\r\n\r\n", "GET / HTTP/1.1\r\n\rxx\n\r\n"},
+    {"G(T / HTTP/1.1\nA: b\n\nGET", "Gxxxxxxxxxxxxx\nxxxx\n\nGET"},
+};
+
+START_TEST(filter_case)
+{
+    struct framing_scan s;
+    size_t n = strlen(filters[_i].in);
+    char buf[128], one[128];
+
+    ck_assert_uint_lt(n, sizeof buf);
+    memcpy(buf, filters[_i].in, n + 1);
+    memcpy(one, filters[_i].in, n + 1);
+    framing_scan_init(&s);
+    framing_scan_filter(&s, buf, n);
+    ck_assert_str_eq(buf, filters[_i].out);
+    /* the same, a byte at a time */
+    framing_scan_init(&s);
+    for (size_t k = 0; k < n; k++)
+        framing_scan_filter(&s, one + k, 1);
+    ck_assert_str_eq(one, filters[_i].out);
 }
 END_TEST
 
@@ -228,6 +283,7 @@ static Suite *framing_suite(void)
 
     tcase_add_loop_test(tc, scan_whole, 0, (int)N_ELEMS(scans));
     tcase_add_loop_test(tc, scan_bytewise, 0, (int)N_ELEMS(scans));
+    tcase_add_loop_test(tc, filter_case, 0, (int)N_ELEMS(filters));
     suite_add_tcase(s, tc);
     tc = tcase_create("fields");
     tcase_add_loop_test(tc, fields_case, 0, (int)N_ELEMS(fields));

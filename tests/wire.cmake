@@ -18,3 +18,19 @@ if(TARGET beneath AND TARGET e2e_harness)
       LABELS e2e)
   endforeach()
 endif()
+
+# testssl.sh against an https listener (about 3 minutes; release builds only:
+# under ASan it adds nothing but time).
+if(TARGET beneath AND NOT ENABLE_ASAN)
+  add_test(NAME testssl
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/testssl.sh $<TARGET_FILE:beneath>)
+  set_tests_properties(testssl PROPERTIES
+    ENVIRONMENT "OUT=${CMAKE_CURRENT_BINARY_DIR}/testssl.txt"
+    TIMEOUT 600
+    LABELS e2e)
+endif()
+
+# libFuzzer targets (the option is declared in conf.cmake).
+if(ENABLE_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)
+endif()

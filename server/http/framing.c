@@ -29,7 +29,8 @@ enum {
     S_NAME,       /* in a field name */
     S_VALUE,      /* in a field value */
     S_VALUE_CR,   /* CR at the end of a field line */
-    S_STOP,       /* a body follows, or a violation: nothing more to scan */
+    S_POISON,     /* after a violation, until the end of that head */
+    S_STOP,       /* a body follows, or a refused head ended */
 };
 
 static const char *const why_text[] = {
@@ -66,8 +67,36 @@ static unsigned fail(struct framing_scan *s, enum framing_why why)
 {
     s->why = why;
     s->bad_head = s->heads;
-    s->state = S_STOP;
+    s->state = S_POISON;
+    s->poison_line = 1; /* mid-line: the violating byte is in it */
     return 400;
+}
+
+/*
+ * After a violation: follow the lines to the end of the refused head (an
+ * empty line). With @out, every byte but line ends becomes 'x', so that a
+ * parser behind sees a head it can only refuse as malformed, and never
+ * the field that was refused (libmicrohttpd 0.9.75 answers a malformed
+ * Content-Length with its status line and headers twice).
+ */
+static void poison(struct framing_scan *s, unsigned char c, unsigned char *out)
+{
+    /* poison_line: 0 at a line start, 2 after a CR there, 1 mid-line */
+    if (c == '\n') {
+        if (s->poison_line != 1) {
+            s->state = S_STOP;
+            return;
+        }
+        s->poison_line = 0;
+        return;
+    }
+    if (c == '\r' && s->poison_line == 0) {
+        s->poison_line = 2;
+        return;
+    }
+    s->poison_line = 1;
+    if (out)
+        *out = 'x';
 }
 
 /* A control byte that may not appear in a head (HTAB is allowed in values,
@@ -95,6 +124,25 @@ static bool name_is(const struct framing_scan *s, const char *want)
     size_t n = strlen(want);
 
     return s->name_len == n && memcmp(s->name, want, n) == 0;
+}
+
+/*
+ * A byte of a Content-Length value: leading whitespace, then at most 19
+ * digits (any such number fits 64 bits), nothing after. Stricter than RFC
+ * 9110 (no trailing whitespace, no list of equal values): libmicrohttpd
+ * 0.9.75 answers any other value with its status line and headers sent
+ * twice, so such a value must never reach it.
+ */
+static unsigned length_char(struct framing_scan *s, unsigned char c)
+{
+    if ((c == ' ' || c == '\t') && s->length_digits == 0)
+        return 0;
+    if (c < '0' || c > '9' || s->length_digits >= 19)
+        return fail(s, FRAMING_BAD_LENGTH);
+    s->length_digits++;
+    if (c != '0')
+        s->body = true;
+    return 0;
 }
 
 /* The end of a head: the next one, or stop before a body. */
@@ -185,6 +233,7 @@ static unsigned step(struct framing_scan *s, unsigned char c)
             if (name_is(s, "transfer-encoding"))
                 s->body = true;
             s->in_length = name_is(s, "content-length");
+            s->length_digits = 0;
             s->state = S_VALUE;
             return 0;
         }
@@ -197,41 +246,60 @@ static unsigned step(struct framing_scan *s, unsigned char c)
         name_char(s, c);
         return 0;
     case S_VALUE:
-        if (c == '\r') {
-            s->state = S_VALUE_CR;
-            return 0;
-        }
-        if (c == '\n') {
-            s->state = S_LINE;
+        if (c == '\r' || c == '\n') {
+            if (s->in_length && s->length_digits == 0)
+                return fail(s, FRAMING_BAD_LENGTH);
+            s->state = c == '\r' ? S_VALUE_CR : S_LINE;
             return 0;
         }
         /* NUL is refused (RFC 9110 5.5: reject or replace); other
          * control bytes may be kept, and are (the log escapes them). */
         if (c == 0)
             return ctl(s, c);
-        /* Anything but zeros and whitespace in a Content-Length: a body
-         * (or a malformed value, which the field check refuses). */
-        if (s->in_length && c != '0' && c != ' ' && c != '\t')
-            s->body = true;
+        if (s->in_length)
+            return length_char(s, c);
         return 0;
     default:
         return 0;
     }
 }
 
+/* Scan, and with @out rewrite what follows a violation (see poison). */
+static unsigned scan(struct framing_scan *s, const unsigned char *b,
+                     unsigned char *out, size_t n)
+{
+    for (size_t i = 0; i < n && s->state != S_STOP; i++) {
+        if (s->state == S_POISON)
+            poison(s, b[i], out ? out + i : NULL);
+        else if (step(s, b[i]) && out && b[i] != '\n')
+            out[i] = 'x';
+    }
+    return s->why ? 400 : 0;
+}
+
 unsigned framing_scan_feed(struct framing_scan *s, const void *p, size_t n)
 {
-    const unsigned char *b = p;
+    return scan(s, p, NULL, n);
+}
 
-    for (size_t i = 0; i < n && s->state != S_STOP; i++)
-        if (step(s, b[i]))
-            return 400;
-    return s->why ? 400 : 0;
+unsigned framing_scan_filter(struct framing_scan *s, void *p, size_t n)
+{
+    return scan(s, p, p, n);
 }
 
 bool framing_scan_mid_head(const struct framing_scan *s)
 {
     return s->state != S_START && s->state != S_START_CR && s->state != S_STOP;
+}
+
+bool framing_scan_poisoned(const struct framing_scan *s)
+{
+    return s->state == S_POISON;
+}
+
+bool framing_scan_stopped(const struct framing_scan *s)
+{
+    return s->state == S_STOP;
 }
 
 void framing_fields_init(struct framing_fields *f)

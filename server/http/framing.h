@@ -45,15 +45,15 @@ const char *framing_why_text(enum framing_why why);
 /* The scanner's state; zero it (or framing_scan_init) before the stream. */
 struct framing_scan {
     uint8_t state;
-    uint8_t name_len;     /* bytes of the current field name kept */
-    char name[18];        /* the current field name, lower case, if short */
-    bool body;            /* the head in progress announces a body */
-    bool length_digits;   /* the Content-Length value so far is digits */
-    bool length_nonzero;  /* ... with a digit other than 0 */
-    bool in_length;       /* the current field is Content-Length */
-    enum framing_why why; /* the first violation */
-    unsigned heads;       /* request heads completed */
-    unsigned bad_head;    /* which head (0-based) the violation is in */
+    uint8_t name_len;      /* bytes of the current field name kept */
+    char name[18];         /* the current field name, lower case, if short */
+    bool body;             /* the head in progress announces a body */
+    uint8_t length_digits; /* digits of the Content-Length value */
+    bool in_length;        /* the current field is Content-Length */
+    uint8_t poison_line;   /* after a violation: where in the line */
+    enum framing_why why;  /* the first violation */
+    unsigned heads;        /* request heads completed */
+    unsigned bad_head;     /* which head (0-based) the violation is in */
 };
 
 /* framing_scan_init - ready @s for a new connection's bytes. */
@@ -66,6 +66,9 @@ void framing_scan_init(struct framing_scan *s);
  * answered without reading its body and the connection closed, so what
  * follows is never parsed. Scanning also stops at the first violation.
  *
+ * Scanning also stops after a violation, once the refused head has ended
+ * (its lines are followed to the empty line).
+ *
  * Returns 0 while the stream is fine, else the status to answer (400),
  * with @s->why and @s->bad_head telling what and where (the same status is
  * returned again for later calls).
@@ -73,11 +76,29 @@ void framing_scan_init(struct framing_scan *s);
 unsigned framing_scan_feed(struct framing_scan *s, const void *p, size_t n);
 
 /*
+ * framing_scan_filter - framing_scan_feed, and in @p, from the violating
+ * byte to the end of the refused head, every byte but the line ends is
+ * replaced by 'x': a parser that reads the filtered stream sees a head it
+ * refuses as malformed, and never the refused field itself. Bytes before
+ * the violation and after that head are left as they are.
+ */
+unsigned framing_scan_filter(struct framing_scan *s, void *p, size_t n);
+
+/* framing_scan_poisoned - a violation was seen and its head goes on. */
+bool framing_scan_poisoned(const struct framing_scan *s);
+
+/*
  * framing_scan_mid_head - whether bytes of a head arrived and the head is
  * not complete (the stream ending now leaves a request that can never be
  * answered). False once scanning stopped.
  */
 bool framing_scan_mid_head(const struct framing_scan *s);
+
+/*
+ * framing_scan_stopped - whether scanning stopped (a body follows, or a
+ * refused head ended): the connection closes after its answer.
+ */
+bool framing_scan_stopped(const struct framing_scan *s);
 
 /* The fields of one request head, summed up field by field. */
 struct framing_fields {
