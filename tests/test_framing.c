@@ -141,7 +141,8 @@ static const struct {
      "GET / HTTP/1.1\r\nX: \"a\",\r\nxxxxx\n\r\n"},
     {"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", "GET / HTTP/1.1\r\nX: a\rxx\n\r\n"},
     {"GET / HTTP/1.1\r\n\rZ\r\n\r\n", "GET / HTTP/1.1\r\n\rxx\n\r\n"},
-    {"G(T / HTTP/1.1\nA: b\n\nGET", "Gxxxxxxxxxxxxx\nxxxx\n\nGET"},
+    {"G(T / HTTP/1.1\nA: b\n\nGET", "GxT / HTTP/1.1\nxxxx\n\nGET"},
+    {"G\x01T /\x02 HTTP/1.1\r\nA: b\r\n\r\n", "GxT /x HTTP/1.1\r\nxxxxx\n\r\n"},
 };
 
 START_TEST(filter_case)

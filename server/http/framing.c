@@ -63,47 +63,64 @@ void framing_scan_init(struct framing_scan *s)
     s->state = S_START;
 }
 
-static unsigned fail(struct framing_scan *s, enum framing_why why)
-{
-    s->why = why;
-    s->bad_head = s->heads;
-    s->state = S_POISON;
-    s->poison_line = 1; /* mid-line: the violating byte is in it */
-    return 400;
-}
-
-/*
- * After a violation: follow the lines to the end of the refused head (an
- * empty line). With @out, every byte but line ends becomes 'x', so that a
- * parser behind sees a head it can only refuse as malformed, and never
- * the field that was refused (libmicrohttpd 0.9.75 answers a malformed
- * Content-Length with its status line and headers twice).
- */
-static void poison(struct framing_scan *s, unsigned char c, unsigned char *out)
-{
-    /* poison_line: 0 at a line start, 2 after a CR there, 1 mid-line */
-    if (c == '\n') {
-        if (s->poison_line != 1) {
-            s->state = S_STOP;
-            return;
-        }
-        s->poison_line = 0;
-        return;
-    }
-    if (c == '\r' && s->poison_line == 0) {
-        s->poison_line = 2;
-        return;
-    }
-    s->poison_line = 1;
-    if (out)
-        *out = 'x';
-}
-
 /* A control byte that may not appear in a head (HTAB is allowed in values,
  * CR and LF are handled by the states). */
 static bool is_ctl(unsigned char c)
 {
     return c < 0x20 || c == 0x7f;
+}
+
+/* Where in a line the filter is after a violation. */
+enum {
+    P_LINE_START, /* x-ing: at a line start */
+    P_MID,        /* x-ing: in a line */
+    P_CR_START,   /* x-ing: after a CR at a line start */
+    P_REQLINE,    /* in the request line: only bad bytes become 'x' */
+};
+
+static unsigned fail(struct framing_scan *s, enum framing_why why)
+{
+    bool reqline = s->state == S_START || s->state == S_START_CR ||
+                   s->state == S_METHOD || s->state == S_REQLINE ||
+                   s->state == S_REQLINE_CR;
+
+    s->why = why;
+    s->bad_head = s->heads;
+    s->state = S_POISON;
+    /* the violating byte is in this line */
+    s->poison_line = reqline ? P_REQLINE : P_MID;
+    return 400;
+}
+
+/*
+ * After a violation: follow the lines to the end of the refused head (an
+ * empty line). With @out, the field lines from the violating byte on become
+ * 'x' but for their LF, so that a parser behind sees lines it can only
+ * refuse as malformed, and never the field that was refused (libmicrohttpd
+ * 0.9.75 answers a malformed Content-Length with its status line and
+ * headers twice). In the request line only control bytes become 'x': the
+ * request still parses, and is answered 400 from the scanner's verdict.
+ */
+static void poison(struct framing_scan *s, unsigned char c, unsigned char *out)
+{
+    if (c == '\n') {
+        if (s->poison_line == P_LINE_START || s->poison_line == P_CR_START)
+            s->state = S_STOP;
+        s->poison_line = P_LINE_START;
+        return;
+    }
+    if (s->poison_line == P_REQLINE) {
+        if (out && is_ctl(c) && c != '\r')
+            *out = 'x';
+        return;
+    }
+    if (c == '\r' && s->poison_line == P_LINE_START) {
+        s->poison_line = P_CR_START;
+        return;
+    }
+    s->poison_line = P_MID;
+    if (out)
+        *out = 'x';
 }
 
 static unsigned ctl(struct framing_scan *s, unsigned char c)

@@ -50,9 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bool body = false;
     enum framing_why why = FRAMING_FINE;
-    unsigned v = framing_fields_verdict(&f, data[0] & 1 ? "HTTP/1.0"
-                                                        : "HTTP/1.1",
-                                        &body, &why);
+    unsigned v = framing_fields_verdict(
+        &f, data[0] & 1 ? "HTTP/1.0" : "HTTP/1.1", &body, &why);
     if ((v != 0 && v != 400 && v != 501) || (v && !body) ||
         (v == 0) != (why == FRAMING_FINE))
         abort();

@@ -150,7 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (framing_scan_feed(&s, data, size) &&
         statuses(got, n) > s.bad_head + 1) {
         /* an answer to something after a refused head */
-        fprintf(stderr, "fuzz_request: %u answers, refused head %u (%s):\n%.*s\n",
+        fprintf(stderr,
+                "fuzz_request: %u answers, refused head %u (%s):\n%.*s\n",
                 statuses(got, n), s.bad_head, framing_why_text(s.why),
                 (int)(n < 2000 ? n : 2000), got);
         abort();

@@ -86,8 +86,8 @@ static bool same(int a, int b)
 
     if (a < 0 || b < 0)
         return a == b;
-    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
-           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -121,13 +121,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (line[0] == 'd')
                     mkdirat(dfd, p, 0755);
                 else if (line[0] == 'f')
-                    close(openat(dfd, p, O_CREAT | O_WRONLY | O_CLOEXEC,
-                                 0644));
+                    close(openat(dfd, p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
                 else if (line[0] == 'l' && sp)
                     symlinkat(sp + 1, dfd, p);
                 else if (line[0] == 'm' && n_mounts < 2) {
-                    snprintf(mounts[n_mounts], sizeof mounts[0], "%s/%s",
-                             root, p);
+                    snprintf(mounts[n_mounts], sizeof mounts[0], "%s/%s", root,
+                             p);
                     struct stat st;
                     if (lstat(mounts[n_mounts], &st) == 0 &&
                         S_ISDIR(st.st_mode) &&
