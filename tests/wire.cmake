@@ -17,6 +17,14 @@ if(TARGET beneath AND TARGET e2e_harness)
       TIMEOUT 600
       LABELS e2e)
   endforeach()
+  # Operator mistakes and faulty transfers (backend-agnostic).
+  add_executable(test_e2e_wire_ops integration/test_wire_ops.c)
+  target_link_libraries(test_e2e_wire_ops PRIVATE e2e_harness project_options)
+  add_test(NAME e2e_wire_ops COMMAND test_e2e_wire_ops)
+  set_tests_properties(e2e_wire_ops PROPERTIES
+    ENVIRONMENT "BENEATH_BIN=$<TARGET_FILE:beneath>;BENEATH_E2E_RESOLVER=kernel"
+    TIMEOUT 600
+    LABELS e2e)
 endif()
 
 # testssl.sh against an https listener (about 3 minutes; release builds only:
