@@ -285,11 +285,26 @@ static unsigned step(struct framing_scan *s, unsigned char c)
 static unsigned scan(struct framing_scan *s, const unsigned char *b,
                      unsigned char *out, size_t n)
 {
+    /* Where the current field line starts in @b; SIZE_MAX: in an earlier
+     * read (its bytes are gone to the parser already). */
+    size_t line = s->state == S_LINE ? 0 : SIZE_MAX;
+
     for (size_t i = 0; i < n && s->state != S_STOP; i++) {
-        if (s->state == S_POISON)
+        if (s->state == S_POISON) {
             poison(s, b[i], out ? out + i : NULL);
-        else if (step(s, b[i]) && out && b[i] != '\n')
-            out[i] = 'x';
+        } else if (step(s, b[i])) {
+            if (!out)
+                continue;
+            if (b[i] != '\n')
+                out[i] = 'x';
+            /* A refused field line goes as 'x' from its start when that is
+             * still here, so the parser never sees its name: a
+             * Content-Length it could otherwise still try to read. */
+            if (s->poison_line == P_MID && line != SIZE_MAX)
+                memset(out + line, 'x', i - line);
+        } else if (s->state == S_LINE) {
+            line = i + 1;
+        }
     }
     return s->why ? 400 : 0;
 }

@@ -76,11 +76,13 @@ void framing_scan_init(struct framing_scan *s);
 unsigned framing_scan_feed(struct framing_scan *s, const void *p, size_t n);
 
 /*
- * framing_scan_filter - framing_scan_feed, and in @p, from the violating
- * byte to the end of the refused head, every byte but the line ends is
- * replaced by 'x': a parser that reads the filtered stream sees a head it
- * refuses as malformed, and never the refused field itself. Bytes before
- * the violation and after that head are left as they are.
+ * framing_scan_filter - framing_scan_feed, and in @p, from the start of the
+ * refused field line (if it began in this buffer, else from the violating
+ * byte) to the end of the refused head, every byte but LF (and a CR that
+ * starts a line) becomes 'x': a parser that reads the filtered stream sees
+ * lines it refuses as malformed, and never the refused field itself. In the
+ * request line only control bytes become 'x' (the request still parses).
+ * Bytes before and after are left as they are.
  */
 unsigned framing_scan_filter(struct framing_scan *s, void *p, size_t n);
 

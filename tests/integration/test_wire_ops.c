@@ -59,8 +59,8 @@ START_TEST(stalled_log_reader)
     long long t0 = ms_now();
     server_signal(s, SIGTERM);
     EXPECT(server_wait(s, 6000), "SIGTERM: still running after 6 s");
-    EXPECT(WIFEXITED(s->wstatus) && WEXITSTATUS(s->wstatus) == 0,
-           "exit: %s", wstatus_str(s->wstatus));
+    EXPECT(WIFEXITED(s->wstatus) && WEXITSTATUS(s->wstatus) == 0, "exit: %s",
+           wstatus_str(s->wstatus));
     EXPECT(strstr(server_stderr(s), "Sanitizer") == NULL, "sanitizer report");
     EXPECT(ms_now() - t0 < 4000, "stop took %lld ms", ms_now() - t0);
     EXPECT(strstr(server_stderr(s), "lines dropped") != NULL,
@@ -93,8 +93,8 @@ START_TEST(unix_socket_taken)
     char *err = NULL;
     struct server *a =
         server_start(www, "--listen", hfmt("unix:%s", sock), NULL);
-    const char *args[] = {"--listen", hfmt("unix:%s", sock), "--access-log",
-                          "off", www, NULL};
+    const char *args[] = {
+        "--listen", hfmt("unix:%s", sock), "--access-log", "off", www, NULL};
 
     int ws = beneath_run(args, NULL, 10000, NULL, &err);
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
