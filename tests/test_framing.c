@@ -42,7 +42,7 @@ static const struct {
     {"GET / HTTP/1.1\r\nContent-Length: 00\r\n\r\nGET / HTTP/1.1\r\nA : "
      "b\r\n",
      0, 400, FRAMING_SPACE_COLON, 1, true},
-    /* the reproductions that are visible in the bytes */
+    /* request smuggling reproductions that are visible in the bytes */
     {"GET / HTTP/1.1\r\nHost: x\r\nContent-Length : 34\r\n\r\n", 0, 400,
      FRAMING_SPACE_COLON, 0, false},
     {"GET / HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"x\",\r\n \"y\"\r\n\r\n", 0,

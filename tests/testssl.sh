@@ -26,6 +26,10 @@ done
 timeout 540 testssl --quiet --color 0 --warnings off --ip one \
   --protocols --server-defaults --vulnerable "127.0.0.1:$port" >"$out" 2>&1 || true
 fail=0
+# a failed handshake ends with an alert (here: protocol_version)
+alert=$(echo | timeout 10 openssl s_client -connect "127.0.0.1:$port" -tls1_1 2>&1 || true)
+echo "$alert" | grep -q 'alert protocol version' ||
+  { echo "FAIL: no protocol_version alert for a TLS 1.1 hello"; fail=1; }
 check() { # check REGEX MESSAGE: the output must match
   grep -Eq "$1" "$out" || { echo "FAIL: $2"; fail=1; }
 }

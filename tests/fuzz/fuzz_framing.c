@@ -3,7 +3,8 @@
  * fuzz_framing.c - the framing checks (http/framing.c). The raw scanner
  * must give the same verdict, reason and head however the stream is cut
  * (whole, at a point chosen by the input, byte by byte); the field verdict
- * (input read as "name: value" lines) is 0, 400 or 501, and a refused
+ * (input read as "name: value" lines) is 0, 400 or 501, the filter agrees
+ * and changes bytes only in a refused head, and a refused
  * head always counts as announcing a body (the connection closes).
  */
 #include "framing.h"
@@ -33,6 +34,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (framing_scan_mid_head(&a) != framing_scan_mid_head(&c))
         abort();
+    /* The filter gives the same verdict; it only writes 'x' over bytes
+     * after a violation, never LF, and nothing in a fine stream. */
+    struct framing_scan d;
+    unsigned char *copy = malloc(size);
+    if (!copy)
+        abort();
+    memcpy(copy, data, size);
+    framing_scan_init(&d);
+    if (framing_scan_filter(&d, copy, size) != ra || d.why != a.why)
+        abort();
+    for (size_t i = 0; i < size; i++)
+        if (copy[i] != data[i] && (!ra || copy[i] != 'x' || data[i] == '\n'))
+            abort();
+    free(copy);
 
     char *s = fuzz_str(data, size);
     char *line = s;
