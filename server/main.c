@@ -364,12 +364,12 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
      * would change its fingerprint for nothing), and is made anew in its
      * last days.
      */
-    if (any_tls(c) && !c->tls_self_signed)
-        tls_setup(c, "SIGHUP: ");
-    else if (any_tls(c) && time(NULL) - self_signed_at >=
-                               (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS -
-                                        SELF_SIGNED_RENEW_DAYS) *
-                                   86400)
+    time_t renew_after =
+        (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS - SELF_SIGNED_RENEW_DAYS) *
+        86400;
+    bool renew =
+        !c->tls_self_signed || time(NULL) - self_signed_at >= renew_after;
+    if (any_tls(c) && renew)
         tls_setup(c, "SIGHUP: ");
 }
 
