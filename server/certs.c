@@ -10,6 +10,12 @@
 #include "tls.h"
 
 #include <stdio.h>
+#include <time.h>
+
+/* When the self-signed certificate in use was made (0: none). */
+static time_t self_signed_at;
+/* A SIGHUP this close to its end makes a new one. */
+#define SELF_SIGNED_RENEW_DAYS 7
 
 bool certs_wanted(const struct conf *c)
 {
@@ -47,6 +53,12 @@ int certs_check(const struct conf *c, const char *when)
                 when);
         errors++;
     }
+    char err[160];
+    if (c->tls_priority &&
+        tls_priority_check(c->tls_priority, err, sizeof err) != 0) {
+        fprintf(stderr, "beneath: %s--tls-priority: %s\n", when, err);
+        errors++;
+    }
     if (!certs_wanted(c) && (c->tls_cert || c->tls_self_signed))
         fprintf(stderr,
                 "beneath: %swarning: no https:// listener: the TLS "
@@ -74,15 +86,41 @@ int certs_load(const struct conf *c, const char *when)
     }
     if (d.warning[0])
         fprintf(stderr, "beneath: %stls: warning: %s\n", when, d.warning);
-    if (c->tls_self_signed)
+    if (c->tls_self_signed) {
+        char until[32];
+        struct tm tm;
+
+        self_signed_at = time(NULL);
+        time_t end =
+            self_signed_at + (time_t)TLS_MATERIAL_SELF_SIGNED_DAYS * 86400;
+        gmtime_r(&end, &tm);
+        strftime(until, sizeof until, "%Y-%m-%d %H:%M UTC", &tm);
         fprintf(stderr,
-                "beneath: tls: self-signed certificate for localhost, "
-                "127.0.0.1, ::1 (valid %d days); SHA-256 fingerprint %s\n",
-                TLS_MATERIAL_SELF_SIGNED_DAYS, fp);
-    else
+                "beneath: %stls: self-signed certificate for localhost, "
+                "127.0.0.1, ::1, valid %d days (until %s; SIGHUP in its "
+                "last %d days makes a new one); SHA-256 fingerprint %s\n",
+                when, TLS_MATERIAL_SELF_SIGNED_DAYS, until,
+                SELF_SIGNED_RENEW_DAYS, fp);
+    } else {
         fprintf(stderr,
                 "beneath: %stls: certificate %s loaded; SHA-256 "
                 "fingerprint %s\n",
                 when, c->tls_cert, fp);
+    }
     return 0;
+}
+
+bool certs_reload_due(const struct conf *c)
+{
+    /*
+     * A self-signed certificate stays while it has time left (a new one
+     * would change its fingerprint for nothing), and is made anew in its
+     * last days.
+     */
+    time_t renew_after =
+        (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS - SELF_SIGNED_RENEW_DAYS) *
+        86400;
+
+    return certs_wanted(c) &&
+           (!c->tls_self_signed || time(NULL) - self_signed_at >= renew_after);
 }

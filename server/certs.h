@@ -31,4 +31,10 @@ int certs_check(const struct conf *c, const char *when);
  */
 int certs_load(const struct conf *c, const char *when);
 
+/*
+ * certs_reload_due - whether a SIGHUP should load the certificate of @c
+ * again: always for files, for a self-signed one only in its last days.
+ */
+bool certs_reload_due(const struct conf *c);
+
 #endif

@@ -23,8 +23,10 @@
  */
 #include "daemon.h"
 
+#include "framing.h"
 #include "status.h"
 #include "tls.h"
+#include "wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -49,11 +52,14 @@ struct conn {
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
     char client[INET6_ADDRSTRLEN];
+    struct wire_conn wire; /* the raw bytes' framing (wire.c) */
+    unsigned heads;        /* request heads begun on this connection */
 
     /* the current request */
-    bool started; /* the handler's first call happened */
-    bool logged;  /* the access log line is written */
-    unsigned bad; /* a status decided from the headers (400), or 0 */
+    bool started;  /* the handler's first call happened */
+    bool logged;   /* the access log line is written */
+    unsigned head; /* this request's index on the connection */
+    unsigned bad;  /* a status decided from the headers (400), or 0 */
     enum http_method method;
     size_t target, meth, version, referer, agent; /* offsets in buf */
     struct respond_result res;
@@ -149,7 +155,8 @@ static bool about_server(const char *msg)
         "Error processing request", "closed by remote",
         "Connection reset",         "Client",
         "rejected by application",  "Request too big",
-        "memory constraints",
+        "memory constraints",       "in pool",
+        "error response",
     };
     bool hit = false;
 
@@ -196,6 +203,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
         return NULL;
     c->started = false;
     c->logged = false;
+    c->head = c->heads++;
     c->bad = 0;
     c->used = 0;
     c->meth = c->version = c->referer = c->agent = NO_STR;
@@ -259,15 +267,34 @@ static unsigned check_host(struct MHD_Connection *mc, const char *version)
     return 0;
 }
 
-/* Whether the request announces a body. */
-static bool has_body(struct MHD_Connection *mc)
+static enum MHD_Result add_field(void *cls, enum MHD_ValueKind kind,
+                                 const char *key, size_t key_size,
+                                 const char *value, size_t value_size)
 {
-    const char *cl =
-        MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
+    (void)kind;
+    framing_fields_add(cls, key, key_size, value ? value : "",
+                       value ? value_size : 0);
+    return MHD_YES;
+}
 
-    return (cl && strcmp(cl, "0") != 0) ||
-           MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
-                                       "Transfer-Encoding");
+/*
+ * The framing of this request (RFC 9112 5, 6): a violation the byte scanner
+ * saw in this head, else the verdict over the stored fields. 0, 400 or
+ * 501; *@body gets whether a body is announced.
+ */
+static unsigned check_framing(struct conn *c, struct MHD_Connection *mc,
+                              const char *version, bool *body)
+{
+    struct framing_fields f;
+
+    *body = false;
+    if (c->wire.scan.why && c->wire.scan.bad_head <= c->head) {
+        *body = true;
+        return 400;
+    }
+    framing_fields_init(&f);
+    MHD_get_connection_values_n(mc, MHD_HEADER_KIND, add_field, &f);
+    return framing_fields_verdict(&f, version, body, NULL);
 }
 
 static enum MHD_Result respond(struct daemon *h, struct conn *c,
@@ -320,20 +347,25 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
         c->version = keep(c, version);
         c->referer = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
-        c->bad = check_host(mc, version);
         c->agent = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
+        bool body;
+        c->bad = check_framing(c, mc, version, &body);
+        if (!c->bad)
+            c->bad = check_host(mc, version);
         /*
-         * A refused method with a body: answer 405 now. Queued in the first
-         * call, libmicrohttpd closes the connection after the response
-         * instead of reading a body nobody wants.
+         * A framing error, or a request that announces a body: answer now.
+         * Queued in the first call, libmicrohttpd sends Connection: close
+         * and closes after the response instead of reading the body: a
+         * static server needs none, and a body sent slowly can then hold
+         * no connection.
          */
-        if (c->method == HTTP_OTHER && has_body(mc))
+        if (c->bad || body)
             return respond(h, c, mc);
         return MHD_YES;
     }
     if (*upload_data_size) {
-        /* A body to GET, HEAD or OPTIONS: read and drop it. */
+        /* Not reached (bodies are never read); drop it if it were. */
         *upload_data_size = 0;
         return MHD_YES;
     }
@@ -349,6 +381,15 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     (void)toe;
     if (!c)
         return;
+    if (c->wire.short_file) {
+        /* the operator's business (a file changed while served), not a
+         * client's: one line */
+        fprintf(stderr,
+                "beneath: %s: the file ended before its size while being "
+                "sent (truncated meanwhile?); connection closed\n",
+                c->target == NO_STR ? "-" : c->buf + c->target);
+        c->wire.short_file = false;
+    }
     const struct daemon_gen *g = c->logged ? NULL : live_get(h->gens);
     if (g) {
         /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
@@ -359,6 +400,14 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
+    /*
+     * The client's end of stream arrived with this request: nothing more
+     * can come, and with epoll libmicrohttpd would not notice it before the
+     * timeout. The response is with the kernel: shutdown lets it go out,
+     * then libmicrohttpd sees end of stream and closes.
+     */
+    if (c->wire.eof && c->fd >= 0)
+        shutdown(c->fd, SHUT_RDWR);
     /* Idle keep-alive first (MHD's timeout), then the next headers. */
     atomic_store_explicit(
         &c->deadline,
@@ -405,6 +454,14 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         c->fd = ci ? ci->connect_fd : -1;
         c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
         client_text(mc, c->client, sizeof c->client);
+        bool tls = tls_connection(mc);
+        wire_attach(c->fd, &c->wire, tls);
+        if (tls) {
+            ci =
+                MHD_get_connection_info(mc, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+            if (ci && ci->tls_session)
+                tls_session_setup(ci->tls_session);
+        }
         atomic_fetch_add(&h->n_conns, 1);
         atomic_init(&c->deadline,
                     now_ms() + 1000 * (int64_t)h->conf->header_timeout);
@@ -419,6 +476,16 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     c = *socket_context;
     if (!c)
         return;
+    wire_detach(c->fd, &c->wire);
+    if (c->wire.plain_on_tls) {
+        /* answered by wire.c before any request existed */
+        c->used = 0;
+        c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
+        memset(&c->res, 0, sizeof c->res);
+        const struct daemon_gen *g = live_get(h->gens);
+        if (g)
+            log_request(g, c, STATUS_BAD_REQUEST);
+    }
     atomic_fetch_sub(&h->n_conns, 1);
     pthread_mutex_lock(&h->lock);
     if (c->prev)
@@ -529,8 +596,12 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd, bool tls)
      * decoder answers 400 to the space, the handler to Host problems.
      */
     /* HTTPS: the certificate comes from tls.c, which reload swaps. */
-    if (tls)
+    if (tls) {
         OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)tls_cert_callback);
+        /* libmicrohttpd only reads it (gnutls_priority_init) */
+        OPT(MHD_OPTION_HTTPS_PRIORITIES, 0,
+            (void *)(uintptr_t)conf->tls_priority);
+    }
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
 
@@ -562,6 +633,11 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
     if (!h->d)
         goto out_free;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
+        rl.rlim_cur = 1u << 20;
+    if (wire_init((size_t)rl.rlim_cur) != 0)
+        goto out_free;
     if (conf->header_timeout) {
         err = -pthread_create(&h->watchdog, NULL, watchdog, h);
         if (err) {
@@ -586,6 +662,7 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     *out = h;
     return 0;
 out_free:
+    wire_free();
     free(h->d);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
@@ -626,6 +703,7 @@ void daemon_free(struct daemon *h)
         pthread_mutex_unlock(&h->lock);
         pthread_join(h->watchdog, NULL);
     }
+    wire_free();
     free(h->d);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);

@@ -33,6 +33,7 @@ struct daemon_conf {
     unsigned timeout;                /* s of inactivity, 0: none */
     unsigned header_timeout;         /* s to receive headers, 0: none */
     size_t max_header_size;
+    const char *tls_priority; /* GnuTLS priority string of HTTPS daemons */
 };
 
 struct daemon;

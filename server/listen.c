@@ -79,6 +79,21 @@ static int bind_tcp(const struct conf_listen *l, struct listener *out,
     return 0;
 }
 
+/* Whether a server accepts connections on the unix socket @sa. */
+static bool socket_alive(const struct sockaddr_un *sa)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    bool alive;
+
+    if (fd < 0)
+        return false;
+    /* EAGAIN: a full backlog, alive all the same. */
+    alive = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 ||
+            errno == EAGAIN || errno == EINPROGRESS;
+    close(fd);
+    return alive;
+}
+
 static int bind_unix(const struct conf_listen *l, struct listener *out,
                      char *err, size_t errlen)
 {
@@ -91,17 +106,30 @@ static int bind_unix(const struct conf_listen *l, struct listener *out,
         return -1;
     }
     memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
-    /* A stale socket from an earlier run is replaced, nothing else is. */
-    if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode))
+    /*
+     * A stale socket from an earlier run is replaced, nothing else is: not
+     * a file of another type, and not a socket that still accepts (another
+     * server's, which would silently lose its address).
+     */
+    if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        if (socket_alive(&sa)) {
+            snprintf(err, errlen,
+                     "another process is listening on this socket");
+            return -1;
+        }
         unlink(l->path);
+    }
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        listen(fd, 1024) != 0) {
+        listen(fd, 1024) != 0 || lstat(l->path, &st) != 0) {
         snprintf(err, errlen, "%s", strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
+    /* Unlinked at exit only while the path is still this socket. */
+    out->unix_dev = st.st_dev;
+    out->unix_ino = st.st_ino;
     out->unix_path = strdup(l->path);
     snprintf(out->url, sizeof out->url, "unix:%s", l->path);
     out->fd = fd;
@@ -258,7 +286,11 @@ void listen_close(struct listeners *ls)
         if (ls->v[i].fd >= 0)
             close(ls->v[i].fd);
         if (ls->v[i].unix_path) {
-            unlink(ls->v[i].unix_path);
+            struct stat st;
+            if (lstat(ls->v[i].unix_path, &st) == 0 &&
+                st.st_dev == ls->v[i].unix_dev &&
+                st.st_ino == ls->v[i].unix_ino)
+                unlink(ls->v[i].unix_path);
             free(ls->v[i].unix_path);
         }
     }

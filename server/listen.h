@@ -12,13 +12,16 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* One bound listening socket and how to show it. */
 struct listener {
     int fd;
     bool tls;
     char url[INET6_ADDRSTRLEN + 128];
-    char *unix_path; /* unlinked at close, or NULL */
+    char *unix_path; /* unlinked at close if still ours, or NULL */
+    dev_t unix_dev;  /* the socket file bound, to know it is still ours */
+    ino_t unix_ino;
 };
 
 struct listeners {

@@ -4,9 +4,13 @@
  * with the resolver backend and errno appended, or one JSON object a line.
  *
  * Each line is built in a stack buffer and written with one write(2) on an
- * O_APPEND fd, so threads never interleave. Reopening dup2()s the new file
- * onto the same fd number: the switch is atomic for writers, needs no lock,
- * and a failed open leaves the old file in place.
+ * O_APPEND fd, so threads never interleave. A log that is a pipe, FIFO,
+ * socket or terminal is written without blocking: a collector that stops
+ * reading must not stop the workers (nor SIGTERM, which waits for them), so
+ * when its buffer is full the line is dropped and counted, and stderr says
+ * so (once a minute at most, and the total at close). Reopening dup2()s the new
+ * file onto the same fd number: the switch is atomic for writers, needs no
+ * lock, and a failed open leaves the old file in place.
  */
 #include "log.h"
 
@@ -16,10 +20,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Escaped bytes kept of one client-supplied field; the rest becomes "...". */
@@ -30,15 +38,58 @@
 struct log {
     int fd; /* -1 when off */
     bool owned;
+    bool sock; /* a socket: send(MSG_DONTWAIT) */
     enum log_format format;
     char *path; /* NULL for stdout and off */
+    atomic_ullong dropped;
+    atomic_llong last_warning; /* s, monotonic */
 };
+
+/* Whether writes to @fd may block on a reader (everything but files). */
+static bool may_stall(int fd, bool *sock)
+{
+    struct stat st;
+
+    *sock = false;
+    if (fstat(fd, &st) != 0)
+        return false;
+    *sock = S_ISSOCK(st.st_mode);
+    return S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode);
+}
 
 static int open_path(const char *path)
 {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    bool sock;
 
-    return fd < 0 ? -errno : fd;
+    if (fd < 0)
+        return -errno;
+    /* our own open file description: O_NONBLOCK changes no one else's */
+    if (may_stall(fd, &sock))
+        (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return fd;
+}
+
+/*
+ * Standard output shares its open file description with whoever started
+ * us: setting O_NONBLOCK there would change their pipe too. A pipe or
+ * terminal is opened anew through /proc instead (a description of our
+ * own); if that fails, stdout is used as it is.
+ */
+static int stdout_fd(bool *owned, bool *sock)
+{
+    char proc[64];
+    int fd;
+
+    *owned = false;
+    if (!may_stall(STDOUT_FILENO, sock))
+        return STDOUT_FILENO;
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", STDOUT_FILENO);
+    fd = open(proc, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return STDOUT_FILENO;
+    *owned = true;
+    return fd;
 }
 
 int log_open(const char *where, enum log_format format, struct log **out)
@@ -53,7 +104,7 @@ int log_open(const char *where, enum log_format format, struct log **out)
     if (strcmp(where, "off") == 0) {
         /* nothing */
     } else if (strcmp(where, "-") == 0) {
-        l->fd = STDOUT_FILENO;
+        l->fd = stdout_fd(&l->owned, &l->sock);
     } else {
         l->path = strdup(where);
         if (!l->path) {
@@ -106,10 +157,21 @@ int log_reopen(struct log *l)
     return err;
 }
 
+unsigned long long log_dropped(struct log *l)
+{
+    return l ? atomic_load(&l->dropped) : 0;
+}
+
 void log_close(struct log *l)
 {
     if (!l)
         return;
+    unsigned long long n = atomic_load(&l->dropped);
+    if (n)
+        fprintf(stderr,
+                "beneath: access log: %llu lines dropped in all (its reader "
+                "did not keep up)\n",
+                n);
     if (l->owned && l->fd >= 0)
         close(l->fd);
     free(l->path);
@@ -256,6 +318,23 @@ static void put_json(struct line *ln, const struct log_record *r)
     putc_(ln, '}');
 }
 
+/* A line the reader had no room for: count it, say so now and then. */
+static void dropped(struct log *l)
+{
+    struct timespec ts;
+    unsigned long long n = atomic_fetch_add(&l->dropped, 1) + 1;
+    long long last = atomic_load(&l->last_warning);
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    if ((last == 0 || ts.tv_sec - last >= 60) &&
+        atomic_compare_exchange_strong(&l->last_warning, &last,
+                                       (long long)ts.tv_sec))
+        fprintf(stderr,
+                "beneath: access log: its reader is not keeping up; %llu "
+                "lines dropped so far\n",
+                n);
+}
+
 void log_write(struct log *l, const struct log_record *r)
 {
     struct line ln;
@@ -269,6 +348,9 @@ void log_write(struct log *l, const struct log_record *r)
         put_combined(&ln, r);
     ln.buf[ln.len++] = '\n';
     /* One write: a short write on a full disk loses the rest, never mixes. */
-    ssize_t n = write(l->fd, ln.buf, ln.len);
-    (void)n;
+    ssize_t n = l->sock
+                    ? send(l->fd, ln.buf, ln.len, MSG_DONTWAIT | MSG_NOSIGNAL)
+                    : write(l->fd, ln.buf, ln.len);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        dropped(l);
 }

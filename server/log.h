@@ -66,7 +66,11 @@ int log_reopen(struct log *l);
  */
 void log_write(struct log *l, const struct log_record *r);
 
-/* log_close - close and free @l; NULL is accepted. */
+/* log_dropped - lines dropped because the log's reader was full. */
+unsigned long long log_dropped(struct log *l);
+
+/* log_close - close and free @l (saying how many lines were dropped, if
+ * any); NULL is accepted. */
 void log_close(struct log *l);
 
 #endif

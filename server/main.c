@@ -94,6 +94,37 @@ static int drop_privileges(uid_t uid, gid_t gid, const char *user)
 }
 
 /*
+ * Each connection needs a socket and an open file, plus a margin: with an
+ * RLIMIT_NOFILE (raised to its hard limit) too small for --max-connections,
+ * accepting would fail under load, leaving clients in the backlog and
+ * answering 500s. Lower --max-connections to what fits, and say so.
+ */
+static void fd_fit_connections(struct conf *c)
+{
+    struct rlimit rl;
+    rlim_t need = 2 * (rlim_t)c->max_connections + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = {rl.rlim_max, rl.rlim_max};
+
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    if (rl.rlim_cur >= need)
+        return;
+    unsigned fit =
+        rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
+    fprintf(stderr,
+            "beneath: warning: --max-connections lowered from %u to %u: "
+            "RLIMIT_NOFILE is %llu and each connection needs 2 fds (plus "
+            "64)\n",
+            c->max_connections, fit, (unsigned long long)rl.rlim_cur);
+    c->max_connections = fit;
+}
+
+/*
  * The fds the server may hold at once: a socket and an open file per
  * connection, a margin for listeners, logs and the ETag thread, and each
  * worker's resolver directory cache (its directories and 3 event fds).
@@ -255,6 +286,7 @@ static int check_root(struct server *s)
                 s->backend);
         errors++;
     }
+    fd_fit_connections(&s->c);
     unsigned dir_cache = fd_budget(c);
     if (c->resolver == RESOLVER_BACKEND_EMULATED ||
         (c->resolver == RESOLVER_BACKEND_AUTO &&
@@ -331,6 +363,10 @@ static int check_outputs(struct server *s)
     errors += tls_errors;
     if (!tls_errors && certs_wanted(c) && certs_load(c, "") != 0)
         errors++;
+    if (!tls_errors && certs_wanted(c) && tls_tickets_init() != 0) {
+        fprintf(stderr, "beneath: tls: cannot make a session ticket key\n");
+        errors++;
+    }
     struct etag_cache_config ec = {
         .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
                 : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
@@ -439,6 +475,8 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
+        .tls_priority =
+            c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
     };
     if (fds && tls) {
         for (size_t i = 0; i < s->ls.n; i++) {

@@ -68,10 +68,10 @@ static void collect(const char *name, void *arg)
         n->len += (size_t)w;
 }
 
-/* Whether the server has a certificate to reload (not a self-signed one). */
+/* Whether the server has a certificate to reload now. */
 static bool reloads_cert(const struct reload *r)
 {
-    return certs_wanted(&r->boot->c) && !r->boot->c.tls_self_signed;
+    return certs_reload_due(&r->boot->c);
 }
 
 /* The old configuration stays: reopen what rotation renews. */

@@ -15,6 +15,7 @@
 
 #include "cond.h"
 #include "date.h"
+#include "field.h"
 #include "listing.h"
 #include "listing_json.h"
 #include "mime.h"
@@ -178,27 +179,70 @@ static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
     return resp;
 }
 
-/* The validators of the plan's file: ETag (with its Repr-Digest). */
-static void validators(struct req *r, char etag[ETAG_LEN],
+/* The variant's own validator names its coding: "...-br". */
+static void variant_tag(const struct plan *p, char etag[ETAG_LEN])
+{
+    if (p->encoding && etag[0]) {
+        size_t n = strlen(etag);
+        snprintf(etag + n - 1, ETAG_LEN - (n - 1), "-%s\"", p->encoding);
+    }
+}
+
+/* Whether a precondition names an entity-tag other than @etag. */
+static bool names_other_tag(struct req *r, const char *etag)
+{
+    const char *f[] = {header(r, "If-None-Match"), header(r, "If-Match"),
+                       header(r, "If-Range")};
+
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        const char *v = f[i] ? field_ows(f[i]) : NULL;
+        if (v && (*v == '"' || strncmp(v, "W/", 2) == 0) &&
+            !cond_etag_match(v, etag, true))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * The validators of the plan's file: ETag (with its Repr-Digest), and in
+ * @alt the other strong tag that stands for the same unchanged file, or "".
+ *
+ * A content ETag is computed in the background for a large file, and until
+ * it is ready the file is answered with its "mtime-size" tag. Both tags
+ * change only when the file's stat does, so both are accepted as long as
+ * it does not: a tag handed out keeps matching when the hash finishes, and
+ * after a restart (both are functions of the file alone). Hashing before
+ * answering would stall the first request of every large file instead.
+ */
+static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
                        struct etag_value *ev)
 {
     const struct plan *p = r->plan;
 
     if (r->conf->etags) {
+        bool digest = etag_cache_want_digest(header(r, "Want-Repr-Digest"));
         /* On a read error the value still holds the mtime-size ETag. */
-        etag_cache_get(r->conf->etags, p->fd, &p->st,
-                       etag_cache_want_digest(header(r, "Want-Repr-Digest")),
-                       ev);
+        etag_cache_get(r->conf->etags, p->fd, &p->st, digest, ev);
+        /*
+         * The content hash is not known yet, and the request names a tag
+         * that is not the provisional one (a content tag handed out before
+         * a restart): hash now, once per file version, so that the tag
+         * matches instead of costing the client the whole file again.
+         */
+        if (ev->pending && names_other_tag(r, ev->etag))
+            etag_cache_get_now(r->conf->etags, p->fd, &p->st, digest, ev);
         memcpy(etag, ev->etag, ETAG_LEN);
     } else {
         etag_cache_mtime_etag(&p->st, etag);
     }
-    if (p->encoding && etag[0]) {
-        /* The variant's own validator, from its own bytes or stat, with
-         * the coding named: "...-br". */
-        size_t n = strlen(etag);
-        snprintf(etag + n - 1, ETAG_LEN - (n - 1), "-%s\"", p->encoding);
+    alt[0] = '\0';
+    if (etag[0]) {
+        etag_cache_mtime_etag(&p->st, alt);
+        if (strcmp(alt, etag) == 0)
+            alt[0] = '\0';
     }
+    variant_tag(p, etag);
+    variant_tag(p, alt);
 }
 
 static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
@@ -218,13 +262,15 @@ static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
 static enum MHD_Result file(struct req *r)
 {
     const struct plan *p = r->plan;
-    char etag[ETAG_LEN], lastmod[DATE_LEN], crange[80];
+    char etag[ETAG_LEN], alt[ETAG_LEN], lastmod[DATE_LEN], crange[80];
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct etag_value ev = {0};
     const char *range;
 
-    validators(r, etag, &ev);
+    validators(r, etag, alt, &ev);
+    const char *tags[2] = {etag, alt};
+    size_t n_tags = alt[0] ? 2 : 1;
     date_format(p->st.st_mtim.tv_sec, lastmod);
     struct cond_request cr = {
         .if_match = header(r, "If-Match"),
@@ -232,14 +278,14 @@ static enum MHD_Result file(struct req *r)
         .if_modified_since = header(r, "If-Modified-Since"),
         .if_unmodified_since = header(r, "If-Unmodified-Since"),
     };
-    int c = cond_evaluate(&cr, etag, p->st.st_mtim.tv_sec);
+    int c = cond_evaluate_any(&cr, tags, n_tags, p->st.st_mtim.tv_sec);
     if (c == STATUS_PRECONDITION_FAILED)
         return simple(r, STATUS_PRECONDITION_FAILED);
     if (c == STATUS_NOT_MODIFIED) {
         status = STATUS_NOT_MODIFIED;
     } else if ((range = header(r, "Range")) &&
-               range_if_range(header(r, "If-Range"), etag,
-                              p->st.st_mtim.tv_sec)) {
+               range_if_range_any(header(r, "If-Range"), tags, n_tags,
+                                  p->st.st_mtim.tv_sec)) {
         switch (range_parse(range, size, &start, &len)) {
         case RANGE_SINGLE:
             status = STATUS_PARTIAL_CONTENT;
@@ -257,14 +303,25 @@ static enum MHD_Result file(struct req *r)
     struct MHD_Response *resp = body(r, status, start, len);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
-    MHD_add_response_header(resp, "Last-Modified", lastmod);
+    /*
+     * A 304 carries the validators and caching fields a 200 would, but no
+     * other representation metadata (RFC 9110 15.4.5): no Content-Type,
+     * Content-Encoding or Accept-Ranges, and Last-Modified only when there
+     * is no ETag. Repr-Digest stays when asked for: it validates the
+     * cached copy the 304 refreshes.
+     */
+    bool full = status != STATUS_NOT_MODIFIED;
+    if (full)
+        MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
+    if (full || !etag[0])
+        MHD_add_response_header(resp, "Last-Modified", lastmod);
     if (etag[0])
         MHD_add_response_header(resp, "ETag", etag);
     if (ev.repr_digest[0])
         MHD_add_response_header(resp, "Repr-Digest", ev.repr_digest);
-    MHD_add_response_header(resp, "Accept-Ranges", "bytes");
-    if (p->encoding)
+    if (full)
+        MHD_add_response_header(resp, "Accept-Ranges", "bytes");
+    if (full && p->encoding)
         MHD_add_response_header(resp, "Content-Encoding", p->encoding);
     const char *cc =
         r->conf->cache ? cache_rules_match(r->conf->cache, p->name) : NULL;

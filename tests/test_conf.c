@@ -619,7 +619,7 @@ START_TEST(defaults)
     ck_assert_uint_eq(c.max_connections_per_ip, 64);
     ck_assert_uint_eq(c.timeout, 30);
     ck_assert_uint_eq(c.header_timeout, 10);
-    ck_assert_uint_eq(c.max_header_size, 32768);
+    ck_assert_uint_eq(c.max_header_size, 8192);
     ck_assert_uint_eq(c.shutdown_timeout, 10);
     ck_assert(!c.check && !c.help && !c.version);
     conf_free(&c);

@@ -110,6 +110,7 @@ struct conf {
     char *tls_key;               /* PEM key, or NULL */
     char *tls_key_password_file; /* first line decrypts tls_key, or NULL */
     bool tls_self_signed;        /* make an in-memory localhost cert */
+    char *tls_priority;          /* GnuTLS priority string, or NULL */
     unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
@@ -123,7 +124,7 @@ struct conf {
                        404, or NULL */
     char *health;   /* root-relative URL path answering 200, or NULL */
     char *metrics;  /* root-relative URL path of Prometheus metrics, or NULL */
-    char *probe; /* --probe URL: check a running server, exit (an action) */
+    char *probe;    /* --probe URL: check a running server, exit (an action) */
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
     bool server_timing;    /* Server-Timing: resolve;dur=MS */

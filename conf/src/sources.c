@@ -17,8 +17,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Uses of each option in one source, by opt_slot. */
 struct uses {
@@ -195,13 +198,38 @@ int conf_parse(FILE *in, const char *name, struct conf *c,
     return r;
 }
 
+/* A configuration file is small text: anything larger is a mistake. */
+#define CONF_FILE_MAX ((off_t)1 << 20)
+
 static int read_file(const char *path, struct conf *c, struct conf_diag *diag)
 {
-    FILE *f = fopen(path, "re");
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f;
     int r;
 
-    if (f == NULL)
+    if (fd < 0)
         return diag_add(diag, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        r = errno;
+        close(fd);
+        return diag_add(diag, "%s: %s", path, strerror(r));
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
+        close(fd);
+        if (S_ISDIR(st.st_mode))
+            return diag_add(diag, "%s: %s", path, strerror(EISDIR));
+        if (!S_ISREG(st.st_mode))
+            return diag_add(diag, "%s: not a regular file", path);
+        return diag_add(diag, "%s: larger than %lld bytes", path,
+                        (long long)CONF_FILE_MAX);
+    }
+    f = fdopen(fd, "r");
+    if (f == NULL) {
+        close(fd);
+        return diag_add(diag, "%s: %s", path, strerror(errno));
+    }
     r = conf_parse(f, path, c, diag);
     fclose(f);
     return r;

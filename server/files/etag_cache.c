@@ -400,8 +400,9 @@ static bool enqueue(struct etag_cache *c, int fd, const struct key *k,
     return true;
 }
 
-int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
-                   bool want_digest, struct etag_value *out)
+/* etag_cache_get and _get_now; @now: hash here whatever the size. */
+static int get(struct etag_cache *c, int fd, const struct stat *st,
+               bool want_digest, bool now, struct etag_value *out)
 {
     unsigned char sha[SHA256_LEN];
     struct key k;
@@ -431,12 +432,15 @@ int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
             answer(c, st, sha, want_digest, out);
             return 0;
         }
-        pthread_mutex_unlock(&c->lock);
-        answer(c, st, NULL, want_digest, out);
-        return 0;
+        if (!now) {
+            pthread_mutex_unlock(&c->lock);
+            answer(c, st, NULL, want_digest, out);
+            return 0;
+        }
+    } else {
+        c->stats.misses++;
     }
-    c->stats.misses++;
-    if (c->cfg.inline_max < 0 || st->st_size > c->cfg.inline_max) {
+    if (!now && (c->cfg.inline_max < 0 || st->st_size > c->cfg.inline_max)) {
         enqueue(c, fd, &k, i);
         pthread_mutex_unlock(&c->lock);
         answer(c, st, NULL, want_digest, out);
@@ -468,6 +472,18 @@ int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
     }
     answer(c, st, sha, want_digest, out);
     return 0;
+}
+
+int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
+                   bool want_digest, struct etag_value *out)
+{
+    return get(c, fd, st, want_digest, false, out);
+}
+
+int etag_cache_get_now(struct etag_cache *c, int fd, const struct stat *st,
+                       bool want_digest, struct etag_value *out)
+{
+    return get(c, fd, st, want_digest, true, out);
 }
 
 static void *worker(void *arg)

@@ -122,6 +122,15 @@ int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
                    bool want_digest, struct etag_value *out);
 
 /*
+ * etag_cache_get_now - etag_cache_get, but a content hash that is not known
+ * yet is computed here, on the calling thread, whatever the file's size
+ * (and kept). For a request whose validators can only be compared with the
+ * content tag (one handed out before a restart). Returns as etag_cache_get.
+ */
+int etag_cache_get_now(struct etag_cache *c, int fd, const struct stat *st,
+                       bool want_digest, struct etag_value *out);
+
+/*
  * etag_cache_mtime_etag - the nginx-style "\"MTIME-SIZE\"" of @st into @buf,
  * lower-case hex, the mtime in nanoseconds (nginx uses seconds, which misses
  * two same-size writes within one second).

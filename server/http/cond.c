@@ -47,12 +47,27 @@ bool cond_etag_match(const char *list, const char *etag, bool weak)
     return false;
 }
 
+bool cond_etag_match_any(const char *list, const char *const *etags, size_t n,
+                         bool weak)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cond_etag_match(list, etags[i], weak))
+            return true;
+    return false;
+}
+
 int cond_evaluate(const struct cond_request *r, const char *etag, time_t mtime)
+{
+    return cond_evaluate_any(r, &etag, 1, mtime);
+}
+
+int cond_evaluate_any(const struct cond_request *r, const char *const *etags,
+                      size_t n, time_t mtime)
 {
     time_t t;
 
     if (r->if_match) {
-        if (!cond_etag_match(r->if_match, etag, false))
+        if (!cond_etag_match_any(r->if_match, etags, n, false))
             return STATUS_PRECONDITION_FAILED;
     } else if (r->if_unmodified_since &&
                date_parse(r->if_unmodified_since, &t) == 0) {
@@ -60,7 +75,7 @@ int cond_evaluate(const struct cond_request *r, const char *etag, time_t mtime)
             return STATUS_PRECONDITION_FAILED;
     }
     if (r->if_none_match) {
-        if (cond_etag_match(r->if_none_match, etag, true))
+        if (cond_etag_match_any(r->if_none_match, etags, n, true))
             return STATUS_NOT_MODIFIED;
     } else if (r->if_modified_since &&
                date_parse(r->if_modified_since, &t) == 0) {

@@ -6,6 +6,7 @@
 #define COND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 
 /* The request's precondition headers; NULL when absent. */
@@ -25,6 +26,22 @@ struct cond_request {
  * Failed).
  */
 int cond_evaluate(const struct cond_request *r, const char *etag, time_t mtime);
+
+/*
+ * cond_evaluate_any - cond_evaluate for a representation with @n current
+ * strong validators @etags (n >= 1; the first is the one sent): an
+ * entity-tag in the request matches when it matches any of them. Used when
+ * a file's provisional tag and its content tag both stand for the same
+ * unchanged bytes.
+ */
+int cond_evaluate_any(const struct cond_request *r, const char *const *etags,
+                      size_t n, time_t mtime);
+
+/*
+ * cond_etag_match_any - cond_etag_match against any of @n tags @etags.
+ */
+bool cond_etag_match_any(const char *list, const char *const *etags, size_t n,
+                         bool weak);
 
 /*
  * cond_etag_match - whether the field value @list ("*" or a comma list of

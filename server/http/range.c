@@ -76,12 +76,19 @@ enum range_result range_parse(const char *hdr, uint64_t size, uint64_t *start,
 
 int range_if_range(const char *if_range, const char *etag, time_t mtime)
 {
+    return range_if_range_any(if_range, &etag, 1, mtime);
+}
+
+int range_if_range_any(const char *if_range, const char *const *etags, size_t n,
+                       time_t mtime)
+{
     time_t t;
 
     if (!if_range)
         return 1;
     if_range = field_ows(if_range);
     if (if_range[0] == '"' || strncmp(if_range, "W/", 2) == 0)
-        return *if_range == '"' && cond_etag_match(if_range, etag, false);
+        return *if_range == '"' &&
+               cond_etag_match_any(if_range, etags, n, false);
     return date_parse(if_range, &t) == 0 && t == mtime;
 }

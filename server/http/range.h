@@ -9,6 +9,7 @@
 #ifndef RANGE_H
 #define RANGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -33,5 +34,9 @@ enum range_result range_parse(const char *hdr, uint64_t size, uint64_t *start,
  * @mtime. An entity-tag must match strongly; a date must equal Last-Modified.
  */
 int range_if_range(const char *if_range, const char *etag, time_t mtime);
+
+/* range_if_range_any - range_if_range with @n current strong tags @etags. */
+int range_if_range_any(const char *if_range, const char *const *etags, size_t n,
+                       time_t mtime);
 
 #endif

@@ -27,6 +27,8 @@ struct creds {
 };
 
 static _Atomic(struct creds *) current;
+/* The session ticket master key (tls_tickets_init), or none. */
+static gnutls_datum_t ticket_key;
 /* Serialises tls_load (start-up and SIGHUP run on one thread, but say so). */
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -147,6 +149,41 @@ void tls_free(void)
         creds_free(c);
         c = older;
     }
+    if (ticket_key.data) {
+        gnutls_memset(ticket_key.data, 0, ticket_key.size);
+        gnutls_free(ticket_key.data);
+        ticket_key.data = NULL;
+    }
+}
+
+int tls_priority_check(const char *priority, char *err, size_t size)
+{
+    gnutls_priority_t p;
+    const char *where = NULL;
+    int rc = gnutls_priority_init(&p, priority, &where);
+
+    if (rc != GNUTLS_E_SUCCESS) {
+        snprintf(err, size, "%s at \"%.40s\"", gnutls_strerror(rc),
+                 where ? where : "");
+        return -EINVAL;
+    }
+    gnutls_priority_deinit(p);
+    return 0;
+}
+
+int tls_tickets_init(void)
+{
+    if (ticket_key.data)
+        return 0;
+    return gnutls_session_ticket_key_generate(&ticket_key) == GNUTLS_E_SUCCESS
+               ? 0
+               : -ENOMEM;
+}
+
+void tls_session_setup(gnutls_session_t session)
+{
+    if (ticket_key.data)
+        (void)gnutls_session_ticket_enable_server(session, &ticket_key);
 }
 
 bool tls_connection(struct MHD_Connection *c)

@@ -57,6 +57,42 @@ int tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca,
                       unsigned int *pcert_length, gnutls_privkey_t *key);
 
 /*
+ * The default GnuTLS priority string, after Mozilla's "intermediate"
+ * profile: TLS 1.2 and 1.3 only (RFC 8996), key exchange with forward
+ * secrecy (ECDHE, DHE), AEAD ciphers only (AES-GCM, ChaCha20-Poly1305),
+ * the server's order of preference.
+ */
+#define TLS_PRIORITY_DEFAULT                                                   \
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:"     \
+    "+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:"     \
+    "+ECDHE-RSA:+DHE-RSA:%SERVER_PRECEDENCE"
+
+/*
+ * tls_priority_check - whether GnuTLS accepts @priority; on failure @err
+ * (of @size bytes) says where it stopped.
+ *
+ * Returns 0 or -EINVAL.
+ */
+int tls_priority_check(const char *priority, char *err, size_t size);
+
+/*
+ * tls_tickets_init - make the master key of session tickets (TLS 1.2
+ * RFC 5077 tickets and TLS 1.3 resumption PSKs). GnuTLS derives the keys
+ * that encrypt tickets from it and rotates them by itself every ticket
+ * lifetime (6 hours), so a stolen ticket key opens only that window. The
+ * key lives in memory only: a restart makes every ticket a full handshake.
+ *
+ * Returns 0, or -ENOMEM.
+ */
+int tls_tickets_init(void);
+
+/*
+ * tls_session_setup - per new HTTPS connection, before its handshake:
+ * session tickets on (if tls_tickets_init succeeded).
+ */
+void tls_session_setup(gnutls_session_t session);
+
+/*
  * tls_free - release every chain and key ever loaded. Only once no TLS
  * daemon runs: a session may still point at an older one until then.
  */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_request.c - whole requests: raw bytes sent over loopback to a
+ * libmicrohttpd daemon running in this process with beneath's glue
+ * (daemon.c, wire.c, respond.c, files/, http/), then the client's FIN.
+ * Checks, besides the sanitizers: whatever comes back starts with a status
+ * line, and nothing is answered after a head the framing scanner refuses
+ * (a refused head ends the connection: no body becomes a request).
+ */
+#include "daemon.h"
+#include "etag_cache.h"
+#include "framing.h"
+#include "fuzz.h"
+#include "log.h"
+#include "root.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static unsigned short port;
+
+static void put(const char *dir, const char *name, size_t len, char c)
+{
+    char path[512];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "w");
+    if (!f)
+        abort();
+    for (size_t i = 0; i < len; i++)
+        fputc(c, f);
+    fclose(f);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    static char dir[] = "/tmp/beneath-fuzz-XXXXXX";
+    static char *index[] = {"index.html"};
+    static struct daemon_conf dc;
+    static struct root *root;
+    static struct log *log;
+    static struct etag_cache *etags;
+    static struct daemon *d;
+    struct etag_cache_config ec = {.mode = ETAG_MODE_CONTENT};
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t sl = sizeof sa;
+    char sub[600];
+    bool tls = false;
+
+    (void)argc;
+    (void)argv;
+    if (!mkdtemp(dir))
+        abort();
+    put(dir, "index.html", 6, 'h');
+    put(dir, "a.txt", 100, 'a');
+    put(dir, "big.bin", 300 * 1024, 'b');
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    mkdir(sub, 0755);
+    put(sub, "index.html", 3, 'i');
+    if (root_open(dir, 0, &root) || log_open("off", LOG_COMBINED, &log) ||
+        etag_cache_new(&etags, &ec))
+        abort();
+    dc = (struct daemon_conf){
+        .respond = {.files = {.confine = 0x08 | 0x02,
+                              .index = index,
+                              .n_index = 1},
+                    .etags = etags},
+        .threads = 1,
+        .max_connections = 64,
+        .timeout = 2,
+        .header_timeout = 1,
+        .max_header_size = 8192,
+        .tls_priority = "NORMAL",
+    };
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
+        listen(fd, 64) || getsockname(fd, (struct sockaddr *)&sa, &sl))
+        abort();
+    port = ntohs(sa.sin_port);
+    if (daemon_new(&dc, root, log, &fd, &tls, 1, &d))
+        abort();
+    daemon_started();
+    return 0; /* the daemon lives as long as the process */
+}
+
+static long long ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Status lines at the start of a line ("HTTP/1.x NNN "). */
+static unsigned statuses(const char *b, size_t n)
+{
+    unsigned k = 0;
+
+    for (size_t i = 0; i + 9 <= n; i++)
+        if ((i == 0 || b[i - 1] == '\n') && memcmp(b + i, "HTTP/1.", 7) == 0)
+            k++;
+    return k;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static char got[1 << 20];
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+    size_t n = 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+        abort();
+    if (size > 65536)
+        size = 65536;
+    if (size)
+        (void)!send(fd, data, size, MSG_NOSIGNAL);
+    shutdown(fd, SHUT_WR);
+    long long end = ms() + 3000;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        long long left = end - ms();
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            break;
+        ssize_t r = recv(fd, got + n, sizeof got - n, 0);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        if (n == sizeof got)
+            break;
+    }
+    close(fd);
+    if (n && memcmp(got, "HTTP/1.", n < 7 ? n : 7) != 0)
+        abort();
+    struct framing_scan s;
+    framing_scan_init(&s);
+    if (framing_scan_feed(&s, data, size) &&
+        statuses(got, n) > s.bad_head + 1) {
+        /* an answer to something after a refused head */
+        fprintf(stderr,
+                "fuzz_request: %u answers, refused head %u (%s):\n%.*s\n",
+                statuses(got, n), s.bad_head, framing_why_text(s.why),
+                (int)(n < 2000 ? n : 2000), got);
+        abort();
+    }
+    return 0;
+}
