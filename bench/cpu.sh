@@ -23,7 +23,8 @@
 # median latency; then system calls per request (strace -f -c over
 # --syscalls keep-alive requests on one connection, default 1000, 0: none).
 # --also NAME=PATH adds the beneath binary PATH (kernel backend) as row
-# kernel:NAME, so a change is measured against its parent in the same run.
+# kernel:NAME, so a change is measured against its parent in the same run;
+# 'NAME=PATH OPTION...' also gives it those beneath options.
 # --only keeps the configurations whose name matches (nginx is the ratios'
 # reference: keep it). --quick: 2 rounds of 1 s, 200 requests under strace;
 # its figures are noise and its report says so. --out: default
@@ -110,7 +111,7 @@ rm -f "$out"/cpu.csv "$out"/cpu.md "$out"/summary.csv "$out"/syscalls.csv "$out"
 bench_work beneath-cpu small
 
 # --- configurations -----------------------------------------------------------
-# name|server|backend|flags|binary ("" = --beneath)
+# name|server|backend|flags|binary ("" = --beneath)|more beneath options
 ref=nginx:disable_symlinks=off
 configs=(
   "kernel:default|beneath|kernel|default|"
@@ -120,23 +121,26 @@ configs=(
   "lighttpd:follow-symlink=enable|lighttpd|-|enable|"
 )
 for a in "${also[@]}"; do
-  name=${a%%=*} path=${a#*=}
+  name=${a%%=*} path=${a#*=} more=""
+  if [[ $path == *" "* ]]; then
+    more=${path#* } path=${path%% *}
+  fi
   if [ "$name" = "$a" ] || ! [[ $name =~ ^[A-Za-z0-9._-]+$ ]]; then
     die "--also wants NAME=PATH (NAME: letters, digits, . _ -), not '$a'"
   fi
   [ -x "$path" ] || die "--also $name: not an executable: $path"
-  configs+=("kernel:$name|beneath|kernel|default|$(cd "$(dirname "$path")" && pwd)/$(basename "$path")")
+  configs+=("kernel:$name|beneath|kernel|default|$(cd "$(dirname "$path")" && pwd)/$(basename "$path")|$more")
 done
 
 c_name=() c_server=() c_backend=() c_flags=() c_threads=() c_pinned=() c_opts=()
 c_bin=() c_skip=() c_pid=() c_main=() c_port=()
 for spec in "${configs[@]}"; do
-  IFS='|' read -r cfg server backend flags bin <<<"$spec"
+  IFS='|' read -r cfg server backend flags bin opts <<<"$spec"
   if [ -n "$only" ] && ! [[ $cfg =~ $only ]]; then
     continue
   fi
   c_name+=("$cfg") c_server+=("$server") c_backend+=("$backend") c_flags+=("$flags")
-  c_threads+=(1) c_pinned+=(yes) c_opts+=("") c_bin+=("$bin")
+  c_threads+=(1) c_pinned+=(yes) c_opts+=("$opts") c_bin+=("$bin")
 done
 nconf=${#c_name[@]}
 [ "$nconf" -gt 0 ] || die "--only '$only' matches no configuration"
