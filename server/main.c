@@ -13,9 +13,10 @@
  */
 #include "cache_rules.h"
 #include "conf.h"
+#include "daemon.h"
 #include "etag_cache.h"
 #include "headers_opt.h"
-#include "http.h"
+#include "listen.h"
 #include "log.h"
 #include "metrics.h"
 #include "negotiate.h"
@@ -48,182 +49,7 @@
 
 extern char **environ;
 
-/* One bound listening socket and how to show it. */
-struct listener {
-    int fd;
-    char url[INET6_ADDRSTRLEN + 128];
-    char *unix_path; /* unlinked at exit, or NULL */
-};
-
-static int bind_tcp(const struct conf_listen *l, struct listener *out,
-                    char *err, size_t errlen)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC,
-                             .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    char port[16];
-    int fd = -1, e = 0;
-
-    snprintf(port, sizeof port, "%u", l->port);
-    int gai = getaddrinfo(l->host, port, &hints, &res);
-    if (gai) {
-        snprintf(err, errlen, "%s", gai_strerror(gai));
-        return -1;
-    }
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        int one = 1;
-        fd = socket(ai->ai_family,
-                    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0) {
-            e = errno;
-            continue;
-        }
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (ai->ai_family == AF_INET6)
-            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0)
-            break;
-        e = errno;
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s", strerror(e));
-        return -1;
-    }
-
-    struct sockaddr_storage ss = {0};
-    socklen_t sl = sizeof ss;
-    char host[INET6_ADDRSTRLEN];
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
-        getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port,
-                    sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
-        snprintf(err, errlen, "getsockname: %s", strerror(errno));
-        close(fd);
-        return -1;
-    }
-    snprintf(out->url, sizeof out->url, "%s://%s%s%s:%s",
-             l->tls ? "https" : "http", ss.ss_family == AF_INET6 ? "[" : "",
-             host, ss.ss_family == AF_INET6 ? "]" : "", port);
-    out->fd = fd;
-    return 0;
-}
-
-static int bind_unix(const struct conf_listen *l, struct listener *out,
-                     char *err, size_t errlen)
-{
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    struct stat st;
-    int fd;
-
-    if (strlen(l->path) >= sizeof sa.sun_path) {
-        snprintf(err, errlen, "socket path too long");
-        return -1;
-    }
-    memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
-    /* A stale socket from an earlier run is replaced, nothing else is. */
-    if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode))
-        unlink(l->path);
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        listen(fd, 1024) != 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    out->unix_path = strdup(l->path);
-    snprintf(out->url, sizeof out->url, "unix:%s", l->path);
-    out->fd = fd;
-    return 0;
-}
-
-/* The URL of an inherited listening socket, from its own address. */
-static int socket_url(int fd, char *buf, size_t n)
-{
-    struct sockaddr_storage ss = {0};
-    socklen_t sl = sizeof ss;
-    char host[INET6_ADDRSTRLEN], port[16];
-
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
-        return -errno;
-    if (ss.ss_family == AF_UNIX) {
-        const struct sockaddr_un *su = (const void *)&ss;
-        snprintf(buf, n, "unix:%s",
-                 su->sun_path[0] ? su->sun_path : "(unnamed)");
-        return 0;
-    }
-    if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port,
-                    sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-        return -EINVAL;
-    snprintf(buf, n, "http://%s%s%s:%s", ss.ss_family == AF_INET6 ? "[" : "",
-             host, ss.ss_family == AF_INET6 ? "]" : "", port);
-    return 0;
-}
-
-/*
- * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
- * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
- * variables are removed so nothing started later inherits them.
- * Returns N (0: not activated), or -1 after a message.
- */
-static int activated(struct listener **out)
-{
-    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-    char *end;
-    long n;
-
-    if (!pid || !fds)
-        return 0;
-    errno = 0;
-    long p = strtol(pid, &end, 10);
-    if (errno || *end || p != (long)getpid())
-        return 0; /* meant for another process */
-    errno = 0;
-    n = strtol(fds, &end, 10);
-    if (errno || *end || n < 1 || n > 64) {
-        fprintf(stderr, "beneath: LISTEN_FDS=%s: expected 1..64 sockets\n",
-                fds);
-        return -1;
-    }
-    unsetenv("LISTEN_PID");
-    unsetenv("LISTEN_FDS");
-    unsetenv("LISTEN_FDNAMES");
-    struct listener *ls = calloc((size_t)n, sizeof *ls);
-    if (!ls) {
-        fprintf(stderr, "beneath: out of memory\n");
-        return -1;
-    }
-    for (int i = 0; i < n; i++)
-        ls[i].fd = -1;
-    for (int i = 0; i < n; i++) {
-        int fd = 3 + i, acc = 0;
-        socklen_t al = sizeof acc;
-        int fl = fcntl(fd, F_GETFL);
-
-        if (fl < 0 ||
-            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 || !acc ||
-            socket_url(fd, ls[i].url, sizeof ls[i].url) != 0) {
-            fprintf(stderr,
-                    "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
-                    fd);
-            for (int j = 0; j < i; j++)
-                close(ls[j].fd);
-            free(ls);
-            return -1;
-        }
-        /* ours now: not inherited, never blocking a worker in accept */
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
-        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-        ls[i].fd = fd;
-    }
-    *out = ls;
-    return (int)n;
-}
-
-/* Docs-hosting options (issue 5), checked in depth: every error printed. */
+/* The option values parsed after conf_load; every error printed. */
 struct docs {
     enum negotiate_encoding precompressed[NEGOTIATE_N_ENCODINGS];
     size_t n_precompressed;
@@ -305,16 +131,6 @@ static void docs_free(struct docs *d)
 {
     cache_rules_free(&d->cache);
     headers_opt_free(&d->headers);
-}
-
-static void listener_label(const struct conf_listen *l, char *buf, size_t n)
-{
-    if (l->kind == CONF_LISTEN_UNIX)
-        snprintf(buf, n, "unix:%s", l->path);
-    else
-        snprintf(buf, n, "%s%s%s%s:%u", l->tls ? "https://" : "",
-                 strchr(l->host, ':') ? "[" : "", l->host,
-                 strchr(l->host, ':') ? "]" : "", l->port);
 }
 
 /* The backend sentence of the start-up lines; false if it cannot serve. */
@@ -500,8 +316,8 @@ static void reload(struct root *root, struct log *log, const struct conf *c)
  * serves and why, and the confinement flags. All in one write(2), so whoever
  * waits for "listening on" sees the whole block at once.
  */
-static void print_startup(const struct conf *c, const struct listener *ls,
-                          size_t n_ls, const char *backend)
+static void print_startup(const struct conf *c, const struct listeners *ls,
+                          const char *backend)
 {
     char *buf = NULL, real[PATH_MAX], flags[256];
     size_t len = 0;
@@ -511,8 +327,8 @@ static void print_startup(const struct conf *c, const struct listener *ls,
     if (!f)
         return;
     resolver_flags_format(c->confine, flags, sizeof flags);
-    for (size_t i = 0; i < n_ls; i++)
-        fprintf(f, "beneath: listening on %s\n", ls[i].url);
+    for (size_t i = 0; i < ls->n; i++)
+        fprintf(f, "beneath: listening on %s\n", ls->v[i].url);
     fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
             same ? "" : real, same ? "" : ")");
     fprintf(f, "beneath: resolver %s\n", backend);
@@ -525,18 +341,18 @@ static void print_startup(const struct conf *c, const struct listener *ls,
 }
 
 /* Drain: stop accepting, wait for requests in flight up to the timeout. */
-static void drain(struct http *h, int sfd, unsigned timeout)
+static void drain(struct daemon *h, int sfd, unsigned timeout)
 {
     int64_t deadline = mono_ms() + (int64_t)timeout * 1000;
 
-    http_quiesce(h);
-    while (http_in_flight(h) > 0) {
+    daemon_quiesce(h);
+    while (daemon_in_flight(h) > 0) {
         int64_t left = deadline - mono_ms();
         if (left <= 0) {
             fprintf(stderr,
                     "beneath: shutdown-timeout: closing %u requests in "
                     "flight\n",
-                    http_in_flight(h));
+                    daemon_in_flight(h));
             break;
         }
         struct pollfd p = {.fd = sfd, .events = POLLIN};
@@ -551,151 +367,167 @@ static void drain(struct http *h, int sfd, unsigned timeout)
     }
 }
 
-int main(int argc, char *argv[])
-{
+/* Everything the server holds; released by server_close. */
+struct server {
     struct conf c;
-    struct conf_diag d = {0};
-    struct listener *ls = NULL;
-    struct root *root = NULL;
-    struct log *log = NULL;
-    struct http *h = NULL;
-    static struct metrics metrics; /* zero: static storage */
-    struct docs docs = {0};
-    struct etag_cache *etags = NULL;
-    size_t n_ls = 0;
-    int status = EXIT_CONF, errors = 0, sfd = -1, err, act;
-    uid_t uid = 0;
-    gid_t gid = 0;
-    char line[512];
+    struct listeners ls;
+    struct root *root;
+    struct log *log;
+    struct daemon *d;
+    struct metrics metrics;
+    struct docs docs;
+    struct etag_cache *etags;
+    uid_t uid;
+    gid_t gid;
+    int sfd;
+    char backend[512]; /* the resolver's start-up sentence */
+};
 
-    err = conf_load(&c, argc, argv, environ, &d);
+/*
+ * Phase 1: the configuration. Returns -1 to go on, else the exit status
+ * (--help, --version, or an error already printed).
+ */
+static int phase_conf(struct server *s, int argc, char *argv[])
+{
+    struct conf_diag d = {0};
+    int err = conf_load(&s->c, argc, argv, environ, &d);
+
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "beneath: %s\n", d.msgs[i]);
     conf_diag_free(&d);
-    if (err == -ENOMEM) {
+    if (err == -ENOMEM)
         fprintf(stderr, "beneath: out of memory\n");
-        goto out_conf;
-    }
     if (err)
-        goto out_conf;
-    if (c.help) {
+        return EXIT_CONF;
+    if (s->c.help) {
         conf_help(stdout, "beneath");
-        status = 0;
-        goto out_conf;
+        return 0;
     }
-    if (c.version) {
+    if (s->c.version) {
         printf("beneath %s\n", BENEATH_VERSION);
-        status = 0;
-        goto out_conf;
+        return 0;
     }
+    return -1;
+}
 
-    /* Checks that need the OS: every error of the run, then exit 2. */
-    resolver_set_backend(c.resolver);
-    if (!backend_line(c.resolver, line, sizeof line)) {
+/* The resolver backend and the root; the number of problems. */
+static int check_root(struct server *s)
+{
+    const struct conf *c = &s->c;
+    int errors = 0, err;
+
+    resolver_set_backend(c->resolver);
+    if (!backend_line(c->resolver, s->backend, sizeof s->backend)) {
         fprintf(stderr,
                 "beneath: --resolver kernel: openat2 is not usable: %s\n",
-                line);
+                s->backend);
         errors++;
     }
-    unsigned dir_cache = fd_budget(&c);
-    if (c.resolver == RESOLVER_BACKEND_EMULATED ||
-        (c.resolver == RESOLVER_BACKEND_AUTO &&
+    unsigned dir_cache = fd_budget(c);
+    if (c->resolver == RESOLVER_BACKEND_EMULATED ||
+        (c->resolver == RESOLVER_BACKEND_AUTO &&
          resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED)) {
-        size_t n = strlen(line);
+        size_t n = strlen(s->backend);
         if (dir_cache)
-            snprintf(line + n, sizeof line - n,
+            snprintf(s->backend + n, sizeof s->backend - n,
                      "; directory cache: %u per worker", dir_cache);
         else
-            snprintf(line + n, sizeof line - n,
+            snprintf(s->backend + n, sizeof s->backend - n,
                      "; no directory cache (--resolver-cache 0)");
     }
-    err = root_open(c.root, dir_cache, &root);
+    err = root_open(c->root, dir_cache, &s->root);
     if (err) {
-        fprintf(stderr, "beneath: root %s: %s\n", c.root, strerror(-err));
+        fprintf(stderr, "beneath: root %s: %s\n", c->root, strerror(-err));
         errors++;
     }
-    if (c.user) {
-        struct passwd *pw = getpwnam(c.user);
-        if (!pw) {
-            fprintf(stderr, "beneath: --user %s: no such user\n", c.user);
-            errors++;
-        } else if (geteuid() != 0 && pw->pw_uid != geteuid()) {
-            fprintf(stderr, "beneath: --user %s: switching needs root\n",
-                    c.user);
-            errors++;
-        } else {
-            uid = pw->pw_uid;
-            gid = pw->pw_gid;
-        }
+    return errors;
+}
+
+/* --user: who to become; the number of problems. */
+static int check_user(struct server *s)
+{
+    const char *user = s->c.user;
+    struct passwd *pw;
+
+    if (!user)
+        return 0;
+    pw = getpwnam(user);
+    if (!pw) {
+        fprintf(stderr, "beneath: --user %s: no such user\n", user);
+        return 1;
     }
-    err = docs_load(&c, &docs);
-    if (err == -ENOMEM) {
-        fprintf(stderr, "beneath: out of memory\n");
-        goto out_close;
+    if (geteuid() != 0 && pw->pw_uid != geteuid()) {
+        fprintf(stderr, "beneath: --user %s: switching needs root\n", user);
+        return 1;
     }
-    if (err)
-        errors++;
-    act = activated(&ls);
-    if (act < 0) {
-        errors++;
-    } else if (act > 0) {
-        n_ls = (size_t)act;
-    } else {
-        ls = calloc(c.n_listen ? c.n_listen : 1, sizeof *ls);
-        if (!ls) {
-            fprintf(stderr, "beneath: out of memory\n");
-            goto out_close;
-        }
-        n_ls = c.n_listen;
-    }
-    for (size_t i = 0; act == 0 && i < c.n_listen; i++) {
-        const struct conf_listen *l = &c.listen[i];
-        char label[512], why[256];
-        ls[i].fd = -1;
-        listener_label(l, label, sizeof label);
-        if ((l->kind == CONF_LISTEN_UNIX ? bind_unix : bind_tcp)(
-                l, &ls[i], why, sizeof why) != 0) {
-            fprintf(stderr, "beneath: listen %s: %s\n", label, why);
-            errors++;
-        }
-    }
-    err =
-        log_open(c.access_log,
-                 c.log_format == CONF_LOG_JSON ? LOG_JSON : LOG_COMBINED, &log);
+    s->uid = pw->pw_uid;
+    s->gid = pw->pw_gid;
+    return 0;
+}
+
+/* The access log, the TLS material and the ETag cache; problems. */
+static int check_outputs(struct server *s)
+{
+    const struct conf *c = &s->c;
+    int errors = 0, err;
+
+    err = log_open(c->access_log,
+                   c->log_format == CONF_LOG_JSON ? LOG_JSON : LOG_COMBINED,
+                   &s->log);
     if (err) {
-        fprintf(stderr, "beneath: access-log %s: %s\n", c.access_log,
+        fprintf(stderr, "beneath: access-log %s: %s\n", c->access_log,
                 strerror(-err));
         errors++;
     }
     /* The key is read now, before privileges are dropped. */
-    int tls_errors = tls_check_options(&c);
+    int tls_errors = tls_check_options(c);
     errors += tls_errors;
-    if (!tls_errors && any_tls(&c) && tls_setup(&c, "") != 0)
+    if (!tls_errors && any_tls(c) && tls_setup(c, "") != 0)
         errors++;
     struct etag_cache_config ec = {
-        .mode = c.etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
-                : c.etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
-                                          : ETAG_MODE_CONTENT,
+        .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
+                : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
+                                           : ETAG_MODE_CONTENT,
     };
-    err = etag_cache_create(&etags, &ec);
+    err = etag_cache_new(&s->etags, &ec);
     if (err) {
         fprintf(stderr, "beneath: etag cache: %s\n", strerror(-err));
         errors++;
     }
-    if (errors)
-        goto out_close;
-    if (c.check) {
-        conf_print(stdout, &c);
-        status = 0;
-        goto out_close;
-    }
+    return errors;
+}
 
-    status = 1;
-    if (c.user && drop_privileges(uid, gid, c.user) != 0)
-        goto out_close;
+/*
+ * Phase 2: checks that need the OS, every error of the run collected.
+ * Returns 0, or -1 after the messages (-ENOMEM: out of memory).
+ */
+static int phase_check(struct server *s)
+{
+    int errors = check_root(s) + check_user(s), err;
 
-    /* Blocked before any thread exists, so every thread inherits it. */
+    err = docs_load(&s->c, &s->docs);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    if (err)
+        errors++;
+    err = listen_open(&s->c, &s->ls);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
+    errors += check_outputs(s);
+    return errors ? -1 : 0;
+}
+
+/*
+ * Phase 3: privileges dropped, signals blocked (before any thread exists,
+ * so every thread inherits the mask) and read from a signalfd. 0 or -1.
+ */
+static int phase_lockdown(struct server *s)
+{
     sigset_t set;
+
+    if (s->c.user && drop_privileges(s->uid, s->gid, s->c.user) != 0)
+        return -1;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
@@ -703,103 +535,146 @@ int main(int argc, char *argv[])
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     /* A closed stdout (access log "-") must not kill the server. */
     signal(SIGPIPE, SIG_IGN);
-    sfd = signalfd(-1, &set, SFD_CLOEXEC);
-    if (sfd < 0) {
+    s->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    if (s->sfd < 0) {
         fprintf(stderr, "beneath: signalfd: %s\n", strerror(errno));
-        goto out_close;
+        return -1;
     }
+    return 0;
+}
 
-    struct http_conf hc = {
-        .files =
+static void count_resolve(void *arg, enum resolver_backend backend, uint64_t ns,
+                          int ret)
+{
+    metrics_count_resolve(arg, backend, ns, ret);
+}
+
+/* Phase 4: the daemons start; the listening sockets pass to them. */
+static int phase_serve(struct server *s, struct daemon_conf *dc)
+{
+    const struct conf *c = &s->c;
+    int *fds = calloc(s->ls.n ? s->ls.n : 1, sizeof *fds);
+    bool *tls = calloc(s->ls.n ? s->ls.n : 1, sizeof *tls);
+    int err = -ENOMEM;
+
+    *dc = (struct daemon_conf){
+        .respond =
             {
-                .confine = c.confine,
-                .index = c.index.v,
-                .n_index = c.index.n,
-                .listing = c.listing,
-                .dotfiles = c.dotfiles == CONF_DOTFILES_ALLOW,
-                .etags = etags,
-                .hsts = c.hsts,
-                .precompressed = docs.precompressed,
-                .n_precompressed = docs.n_precompressed,
-                .cache = &docs.cache,
-                .headers = &docs.headers,
-                .try_html = c.try_html,
-                .fallback = docs.fallback,
-                .health = docs.health,
-                .metrics_path = docs.metrics,
-                .metrics = &metrics,
-                .server_timing = c.server_timing,
+                .files =
+                    {
+                        .confine = c->confine,
+                        .index = c->index.v,
+                        .n_index = c->index.n,
+                        .listing = c->listing,
+                        .dotfiles = c->dotfiles == CONF_DOTFILES_ALLOW,
+                        .precompressed = s->docs.precompressed,
+                        .n_precompressed = s->docs.n_precompressed,
+                        .try_html = c->try_html,
+                        .fallback = s->docs.fallback,
+                        .resolved = count_resolve,
+                        .resolved_arg = &s->metrics,
+                    },
+                .etags = s->etags,
+                .hsts = c->hsts,
+                .cache = &s->docs.cache,
+                .headers = &s->docs.headers,
+                .health = s->docs.health,
+                .metrics_path = s->docs.metrics,
+                .metrics = &s->metrics,
+                .server_timing = c->server_timing,
             },
-        .threads = c.threads,
-        .max_connections = c.max_connections,
-        .max_connections_per_ip = c.max_connections_per_ip,
-        .timeout = c.timeout,
-        .header_timeout = c.header_timeout,
-        .max_header_size = c.max_header_size,
+        .threads = c->threads,
+        .max_connections = c->max_connections,
+        .max_connections_per_ip = c->max_connections_per_ip,
+        .timeout = c->timeout,
+        .header_timeout = c->header_timeout,
+        .max_header_size = c->max_header_size,
     };
-    int *fds = calloc(n_ls ? n_ls : 1, sizeof *fds);
-    bool *tls = calloc(n_ls ? n_ls : 1, sizeof *tls);
-    if (!fds || !tls) {
-        free(fds);
-        free(tls);
+    if (fds && tls) {
+        for (size_t i = 0; i < s->ls.n; i++) {
+            fds[i] = s->ls.v[i].fd;
+            tls[i] = !s->ls.activated && s->ls.v[i].tls;
+            s->ls.v[i].fd = -1; /* the daemons own them now */
+        }
+        err = daemon_new(dc, s->root, s->log, fds, tls, s->ls.n, &s->d);
+    } else {
         fprintf(stderr, "beneath: out of memory\n");
-        goto out_close;
     }
-    for (size_t i = 0; i < n_ls; i++) {
-        fds[i] = ls[i].fd;
-        /* Socket-activated listeners (act > 0) are plain HTTP. */
-        tls[i] = act == 0 && i < c.n_listen && c.listen[i].tls;
-        ls[i].fd = -1; /* http_start owns them now */
-    }
-    err = http_start(&hc, root, log, fds, tls, n_ls, &h);
     free(tls);
     free(fds);
     if (err)
-        goto out_close;
+        return -1;
+    print_startup(c, &s->ls, s->backend);
+    daemon_started();
+    return 0;
+}
 
-    print_startup(&c, ls, n_ls, line);
-    http_started();
-
+/* Phase 5: signals until SIGTERM or SIGINT. The exit status. */
+static int phase_loop(struct server *s)
+{
     for (;;) {
         struct signalfd_siginfo si;
-        ssize_t n = read(sfd, &si, sizeof si);
+        ssize_t n = read(s->sfd, &si, sizeof si);
+
         if (n != sizeof si) {
             if (n < 0 && errno == EINTR)
                 continue;
             fprintf(stderr, "beneath: signalfd read: %s\n", strerror(errno));
-            break;
+            return 1;
         }
         if (si.ssi_signo == SIGHUP) {
-            reload(root, log, &c);
+            reload(s->root, s->log, &s->c);
             continue;
         }
         fprintf(stderr, "beneath: %s: stopping\n",
                 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        drain(h, sfd, c.shutdown_timeout);
-        status = 0;
-        break;
+        drain(s->d, s->sfd, s->c.shutdown_timeout);
+        return 0;
     }
-    http_stop(h);
+}
 
-out_close:
-    if (sfd >= 0)
-        close(sfd);
-    for (size_t i = 0; ls && i < n_ls; i++) {
-        if (ls[i].fd >= 0)
-            close(ls[i].fd);
-        if (ls[i].unix_path) {
-            unlink(ls[i].unix_path);
-            free(ls[i].unix_path);
-        }
-    }
-    free(ls);
+static void server_close(struct server *s)
+{
+    daemon_free(s->d);
+    if (s->sfd >= 0)
+        close(s->sfd);
+    listen_close(&s->ls);
     /* No daemon runs any more: no session can use a certificate. */
-    tls_unload();
-    etag_cache_destroy(etags);
-    log_close(log);
-    root_close(root);
-    docs_free(&docs);
-out_conf:
-    conf_free(&c);
+    tls_free();
+    etag_cache_free(s->etags);
+    log_close(s->log);
+    root_close(s->root);
+    docs_free(&s->docs);
+    conf_free(&s->c);
+}
+
+int main(int argc, char *argv[])
+{
+    static struct server s; /* zero; the metrics are large */
+    struct daemon_conf dc;
+    int status, err;
+
+    s.sfd = -1;
+    status = phase_conf(&s, argc, argv);
+    if (status >= 0) {
+        conf_free(&s.c);
+        return status;
+    }
+    status = EXIT_CONF;
+    err = phase_check(&s);
+    if (err == -ENOMEM)
+        fprintf(stderr, "beneath: out of memory\n");
+    if (err)
+        goto out;
+    if (s.c.check) {
+        conf_print(stdout, &s.c);
+        status = 0;
+        goto out;
+    }
+    status = 1;
+    if (phase_lockdown(&s) == 0 && phase_serve(&s, &dc) == 0)
+        status = phase_loop(&s);
+out:
+    server_close(&s);
     return status;
 }

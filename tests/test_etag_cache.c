@@ -123,7 +123,7 @@ static struct etag_cache *make(enum etag_mode mode, size_t max_entries,
         .mode = mode, .max_entries = max_entries, .inline_max = inline_max};
     struct etag_cache *c = NULL;
 
-    ck_assert_int_eq(etag_cache_create(&c, &cfg), 0);
+    ck_assert_int_eq(etag_cache_new(&c, &cfg), 0);
     ck_assert_ptr_nonnull(c);
     return c;
 }
@@ -155,7 +155,7 @@ START_TEST(known_vector_and_hit)
     ck_assert_uint_eq(stats(c).hits, 1);
     ck_assert_uint_eq(stats(c).hashed, 1); /* not hashed again */
     ck_assert_uint_eq(stats(c).entries, 1);
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -170,7 +170,7 @@ START_TEST(empty_file)
     ck_assert_str_eq(v.etag, "\"47DEQpj8HBSa-_TImW-5JA\"");
     ck_assert_str_eq(v.repr_digest,
                      "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:");
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -245,7 +245,7 @@ START_TEST(change_detection)
     /* And now it is a hit. */
     ck_assert_int_eq(get(c, "f", false, &after), 0);
     ck_assert_uint_eq(stats(c).hits, 1);
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -273,7 +273,7 @@ START_TEST(lru_eviction)
     ck_assert_uint_eq(stats(c).misses, 5);
     ck_assert_uint_eq(stats(c).hashed, 5);
     ck_assert_uint_eq(stats(c).entries, 2);
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -309,8 +309,8 @@ START_TEST(big_file_pending_then_ready)
     ck_assert(!w.pending);
     ck_assert_str_eq(w.etag, v.etag);
     ck_assert_str_eq(w.repr_digest, v.repr_digest);
-    etag_cache_destroy(inl);
-    etag_cache_destroy(c);
+    etag_cache_free(inl);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -329,7 +329,7 @@ START_TEST(destroy_with_queue)
         ck_assert_int_eq(get(c, name, false, &v), 0);
         ck_assert(v.pending);
     }
-    etag_cache_destroy(c);
+    etag_cache_free(c);
     ck_assert_int_eq(count_fds(), fds);
 }
 END_TEST
@@ -349,8 +349,8 @@ START_TEST(same_content_different_mtime)
     ck_assert_int_eq(get(m, "replica1", false, &m1), 0);
     ck_assert_int_eq(get(m, "replica2", false, &m2), 0);
     ck_assert_str_ne(m1.etag, m2.etag);
-    etag_cache_destroy(m);
-    etag_cache_destroy(c);
+    etag_cache_free(m);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -370,7 +370,7 @@ START_TEST(mtime_mode)
     ck_assert_str_eq(v.etag, "\"16345785d8a00000-3\"");
     ck_assert_str_eq(v.repr_digest, ABC_DIGEST);
     ck_assert_uint_eq(stats(c).hashed, 1);
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -386,7 +386,7 @@ START_TEST(off_mode)
     ck_assert_int_eq(get(c, "abc", true, &v), 0);
     ck_assert_str_eq(v.etag, "");
     ck_assert_str_eq(v.repr_digest, ABC_DIGEST);
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -402,7 +402,7 @@ START_TEST(not_regular)
     ck_assert_int_eq(etag_cache_get(c, fd, &st, true, &v), -EINVAL);
     ck_assert_str_eq(v.repr_digest, "");
     close(fd);
-    etag_cache_destroy(c);
+    etag_cache_free(c);
 }
 END_TEST
 
@@ -411,9 +411,9 @@ START_TEST(bad_mode)
     struct etag_cache_config cfg = {.mode = (enum etag_mode)42};
     struct etag_cache *c = (struct etag_cache *)&cfg;
 
-    ck_assert_int_eq(etag_cache_create(&c, &cfg), -EINVAL);
+    ck_assert_int_eq(etag_cache_new(&c, &cfg), -EINVAL);
     ck_assert_ptr_null(c);
-    etag_cache_destroy(NULL);
+    etag_cache_free(NULL);
 }
 END_TEST
 
@@ -480,8 +480,8 @@ START_TEST(threads)
     }
     etag_cache_drain(c);
     ck_assert_uint_le(stats(c).entries, 3);
-    etag_cache_destroy(c);
-    etag_cache_destroy(ref);
+    etag_cache_free(c);
+    etag_cache_free(ref);
 }
 END_TEST
 

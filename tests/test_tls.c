@@ -39,7 +39,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    tls_unload();
+    tls_free();
     nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -113,7 +113,7 @@ START_TEST(load_swap_keep_unload)
     served(cn, sizeof(cn), &n);
     ck_assert_str_eq(cn, "first");
 
-    tls_unload();
+    tls_free();
     served(cn, sizeof(cn), &n);
     ck_assert_str_eq(cn, "");
 }

@@ -4,8 +4,8 @@
  * here with OpenSSL (dates, keys, chains, encryption), written to a temporary
  * directory, and loaded through the same function the server calls.
  */
+#include "material.h"
 #include "tls_fixture.h"
-#include "tls_material.h"
 
 #include <check.h>
 #include <dirent.h>

@@ -6,17 +6,11 @@
 
 #include "cond.h"
 #include "date.h"
+#include "field.h"
 
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
-
-static const char *ows(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
 
 /* Digits into @out, saturating at UINT64_MAX. False without a digit. */
 static bool number(const char **p, uint64_t *out)
@@ -38,21 +32,21 @@ static bool number(const char **p, uint64_t *out)
 enum range_result range_parse(const char *hdr, uint64_t size, uint64_t *start,
                               uint64_t *len)
 {
-    const char *p = ows(hdr);
+    const char *p = field_ows(hdr);
     uint64_t a, b;
 
     if (strncasecmp(p, "bytes", 5) != 0)
         return RANGE_NONE;
-    p = ows(p + 5);
+    p = field_ows(p + 5);
     if (*p != '=')
         return RANGE_NONE;
-    p = ows(p + 1);
+    p = field_ows(p + 1);
     if (strchr(p, ','))
         return RANGE_NONE;
 
     if (*p == '-') {
         p++;
-        if (!number(&p, &b) || *ows(p) != '\0')
+        if (!number(&p, &b) || *field_ows(p) != '\0')
             return RANGE_NONE;
         if (b == 0 || size == 0)
             return RANGE_UNSATISFIABLE;
@@ -65,10 +59,10 @@ enum range_result range_parse(const char *hdr, uint64_t size, uint64_t *start,
     if (!number(&p, &a) || *p != '-')
         return RANGE_NONE;
     p++;
-    if (*ows(p) == '\0') {
+    if (*field_ows(p) == '\0') {
         b = UINT64_MAX;
     } else {
-        if (!number(&p, &b) || *ows(p) != '\0' || b < a)
+        if (!number(&p, &b) || *field_ows(p) != '\0' || b < a)
             return RANGE_NONE;
     }
     if (a >= size)
@@ -86,7 +80,7 @@ int range_if_range(const char *if_range, const char *etag, time_t mtime)
 
     if (!if_range)
         return 1;
-    if_range = ows(if_range);
+    if_range = field_ows(if_range);
     if (if_range[0] == '"' || strncmp(if_range, "W/", 2) == 0)
         return *if_range == '"' && cond_etag_match(if_range, etag, false);
     return date_parse(if_range, &t) == 0 && t == mtime;

@@ -3,7 +3,7 @@
  * tls.c - certificate material for GnuTLS through libmicrohttpd's certificate
  * callback, swapped atomically on reload; TLS bodies in large blocks.
  *
- * Every generation of credentials stays allocated until tls_unload: a
+ * Every generation of credentials stays allocated until tls_free: a
  * handshake that fetched a pointer may still be using it, and a session keeps
  * a reference to its certificate. A reload costs a few KiB that are returned
  * at exit; nothing is freed under a running session.
@@ -23,7 +23,7 @@ struct creds {
     gnutls_pcert_st *pcerts;
     unsigned int n;
     gnutls_privkey_t key;
-    struct creds *older; /* every earlier generation, for tls_unload */
+    struct creds *older; /* every earlier generation, for tls_free */
 };
 
 static _Atomic(struct creds *) current;
@@ -135,7 +135,7 @@ int tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca,
     return 0;
 }
 
-void tls_unload(void)
+void tls_free(void)
 {
     struct creds *c;
 

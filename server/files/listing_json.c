@@ -86,11 +86,11 @@ static size_t utf8_len(const unsigned char *s)
     return 0;
 }
 
-static void put_string(struct buf *b, const char *str)
+/* @str as the inside of a JSON string. */
+static void put_escaped(struct buf *b, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
 
-    put(b, "\"");
     while (*s != '\0') {
         size_t n = utf8_len(s);
         char esc[8];
@@ -137,6 +137,12 @@ static void put_string(struct buf *b, const char *str)
         }
         s++;
     }
+}
+
+static void put_string(struct buf *b, const char *str)
+{
+    put(b, "\"");
+    put_escaped(b, str);
     put(b, "\"");
 }
 
@@ -158,32 +164,29 @@ static void put_href(struct buf *b, const char *name, bool dir)
     put(b, dir ? "/\"" : "\"");
 }
 
-static const char *type_name(enum listing_json_type t)
+static const char *type_name(enum listing_kind k)
 {
-    switch (t) {
-    case LISTING_JSON_FILE:
+    switch (k) {
+    case LISTING_FILE:
         return "file";
-    case LISTING_JSON_DIR:
+    case LISTING_DIR:
         return "dir";
-    case LISTING_JSON_SYMLINK:
-        return "symlink";
-    case LISTING_JSON_OTHER:
+    case LISTING_OTHER:
         break;
     }
     return "other";
 }
 
-int listing_json_render(const char *path,
-                        const struct listing_json_entry *entries, size_t n,
-                        char **out, size_t *len)
+int listing_json(const struct listing *l, const char *path, char **out,
+                 size_t *len)
 {
     struct buf b = {0};
 
-    put(&b, "{\"path\":");
-    put_string(&b, path);
-    put(&b, ",\"entries\":[");
-    for (size_t i = 0; i < n && !b.failed; i++) {
-        const struct listing_json_entry *e = &entries[i];
+    put(&b, "{\"path\":\"/");
+    put_escaped(&b, path);
+    put(&b, "\",\"entries\":[");
+    for (size_t i = 0; i < l->n && !b.failed; i++) {
+        const struct listing_entry *e = &l->v[i];
         char num[96], when[32];
         struct tm tm;
 
@@ -193,10 +196,10 @@ int listing_json_render(const char *path,
         put(&b, i > 0 ? ",{\"name\":" : "{\"name\":");
         put_string(&b, e->name);
         put(&b, ",\"href\":");
-        put_href(&b, e->name, e->type == LISTING_JSON_DIR);
+        put_href(&b, e->name, e->kind == LISTING_DIR);
         snprintf(num, sizeof(num),
                  ",\"type\":\"%s\",\"size\":%" PRIu64 ",\"mtime\":\"%s\"}",
-                 type_name(e->type), e->size, when);
+                 type_name(e->kind), e->size, when);
         put(&b, num);
     }
     put(&b, "]}\n");

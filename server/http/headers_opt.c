@@ -5,6 +5,7 @@
 #include "headers_opt.h"
 
 #include "errbuf.h"
+#include "field.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,14 +36,6 @@ static const struct {
 };
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool is_tchar(unsigned char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-        (c >= '0' && c <= '9'))
-        return true;
-    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
 
 static int append(struct headers_opt *h, const char *name, size_t name_len,
                   const char *value, size_t value_len)
@@ -81,7 +74,7 @@ int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
     }
     name_len = (size_t)(colon - spec);
     for (size_t i = 0; i < name_len; i++) {
-        if (!is_tchar((unsigned char)spec[i])) {
+        if (!field_is_tchar((unsigned char)spec[i])) {
             errbuf_say(err, err_size, "%s",
                        "the header name must be a token (letters, digits, "
                        "!#$%&'*+-.^_`|~; no spaces)");

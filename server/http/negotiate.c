@@ -12,6 +12,8 @@
  */
 #include "negotiate.h"
 
+#include "field.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -36,63 +38,22 @@ const char *negotiate_suffix(enum negotiate_encoding enc)
     return (unsigned)enc < NEGOTIATE_N_ENCODINGS ? encodings[enc].suffix : "";
 }
 
-static bool is_tchar(unsigned char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-        (c >= '0' && c <= '9'))
-        return true;
-    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static bool is_ows(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static bool token_is(const char *s, size_t len, const char *want)
-{
-    return strlen(want) == len && strncasecmp(s, want, len) == 0;
-}
-
-/* Parse a qvalue at *p; on success advance *p and store thousandths. */
-static bool parse_qvalue(const char **p, int *q)
-{
-    const char *s = *p;
-    int v, scale = 100;
-
-    if (*s != '0' && *s != '1')
-        return false;
-    v = (*s - '0') * 1000;
-    s++;
-    if (*s == '.') {
-        s++;
-        for (int i = 0; i < 3 && *s >= '0' && *s <= '9'; i++, s++) {
-            v += (*s - '0') * scale;
-            scale /= 10;
-        }
-    }
-    if (v > 1000)
-        return false;
-    *p = s;
-    *q = v;
-    return true;
-}
-
 /* Store @q for the coding named by @tok unless an earlier element named it. */
 static void assign(struct negotiate_accept *a, const char *tok, size_t len,
                    int q)
 {
     int *slot = NULL;
 
-    if (token_is(tok, len, "br"))
+    if (field_token_is(tok, len, "br"))
         slot = &a->q[NEGOTIATE_BR];
-    else if (token_is(tok, len, "zstd"))
+    else if (field_token_is(tok, len, "zstd"))
         slot = &a->q[NEGOTIATE_ZSTD];
-    else if (token_is(tok, len, "gzip") || token_is(tok, len, "x-gzip"))
+    else if (field_token_is(tok, len, "gzip") ||
+             field_token_is(tok, len, "x-gzip"))
         slot = &a->q[NEGOTIATE_GZIP];
-    else if (token_is(tok, len, "identity"))
+    else if (field_token_is(tok, len, "identity"))
         slot = &a->identity;
-    else if (token_is(tok, len, "*"))
+    else if (field_token_is(tok, len, "*"))
         slot = &a->star;
     if (slot != NULL && *slot < 0)
         *slot = q;
@@ -100,52 +61,29 @@ static void assign(struct negotiate_accept *a, const char *tok, size_t len,
 
 void negotiate_parse(const char *value, struct negotiate_accept *out)
 {
-    const char *p = value;
+    struct field_elem e;
 
     for (int i = 0; i < NEGOTIATE_N_ENCODINGS; i++)
         out->q[i] = -1;
     out->identity = -1;
     out->star = -1;
-    if (p == NULL)
-        return;
+    for (const char *p = value; p && (p = field_next(p, &e));)
+        if (e.ok && !e.other_params && e.len > 0)
+            assign(out, e.tok, e.len, e.q);
+}
 
-    while (*p != '\0') {
-        const char *tok;
-        size_t len;
-        int q = 1000;
-        bool ok = true;
+bool negotiate_wants_json(const char *accept)
+{
+    struct field_elem e;
+    bool json = false;
 
-        while (is_ows(*p))
-            p++;
-        tok = p;
-        while (is_tchar((unsigned char)*p))
-            p++;
-        len = (size_t)(p - tok);
-        while (is_ows(*p))
-            p++;
-        if (*p == ';') {
-            p++;
-            while (is_ows(*p))
-                p++;
-            if ((*p == 'q' || *p == 'Q') && p[1] == '=') {
-                p += 2;
-                ok = parse_qvalue(&p, &q);
-            } else {
-                ok = false;
-            }
-            while (is_ows(*p))
-                p++;
-        }
-        if (*p != ',' && *p != '\0')
-            ok = false;
-        if (ok && len > 0)
-            assign(out, tok, len, q);
-        /* Drop the rest of a malformed element. */
-        while (*p != ',' && *p != '\0')
-            p++;
-        if (*p == ',')
-            p++;
+    for (const char *p = accept; p && (p = field_next(p, &e));) {
+        if (field_token_is(e.tok, e.len, "text/html"))
+            return false;
+        if (field_token_is(e.tok, e.len, "application/json"))
+            json = e.ok && e.q > 0;
     }
+    return json;
 }
 
 int negotiate_qvalue(const struct negotiate_accept *a,
@@ -198,11 +136,13 @@ int negotiate_prefs_parse(const char *list, enum negotiate_encoding *out,
         size_t len = strcspn(p, ",");
         int enc = -1;
 
-        if (token_is(tok, len, "br"))
+        if (field_token_is(tok, len, "br"))
             enc = NEGOTIATE_BR;
-        else if (token_is(tok, len, "zst") || token_is(tok, len, "zstd"))
+        else if (field_token_is(tok, len, "zst") ||
+                 field_token_is(tok, len, "zstd"))
             enc = NEGOTIATE_ZSTD;
-        else if (token_is(tok, len, "gz") || token_is(tok, len, "gzip"))
+        else if (field_token_is(tok, len, "gz") ||
+                 field_token_is(tok, len, "gzip"))
             enc = NEGOTIATE_GZIP;
         if (enc < 0 || (seen & (1u << enc)) != 0) {
             if (bad != NULL)

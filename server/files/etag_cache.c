@@ -10,6 +10,8 @@
  */
 #include "etag_cache.h"
 
+#include "field.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -308,13 +310,6 @@ void etag_cache_mtime_etag(const struct stat *st, char buf[ETAG_LEN])
              (uint64_t)st->st_size);
 }
 
-static const char *ows(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
 bool etag_cache_want_digest(const char *field)
 {
     static const char key[] = "sha-256";
@@ -323,7 +318,7 @@ bool etag_cache_want_digest(const char *field)
     if (field == NULL)
         return false;
     /* Members: key [ "=" value ] *( ";" param ), separated by ",". */
-    for (p = ows(field); *p != '\0';) {
+    for (p = field_ows(field); *p != '\0';) {
         size_t klen = strcspn(p, "=;, \t");
         bool match = klen == sizeof(key) - 1 && strncasecmp(p, key, klen) == 0;
         long pref = 1; /* a bare key is boolean true */
@@ -340,7 +335,7 @@ bool etag_cache_want_digest(const char *field)
             return true;
         p += strcspn(p, ",");
         if (*p == ',')
-            p = ows(p + 1);
+            p = field_ows(p + 1);
     }
     return false;
 }
@@ -526,8 +521,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int etag_cache_create(struct etag_cache **out,
-                      const struct etag_cache_config *cfg)
+int etag_cache_new(struct etag_cache **out, const struct etag_cache_config *cfg)
 {
     struct etag_cache *c;
     uint32_t nb = 1;
@@ -605,7 +599,7 @@ out_free:
     return rc;
 }
 
-void etag_cache_destroy(struct etag_cache *c)
+void etag_cache_free(struct etag_cache *c)
 {
     if (c == NULL)
         return;

@@ -95,19 +95,19 @@ struct etag_cache_stats {
 struct etag_cache;
 
 /*
- * etag_cache_create - make a cache and start its background thread.
+ * etag_cache_new - make a cache and start its background thread.
  *
  * Returns 0 with *@out set, -EINVAL (unknown mode), -ENOMEM, or the error of
  * pthread_create (negated).
  */
-int etag_cache_create(struct etag_cache **out,
-                      const struct etag_cache_config *cfg);
+int etag_cache_new(struct etag_cache **out,
+                   const struct etag_cache_config *cfg);
 
 /*
- * etag_cache_destroy - stop the background thread (a hash in progress is
+ * etag_cache_free - stop the background thread (a hash in progress is
  * finished first), drop queued work and release @c; @c may be NULL.
  */
-void etag_cache_destroy(struct etag_cache *c);
+void etag_cache_free(struct etag_cache *c);
 
 /*
  * etag_cache_get - the validators of the regular file open as @fd (borrowed;

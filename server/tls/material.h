@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tls_material.h - the certificate chain and key that the HTTPS listeners use,
+ * material.h - the certificate chain and key that the HTTPS listeners use,
  * read and checked with OpenSSL, handed on as PEM strings.
  *
  * libmicrohttpd does TLS through GnuTLS and takes its certificate and key as

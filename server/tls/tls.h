@@ -13,7 +13,7 @@
 #ifndef TLS_H
 #define TLS_H
 
-#include "tls_material.h"
+#include "material.h"
 
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
@@ -57,10 +57,10 @@ int tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca,
                       unsigned int *pcert_length, gnutls_privkey_t *key);
 
 /*
- * tls_unload - release every chain and key ever loaded. Only once no TLS
+ * tls_free - release every chain and key ever loaded. Only once no TLS
  * daemon runs: a session may still point at an older one until then.
  */
-void tls_unload(void);
+void tls_free(void);
 
 /* tls_connection - whether @c came in on an HTTPS (MHD_USE_TLS) daemon. */
 bool tls_connection(struct MHD_Connection *c);

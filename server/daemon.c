@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * http.c - libmicrohttpd glue: daemons, per-connection state, the access log
+ * daemon.c - libmicrohttpd glue: daemons, per-connection state, the access log
  * hook and the header watchdog.
  *
  * Per connection (NOTIFY_CONNECTION) one struct conn is allocated; every
@@ -21,7 +21,7 @@
  * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
  * and cleans up.
  */
-#include "http.h"
+#include "daemon.h"
 
 #include "status.h"
 #include "tls.h"
@@ -54,15 +54,15 @@ struct conn {
     bool started; /* the handler's first call happened */
     bool logged;  /* the access log line is written */
     unsigned bad; /* a status decided from the headers (400), or 0 */
-    enum static_file_method method;
+    enum http_method method;
     size_t target, meth, version, referer, agent; /* offsets in buf */
-    struct static_file_result res;
+    struct respond_result res;
     char *buf;
     size_t cap, used;
 };
 
-struct http {
-    const struct http_conf *conf;
+struct daemon {
+    const struct daemon_conf *conf;
     struct root *root;
     struct log *log;
     struct MHD_Daemon **d;
@@ -128,7 +128,7 @@ static const char *str(const struct conn *c, size_t off)
 
 static atomic_bool serving;
 
-void http_started(void)
+void daemon_started(void)
 {
     atomic_store(&serving, true);
 }
@@ -208,7 +208,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
  * The access log line, written when the response is queued: a client that
  * has its answer finds the line in the log, in the order it was answered.
  */
-static void log_request(struct http *h, struct conn *c, unsigned status)
+static void log_request(struct daemon *h, struct conn *c, unsigned status)
 {
     struct log_record r = {
         .client = c->client,
@@ -227,8 +227,8 @@ static void log_request(struct http *h, struct conn *c, unsigned status)
     };
 
     log_write(h->log, &r);
-    if (h->conf->files.metrics)
-        metrics_count_response(h->conf->files.metrics, r.status, r.bytes);
+    if (h->conf->respond.metrics)
+        metrics_count_response(h->conf->respond.metrics, r.status, r.bytes);
     c->logged = true;
 }
 
@@ -269,14 +269,14 @@ static bool has_body(struct MHD_Connection *mc)
                                        "Transfer-Encoding");
 }
 
-static enum MHD_Result respond(struct http *h, struct conn *c,
+static enum MHD_Result respond(struct daemon *h, struct conn *c,
                                struct MHD_Connection *mc)
 {
     if (c->target == NO_STR)
         return MHD_NO;
     if (c->bad) {
         enum MHD_Result ret =
-            static_file_error(mc, &h->conf->files, c->bad, c->method, &c->res);
+            respond_status(mc, &h->conf->respond, c->bad, c->method, &c->res);
         log_request(h, c, c->res.status);
         return ret;
     }
@@ -286,8 +286,8 @@ static enum MHD_Result respond(struct http *h, struct conn *c,
     if (scratch == NO_STR)
         return MHD_NO;
     int rfd = root_fd(h->root);
-    enum MHD_Result ret = static_file_respond(
-        mc, &h->conf->files, rfd, root_dir_cache(h->root), c->method,
+    enum MHD_Result ret = respond_request(
+        mc, &h->conf->respond, rfd, root_dir_cache(h->root), c->method,
         c->buf + c->target, c->buf + scratch, tlen, &c->res);
     if (c->res.status)
         log_request(h, c, c->res.status);
@@ -299,7 +299,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
                                const char *version, const char *upload_data,
                                size_t *upload_data_size, void **con_cls)
 {
-    struct http *h = cls;
+    struct daemon *h = cls;
     struct conn *c = *con_cls;
 
     (void)url;
@@ -311,7 +311,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
         c->started = true;
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
-        c->method = static_file_method(method);
+        c->method = http_method_of(method);
         c->meth = keep(c, method);
         c->version = keep(c, version);
         c->referer = keep(
@@ -324,7 +324,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
          * call, libmicrohttpd closes the connection after the response
          * instead of reading a body nobody wants.
          */
-        if (c->method == STATIC_FILE_OTHER && has_body(mc))
+        if (c->method == HTTP_OTHER && has_body(mc))
             return respond(h, c, mc);
         return MHD_YES;
     }
@@ -339,7 +339,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
 static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
-    struct http *h = cls;
+    struct daemon *h = cls;
     struct conn *c = *con_cls;
 
     (void)toe;
@@ -387,7 +387,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
                               void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
 {
-    struct http *h = cls;
+    struct daemon *h = cls;
     struct conn *c;
 
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
@@ -433,7 +433,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
 
 static void *watchdog(void *arg)
 {
-    struct http *h = arg;
+    struct daemon *h = arg;
 
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
@@ -462,7 +462,7 @@ static void *watchdog(void *arg)
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
                                      socklen_t addrlen)
 {
-    struct http *h = cls;
+    struct daemon *h = cls;
 
     (void)addr;
     (void)addrlen;
@@ -486,9 +486,9 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 #define MHD_MODE_FLAGS (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL)
 #endif
 
-static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
+static struct MHD_Daemon *start_one(struct daemon *h, int fd, bool tls)
 {
-    const struct http_conf *conf = h->conf;
+    const struct daemon_conf *conf = h->conf;
     struct MHD_OptionItem opts[16];
     size_t n = 0;
 
@@ -537,10 +537,11 @@ static struct MHD_Daemon *daemon_start(struct http *h, int fd, bool tls)
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
-int http_start(const struct http_conf *conf, struct root *root, struct log *log,
-               const int *fds, const bool *tls, size_t n_fds, struct http **out)
+int daemon_new(const struct daemon_conf *conf, struct root *root,
+               struct log *log, const int *fds, const bool *tls, size_t n_fds,
+               struct daemon **out)
 {
-    struct http *h = calloc(1, sizeof *h);
+    struct daemon *h = calloc(1, sizeof *h);
     int err = -ENOMEM;
 
     if (!h)
@@ -566,14 +567,14 @@ int http_start(const struct http_conf *conf, struct root *root, struct log *log,
         h->watchdog_running = true;
     }
     for (h->n = 0; h->n < n_fds; h->n++) {
-        h->d[h->n] = daemon_start(h, fds[h->n], tls && tls[h->n]);
+        h->d[h->n] = start_one(h, fds[h->n], tls && tls[h->n]);
         if (!h->d[h->n]) {
             fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
             err = -EIO;
             /* this fd and the following ones are still ours */
             for (size_t i = h->n; i < n_fds; i++)
                 close(fds[i]);
-            http_stop(h);
+            daemon_free(h);
             return err;
         }
     }
@@ -597,17 +598,17 @@ out_close_fds:
  * sets, and the loser calls MHD_PANIC ("Failed to remove listen FD from
  * epoll set"), aborting the process (seen in the e2e drain tests).
  */
-void http_quiesce(struct http *h)
+void daemon_quiesce(struct daemon *h)
 {
     atomic_store(&h->draining, true);
 }
 
-unsigned http_in_flight(struct http *h)
+unsigned daemon_in_flight(struct daemon *h)
 {
     return atomic_load(&h->in_flight);
 }
 
-void http_stop(struct http *h)
+void daemon_free(struct daemon *h)
 {
     if (!h)
         return;

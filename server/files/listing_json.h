@@ -6,7 +6,8 @@
  *   {"path":"/docs/","entries":[
  *     {"name":"a b.html","href":"a%20b.html","type":"file","size":12,
  *      "mtime":"2026-12-03T05:00:00Z"}, ...]}
- * - "type": "file", "dir", "symlink" or "other"; "href" of a dir ends in '/'.
+ * - "type": "file", "dir" or "other" (symlinks, FIFOs,
+ *   sockets, devices); "href" of a dir ends in '/'.
  * - "mtime": RFC 3339, UTC, seconds.
  * - Strings are escaped per RFC 8259: '"' and '\\' with a backslash, control
  *   bytes as \b \f \n \r \t or \u00XX, DEL as \u007f.
@@ -19,33 +20,18 @@
 #ifndef LISTING_JSON_H
 #define LISTING_JSON_H
 
+#include "listing.h"
+
 #include <stddef.h>
-#include <stdint.h>
-#include <time.h>
-
-enum listing_json_type {
-    LISTING_JSON_FILE,
-    LISTING_JSON_DIR,
-    LISTING_JSON_SYMLINK,
-    LISTING_JSON_OTHER,
-};
-
-struct listing_json_entry {
-    const char *name; /* one component, as bytes from readdir */
-    enum listing_json_type type;
-    uint64_t size;
-    time_t mtime;
-};
 
 /*
- * listing_json_render - render @n entries of the directory at URL path
- * @path into a new NUL-terminated buffer owned by the caller (free(3)),
- * stored in @out with its length in @len.
+ * listing_json - render @l, the directory at root-relative @path ("" for
+ * the root, else ending in '/'), into a new buffer @out (owned by the caller,
+ * free(3)) of @len bytes.
  *
- * Returns 0 or -ENOMEM.
+ * Returns 0 or -ENOMEM (nothing allocated then).
  */
-int listing_json_render(const char *path,
-                        const struct listing_json_entry *entries, size_t n,
-                        char **out, size_t *len);
+int listing_json(const struct listing *l, const char *path, char **out,
+                 size_t *len);
 
 #endif

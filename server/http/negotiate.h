@@ -71,6 +71,13 @@ size_t negotiate_order(const struct negotiate_accept *a,
  */
 bool negotiate_compressible(const char *type);
 
+/*
+ * negotiate_wants_json - whether a client sending @accept (NULL: none) asked
+ * for JSON: an element "application/json" with q > 0 and none for
+ * "text/html", which browsers always send.
+ */
+bool negotiate_wants_json(const char *accept);
+
 /* negotiate_token - "br", "zstd", "gzip" (the Content-Encoding value). */
 const char *negotiate_token(enum negotiate_encoding enc);
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tls_material.c - read, check and make HTTPS certificate material with
+ * material.c - read, check and make HTTPS certificate material with
  * OpenSSL. The checks are the ones an operator gets wrong: a file that is not
  * PEM, a key for another certificate, dates, and a chain in the wrong order.
  * Each failure names the file and the certificate. The output is PEM text for
  * libmicrohttpd (GnuTLS); every buffer that held key bytes is wiped.
  */
-#include "tls_material.h"
+#include "material.h"
 
 #include <errno.h>
 #include <fcntl.h>

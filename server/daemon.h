@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * http.h - the libmicrohttpd daemons: one per listening socket.
+ * daemon.h - the libmicrohttpd daemons: one per listening socket.
  */
-#ifndef HTTP_H
-#define HTTP_H
+#ifndef DAEMON_H
+#define DAEMON_H
 
 #include "log.h"
+#include "respond.h"
 #include "root.h"
-#include "static_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct http_conf {
-    struct static_file_conf files;
+struct daemon_conf {
+    struct respond_conf respond;
     unsigned threads;
     unsigned max_connections;
     unsigned max_connections_per_ip; /* 0: unlimited */
@@ -22,10 +22,10 @@ struct http_conf {
     size_t max_header_size;
 };
 
-struct http;
+struct daemon;
 
 /*
- * http_start - start one daemon per listening socket in @fds (bound and
+ * daemon_new - start one daemon per listening socket in @fds (bound and
  * listening; ownership passes to the daemons, which close them when
  * stopped) with the worker pool, limits and header watchdog of @conf.
  * @tls (NULL: none) marks the HTTPS ones; their certificate comes from
@@ -35,27 +35,27 @@ struct http;
  *
  * Returns 0, -ENOMEM, or -EIO when libmicrohttpd refused to start.
  */
-int http_start(const struct http_conf *conf, struct root *root, struct log *log,
-               const int *fds, const bool *tls, size_t n_fds,
-               struct http **out);
+int daemon_new(const struct daemon_conf *conf, struct root *root,
+               struct log *log, const int *fds, const bool *tls, size_t n_fds,
+               struct daemon **out);
 
 /*
- * http_started - from now on, libmicrohttpd messages about one client's
+ * daemon_started - from now on, libmicrohttpd messages about one client's
  * connection (resets, malformed or too large requests) are not written to
  * stderr; messages about the server itself still are.
  */
-void http_started(void);
+void daemon_started(void);
 
 /*
- * http_quiesce - stop serving new connections (each is closed as soon as it
+ * daemon_quiesce - stop serving new connections (each is closed as soon as it
  * is accepted); requests in flight go on.
  */
-void http_quiesce(struct http *h);
+void daemon_quiesce(struct daemon *h);
 
-/* http_in_flight - requests whose headers arrived and that are not done. */
-unsigned http_in_flight(struct http *h);
+/* daemon_in_flight - requests whose headers arrived and that are not done. */
+unsigned daemon_in_flight(struct daemon *h);
 
-/* http_stop - stop every daemon (closing connections), free @h; NULL ok. */
-void http_stop(struct http *h);
+/* daemon_free - stop every daemon (closing connections), free @h; NULL ok. */
+void daemon_free(struct daemon *h);
 
 #endif

@@ -9,25 +9,19 @@
 #include "cond.h"
 
 #include "date.h"
+#include "field.h"
 
 #include <string.h>
 
-static const char *ows(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
 bool cond_etag_match(const char *list, const char *etag, bool weak)
 {
-    const char *p = ows(list);
+    const char *p = field_ows(list);
     bool etag_weak = strncmp(etag, "W/", 2) == 0;
     const char *eo = etag_weak ? etag + 2 : etag;
     size_t elen = strlen(eo);
 
     if (*p == '*')
-        return *ows(p + 1) == '\0';
+        return *field_ows(p + 1) == '\0';
     while (*p) {
         bool w = false;
         if (strncmp(p, "W/", 2) == 0) {
@@ -43,9 +37,9 @@ bool cond_etag_match(const char *list, const char *etag, bool weak)
         if (len == elen && memcmp(p, eo, len) == 0 &&
             (weak || (!w && !etag_weak)))
             return true;
-        p = ows(close + 1);
+        p = field_ows(close + 1);
         if (*p == ',')
-            p = ows(p + 1);
+            p = field_ows(p + 1);
         else if (*p != '\0')
             return false;
     }

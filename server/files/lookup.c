@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lookup.c - the candidates of one request, in order, through the resolver.
+ *
+ * Security decisions, all here:
+ * - Every path, including the index file, the sidecars, path.html, the
+ *   fallback and 404.html, is opened by the confined resolver from the root
+ *   fd; nothing is joined into a string path and opened, and nothing is
+ *   stat()ed by name. An index file is opened from the root again, not from
+ *   the directory's fd: one rule for every path.
+ * - O_NONBLOCK: a FIFO in the tree must never block a worker. It has no
+ *   effect on regular files, so the fd goes to sendfile as it is.
+ * - Only regular files are served; FIFOs, sockets and devices get 403.
+ * - A sidecar or path.html that the resolver refuses (a link out of the
+ *   root) is not a candidate; the plain file is served, or the refusal of
+ *   path.html is reported instead of the 404 of the plain path.
+ *
+ * The plan owns at most one fd at a time: a candidate replaces the one
+ * before it only once it is known to be served.
+ */
+#include "lookup.h"
+
+#include "mime.h"
+#include "negotiate.h"
+#include "status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct lookup {
+    const struct files_conf *conf;
+    const struct files_request *rq;
+    struct plan *p;
+    enum resolver_backend last; /* the backend of the last resolver call */
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Open @path beneath the root. @primary: the backend that answers goes to
+ * the plan (the access log names the backend of the request's own path, not
+ * of a sidecar or 404.html).
+ */
+static int open_beneath(struct lookup *l, const char *path, int flags,
+                        bool primary)
+{
+    struct resolver_how how = {
+        .open_flags = flags,
+        .resolve = l->conf->confine,
+        .backend = RESOLVER_BACKEND_DEFAULT,
+        .cache = l->rq->cache,
+    };
+    enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
+    uint64_t t0 = now_ns(), ns;
+    int fd = resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how,
+                               &served);
+
+    ns = now_ns() - t0;
+    l->p->resolve_ns += ns;
+    l->last = served;
+    if (primary)
+        l->p->backend = served;
+    if (l->conf->resolved)
+        l->conf->resolved(l->conf->resolved_arg, served, ns, fd);
+    return fd;
+}
+
+/*
+ * Open @path as a regular file: an fd and its stat in @st, or -errno from
+ * the resolver, or -EISDIR / -EINVAL when it is a directory / anything else.
+ */
+static int open_regular(struct lookup *l, const char *path, struct stat *st,
+                        bool primary)
+{
+    int fd = open_beneath(l, path, O_RDONLY | O_NONBLOCK, primary);
+
+    if (fd < 0)
+        return fd;
+    if (fstat(fd, st) != 0) {
+        int err = -errno;
+        close(fd);
+        return err;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+    }
+    return fd;
+}
+
+static void set_name(struct plan *p, const char *name)
+{
+    snprintf(p->name, sizeof p->name, "%s", name);
+}
+
+static void take_fd(struct plan *p, enum plan_kind kind, unsigned status,
+                    int fd, const struct stat *st)
+{
+    if (p->fd >= 0)
+        close(p->fd);
+    p->kind = kind;
+    p->status = status;
+    p->fd = fd;
+    p->st = *st;
+}
+
+static void fail(struct lookup *l, unsigned status);
+
+static void refuse(struct lookup *l, int err)
+{
+    l->p->err = err < 0 ? -err : err;
+    fail(l, (unsigned)status_from_errno(err));
+}
+
+/*
+ * Open @path + the suffix of @enc as a variant of the file @st: a regular
+ * file not older than it. Returns an fd (owned by the caller) and its stat,
+ * or -1.
+ */
+static int open_variant(struct lookup *l, const char *path,
+                        enum negotiate_encoding enc, const struct stat *st,
+                        struct stat *vst)
+{
+    char vpath[PATH_MAX];
+    int fd;
+
+    if ((size_t)snprintf(vpath, sizeof vpath, "%s%s", path,
+                         negotiate_suffix(enc)) >= sizeof vpath)
+        return -1;
+    fd = open_regular(l, vpath, vst, false);
+    if (fd < 0)
+        return -1;
+    /*
+     * Older by whole seconds only: brotli and zstd copy the source's mtime
+     * with second precision, so a fresh sidecar may look older by < 1 s.
+     */
+    if (vst->st_mtim.tv_sec < st->st_mtim.tv_sec) {
+        close(fd); /* stale: ignored */
+        return -1;
+    }
+    return fd;
+}
+
+/*
+ * Serve the regular file @fd (owned) at @path: the best variant the client
+ * accepts, else the file. Vary: Accept-Encoding is sent when any variant
+ * exists, also to a client that accepts none of them (so a shared cache
+ * never hands a compressed body to it, nor the plain one to everybody).
+ */
+static void file(struct lookup *l, int fd, const struct stat *st,
+                 const char *path)
+{
+    const struct files_conf *conf = l->conf;
+    enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
+    struct negotiate_accept a;
+    struct stat vst;
+    unsigned tried = 0;
+    size_t n;
+
+    set_name(l->p, path);
+    take_fd(l->p, PLAN_FILE, STATUS_OK, fd, st);
+    if (conf->n_precompressed == 0 || !negotiate_compressible(mime_type(path)))
+        return;
+    negotiate_parse(l->rq->accept_encoding, &a);
+    n = negotiate_order(&a, conf->precompressed, conf->n_precompressed, order);
+    for (size_t i = 0; i < n; i++) {
+        int vfd = open_variant(l, path, order[i], st, &vst);
+
+        tried |= 1u << order[i];
+        if (vfd < 0)
+            continue;
+        take_fd(l->p, PLAN_FILE, STATUS_OK, vfd, &vst);
+        l->p->vary_encoding = true;
+        l->p->encoding = negotiate_token(order[i]);
+        return;
+    }
+    for (size_t i = 0; i < conf->n_precompressed && !l->p->vary_encoding;
+         i++) {
+        enum negotiate_encoding e = conf->precompressed[i];
+        int vfd;
+
+        if (tried & (1u << e))
+            continue;
+        vfd = open_variant(l, path, e, st, &vst);
+        if (vfd >= 0) {
+            close(vfd);
+            l->p->vary_encoding = true;
+        }
+    }
+}
+
+/*
+ * --fallback: a GET or HEAD that would be 404 gets this file with 200 (a
+ * single-page app routes on the client). If it is missing or refused, the
+ * 404 stands.
+ */
+static bool fallback(struct lookup *l)
+{
+    struct stat st;
+    int fd;
+
+    if (!l->conf->fallback ||
+        (l->rq->method != HTTP_GET && l->rq->method != HTTP_HEAD))
+        return false;
+    fd = open_regular(l, l->conf->fallback, &st, false);
+    if (fd < 0)
+        return false;
+    l->p->err = 0;
+    l->p->backend = l->last;
+    file(l, fd, &st, l->conf->fallback);
+    return true;
+}
+
+/* A 404 page from /404.html when the root has a non-empty one. */
+static bool not_found_page(struct lookup *l)
+{
+    struct stat st;
+    int fd = open_regular(l, "404.html", &st, false);
+
+    if (fd < 0)
+        return false;
+    if (st.st_size == 0) {
+        close(fd);
+        return false;
+    }
+    set_name(l->p, "404.html");
+    take_fd(l->p, PLAN_PAGE, STATUS_NOT_FOUND, fd, &st);
+    return true;
+}
+
+static void fail(struct lookup *l, unsigned status)
+{
+    struct plan *p = l->p;
+
+    if (status == STATUS_NOT_FOUND && l->rq->root_fd >= 0 &&
+        (fallback(l) || not_found_page(l)))
+        return;
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    p->kind = PLAN_STATUS;
+    p->status = status;
+}
+
+/* Directory without a trailing slash: 301 to the slash form, query kept. */
+static void redirect(struct lookup *l)
+{
+    const struct target *t = l->rq->target;
+    size_t qlen = t->query ? strlen(t->query) : 0;
+    size_t n = t->raw_path_len + 1 + (t->query ? 1 + qlen : 0) + 1;
+    char *loc = malloc(n);
+
+    if (!loc) {
+        l->p->err = ENOMEM;
+        fail(l, STATUS_INTERNAL_SERVER_ERROR);
+        return;
+    }
+    memcpy(loc, t->raw_path, t->raw_path_len);
+    loc[t->raw_path_len] = '/';
+    if (t->query) {
+        loc[t->raw_path_len + 1] = '?';
+        memcpy(loc + t->raw_path_len + 2, t->query, qlen);
+    }
+    loc[n - 1] = '\0';
+    l->p->kind = PLAN_REDIRECT;
+    l->p->status = STATUS_MOVED_PERMANENTLY;
+    l->p->location = loc;
+}
+
+/* Directory with a trailing slash: index file, else listing, else 403. */
+static void directory(struct lookup *l, const char *path)
+{
+    char ipath[PATH_MAX];
+    struct stat st;
+    int fd;
+
+    for (size_t i = 0; i < l->conf->n_index; i++) {
+        if ((size_t)snprintf(ipath, sizeof ipath, "%s%s", path,
+                             l->conf->index[i]) >= sizeof ipath)
+            continue;
+        fd = open_regular(l, ipath, &st, true);
+        if (fd == -ENOENT || fd == -ENOTDIR || fd == -EISDIR || fd == -EINVAL)
+            continue;
+        if (fd < 0) {
+            refuse(l, fd);
+            return;
+        }
+        file(l, fd, &st, ipath);
+        return;
+    }
+    if (!l->conf->listing) {
+        fail(l, STATUS_FORBIDDEN);
+        return;
+    }
+    fd = open_beneath(l, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK, true);
+    if (fd < 0) {
+        refuse(l, fd);
+        return;
+    }
+    if (fstat(fd, &st) != 0) {
+        int err = -errno;
+        close(fd);
+        refuse(l, err);
+        return;
+    }
+    set_name(l->p, path);
+    take_fd(l->p, PLAN_LISTING, STATUS_OK, fd, &st);
+    l->p->json = negotiate_wants_json(l->rq->accept);
+}
+
+/*
+ * --try-html: /guide, which does not exist, is served from guide.html when
+ * that is a regular file. Returns false to let the 404 stand; a refusal of
+ * guide.html (an escaping link ...) replaces *@err.
+ */
+static bool try_html(struct lookup *l, int *err)
+{
+    const struct target *t = l->rq->target;
+    char hpath[PATH_MAX];
+    struct stat st;
+    int fd;
+
+    if (!l->conf->try_html || t->slash || !t->path[0] ||
+        (size_t)snprintf(hpath, sizeof hpath, "%s.html", t->path) >=
+            sizeof hpath)
+        return false;
+    fd = open_regular(l, hpath, &st, true);
+    if (fd == -EISDIR || fd == -EINVAL || fd == -ENOENT || fd == -ENOTDIR)
+        return false;
+    if (fd < 0) {
+        *err = fd;
+        return false;
+    }
+    file(l, fd, &st, hpath);
+    return true;
+}
+
+static void init(struct plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->fd = -1;
+    p->backend = RESOLVER_BACKEND_DEFAULT;
+}
+
+void files_lookup_status(const struct files_conf *conf,
+                         const struct files_request *rq, unsigned status,
+                         struct plan *p)
+{
+    struct lookup l = {.conf = conf, .rq = rq, .p = p};
+
+    init(p);
+    fail(&l, status);
+}
+
+void files_lookup(const struct files_conf *conf, const struct files_request *rq,
+                  struct plan *p)
+{
+    struct lookup l = {.conf = conf, .rq = rq, .p = p};
+    const struct target *t = rq->target;
+    struct stat st;
+    int fd;
+
+    init(p);
+    if (rq->root_fd < 0) {
+        refuse(&l, rq->root_fd);
+        return;
+    }
+    fd = open_beneath(&l, t->path, O_RDONLY | O_NONBLOCK, true);
+    if (fd == -ENOENT && try_html(&l, &fd))
+        return;
+    if (fd < 0) {
+        refuse(&l, fd);
+        return;
+    }
+    if (fstat(fd, &st) != 0) {
+        int err = -errno;
+        close(fd);
+        refuse(&l, err);
+        return;
+    }
+    if (S_ISREG(st.st_mode)) {
+        file(&l, fd, &st, t->path);
+        return;
+    }
+    close(fd);
+    if (!S_ISDIR(st.st_mode))
+        fail(&l, STATUS_FORBIDDEN);
+    else if (!t->slash)
+        redirect(&l);
+    else
+        directory(&l, t->path);
+}
+
+void plan_close(struct plan *p)
+{
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    free(p->location);
+    p->location = NULL;
+}

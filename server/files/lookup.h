@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lookup.h - from a root fd and a decoded request to a plan.
+ *
+ * Lookup decides, respond emits. files_lookup tries the candidates of one
+ * request in one ordered list (the path, path.html, the index files, the
+ * precompressed variants, the fallback, the 404 page), each opened by the
+ * confined resolver from the root fd, and fills a struct plan that owns at
+ * most one fd. The daemon's respond turns the plan into a response
+ * (validators, conditionals, Range, body, headers) and plan_close releases
+ * it. Nothing here knows libmicrohttpd.
+ */
+#ifndef FILES_LOOKUP_H
+#define FILES_LOOKUP_H
+
+#include "method.h"
+#include "negotiate.h"
+#include "resolver.h"
+#include "target.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/*
+ * Called after every resolver call with the backend that answered, the time
+ * it took and its result (an fd or -errno), for metrics.
+ */
+typedef void files_resolved_fn(void *arg, enum resolver_backend backend,
+                               uint64_t ns, int ret);
+
+/* The lookup policy: which candidates exist and how paths are confined. */
+struct files_conf {
+    uint64_t confine; /* RESOLVER_* flags */
+    char *const *index;
+    size_t n_index;
+    bool listing;
+    bool dotfiles;                                /* allow hidden files */
+    const enum negotiate_encoding *precompressed; /* sidecar preference */
+    size_t n_precompressed;
+    bool try_html;        /* /guide -> guide.html */
+    const char *fallback; /* root-relative file for 404 GETs, or NULL */
+    files_resolved_fn *resolved; /* or NULL */
+    void *resolved_arg;
+};
+
+/* One request as lookup sees it. */
+struct files_request {
+    int root_fd;                  /* borrowed; < 0: -errno of the root */
+    struct resolver_cache *cache; /* the thread's cache for root_fd, or NULL */
+    enum http_method method;
+    const struct target *target;
+    const char *accept;          /* Accept header, or NULL */
+    const char *accept_encoding; /* Accept-Encoding header, or NULL */
+};
+
+enum plan_kind {
+    PLAN_STATUS,   /* a built-in body for status */
+    PLAN_FILE,     /* fd: a regular file, 200 with validators and Range */
+    PLAN_PAGE,     /* fd: a regular file sent as the body of status (404) */
+    PLAN_LISTING,  /* fd: a directory to list */
+    PLAN_REDIRECT, /* 301 to location */
+};
+
+struct plan {
+    enum plan_kind kind;
+    unsigned status;
+    int fd; /* owned; -1 when the kind has none */
+    struct stat st;
+    char name[PATH_MAX];  /* root-relative path: MIME type, cache rules */
+    const char *encoding; /* Content-Encoding of the variant, or NULL */
+    bool vary_encoding;   /* the file has variants: Vary: Accept-Encoding */
+    bool json;            /* PLAN_LISTING: JSON rather than HTML */
+    char *location;       /* PLAN_REDIRECT; owned */
+    int err;              /* errno of a refusal or failure, or 0 */
+    enum resolver_backend backend; /* DEFAULT when the resolver was not used */
+    uint64_t resolve_ns;           /* time spent in the resolver */
+};
+
+/*
+ * files_lookup - decide the answer to @rq under @conf into @p (overwritten;
+ * release it with plan_close). Always succeeds: every failure becomes a
+ * plan with an error status.
+ */
+void files_lookup(const struct files_conf *conf, const struct files_request *rq,
+                  struct plan *p);
+
+/*
+ * files_lookup_status - the plan for @status decided before any path was
+ * looked at (a bad target, 405 ...): for 404 the fallback or the 404 page
+ * when the root has them, else a built-in body.
+ */
+void files_lookup_status(const struct files_conf *conf,
+                         const struct files_request *rq, unsigned status,
+                         struct plan *p);
+
+/* plan_close - release what @p owns; safe to call twice. */
+void plan_close(struct plan *p);
+
+#endif

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * listen.c - bind listening sockets ourselves (not libmicrohttpd), so that
+ * every address is bound before privileges are dropped and each failure is
+ * reported with the address it concerns; or take them from the service
+ * manager.
+ */
+#include "listen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int bind_tcp(const struct conf_listen *l, struct listener *out,
+                    char *err, size_t errlen)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char port[16];
+    int fd = -1, e = 0;
+
+    snprintf(port, sizeof port, "%u", l->port);
+    int gai = getaddrinfo(l->host, port, &hints, &res);
+    if (gai) {
+        snprintf(err, errlen, "%s", gai_strerror(gai));
+        return -1;
+    }
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        int one = 1;
+        fd = socket(ai->ai_family,
+                    ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (ai->ai_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0)
+            break;
+        e = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s", strerror(e));
+        return -1;
+    }
+
+    struct sockaddr_storage ss = {0};
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN];
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0 ||
+        getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port,
+                    sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+        snprintf(err, errlen, "getsockname: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    snprintf(out->url, sizeof out->url, "%s://%s%s%s:%s",
+             l->tls ? "https" : "http", ss.ss_family == AF_INET6 ? "[" : "",
+             host, ss.ss_family == AF_INET6 ? "]" : "", port);
+    out->fd = fd;
+    return 0;
+}
+
+static int bind_unix(const struct conf_listen *l, struct listener *out,
+                     char *err, size_t errlen)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    struct stat st;
+    int fd;
+
+    if (strlen(l->path) >= sizeof sa.sun_path) {
+        snprintf(err, errlen, "socket path too long");
+        return -1;
+    }
+    memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
+    /* A stale socket from an earlier run is replaced, nothing else is. */
+    if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(l->path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(fd, 1024) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    out->unix_path = strdup(l->path);
+    snprintf(out->url, sizeof out->url, "unix:%s", l->path);
+    out->fd = fd;
+    return 0;
+}
+
+/* The URL of an inherited listening socket, from its own address. */
+static int socket_url(int fd, char *buf, size_t n)
+{
+    struct sockaddr_storage ss = {0};
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN], port[16];
+
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+        return -errno;
+    if (ss.ss_family == AF_UNIX) {
+        const struct sockaddr_un *su = (const void *)&ss;
+        snprintf(buf, n, "unix:%s",
+                 su->sun_path[0] ? su->sun_path : "(unnamed)");
+        return 0;
+    }
+    if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof host, port,
+                    sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return -EINVAL;
+    snprintf(buf, n, "http://%s%s%s:%s", ss.ss_family == AF_INET6 ? "[" : "",
+             host, ss.ss_family == AF_INET6 ? "]" : "", port);
+    return 0;
+}
+
+/*
+ * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
+ * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
+ * variables are removed so nothing started later inherits them.
+ * Returns N (0: not activated), or -1 after a message.
+ */
+static int activated(struct listener **out)
+{
+    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+    char *end;
+    long n;
+
+    if (!pid || !fds)
+        return 0;
+    errno = 0;
+    long p = strtol(pid, &end, 10);
+    if (errno || *end || p != (long)getpid())
+        return 0; /* meant for another process */
+    errno = 0;
+    n = strtol(fds, &end, 10);
+    if (errno || *end || n < 1 || n > 64) {
+        fprintf(stderr, "beneath: LISTEN_FDS=%s: expected 1..64 sockets\n",
+                fds);
+        return -1;
+    }
+    unsetenv("LISTEN_PID");
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+    struct listener *ls = calloc((size_t)n, sizeof *ls);
+    if (!ls) {
+        fprintf(stderr, "beneath: out of memory\n");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        ls[i].fd = -1;
+    for (int i = 0; i < n; i++) {
+        int fd = 3 + i, acc = 0;
+        socklen_t al = sizeof acc;
+        int fl = fcntl(fd, F_GETFL);
+
+        if (fl < 0 ||
+            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 || !acc ||
+            socket_url(fd, ls[i].url, sizeof ls[i].url) != 0) {
+            fprintf(stderr,
+                    "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
+                    fd);
+            for (int j = 0; j < i; j++)
+                close(ls[j].fd);
+            free(ls);
+            return -1;
+        }
+        /* ours now: not inherited, never blocking a worker in accept */
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+        ls[i].fd = fd;
+    }
+    *out = ls;
+    return (int)n;
+}
+
+static void label(const struct conf_listen *l, char *buf, size_t n)
+{
+    if (l->kind == CONF_LISTEN_UNIX)
+        snprintf(buf, n, "unix:%s", l->path);
+    else
+        snprintf(buf, n, "%s%s%s%s:%u", l->tls ? "https://" : "",
+                 strchr(l->host, ':') ? "[" : "", l->host,
+                 strchr(l->host, ':') ? "]" : "", l->port);
+}
+
+int listen_open(const struct conf *c, struct listeners *out)
+{
+    int act = activated(&out->v), errors = 0;
+
+    if (act < 0)
+        return 1;
+    if (act > 0) {
+        out->n = (size_t)act;
+        out->activated = true;
+        return 0;
+    }
+    out->v = calloc(c->n_listen ? c->n_listen : 1, sizeof *out->v);
+    if (!out->v)
+        return -ENOMEM;
+    out->n = c->n_listen;
+    for (size_t i = 0; i < c->n_listen; i++) {
+        const struct conf_listen *l = &c->listen[i];
+        char name[512], why[256];
+
+        out->v[i].fd = -1;
+        out->v[i].tls = l->tls;
+        label(l, name, sizeof name);
+        if ((l->kind == CONF_LISTEN_UNIX ? bind_unix : bind_tcp)(
+                l, &out->v[i], why, sizeof why) != 0) {
+            fprintf(stderr, "beneath: listen %s: %s\n", name, why);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+void listen_close(struct listeners *ls)
+{
+    for (size_t i = 0; ls->v && i < ls->n; i++) {
+        if (ls->v[i].fd >= 0)
+            close(ls->v[i].fd);
+        if (ls->v[i].unix_path) {
+            unlink(ls->v[i].unix_path);
+            free(ls->v[i].unix_path);
+        }
+    }
+    free(ls->v);
+    ls->v = NULL;
+    ls->n = 0;
+}

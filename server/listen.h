@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * listen.h - the listening sockets: bound from --listen, or inherited from
+ * systemd-style socket activation (LISTEN_FDS), before privileges are
+ * dropped.
+ */
+#ifndef LISTEN_H
+#define LISTEN_H
+
+#include "conf.h"
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One bound listening socket and how to show it. */
+struct listener {
+    int fd;
+    bool tls;
+    char url[INET6_ADDRSTRLEN + 128];
+    char *unix_path; /* unlinked at close, or NULL */
+};
+
+struct listeners {
+    struct listener *v;
+    size_t n;
+    bool activated; /* inherited from the service manager */
+};
+
+/*
+ * listen_open - bind every --listen address of @c into @out, or take the
+ * sockets passed by socket activation instead (they are plain HTTP). Each
+ * problem is one line on stderr.
+ *
+ * Returns the number of problems (0: all bound), or -ENOMEM.
+ */
+int listen_open(const struct conf *c, struct listeners *out);
+
+/*
+ * listen_close - close the sockets still owned by @ls (fd >= 0), unlink
+ * the unix sockets bound here, free @ls's memory.
+ */
+void listen_close(struct listeners *ls);
+
+#endif
