@@ -19,6 +19,7 @@
 #include "listing_json.h"
 #include "mime.h"
 #include "range.h"
+#include "reply_cache.h"
 #include "status.h"
 #include "target.h"
 #include "tls.h"
@@ -78,23 +79,35 @@ static void common_headers(struct req *r, struct MHD_Response *resp)
     }
 }
 
-/* Queue @resp with @status and release our reference. */
-static enum MHD_Result queue(struct req *r, unsigned status,
-                             struct MHD_Response *resp, uint64_t body)
+/*
+ * Queue @resp, complete with its headers, with @status; release our
+ * reference unless @kept (the reply cache holds it).
+ */
+static enum MHD_Result deliver(struct req *r, unsigned status,
+                               struct MHD_Response *resp, uint64_t body,
+                               bool kept)
 {
     enum MHD_Result ret;
 
-    if (!resp)
-        return MHD_NO;
-    common_headers(r, resp);
     r->res->status = status;
     r->res->bytes = (r->method == HTTP_HEAD || status == STATUS_NOT_MODIFIED ||
                      status == STATUS_NO_CONTENT)
                         ? 0
                         : body;
     ret = MHD_queue_response(r->c, status, resp);
-    MHD_destroy_response(resp);
+    if (!kept)
+        MHD_destroy_response(resp);
     return ret;
+}
+
+/* Queue @resp with @status and release our reference. */
+static enum MHD_Result queue(struct req *r, unsigned status,
+                             struct MHD_Response *resp, uint64_t body)
+{
+    if (!resp)
+        return MHD_NO;
+    common_headers(r, resp);
+    return deliver(r, status, resp, body, false);
 }
 
 /* A small built-in HTML body for @status. */
@@ -151,8 +164,8 @@ static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
  * takes over (or which is closed here): from memory when small, else by
  * sendfile, or in TLS blocks on an HTTPS connection (no sendfile there).
  */
-static struct MHD_Response *body(struct req *r, unsigned status,
-                                 uint64_t start, uint64_t len)
+static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
+                                 uint64_t len)
 {
     struct plan *p = r->plan;
     struct MHD_Response *resp = NULL;
@@ -171,8 +184,8 @@ static struct MHD_Response *body(struct req *r, unsigned status,
     if (r->tls)
         resp = tls_body_response(p->fd, start, len);
     else
-        resp = MHD_create_response_from_fd_at_offset64(len, p->fd,
-                                                       (int64_t)start);
+        resp =
+            MHD_create_response_from_fd_at_offset64(len, p->fd, (int64_t)start);
     if (resp)
         p->fd = -1; /* the response owns it now */
     return resp;
@@ -214,18 +227,89 @@ static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
     return queue(r, STATUS_RANGE_NOT_SATISFIABLE, resp, 0);
 }
 
+/*
+ * Whether the 200 of this request may come from, or go into, the thread's
+ * reply cache: a GET or HEAD of a small file, without the headers that
+ * depend on the request (Server-Timing, HSTS over TLS, a variant's Vary and
+ * Content-Encoding, Repr-Digest).
+ */
+static bool reusable(struct req *r)
+{
+    const struct plan *p = r->plan;
+
+    return (r->method == HTTP_GET || r->method == HTTP_HEAD) && !r->tls &&
+           !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
+           p->st.st_size > 0 &&
+           (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
+           !header(r, "Want-Repr-Digest");
+}
+
+/* The headers of a file's response. */
+static void file_headers(struct req *r, struct MHD_Response *resp,
+                         const char *type, const char *cc, const char *etag,
+                         const struct etag_value *ev)
+{
+    const struct plan *p = r->plan;
+    char lastmod[DATE_LEN];
+
+    date_format(p->st.st_mtim.tv_sec, lastmod);
+    MHD_add_response_header(resp, "Content-Type", type);
+    MHD_add_response_header(resp, "Last-Modified", lastmod);
+    if (etag[0])
+        MHD_add_response_header(resp, "ETag", etag);
+    if (ev->repr_digest[0])
+        MHD_add_response_header(resp, "Repr-Digest", ev->repr_digest);
+    MHD_add_response_header(resp, "Accept-Ranges", "bytes");
+    if (p->encoding)
+        MHD_add_response_header(resp, "Content-Encoding", p->encoding);
+    if (cc)
+        MHD_add_response_header(resp, "Cache-Control", cc);
+}
+
+/*
+ * The whole small file @size bytes long, read into memory, made into a
+ * complete 200 response and queued; kept in the thread's reply cache when
+ * reply_cache_keep agrees. MHD_NO with the fd untouched when the read fails.
+ */
+static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
+                            const char *cc, const char *etag,
+                            const struct etag_value *ev, bool *done)
+{
+    struct plan *p = r->plan;
+    struct MHD_Response *resp = small_body(p->fd, 0, size);
+    bool kept;
+
+    *done = resp != NULL;
+    if (!resp)
+        return MHD_NO;
+    file_headers(r, resp, type, cc, etag, ev);
+    common_headers(r, resp);
+    kept = reply_cache_keep(p->fd, &p->st, type, cc, etag, resp);
+    if (kept && r->conf->metrics)
+        metrics_count_reply(r->conf->metrics, false);
+    plan_close(p);
+    return deliver(r, STATUS_OK, resp, size, kept);
+}
+
 /* A regular file: validators, conditionals, Range, body. */
 static enum MHD_Result file(struct req *r)
 {
     const struct plan *p = r->plan;
-    char etag[ETAG_LEN], lastmod[DATE_LEN], crange[80];
+    char etag[ETAG_LEN], crange[80];
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct etag_value ev = {0};
     const char *range;
+    const char *type = mime_type(p->name);
+    const char *cc =
+        r->conf->cache ? cache_rules_match(r->conf->cache, p->name) : NULL;
+    bool reuse = reusable(r);
+    struct reply_hit hit = {0};
 
-    validators(r, etag, &ev);
-    date_format(p->st.st_mtim.tv_sec, lastmod);
+    if (reuse && reply_cache_find(&p->st, type, cc, &hit))
+        snprintf(etag, sizeof etag, "%s", hit.etag);
+    else
+        validators(r, etag, &ev);
     struct cond_request cr = {
         .if_match = header(r, "If-Match"),
         .if_none_match = header(r, "If-None-Match"),
@@ -253,23 +337,23 @@ static enum MHD_Result file(struct req *r)
             break;
         }
     }
+    if (status == STATUS_OK && hit.resp) {
+        /* This very version, opened and fstat()ed for this request. */
+        if (r->conf->metrics)
+            metrics_count_reply(r->conf->metrics, true);
+        return deliver(r, STATUS_OK, hit.resp, size, true);
+    }
+    if (status == STATUS_OK && reuse && r->method == HTTP_GET && !ev.pending) {
+        bool done;
+        enum MHD_Result ret = fill(r, size, type, cc, etag, &ev, &done);
+        if (done)
+            return ret;
+    }
 
     struct MHD_Response *resp = body(r, status, start, len);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
-    MHD_add_response_header(resp, "Last-Modified", lastmod);
-    if (etag[0])
-        MHD_add_response_header(resp, "ETag", etag);
-    if (ev.repr_digest[0])
-        MHD_add_response_header(resp, "Repr-Digest", ev.repr_digest);
-    MHD_add_response_header(resp, "Accept-Ranges", "bytes");
-    if (p->encoding)
-        MHD_add_response_header(resp, "Content-Encoding", p->encoding);
-    const char *cc =
-        r->conf->cache ? cache_rules_match(r->conf->cache, p->name) : NULL;
-    if (cc)
-        MHD_add_response_header(resp, "Cache-Control", cc);
+    file_headers(r, resp, type, cc, etag, &ev);
     if (status == STATUS_PARTIAL_CONTENT)
         MHD_add_response_header(resp, "Content-Range", crange);
     return queue(r, status, resp, len);
@@ -405,8 +489,8 @@ static enum MHD_Result options(struct req *r)
 }
 
 enum MHD_Result respond_status(struct MHD_Connection *c,
-                               const struct respond_conf *conf,
-                               unsigned status, enum http_method method,
+                               const struct respond_conf *conf, unsigned status,
+                               enum http_method method,
                                struct respond_result *res)
 {
     struct req r = {.c = c, .conf = conf, .method = method, .res = res};
