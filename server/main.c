@@ -571,7 +571,10 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
                         .n_precompressed = s->docs.n_precompressed,
                         .try_html = c->try_html,
                         .fallback = s->docs.fallback,
-                        .resolved = count_resolve,
+                        /* Timed and counted only when shown. */
+                        .resolved = s->docs.metrics || c->server_timing
+                                        ? count_resolve
+                                        : NULL,
                         .resolved_arg = &s->metrics,
                     },
                 .etags = s->etags,
@@ -580,7 +583,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
                 .headers = &s->docs.headers,
                 .health = s->docs.health,
                 .metrics_path = s->docs.metrics,
-                .metrics = &s->metrics,
+                .metrics = s->docs.metrics ? &s->metrics : NULL,
                 .server_timing = c->server_timing,
             },
         .threads = c->threads,

@@ -90,6 +90,17 @@ END {
     else printf "| %s ≤ 1.0× %s (stretch 0.85×) | %s | %.2f× (%.2f .. %.2f) | %s |\n", kernel, ref, label(f),
       rr, rlo, rhi, rr <= 0.85 ? "met, stretch met" : rr <= 1.0 ? "met" : "NOT met"
   }
+  # other beneath binaries (bench/cpu.sh --also) against the kernel row
+  for (ci = 1; ci <= nc; ci++) {
+    c = cfg[ci]
+    if (c !~ /^kernel:/ || c == kernel) continue
+    for (fi = 1; fi <= nf; fi++) {
+      f = fil[fi]
+      rr = rmed(c, kernel, f)
+      if (rr == "") printf "| %s ÷ %s (no target) | %s | not measured | — |\n", c, kernel, label(f)
+      else printf "| %s ÷ %s (no target) | %s | %.2f× (%.2f .. %.2f) | — |\n", c, kernel, label(f), rr, rlo, rhi
+    }
+  }
   for (fi = 1; fi <= nf; fi++) {
     f = fil[fi]
     rr = rmed(emulated, kernel, f)
