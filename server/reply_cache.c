@@ -3,12 +3,13 @@
  * reply_cache.c - ready 200 responses of small files, one cache per thread.
  *
  * Each worker thread keeps up to REPLY_CACHE_SLOTS complete responses (body
- * in memory, every header but Date and the ones libmicrohttpd adds) in a
- * direct-mapped table on (device, inode); no lock, since only the thread
- * that made an entry uses it, and libmicrohttpd serves each connection on
- * one thread. A response lives until its slot is taken by another file, the
- * table outgrows REPLY_CACHE_BYTES (then it is emptied), or the thread ends;
- * libmicrohttpd counts references, so one still being sent outlives its slot.
+ * in memory, every header but the ones libmicrohttpd adds; Date is renewed
+ * once a second) in a direct-mapped table on (device, inode); no lock, since
+ * only the thread that made an entry uses it, and libmicrohttpd serves each
+ * connection on one thread. A response lives until its slot is taken by
+ * another file, the table outgrows REPLY_CACHE_BYTES (then it is emptied),
+ * or the thread ends; libmicrohttpd counts references, so one still being
+ * sent outlives its slot.
  *
  * Why a changed file is never answered from the cache. Every request opens
  * its path through the confined resolver and fstat()s the fd it got; the
@@ -28,6 +29,8 @@
  */
 #include "reply_cache.h"
 
+#include "date.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +44,14 @@ struct slot {
     struct timespec mtime, ctime;
     const char *type, *cache_control;
     char etag[ETAG_LEN];
+    time_t date; /* the second its Date header names, or 0 */
 };
 
 struct cache {
     struct slot slot[REPLY_CACHE_SLOTS];
     uint64_t bytes;
+    time_t now; /* the second now_text names */
+    char now_text[DATE_LEN];
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -127,11 +133,35 @@ static bool same_version(const struct stat *a, const struct stat *b)
            ts_eq(a->st_ctim, b->st_ctim);
 }
 
+/*
+ * Give the response of @s the Date of this second, formatted once a second
+ * per thread (libmicrohttpd sends its own, formatted per response, only when
+ * a response has none). Safe while the response waits queued on another
+ * connection of this thread: libmicrohttpd copies the headers when it
+ * sends them, on this thread.
+ */
+static void stamp(struct cache *c, struct slot *s)
+{
+    time_t now = time(NULL);
+
+    if (s->date == now)
+        return;
+    if (c->now != now) {
+        date_format(now, c->now_text);
+        c->now = now;
+    }
+    /* It replaces the Date before (or, failing, leaves none). */
+    s->date = MHD_add_response_header(s->resp, MHD_HTTP_HEADER_DATE,
+                                      c->now_text) == MHD_YES
+                  ? now
+                  : 0;
+}
+
 bool reply_cache_find(const struct stat *st, const char *type,
                       const char *cache_control, struct reply_hit *hit)
 {
     struct cache *c = mine;
-    const struct slot *s;
+    struct slot *s;
 
     if (!c)
         return false;
@@ -139,6 +169,7 @@ bool reply_cache_find(const struct stat *st, const char *type,
     if (!s->resp || !same_file(s, st) || !str_eq(s->type, type) ||
         !str_eq(s->cache_control, cache_control))
         return false;
+    stamp(c, s);
     hit->resp = s->resp;
     hit->etag = s->etag;
     return true;
@@ -186,5 +217,6 @@ bool reply_cache_keep(int fd, const struct stat *st, const char *type,
     };
     memcpy(s->etag, etag, strlen(etag) + 1);
     c->bytes += size;
+    stamp(c, s);
     return true;
 }

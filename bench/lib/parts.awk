@@ -20,19 +20,32 @@ function flush(   part, i) {
   n[part]++
   total++
   if (part == "libc") libc[leafsym]++
+  if (part == "other calls") libc_other[callsym]++
   nf = 0
+}
+# " (f 1.2%, g 0.5%)": the four functions with the most samples in a[]
+function top(a,   k, f, b2, d2, extra) {
+  split("", d2)
+  extra = ""
+  for (k = 0; k < 4; k++) {
+    b2 = ""
+    for (f in a) if (!(f in d2) && (b2 == "" || a[f] > a[b2])) b2 = f
+    if (b2 == "") break
+    d2[b2] = 1
+    extra = extra (extra == "" ? " (" : ", ") b2 " " sprintf("%.1f%%", 100 * a[b2] / total)
+  }
+  return extra == "" ? "" : extra ")"
 }
 function call_of(sym) {
   if (sym ~ /sendmsg|sendto|writev|__send|sendfile/) return "send"
   if (sym ~ /recv|^__libc_read$|^read$|__read/) return "recv"
   if (sym ~ /^syscall$/) return "openat2"
-  if (sym ~ /openat|open64|__open/) return "open"
+  if (sym ~ /openat|open64|__open|libc_open/) return "open"
   if (sym ~ /fstat|statx/) return "fstat"
   if (sym ~ /pread/) return "read"
   if (sym ~ /close/) return "close"
   if (sym ~ /epoll/) return "epoll_wait"
   if (sym ~ /accept/) return "accept"
-  if (sym ~ /^__GI___|^__syscall|^__futex/) return "other calls"
   return ""
 }
 function classify(   i, kern, user, c) {
@@ -45,12 +58,20 @@ function classify(   i, kern, user, c) {
   leafsym = sym[1]
   if (kern && user) {
     c = call_of(sym[user])
+    callsym = sym[user]
     if (c == "send") {
       for (i = 1; i < user; i++) if (sym[i] ~ /try_to_wake_up|__wake_up|ep_poll_callback/) return "send: waking the client"
       for (i = 1; i < user; i++) if (sym[i] ~ /net_rx_action/) return "send: loopback delivery to the client (softirq)"
       return "send: the rest (TCP, copy)"
     }
     if (c != "") return c
+    # any other call from libc (not a fault or an interrupt in its code)
+    syscall = 0
+    for (i = 1; i < user; i++) {
+      if (sym[i] ~ /page_fault|asm_sysvec|asm_common_interrupt/) { syscall = 0; break }
+      if (sym[i] ~ /do_syscall_64|entry_SYSCALL/) syscall = 1
+    }
+    if (syscall) return "other calls"
   }
   if (kern) return "kernel, outside any call (interrupts, faults, scheduling)"
   # a user-space sample in a system call wrapper: the call's entry and exit
@@ -83,18 +104,8 @@ END {
     if (best == "") break
     done[best] = 1
     extra = ""
-    if (best == "libc") {
-      # its top functions, by samples
-      split("", d2)
-      for (k = 0; k < 4; k++) {
-        b2 = ""
-        for (f in libc) if (!(f in d2) && (b2 == "" || libc[f] > libc[b2])) b2 = f
-        if (b2 == "") break
-        d2[b2] = 1
-        extra = extra (extra == "" ? " (" : ", ") b2 " " sprintf("%.1f%%", 100 * libc[b2] / total)
-      }
-      if (extra != "") extra = extra ")"
-    }
+    if (best == "libc") extra = top(libc)
+    if (best == "other calls") extra = top(libc_other)
     printf "| %s%s | %.1f%% | %.2f |\n", best, extra, 100 * n[best] / total, us * n[best] / total
   }
   printf "| **total** (%d samples) | 100%% | %.2f |\n", total, us
