@@ -56,6 +56,23 @@ static void settle(const char *dir, const char *const *rels)
         usleep(100 * 1000);
 }
 
+/* Whether the IMF-fixdate @d is this second or the one before. */
+static bool date_is_now(const char *d)
+{
+    time_t now = time(NULL);
+
+    for (time_t t = now - 1; d && t <= now; t++) {
+        char want[64];
+        struct tm tm;
+
+        gmtime_r(&t, &tm);
+        strftime(want, sizeof want, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        if (strcmp(d, want) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The reply cache's counter @result ("hit" or "kept") from --metrics /m. */
 static long reply_count(struct raw_conn *c, const char *result);
 
@@ -151,6 +168,16 @@ START_TEST(reply_cache_never_stale)
     }
     EXPECT(reply_count(rc, "hit") == hits + 1,
            "the settled new version was not kept");
+    /* A kept response answered seconds after it was made names now. */
+    sleep(2);
+    r = ka(rc, "GET", "/f.html", NULL);
+    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
+           "the kept response, 2 s later: wrong body");
+    EXPECT(date_is_now(http_header(r, "Date")),
+           "a kept response's Date is not the current time: %s",
+           http_header(r, "Date"));
+    EXPECT(http_header_count(r, "Date") == 1, "%zu Date headers",
+           http_header_count(r, "Date"));
 
     /* Renamed over it: same size and mtime, another inode. */
     EXPECT(rename(tree_path(w, "g.tmp"), tree_path(w, "f.html")) == 0,
