@@ -164,6 +164,17 @@ static void put_str(struct line *ln, const char *s, enum log_format fmt)
     putc_(ln, '"');
 }
 
+/* The errno's name (EXDEV), or its number when it has none. */
+static const char *errno_text(int err, char buf[16])
+{
+    const char *name = resolver_errno_name(err);
+
+    if (name)
+        return name;
+    snprintf(buf, 16, "%d", err);
+    return buf;
+}
+
 static void put_combined(struct line *ln, const struct log_record *r)
 {
     char date[64];
@@ -188,11 +199,8 @@ static void put_combined(struct line *ln, const struct log_record *r)
     put_str(ln, r->agent, LOG_COMBINED);
     put(ln, " resolver=%s", r->backend ? r->backend : "-");
     if (r->err) {
-        const char *name = resolver_errno_name(r->err);
-        if (name)
-            put(ln, " errno=%s", name);
-        else
-            put(ln, " errno=%d", r->err);
+        char e[16];
+        put(ln, " errno=%s", errno_text(r->err, e));
     }
 }
 
@@ -220,11 +228,8 @@ static void put_json(struct line *ln, const struct log_record *r)
     put_str(ln, r->backend, LOG_JSON);
     put_lit(ln, ",\"errno\":");
     if (r->err) {
-        const char *name = resolver_errno_name(r->err);
-        if (name)
-            put(ln, "\"%s\"", name);
-        else
-            put(ln, "\"%d\"", r->err);
+        char e[16];
+        put(ln, "\"%s\"", errno_text(r->err, e));
     } else {
         put_lit(ln, "null");
     }

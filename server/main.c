@@ -20,6 +20,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "negotiate.h"
+#include "notify.h"
+#include "probe.h"
 #include "resolver.h"
 #include "root.h"
 #include "tls.h"
@@ -399,6 +401,8 @@ static int phase_conf(struct server *s, int argc, char *argv[])
         fprintf(stderr, "beneath: out of memory\n");
     if (err)
         return EXIT_CONF;
+    if (s->c.probe)
+        return probe_run(s->c.probe);
     if (s->c.help) {
         conf_help(stdout, "beneath");
         return 0;
@@ -609,6 +613,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         return -1;
     print_startup(c, &s->ls, s->backend);
     daemon_started();
+    notify_ready();
     return 0;
 }
 
@@ -626,11 +631,14 @@ static int phase_loop(struct server *s)
             return 1;
         }
         if (si.ssi_signo == SIGHUP) {
+            notify_reloading();
             reload(s->root, s->log, &s->c);
+            notify_ready();
             continue;
         }
         fprintf(stderr, "beneath: %s: stopping\n",
                 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        notify_stopping();
         drain(s->d, s->sfd, s->c.shutdown_timeout);
         return 0;
     }

@@ -16,10 +16,10 @@ if(ENABLE_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   target_link_libraries(fuzz_conf PRIVATE conf project_options)
 endif()
 
-# README's configuration reference must be --help, verbatim.
+# docs/configuration.md must hold --help, verbatim.
 add_executable(conf_help_dump conf_help_dump.c)
 target_link_libraries(conf_help_dump PRIVATE conf project_options)
 add_test(NAME conf-readme
   COMMAND ${CMAKE_COMMAND} -DHELP=$<TARGET_FILE:conf_help_dump>
-    -DREADME=${PROJECT_SOURCE_DIR}/README.md
+    -DREADME=${PROJECT_SOURCE_DIR}/docs/configuration.md
     -P ${CMAKE_CURRENT_SOURCE_DIR}/conf-readme.cmake)

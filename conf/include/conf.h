@@ -104,9 +104,10 @@ struct conf {
     char *fallback;          /* served (200) for GETs that would 404 */
     char *health;            /* URL path answering 200, or NULL */
     char *metrics;           /* URL path of Prometheus metrics, or NULL */
-    bool security_headers;   /* add the built-in security header set */
-    bool try_html;           /* /guide -> guide.html when guide is absent */
-    bool server_timing;      /* Server-Timing: resolve;dur=MS */
+    char *probe; /* --probe URL: check a running server, exit (an action) */
+    bool security_headers; /* add the built-in security header set */
+    bool try_html;         /* /guide -> guide.html when guide is absent */
+    bool server_timing;    /* Server-Timing: resolve;dur=MS */
 
     /* actions */
     bool check;
@@ -168,6 +169,28 @@ void conf_help(FILE *out, const char *progname);
  * Returns the name, or NULL when @i is past the last row.
  */
 const char *conf_option_name(size_t i);
+
+/* One row of the option table, as documentation generators read it. */
+struct conf_option_doc {
+    const char *name;
+    const char *metavar;   /* "PATH", "on|off", "a|b|c"; NULL: no value */
+    const char *dflt;      /* default in file syntax, or NULL */
+    const char *dflt_help; /* default as --help says it, or NULL */
+    const char *help;
+    bool repeat;    /* every use appends */
+    bool in_file;   /* may be set in the config file */
+    bool in_env;    /* may be set as env[] */
+    char env[64];   /* BENEATH_NAME */
+    char meta[128]; /* storage behind metavar for enums */
+};
+
+/*
+ * conf_option_doc - describe row @i of the option table (sorted), for the man
+ * page and example configuration generators: the same rows --help prints.
+ *
+ * Returns 0, or -ENOENT when @i is past the last row.
+ */
+int conf_option_doc(size_t i, struct conf_option_doc *d);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

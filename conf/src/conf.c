@@ -1055,6 +1055,15 @@ static const struct opt opts[] = {
      .metavar = "br,zst,gz|off",
      .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
              "this order of preference (compressible types only)"},
+    {.name = "probe",
+     .type = &t_string,
+     .off = OFF(probe),
+     .metavar = "URL",
+     .help = "health check instead of serving: GET URL "
+             "(http://127.0.0.1:8080/healthz, https://..., unix:SOCKET), "
+             "print one line, exit 0 on a 2xx or 3xx answer within 5 s, "
+             "else 1; reads no config file or environment",
+     .flags = OPT_CLI_ONLY},
     {.name = "resolver",
      .type = &t_backend,
      .off = OFF(resolver),
@@ -1556,6 +1565,8 @@ static int cli_scan(int argc, char *const argv[], struct cli *cli,
             continue;
         }
         worst(&r, items_push(&cli->it, o, val));
+        if (is(o, "probe")) /* a probe needs only its URL */
+            cli->help_or_version = true;
     }
     return r;
 }
@@ -1764,6 +1775,30 @@ void conf_help(FILE *out, const char *progname)
 const char *conf_option_name(size_t i)
 {
     return i < N_OPTS ? opts[i].name : NULL;
+}
+
+int conf_option_doc(size_t i, struct conf_option_doc *d)
+{
+    const struct opt *o;
+
+    if (i >= N_OPTS)
+        return -ENOENT;
+    o = &opts[i];
+    memset(d, 0, sizeof(*d));
+    d->name = o->name;
+    d->metavar = o->metavar ? o->metavar : o->type->metavar;
+    if (d->metavar == NULL && o->names) {
+        names_join(o->names, "|", "|", d->meta, sizeof(d->meta));
+        d->metavar = d->meta;
+    }
+    d->dflt = o->dflt;
+    d->dflt_help = o->dflt_help ? o->dflt_help : o->dflt;
+    d->help = o->help;
+    d->repeat = o->flags & OPT_REPEAT;
+    d->in_file = !(o->flags & (OPT_CLI_ONLY | OPT_NO_FILE));
+    d->in_env = !(o->flags & OPT_CLI_ONLY);
+    env_name(o, d->env, sizeof(d->env));
+    return 0;
 }
 
 void conf_free(struct conf *c)

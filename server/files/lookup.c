@@ -65,8 +65,8 @@ static int open_beneath(struct lookup *l, const char *path, int flags,
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
     bool timed = l->conf->resolved != NULL;
     uint64_t t0 = timed ? now_ns() : 0, ns;
-    int fd = resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how,
-                               &served);
+    int fd =
+        resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how, &served);
 
     l->last = served;
     if (primary)
@@ -191,8 +191,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
         l->p->encoding = negotiate_token(order[i]);
         return;
     }
-    for (size_t i = 0; i < conf->n_precompressed && !l->p->vary_encoding;
-         i++) {
+    for (size_t i = 0; i < conf->n_precompressed && !l->p->vary_encoding; i++) {
         enum negotiate_encoding e = conf->precompressed[i];
         int vfd;
 

@@ -12,7 +12,7 @@ from pathlib import Path
 COL = 30
 PAGE = Path(__file__).resolve().parents[2] / "www-sample/reference/index.html"
 BEGIN, END = "<!-- options: generated from --help -->", "<!-- /options -->"
-CLI_ONLY = {"check", "help", "version"}
+CLI_ONLY = {"check", "help", "probe", "version"}
 
 
 def options(text):
