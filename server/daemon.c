@@ -232,46 +232,15 @@ static void log_request(struct daemon *h, struct conn *c, unsigned status)
     c->logged = true;
 }
 
-/* What phase one reads of the headers, in one pass; each the first of its
- * name, or NULL. */
-struct phase_one {
-    unsigned hosts;
-    const char *referer, *agent, *content_length, *transfer_encoding;
-};
-
-static enum MHD_Result scan_one(void *cls, enum MHD_ValueKind kind,
-                                const char *key, const char *value)
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
 {
-    struct phase_one *p = cls;
-    const char **slot = NULL;
+    unsigned *n = cls;
 
     (void)kind;
-    switch (strlen(key)) {
-    case 4:
-        if (strcasecmp(key, "Host") == 0)
-            p->hosts++;
-        break;
-    case 7:
-        if (strcasecmp(key, "Referer") == 0)
-            slot = &p->referer;
-        break;
-    case 10:
-        if (strcasecmp(key, "User-Agent") == 0)
-            slot = &p->agent;
-        break;
-    case 14:
-        if (strcasecmp(key, "Content-Length") == 0)
-            slot = &p->content_length;
-        break;
-    case 17:
-        if (strcasecmp(key, "Transfer-Encoding") == 0)
-            slot = &p->transfer_encoding;
-        break;
-    default:
-        break;
-    }
-    if (slot && !*slot)
-        *slot = value;
+    (void)value;
+    if (strcasecmp(key, "Host") == 0)
+        (*n)++;
     return MHD_YES;
 }
 
@@ -279,18 +248,25 @@ static enum MHD_Result scan_one(void *cls, enum MHD_ValueKind kind,
  * RFC 9112 3.2: 400 for an HTTP/1.1 request without Host, and for any with
  * more than one.
  */
-static unsigned check_host(const struct phase_one *p, const char *version)
+static unsigned check_host(struct MHD_Connection *mc, const char *version)
 {
-    if (p->hosts > 1 || (p->hosts == 0 && strcmp(version, "HTTP/1.1") == 0))
+    unsigned n = 0;
+
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, count_host, &n);
+    if (n > 1 || (n == 0 && strcmp(version, "HTTP/1.1") == 0))
         return STATUS_BAD_REQUEST;
     return 0;
 }
 
 /* Whether the request announces a body. */
-static bool has_body(const struct phase_one *p)
+static bool has_body(struct MHD_Connection *mc)
 {
-    return (p->content_length && strcmp(p->content_length, "0") != 0) ||
-           p->transfer_encoding;
+    const char *cl =
+        MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
+
+    return (cl && strcmp(cl, "0") != 0) ||
+           MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+                                       "Transfer-Encoding");
 }
 
 static enum MHD_Result respond(struct daemon *h, struct conn *c,
@@ -338,17 +314,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
         c->method = http_method_of(method);
         c->meth = keep(c, method);
         c->version = keep(c, version);
-        struct phase_one one = {0};
-        MHD_get_connection_values(mc, MHD_HEADER_KIND, scan_one, &one);
-        c->referer = keep(c, one.referer);
-        c->bad = check_host(&one, version);
-        c->agent = keep(c, one.agent);
+        c->referer = keep(
+            c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
+        c->bad = check_host(mc, version);
+        c->agent = keep(
+            c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
         /*
          * A refused method with a body: answer 405 now. Queued in the first
          * call, libmicrohttpd closes the connection after the response
          * instead of reading a body nobody wants.
          */
-        if (c->method == HTTP_OTHER && has_body(&one))
+        if (c->method == HTTP_OTHER && has_body(mc))
             return respond(h, c, mc);
         return MHD_YES;
     }

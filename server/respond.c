@@ -26,24 +26,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
-
-/* The request headers read here, each the first of its name or NULL,
- * collected in one pass over the request's headers (scan). */
-struct headers {
-    const char *accept, *accept_encoding, *want_repr_digest, *if_match,
-        *if_none_match, *if_modified_since, *if_unmodified_since, *range,
-        *if_range;
-};
 
 /* The per-request context shared by the helpers below. */
 struct req {
-    struct headers h;
     struct MHD_Connection *c;
     const struct respond_conf *conf;
     enum http_method method;
@@ -53,46 +42,9 @@ struct req {
     bool tls;          /* the connection is HTTPS */
 };
 
-static enum MHD_Result scan_one(void *cls, enum MHD_ValueKind kind,
-                                const char *key, const char *value)
+static const char *header(struct req *r, const char *name)
 {
-    static const struct {
-        size_t len;
-        const char *name;
-        size_t off;
-    } names[] = {
-#define NAME(n, f) {sizeof n - 1, n, offsetof(struct headers, f)}
-        NAME("Accept", accept),
-        NAME("Accept-Encoding", accept_encoding),
-        NAME("Want-Repr-Digest", want_repr_digest),
-        NAME("If-Match", if_match),
-        NAME("If-None-Match", if_none_match),
-        NAME("If-Modified-Since", if_modified_since),
-        NAME("If-Unmodified-Since", if_unmodified_since),
-        NAME("Range", range),
-        NAME("If-Range", if_range),
-#undef NAME
-    };
-    struct headers *h = cls;
-    size_t len = strlen(key);
-
-    (void)kind;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (names[i].len != len || strcasecmp(key, names[i].name) != 0)
-            continue;
-        const char **slot = (const char **)(void *)((char *)h + names[i].off);
-        if (!*slot)
-            *slot = value; /* the first, as MHD_lookup_connection_value */
-        break;
-    }
-    return MHD_YES;
-}
-
-/* All the headers this file reads, in one pass. */
-static void scan(struct req *r)
-{
-    memset(&r->h, 0, sizeof r->h);
-    MHD_get_connection_values(r->c, MHD_HEADER_KIND, scan_one, &r->h);
+    return MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, name);
 }
 
 /* The headers every response carries. */
@@ -248,7 +200,8 @@ static void validators(struct req *r, char etag[ETAG_LEN],
     if (r->conf->etags) {
         /* On a read error the value still holds the mtime-size ETag. */
         etag_cache_get(r->conf->etags, p->fd, &p->st,
-                       etag_cache_want_digest(r->h.want_repr_digest), ev);
+                       etag_cache_want_digest(header(r, "Want-Repr-Digest")),
+                       ev);
         memcpy(etag, ev->etag, ETAG_LEN);
     } else {
         etag_cache_mtime_etag(&p->st, etag);
@@ -288,7 +241,7 @@ static bool reusable(struct req *r)
            !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
            p->st.st_size > 0 &&
            (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
-           !r->h.want_repr_digest;
+           !header(r, "Want-Repr-Digest");
 }
 
 /* The headers of a file's response. */
@@ -358,18 +311,19 @@ static enum MHD_Result file(struct req *r)
     else
         validators(r, etag, &ev);
     struct cond_request cr = {
-        .if_match = r->h.if_match,
-        .if_none_match = r->h.if_none_match,
-        .if_modified_since = r->h.if_modified_since,
-        .if_unmodified_since = r->h.if_unmodified_since,
+        .if_match = header(r, "If-Match"),
+        .if_none_match = header(r, "If-None-Match"),
+        .if_modified_since = header(r, "If-Modified-Since"),
+        .if_unmodified_since = header(r, "If-Unmodified-Since"),
     };
     int c = cond_evaluate(&cr, etag, p->st.st_mtim.tv_sec);
     if (c == STATUS_PRECONDITION_FAILED)
         return simple(r, STATUS_PRECONDITION_FAILED);
     if (c == STATUS_NOT_MODIFIED) {
         status = STATUS_NOT_MODIFIED;
-    } else if ((range = r->h.range) &&
-               range_if_range(r->h.if_range, etag, p->st.st_mtim.tv_sec)) {
+    } else if ((range = header(r, "Range")) &&
+               range_if_range(header(r, "If-Range"), etag,
+                              p->st.st_mtim.tv_sec)) {
         switch (range_parse(range, size, &start, &len)) {
         case RANGE_SINGLE:
             status = STATUS_PARTIAL_CONTENT;
@@ -569,7 +523,6 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
     memset(res, 0, sizeof *res);
     if (method == HTTP_OTHER)
         return simple(&r, STATUS_METHOD_NOT_ALLOWED);
-    scan(&r);
     unsigned flags = (method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
                      (conf->files.dotfiles ? 0 : TARGET_DENY_DOTFILES);
     int status = target_decode(raw, flags, buf, size, &t);
@@ -585,8 +538,8 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
     if (conf->metrics_path && conf->metrics &&
         strcmp(t.path, conf->metrics_path) == 0)
         return builtin(&r, true);
-    rq.accept = r.h.accept;
-    rq.accept_encoding = r.h.accept_encoding;
+    rq.accept = header(&r, "Accept");
+    rq.accept_encoding = header(&r, "Accept-Encoding");
     r.plan = &p;
     files_lookup(&conf->files, &rq, &p);
     return emit(&r);
