@@ -21,8 +21,12 @@
 # median to the first server's.
 # Timing figures on a shared machine are noise: look at min/max.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-top=$PWD
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+prog=bench/modes.sh
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$here/lib/common.sh"
 
 duration=3
 rounds=5
@@ -39,123 +43,50 @@ while getopts d:r:c:f: o; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || { sed -n '2,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+for t in curl wrk taskset setsid timeout; do
+  command -v "$t" >/dev/null || die "$t is missing (scripts/deps.sh test installs it)"
+done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/beneath-modes.XXXXXX")
-chmod 755 "$work"
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do
-    kill -TERM -- "-$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-root=$work/www
-mkdir -p "$root/a/b/c/d/e/f/g"
-head -c 1024 /dev/zero | tr '\0' x >"$root/1k.html"
-cp "$root/1k.html" "$root/a/b/c/d/e/f/g/1k.html"
-head -c 10485760 /dev/urandom >"$root/10m.bin"
-chmod -R a+rX "$root"
-
-free_port() {
-  local p
-  for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 30000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-  done
-  return 1
-}
+bench_pinning
+bench_work beneath-modes all
+beneath_bin=""
 
 mode_bin() { # MODE: a beneath built with that threading mode
   local dir=$top/build/mode-$1
   if [ ! -x "$dir/server/beneath" ]; then
     echo "modes.sh: building $dir" >&2
-    cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_HARDENING=ON \
-      -DBUILD_TESTING=OFF -DBENEATH_MHD_MODE="$1" >"$work/build-$1.log" 2>&1 &&
-      cmake --build "$dir" --target beneath -j2 >>"$work/build-$1.log" 2>&1 ||
-      { tail -n 20 "$work/build-$1.log" >&2; return 1; }
+    if ! cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_HARDENING=ON \
+      -DBUILD_TESTING=OFF -DBENEATH_MHD_MODE="$1" >"$work/build-$1.log" 2>&1 ||
+      ! cmake --build "$dir" --target beneath -j2 >>"$work/build-$1.log" 2>&1; then
+      tail -n 20 "$work/build-$1.log" >&2
+      return 1
+    fi
   fi
   echo "$dir/server/beneath"
 }
 
-labels=() ports=()
-start_beneath() { # LABEL BINARY OPTIONS
-  local log=$work/${#labels[@]}.log line opts
-  read -r -a opts <<<"${3//,,/ }"
-  setsid taskset -c 0 "$2" --root "$root" --listen 127.0.0.1:0 --threads 1 \
-    --access-log off --max-connections 2048 --max-connections-per-ip 0 "${opts[@]}" \
-    </dev/null >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do
-    line=$(grep -o 'listening on http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
-    [ -n "$line" ] && break
-    sleep 0.05
-  done
-  [ -n "$line" ] || { cat "$log" >&2; return 1; }
-  labels+=("$1") ports+=("${line##*:}")
+# One configuration per SERVER argument, started by lib/common.sh's
+# start_all; labels[i] names configuration i.
+c_name=() c_server=() c_backend=() c_flags=() c_threads=() c_pinned=() c_opts=()
+c_bin=() c_skip=() c_pid=() c_main=() c_port=()
+add() { # LABEL SERVER FLAGS BINARY OPTIONS
+  c_name+=("$1") c_server+=("$2") c_backend+=(auto) c_flags+=("$3") c_threads+=(1)
+  c_pinned+=(yes) c_bin+=("$4") c_opts+=("${5//,,/ }")
 }
-
 for spec in "$@"; do
   IFS=: read -r kind a b c <<<"$spec"
   case "$kind" in
-  beneath) start_beneath "$a" "$b" "${c:-}" ;;
-  mode) start_beneath "mode-$a${b:+:$b}" "$(mode_bin "$a")" "${b:-}" ;;
-  nginx)
-    port=$(free_port)
-    mkdir -p "$work/nginx-$a"
-    cat >"$work/nginx-$a/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $work/nginx-$a/nginx.pid;
-error_log $work/nginx-$a/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  keepalive_requests 1000000000;
-  client_body_temp_path $work/nginx-$a/b;
-  proxy_temp_path $work/nginx-$a/p;
-  fastcgi_temp_path $work/nginx-$a/f;
-  uwsgi_temp_path $work/nginx-$a/u;
-  scgi_temp_path $work/nginx-$a/s;
-  server { listen 127.0.0.1:$port; root $root; disable_symlinks $a; }
-}
-EOF
-    setsid taskset -c 0 nginx -c "$work/nginx-$a/nginx.conf" -p "$work/nginx-$a/" \
-      -e "$work/nginx-$a/error.log" </dev/null >"$work/nginx-$a.log" 2>&1 &
-    pids+=($!)
-    labels+=("nginx:$a") ports+=("$port")
-    ;;
-  lighttpd)
-    port=$(free_port)
-    cat >"$work/lighttpd.conf" <<EOF
-server.document-root = "$root"
-server.bind = "127.0.0.1"
-server.port = $port
-server.pid-file = "$work/lighttpd.pid"
-server.errorlog = "$work/lighttpd-error.log"
-server.max-fds = 4096
-server.max-connections = 2048
-server.max-keep-alive-requests = 1000000
-EOF
-    setsid taskset -c 0 lighttpd -D -f "$work/lighttpd.conf" </dev/null >"$work/lighttpd.log" 2>&1 &
-    pids+=($!)
-    labels+=(lighttpd) ports+=("$port")
-    ;;
-  *) echo "modes.sh: unknown server '$spec'" >&2 && exit 2 ;;
+  beneath) add "$a" beneath default "$b" "${c:-}" ;;
+  mode) add "mode-$a${b:+:$b}" beneath default "$(mode_bin "$a")" "${b:-}" ;;
+  nginx) add "nginx:$a" nginx "$a" "" "" ;;
+  lighttpd) add lighttpd lighttpd enable "" "" ;;
+  *) die "unknown server '$spec'" ;;
   esac
 done
-
+start_all "$work"
+labels=("${c_name[@]}") ports=("${c_port[@]}")
 for i in "${!labels[@]}"; do
-  for _ in $(seq 100); do
-    curl -sf -o /dev/null "http://127.0.0.1:${ports[i]}/1k.html" && break
-    sleep 0.1
-  done
-  curl -sf -o /dev/null "http://127.0.0.1:${ports[i]}/1k.html" ||
-    { echo "modes.sh: ${labels[i]} does not answer" >&2; exit 1; }
+  [ -z "${c_skip[i]}" ] || die "${labels[i]}: ${c_skip[i]} (log: $work/server-*.log)"
 done
 
 : >"$work/rows"

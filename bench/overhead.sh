@@ -145,6 +145,8 @@ stop_all
 
 bad=$(awk -F, 'NR > 1 && $10 != "ok"' "$csv" | wc -l)
 {
+  [ "$quick" = 0 ] ||
+    echo "**QUICK RUN (bench/overhead.sh --quick): these figures are noise, not measurements; rerun without --quick on a quiet machine.**"
   echo "## Paired confinement overhead"
   echo
   echo "- started: $started; took ${series_s} s; \`bench/overhead.sh --pairs $pairs --duration $duration --conns $conns\`$([ "$quick" = 1 ] && echo " (--quick)")"

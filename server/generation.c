@@ -74,7 +74,8 @@ static void policy(struct generation *g, const struct generation_base *b)
                 .n_precompressed = c->precompressed.n,
                 .try_html = c->try_html,
                 .fallback = c->fallback,
-                .resolved = b->resolved,
+                /* Timed and counted only when shown. */
+                .resolved = c->metrics || c->server_timing ? b->resolved : NULL,
                 .resolved_arg = b->resolved_arg,
             },
         .etags = b->etags,
@@ -83,7 +84,7 @@ static void policy(struct generation *g, const struct generation_base *b)
         .headers = &c->headers,
         .health = c->health,
         .metrics_path = c->metrics,
-        .metrics = b->metrics,
+        .metrics = c->metrics ? b->metrics : NULL,
         .server_timing = c->server_timing,
     };
 }

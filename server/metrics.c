@@ -51,6 +51,8 @@ void metrics_init(struct metrics *m)
         zero(m->resolve[b].bucket, METRICS_N_BUCKETS);
         atomic_init(&m->resolve[b].sum_ns, 0);
     }
+    atomic_init(&m->reply_hits, 0);
+    atomic_init(&m->reply_kept, 0);
 }
 
 static void add(_Atomic uint64_t *v, uint64_t n)
@@ -73,6 +75,11 @@ void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes)
     add(&m->sent_bytes, bytes);
     add(&m->status[status >= 100 && status < METRICS_MAX_STATUS ? status : 0],
         1);
+}
+
+void metrics_count_reply(struct metrics *m, bool hit)
+{
+    add(hit ? &m->reply_hits : &m->reply_kept, 1);
 }
 
 void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
@@ -155,6 +162,18 @@ static void render_requests(const struct metrics *m, struct out *o)
         (unsigned long long)get(&m->sent_bytes));
 }
 
+static void render_reply(const struct metrics *m, struct out *o)
+{
+    put(o,
+        "# HELP beneath_reply_cache_total Responses of small unchanged "
+        "files answered from the reply cache (hit), and put into it (kept).\n"
+        "# TYPE beneath_reply_cache_total counter\n"
+        "beneath_reply_cache_total{result=\"hit\"} %llu\n"
+        "beneath_reply_cache_total{result=\"kept\"} %llu\n",
+        (unsigned long long)get(&m->reply_hits),
+        (unsigned long long)get(&m->reply_kept));
+}
+
 static void render_errors(const struct metrics *m, struct out *o)
 {
     put(o, "# HELP beneath_resolver_errors_total Resolutions that failed, by "
@@ -214,6 +233,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t size)
     render_requests(m, &o);
     render_errors(m, &o);
     render_histograms(m, &o);
+    render_reply(m, &o);
     return o.len;
 }
 

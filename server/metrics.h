@@ -14,6 +14,8 @@
  *                                                  confinement refusals
  *   resolver_duration_seconds{backend="kernel"}    histogram, per backend
  *                                                  (kernel, emulated, lexical)
+ *   reply_cache_total{result="hit"}                counter; "kept": responses
+ *                                                  put into the reply cache
  */
 #ifndef METRICS_H
 #define METRICS_H
@@ -21,6 +23,7 @@
 #include "resolver.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +45,7 @@ struct metrics {
     _Atomic uint64_t sent_bytes;
     _Atomic uint64_t resolve_errors[METRICS_MAX_ERRNO + 1];
     struct metrics_histogram resolve[METRICS_N_BACKENDS];
+    _Atomic uint64_t reply_hits, reply_kept;
 };
 
 /* metrics_init - set every counter of @m to 0 (static storage is already). */
@@ -57,6 +61,12 @@ void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes);
  */
 void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
                            uint64_t ns, int ret);
+
+/*
+ * metrics_count_reply - a response answered from the reply cache (@hit), or
+ * one put into it.
+ */
+void metrics_count_reply(struct metrics *m, bool hit);
 
 /* metrics_now_ns - CLOCK_MONOTONIC in ns, for timing resolutions. */
 uint64_t metrics_now_ns(void);

@@ -20,6 +20,7 @@
 #include "listing_json.h"
 #include "mime.h"
 #include "range.h"
+#include "reply_cache.h"
 #include "status.h"
 #include "target.h"
 #include "tls.h"
@@ -79,23 +80,35 @@ static void common_headers(struct req *r, struct MHD_Response *resp)
     }
 }
 
-/* Queue @resp with @status and release our reference. */
-static enum MHD_Result queue(struct req *r, unsigned status,
-                             struct MHD_Response *resp, uint64_t body)
+/*
+ * Queue @resp, complete with its headers, with @status; release our
+ * reference unless @kept (the reply cache holds it).
+ */
+static enum MHD_Result deliver(struct req *r, unsigned status,
+                               struct MHD_Response *resp, uint64_t body,
+                               bool kept)
 {
     enum MHD_Result ret;
 
-    if (!resp)
-        return MHD_NO;
-    common_headers(r, resp);
     r->res->status = status;
     r->res->bytes = (r->method == HTTP_HEAD || status == STATUS_NOT_MODIFIED ||
                      status == STATUS_NO_CONTENT)
                         ? 0
                         : body;
     ret = MHD_queue_response(r->c, status, resp);
-    MHD_destroy_response(resp);
+    if (!kept)
+        MHD_destroy_response(resp);
     return ret;
+}
+
+/* Queue @resp with @status and release our reference. */
+static enum MHD_Result queue(struct req *r, unsigned status,
+                             struct MHD_Response *resp, uint64_t body)
+{
+    if (!resp)
+        return MHD_NO;
+    common_headers(r, resp);
+    return deliver(r, status, resp, body, false);
 }
 
 /* A small built-in HTML body for @status. */
@@ -204,6 +217,22 @@ static bool names_other_tag(struct req *r, const char *etag)
 }
 
 /*
+ * The second tag a request may name for the plan's file besides @etag: its
+ * "mtime-size" tag (with the variant's coding), handed out while the content
+ * hash was pending; "" when it is @etag itself.
+ */
+static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
+{
+    alt[0] = '\0';
+    if (!etag[0])
+        return;
+    etag_cache_mtime_etag(&p->st, alt);
+    variant_tag(p, alt);
+    if (strcmp(alt, etag) == 0)
+        alt[0] = '\0';
+}
+
+/*
  * The validators of the plan's file: ETag (with its Repr-Digest), and in
  * @alt the other strong tag that stands for the same unchanged file, or "".
  *
@@ -235,14 +264,8 @@ static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
     } else {
         etag_cache_mtime_etag(&p->st, etag);
     }
-    alt[0] = '\0';
-    if (etag[0]) {
-        etag_cache_mtime_etag(&p->st, alt);
-        if (strcmp(alt, etag) == 0)
-            alt[0] = '\0';
-    }
     variant_tag(p, etag);
-    variant_tag(p, alt);
+    alt_tag(p, etag, alt);
 }
 
 static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
@@ -258,20 +281,104 @@ static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
     return queue(r, STATUS_RANGE_NOT_SATISFIABLE, resp, 0);
 }
 
+/*
+ * Whether the 200 of this request may come from, or go into, the thread's
+ * reply cache: a GET or HEAD of a small file, without the headers that
+ * depend on the request (Server-Timing, HSTS over TLS, a variant's Vary and
+ * Content-Encoding, Repr-Digest).
+ */
+static bool reusable(struct req *r)
+{
+    const struct plan *p = r->plan;
+
+    return (r->method == HTTP_GET || r->method == HTTP_HEAD) && !r->tls &&
+           !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
+           p->st.st_size > 0 &&
+           (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
+           !header(r, "Want-Repr-Digest");
+}
+
+/* The headers of a file's response. */
+static void file_headers(struct req *r, struct MHD_Response *resp, bool full,
+                         const char *type, const char *cc, const char *etag,
+                         const struct etag_value *ev)
+{
+    const struct plan *p = r->plan;
+    char lastmod[DATE_LEN];
+
+    /*
+     * A 304 carries the validators and caching fields a 200 would, but no
+     * other representation metadata (RFC 9110 15.4.5): no Content-Type,
+     * Content-Encoding or Accept-Ranges, and Last-Modified only when there
+     * is no ETag. Repr-Digest stays when asked for: it validates the
+     * cached copy the 304 refreshes.
+     */
+    if (full)
+        MHD_add_response_header(resp, "Content-Type", type);
+    if (full || !etag[0]) {
+        date_format(p->st.st_mtim.tv_sec, lastmod);
+        MHD_add_response_header(resp, "Last-Modified", lastmod);
+    }
+    if (etag[0])
+        MHD_add_response_header(resp, "ETag", etag);
+    if (ev->repr_digest[0])
+        MHD_add_response_header(resp, "Repr-Digest", ev->repr_digest);
+    if (full)
+        MHD_add_response_header(resp, "Accept-Ranges", "bytes");
+    if (full && p->encoding)
+        MHD_add_response_header(resp, "Content-Encoding", p->encoding);
+    if (cc)
+        MHD_add_response_header(resp, "Cache-Control", cc);
+}
+
+/*
+ * The whole small file @size bytes long, read into memory, made into a
+ * complete 200 response and queued; kept in the thread's reply cache when
+ * reply_cache_keep agrees. MHD_NO with the fd untouched when the read fails.
+ */
+static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
+                            const char *cc, const char *etag,
+                            const struct etag_value *ev, bool *done)
+{
+    struct plan *p = r->plan;
+    struct MHD_Response *resp = small_body(p->fd, 0, size);
+    bool kept;
+
+    *done = resp != NULL;
+    if (!resp)
+        return MHD_NO;
+    file_headers(r, resp, true, type, cc, etag, ev);
+    common_headers(r, resp);
+    kept = reply_cache_keep(p->fd, &p->st, type, cc, etag, resp);
+    if (kept && r->conf->metrics)
+        metrics_count_reply(r->conf->metrics, false);
+    plan_close(p);
+    return deliver(r, STATUS_OK, resp, size, kept);
+}
+
 /* A regular file: validators, conditionals, Range, body. */
 static enum MHD_Result file(struct req *r)
 {
     const struct plan *p = r->plan;
-    char etag[ETAG_LEN], alt[ETAG_LEN], lastmod[DATE_LEN], crange[80];
+    char etag[ETAG_LEN], alt[ETAG_LEN], crange[80];
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct etag_value ev = {0};
     const char *range;
+    const char *type = mime_type(p->name);
+    const char *cc =
+        r->conf->cache ? cache_rules_match(r->conf->cache, p->name) : NULL;
+    bool reuse = reusable(r);
+    struct reply_hit hit = {0};
 
-    validators(r, etag, alt, &ev);
+    if (reuse && reply_cache_find(&p->st, type, cc, &hit)) {
+        memcpy(etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
+        alt_tag(p, etag, alt);
+    } else {
+        validators(r, etag, alt, &ev);
+    }
     const char *tags[2] = {etag, alt};
     size_t n_tags = alt[0] ? 2 : 1;
-    date_format(p->st.st_mtim.tv_sec, lastmod);
     struct cond_request cr = {
         .if_match = header(r, "If-Match"),
         .if_none_match = header(r, "If-None-Match"),
@@ -299,34 +406,23 @@ static enum MHD_Result file(struct req *r)
             break;
         }
     }
+    if (status == STATUS_OK && hit.resp) {
+        /* This very version, opened and fstat()ed for this request. */
+        if (r->conf->metrics)
+            metrics_count_reply(r->conf->metrics, true);
+        return deliver(r, STATUS_OK, hit.resp, size, true);
+    }
+    if (status == STATUS_OK && reuse && r->method == HTTP_GET && !ev.pending) {
+        bool done;
+        enum MHD_Result ret = fill(r, size, type, cc, etag, &ev, &done);
+        if (done)
+            return ret;
+    }
 
     struct MHD_Response *resp = body(r, status, start, len);
     if (!resp)
         return MHD_NO;
-    /*
-     * A 304 carries the validators and caching fields a 200 would, but no
-     * other representation metadata (RFC 9110 15.4.5): no Content-Type,
-     * Content-Encoding or Accept-Ranges, and Last-Modified only when there
-     * is no ETag. Repr-Digest stays when asked for: it validates the
-     * cached copy the 304 refreshes.
-     */
-    bool full = status != STATUS_NOT_MODIFIED;
-    if (full)
-        MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
-    if (full || !etag[0])
-        MHD_add_response_header(resp, "Last-Modified", lastmod);
-    if (etag[0])
-        MHD_add_response_header(resp, "ETag", etag);
-    if (ev.repr_digest[0])
-        MHD_add_response_header(resp, "Repr-Digest", ev.repr_digest);
-    if (full)
-        MHD_add_response_header(resp, "Accept-Ranges", "bytes");
-    if (full && p->encoding)
-        MHD_add_response_header(resp, "Content-Encoding", p->encoding);
-    const char *cc =
-        r->conf->cache ? cache_rules_match(r->conf->cache, p->name) : NULL;
-    if (cc)
-        MHD_add_response_header(resp, "Cache-Control", cc);
+    file_headers(r, resp, status != STATUS_NOT_MODIFIED, type, cc, etag, &ev);
     if (status == STATUS_PARTIAL_CONTENT)
         MHD_add_response_header(resp, "Content-Range", crange);
     return queue(r, status, resp, len);

@@ -8,5 +8,5 @@ if(TARGET beneath)
   add_test(NAME bench_quick
     COMMAND ${PROJECT_SOURCE_DIR}/bench/lib/smoke-test
             ${CMAKE_CURRENT_BINARY_DIR}/bench-quick ${bench_args})
-  set_tests_properties(bench_quick PROPERTIES TIMEOUT 240 LABELS bench)
+  set_tests_properties(bench_quick PROPERTIES TIMEOUT 420 LABELS bench)
 endif()

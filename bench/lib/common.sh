@@ -5,7 +5,9 @@
 # Then: bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
 # bench_build OUT (release preset) or set beneath_bin; fill the per-
 # configuration arrays c_name c_server c_backend c_flags c_threads c_pinned
-# c_opts and call start_all; measure with precheck and wrk_row; stop_all.
+# c_opts (and c_bin, optional: another beneath binary for that row) and call
+# start_all; measure with precheck, wrk_row, server_cpu_ns and
+# syscalls_row; stop_all.
 # Helpers touch these globals: root, run, work, beneath_bin, srv_pid,
 # srv_main, srv_port, pin_server, pin_client, pinning.
 # shellcheck shell=bash
@@ -47,6 +49,8 @@ bench_build() {
 srv_pid=""  # the process group leader we started (setsid), "" when none
 srv_main="" # the process that serves (nginx: the worker)
 srv_port=""
+srv_bin="" # start_server: the beneath binary when not $beneath_bin
+c_bin=()   # per configuration, optional: see start_all
 hold_pid=""
 strace_pid=""
 child_pid="" # a child script (bench/run: overhead.sh), TERMed on exit
@@ -175,16 +179,19 @@ fill_template() { # TEMPLATE OUT SYMLINKS
 
 # start_server SERVER BACKEND FLAGS THREADS PINNED LOG [OPTION...]: sets
 # srv_pid, srv_main, srv_port; returns 1 (with the log kept) when the server
-# does not come up. OPTIONs are extra beneath command-line words.
+# does not come up. OPTIONs are extra beneath command-line words; FLAGS
+# "default" passes no --confine. beneath runs $srv_bin if set, else
+# $beneath_bin.
 start_server() {
   local server=$1 backend=$2 flags=$3 threads=$4 pinned=$5 log=$6 line=""
   shift 6
-  local -a pin=()
+  local -a pin=() confine=(--confine "$flags")
   [ "$pinned" = yes ] && pin=("${pin_server[@]}")
+  [ "$flags" != default ] || confine=()
   case "$server" in
   beneath)
-    setsid "${pin[@]}" "$beneath_bin" --root "$root" --listen 127.0.0.1:0 \
-      --resolver "$backend" --confine "$flags" --threads "$threads" \
+    setsid "${pin[@]}" "${srv_bin:-$beneath_bin}" --root "$root" --listen 127.0.0.1:0 \
+      --resolver "$backend" "${confine[@]}" --threads "$threads" \
       --access-log off --max-connections 2048 --max-connections-per-ip 0 "$@" \
       </dev/null >"$log" 2>&1 &
     srv_pid=$!
@@ -232,8 +239,9 @@ start_all() {
   for ci in "${!c_name[@]}"; do
     cfg=${c_name[ci]} server=${c_server[ci]}
     skip="" c_pid[ci]="" c_main[ci]="" c_port[ci]="" c_rss[ci]=""
+    srv_bin=${c_bin[ci]:-}
     read -r -a opts <<<"${c_opts[ci]:-}"
-    if [ "$server" = beneath ] && [ -z "$beneath_bin" ]; then
+    if [ "$server" = beneath ] && [ -z "${srv_bin:-$beneath_bin}" ]; then
       skip=not-built
     elif [ "$server" != beneath ] && ! command -v "$server" >/dev/null; then
       skip=not-installed
@@ -263,6 +271,7 @@ start_all() {
     fi
     c_skip[ci]=$skip
   done
+  srv_bin=""
 }
 
 # --- measuring ----------------------------------------------------------------------
@@ -324,4 +333,67 @@ wrk_row() {
       if (s <= 0) { st = "no-requests"; s = 1 }
       printf "%s,%.2f,%d,%.0f,%d,%d,%.1f,%d,%d\n", st, s, r, r / s, p50, p99, b / s / 1e6, es, ek
     }'
+}
+
+# server_cpu_ns PID: on-CPU nanoseconds so far of every thread of PID and of
+# its child processes (nginx: master and worker), from the first field of
+# /proc/*/task/*/schedstat. A thread that exits takes its count with it:
+# measure servers whose threads live as long as the process.
+server_cpu_ns() {
+  local p t v sum=0
+  for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    for t in /proc/"$p"/task/*/schedstat; do
+      read -r v _ <"$t" 2>/dev/null || continue
+      sum=$((sum + v))
+    done
+  done
+  echo "$sum"
+}
+
+# syscalls_row CONFIG FILEKEY N: attach strace -f -c to the serving process
+# ($srv_main) while one curl makes N keep-alive requests on one connection
+# to $srv_port; prints the CSV row
+#   config,file,requests,syscalls,per_request,top_per_request
+# (the top: each call made at least 0.05 times per request, most first).
+# Uses $run for its files; sets strace_pid while strace runs.
+syscalls_row() {
+  local cfg=$1 key=$2 n=$3 url _
+  url="http://127.0.0.1:$srv_port${file_path[$key]}"
+  : >"$run/curl.cfg"
+  for _ in $(seq "$n"); do
+    printf 'url = "%s"\noutput = "/dev/null"\n' "$url" >>"$run/curl.cfg"
+  done
+  rm -f "$run/strace.txt" "$run/strace.err"
+  timeout 120 strace -f -c -o "$run/strace.txt" -p "$srv_main" 2>"$run/strace.err" &
+  strace_pid=$!
+  for _ in $(seq 50); do
+    grep -q attached "$run/strace.err" 2>/dev/null && break
+    kill -0 "$strace_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  sleep 0.3
+  timeout 60 curl -s --max-time 60 -K "$run/curl.cfg" || true
+  sleep 0.2
+  kill -INT "$strace_pid" 2>/dev/null || true
+  wait "$strace_pid" 2>/dev/null || true
+  strace_pid=""
+  awk -v cfg="$cfg" -v key="$key" -v n="$n" '
+    /^-----/ { dashes++; next }
+    dashes == 1 && NF >= 5 { calls[$NF] = $4; order[++k] = $NF }
+    dashes == 2 && $NF == "total" { total = $4 }
+    END {
+      if (total == "") { printf "%s,%s,%d,,,strace failed\n", cfg, key, n; exit }
+      # top system calls by count, as calls per request
+      top = ""
+      for (j = 1; j <= k && j <= 40; j++) {
+        best = 0
+        for (i = 1; i <= k; i++)
+          if (!(order[i] in used) && (best == 0 || calls[order[i]] + 0 > calls[order[best]] + 0))
+            best = i
+        if (best == 0 || calls[order[best]] / n < 0.05) break
+        used[order[best]] = 1
+        top = top sprintf("%s%s %.2f", top == "" ? "" : " ", order[best], calls[order[best]] / n)
+      }
+      printf "%s,%s,%d,%d,%.2f,%s\n", cfg, key, n, total, total / n, top
+    }' "$run/strace.txt"
 }

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,17 +63,19 @@ static int open_beneath(struct lookup *l, const char *path, int flags,
         .cache = l->rq->cache,
     };
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
-    uint64_t t0 = now_ns(), ns;
+    bool timed = l->conf->resolved != NULL;
+    uint64_t t0 = timed ? now_ns() : 0, ns;
     int fd =
         resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how, &served);
 
-    ns = now_ns() - t0;
-    l->p->resolve_ns += ns;
     l->last = served;
     if (primary)
         l->p->backend = served;
-    if (l->conf->resolved)
+    if (timed) {
+        ns = now_ns() - t0;
+        l->p->resolve_ns += ns;
         l->conf->resolved(l->conf->resolved_arg, served, ns, fd);
+    }
     return fd;
 }
 
@@ -101,7 +104,10 @@ static int open_regular(struct lookup *l, const char *path, struct stat *st,
 
 static void set_name(struct plan *p, const char *name)
 {
-    snprintf(p->name, sizeof p->name, "%s", name);
+    size_t n = strnlen(name, sizeof p->name - 1);
+
+    memcpy(p->name, name, n);
+    p->name[n] = '\0';
 }
 
 static void take_fd(struct plan *p, enum plan_kind kind, unsigned status,
@@ -347,7 +353,9 @@ static bool try_html(struct lookup *l, int *err)
 
 static void init(struct plan *p)
 {
-    memset(p, 0, sizeof *p);
+    /* Not the PATH_MAX name at the end: an empty string is enough. */
+    memset(p, 0, offsetof(struct plan, name));
+    p->name[0] = '\0';
     p->fd = -1;
     p->backend = RESOLVER_BACKEND_DEFAULT;
 }

@@ -42,7 +42,7 @@ struct files_conf {
     size_t n_precompressed;
     bool try_html;               /* /guide -> guide.html */
     const char *fallback;        /* root-relative file for 404 GETs, or NULL */
-    files_resolved_fn *resolved; /* or NULL */
+    files_resolved_fn *resolved; /* or NULL: resolutions are not timed */
     void *resolved_arg;
 };
 
@@ -69,14 +69,16 @@ struct plan {
     unsigned status;
     int fd; /* owned; -1 when the kind has none */
     struct stat st;
-    char name[PATH_MAX];  /* root-relative path: MIME type, cache rules */
     const char *encoding; /* Content-Encoding of the variant, or NULL */
     bool vary_encoding;   /* the file has variants: Vary: Accept-Encoding */
     bool json;            /* PLAN_LISTING: JSON rather than HTML */
     char *location;       /* PLAN_REDIRECT; owned */
     int err;              /* errno of a refusal or failure, or 0 */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
-    uint64_t resolve_ns;           /* time spent in the resolver */
+    uint64_t resolve_ns;           /* time spent in the resolver; counted
+                                      only when files_conf.resolved is set */
+    char name[PATH_MAX]; /* root-relative path: MIME type, cache rules; last,
+                            so that a new plan clears only what is before */
 };
 
 /*

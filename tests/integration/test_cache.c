@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_cache.c - end-to-end tests of the small-file path (bodies up to
- * STATIC_FILE_SMALL_MAX read into memory and sent with the headers): it must
- * never serve stale bytes, never serve a file the resolver would now refuse,
- * and answer 206, 304 and HEAD exactly like the sendfile path. Every request
- * of one test goes over one keep-alive connection, so a per-connection or
- * per-thread cache would be hit.
+ * RESPOND_SMALL_MAX read into memory and sent with the headers) and of the
+ * reply cache that keeps such responses per thread: it must never serve
+ * stale bytes, never serve a file the resolver would now refuse, and answer
+ * 206, 304 and HEAD exactly like the sendfile path. Every request of one
+ * test goes over one keep-alive connection to a one-thread server, so the
+ * thread's cache is hit; the "settled" runs wait until the files' ctime is
+ * old enough for the cache to keep them, and check with --metrics that it
+ * did.
  */
 #include "harness.h"
 
@@ -14,7 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* server/reply_cache.h: REPLY_CACHE_SETTLE_S, plus one second of margin */
+#define SETTLE_S 3
 
 #define EXPECT_STATUS(r, want, what)                                           \
     EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
@@ -32,6 +40,54 @@ static struct http_response *ka(struct raw_conn *c, const char *method,
     return r;
 }
 
+/* Wait until every file named in @rels (NULL-ended) under @dir changed at
+ * least SETTLE_S seconds ago, so the reply cache keeps it. */
+static void settle(const char *dir, const char *const *rels)
+{
+    time_t newest = 0;
+
+    for (size_t i = 0; rels[i]; i++) {
+        struct stat st;
+        EXPECT(stat(tree_path(dir, rels[i]), &st) == 0, "stat %s", rels[i]);
+        if (st.st_ctim.tv_sec > newest)
+            newest = st.st_ctim.tv_sec;
+    }
+    while (time(NULL) < newest + SETTLE_S)
+        usleep(100 * 1000);
+}
+
+/* Whether the IMF-fixdate @d is this second or the one before. */
+static bool date_is_now(const char *d)
+{
+    time_t now = time(NULL);
+
+    for (time_t t = now - 1; d && t <= now; t++) {
+        char want[64];
+        struct tm tm;
+
+        gmtime_r(&t, &tm);
+        strftime(want, sizeof want, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        if (strcmp(d, want) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The reply cache's counter @result ("hit" or "kept") from --metrics /m. */
+static long reply_count(struct raw_conn *c, const char *result);
+
+/* HEAD of @path answers 200 with Content-Length @n and no body. */
+#define HEAD_IS(c, path, n)                                                    \
+    do {                                                                       \
+        struct http_response *h_ = ka((c), "HEAD", (path), NULL);              \
+        EXPECT_STATUS(h_, 200, "HEAD");                                        \
+        EXPECT(h_->body_len == 0 &&                                            \
+                   http_value_eq(http_header(h_, "Content-Length"),            \
+                                 hfmt("%d", (int)(n))),                        \
+               "HEAD %s: Content-Length %s", (path),                           \
+               http_header(h_, "Content-Length"));                             \
+    } while (0)
+
 static char *filled(size_t n, char ch)
 {
     char *b = hbuf(n);
@@ -48,6 +104,96 @@ static void rewrite_in_place(const char *dir, const char *rel, const char *data,
     EXPECT(pwrite(fd, data, n, 0) == (ssize_t)n, "pwrite %s", rel);
     close(fd);
 }
+
+static long reply_count(struct raw_conn *c, const char *result)
+{
+    struct http_response *r = ka(c, "GET", "/m", NULL);
+    const char *key = hfmt("beneath_reply_cache_total{result=\"%s\"} ", result);
+    const char *at = r->body ? strstr(r->body, key) : NULL;
+
+    EXPECT(r->status == 200 && at, "metrics: no %s in\n%s", key,
+           r->body ? r->body : "");
+    return strtol(at + strlen(key), NULL, 10);
+}
+
+/*
+ * The reply cache: a kept response is served again only for the very
+ * version it was made from. Same inode, size and mtime, other bytes (only
+ * ctime moved); a file renamed over it with the same size and mtime (another
+ * inode).
+ */
+START_TEST(reply_cache_never_stale)
+{
+    static const char *const files[] = {"f.html", "g.tmp", NULL};
+    char *w = tree_new();
+    char *a = filled(1024, 'a'), *b = filled(1024, 'b'), *c = filled(1024, 'c');
+    const time_t m = 1000000000;
+    tree_write(w, "f.html", a, 1024);
+    tree_write(w, "g.tmp", b, 1024);
+    tree_mtime(w, "f.html", m);
+    tree_mtime(w, "g.tmp", m);
+    settle(w, files);
+    struct server *s =
+        server_start(w, "--threads", "1", "--metrics", "/m", NULL);
+    struct raw_conn *rc = raw_connect(s->port);
+    EXPECT(rc, "connect");
+
+    for (int i = 0; i < 3; i++) {
+        struct http_response *r = ka(rc, "GET", "/f.html", NULL);
+        EXPECT_STATUS(r, 200, "first GETs");
+        EXPECT(r->body_len == 1024 && memcmp(r->body, a, 1024) == 0,
+               "first GETs: wrong body");
+    }
+    EXPECT(reply_count(rc, "kept") == 1 && reply_count(rc, "hit") == 2,
+           "a settled small file was not answered from the reply cache "
+           "(kept %ld, hit %ld)",
+           reply_count(rc, "kept"), reply_count(rc, "hit"));
+
+    /* Other bytes, same inode, size and mtime: only ctime tells. */
+    rewrite_in_place(w, "f.html", c, 1024);
+    tree_mtime(w, "f.html", m);
+    struct http_response *r = ka(rc, "GET", "/f.html", NULL);
+    EXPECT_STATUS(r, 200, "after the rewrite");
+    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
+           "same size and mtime, new ctime: stale body served");
+    HEAD_IS(rc, "/f.html", 1024);
+
+    /* Settled again, the new version is kept and served. */
+    settle(w, files);
+    long hits = reply_count(rc, "hit");
+    for (int i = 0; i < 2; i++) {
+        r = ka(rc, "GET", "/f.html", NULL);
+        EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
+               "the rewritten file, settled: wrong body");
+    }
+    EXPECT(reply_count(rc, "hit") == hits + 1,
+           "the settled new version was not kept");
+    /* A kept response answered seconds after it was made names now. */
+    sleep(2);
+    r = ka(rc, "GET", "/f.html", NULL);
+    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
+           "the kept response, 2 s later: wrong body");
+    EXPECT(date_is_now(http_header(r, "Date")),
+           "a kept response's Date is not the current time: %s",
+           http_header(r, "Date"));
+    EXPECT(http_header_count(r, "Date") == 1, "%zu Date headers",
+           http_header_count(r, "Date"));
+
+    /* Renamed over it: same size and mtime, another inode. */
+    EXPECT(rename(tree_path(w, "g.tmp"), tree_path(w, "f.html")) == 0,
+           "rename: %s", strerror(errno));
+    r = ka(rc, "GET", "/f.html", NULL);
+    EXPECT_STATUS(r, 200, "after the rename");
+    EXPECT(r->body_len == 1024 && memcmp(r->body, b, 1024) == 0,
+           "a file renamed over the cached one: stale body served");
+
+    /* Removed: 404, not the kept bytes. */
+    EXPECT(unlink(tree_path(w, "f.html")) == 0, "unlink");
+    r = ka(rc, "GET", "/f.html", NULL);
+    EXPECT_STATUS(r, 404, "after the unlink");
+    raw_close(rc);
+}
+END_TEST
 
 START_TEST(same_size_rewrite_served_fresh)
 {
@@ -119,21 +265,30 @@ START_TEST(symlink_swap_refused)
 }
 END_TEST
 
-/* 206, 304 and HEAD of files around the small-file limit. */
+/*
+ * 206, 304 and HEAD of files around the small-file limit; run 1: with the
+ * files settled, the 200s come from the reply cache after the first, and
+ * Range, If-None-Match and HEAD meet a kept response.
+ */
 START_TEST(range_304_head_by_size)
 {
     static const size_t sizes[] = {1, 1024, 65535, 65536, 65537, 200000};
+    const char *names[N_ELEMS(sizes) + 1] = {0};
     char *w = tree_new();
     struct server *s;
     struct raw_conn *rc;
+    bool settled = _i == 1;
 
     for (size_t i = 0; i < N_ELEMS(sizes); i++) {
         char *d = hbuf(sizes[i]);
         for (size_t j = 0; j < sizes[i]; j++)
             d[j] = (char)('A' + (j * 7 + i) % 26);
-        tree_write(w, hfmt("f%zu.bin", sizes[i]), d, sizes[i]);
+        names[i] = hfmt("f%zu.bin", sizes[i]);
+        tree_write(w, names[i], d, sizes[i]);
     }
-    s = server_start(w, NULL);
+    if (settled)
+        settle(w, names);
+    s = server_start(w, "--threads", "1", "--metrics", "/m", NULL);
     rc = raw_connect(s->port);
     EXPECT(rc, "connect");
     for (size_t i = 0; i < N_ELEMS(sizes); i++) {
@@ -142,6 +297,12 @@ START_TEST(range_304_head_by_size)
         char *want = tree_read(tree_path(w, path + 1), &len);
         const char *cl = hfmt("%zu", n);
 
+        for (int k = 0; k < 2; k++) {
+            struct http_response *r = ka(rc, "GET", path, NULL);
+            EXPECT_STATUS(r, 200, path);
+            EXPECT(r->body_len == n && memcmp(r->body, want, n) == 0,
+                   "%s: body differs (GET %d)", path, k + 1);
+        }
         struct http_response *r = ka(rc, "GET", path, NULL);
         EXPECT_STATUS(r, 200, path);
         EXPECT(r->body_len == n && memcmp(r->body, want, n) == 0,
@@ -176,6 +337,11 @@ START_TEST(range_304_head_by_size)
     /* The connection is still good, and nothing leaked. */
     struct http_response *r = ka(rc, "GET", "/f1.bin", NULL);
     EXPECT_STATUS(r, 200, "last GET");
+    /* Kept: the four files up to 64 KiB, only when settled; each then
+     * answered from the cache on its second and third GET and its HEAD. */
+    long kept = reply_count(rc, "kept"), hits = reply_count(rc, "hit");
+    EXPECT(settled ? kept == 4 && hits == 4 * 3 + 1 : kept == 0 && hits == 0,
+           "reply cache: kept %ld, hit %ld (settled: %d)", kept, hits, settled);
     raw_close(rc);
 }
 END_TEST
@@ -191,7 +357,8 @@ static Suite *cache_suite(void)
     tcase_add_checked_fixture(tc, harness_test_setup, harness_test_teardown);
     tcase_add_test(tc, same_size_rewrite_served_fresh);
     tcase_add_test(tc, symlink_swap_refused);
-    tcase_add_test(tc, range_304_head_by_size);
+    tcase_add_loop_test(tc, range_304_head_by_size, 0, 2);
+    tcase_add_test(tc, reply_cache_never_stale);
     suite_add_tcase(su, tc);
     return su;
 }
