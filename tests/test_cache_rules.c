@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cache_rules.c - Cache-Control rule parsing and glob matching. */
 #include "cache_rules.h"
+#include "check_main.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 #define LONG "max-age=31536000, immutable"
 
@@ -146,13 +144,4 @@ static Suite *cache_rules_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(cache_rules_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{cache_rules_suite}}};

@@ -5,16 +5,15 @@
  * options, the conf_print round trip and --help coverage. Tables, one row per
  * case; ASan (dev preset) checks that no path leaks.
  */
+#include "check_main.h"
 #include "conf.h"
+#include "fixture.h"
 
-#include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 10
 
 /* All messages, one per line, for comparing against a table row. */
@@ -859,18 +858,6 @@ END_TEST
 
 /* ---- resources: no fd left behind on any path ---- */
 
-static int count_fds(void)
-{
-    DIR *dir = opendir("/proc/self/fd");
-    int n = 0;
-
-    ck_assert_ptr_nonnull(dir);
-    while (readdir(dir))
-        n++;
-    closedir(dir);
-    return n;
-}
-
 START_TEST(no_fd_leak)
 {
     char *path = temp_file("threads = 2\nbad line\n");
@@ -878,7 +865,7 @@ START_TEST(no_fd_leak)
     const char *dir_args[] = {"--config", "/", NULL};
     struct conf c;
     struct conf_diag d = {0};
-    int before = count_fds();
+    int before = fixture_count_fds();
 
     for (int i = 0; i < 50; i++) {
         ck_assert_int_eq(load(args, NULL, &c, &d), -EINVAL);
@@ -886,7 +873,7 @@ START_TEST(no_fd_leak)
         ck_assert_int_eq(load(dir_args, NULL, &c, &d), -EINVAL);
         conf_free(&c);
     }
-    ck_assert_int_eq(count_fds(), before);
+    ck_assert_int_eq(fixture_count_fds(), before);
     ck_assert_uint_eq(d.n, 100);
     conf_diag_free(&d);
     conf_free(NULL);
@@ -934,13 +921,4 @@ static Suite *conf_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(conf_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{conf_suite}}};

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_headers_opt.c - --header parsing and the --security-headers set. */
+#include "check_main.h"
 #include "headers_opt.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *spec;
@@ -118,13 +116,4 @@ static Suite *headers_opt_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(headers_opt_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{headers_opt_suite}}};

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_listing_json.c - JSON listing rendering and string escaping. */
+#include "check_main.h"
 #include "listing_json.h"
 
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A name rendered alone: what its "name" and "href" come out as. */
 static const struct {
@@ -140,13 +138,4 @@ static Suite *listing_json_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(listing_json_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{listing_json_suite}}};

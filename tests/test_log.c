@@ -1,30 +1,23 @@
 // SPDX-License-Identifier: MIT
 /* test_log.c - access log lines, escaping, reopen after rotation. */
+#include "check_main.h"
+#include "fixture.h"
 #include "log.h"
 
-#include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64], path[128], rotated[128];
+static char path[PATH_MAX], rotated[PATH_MAX];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "%s/beneath-log-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/access.log", dir);
-    snprintf(rotated, sizeof rotated, "%s/access.log.1", dir);
-}
-
-static void teardown(void)
-{
-    unlink(path);
-    unlink(rotated);
-    rmdir(dir);
+    fixture_dir_setup();
+    snprintf(path, sizeof path, "%s", fixture_path("access.log"));
+    snprintf(rotated, sizeof rotated, "%s", fixture_path("access.log.1"));
 }
 
 static char *slurp(const char *p)
@@ -136,23 +129,19 @@ START_TEST(open_errors)
 }
 END_TEST
 
-int main(void)
+static Suite *log_suite(void)
 {
     Suite *s = suite_create("log");
     TCase *tc = tcase_create("lines");
-    SRunner *sr;
-    int failed;
 
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, setup, fixture_dir_teardown);
     tcase_add_test(tc, combined);
     tcase_add_test(tc, json);
     tcase_add_test(tc, long_fields_are_cut);
     tcase_add_test(tc, reopen_after_rotation);
     tcase_add_test(tc, open_errors);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+const struct check_main check_main = {.suites = {{log_suite}}};

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* test_metrics.c - counters and their Prometheus text rendering. */
+#include "check_main.h"
 #include "metrics.h"
 
-#include <check.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct metrics m;
 
@@ -234,13 +232,4 @@ static Suite *metrics_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(metrics_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{metrics_suite}}};

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* test_negotiate.c - Accept-Encoding parsing and sidecar order, by table. */
+#include "check_main.h"
 #include "negotiate.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const enum negotiate_encoding all[] = {NEGOTIATE_BR, NEGOTIATE_ZSTD,
                                               NEGOTIATE_GZIP};
@@ -172,13 +170,4 @@ static Suite *negotiate_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(negotiate_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{negotiate_suite}}};

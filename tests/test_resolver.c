@@ -866,31 +866,47 @@ static void remove_tree(void)
         fprintf(stderr, "test_resolver: could not remove %s\n", tr_tmp);
 }
 
-int main(void)
-{
-    SRunner *sr;
-    int failed;
-    int fds;
+/* The fd count once the tree is made: nothing may leak an fd past it. */
+static int fds_at_start;
 
+static int setup(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
     if (setup_tree() < 0) {
         remove_tree();
         return EXIT_FAILURE;
     }
-    fds = fixture_count_fds();
-    sr = srunner_create(resolver_suite());
-    srunner_add_suite(sr, cli_suite());
-    srunner_add_suite(sr, resolver_differential_suite());
-    srunner_add_suite(sr, resolver_race_suite());
-    srunner_add_suite(sr, resolver_fallback_suite());
-    srunner_add_suite(sr, resolver_cache_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (fixture_count_fds() != fds) {
-        fprintf(stderr, "test_resolver: fd count changed: %d -> %d\n", fds,
-                fixture_count_fds());
+    fds_at_start = fixture_count_fds();
+    return 0;
+}
+
+static int teardown(void)
+{
+    int failed = 0;
+
+    if (fixture_count_fds() != fds_at_start) {
+        fprintf(stderr, "test_resolver: fd count changed: %d -> %d\n",
+                fds_at_start, fixture_count_fds());
         failed++;
     }
     remove_tree();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return failed;
 }
+
+/* Every suite works in the tree of setup_tree, which makes mounts. */
+#define MOUNTS "tmpfs, bind and proc mounts in a private mount namespace"
+
+const struct check_main check_main = {
+    .suites =
+        {
+            {resolver_suite, MOUNTS},
+            {cli_suite, MOUNTS},
+            {resolver_differential_suite, MOUNTS},
+            {resolver_race_suite, MOUNTS},
+            {resolver_fallback_suite, MOUNTS},
+            {resolver_cache_suite, MOUNTS},
+        },
+    .setup = setup,
+    .teardown = teardown,
+};

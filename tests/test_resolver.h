@@ -6,15 +6,14 @@
 #ifndef TEST_RESOLVER_H
 #define TEST_RESOLVER_H
 
+#include "check_main.h"
 #include "resolver.h"
 
-#include <check.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 /* The kernel's PATH_MAX: paths this long or longer are ENAMETOOLONG. */
 #define TR_PATH_MAX 4096
 

@@ -27,10 +27,6 @@
 
 #define DAY TLS_FIXTURE_DAY
 
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
 #define BIG_LEN (3 * 1024 * 1024 + 17)
 
 /* ===== an HTTPS client ==================================================== */
@@ -644,12 +640,8 @@ END_TEST
 static Suite *tls_e2e_suite(void)
 {
     Suite *su = suite_create("tls_e2e");
-    TCase *tc = tcase_create("https");
+    TCase *tc = harness_tcase(su, "https", NULL, test_setup, 120);
 
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, test_setup, harness_test_teardown);
-    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, self_signed_get);
     tcase_add_test(tc, https_range_and_big);
     tcase_add_test(tc, https_304_by_etag);
@@ -658,17 +650,9 @@ static Suite *tls_e2e_suite(void)
     tcase_add_loop_test(tc, startup_checks, 0, (int)N_ELEMS(starts));
     tcase_add_test(tc, replicas_same_etag);
     tcase_add_test(tc, big_file_hashed_in_background);
-    suite_add_tcase(su, tc);
     return su;
 }
 
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(tls_e2e_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{tls_e2e_suite}},
+                                      .setup = harness_process_setup,
+                                      .teardown = harness_process_teardown};

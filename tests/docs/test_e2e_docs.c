@@ -24,20 +24,6 @@
 
 #define T0 ((time_t)1704164645) /* mtime of the fixture files */
 
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
-#define EXPECT_HEADER(r, name, want, what)                                     \
-    do {                                                                       \
-        const char *v_ = http_header((r), (name));                             \
-        const char *w_ = (want);                                               \
-        EXPECT(w_ ? v_ &&strcmp(v_, w_) == 0 : v_ == NULL,                     \
-               "%s: %s is \"%s\", want \"%s\"\n%s", (what), (name),            \
-               v_ ? v_ : "(absent)", w_ ? w_ : "(absent)", (r)->head);         \
-    } while (0)
-
 static char *base, *www, *secret;
 
 static void put(const char *rel, const char *content)
@@ -86,20 +72,10 @@ static void suite_setup(void)
     put("index.html", "ROOT-INDEX\n");
 }
 
-static void suite_teardown(void)
-{
-    harness_suite_teardown();
-}
-
 static void test_setup(void)
 {
     harness_test_setup();
     harness_forbid(secret);
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
 }
 
 static struct http_response *get_ae(struct server *s, const char *path,
@@ -898,30 +874,23 @@ static Suite *docs_suite(void)
     Suite *su = suite_create("e2e_docs");
     TCase *tc;
 
-#define TC(name)                                                               \
-    tc = tcase_create(name);                                                   \
-    tcase_add_unchecked_fixture(tc, suite_setup, suite_teardown);              \
-    tcase_add_checked_fixture(tc, test_setup, test_teardown);                  \
-    tcase_set_timeout(tc, 120);                                                \
-    suite_add_tcase(su, tc)
-
-    TC("precompressed");
+    tc = harness_tcase(su, "precompressed", suite_setup, test_setup, 120);
     tcase_add_loop_test(tc, negotiation, 0, N_ELEMS(neg));
     tcase_add_test(tc, off_by_default);
     tcase_add_test(tc, preference_order);
     tcase_add_test(tc, vary);
     tcase_add_test(tc, variant_range_and_conditionals);
     tcase_add_test(tc, no_fd_growth);
-    TC("rules");
+    tc = harness_tcase(su, "rules", suite_setup, test_setup, 120);
     tcase_add_test(tc, cache_rules);
     tcase_add_test(tc, cache_rule_errors);
     tcase_add_test(tc, security_and_extra_headers);
     tcase_add_test(tc, headers_from_config_file);
-    TC("routes");
+    tc = harness_tcase(su, "routes", suite_setup, test_setup, 120);
     tcase_add_test(tc, try_html);
     tcase_add_test(tc, fallback);
     tcase_add_test(tc, json_listing);
-    TC("ops");
+    tc = harness_tcase(su, "ops", suite_setup, test_setup, 120);
     tcase_add_test(tc, health);
     tcase_add_test(tc, metrics);
     tcase_add_test(tc, server_timing);
@@ -930,17 +899,9 @@ static Suite *docs_suite(void)
     tcase_add_test(tc, socket_activation_foreign_pid);
     tcase_add_test(tc, socket_activation_bad_fd);
     tcase_add_test(tc, root_flip_with_variants);
-#undef TC
     return su;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(docs_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{docs_suite}},
+                                      .setup = harness_process_setup,
+                                      .teardown = harness_process_teardown};

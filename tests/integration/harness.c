@@ -297,6 +297,34 @@ const char *harness_backend(void)
     return b && *b ? b : "kernel";
 }
 
+int harness_process_setup(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : 1;
+}
+
+int harness_process_teardown(void)
+{
+    curl_global_cleanup();
+    return 0;
+}
+
+TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
+                     void (*test_setup)(void), int timeout)
+{
+    TCase *tc = tcase_create(name);
+
+    tcase_add_unchecked_fixture(tc,
+                                suite_setup ? suite_setup : harness_suite_setup,
+                                harness_suite_teardown);
+    tcase_add_checked_fixture(tc, test_setup ? test_setup : harness_test_setup,
+                              harness_test_teardown);
+    tcase_set_timeout(tc, timeout);
+    suite_add_tcase(su, tc);
+    return tc;
+}
+
 void harness_suite_setup(void)
 {
     signal(SIGPIPE, SIG_IGN);

@@ -19,14 +19,14 @@
 #ifndef HARNESS_H
 #define HARNESS_H
 
-#include <check.h>
+#include "check_main.h"
+
 #include <curl/curl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Print what the servers of this test said, then fail with the message. */
 void harness_on_failure(void);
@@ -38,12 +38,41 @@ void harness_on_failure(void);
         }                                                                      \
     } while (0)
 
+/* Response @r has status @want; @what names the request in the message. */
+#define EXPECT_STATUS(r, want, what)                                           \
+    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
+           (what), (r)->status, (want),                                        \
+           (r)->error ? strerror((r)->error) : "none", (r)->head)
+
+/* Header @name of @r is @want, or absent when @want is NULL. */
+#define EXPECT_HEADER(r, name, want, what)                                     \
+    do {                                                                       \
+        const char *v_ = http_header((r), (name));                             \
+        const char *w_ = (want);                                               \
+        EXPECT(w_ ? v_ &&strcmp(v_, w_) == 0 : v_ == NULL,                     \
+               "%s: %s is \"%s\", want \"%s\"\n%s", (what), (name),            \
+               v_ ? v_ : "(absent)", w_ ? w_ : "(absent)", (r)->head);         \
+    } while (0)
+
+/* Process-level (check_main's setup and teardown): libcurl's global state. */
+int harness_process_setup(int argc, char **argv);
+int harness_process_teardown(void);
 /* Suite-level (unchecked fixture, runs in the runner): top temp dir. */
 void harness_suite_setup(void);
 void harness_suite_teardown(void);
 /* Test-level (checked fixture): stop servers, free everything. */
 void harness_test_setup(void);
 void harness_test_teardown(void);
+
+/*
+ * harness_tcase - add a TCase @name to @su with the fixtures above: once per
+ * tcase @suite_setup (NULL: harness_suite_setup) and harness_suite_teardown;
+ * around each test @test_setup (NULL: harness_test_setup) and
+ * harness_test_teardown. A custom setup calls the harness's first. Each test
+ * may take @timeout seconds. Returns the TCase, to add tests to.
+ */
+TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
+                     void (*test_setup)(void), int timeout);
 
 /* The backend under test: $BENEATH_E2E_RESOLVER, default "kernel". */
 const char *harness_backend(void);

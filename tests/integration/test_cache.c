@@ -16,11 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
 static struct http_response *ka(struct raw_conn *c, const char *method,
                                 const char *path, const char *extra)
 {
@@ -183,24 +178,14 @@ END_TEST
 static Suite *cache_suite(void)
 {
     Suite *su = suite_create("cache");
-    TCase *tc = tcase_create("small");
+    TCase *tc = harness_tcase(su, "small", NULL, NULL, 120);
 
-    tcase_set_timeout(tc, 120);
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, harness_test_setup, harness_test_teardown);
     tcase_add_test(tc, same_size_rewrite_served_fresh);
     tcase_add_test(tc, symlink_swap_refused);
     tcase_add_test(tc, range_304_head_by_size);
-    suite_add_tcase(su, tc);
     return su;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(cache_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{cache_suite}},
+                                      .setup = harness_process_setup,
+                                      .teardown = harness_process_teardown};

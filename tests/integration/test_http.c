@@ -28,25 +28,10 @@ static void suite_setup(void)
     site_build();
 }
 
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
 static struct server *start_default(void)
 {
     return server_start(site.www, NULL);
 }
-
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
 
 static bool has_token(const char *list, const char *tok)
 {
@@ -1932,35 +1917,29 @@ static Suite *http_suite(void)
     static char name[64];
     snprintf(name, sizeof(name), "e2e_http_%s", harness_backend());
     Suite *su = suite_create(name);
-    struct {
-        const char *name;
-        TCase *tc;
-    } t[10];
-    size_t n = 0;
-#define TC(nm) (t[n].name = (nm), t[n].tc = tcase_create(nm), n++, t[n - 1].tc)
     TCase *tc;
 
-    tc = TC("files");
+    tc = harness_tcase(su, "files", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, file_get_headers, 0, N_ELEMS(types));
     tcase_add_test(tc, file_head);
     tcase_add_test(tc, file_etag_changes);
-    tc = TC("keepalive");
+    tc = harness_tcase(su, "keepalive", suite_setup, NULL, 60);
     tcase_add_test(tc, keepalive_raw_success);
     tcase_add_test(tc, keepalive_raw_errors);
     tcase_add_test(tc, keepalive_curl_reuse);
     tcase_add_test(tc, keepalive_pipelined);
-    tc = TC("dirs");
+    tc = harness_tcase(su, "dirs", suite_setup, NULL, 60);
     tcase_add_test(tc, dir_redirect);
     tcase_add_test(tc, dir_index);
     tcase_add_test(tc, dir_no_index_forbidden);
     tcase_add_test(tc, dir_listing);
     tcase_add_test(tc, dir_index_names);
     tcase_add_test(tc, dir_listing_long_names);
-    tc = TC("targets");
+    tc = harness_tcase(su, "targets", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, target_case, 0, N_ELEMS(targets));
     tcase_add_test(tc, target_long);
     tcase_add_test(tc, target_lengths);
-    tc = TC("traversal");
+    tc = harness_tcase(su, "traversal", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, traversal_case, 0, N_ELEMS(traversal));
     tcase_add_test(tc, traversal_absolute_double_slash);
     tcase_add_test(tc, traversal_fifo_does_not_block);
@@ -1968,22 +1947,22 @@ static Suite *http_suite(void)
     tcase_add_test(tc, traversal_no_symlinks);
     tcase_add_test(tc, traversal_special_files);
     tcase_add_test(tc, traversal_no_xdev);
-    tc = TC("dotfiles");
+    tc = harness_tcase(su, "dotfiles", suite_setup, NULL, 60);
     tcase_add_test(tc, dotfiles_deny);
     tcase_add_test(tc, dotfiles_allow);
-    tc = TC("conditional");
+    tc = harness_tcase(su, "conditional", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, conditional_case, 0, N_ELEMS(conds));
     tcase_add_test(tc, conditional_304_keepalive_raw);
-    tc = TC("range");
+    tc = harness_tcase(su, "range", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, range_case, 0, N_ELEMS(ranges));
     tcase_add_test(tc, range_head_and_big);
     tcase_add_test(tc, range_multiple);
     tcase_add_test(tc, range_large_file);
     tcase_add_test(tc, range_overflow);
-    tc = TC("errors");
+    tc = harness_tcase(su, "errors", suite_setup, NULL, 60);
     tcase_add_test(tc, error_custom_404);
     tcase_add_test(tc, error_plain_404);
-    tc = TC("log");
+    tc = harness_tcase(su, "log", suite_setup, NULL, 60);
     tcase_add_test(tc, log_combined);
     tcase_add_test(tc, log_json);
     tcase_add_test(tc, log_off_and_file);
@@ -1991,24 +1970,13 @@ static Suite *http_suite(void)
     tcase_add_test(tc, dir_moved_out_between_requests);
     tcase_add_test(tc, concurrent_clients);
     tcase_add_test(tc, stderr_quiet_on_bad_requests);
-#undef TC
-    for (size_t i = 0; i < n; i++) {
-        tcase_add_unchecked_fixture(t[i].tc, suite_setup,
-                                    harness_suite_teardown);
-        tcase_add_checked_fixture(t[i].tc, test_setup, test_teardown);
-        tcase_set_timeout(t[i].tc, 60);
-        suite_add_tcase(su, t[i].tc);
-    }
     return su;
 }
 
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(http_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+/* The fixture site holds a character device (mknod), and the no-xdev case
+ * bind-mounts a directory in the server's own mount namespace. */
+const struct check_main check_main = {
+    .suites = {{http_suite, "mknod of a device file and a bind mount"}},
+    .setup = harness_process_setup,
+    .teardown = harness_process_teardown,
+};

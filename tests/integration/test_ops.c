@@ -27,26 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
 #define EXPECT_EXIT(ws, code, err)                                             \
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
            "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
@@ -246,8 +226,8 @@ START_TEST(cli_check_round_trip)
     char *out, *err;
     int ws =
         beneath_run((const char *[]){"--check", "--listing", "on", "--index",
-                                     "a.html,b.html", "--listen", "127.0.0.1:9",
-                                     "--listen", "[::1]:10", w, NULL},
+                                     "a.html,b.html", "--listen", "127.0.0.1:0",
+                                     "--listen", "[::1]:0", w, NULL},
                     NULL, 10000, &out, &err);
     EXPECT_EXIT(ws, 0, err);
     char *d = tree_new();
@@ -1285,10 +1265,6 @@ static char *status_field(pid_t pid, const char *field)
 
 START_TEST(user_drops_privileges)
 {
-    if (geteuid() != 0) {
-        fprintf(stderr, "SKIP user_drops_privileges: not root\n");
-        return;
-    }
     char *w = simple_root("AS-NOBODY\n");
     tree_write_str(w, "private.txt", "root only\n");
     chmod(tree_path(w, "private.txt"), 0600);
@@ -1339,11 +1315,9 @@ END_TEST
 static Suite *ops_suite(void)
 {
     Suite *su = suite_create("e2e_ops");
-    TCase *t[8];
-    size_t n = 0;
     TCase *tc;
 
-    tc = t[n++] = tcase_create("cli");
+    tc = harness_tcase(su, "cli", NULL, NULL, 60);
     tcase_add_test(tc, cli_bogus_flag);
     tcase_add_test(tc, cli_every_error_in_one_run);
     tcase_add_test(tc, cli_bad_env);
@@ -1357,47 +1331,47 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, cli_help_version);
     tcase_add_test(tc, cli_root_missing);
     tcase_add_test(tc, cli_listen_in_use);
-    tc = t[n++] = tcase_create("startup");
+    tc = harness_tcase(su, "startup", NULL, NULL, 60);
     tcase_add_loop_test(tc, startup_line, 0, 3);
     tcase_add_test(tc, startup_fd_budget);
     tcase_add_test(tc, startup_confine_flags_shown);
     tcase_add_loop_test(tc, startup_auto_fallback, 0, 2);
     tcase_add_test(tc, startup_ipv6);
     tcase_add_test(tc, startup_two_listeners);
-    tc = t[n++] = tcase_create("limits");
+    tc = harness_tcase(su, "limits", NULL, NULL, 60);
     tcase_add_test(tc, limit_per_ip);
     tcase_add_test(tc, limit_total);
     tcase_add_test(tc, limit_slowloris);
     tcase_add_test(tc, limit_idle_timeout);
-    tc = t[n++] = tcase_create("signals");
+    tc = harness_tcase(su, "signals", NULL, NULL, 60);
     tcase_add_loop_test(tc, signal_term_idle, 0, 2);
     tcase_add_test(tc, signal_term_drain);
     tcase_add_test(tc, signal_term_bounded);
     tcase_add_test(tc, signal_hup_reopens_log);
-    tc = t[n++] = tcase_create("swap");
+    tc = harness_tcase(su, "swap", NULL, NULL, 60);
     tcase_add_test(tc, swap_symlink_flip);
     tcase_add_test(tc, swap_rename_tree);
     tcase_add_test(tc, swap_root_gone);
     tcase_add_test(tc, swap_hup_fd_stable);
-    tc = t[n++] = tcase_create("user");
-    tcase_add_test(tc, user_drops_privileges);
+    tc = harness_tcase(su, "user", NULL, NULL, 60);
     tcase_add_test(tc, user_unknown);
-    for (size_t i = 0; i < n; i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
-        tcase_set_timeout(t[i], 60);
-        suite_add_tcase(su, t[i]);
-    }
     return su;
 }
 
-int main(void)
+/* What only root can do: bind a privileged port, then drop to nobody. */
+static Suite *ops_root_suite(void)
 {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(ops_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    Suite *su = suite_create("e2e_ops_root");
+    TCase *tc = harness_tcase(su, "user", NULL, NULL, 60);
+
+    tcase_add_test(tc, user_drops_privileges);
+    return su;
 }
+
+const struct check_main check_main = {
+    .suites = {{ops_suite},
+               {ops_root_suite, "--user drops privileges only when started "
+                                "as root"}},
+    .setup = harness_process_setup,
+    .teardown = harness_process_teardown,
+};

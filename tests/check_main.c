@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * check_main.c - main() for every Check test binary: runs the suites of the
+ * binary's check_main table with one SRunner, leaves out the suites that
+ * need root when it is not root (saying why), and turns the outcome into the
+ * exit status ctest reads: 0 passed, 1 failed, CHECK_SKIP nothing to run.
+ */
+#include "check_main.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    const struct check_suite *end = check_main.suites;
+    const int root = geteuid() == 0;
+    const char *said = NULL;
+    SRunner *sr;
+    int skipped = 0;
+    int status = 0;
+    int failed;
+
+    while (end < check_main.suites + N_ELEMS(check_main.suites) && end->make)
+        end++;
+    for (const struct check_suite *cs = check_main.suites; cs < end; cs++) {
+        if (cs->needs_root == NULL || root)
+            continue;
+        /* suites that share a reason share one line */
+        if (said == NULL || strcmp(said, cs->needs_root) != 0)
+            fprintf(stderr, "%s: SKIP: needs root: %s\n", argv[0],
+                    cs->needs_root);
+        said = cs->needs_root;
+        skipped++;
+    }
+    if (skipped == end - check_main.suites)
+        return CHECK_SKIP;
+    if (check_main.setup)
+        status = check_main.setup(argc, argv);
+    if (status != 0)
+        return status;
+    sr = srunner_create(NULL);
+    for (const struct check_suite *cs = check_main.suites; cs < end; cs++)
+        if (cs->needs_root == NULL || root)
+            srunner_add_suite(sr, cs->make());
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    /* CK_RUN_SUITE chose only suites that were left out */
+    if (skipped && srunner_ntests_run(sr) == 0)
+        status = CHECK_SKIP;
+    srunner_free(sr);
+    if (check_main.teardown)
+        failed += check_main.teardown();
+    return failed ? EXIT_FAILURE : status;
+}
