@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check_main.c - main() for every Check test binary: runs the suites of the
- * binary's check_main table with one SRunner, leaves out the suites that
- * need root when it is not root (saying why), and turns the outcome into the
- * exit status ctest reads: 0 passed, 1 failed, CHECK_SKIP nothing to run.
+ * check_main.c - main() for every Check test binary: builds the suite the
+ * binary's check_main table describes, and the ones its functions make, runs
+ * them with one SRunner, leaves out the suites that need root when it is not
+ * root (saying why), and turns the outcome into the exit status ctest reads:
+ * 0 passed, 1 failed, CHECK_SKIP nothing to run.
  */
 #include "check_main.h"
 
@@ -11,6 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The suite that check_main.suite and .tcases describe. */
+static Suite *described_suite(void)
+{
+    Suite *s = suite_create(check_main.suite);
+
+    for (size_t i = 0; i < N_ELEMS(check_main.tcases); i++) {
+        const struct check_tcase *t = &check_main.tcases[i];
+        TCase *tc;
+
+        if (t->name == NULL)
+            break;
+        tc = tcase_create(t->name);
+        if (t->setup || t->teardown)
+            tcase_add_checked_fixture(tc, t->setup, t->teardown);
+        if (t->timeout)
+            tcase_set_timeout(tc, t->timeout);
+        for (size_t k = 0; k < N_ELEMS(t->loops) && t->loops[k].test; k++)
+            tcase_add_loop_test(tc, *t->loops[k].test, 0, t->loops[k].rows);
+        for (size_t k = 0; k < N_ELEMS(t->tests) && t->tests[k]; k++)
+            tcase_add_test(tc, *t->tests[k]);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
 
 int main(int argc, char **argv)
 {
@@ -34,13 +60,13 @@ int main(int argc, char **argv)
         said = cs->needs_root;
         skipped++;
     }
-    if (skipped == end - check_main.suites)
+    if (check_main.suite == NULL && skipped == end - check_main.suites)
         return CHECK_SKIP;
     if (check_main.setup)
         status = check_main.setup(argc, argv);
     if (status != 0)
         return status;
-    sr = srunner_create(NULL);
+    sr = srunner_create(check_main.suite ? described_suite() : NULL);
     for (const struct check_suite *cs = check_main.suites; cs < end; cs++)
         if (cs->needs_root == NULL || root)
             srunner_add_suite(sr, cs->make());

@@ -2,18 +2,24 @@
 /*
  * check_main.h - the one main() of every Check test binary (check_main.c).
  *
- * A test binary defines its suites and one table, and links check_main:
+ * A test binary defines its tests with START_TEST and one table, and links
+ * the check_main library. Most describe their suite as data:
  *
- *     static Suite *mime_suite(void) { ... }
+ *     const struct check_main check_main = {
+ *         .suite = "date",
+ *         .tcases = {{"parse", .loops = {{&parse_case, N_ELEMS(cases)}},
+ *                     .tests = {&format_round_trip}}}};
  *
- *     const struct check_main check_main = {.suites = {{mime_suite}}};
+ * (a START_TEST is named with &, so the table is a constant). A suite whose
+ * tcases are made in a loop, or that needs unchecked fixtures, is built in
+ * code by a function listed in .suites instead, or as well.
  *
- * The shared main runs the suites with one SRunner, so CK_RUN_SUITE,
+ * The shared main runs every suite with one SRunner, so CK_RUN_SUITE,
  * CK_RUN_CASE, CK_FORK, CK_VERBOSITY and CK_DEFAULT_TIMEOUT work as Check
  * documents them, and exits 0 when every test passed, 1 otherwise. A suite
- * that needs root names the reason in .needs_root: for any other user it is
- * left out with that reason on stderr, and when nothing is left to run the
- * binary exits CHECK_SKIP, which ctest reports as skipped.
+ * in .suites that needs root names the reason in .needs_root: for any other
+ * user it is left out with that reason on stderr, and when nothing is left to
+ * run the binary exits CHECK_SKIP, which ctest reports as skipped.
  */
 #ifndef CHECK_MAIN_H
 #define CHECK_MAIN_H
@@ -25,13 +31,32 @@
 /* The exit status ctest counts as skipped (SKIP_RETURN_CODE). */
 #define CHECK_SKIP 77
 
+/* A loop test: the START_TEST @test runs for rows _i = 0 .. rows - 1. */
+struct check_loop {
+    const TTest *const *test;
+    int rows;
+};
+
+struct check_tcase {
+    const char *name;
+    void (*setup)(void); /* checked fixture around each test, or NULL */
+    void (*teardown)(void);
+    int timeout; /* seconds per test; 0: Check's default */
+    /* Run in this order, loops first; each list ends at the first NULL. */
+    struct check_loop loops[8];
+    const TTest *const *tests[24];
+};
+
 struct check_suite {
     Suite *(*make)(void);
     const char *needs_root; /* why it needs root, or NULL */
 };
 
 struct check_main {
-    /* Run in this order; the list ends at the first .make == NULL. */
+    /* The suite as data (NULL: none); the list ends at .name == NULL. */
+    const char *suite;
+    struct check_tcase tcases[8];
+    /* Suites built in code, run after it; the list ends at .make == NULL. */
     struct check_suite suites[8];
     /*
      * Optional, once before the first suite runs (and only if one does):

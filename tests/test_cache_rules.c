@@ -131,17 +131,9 @@ START_TEST(value_kept_verbatim)
 }
 END_TEST
 
-static Suite *cache_rules_suite(void)
-{
-    Suite *s = suite_create("cache_rules");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, match_case, 0, N_ELEMS(match_cases));
-    tcase_add_test(tc, no_default);
-    tcase_add_loop_test(tc, bad_case, 0, N_ELEMS(bad_cases));
-    tcase_add_test(tc, value_kept_verbatim);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{cache_rules_suite}}};
+const struct check_main check_main = {
+    .suite = "cache_rules",
+    .tcases = {{"core",
+                .loops = {{&match_case, N_ELEMS(match_cases)},
+                          {&bad_case, N_ELEMS(bad_cases)}},
+                .tests = {&no_default, &value_kept_verbatim}}}};

@@ -65,15 +65,7 @@ START_TEST(weak_etag_strong_compare)
 }
 END_TEST
 
-static Suite *cond_suite(void)
-{
-    Suite *s = suite_create("cond");
-    TCase *tc = tcase_create("evaluate");
-
-    tcase_add_loop_test(tc, cond_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, weak_etag_strong_compare);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{cond_suite}}};
+const struct check_main check_main = {
+    .suite = "cond",
+    .tcases = {{"evaluate", .loops = {{&cond_case, N_ELEMS(cases)}},
+                .tests = {&weak_etag_strong_compare}}}};

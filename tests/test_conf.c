@@ -883,42 +883,20 @@ START_TEST(no_fd_leak)
 }
 END_TEST
 
-static Suite *conf_suite(void)
-{
-    Suite *s = suite_create("conf");
-    TCase *tc = tcase_create("file");
-
-    tcase_add_loop_test(tc, file_error, 0, N_ELEMS(file_errors));
-    tcase_add_test(tc, file_nul_byte);
-    tcase_add_test(tc, file_unreadable);
-    tcase_add_loop_test(tc, file_value, 0, N_ELEMS(file_values));
-    tcase_add_test(tc, listen_fields);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("cli");
-    tcase_add_loop_test(tc, cli_error, 0, N_ELEMS(cli_errors));
-    tcase_add_loop_test(tc, cli_value, 0, N_ELEMS(cli_values));
-    tcase_add_test(tc, cli_actions);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("env");
-    tcase_add_loop_test(tc, env_error, 0, N_ELEMS(env_errors));
-    tcase_add_test(tc, env_values);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("sources");
-    tcase_add_test(tc, defaults);
-    tcase_add_loop_test(tc, precedence_case, 0, N_ELEMS(precedence));
-    tcase_add_test(tc, config_cli_over_env);
-    tcase_add_test(tc, repeat_in_one_source_appends);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("output");
-    tcase_add_loop_test(tc, round_trip, 0, N_ELEMS(round_trips));
-    tcase_add_test(tc, help_mentions_every_option);
-    tcase_add_test(tc, no_fd_leak);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{conf_suite}}};
+const struct check_main check_main = {
+    .suite = "conf",
+    .tcases = {{"file",
+                .loops = {{&file_error, N_ELEMS(file_errors)},
+                          {&file_value, N_ELEMS(file_values)}},
+                .tests = {&file_nul_byte, &file_unreadable, &listen_fields}},
+               {"cli",
+                .loops = {{&cli_error, N_ELEMS(cli_errors)},
+                          {&cli_value, N_ELEMS(cli_values)}},
+                .tests = {&cli_actions}},
+               {"env", .loops = {{&env_error, N_ELEMS(env_errors)}},
+                .tests = {&env_values}},
+               {"sources", .loops = {{&precedence_case, N_ELEMS(precedence)}},
+                .tests = {&defaults, &config_cli_over_env,
+                          &repeat_in_one_source_appends}},
+               {"output", .loops = {{&round_trip, N_ELEMS(round_trips)}},
+                .tests = {&help_mentions_every_option, &no_fd_leak}}}};

@@ -67,15 +67,7 @@ START_TEST(format_round_trip)
 }
 END_TEST
 
-static Suite *date_suite(void)
-{
-    Suite *s = suite_create("date");
-    TCase *tc = tcase_create("parse");
-
-    tcase_add_loop_test(tc, parse_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, format_round_trip);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{date_suite}}};
+const struct check_main check_main = {
+    .suite = "date",
+    .tcases = {{"parse", .loops = {{&parse_case, N_ELEMS(cases)}},
+                .tests = {&format_round_trip}}}};

@@ -465,31 +465,13 @@ START_TEST(want_digest)
 }
 END_TEST
 
-static Suite *etag_cache_suite(void)
-{
-    Suite *s = suite_create("etag_cache");
-    TCase *tc = tcase_create("cache");
-
-    tcase_add_checked_fixture(tc, fixture_dir_setup, fixture_dir_teardown);
-    tcase_add_test(tc, known_vector_and_hit);
-    tcase_add_test(tc, empty_file);
-    tcase_add_loop_test(tc, change_detection, 0, (int)N_ELEMS(changes));
-    tcase_add_test(tc, lru_eviction);
-    tcase_add_test(tc, big_file_pending_then_ready);
-    tcase_add_test(tc, destroy_with_queue);
-    tcase_add_test(tc, same_content_different_mtime);
-    tcase_add_test(tc, mtime_mode);
-    tcase_add_test(tc, off_mode);
-    tcase_add_test(tc, not_regular);
-    tcase_add_test(tc, bad_mode);
-    tcase_add_test(tc, threads);
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("want_digest");
-    tcase_add_loop_test(tc, want_digest, 0, (int)N_ELEMS(wants));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{etag_cache_suite}}};
+const struct check_main check_main = {
+    .suite = "etag_cache",
+    .tcases = {{"cache", .setup = fixture_dir_setup,
+                .teardown = fixture_dir_teardown, .timeout = 60,
+                .loops = {{&change_detection, N_ELEMS(changes)}},
+                .tests = {&known_vector_and_hit, &empty_file, &lru_eviction,
+                          &big_file_pending_then_ready, &destroy_with_queue,
+                          &same_content_different_mtime, &mtime_mode, &off_mode,
+                          &not_regular, &bad_mode, &threads}},
+               {"want_digest", .loops = {{&want_digest, N_ELEMS(wants)}}}}};

@@ -104,16 +104,7 @@ START_TEST(operator_header_wins)
 }
 END_TEST
 
-static Suite *headers_opt_suite(void)
-{
-    Suite *s = suite_create("headers_opt");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, add_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, security_set);
-    tcase_add_test(tc, operator_header_wins);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{headers_opt_suite}}};
+const struct check_main check_main = {
+    .suite = "headers_opt",
+    .tcases = {{"core", .loops = {{&add_case, N_ELEMS(cases)}},
+                .tests = {&security_set, &operator_header_wins}}}};

@@ -101,17 +101,8 @@ START_TEST(empty_root_listing)
 }
 END_TEST
 
-static Suite *listing_suite(void)
-{
-    Suite *s = suite_create("listing");
-    TCase *tc = tcase_create("dir");
-
-    tcase_add_checked_fixture(tc, setup, fixture_dir_teardown);
-    tcase_add_test(tc, collect_sorted_no_dotfiles);
-    tcase_add_test(tc, html_escapes);
-    tcase_add_test(tc, empty_root_listing);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{listing_suite}}};
+const struct check_main check_main = {
+    .suite = "listing",
+    .tcases = {{"dir", .setup = setup, .teardown = fixture_dir_teardown,
+                .tests = {&collect_sorted_no_dotfiles, &html_escapes,
+                          &empty_root_listing}}}};

@@ -125,17 +125,7 @@ START_TEST(grows)
 }
 END_TEST
 
-static Suite *listing_json_suite(void)
-{
-    Suite *s = suite_create("listing_json");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, name_case, 0, N_ELEMS(name_cases));
-    tcase_add_test(tc, whole_document);
-    tcase_add_test(tc, empty_directory);
-    tcase_add_test(tc, grows);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{listing_json_suite}}};
+const struct check_main check_main = {
+    .suite = "listing_json",
+    .tcases = {{"core", .loops = {{&name_case, N_ELEMS(name_cases)}},
+                .tests = {&whole_document, &empty_directory, &grows}}}};

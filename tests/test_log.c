@@ -129,19 +129,8 @@ START_TEST(open_errors)
 }
 END_TEST
 
-static Suite *log_suite(void)
-{
-    Suite *s = suite_create("log");
-    TCase *tc = tcase_create("lines");
-
-    tcase_add_checked_fixture(tc, setup, fixture_dir_teardown);
-    tcase_add_test(tc, combined);
-    tcase_add_test(tc, json);
-    tcase_add_test(tc, long_fields_are_cut);
-    tcase_add_test(tc, reopen_after_rotation);
-    tcase_add_test(tc, open_errors);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{log_suite}}};
+const struct check_main check_main = {
+    .suite = "log",
+    .tcases = {{"lines", .setup = setup, .teardown = fixture_dir_teardown,
+                .tests = {&combined, &json, &long_fields_are_cut,
+                          &reopen_after_rotation, &open_errors}}}};

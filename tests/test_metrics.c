@@ -217,19 +217,9 @@ START_TEST(clock_moves_forward)
 }
 END_TEST
 
-static Suite *metrics_suite(void)
-{
-    Suite *s = suite_create("metrics");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_add_test(tc, render_counts);
-    tcase_add_test(tc, format_is_prometheus_text);
-    tcase_add_test(tc, render_truncates_like_snprintf);
-    tcase_add_test(tc, concurrent_counts_exact);
-    tcase_add_test(tc, clock_moves_forward);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{metrics_suite}}};
+const struct check_main check_main = {
+    .suite = "metrics",
+    .tcases = {{"core", .setup = setup, .teardown = NULL,
+                .tests = {&render_counts, &format_is_prometheus_text,
+                          &render_truncates_like_snprintf,
+                          &concurrent_counts_exact, &clock_moves_forward}}}};

@@ -34,14 +34,6 @@ START_TEST(mime_case)
 }
 END_TEST
 
-static Suite *mime_suite(void)
-{
-    Suite *s = suite_create("mime");
-    TCase *tc = tcase_create("table");
-
-    tcase_add_loop_test(tc, mime_case, 0, N_ELEMS(cases));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{mime_suite}}};
+const struct check_main check_main = {
+    .suite = "mime",
+    .tcases = {{"table", .loops = {{&mime_case, N_ELEMS(cases)}}}}};

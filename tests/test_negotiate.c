@@ -156,18 +156,9 @@ START_TEST(compressible)
 }
 END_TEST
 
-static Suite *negotiate_suite(void)
-{
-    Suite *s = suite_create("negotiate");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, order_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, qvalues);
-    tcase_add_test(tc, names);
-    tcase_add_test(tc, compressible);
-    tcase_add_loop_test(tc, prefs_case, 0, N_ELEMS(prefs_cases));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{negotiate_suite}}};
+const struct check_main check_main = {
+    .suite = "negotiate",
+    .tcases = {{"core",
+                .loops = {{&order_case, N_ELEMS(cases)},
+                          {&prefs_case, N_ELEMS(prefs_cases)}},
+                .tests = {&qvalues, &names, &compressible}}}};

@@ -83,15 +83,8 @@ START_TEST(if_range_case)
 }
 END_TEST
 
-static Suite *range_suite(void)
-{
-    Suite *s = suite_create("range");
-    TCase *tc = tcase_create("parse");
-
-    tcase_add_loop_test(tc, range_case, 0, N_ELEMS(cases));
-    tcase_add_loop_test(tc, if_range_case, 0, N_ELEMS(if_range_cases));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{range_suite}}};
+const struct check_main check_main = {
+    .suite = "range",
+    .tcases = {
+        {"parse", .loops = {{&range_case, N_ELEMS(cases)},
+                            {&if_range_case, N_ELEMS(if_range_cases)}}}}};

@@ -138,18 +138,8 @@ START_TEST(open_errors)
 }
 END_TEST
 
-static Suite *root_suite(void)
-{
-    Suite *s = suite_create("root");
-    TCase *tc = tcase_create("reload");
-
-    tcase_add_checked_fixture(tc, setup, fixture_dir_teardown);
-    tcase_add_test(tc, reload_swaps);
-    tcase_add_test(tc, reload_failure_keeps_old);
-    tcase_add_test(tc, open_errors);
-    tcase_add_test(tc, dir_cache_follows_generation);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{root_suite}}};
+const struct check_main check_main = {
+    .suite = "root",
+    .tcases = {{"reload", .setup = setup, .teardown = fixture_dir_teardown,
+                .tests = {&reload_swaps, &reload_failure_keeps_old,
+                          &open_errors, &dir_cache_follows_generation}}}};

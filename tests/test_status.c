@@ -45,15 +45,7 @@ START_TEST(reason_case)
 }
 END_TEST
 
-static Suite *status_suite(void)
-{
-    Suite *s = suite_create("status");
-    TCase *tc = tcase_create("table");
-
-    tcase_add_loop_test(tc, errno_case, 0, N_ELEMS(errno_cases));
-    tcase_add_loop_test(tc, reason_case, 0, N_ELEMS(reason_cases));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{status_suite}}};
+const struct check_main check_main = {
+    .suite = "status",
+    .tcases = {{"table", .loops = {{&errno_case, N_ELEMS(errno_cases)},
+                                   {&reason_case, N_ELEMS(reason_cases)}}}}};

@@ -112,15 +112,7 @@ START_TEST(buffer_too_small)
 }
 END_TEST
 
-static Suite *target_suite(void)
-{
-    Suite *s = suite_create("target");
-    TCase *tc = tcase_create("decode");
-
-    tcase_add_loop_test(tc, decode_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, buffer_too_small);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{target_suite}}};
+const struct check_main check_main = {
+    .suite = "target",
+    .tcases = {{"decode", .loops = {{&decode_case, N_ELEMS(cases)}},
+                .tests = {&buffer_too_small}}}};

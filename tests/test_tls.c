@@ -108,15 +108,7 @@ START_TEST(load_swap_keep_unload)
 }
 END_TEST
 
-static Suite *tls_suite(void)
-{
-    Suite *s = suite_create("tls");
-    TCase *tc = tcase_create("creds");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, load_swap_keep_unload);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{tls_suite}}};
+const struct check_main check_main = {
+    .suite = "tls",
+    .tcases = {{"creds", .setup = setup, .teardown = teardown,
+                .tests = {&load_swap_keep_unload}}}};

@@ -442,23 +442,10 @@ START_TEST(too_large)
 }
 END_TEST
 
-static Suite *tls_material_suite(void)
-{
-    Suite *s = suite_create("tls_material");
-    TCase *tc = tcase_create("load");
-
-    tcase_add_checked_fixture(tc, setup, fixture_dir_teardown);
-    tcase_add_loop_test(tc, material_case, 0, (int)N_ELEMS(cases));
-    tcase_add_test(tc, output_round_trip);
-    tcase_add_test(tc, too_large);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("self_signed");
-    tcase_add_checked_fixture(tc, setup, fixture_dir_teardown);
-    tcase_add_test(tc, self_signed);
-    tcase_add_test(tc, self_signed_bad_days);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{tls_material_suite}}};
+const struct check_main check_main = {
+    .suite = "tls_material",
+    .tcases = {{"load", .setup = setup, .teardown = fixture_dir_teardown,
+                .loops = {{&material_case, N_ELEMS(cases)}},
+                .tests = {&output_round_trip, &too_large}},
+               {"self_signed", .setup = setup, .teardown = fixture_dir_teardown,
+                .tests = {&self_signed, &self_signed_bad_days}}}};
