@@ -624,7 +624,7 @@ struct server *server_start_opts(const struct server_opts *o)
         argv_push(&a, "--resolver");
         argv_push(&a, harness_backend());
     }
-    for (const char **p = o->args; p && *p; p++)
+    for (const char *const *p = o->args; p && *p; p++)
         argv_push(&a, *p);
     if (o->root)
         argv_push(&a, o->root);

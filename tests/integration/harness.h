@@ -125,13 +125,13 @@ struct server {
 };
 
 struct server_opts {
-    const char *root;  /* positional ROOT unless NULL */
-    const char **args; /* extra argv, NULL-terminated, may be NULL */
-    const char **env;  /* extra "K=V", NULL-terminated, may be NULL */
-    bool no_listen;    /* do not add --listen 127.0.0.1:0 */
-    bool no_resolver;  /* do not add --resolver <backend under test> */
-    int n_listen;      /* listening lines to wait for (default 1) */
-    int startup_ms;    /* bound on start-up (default 15000) */
+    const char *root;        /* positional ROOT unless NULL */
+    const char *const *args; /* extra argv, NULL-terminated, may be NULL */
+    const char **env;        /* extra "K=V", NULL-terminated, may be NULL */
+    bool no_listen;          /* do not add --listen 127.0.0.1:0 */
+    bool no_resolver;        /* do not add --resolver <backend under test> */
+    int n_listen;            /* listening lines to wait for (default 1) */
+    int startup_ms;          /* bound on start-up (default 15000) */
     int block_openat2; /* errno a seccomp filter gives openat2 (0: none) */
     /* bind-mount bind_src on bind_dst in a mount namespace of the server's
      * own (nothing changes outside it); both NULL: none */
