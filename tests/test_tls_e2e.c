@@ -42,25 +42,6 @@ struct hs {
     int curl_result; /* CURLE_* */
 };
 
-struct grow {
-    char *p;
-    size_t len;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *u)
-{
-    struct grow *g = u;
-    char *q = realloc(g->p, g->len + size * n + 1);
-
-    if (q == NULL)
-        return 0;
-    memcpy(q + g->len, p, size * n);
-    g->len += size * n;
-    q[g->len] = '\0';
-    g->p = q;
-    return size * n;
-}
-
 /* fingerprint - SHA-256 and subject of the PEM certificate @pem. */
 static void fingerprint(const char *pem, struct hs *r)
 {
@@ -94,7 +75,7 @@ static struct hs *https(CURL *e, unsigned port, const char *method,
                         const char *path, const char **headers, const char *ca)
 {
     struct hs *r = (struct hs *)hbuf(sizeof(*r));
-    struct grow head = {0}, body = {0};
+    struct http_buf head = {0}, body = {0};
     struct curl_slist *hl = NULL;
     bool own = e == NULL;
 
@@ -108,9 +89,9 @@ static struct hs *https(CURL *e, unsigned port, const char *method,
     curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(e, CURLOPT_NOBODY, strcmp(method, "HEAD") == 0 ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, http_write);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &head);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 20000L);
     curl_easy_setopt(e, CURLOPT_CERTINFO, 1L);
@@ -136,9 +117,9 @@ static struct hs *https(CURL *e, unsigned port, const char *method,
     curl_slist_free_all(hl);
     if (own)
         curl_easy_cleanup(e);
-    r->head = hmem(head.p ? head.p : "", head.len);
-    r->body = hmem(body.p ? body.p : "", body.len);
-    r->body_len = body.len;
+    r->head = hmem(head.p ? head.p : "", head.n);
+    r->body = hmem(body.p ? body.p : "", body.n);
+    r->body_len = body.n;
     free(head.p);
     free(body.p);
     return r;
@@ -653,6 +634,4 @@ static Suite *tls_e2e_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{tls_e2e_suite}},
-                                      .setup = harness_process_setup,
-                                      .teardown = harness_process_teardown};
+const struct check_main check_main = {.suites = {{tls_e2e_suite}}};

@@ -902,6 +902,4 @@ static Suite *docs_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{docs_suite}},
-                                      .setup = harness_process_setup,
-                                      .teardown = harness_process_teardown};
+const struct check_main check_main = {.suites = {{docs_suite}}};

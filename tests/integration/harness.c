@@ -12,11 +12,12 @@
  */
 #include "harness.h"
 
+#include "fixture.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -112,6 +113,14 @@ char *hbuf(size_t len)
     return halloc(len + 1);
 }
 
+char *hfill(size_t len, char ch)
+{
+    char *b = halloc(len + 1);
+
+    memset(b, ch, len);
+    return b;
+}
+
 char *hfmt(const char *fmt, ...)
 {
     va_list ap;
@@ -148,23 +157,11 @@ char *hrandom(size_t n)
 
 /* --- trees -------------------------------------------------------------- */
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
 void tree_remove(const char *path)
 {
     if (path == NULL)
         return;
-    nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+    fixture_remove(path);
 }
 
 char *tree_new(void)
@@ -206,6 +203,21 @@ void tree_write(const char *dir, const char *rel, const void *data, size_t len)
 void tree_write_str(const char *dir, const char *rel, const char *s)
 {
     tree_write(dir, rel, s, strlen(s));
+}
+
+void tree_build(const char *dir, ...)
+{
+    va_list ap;
+    const char *entry;
+    const char *bad;
+
+    va_start(ap, dir);
+    while ((entry = va_arg(ap, const char *)) != NULL) {
+        int err = fixture_build(dir, &entry, 1, &bad);
+        ck_assert_msg(err == 0, "%s: entry '%s': %s", dir, entry,
+                      strerror(-err));
+    }
+    va_end(ap);
 }
 
 void tree_mkdir(const char *dir, const char *rel)
@@ -297,19 +309,6 @@ const char *harness_backend(void)
     return b && *b ? b : "kernel";
 }
 
-int harness_process_setup(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : 1;
-}
-
-int harness_process_teardown(void)
-{
-    curl_global_cleanup();
-    return 0;
-}
-
 TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
                      void (*test_setup)(void), int timeout)
 {
@@ -327,6 +326,10 @@ TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
 
 void harness_suite_setup(void)
 {
+    /* in the runner, before the tests fork: libcurl's global state is set
+     * up before any thread exists (a count: teardown undoes one) */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        abort();
     signal(SIGPIPE, SIG_IGN);
     const char *tmp = getenv("TMPDIR");
     char *d = hfmt("%s/beneath-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -379,6 +382,7 @@ void harness_suite_teardown(void)
     free(owned);
     owned = NULL;
     cap_owned = 0;
+    curl_global_cleanup();
 }
 
 void harness_test_setup(void)
@@ -1304,15 +1308,9 @@ struct http_response *raw_get(unsigned port, const char *target)
 
 /* --- libcurl client ----------------------------------------------------- */
 
-struct growbuf {
-    char *p;
-    size_t n;
-    size_t cap;
-};
-
-static size_t grow_cb(char *data, size_t size, size_t nmemb, void *ud)
+size_t http_write(char *data, size_t size, size_t nmemb, void *ud)
 {
-    struct growbuf *b = ud;
+    struct http_buf *b = ud;
     size_t len = size * nmemb;
     if (b->n + len + 1 > b->cap) {
         size_t ncap = b->cap ? b->cap : 4096;
@@ -1333,11 +1331,11 @@ static size_t grow_cb(char *data, size_t size, size_t nmemb, void *ud)
 /* curl reports every header block; keep only the last (final) one. */
 static size_t head_cb(char *data, size_t size, size_t nmemb, void *ud)
 {
-    struct growbuf *b = ud;
+    struct http_buf *b = ud;
     size_t len = size * nmemb;
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
         b->n = 0;
-    return grow_cb(data, size, nmemb, ud);
+    return http_write(data, size, nmemb, ud);
 }
 
 CURL *http_easy(void)
@@ -1357,7 +1355,7 @@ struct http_response *http_do(CURL *easy, const struct server *s,
                               const char **headers)
 {
     struct http_response *r = halloc(sizeof(*r));
-    struct growbuf hb = {0}, bb = {0};
+    struct http_buf hb = {0}, bb = {0};
     struct curl_slist *hl = NULL;
     CURL *e = easy ? easy : curl_easy_init();
 
@@ -1378,7 +1376,7 @@ struct http_response *http_do(CURL *easy, const struct server *s,
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, head_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &hb);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &bb);
     if (strcmp(method, "HEAD") == 0) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);

@@ -54,10 +54,8 @@ void harness_on_failure(void);
                v_ ? v_ : "(absent)", w_ ? w_ : "(absent)", (r)->head);         \
     } while (0)
 
-/* Process-level (check_main's setup and teardown): libcurl's global state. */
-int harness_process_setup(int argc, char **argv);
-int harness_process_teardown(void);
-/* Suite-level (unchecked fixture, runs in the runner): top temp dir. */
+/* Suite-level (unchecked fixture, runs in the runner): top temp dir and
+ * libcurl's global state. */
 void harness_suite_setup(void);
 void harness_suite_teardown(void);
 /* Test-level (checked fixture): stop servers, free everything. */
@@ -83,6 +81,8 @@ char *hfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *hmem(const void *p, size_t len);
 /* A zeroed harness-owned buffer of @len + 1 bytes. */
 char *hbuf(size_t len);
+/* A harness-owned string of @len bytes @ch. */
+char *hfill(size_t len, char ch);
 /* Random lowercase hex string of @n characters, harness-owned. */
 char *hrandom(size_t n);
 
@@ -94,6 +94,12 @@ char *tree_new(void);
 char *tree_path(const char *dir, const char *rel);
 void tree_write(const char *dir, const char *rel, const void *data, size_t len);
 void tree_write_str(const char *dir, const char *rel, const char *s);
+/*
+ * tree_build - make the entries below @dir, in the forms of fixture.h
+ * ("d/", "f=text", "name -> target", "fifo|"), parents on the way; the list
+ * ends with NULL.
+ */
+void tree_build(const char *dir, ...) __attribute__((sentinel));
 void tree_mkdir(const char *dir, const char *rel);
 void tree_symlink(const char *dir, const char *target, const char *rel);
 void tree_mkfifo(const char *dir, const char *rel);
@@ -251,6 +257,15 @@ struct http_response *raw_request(unsigned port, const char *req, int ms);
 struct http_response *raw_get(unsigned port, const char *target);
 
 /* --- libcurl client ---------------------------------------------------- */
+
+/* A growing buffer for CURLOPT_WRITEFUNCTION http_write (WRITEDATA: the
+ * buffer), kept NUL-terminated; the caller frees .p. */
+struct http_buf {
+    char *p;
+    size_t n;
+    size_t cap;
+};
+size_t http_write(char *data, size_t size, size_t nmemb, void *buf);
 
 /*
  * http_do - one request with libcurl. @easy: a handle to reuse (keep-alive),

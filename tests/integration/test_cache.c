@@ -27,13 +27,6 @@ static struct http_response *ka(struct raw_conn *c, const char *method,
     return r;
 }
 
-static char *filled(size_t n, char ch)
-{
-    char *b = hbuf(n);
-    memset(b, ch, n);
-    return b;
-}
-
 /* Overwrite @rel in place (same inode, same size) with @data. */
 static void rewrite_in_place(const char *dir, const char *rel, const char *data,
                              size_t n)
@@ -47,7 +40,7 @@ static void rewrite_in_place(const char *dir, const char *rel, const char *data,
 START_TEST(same_size_rewrite_served_fresh)
 {
     char *w = tree_new();
-    char *a = filled(1024, 'a'), *b = filled(1024, 'b'), *c = filled(1024, 'c');
+    char *a = hfill(1024, 'a'), *b = hfill(1024, 'b'), *c = hfill(1024, 'c');
     tree_write(w, "f.html", a, 1024);
     tree_mtime(w, "f.html", 1000000000);
     struct server *s = server_start(w, NULL);
@@ -186,6 +179,4 @@ static Suite *cache_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{cache_suite}},
-                                      .setup = harness_process_setup,
-                                      .teardown = harness_process_teardown};
+const struct check_main check_main = {.suites = {{cache_suite}}};

@@ -416,8 +416,7 @@ START_TEST(dir_listing_long_names)
     tree_mkdir(w, "d");
     static const char fill[] = {'&', '<', '"', '\'', '>', 'x'};
     for (size_t k = 0; k < N_ELEMS(fill); k++) {
-        char *n = hbuf(255);
-        memset(n, fill[k], 255);
+        char *n = hfill(255, fill[k]);
         tree_write_str(w, hfmt("d/%s", n), "x");
     }
     for (int i = 0; i < 300; i++)
@@ -542,14 +541,12 @@ START_TEST(target_long)
      * nginx answers 414 too. */
     struct server *s =
         server_start(site.www, "--max-header-size", "8192", NULL);
-    char *longpath = hbuf(20000);
-    memset(longpath, 'a', 20000);
+    char *longpath = hfill(20000, 'a');
     longpath[0] = '/';
     struct http_response *r = raw_request(
         s->port, hfmt("GET %s HTTP/1.1\r\nHost: x\r\n\r\n", longpath), 10000);
     EXPECT_STATUS(r, 414, "20000-byte target");
-    char *longhdr = hbuf(20000);
-    memset(longhdr, 'b', 20000);
+    char *longhdr = hfill(20000, 'b');
     r = raw_request(
         s->port,
         hfmt("GET /index.html HTTP/1.1\r\nHost: x\r\nX-Long: %s\r\n\r\n",
@@ -584,8 +581,7 @@ START_TEST(target_lengths)
                                   300, 500, 1000, 2000, 3000, 4000};
     struct server *s = start_default();
     for (size_t i = 0; i < N_ELEMS(lens); i++) {
-        char *name = hbuf(lens[i]);
-        memset(name, 'n', lens[i]);
+        char *name = hfill(lens[i], 'n');
         name[0] = '/';
         struct http_response *r = raw_get(s->port, name);
         EXPECT_STATUS(r, 404, hfmt("a %zu-byte missing path", lens[i]));
@@ -1636,8 +1632,7 @@ START_TEST(stderr_quiet_on_bad_requests)
      * operator's journal; stderr should stay for the operator. */
     struct server *s =
         server_start(site.www, "--max-header-size", "8192", NULL);
-    char *big = hbuf(9000);
-    memset(big, 'a', 9000);
+    char *big = hfill(9000, 'a');
     const char *reqs[] = {
         "GET /range.txt HTTP/1.1\r\n\r\n",
         "GET /range.txt HTTP/2.0\r\nHost: x\r\n\r\n",
@@ -1661,31 +1656,6 @@ START_TEST(stderr_quiet_on_bad_requests)
 }
 END_TEST
 
-struct xfer {
-    char *buf;
-    size_t n;
-    size_t cap;
-};
-
-static size_t xfer_write(char *p, size_t size, size_t nmemb, void *ud)
-{
-    struct xfer *x = ud;
-    size_t len = size * nmemb;
-    if (x->n + len > x->cap) {
-        size_t ncap = x->cap ? x->cap : 4096;
-        while (x->n + len > ncap)
-            ncap *= 2;
-        char *nb = realloc(x->buf, ncap);
-        if (nb == NULL)
-            return 0;
-        x->buf = nb;
-        x->cap = ncap;
-    }
-    memcpy(x->buf + x->n, p, len);
-    x->n += len;
-    return len;
-}
-
 START_TEST(concurrent_clients)
 {
     /* 48 transfers at once (libcurl multi), mixed sizes and statuses, on
@@ -1700,13 +1670,13 @@ START_TEST(concurrent_clients)
     enum { N = 48 };
     CURLM *m = curl_multi_init();
     CURL *e[N];
-    struct xfer x[N];
+    struct http_buf x[N];
     memset(x, 0, sizeof(x));
     for (int i = 0; i < N; i++) {
         e[i] = curl_easy_init();
         curl_easy_setopt(e[i], CURLOPT_URL,
                          server_url(s, 0, kinds[i % N_ELEMS(kinds)].path));
-        curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, xfer_write);
+        curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, http_write);
         curl_easy_setopt(e[i], CURLOPT_WRITEDATA, &x[i]);
         curl_easy_setopt(e[i], CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e[i], CURLOPT_TIMEOUT_MS, 30000L);
@@ -1728,12 +1698,12 @@ START_TEST(concurrent_clients)
         bool ok = st == kinds[i % N_ELEMS(kinds)].status;
         if (ok && strcmp(path, "/big.bin") == 0)
             ok = x[i].n == SITE_BIG_LEN &&
-                 memcmp(x[i].buf, site.big, SITE_BIG_LEN) == 0;
+                 memcmp(x[i].p, site.big, SITE_BIG_LEN) == 0;
         if (ok && strcmp(path, "/range.txt") == 0)
             ok = x[i].n == SITE_RANGE_LEN &&
-                 memcmp(x[i].buf, site.range, SITE_RANGE_LEN) == 0;
-        if (x[i].buf && site.secret &&
-            memmem(x[i].buf, x[i].n, site.secret, strlen(site.secret)))
+                 memcmp(x[i].p, site.range, SITE_RANGE_LEN) == 0;
+        if (x[i].p && site.secret &&
+            memmem(x[i].p, x[i].n, site.secret, strlen(site.secret)))
             ok = false;
         if (!ok && bad < 0) {
             bad = i;
@@ -1741,7 +1711,7 @@ START_TEST(concurrent_clients)
         }
         curl_multi_remove_handle(m, e[i]);
         curl_easy_cleanup(e[i]);
-        free(x[i].buf);
+        free(x[i].p);
     }
     curl_multi_cleanup(m);
     EXPECT(bad < 0, "concurrent transfer %d (%s) wrong: status %ld", bad,
@@ -1808,6 +1778,4 @@ static Suite *http_suite(void)
  * bind-mounts a directory in the server's own mount namespace. */
 const struct check_main check_main = {
     .suites = {{http_suite, "mknod of a device file and a bind mount"}},
-    .setup = harness_process_setup,
-    .teardown = harness_process_teardown,
 };

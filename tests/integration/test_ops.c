@@ -966,8 +966,7 @@ START_TEST(signal_term_bounded)
     /* A client that never reads: the drain must give up after
      * --shutdown-timeout and still exit 0. */
     char *w = tree_new();
-    char *data = hbuf(DRAIN_LEN);
-    memset(data, 'z', DRAIN_LEN);
+    char *data = hfill(DRAIN_LEN, 'z');
     tree_write(w, "big.bin", data, DRAIN_LEN);
     struct server *s = server_start(w, "--shutdown-timeout", "2", NULL);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1136,12 +1135,8 @@ static void exchange_dirs(void *ud)
 START_TEST(swap_symlink_flip)
 {
     char *b = tree_new();
-    tree_mkdir(b, "releases");
-    tree_mkdir(b, "releases/1");
-    tree_mkdir(b, "releases/2");
-    tree_write_str(b, "releases/1/index.html", "V1\n");
-    tree_write_str(b, "releases/2/index.html", "V2\n");
-    tree_symlink(b, "releases/1", "current");
+    tree_build(b, "releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
+               "current -> releases/1", NULL);
     struct swap_paths p = {.a = tree_path(b, "current"),
                            .tmp = tree_path(b, "current.tmp")};
     swap_case(p.a, flip_symlink, &p);
@@ -1151,10 +1146,7 @@ END_TEST
 START_TEST(swap_rename_tree)
 {
     char *b = tree_new();
-    tree_mkdir(b, "www");
-    tree_mkdir(b, "www.new");
-    tree_write_str(b, "www/index.html", "V1\n");
-    tree_write_str(b, "www.new/index.html", "V2\n");
+    tree_build(b, "www/index.html=V1\n", "www.new/index.html=V2\n", NULL);
     struct swap_paths p = {.a = tree_path(b, "www"),
                            .b = tree_path(b, "www.new")};
     swap_case(p.a, exchange_dirs, &p);
@@ -1167,10 +1159,7 @@ START_TEST(swap_root_gone)
      * nginx does on a bad reload: keep serving with the old root, say why
      * on stderr, do not exit. */
     char *b = tree_new();
-    tree_mkdir(b, "releases");
-    tree_mkdir(b, "releases/1");
-    tree_write_str(b, "releases/1/index.html", "V1\n");
-    tree_symlink(b, "releases/1", "current");
+    tree_build(b, "releases/1/index.html=V1\n", "current -> releases/1", NULL);
     struct server *s = server_start(tree_path(b, "current"), NULL);
     EXPECT(unlink(tree_path(b, "current")) == 0, "unlink");
     server_signal(s, SIGHUP);
@@ -1372,6 +1361,4 @@ const struct check_main check_main = {
     .suites = {{ops_suite},
                {ops_root_suite, "--user drops privileges only when started "
                                 "as root"}},
-    .setup = harness_process_setup,
-    .teardown = harness_process_teardown,
 };
