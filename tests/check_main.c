@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A tcase's fixture field, or the default of check_main.fixture. */
+#define OR_MAIN(t, field) ((t)->field ? (t)->field : check_main.fixture.field)
+
 /* The suite that check_main.suite and .tcases describe. */
 static Suite *described_suite(void)
 {
@@ -25,10 +28,14 @@ static Suite *described_suite(void)
         if (t->name == NULL)
             break;
         tc = tcase_create(t->name);
-        if (t->setup || t->teardown)
-            tcase_add_checked_fixture(tc, t->setup, t->teardown);
-        if (t->timeout)
-            tcase_set_timeout(tc, t->timeout);
+        if (OR_MAIN(t, setup) || OR_MAIN(t, teardown))
+            tcase_add_checked_fixture(tc, OR_MAIN(t, setup),
+                                      OR_MAIN(t, teardown));
+        if (OR_MAIN(t, unchecked_setup) || OR_MAIN(t, unchecked_teardown))
+            tcase_add_unchecked_fixture(tc, OR_MAIN(t, unchecked_setup),
+                                        OR_MAIN(t, unchecked_teardown));
+        if (OR_MAIN(t, timeout))
+            tcase_set_timeout(tc, OR_MAIN(t, timeout));
         for (size_t k = 0; k < N_ELEMS(t->loops) && t->loops[k].test; k++)
             tcase_add_loop_test(tc, *t->loops[k].test, 0, t->loops[k].rows);
         for (size_t k = 0; k < N_ELEMS(t->tests) && t->tests[k]; k++)

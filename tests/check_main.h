@@ -10,6 +10,9 @@
  *         .tcases = {{"parse", .loops = {{&parse_case, N_ELEMS(cases)}},
  *                     .tests = {&format_round_trip}}}};
  *
+ * and a tcase with a checked fixture: {"lines", setup, teardown, .tests =
+ * ...}.
+ *
  * (a START_TEST is named with &, so the table is a constant). A suite whose
  * tcases are made in a loop, or that needs unchecked fixtures, is built in
  * code by a function listed in .suites instead, or as well.
@@ -37,11 +40,23 @@ struct check_loop {
     int rows;
 };
 
+/* What runs around the tests of a tcase; a field left unset is not used. */
+struct check_fixture {
+    void (*setup)(void); /* checked: around each test, in its process */
+    void (*teardown)(void);
+    void (*unchecked_setup)(void); /* once per tcase, in the runner */
+    void (*unchecked_teardown)(void);
+    int timeout; /* seconds per test; 0: Check's default */
+};
+
+/* A tcase; its fixture fields left unset are check_main.fixture's. */
 struct check_tcase {
     const char *name;
-    void (*setup)(void); /* checked fixture around each test, or NULL */
+    void (*setup)(void);
     void (*teardown)(void);
-    int timeout; /* seconds per test; 0: Check's default */
+    void (*unchecked_setup)(void);
+    void (*unchecked_teardown)(void);
+    int timeout;
     /* Run in this order, loops first; each list ends at the first NULL. */
     struct check_loop loops[8];
     const TTest *const *tests[24];
@@ -55,6 +70,7 @@ struct check_suite {
 struct check_main {
     /* The suite as data (NULL: none); the list ends at .name == NULL. */
     const char *suite;
+    struct check_fixture fixture; /* of every tcase, field by field */
     struct check_tcase tcases[8];
     /* Suites built in code, run after it; the list ends at .make == NULL. */
     struct check_suite suites[8];

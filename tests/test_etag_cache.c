@@ -467,8 +467,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "etag_cache",
-    .tcases = {{"cache", .setup = fixture_dir_setup,
-                .teardown = fixture_dir_teardown, .timeout = 60,
+    .tcases = {{"cache", fixture_dir_setup, fixture_dir_teardown, .timeout = 60,
                 .loops = {{&change_detection, N_ELEMS(changes)}},
                 .tests = {&known_vector_and_hit, &empty_file, &lru_eviction,
                           &big_file_pending_then_ready, &destroy_with_queue,

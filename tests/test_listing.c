@@ -103,6 +103,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "listing",
-    .tcases = {{"dir", .setup = setup, .teardown = fixture_dir_teardown,
+    .tcases = {{"dir", setup, fixture_dir_teardown,
                 .tests = {&collect_sorted_no_dotfiles, &html_escapes,
                           &empty_root_listing}}}};

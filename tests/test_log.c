@@ -131,6 +131,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "log",
-    .tcases = {{"lines", .setup = setup, .teardown = fixture_dir_teardown,
+    .tcases = {{"lines", setup, fixture_dir_teardown,
                 .tests = {&combined, &json, &long_fields_are_cut,
                           &reopen_after_rotation, &open_errors}}}};

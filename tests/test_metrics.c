@@ -219,7 +219,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "metrics",
-    .tcases = {{"core", .setup = setup, .teardown = NULL,
+    .tcases = {{"core", setup, NULL,
                 .tests = {&render_counts, &format_is_prometheus_text,
                           &render_truncates_like_snprintf,
                           &concurrent_counts_exact, &clock_moves_forward}}}};

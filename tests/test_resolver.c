@@ -390,6 +390,17 @@ void tr_fd_teardown(void)
                   fds_before, now);
 }
 
+TCase *tr_tcase(Suite *s, const char *name, int timeout)
+{
+    TCase *tc = tcase_create(name);
+
+    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    if (timeout)
+        tcase_set_timeout(tc, timeout);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
 static void table_run(int i, enum resolver_backend backend)
 {
     enum resolver_backend served = backend;
@@ -685,29 +696,22 @@ static Suite *resolver_suite(void)
     };
 
     for (size_t i = 0; i < N_ELEMS(per_backend); i++) {
-        tc = tcase_create(per_backend[i].name);
-        tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+        tc = tr_tcase(s, per_backend[i].name, 0);
         tcase_add_loop_test(tc, per_backend[i].test, 0, (int)tr_n_cases);
-        suite_add_tcase(s, tc);
     }
-    tc = tcase_create("api");
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tc = tr_tcase(s, "api", 0);
     tcase_add_test(tc, default_backend);
     tcase_add_test(tc, root_at_fdcwd);
     tcase_add_test(tc, bad_root);
     tcase_add_test(tc, names);
-    suite_add_tcase(s, tc);
     return s;
 }
 
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
-    TCase *tc = tcase_create("beneath-resolve");
-
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    TCase *tc = tr_tcase(s, "beneath-resolve", 0);
     tcase_add_loop_test(tc, cli, 0, (int)N_ELEMS(cli_cases));
-    suite_add_tcase(s, tc);
     return s;
 }
 

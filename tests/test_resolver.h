@@ -63,6 +63,12 @@ int tr_open_root(const char *sub);
 void tr_fd_setup(void);
 void tr_fd_teardown(void);
 
+/*
+ * tr_tcase - a TCase @name added to @s with that fixture, and a timeout of
+ * @timeout seconds per test (0: Check's default).
+ */
+TCase *tr_tcase(Suite *s, const char *name, int timeout);
+
 /* test_resolver_stress.c */
 Suite *resolver_differential_suite(void);
 Suite *resolver_race_suite(void);

@@ -140,6 +140,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "root",
-    .tcases = {{"reload", .setup = setup, .teardown = fixture_dir_teardown,
+    .tcases = {{"reload", setup, fixture_dir_teardown,
                 .tests = {&reload_swaps, &reload_failure_keeps_old,
                           &open_errors, &dir_cache_follows_generation}}}};

@@ -110,5 +110,4 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "tls",
-    .tcases = {{"creds", .setup = setup, .teardown = teardown,
-                .tests = {&load_swap_keep_unload}}}};
+    .tcases = {{"creds", setup, teardown, .tests = {&load_swap_keep_unload}}}};

@@ -618,20 +618,11 @@ START_TEST(big_file_hashed_in_background)
 }
 END_TEST
 
-static Suite *tls_e2e_suite(void)
-{
-    Suite *su = suite_create("tls_e2e");
-    TCase *tc = harness_tcase(su, "https", NULL, test_setup, 120);
-
-    tcase_add_test(tc, self_signed_get);
-    tcase_add_test(tc, https_range_and_big);
-    tcase_add_test(tc, https_304_by_etag);
-    tcase_add_test(tc, verified_chain);
-    tcase_add_test(tc, sighup_swap);
-    tcase_add_loop_test(tc, startup_checks, 0, (int)N_ELEMS(starts));
-    tcase_add_test(tc, replicas_same_etag);
-    tcase_add_test(tc, big_file_hashed_in_background);
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{tls_e2e_suite}}};
+const struct check_main check_main = {
+    .suite = "tls_e2e",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {
+        {"https", test_setup, .loops = {{&startup_checks, N_ELEMS(starts)}},
+         .tests = {&self_signed_get, &https_range_and_big, &https_304_by_etag,
+                   &verified_chain, &sighup_swap, &replicas_same_etag,
+                   &big_file_hashed_in_background}}}};

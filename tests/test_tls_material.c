@@ -444,8 +444,8 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "tls_material",
-    .tcases = {{"load", .setup = setup, .teardown = fixture_dir_teardown,
+    .tcases = {{"load", setup, fixture_dir_teardown,
                 .loops = {{&material_case, N_ELEMS(cases)}},
                 .tests = {&output_round_trip, &too_large}},
-               {"self_signed", .setup = setup, .teardown = fixture_dir_teardown,
+               {"self_signed", setup, fixture_dir_teardown,
                 .tests = {&self_signed, &self_signed_bad_days}}}};

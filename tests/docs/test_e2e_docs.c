@@ -869,37 +869,22 @@ START_TEST(root_flip_with_variants)
 }
 END_TEST
 
-static Suite *docs_suite(void)
-{
-    Suite *su = suite_create("e2e_docs");
-    TCase *tc;
-
-    tc = harness_tcase(su, "precompressed", suite_setup, test_setup, 120);
-    tcase_add_loop_test(tc, negotiation, 0, N_ELEMS(neg));
-    tcase_add_test(tc, off_by_default);
-    tcase_add_test(tc, preference_order);
-    tcase_add_test(tc, vary);
-    tcase_add_test(tc, variant_range_and_conditionals);
-    tcase_add_test(tc, no_fd_growth);
-    tc = harness_tcase(su, "rules", suite_setup, test_setup, 120);
-    tcase_add_test(tc, cache_rules);
-    tcase_add_test(tc, cache_rule_errors);
-    tcase_add_test(tc, security_and_extra_headers);
-    tcase_add_test(tc, headers_from_config_file);
-    tc = harness_tcase(su, "routes", suite_setup, test_setup, 120);
-    tcase_add_test(tc, try_html);
-    tcase_add_test(tc, fallback);
-    tcase_add_test(tc, json_listing);
-    tc = harness_tcase(su, "ops", suite_setup, test_setup, 120);
-    tcase_add_test(tc, health);
-    tcase_add_test(tc, metrics);
-    tcase_add_test(tc, server_timing);
-    tcase_add_test(tc, unix_listener);
-    tcase_add_test(tc, socket_activation);
-    tcase_add_test(tc, socket_activation_foreign_pid);
-    tcase_add_test(tc, socket_activation_bad_fd);
-    tcase_add_test(tc, root_flip_with_variants);
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{docs_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_docs",
+    .fixture = {.setup = test_setup,
+                .teardown = harness_test_teardown,
+                .unchecked_setup = suite_setup,
+                .unchecked_teardown = harness_suite_teardown,
+                .timeout = 120},
+    .tcases = {
+        {"precompressed", .loops = {{&negotiation, N_ELEMS(neg)}},
+         .tests = {&off_by_default, &preference_order, &vary,
+                   &variant_range_and_conditionals, &no_fd_growth}},
+        {"rules",
+         .tests = {&cache_rules, &cache_rule_errors,
+                   &security_and_extra_headers, &headers_from_config_file}},
+        {"routes", .tests = {&try_html, &fallback, &json_listing}},
+        {"ops",
+         .tests = {&health, &metrics, &server_timing, &unix_listener,
+                   &socket_activation, &socket_activation_foreign_pid,
+                   &socket_activation_bad_fd, &root_flip_with_variants}}}};

@@ -73,6 +73,16 @@ static void die_oom(void)
     abort();
 }
 
+/* @v, room made for one more element of @size bytes after its @n. */
+static void *grow_one(void *v, size_t n, size_t size)
+{
+    void *g = realloc(v, (n + 1) * size);
+
+    if (g == NULL)
+        die_oom();
+    return g;
+}
+
 /* Client threads (root-swap tests) allocate too: one lock for the lists. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -111,6 +121,17 @@ char *hmem(const void *p, size_t len)
 char *hbuf(size_t len)
 {
     return halloc(len + 1);
+}
+
+char *hline(const char **text)
+{
+    const char *p = *text;
+    size_t n = strcspn(p, "\n");
+
+    if (*p == '\0')
+        return NULL;
+    *text = p[n] ? p + n + 1 : p + n;
+    return hmem(p, n);
 }
 
 char *hfill(size_t len, char ch)
@@ -171,10 +192,7 @@ char *tree_new(void)
     ck_assert_msg(mkdtemp(d) != NULL, "mkdtemp %s: %s", d, strerror(errno));
     chmod(d, 0755);
     if (in_test) {
-        char **n = realloc(test_trees, (n_test_trees + 1) * sizeof(*n));
-        if (n == NULL)
-            die_oom();
-        test_trees = n;
+        test_trees = grow_one(test_trees, n_test_trees, sizeof(*test_trees));
         test_trees[n_test_trees++] = d;
     }
     return d;
@@ -770,14 +788,8 @@ void server_stop_clean(struct server *s)
            "sanitizer report in beneath's stderr");
     /* STYLE 13: the integration tests check that stderr stays quiet */
     const char *p = server_stderr_since_startup(s);
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        char *line = hmem(p, n);
+    for (char *line; (line = hline(&p)) != NULL;)
         EXPECT(expected_line(line), "unexpected message on stderr: %s", line);
-        p += n;
-        if (*p)
-            p++;
-    }
 }
 
 int server_fd_count(const struct server *s)
@@ -1342,10 +1354,7 @@ CURL *http_easy(void)
 {
     CURL *e = curl_easy_init();
     ck_assert_msg(e != NULL, "curl_easy_init");
-    CURL **n = realloc(easies, (n_easies + 1) * sizeof(*n));
-    if (n == NULL)
-        die_oom();
-    easies = n;
+    easies = grow_one(easies, n_easies, sizeof(*easies));
     easies[n_easies++] = e;
     return e;
 }

@@ -44,6 +44,12 @@ void harness_on_failure(void);
            (what), (r)->status, (want),                                        \
            (r)->error ? strerror((r)->error) : "none", (r)->head)
 
+/* Response @r is a 200 whose body is the string @want. */
+#define EXPECT_BODY(r, want, what)                                             \
+    EXPECT((r)->status == 200 && strcmp((r)->body, (want)) == 0,               \
+           "%s: status %d, body '%s', want 200 '%s'", (what), (r)->status,     \
+           (r)->body, (want))
+
 /* Header @name of @r is @want, or absent when @want is NULL. */
 #define EXPECT_HEADER(r, name, want, what)                                     \
     do {                                                                       \
@@ -61,6 +67,14 @@ void harness_suite_teardown(void);
 /* Test-level (checked fixture): stop servers, free everything. */
 void harness_test_setup(void);
 void harness_test_teardown(void);
+
+/* The fixtures above for a check_main table, @seconds per test. */
+#define HARNESS_FIXTURE(seconds)                                               \
+    {                                                                          \
+        .setup = harness_test_setup, .teardown = harness_test_teardown,        \
+        .unchecked_setup = harness_suite_setup,                                \
+        .unchecked_teardown = harness_suite_teardown, .timeout = (seconds)     \
+    }
 
 /*
  * harness_tcase - add a TCase @name to @su with the fixtures above: once per
@@ -85,6 +99,11 @@ char *hbuf(size_t len);
 char *hfill(size_t len, char ch);
 /* Random lowercase hex string of @n characters, harness-owned. */
 char *hrandom(size_t n);
+/*
+ * hline - the next line of *@text, harness-owned and without its newline,
+ * moving *@text past it; NULL at the end of the text.
+ */
+char *hline(const char **text);
 
 /* --- trees ------------------------------------------------------------- */
 

@@ -168,15 +168,9 @@ START_TEST(range_304_head_by_size)
 }
 END_TEST
 
-static Suite *cache_suite(void)
-{
-    Suite *su = suite_create("cache");
-    TCase *tc = harness_tcase(su, "small", NULL, NULL, 120);
-
-    tcase_add_test(tc, same_size_rewrite_served_fresh);
-    tcase_add_test(tc, symlink_swap_refused);
-    tcase_add_test(tc, range_304_head_by_size);
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{cache_suite}}};
+const struct check_main check_main = {
+    .suite = "cache",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {
+        {"small", .tests = {&same_size_rewrite_served_fresh,
+                            &symlink_swap_refused, &range_304_head_by_size}}}};

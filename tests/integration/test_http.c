@@ -399,8 +399,7 @@ START_TEST(dir_listing)
     EXPECT(followed, "no link to <b>&\"x'.txt in the listing:\n%s", b);
     /* a directory with an index still serves the index */
     r = http_get(s, "/sub/");
-    EXPECT(r->status == 200 && strcmp(r->body, "SUB-INDEX\n") == 0,
-           "/sub/ with listing on: %d '%s'", r->status, r->body);
+    EXPECT_BODY(r, "SUB-INDEX\n", "/sub/ with listing on");
     r = http_get(s, "/noindex/");
     EXPECT(r->status == 200 && strstr(r->body, "only-file-here.txt"),
            "/noindex/ listing: %d", r->status);
@@ -589,10 +588,8 @@ START_TEST(target_lengths)
         while (strlen(dots) + 12 < lens[i])
             dots = hfmt("%s./", dots);
         r = raw_get(s->port, hfmt("/%srange.txt", dots));
-        EXPECT(r->status == 200 && strcmp(r->body, site.range) == 0,
-               "a %zu-byte path to /range.txt: status %d (error %s)",
-               strlen(dots) + 10, r->status,
-               r->error ? strerror(r->error) : "none");
+        EXPECT_BODY(r, site.range,
+                    hfmt("a %zu-byte path to /range.txt", strlen(dots) + 10));
     }
     server_stop_clean(s);
 }
@@ -760,9 +757,8 @@ START_TEST(traversal_no_xdev)
                             .bind_dst = tree_path(w, "mnt")};
     struct server *s = server_start_opts(&o);
     struct http_response *r = raw_get(s->port, "/mnt/f.txt");
-    EXPECT(r->status == 200 && strcmp(r->body, "ON-THE-MOUNT\n") == 0,
-           "default confine: a file on a bind mount inside the root: %d",
-           r->status);
+    EXPECT_BODY(r, "ON-THE-MOUNT\n",
+                "default confine: a file on a bind mount inside the root");
     server_stop_clean(s);
 
     o.args = (const char *[]){"--confine", "beneath,no-xdev", NULL};
@@ -1238,15 +1234,9 @@ END_TEST
 static char *log_lines_with(const char *log, const char *needle)
 {
     char *out = hfmt("%s", "");
-    for (const char *p = log; *p;) {
-        size_t n = strcspn(p, "\n");
-        char *line = hmem(p, n);
+    for (char *line; (line = hline(&log)) != NULL;)
         if (strstr(line, needle))
             out = hfmt("%s%s\n", out, line);
-        p += n;
-        if (*p)
-            p++;
-    }
     return out;
 }
 
@@ -1314,14 +1304,10 @@ START_TEST(log_combined)
            "bad escape not logged as 400:\n%s", log_lines_with(log, "bad400"));
     EXPECT(strstr(log_lines_with(log, "marker=del405"), "\" 405 "),
            "DELETE not logged as 405");
-    for (const char *p = log; *p;) {
-        EXPECT(strncmp(p, "FAKE-LINE", 9) != 0,
+    for (const char *p = log, *line; (line = hline(&p)) != NULL;)
+        EXPECT(strncmp(line, "FAKE-LINE", 9) != 0,
                "an encoded newline in the target split the access log:\n%s",
                log);
-        p += strcspn(p, "\n");
-        if (*p)
-            p++;
-    }
     /* a quote in a field is escaped (nginx: \x22), or the fields can be
      * forged: the agent must not read as ... "evil" 200 "x" */
     char *q = log_lines_with(log, "marker=quote1");
@@ -1468,14 +1454,8 @@ START_TEST(log_json)
         EXPECT(file_wait_for(s->out_path, marks[i], 5000),
                "JSON access log lacks %s:\n%s", marks[i], server_stdout(s));
     char *log = server_stdout(s);
-    for (const char *p = log; *p;) {
-        size_t n = strcspn(p, "\n");
-        char *line = hmem(p, n);
+    for (const char *p = log, *line; (line = hline(&p)) != NULL;)
         EXPECT(json_line_valid(line), "not a JSON object: %s", line);
-        p += n;
-        if (*p)
-            p++;
-    }
     char *ok = log_lines_with(log, "marker=ok2");
     EXPECT(*ok, "no line for the first request");
     ok[strlen(ok) - 1] = '\0';
@@ -1529,8 +1509,7 @@ START_TEST(dir_moved_out_between_requests)
     struct http_response *r;
     for (int i = 0; i < 3; i++) {
         r = raw_get(s->port, "/docs/v1/page.html");
-        EXPECT(r->status == 200 && strcmp(r->body, "v1 page\n") == 0,
-               "before the move: %d", r->status);
+        EXPECT_BODY(r, "v1 page\n", "before the move");
     }
     EXPECT(rename(tree_path(w, "docs/v1"), tree_path(outside, "v1")) == 0,
            "rename: %s", strerror(errno));
@@ -1548,8 +1527,7 @@ START_TEST(dir_moved_out_between_requests)
     tree_mkdir(w, "docs/v1");
     tree_write_str(w, "docs/v1/page.html", "v1 again\n");
     r = raw_get(s->port, "/docs/v1/page.html");
-    EXPECT(r->status == 200 && strcmp(r->body, "v1 again\n") == 0,
-           "the new directory: %d", r->status);
+    EXPECT_BODY(r, "v1 again\n", "the new directory");
     server_stop_clean(s);
 }
 END_TEST

@@ -54,18 +54,13 @@ static char *simple_root(const char *content)
     return w;
 }
 
-/* Lines of @text that start with @prefix, counted. */
+/* Lines of @text that contain @needle, counted. */
 static int count_lines_with(const char *text, const char *needle)
 {
     int n = 0;
-    for (const char *p = text; *p;) {
-        size_t len = strcspn(p, "\n");
-        if (memmem(p, len, needle, strlen(needle)))
+    for (const char *line; (line = hline(&text)) != NULL;)
+        if (strstr(line, needle))
             n++;
-        p += len;
-        if (*p)
-            p++;
-    }
     return n;
 }
 
@@ -353,8 +348,7 @@ START_TEST(cli_env_listen_real)
     EXPECT(strcmp(s->hosts[0], "127.0.0.1") == 0, "listening on %s",
            s->hosts[0]);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "ENV-LISTEN\n") == 0,
-           "BENEATH_LISTEN server: %d", r->status);
+    EXPECT_BODY(r, "ENV-LISTEN\n", "BENEATH_LISTEN server");
     server_stop_clean(s);
 
     /* the command line replaces the environment's list as a whole */
@@ -491,8 +485,7 @@ START_TEST(startup_fd_budget)
     EXPECT(strstr(e, "directory cache: 26 per worker") != NULL,
            "the resolver line does not give the cache size:\n%s", e);
     struct http_response *r = raw_get(s->port, "/a/b/f.txt");
-    EXPECT(r->status == 200 && strcmp(r->body, "nested\n") == 0,
-           "GET /a/b/f.txt: %d", r->status);
+    EXPECT_BODY(r, "nested\n", "GET /a/b/f.txt");
     server_stop_clean(s);
 }
 END_TEST
@@ -524,16 +517,10 @@ START_TEST(startup_line)
      * start-up lines; the same line is not required. */
     char *e = server_stderr(s);
     EXPECT(strstr(e, w) != NULL, "start-up lines lack the root %s:\n%s", w, e);
-    char *bl = NULL;
-    for (const char *p = e; *p;) {
-        size_t n = strcspn(p, "\n");
-        char *l = hmem(p, n);
+    char *bl = NULL, *l;
+    for (const char *p = e; (l = hline(&p)) != NULL;)
         if (strstr(l, backend) && !strstr(l, "listening on") && !strstr(l, w))
             bl = l;
-        p += n;
-        if (*p)
-            p++;
-    }
     EXPECT(bl != NULL,
            "--resolver %s: no start-up line names the backend "
            "'%s':\n%s",
@@ -594,8 +581,7 @@ START_TEST(startup_auto_fallback)
            "serves:\n%s",
            strerror(errs[_i]), e);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "FALLBACK\n") == 0,
-           "fallback: GET / %d", r->status);
+    EXPECT_BODY(r, "FALLBACK\n", "fallback: GET /");
     static const char *const t[] = {"/../secret.txt", "/%2e%2e/secret.txt",
                                     "/link-abs", "/link-rel"};
     for (size_t i = 0; i < N_ELEMS(t); i++) {
@@ -637,8 +623,7 @@ START_TEST(startup_ipv6)
     EXPECT(c != NULL, "connect [::1]:%u: %s", s->port, strerror(errno));
     raw_send_str(c, "GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n");
     struct http_response *r = raw_read(c, false, 5000);
-    EXPECT(r->status == 200 && strcmp(r->body, "V6\n") == 0, "GET over ::1: %d",
-           r->status);
+    EXPECT_BODY(r, "V6\n", "GET over ::1");
     server_stop_clean(s);
 }
 END_TEST
@@ -663,8 +648,7 @@ START_TEST(startup_two_listeners)
         EXPECT(c != NULL, "connect %s:%u", s->hosts[i], s->ports[i]);
         raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         struct http_response *r = raw_read(c, false, 5000);
-        EXPECT(r->status == 200 && strcmp(r->body, "TWO\n") == 0,
-               "listener %s: %d", s->hosts[i], r->status);
+        EXPECT_BODY(r, "TWO\n", hfmt("listener %s", s->hosts[i]));
     }
     server_stop_clean(s);
 }
@@ -787,9 +771,7 @@ START_TEST(limit_slowloris)
         }
         if (!served) {
             struct http_response *r = raw_get(s->port, "/");
-            EXPECT(r->status == 200 && strcmp(r->body, "FAST\n") == 0,
-                   "a normal client was not served during the slowloris: %d",
-                   r->status);
+            EXPECT_BODY(r, "FAST\n", "a normal client during the slowloris");
             served = true;
         }
         sleep_ms(250);
@@ -1174,8 +1156,7 @@ START_TEST(swap_root_gone)
     EXPECT(strstr(said, "current") != NULL,
            "SIGHUP with the root gone: no message naming the root:\n%s", said);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "V1\n") == 0,
-           "after a failed reload the old root is not served: %d", r->status);
+    EXPECT_BODY(r, "V1\n", "the old root after a failed reload");
     server_stop_clean(s);
 }
 END_TEST
@@ -1269,8 +1250,7 @@ START_TEST(user_drops_privileges)
     struct server *s = server_start_opts(&o);
     EXPECT(s->port == port, "listening on %u, want %u", s->port, port);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "AS-NOBODY\n") == 0,
-           "GET / as nobody: %d", r->status);
+    EXPECT_BODY(r, "AS-NOBODY\n", "GET / as nobody");
     char *uid = status_field(s->pid, "Uid");
     char *gid = status_field(s->pid, "Gid");
     char *groups = status_field(s->pid, "Groups");
@@ -1301,52 +1281,6 @@ START_TEST(user_unknown)
 }
 END_TEST
 
-static Suite *ops_suite(void)
-{
-    Suite *su = suite_create("e2e_ops");
-    TCase *tc;
-
-    tc = harness_tcase(su, "cli", NULL, NULL, 60);
-    tcase_add_test(tc, cli_bogus_flag);
-    tcase_add_test(tc, cli_every_error_in_one_run);
-    tcase_add_test(tc, cli_bad_env);
-    tcase_add_test(tc, cli_config_every_bad_line);
-    tcase_add_test(tc, cli_config_missing_file);
-    tcase_add_test(tc, cli_check_prints_effective);
-    tcase_add_test(tc, cli_check_round_trip);
-    tcase_add_test(tc, cli_precedence);
-    tcase_add_test(tc, cli_default_limits);
-    tcase_add_test(tc, cli_env_listen_real);
-    tcase_add_test(tc, cli_help_version);
-    tcase_add_test(tc, cli_root_missing);
-    tcase_add_test(tc, cli_listen_in_use);
-    tc = harness_tcase(su, "startup", NULL, NULL, 60);
-    tcase_add_loop_test(tc, startup_line, 0, 3);
-    tcase_add_test(tc, startup_fd_budget);
-    tcase_add_test(tc, startup_confine_flags_shown);
-    tcase_add_loop_test(tc, startup_auto_fallback, 0, 2);
-    tcase_add_test(tc, startup_ipv6);
-    tcase_add_test(tc, startup_two_listeners);
-    tc = harness_tcase(su, "limits", NULL, NULL, 60);
-    tcase_add_test(tc, limit_per_ip);
-    tcase_add_test(tc, limit_total);
-    tcase_add_test(tc, limit_slowloris);
-    tcase_add_test(tc, limit_idle_timeout);
-    tc = harness_tcase(su, "signals", NULL, NULL, 60);
-    tcase_add_loop_test(tc, signal_term_idle, 0, 2);
-    tcase_add_test(tc, signal_term_drain);
-    tcase_add_test(tc, signal_term_bounded);
-    tcase_add_test(tc, signal_hup_reopens_log);
-    tc = harness_tcase(su, "swap", NULL, NULL, 60);
-    tcase_add_test(tc, swap_symlink_flip);
-    tcase_add_test(tc, swap_rename_tree);
-    tcase_add_test(tc, swap_root_gone);
-    tcase_add_test(tc, swap_hup_fd_stable);
-    tc = harness_tcase(su, "user", NULL, NULL, 60);
-    tcase_add_test(tc, user_unknown);
-    return su;
-}
-
 /* What only root can do: bind a privileged port, then drop to nobody. */
 static Suite *ops_root_suite(void)
 {
@@ -1358,7 +1292,27 @@ static Suite *ops_root_suite(void)
 }
 
 const struct check_main check_main = {
-    .suites = {{ops_suite},
-               {ops_root_suite, "--user drops privileges only when started "
-                                "as root"}},
-};
+    .suite = "e2e_ops",
+    .fixture = HARNESS_FIXTURE(60),
+    .tcases = {{"cli",
+                .tests = {&cli_bogus_flag, &cli_every_error_in_one_run,
+                          &cli_bad_env, &cli_config_every_bad_line,
+                          &cli_config_missing_file, &cli_check_prints_effective,
+                          &cli_check_round_trip, &cli_precedence,
+                          &cli_default_limits, &cli_env_listen_real,
+                          &cli_help_version, &cli_root_missing,
+                          &cli_listen_in_use}},
+               {"startup",
+                .loops = {{&startup_line, 3}, {&startup_auto_fallback, 2}},
+                .tests = {&startup_fd_budget, &startup_confine_flags_shown,
+                          &startup_ipv6, &startup_two_listeners}},
+               {"limits", .tests = {&limit_per_ip, &limit_total,
+                                    &limit_slowloris, &limit_idle_timeout}},
+               {"signals", .loops = {{&signal_term_idle, 2}},
+                .tests = {&signal_term_drain, &signal_term_bounded,
+                          &signal_hup_reopens_log}},
+               {"swap", .tests = {&swap_symlink_flip, &swap_rename_tree,
+                                  &swap_root_gone, &swap_hup_fd_stable}},
+               {"user", .tests = {&user_unknown}}},
+    .suites = {
+        {ops_root_suite, "--user drops privileges only when started as root"}}};
