@@ -45,14 +45,21 @@ static const struct log_record rec = {
     .err = EXDEV,
 };
 
-START_TEST(combined)
+/* The log file after one record @r in @format. */
+static char *one_record(enum log_format format, const struct log_record *r)
 {
     struct log *l;
 
-    ck_assert_int_eq(log_open(path, LOG_COMBINED, &l), 0);
-    log_write(l, &rec);
+    ck_assert_int_eq(log_open(path, format, &l), 0);
+    log_write(l, r);
     log_close(l);
-    char *s = slurp(path);
+    return slurp(path);
+}
+
+START_TEST(combined)
+{
+    char *s = one_record(LOG_COMBINED, &rec);
+
     ck_assert_ptr_nonnull(strstr(s, "127.0.0.1 - - ["));
     ck_assert_ptr_nonnull(strstr(
         s, "] \"GET /a\\x22b\\x5cc\\x01 HTTP/1.1\" 403 12 \"-\" \"curl/8\" "
@@ -63,12 +70,8 @@ END_TEST
 
 START_TEST(json)
 {
-    struct log *l;
+    char *s = one_record(LOG_JSON, &rec);
 
-    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
-    log_write(l, &rec);
-    log_close(l);
-    char *s = slurp(path);
     ck_assert_str_eq(
         s, "{\"time\":\"1994-11-06T08:49:37Z\",\"client\":\"127.0.0.1\","
            "\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
@@ -80,17 +83,13 @@ END_TEST
 
 START_TEST(long_fields_are_cut)
 {
-    struct log *l;
     static char big[20000];
     struct log_record r = rec;
 
     memset(big, 'x', sizeof big - 1);
     r.target = big;
     r.agent = big;
-    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
-    log_write(l, &r);
-    log_close(l);
-    char *s = slurp(path);
+    char *s = one_record(LOG_JSON, &r);
     ck_assert_ptr_nonnull(strstr(s, "xxx...\""));
     ck_assert_ptr_nonnull(strstr(s, "\"errno\":\"EXDEV\"}\n"));
 }

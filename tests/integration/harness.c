@@ -21,6 +21,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1002,34 +1003,24 @@ static bool header_has_token(const struct http_response *r, const char *name,
 
 struct raw_conn *raw_connect_host(const char *host, unsigned port)
 {
-    struct sockaddr_storage ss = {0};
-    socklen_t sl;
-    int family;
+    const struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+                                   .ai_socktype = SOCK_STREAM};
+    struct addrinfo *ai;
+    char service[16];
 
-    if (strchr(host, ':')) {
-        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
-            return NULL;
-        sl = sizeof(*s6);
-        family = AF_INET6;
-    } else {
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-            return NULL;
-        sl = sizeof(*s4);
-        family = AF_INET;
-    }
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    snprintf(service, sizeof(service), "%u", port);
+    if (getaddrinfo(host, service, &hints, &ai) != 0)
         return NULL;
-    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
-        int e = errno;
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        err = errno;
         close(fd);
-        errno = e;
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    if (fd < 0) {
+        errno = err;
         return NULL;
     }
     struct raw_conn *c = calloc(1, sizeof(*c));

@@ -37,6 +37,16 @@ static void rewrite_in_place(const char *dir, const char *rel, const char *data,
     close(fd);
 }
 
+/* GET /f.html on @rc is a 200 with the 1024 bytes @want. */
+static void expect_f(struct raw_conn *rc, const char *want, const char *what)
+{
+    struct http_response *r = ka(rc, "GET", "/f.html", NULL);
+
+    EXPECT_STATUS(r, 200, what);
+    EXPECT(r->body_len == 1024 && memcmp(r->body, want, 1024) == 0,
+           "%s: a stale or wrong body", what);
+}
+
 START_TEST(same_size_rewrite_served_fresh)
 {
     char *w = tree_new();
@@ -47,30 +57,19 @@ START_TEST(same_size_rewrite_served_fresh)
     struct raw_conn *rc = raw_connect(s->port);
     EXPECT(rc, "connect");
 
-    for (int i = 0; i < 3; i++) {
-        struct http_response *r = ka(rc, "GET", "/f.html", NULL);
-        EXPECT_STATUS(r, 200, "first GETs");
-        EXPECT(r->body_len == 1024 && memcmp(r->body, a, 1024) == 0,
-               "first GETs: wrong body");
-    }
+    for (int i = 0; i < 3; i++)
+        expect_f(rc, a, "first GETs");
     /* Same size, different mtime: the new bytes. */
     rewrite_in_place(w, "f.html", b, 1024);
     tree_mtime(w, "f.html", 1000000001);
-    struct http_response *r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT_STATUS(r, 200, "after rewrite");
-    EXPECT(r->body_len == 1024 && memcmp(r->body, b, 1024) == 0,
-           "same size, new mtime: stale body served");
+    expect_f(rc, b, "same size, new mtime");
     /* Same size, mtime set back to the old value (ctime still moves). */
     rewrite_in_place(w, "f.html", c, 1024);
     tree_mtime(w, "f.html", 1000000001);
-    r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
-           "same size, same mtime: stale body served");
+    expect_f(rc, c, "same size, same mtime");
     /* Immediately, no mtime games: whatever the timestamps' granularity. */
     rewrite_in_place(w, "f.html", a, 1024);
-    r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT(r->body_len == 1024 && memcmp(r->body, a, 1024) == 0,
-           "rewrite right after a read: stale body served");
+    expect_f(rc, a, "rewrite right after a read");
     raw_close(rc);
 }
 END_TEST
