@@ -251,11 +251,21 @@ static void pki_free(void)
 
 /* ===== tests ============================================================== */
 
-START_TEST(self_signed_get)
+/* A server over www on plain HTTP and on HTTPS with a self-signed
+ * certificate and HSTS; *@port is its HTTPS port. */
+static struct server *self_signed(unsigned *port)
 {
     struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
                                     "--tls-self-signed", "--hsts", "600", NULL);
-    unsigned port = https_port(s);
+
+    *port = https_port(s);
+    return s;
+}
+
+START_TEST(self_signed_get)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
     struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
 
     EXPECT(r->curl_result == CURLE_OK, "curl: %s",
@@ -286,9 +296,8 @@ END_TEST
 
 START_TEST(https_range_and_big)
 {
-    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
-                                    "--tls-self-signed", NULL);
-    unsigned port = https_port(s);
+    unsigned port;
+    struct server *s = self_signed(&port);
     CURL *e = http_easy();
     struct hs *r = https(e, port, "GET", "/big.bin", NULL, NULL);
 
@@ -317,9 +326,8 @@ END_TEST
 
 START_TEST(https_304_by_etag)
 {
-    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
-                                    "--tls-self-signed", NULL);
-    unsigned port = https_port(s);
+    unsigned port;
+    struct server *s = self_signed(&port);
     struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
     const char *etag = hs_header(r, "ETag");
 
