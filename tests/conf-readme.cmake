@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The README's configuration reference is `beneath --help`, verbatim: the
 # ```text block right after "the reference below is `beneath --help`".
 #   check:  cmake -DHELP=<conf-help-dump> -DREADME=README.md -P conf-readme.cmake

@@ -161,7 +161,7 @@ END_TEST
 
 START_TEST(file_etag_changes)
 {
-    /* Not in the spec; every server's validators change with the file. */
+    /* Not in the README; every server's validators change with the file. */
     char *w = tree_new();
     tree_write_str(w, "f.txt", "one\n");
     tree_mtime(w, "f.txt", SITE_MTIME);
@@ -344,7 +344,7 @@ START_TEST(dir_listing)
            "listing does not show a.txt's size (12345):\n%s", b);
     EXPECT(strstr(b, "2024") != NULL,
            "listing does not show dates (mtime 2024-01-02):\n%s", b);
-    /* not in the spec: with dotfiles denied, nginx's autoindex and Caddy's
+    /* not in the README: with dotfiles denied, nginx's autoindex and Caddy's
      * browse hide dotfiles; a listing must not advertise what is refused */
     EXPECT(strstr(b, ".dotfile-in-list") == NULL,
            "listing shows a dotfile although dotfiles are denied");
@@ -1431,7 +1431,7 @@ static bool json_line_valid(const char *line)
 }
 
 /* @line has a top-level-ish "KEY": VALUE pair whose value is @val. Key
- * names are not in the spec, so look for the value only. */
+ * names are not in the README, so look for the value only. */
 static bool json_has_value(const char *line, const char *val)
 {
     return strstr(line, hfmt(":\"%s\"", val)) ||
@@ -1604,7 +1604,7 @@ END_TEST
 
 START_TEST(stderr_quiet_on_bad_requests)
 {
-    /* Not in the spec. A client's malformed request is the client's problem:
+    /* Not in the README. A client's malformed request is the client's problem:
      * nginx logs it at "info" (off by default), the access log already has
      * a line for it. Echoing each one to stderr lets any client flood the
      * operator's journal; stderr should stay for the operator. */
