@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fixture.c - declarative test trees: build from a list, remove with nftw.
+ * fixture.c - declarative test trees: build from a list, remove with nftw;
+ * the per-test scratch directory of the Check suites; the fd count.
  */
 #include "fixture.h"
 
+#include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -166,4 +168,28 @@ int fixture_count_fds(void)
             n++;
     closedir(d);
     return n - 1; /* the directory stream's own fd */
+}
+
+char fixture_dir[128];
+
+void fixture_dir_setup(void)
+{
+    int err = fixture_make(NULL, 0, fixture_dir, sizeof(fixture_dir), NULL);
+
+    ck_assert_msg(err == 0, "fixture_dir_setup: %s", strerror(-err));
+}
+
+void fixture_dir_teardown(void)
+{
+    fixture_remove(fixture_dir);
+}
+
+const char *fixture_path(const char *name)
+{
+    static _Thread_local char path[4][PATH_MAX];
+    static _Thread_local unsigned k;
+
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof(path[k]), "%s/%s", fixture_dir, name);
+    return path[k];
 }

@@ -10,7 +10,8 @@
  *   "name -> target"  a symlink with that text (target may be anything)
  *   "name|"           a FIFO
  * Missing parent directories are made on the way. Paths are relative to the
- * fixture root and must not contain "..".
+ * fixture root and must not contain "..". Also the scratch directory of a
+ * Check test (fixture_dir_setup) and the process's fd count.
  */
 #ifndef FIXTURE_H
 #define FIXTURE_H
@@ -45,5 +46,20 @@ int fixture_remove(const char *root);
 
 /* fixture_count_fds - the number of open fds of this process, or -errno. */
 int fixture_count_fds(void);
+
+/*
+ * A checked fixture for Check suites: fixture_dir_setup makes an empty
+ * fixture_make directory for the test in fixture_dir (the test fails if it
+ * cannot), fixture_dir_teardown removes it and everything in it.
+ */
+extern char fixture_dir[128];
+void fixture_dir_setup(void);
+void fixture_dir_teardown(void);
+
+/*
+ * fixture_path - fixture_dir/@name, in one of four buffers of the calling
+ * thread that are reused in turn: valid until its fourth call after this.
+ */
+const char *fixture_path(const char *name);
 
 #endif

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cache_rules.c - Cache-Control rule parsing and glob matching. */
 #include "cache_rules.h"
+#include "check_main.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 #define LONG "max-age=31536000, immutable"
 
@@ -133,26 +131,9 @@ START_TEST(value_kept_verbatim)
 }
 END_TEST
 
-static Suite *cache_rules_suite(void)
-{
-    Suite *s = suite_create("cache_rules");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, match_case, 0, N_ELEMS(match_cases));
-    tcase_add_test(tc, no_default);
-    tcase_add_loop_test(tc, bad_case, 0, N_ELEMS(bad_cases));
-    tcase_add_test(tc, value_kept_verbatim);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(cache_rules_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "cache_rules",
+    .tcases = {{"core",
+                .loops = {{&match_case, N_ELEMS(match_cases)},
+                          {&bad_case, N_ELEMS(bad_cases)}},
+                .tests = {&no_default, &value_kept_verbatim}}}};

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* test_cond.c - preconditions in RFC 9110 13.2.2 order, ETag matching. */
+#include "check_main.h"
 #include "cond.h"
 
-#include <check.h>
 #include <stdlib.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 #define ETAG "\"abc-10\""
 #define MTIME 784111777 /* Sun, 06 Nov 1994 08:49:37 GMT */
@@ -67,19 +65,7 @@ START_TEST(weak_etag_strong_compare)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("cond");
-    TCase *tc = tcase_create("evaluate");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, cond_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, weak_etag_strong_compare);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "cond",
+    .tcases = {{"evaluate", .loops = {{&cond_case, N_ELEMS(cases)}},
+                .tests = {&weak_etag_strong_compare}}}};

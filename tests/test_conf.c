@@ -5,16 +5,15 @@
  * options, the conf_print round trip and --help coverage. Tables, one row per
  * case; ASan (dev preset) checks that no path leaks.
  */
+#include "check_main.h"
 #include "conf.h"
+#include "fixture.h"
 
-#include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 10
 
 /* All messages, one per line, for comparing against a table row. */
@@ -869,18 +868,6 @@ END_TEST
 
 /* ---- resources: no fd left behind on any path ---- */
 
-static int count_fds(void)
-{
-    DIR *dir = opendir("/proc/self/fd");
-    int n = 0;
-
-    ck_assert_ptr_nonnull(dir);
-    while (readdir(dir))
-        n++;
-    closedir(dir);
-    return n;
-}
-
 START_TEST(no_fd_leak)
 {
     char *path = temp_file("threads = 2\nbad line\n");
@@ -888,7 +875,7 @@ START_TEST(no_fd_leak)
     const char *dir_args[] = {"--config", "/", NULL};
     struct conf c;
     struct conf_diag d = {0};
-    int before = count_fds();
+    int before = fixture_count_fds();
 
     for (int i = 0; i < 50; i++) {
         ck_assert_int_eq(load(args, NULL, &c, &d), -EINVAL);
@@ -896,7 +883,7 @@ START_TEST(no_fd_leak)
         ck_assert_int_eq(load(dir_args, NULL, &c, &d), -EINVAL);
         conf_free(&c);
     }
-    ck_assert_int_eq(count_fds(), before);
+    ck_assert_int_eq(fixture_count_fds(), before);
     ck_assert_uint_eq(d.n, 100);
     conf_diag_free(&d);
     conf_free(NULL);
@@ -906,51 +893,20 @@ START_TEST(no_fd_leak)
 }
 END_TEST
 
-static Suite *conf_suite(void)
-{
-    Suite *s = suite_create("conf");
-    TCase *tc = tcase_create("file");
-
-    tcase_add_loop_test(tc, file_error, 0, N_ELEMS(file_errors));
-    tcase_add_test(tc, file_nul_byte);
-    tcase_add_test(tc, file_unreadable);
-    tcase_add_loop_test(tc, file_value, 0, N_ELEMS(file_values));
-    tcase_add_test(tc, listen_fields);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("cli");
-    tcase_add_loop_test(tc, cli_error, 0, N_ELEMS(cli_errors));
-    tcase_add_loop_test(tc, cli_value, 0, N_ELEMS(cli_values));
-    tcase_add_test(tc, cli_actions);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("env");
-    tcase_add_loop_test(tc, env_error, 0, N_ELEMS(env_errors));
-    tcase_add_test(tc, env_values);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("sources");
-    tcase_add_test(tc, defaults);
-    tcase_add_loop_test(tc, precedence_case, 0, N_ELEMS(precedence));
-    tcase_add_test(tc, config_cli_over_env);
-    tcase_add_test(tc, repeat_in_one_source_appends);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("output");
-    tcase_add_loop_test(tc, round_trip, 0, N_ELEMS(round_trips));
-    tcase_add_test(tc, help_mentions_every_option);
-    tcase_add_test(tc, no_fd_leak);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(conf_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "conf",
+    .tcases = {{"file",
+                .loops = {{&file_error, N_ELEMS(file_errors)},
+                          {&file_value, N_ELEMS(file_values)}},
+                .tests = {&file_nul_byte, &file_unreadable, &listen_fields}},
+               {"cli",
+                .loops = {{&cli_error, N_ELEMS(cli_errors)},
+                          {&cli_value, N_ELEMS(cli_values)}},
+                .tests = {&cli_actions}},
+               {"env", .loops = {{&env_error, N_ELEMS(env_errors)}},
+                .tests = {&env_values}},
+               {"sources", .loops = {{&precedence_case, N_ELEMS(precedence)}},
+                .tests = {&defaults, &config_cli_over_env,
+                          &repeat_in_one_source_appends}},
+               {"output", .loops = {{&round_trip, N_ELEMS(round_trips)}},
+                .tests = {&help_mentions_every_option, &no_fd_leak}}}};

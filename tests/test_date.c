@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* test_date.c - HTTP date formatting and the three accepted forms. */
+#include "check_main.h"
 #include "date.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* 784111777 = Sun, 06 Nov 1994 08:49:37 GMT (RFC 9110's example). */
 static const struct {
@@ -69,19 +67,7 @@ START_TEST(format_round_trip)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("date");
-    TCase *tc = tcase_create("parse");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, parse_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, format_round_trip);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "date",
+    .tcases = {{"parse", .loops = {{&parse_case, N_ELEMS(cases)}},
+                .tests = {&format_round_trip}}}};

@@ -5,13 +5,12 @@
  * files (pending, then ready), identical content under different mtimes, the
  * mtime and off modes, and many threads at once.
  */
+#include "check_main.h"
 #include "etag_cache.h"
+#include "fixture.h"
 
-#include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,62 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
 /* SHA-256("abc"), FIPS 180-2: truncated base64url, and full base64. */
 #define ABC_ETAG "\"ungWv48Bz-pBQUDeXa4iIw\""
 #define ABC_DIGEST "sha-256=:ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:"
 
-static char dir[64];
-
-static int rm_one(const char *p, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-static void setup(void)
-{
-    const char *tmp = getenv("TMPDIR");
-
-    snprintf(dir, sizeof(dir), "%s/beneath-XXXXXX", tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    ck_assert_ptr_nonnull(d);
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
-}
-
-static const char *path_of(const char *name)
-{
-    static _Thread_local char p[4][128];
-    static _Thread_local int k;
-
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
-    return p[k];
-}
-
 /* put - write @len bytes of @data to @name, with mtime @mtime (0: now). */
 static void put(const char *name, const void *data, size_t len, time_t mtime)
 {
-    int fd = open(path_of(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(fixture_path(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
@@ -106,7 +57,7 @@ static int get(struct etag_cache *c, const char *name, bool digest,
                struct etag_value *v)
 {
     struct stat st;
-    int fd = open(path_of(name), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = open(fixture_path(name), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     int rc;
 
     ck_assert_int_ge(fd, 0);
@@ -200,17 +151,17 @@ START_TEST(change_detection)
     switch (changes[_i].how) {
     case TOUCH:
         ts[0].tv_sec = ts[1].tv_sec = 1000000001;
-        ck_assert_int_eq(utimensat(AT_FDCWD, path_of("f"), ts, 0), 0);
+        ck_assert_int_eq(utimensat(AT_FDCWD, fixture_path("f"), ts, 0), 0);
         break;
     case APPEND:
-        fd = open(path_of("f"), O_WRONLY | O_APPEND);
+        fd = open(fixture_path("f"), O_WRONLY | O_APPEND);
         ck_assert_int_eq(write(fd, "!", 1), 1);
         close(fd);
         break;
     case REWRITE_SAME_MTIME: {
         struct stat st0, st1;
-        ck_assert_int_eq(stat(path_of("f"), &st0), 0);
-        fd = open(path_of("f"), O_WRONLY);
+        ck_assert_int_eq(stat(fixture_path("f"), &st0), 0);
+        fd = open(fixture_path("f"), O_WRONLY);
         ck_assert_int_eq(write(fd, "VERSION ONE", 11), 11);
         ts[0].tv_nsec = ts[1].tv_nsec = 0;
         /*
@@ -232,7 +183,7 @@ START_TEST(change_detection)
     }
     case REPLACE_SAME_BYTES:
         put("f.new", "version one", 11, 1000000000);
-        ck_assert_int_eq(rename(path_of("f.new"), path_of("f")), 0);
+        ck_assert_int_eq(rename(fixture_path("f.new"), fixture_path("f")), 0);
         break;
     }
     ck_assert_int_eq(get(c, "f", false, &after), 0);
@@ -286,7 +237,7 @@ START_TEST(big_file_pending_then_ready)
     struct stat st;
 
     put_big("big", 3 << 20, 7, 1500000000);
-    ck_assert_int_eq(stat(path_of("big"), &st), 0);
+    ck_assert_int_eq(stat(fixture_path("big"), &st), 0);
     etag_cache_mtime_etag(&st, mtime_etag);
 
     /* The lookup that finds it does not hash it. */
@@ -317,7 +268,7 @@ END_TEST
 /* Many big files queued, then destroyed at once: no fd or memory left. */
 START_TEST(destroy_with_queue)
 {
-    int fds = count_fds();
+    int fds = fixture_count_fds();
     struct etag_cache *c = make(ETAG_MODE_CONTENT, 0, -1);
     struct etag_value v;
     char name[16];
@@ -330,7 +281,7 @@ START_TEST(destroy_with_queue)
         ck_assert(v.pending);
     }
     etag_cache_free(c);
-    ck_assert_int_eq(count_fds(), fds);
+    ck_assert_int_eq(fixture_count_fds(), fds);
 }
 END_TEST
 
@@ -395,7 +346,7 @@ START_TEST(not_regular)
     struct etag_cache *c = make(ETAG_MODE_CONTENT, 0, 0);
     struct etag_value v;
     struct stat st;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    int fd = open(fixture_dir, O_RDONLY | O_DIRECTORY);
 
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(fstat(fd, &st), 0);
@@ -514,40 +465,12 @@ START_TEST(want_digest)
 }
 END_TEST
 
-static Suite *etag_cache_suite(void)
-{
-    Suite *s = suite_create("etag_cache");
-    TCase *tc = tcase_create("cache");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, known_vector_and_hit);
-    tcase_add_test(tc, empty_file);
-    tcase_add_loop_test(tc, change_detection, 0, (int)N_ELEMS(changes));
-    tcase_add_test(tc, lru_eviction);
-    tcase_add_test(tc, big_file_pending_then_ready);
-    tcase_add_test(tc, destroy_with_queue);
-    tcase_add_test(tc, same_content_different_mtime);
-    tcase_add_test(tc, mtime_mode);
-    tcase_add_test(tc, off_mode);
-    tcase_add_test(tc, not_regular);
-    tcase_add_test(tc, bad_mode);
-    tcase_add_test(tc, threads);
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("want_digest");
-    tcase_add_loop_test(tc, want_digest, 0, (int)N_ELEMS(wants));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(etag_cache_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "etag_cache",
+    .tcases = {{"cache", fixture_dir_setup, fixture_dir_teardown, .timeout = 60,
+                .loops = {{&change_detection, N_ELEMS(changes)}},
+                .tests = {&known_vector_and_hit, &empty_file, &lru_eviction,
+                          &big_file_pending_then_ready, &destroy_with_queue,
+                          &same_content_different_mtime, &mtime_mode, &off_mode,
+                          &not_regular, &bad_mode, &threads}},
+               {"want_digest", .loops = {{&want_digest, N_ELEMS(wants)}}}}};

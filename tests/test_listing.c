@@ -1,62 +1,33 @@
 // SPDX-License-Identifier: MIT
 /* test_listing.c - directory entries and HTML escaping of the listing. */
+#include "check_main.h"
+#include "fixture.h"
 #include "listing.h"
 
-#include <check.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64];
-
-static int rm(const char *path, const struct stat *st, int flag,
-              struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void put(const char *name, const char *content)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(content, f);
-    fclose(f);
-}
+static const char *const tree[] = {
+    "b.txt=12345", "a<script>&\"'.html=x", ".hidden=h", "with space",
+    "sub/",        "link -> /etc/passwd",
+};
 
 static void setup(void)
 {
-    char path[256];
+    const char *bad;
 
-    snprintf(dir, sizeof dir, "%s/beneath-listing-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    put("b.txt", "12345");
-    put("a<script>&\"'.html", "x");
-    put(".hidden", "h");
-    put("with space", "");
-    snprintf(path, sizeof path, "%s/sub", dir);
-    ck_assert_int_eq(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/link", dir);
-    ck_assert_int_eq(symlink("/etc/passwd", path), 0);
-}
-
-static void teardown(void)
-{
-    nftw(dir, rm, 16, FTW_DEPTH | FTW_PHYS);
+    fixture_dir_setup();
+    ck_assert_msg(fixture_build(fixture_dir, tree, N_ELEMS(tree), &bad) == 0,
+                  "fixture entry %s", bad);
 }
 
 static int open_dir(void)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(fixture_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(fd, 0);
     return fd;
 }
@@ -130,21 +101,8 @@ START_TEST(empty_root_listing)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("listing");
-    TCase *tc = tcase_create("dir");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, collect_sorted_no_dotfiles);
-    tcase_add_test(tc, html_escapes);
-    tcase_add_test(tc, empty_root_listing);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "listing",
+    .tcases = {{"dir", setup, fixture_dir_teardown,
+                .tests = {&collect_sorted_no_dotfiles, &html_escapes,
+                          &empty_root_listing}}}};

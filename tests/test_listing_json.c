@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_listing_json.c - JSON listing rendering and string escaping. */
+#include "check_main.h"
 #include "listing_json.h"
 
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A name rendered alone: what its "name" and "href" come out as. */
 static const struct {
@@ -127,26 +125,7 @@ START_TEST(grows)
 }
 END_TEST
 
-static Suite *listing_json_suite(void)
-{
-    Suite *s = suite_create("listing_json");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, name_case, 0, N_ELEMS(name_cases));
-    tcase_add_test(tc, whole_document);
-    tcase_add_test(tc, empty_directory);
-    tcase_add_test(tc, grows);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(listing_json_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "listing_json",
+    .tcases = {{"core", .loops = {{&name_case, N_ELEMS(name_cases)}},
+                .tests = {&whole_document, &empty_directory, &grows}}}};

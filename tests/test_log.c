@@ -1,30 +1,23 @@
 // SPDX-License-Identifier: MIT
 /* test_log.c - access log lines, escaping, reopen after rotation. */
+#include "check_main.h"
+#include "fixture.h"
 #include "log.h"
 
-#include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64], path[128], rotated[128];
+static char path[PATH_MAX], rotated[PATH_MAX];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "%s/beneath-log-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/access.log", dir);
-    snprintf(rotated, sizeof rotated, "%s/access.log.1", dir);
-}
-
-static void teardown(void)
-{
-    unlink(path);
-    unlink(rotated);
-    rmdir(dir);
+    fixture_dir_setup();
+    snprintf(path, sizeof path, "%s", fixture_path("access.log"));
+    snprintf(rotated, sizeof rotated, "%s", fixture_path("access.log.1"));
 }
 
 static char *slurp(const char *p)
@@ -52,14 +45,21 @@ static const struct log_record rec = {
     .err = EXDEV,
 };
 
-START_TEST(combined)
+/* The log file after one record @r in @format. */
+static char *one_record(enum log_format format, const struct log_record *r)
 {
     struct log *l;
 
-    ck_assert_int_eq(log_open(path, LOG_COMBINED, &l), 0);
-    log_write(l, &rec);
+    ck_assert_int_eq(log_open(path, format, &l), 0);
+    log_write(l, r);
     log_close(l);
-    char *s = slurp(path);
+    return slurp(path);
+}
+
+START_TEST(combined)
+{
+    char *s = one_record(LOG_COMBINED, &rec);
+
     ck_assert_ptr_nonnull(strstr(s, "127.0.0.1 - - ["));
     ck_assert_ptr_nonnull(strstr(
         s, "] \"GET /a\\x22b\\x5cc\\x01 HTTP/1.1\" 403 12 \"-\" \"curl/8\" "
@@ -70,12 +70,8 @@ END_TEST
 
 START_TEST(json)
 {
-    struct log *l;
+    char *s = one_record(LOG_JSON, &rec);
 
-    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
-    log_write(l, &rec);
-    log_close(l);
-    char *s = slurp(path);
     ck_assert_str_eq(
         s, "{\"time\":\"1994-11-06T08:49:37Z\",\"client\":\"127.0.0.1\","
            "\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
@@ -87,17 +83,13 @@ END_TEST
 
 START_TEST(long_fields_are_cut)
 {
-    struct log *l;
     static char big[20000];
     struct log_record r = rec;
 
     memset(big, 'x', sizeof big - 1);
     r.target = big;
     r.agent = big;
-    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
-    log_write(l, &r);
-    log_close(l);
-    char *s = slurp(path);
+    char *s = one_record(LOG_JSON, &r);
     ck_assert_ptr_nonnull(strstr(s, "xxx...\""));
     ck_assert_ptr_nonnull(strstr(s, "\"errno\":\"EXDEV\"}\n"));
 }
@@ -136,23 +128,8 @@ START_TEST(open_errors)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("log");
-    TCase *tc = tcase_create("lines");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, combined);
-    tcase_add_test(tc, json);
-    tcase_add_test(tc, long_fields_are_cut);
-    tcase_add_test(tc, reopen_after_rotation);
-    tcase_add_test(tc, open_errors);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "log",
+    .tcases = {{"lines", setup, fixture_dir_teardown,
+                .tests = {&combined, &json, &long_fields_are_cut,
+                          &reopen_after_rotation, &open_errors}}}};

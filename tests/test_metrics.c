@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* test_metrics.c - counters and their Prometheus text rendering. */
+#include "check_main.h"
 #include "metrics.h"
 
-#include <check.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct metrics m;
 
@@ -220,28 +218,9 @@ START_TEST(clock_moves_forward)
 }
 END_TEST
 
-static Suite *metrics_suite(void)
-{
-    Suite *s = suite_create("metrics");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_checked_fixture(tc, setup, NULL);
-    tcase_add_test(tc, render_counts);
-    tcase_add_test(tc, format_is_prometheus_text);
-    tcase_add_test(tc, render_truncates_like_snprintf);
-    tcase_add_test(tc, concurrent_counts_exact);
-    tcase_add_test(tc, clock_moves_forward);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(metrics_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "metrics",
+    .tcases = {{"core", setup, NULL,
+                .tests = {&render_counts, &format_is_prometheus_text,
+                          &render_truncates_like_snprintf,
+                          &concurrent_counts_exact, &clock_moves_forward}}}};

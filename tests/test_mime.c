@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* test_mime.c - Content-Type by extension. */
+#include "check_main.h"
 #include "mime.h"
 
-#include <check.h>
 #include <stdlib.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *name;
@@ -36,18 +34,6 @@ START_TEST(mime_case)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("mime");
-    TCase *tc = tcase_create("table");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, mime_case, 0, N_ELEMS(cases));
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "mime",
+    .tcases = {{"table", .loops = {{&mime_case, N_ELEMS(cases)}}}}};

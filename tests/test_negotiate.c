@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* test_negotiate.c - Accept-Encoding parsing and sidecar order, by table. */
+#include "check_main.h"
 #include "negotiate.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const enum negotiate_encoding all[] = {NEGOTIATE_BR, NEGOTIATE_ZSTD,
                                               NEGOTIATE_GZIP};
@@ -158,27 +156,9 @@ START_TEST(compressible)
 }
 END_TEST
 
-static Suite *negotiate_suite(void)
-{
-    Suite *s = suite_create("negotiate");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_loop_test(tc, order_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, qvalues);
-    tcase_add_test(tc, names);
-    tcase_add_test(tc, compressible);
-    tcase_add_loop_test(tc, prefs_case, 0, N_ELEMS(prefs_cases));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(negotiate_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "negotiate",
+    .tcases = {{"core",
+                .loops = {{&order_case, N_ELEMS(cases)},
+                          {&prefs_case, N_ELEMS(prefs_cases)}},
+                .tests = {&qvalues, &names, &compressible}}}};

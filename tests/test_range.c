@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* test_range.c - Range parsing and If-Range. */
+#include "check_main.h"
 #include "range.h"
 
-#include <check.h>
 #include <stdlib.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *hdr;
@@ -85,19 +83,8 @@ START_TEST(if_range_case)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("range");
-    TCase *tc = tcase_create("parse");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, range_case, 0, N_ELEMS(cases));
-    tcase_add_loop_test(tc, if_range_case, 0, N_ELEMS(if_range_cases));
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "range",
+    .tcases = {
+        {"parse", .loops = {{&range_case, N_ELEMS(cases)},
+                            {&if_range_case, N_ELEMS(if_range_cases)}}}}};

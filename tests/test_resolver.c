@@ -390,6 +390,17 @@ void tr_fd_teardown(void)
                   fds_before, now);
 }
 
+TCase *tr_tcase(Suite *s, const char *name, int timeout)
+{
+    TCase *tc = tcase_create(name);
+
+    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    if (timeout)
+        tcase_set_timeout(tc, timeout);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
 static void table_run(int i, enum resolver_backend backend)
 {
     enum resolver_backend served = backend;
@@ -438,6 +449,7 @@ static void lex_rows_fill(void)
 
 static void print_lexical_skips(void)
 {
+    lex_rows_fill();
     printf("lexical: %zu rows skipped (unsafe baseline)\n",
            tr_n_cases - (size_t)n_lex_rows);
     fflush(stdout);
@@ -697,6 +709,8 @@ static Suite *resolver_suite(void)
 {
     Suite *s = suite_create("table");
     TCase *tc;
+
+    lex_rows_fill();
     const struct {
         const char *name;
         const TTest *test;
@@ -709,31 +723,24 @@ static Suite *resolver_suite(void)
     };
 
     for (size_t i = 0; i < N_ELEMS(per_backend); i++) {
-        tc = tcase_create(per_backend[i].name);
-        tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+        tc = tr_tcase(s, per_backend[i].name, 0);
         tcase_add_loop_test(tc, per_backend[i].test, 0, per_backend[i].rows);
         if (per_backend[i].test == table_lexical)
             tcase_add_unchecked_fixture(tc, print_lexical_skips, NULL);
-        suite_add_tcase(s, tc);
     }
-    tc = tcase_create("api");
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tc = tr_tcase(s, "api", 0);
     tcase_add_test(tc, default_backend);
     tcase_add_test(tc, root_at_fdcwd);
     tcase_add_test(tc, bad_root);
     tcase_add_test(tc, names);
-    suite_add_tcase(s, tc);
     return s;
 }
 
 static Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
-    TCase *tc = tcase_create("beneath-resolve");
-
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    TCase *tc = tr_tcase(s, "beneath-resolve", 0);
     tcase_add_loop_test(tc, cli, 0, (int)N_ELEMS(cli_cases));
-    suite_add_tcase(s, tc);
     return s;
 }
 
@@ -892,44 +899,49 @@ static void remove_tree(void)
         fprintf(stderr, "test_resolver: could not remove %s\n", tr_tmp);
 }
 
-/* ctest's SKIP_RETURN_CODE (tests/resolver.cmake). */
-#define EXIT_SKIP 77
+/* The fd count once the tree is made: nothing may leak an fd past it. */
+static int fds_at_start;
 
-int main(int argc, char **argv)
+static int setup(int argc, char **argv)
 {
-    SRunner *sr;
-    int failed;
-    int fds;
-
-    lex_rows_fill();
     if (argc > 1 && strcmp(argv[1], "--lexical-skips") == 0) {
         print_lexical_skips();
-        return EXIT_SKIP;
-    }
-    if (geteuid() != 0) {
-        printf("test_resolver: SKIP: needs root, to make tmpfs, bind and proc "
-               "mounts in a private mount namespace\n");
-        return EXIT_SKIP;
+        return CHECK_SKIP;
     }
     if (setup_tree() < 0) {
         remove_tree();
         return EXIT_FAILURE;
     }
-    fds = fixture_count_fds();
-    sr = srunner_create(resolver_suite());
-    srunner_add_suite(sr, cli_suite());
-    srunner_add_suite(sr, resolver_differential_suite());
-    srunner_add_suite(sr, resolver_race_suite());
-    srunner_add_suite(sr, resolver_fallback_suite());
-    srunner_add_suite(sr, resolver_cache_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    if (fixture_count_fds() != fds) {
-        fprintf(stderr, "test_resolver: fd count changed: %d -> %d\n", fds,
-                fixture_count_fds());
+    fds_at_start = fixture_count_fds();
+    return 0;
+}
+
+static int teardown(void)
+{
+    int failed = 0;
+
+    if (fixture_count_fds() != fds_at_start) {
+        fprintf(stderr, "test_resolver: fd count changed: %d -> %d\n",
+                fds_at_start, fixture_count_fds());
         failed++;
     }
     remove_tree();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return failed;
 }
+
+/* Every suite works in the tree of setup_tree, which makes mounts. */
+#define MOUNTS "tmpfs, bind and proc mounts in a private mount namespace"
+
+const struct check_main check_main = {
+    .suites =
+        {
+            {resolver_suite, MOUNTS},
+            {cli_suite, MOUNTS},
+            {resolver_differential_suite, MOUNTS},
+            {resolver_race_suite, MOUNTS},
+            {resolver_fallback_suite, MOUNTS},
+            {resolver_cache_suite, MOUNTS},
+        },
+    .setup = setup,
+    .teardown = teardown,
+};

@@ -6,15 +6,14 @@
 #ifndef TEST_RESOLVER_H
 #define TEST_RESOLVER_H
 
+#include "check_main.h"
 #include "resolver.h"
 
-#include <check.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 /* The kernel's PATH_MAX: paths this long or longer are ENAMETOOLONG. */
 #define TR_PATH_MAX 4096
 
@@ -64,6 +63,12 @@ int tr_open_root(const char *sub);
 /* The checked fixture every TCase uses: the fd count must not change. */
 void tr_fd_setup(void);
 void tr_fd_teardown(void);
+
+/*
+ * tr_tcase - a TCase @name added to @s with that fixture, and a timeout of
+ * @timeout seconds per test (0: Check's default).
+ */
+TCase *tr_tcase(Suite *s, const char *name, int timeout);
 
 /* test_resolver_stress.c */
 Suite *resolver_differential_suite(void);

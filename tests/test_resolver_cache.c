@@ -448,13 +448,9 @@ END_TEST
 Suite *resolver_cache_suite(void)
 {
     Suite *s = suite_create("cache");
-    TCase *tc = tcase_create("table");
-
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    TCase *tc = tr_tcase(s, "table", 0);
     tcase_add_loop_test(tc, table, 0, (int)tr_n_cases);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("changes");
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tc = tr_tcase(s, "changes", 0);
     tcase_add_test(tc, moved_out);
     tcase_add_test(tc, ancestor_replaced);
     tcase_add_test(tc, exchanged_with_symlink);
@@ -463,12 +459,9 @@ Suite *resolver_cache_suite(void)
     tcase_add_test(tc, attributes);
     tcase_add_test(tc, file_changes_kept);
     tcase_add_test(tc, full);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("api");
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tc = tr_tcase(s, "api", 0);
     tcase_add_test(tc, api);
     tcase_add_test(tc, procfs_off);
     tcase_add_test(tc, other_mount_not_kept);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -293,17 +293,11 @@ END_TEST
 Suite *resolver_differential_suite(void)
 {
     Suite *s = suite_create("differential");
-    TCase *tc = tcase_create("generated");
-
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
-    tcase_set_timeout(tc, 600);
+    TCase *tc = tr_tcase(s, "generated", 600);
     tcase_add_test(tc, differential);
     tcase_add_test(tc, differential_magic);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("table-rows");
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    tc = tr_tcase(s, "table-rows", 0);
     tcase_add_loop_test(tc, differential_table, 0, (int)tr_n_cases);
-    suite_add_tcase(s, tc);
     return s;
 }
 
@@ -454,12 +448,8 @@ END_TEST
 Suite *resolver_race_suite(void)
 {
     Suite *s = suite_create("race");
-    TCase *tc = tcase_create("rename");
-
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
-    tcase_set_timeout(tc, 600);
+    TCase *tc = tr_tcase(s, "rename", 600);
     tcase_add_test(tc, rename_race);
-    suite_add_tcase(s, tc);
     return s;
 }
 
@@ -632,13 +622,10 @@ END_TEST
 Suite *resolver_fallback_suite(void)
 {
     Suite *s = suite_create("fallback");
-    TCase *tc = tcase_create("seccomp");
-
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
+    TCase *tc = tr_tcase(s, "seccomp", 0);
     tcase_add_test(tc, fallback_enosys);
     tcase_add_test(tc, fallback_eperm);
     tcase_add_test(tc, fallback_late_enosys);
     tcase_add_test(tc, fallback_late_eperm);
-    suite_add_tcase(s, tc);
     return s;
 }

@@ -1,46 +1,33 @@
 // SPDX-License-Identifier: MIT
 /* test_root.c - root reload: new requests see the new tree, old fd lives. */
+#include "check_main.h"
+#include "fixture.h"
 #include "resolver.h"
 #include "root.h"
 
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64], www[128], next[128], old[128];
+static char www[PATH_MAX], next[PATH_MAX], old[PATH_MAX];
+
+static const char *const tree[] = {"www/", "next/only-in-next"};
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "%s/beneath-root-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(www, sizeof www, "%s/www", dir);
-    snprintf(next, sizeof next, "%s/next", dir);
-    snprintf(old, sizeof old, "%s/old", dir);
-    ck_assert_int_eq(mkdir(www, 0755), 0);
-    ck_assert_int_eq(mkdir(next, 0755), 0);
-    char p[192];
-    snprintf(p, sizeof p, "%s/only-in-next", next);
-    close(open(p, O_CREAT | O_WRONLY, 0644));
-}
+    const char *bad;
 
-static void teardown(void)
-{
-    char p[192];
-    /* the file is in next, or in www once a test has swapped them */
-    snprintf(p, sizeof p, "%s/only-in-next", www);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/only-in-next", next);
-    unlink(p);
-    rmdir(www);
-    rmdir(old);
-    rmdir(next);
-    rmdir(dir);
+    fixture_dir_setup();
+    ck_assert_msg(fixture_build(fixture_dir, tree, N_ELEMS(tree), &bad) == 0,
+                  "fixture entry %s", bad);
+    snprintf(www, sizeof www, "%s", fixture_path("www"));
+    snprintf(next, sizeof next, "%s", fixture_path("next"));
+    snprintf(old, sizeof old, "%s", fixture_path("old"));
 }
 
 static int has(int fd, const char *name)
@@ -143,32 +130,16 @@ END_TEST
 START_TEST(open_errors)
 {
     struct root *r = NULL;
-    char p[192];
 
-    snprintf(p, sizeof p, "%s/missing", dir);
-    ck_assert_int_eq(root_open(p, 0, &r), -ENOENT);
-    snprintf(p, sizeof p, "%s/only-in-next", next);
-    ck_assert_int_eq(root_open(p, 0, &r), -ENOTDIR);
+    ck_assert_int_eq(root_open(fixture_path("missing"), 0, &r), -ENOENT);
+    ck_assert_int_eq(root_open(fixture_path("next/only-in-next"), 0, &r),
+                     -ENOTDIR);
     root_close(NULL);
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("root");
-    TCase *tc = tcase_create("reload");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, reload_swaps);
-    tcase_add_test(tc, reload_failure_keeps_old);
-    tcase_add_test(tc, open_errors);
-    tcase_add_test(tc, dir_cache_follows_generation);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "root",
+    .tcases = {{"reload", setup, fixture_dir_teardown,
+                .tests = {&reload_swaps, &reload_failure_keeps_old,
+                          &open_errors, &dir_cache_follows_generation}}}};

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* test_status.c - the errno -> status table and reason phrases. */
+#include "check_main.h"
 #include "status.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     int err;
@@ -47,19 +45,7 @@ START_TEST(reason_case)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("status");
-    TCase *tc = tcase_create("table");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, errno_case, 0, N_ELEMS(errno_cases));
-    tcase_add_loop_test(tc, reason_case, 0, N_ELEMS(reason_cases));
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "status",
+    .tcases = {{"table", .loops = {{&errno_case, N_ELEMS(errno_cases)},
+                                   {&reason_case, N_ELEMS(reason_cases)}}}}};

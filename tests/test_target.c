@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* test_target.c - strict request-target decoding. */
+#include "check_main.h"
 #include "target.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define DENY TARGET_DENY_DOTFILES
 #define OPT TARGET_OPTIONS
 
@@ -113,19 +112,7 @@ START_TEST(buffer_too_small)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("target");
-    TCase *tc = tcase_create("decode");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, decode_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, buffer_too_small);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "target",
+    .tcases = {{"decode", .loops = {{&decode_case, N_ELEMS(cases)}},
+                .tests = {&buffer_too_small}}}};

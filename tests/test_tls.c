@@ -4,43 +4,32 @@
  * before, across and after loads, good and bad (a bad load keeps the
  * certificate in use), and the unload.
  */
+#include "check_main.h"
+#include "fixture.h"
 #include "tls.h"
 #include "tls_fixture.h"
 
-#include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <gnutls/x509.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64], cert[128], key[128];
-
-static int rm_one(const char *p, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
+static char cert[PATH_MAX], key[PATH_MAX];
 
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-
-    snprintf(dir, sizeof(dir), "%s/beneath-XXXXXX", tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cert, sizeof(cert), "%s/cert.pem", dir);
-    snprintf(key, sizeof(key), "%s/key.pem", dir);
+    fixture_dir_setup();
+    snprintf(cert, sizeof(cert), "%s", fixture_path("cert.pem"));
+    snprintf(key, sizeof(key), "%s", fixture_path("key.pem"));
 }
 
 static void teardown(void)
 {
     tls_free();
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    fixture_dir_teardown();
 }
 
 /* The callback's answer: the leaf's CN, or "" when it refuses. */
@@ -119,19 +108,6 @@ START_TEST(load_swap_keep_unload)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("tls");
-    TCase *tc = tcase_create("creds");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, load_swap_keep_unload);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "tls",
+    .tcases = {{"creds", setup, teardown, .tests = {&load_swap_keep_unload}}}};

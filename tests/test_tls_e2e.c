@@ -27,10 +27,6 @@
 
 #define DAY TLS_FIXTURE_DAY
 
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
 #define BIG_LEN (3 * 1024 * 1024 + 17)
 
 /* ===== an HTTPS client ==================================================== */
@@ -45,25 +41,6 @@ struct hs {
     long connects;   /* new connections this request made */
     int curl_result; /* CURLE_* */
 };
-
-struct grow {
-    char *p;
-    size_t len;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *u)
-{
-    struct grow *g = u;
-    char *q = realloc(g->p, g->len + size * n + 1);
-
-    if (q == NULL)
-        return 0;
-    memcpy(q + g->len, p, size * n);
-    g->len += size * n;
-    q[g->len] = '\0';
-    g->p = q;
-    return size * n;
-}
 
 /* fingerprint - SHA-256 and subject of the PEM certificate @pem. */
 static void fingerprint(const char *pem, struct hs *r)
@@ -98,7 +75,7 @@ static struct hs *https(CURL *e, unsigned port, const char *method,
                         const char *path, const char **headers, const char *ca)
 {
     struct hs *r = (struct hs *)hbuf(sizeof(*r));
-    struct grow head = {0}, body = {0};
+    struct http_buf head = {0}, body = {0};
     struct curl_slist *hl = NULL;
     bool own = e == NULL;
 
@@ -112,9 +89,9 @@ static struct hs *https(CURL *e, unsigned port, const char *method,
     curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(e, CURLOPT_NOBODY, strcmp(method, "HEAD") == 0 ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, http_write);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &head);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 20000L);
     curl_easy_setopt(e, CURLOPT_CERTINFO, 1L);
@@ -140,9 +117,9 @@ static struct hs *https(CURL *e, unsigned port, const char *method,
     curl_slist_free_all(hl);
     if (own)
         curl_easy_cleanup(e);
-    r->head = hmem(head.p ? head.p : "", head.len);
-    r->body = hmem(body.p ? body.p : "", body.len);
-    r->body_len = body.len;
+    r->head = hmem(head.p ? head.p : "", head.n);
+    r->body = hmem(body.p ? body.p : "", body.n);
+    r->body_len = body.n;
     free(head.p);
     free(body.p);
     return r;
@@ -274,11 +251,21 @@ static void pki_free(void)
 
 /* ===== tests ============================================================== */
 
-START_TEST(self_signed_get)
+/* A server over www on plain HTTP and on HTTPS with a self-signed
+ * certificate and HSTS; *@port is its HTTPS port. */
+static struct server *self_signed(unsigned *port)
 {
     struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
                                     "--tls-self-signed", "--hsts", "600", NULL);
-    unsigned port = https_port(s);
+
+    *port = https_port(s);
+    return s;
+}
+
+START_TEST(self_signed_get)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
     struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
 
     EXPECT(r->curl_result == CURLE_OK, "curl: %s",
@@ -309,9 +296,8 @@ END_TEST
 
 START_TEST(https_range_and_big)
 {
-    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
-                                    "--tls-self-signed", NULL);
-    unsigned port = https_port(s);
+    unsigned port;
+    struct server *s = self_signed(&port);
     CURL *e = http_easy();
     struct hs *r = https(e, port, "GET", "/big.bin", NULL, NULL);
 
@@ -340,9 +326,8 @@ END_TEST
 
 START_TEST(https_304_by_etag)
 {
-    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
-                                    "--tls-self-signed", NULL);
-    unsigned port = https_port(s);
+    unsigned port;
+    struct server *s = self_signed(&port);
     struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
     const char *etag = hs_header(r, "ETag");
 
@@ -641,34 +626,11 @@ START_TEST(big_file_hashed_in_background)
 }
 END_TEST
 
-static Suite *tls_e2e_suite(void)
-{
-    Suite *su = suite_create("tls_e2e");
-    TCase *tc = tcase_create("https");
-
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, test_setup, harness_test_teardown);
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, self_signed_get);
-    tcase_add_test(tc, https_range_and_big);
-    tcase_add_test(tc, https_304_by_etag);
-    tcase_add_test(tc, verified_chain);
-    tcase_add_test(tc, sighup_swap);
-    tcase_add_loop_test(tc, startup_checks, 0, (int)N_ELEMS(starts));
-    tcase_add_test(tc, replicas_same_etag);
-    tcase_add_test(tc, big_file_hashed_in_background);
-    suite_add_tcase(su, tc);
-    return su;
-}
-
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(tls_e2e_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "tls_e2e",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {
+        {"https", test_setup, .loops = {{&startup_checks, N_ELEMS(starts)}},
+         .tests = {&self_signed_get, &https_range_and_big, &https_304_by_etag,
+                   &verified_chain, &sighup_swap, &replicas_same_etag,
+                   &big_file_hashed_in_background}}}};

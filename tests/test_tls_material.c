@@ -4,13 +4,13 @@
  * here with OpenSSL (dates, keys, chains, encryption), written to a temporary
  * directory, and loaded through the same function the server calls.
  */
+#include "check_main.h"
+#include "fixture.h"
 #include "material.h"
 #include "tls_fixture.h"
 
-#include <check.h>
-#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <limits.h>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -23,49 +23,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define DAY TLS_FIXTURE_DAY
 
-static char dir[64];
-static char cert_path[128], key_path[128], pw_path[128];
+static char cert_path[PATH_MAX], key_path[PATH_MAX], pw_path[PATH_MAX];
 static time_t now;
-
-static int rm_one(const char *p, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
 
 static void setup(void)
 {
-    const char *tmp = getenv("TMPDIR");
-
-    snprintf(dir, sizeof(dir), "%s/beneath-XXXXXX", tmp ? tmp : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cert_path, sizeof(cert_path), "%s/cert.pem", dir);
-    snprintf(key_path, sizeof(key_path), "%s/key.pem", dir);
-    snprintf(pw_path, sizeof(pw_path), "%s/password", dir);
+    fixture_dir_setup();
+    snprintf(cert_path, sizeof(cert_path), "%s", fixture_path("cert.pem"));
+    snprintf(key_path, sizeof(key_path), "%s", fixture_path("key.pem"));
+    snprintf(pw_path, sizeof(pw_path), "%s", fixture_path("password"));
     now = time(NULL);
-}
-
-static void teardown(void)
-{
-    nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    ck_assert_ptr_nonnull(d);
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
 }
 
 static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer,
@@ -311,12 +280,12 @@ START_TEST(material_case)
     struct tls_material m;
     struct tls_material_diag d;
     const char *pw = build(cases[_i].s);
-    int fds = count_fds();
+    int fds = fixture_count_fds();
     int rc = tls_material_load(&m, cert_path, key_path, pw, now, &d);
 
     ck_assert_msg(rc == cases[_i].want, "%s: rc %d (%s), want %d",
                   cases[_i].name, rc, d.error, cases[_i].want);
-    ck_assert_int_eq(count_fds(), fds);
+    ck_assert_int_eq(fixture_count_fds(), fds);
     if (cases[_i].want < 0) {
         const char *file = strcmp(cases[_i].blame, "cert") == 0  ? cert_path
                            : strcmp(cases[_i].blame, "key") == 0 ? key_path
@@ -473,32 +442,10 @@ START_TEST(too_large)
 }
 END_TEST
 
-static Suite *tls_material_suite(void)
-{
-    Suite *s = suite_create("tls_material");
-    TCase *tc = tcase_create("load");
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_loop_test(tc, material_case, 0, (int)N_ELEMS(cases));
-    tcase_add_test(tc, output_round_trip);
-    tcase_add_test(tc, too_large);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("self_signed");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, self_signed);
-    tcase_add_test(tc, self_signed_bad_days);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(tls_material_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "tls_material",
+    .tcases = {{"load", setup, fixture_dir_teardown,
+                .loops = {{&material_case, N_ELEMS(cases)}},
+                .tests = {&output_round_trip, &too_large}},
+               {"self_signed", setup, fixture_dir_teardown,
+                .tests = {&self_signed, &self_signed_bad_days}}}};

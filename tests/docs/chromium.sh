@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A real browser against beneath: serve a copy of www-sample/ with
 # precompressed sidecars and load it in headless Chromium (Debian's
 # `chromium`). Checks: the DOM after scripts ran (site.js, served as a
@@ -6,11 +7,12 @@
 # variants' byte counts for the stylesheet and the script (the browser
 # decoded what it got), and a screenshot is not blank (much larger than a
 # screenshot of an empty page of the same size).
-#   chromium.sh BENEATH_BIN SOURCE_DIR
+#   chromium.sh BENEATH_BIN SITE_DIR
+# SITE_DIR is the assembled www-sample/ of the build tree.
 # Exit 77 (skipped) when chromium, gzip or brotli is missing.
 set -euo pipefail
 bin=$1
-src=$2
+site=$2
 for tool in chromium gzip brotli zstd; do
   command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
 done
@@ -27,7 +29,7 @@ fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 |
 # The site, without the generated 4 MiB download, with sidecars next to
 # every compressible file (what a docs build step would produce).
 mkdir "$tmp/www"
-cp -a "$src/www-sample/." "$tmp/www/"
+cp -a "$site/." "$tmp/www/"
 rm -f "$tmp/www/downloads/"*.bin
 find "$tmp/www" -type f \( -name '*.html' -o -name '*.css' -o -name '*.js' -o -name '*.svg' \) |
   while read -r f; do

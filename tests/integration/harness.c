@@ -12,14 +12,16 @@
  */
 #include "harness.h"
 
+#include "fixture.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -72,6 +74,16 @@ static void die_oom(void)
     abort();
 }
 
+/* @v, room made for one more element of @size bytes after its @n. */
+static void *grow_one(void *v, size_t n, size_t size)
+{
+    void *g = realloc(v, (n + 1) * size);
+
+    if (g == NULL)
+        die_oom();
+    return g;
+}
+
 /* Client threads (root-swap tests) allocate too: one lock for the lists. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -112,6 +124,25 @@ char *hbuf(size_t len)
     return halloc(len + 1);
 }
 
+char *hline(const char **text)
+{
+    const char *p = *text;
+    size_t n = strcspn(p, "\n");
+
+    if (*p == '\0')
+        return NULL;
+    *text = p[n] ? p + n + 1 : p + n;
+    return hmem(p, n);
+}
+
+char *hfill(size_t len, char ch)
+{
+    char *b = halloc(len + 1);
+
+    memset(b, ch, len);
+    return b;
+}
+
 char *hfmt(const char *fmt, ...)
 {
     va_list ap;
@@ -148,23 +179,11 @@ char *hrandom(size_t n)
 
 /* --- trees -------------------------------------------------------------- */
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-                  struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
 void tree_remove(const char *path)
 {
     if (path == NULL)
         return;
-    nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+    fixture_remove(path);
 }
 
 char *tree_new(void)
@@ -174,10 +193,7 @@ char *tree_new(void)
     ck_assert_msg(mkdtemp(d) != NULL, "mkdtemp %s: %s", d, strerror(errno));
     chmod(d, 0755);
     if (in_test) {
-        char **n = realloc(test_trees, (n_test_trees + 1) * sizeof(*n));
-        if (n == NULL)
-            die_oom();
-        test_trees = n;
+        test_trees = grow_one(test_trees, n_test_trees, sizeof(*test_trees));
         test_trees[n_test_trees++] = d;
     }
     return d;
@@ -206,6 +222,21 @@ void tree_write(const char *dir, const char *rel, const void *data, size_t len)
 void tree_write_str(const char *dir, const char *rel, const char *s)
 {
     tree_write(dir, rel, s, strlen(s));
+}
+
+void tree_build(const char *dir, ...)
+{
+    va_list ap;
+    const char *entry;
+    const char *bad;
+
+    va_start(ap, dir);
+    while ((entry = va_arg(ap, const char *)) != NULL) {
+        int err = fixture_build(dir, &entry, 1, &bad);
+        ck_assert_msg(err == 0, "%s: entry '%s': %s", dir, entry,
+                      strerror(-err));
+    }
+    va_end(ap);
 }
 
 void tree_mkdir(const char *dir, const char *rel)
@@ -297,8 +328,27 @@ const char *harness_backend(void)
     return b && *b ? b : "kernel";
 }
 
+TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
+                     void (*test_setup)(void), int timeout)
+{
+    TCase *tc = tcase_create(name);
+
+    tcase_add_unchecked_fixture(tc,
+                                suite_setup ? suite_setup : harness_suite_setup,
+                                harness_suite_teardown);
+    tcase_add_checked_fixture(tc, test_setup ? test_setup : harness_test_setup,
+                              harness_test_teardown);
+    tcase_set_timeout(tc, timeout);
+    suite_add_tcase(su, tc);
+    return tc;
+}
+
 void harness_suite_setup(void)
 {
+    /* in the runner, before the tests fork: libcurl's global state is set
+     * up before any thread exists (a count: teardown undoes one) */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        abort();
     signal(SIGPIPE, SIG_IGN);
     const char *tmp = getenv("TMPDIR");
     char *d = hfmt("%s/beneath-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -351,6 +401,7 @@ void harness_suite_teardown(void)
     free(owned);
     owned = NULL;
     cap_owned = 0;
+    curl_global_cleanup();
 }
 
 void harness_test_setup(void)
@@ -596,7 +647,7 @@ struct server *server_start_opts(const struct server_opts *o)
         argv_push(&a, "--resolver");
         argv_push(&a, harness_backend());
     }
-    for (const char **p = o->args; p && *p; p++)
+    for (const char *const *p = o->args; p && *p; p++)
         argv_push(&a, *p);
     if (o->root)
         argv_push(&a, o->root);
@@ -738,14 +789,8 @@ void server_stop_clean(struct server *s)
            "sanitizer report in beneath's stderr");
     /* STYLE 13: the integration tests check that stderr stays quiet */
     const char *p = server_stderr_since_startup(s);
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        char *line = hmem(p, n);
+    for (char *line; (line = hline(&p)) != NULL;)
         EXPECT(expected_line(line), "unexpected message on stderr: %s", line);
-        p += n;
-        if (*p)
-            p++;
-    }
 }
 
 int server_fd_count(const struct server *s)
@@ -958,34 +1003,24 @@ static bool header_has_token(const struct http_response *r, const char *name,
 
 struct raw_conn *raw_connect_host(const char *host, unsigned port)
 {
-    struct sockaddr_storage ss = {0};
-    socklen_t sl;
-    int family;
+    const struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+                                   .ai_socktype = SOCK_STREAM};
+    struct addrinfo *ai;
+    char service[16];
 
-    if (strchr(host, ':')) {
-        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-        s6->sin6_family = AF_INET6;
-        s6->sin6_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
-            return NULL;
-        sl = sizeof(*s6);
-        family = AF_INET6;
-    } else {
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-        s4->sin_family = AF_INET;
-        s4->sin_port = htons((uint16_t)port);
-        if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-            return NULL;
-        sl = sizeof(*s4);
-        family = AF_INET;
-    }
-    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    snprintf(service, sizeof(service), "%u", port);
+    if (getaddrinfo(host, service, &hints, &ai) != 0)
         return NULL;
-    if (connect(fd, (struct sockaddr *)&ss, sl) != 0) {
-        int e = errno;
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        err = errno;
         close(fd);
-        errno = e;
+        fd = -1;
+    }
+    freeaddrinfo(ai);
+    if (fd < 0) {
+        errno = err;
         return NULL;
     }
     struct raw_conn *c = calloc(1, sizeof(*c));
@@ -1276,15 +1311,9 @@ struct http_response *raw_get(unsigned port, const char *target)
 
 /* --- libcurl client ----------------------------------------------------- */
 
-struct growbuf {
-    char *p;
-    size_t n;
-    size_t cap;
-};
-
-static size_t grow_cb(char *data, size_t size, size_t nmemb, void *ud)
+size_t http_write(char *data, size_t size, size_t nmemb, void *ud)
 {
-    struct growbuf *b = ud;
+    struct http_buf *b = ud;
     size_t len = size * nmemb;
     if (b->n + len + 1 > b->cap) {
         size_t ncap = b->cap ? b->cap : 4096;
@@ -1305,21 +1334,18 @@ static size_t grow_cb(char *data, size_t size, size_t nmemb, void *ud)
 /* curl reports every header block; keep only the last (final) one. */
 static size_t head_cb(char *data, size_t size, size_t nmemb, void *ud)
 {
-    struct growbuf *b = ud;
+    struct http_buf *b = ud;
     size_t len = size * nmemb;
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
         b->n = 0;
-    return grow_cb(data, size, nmemb, ud);
+    return http_write(data, size, nmemb, ud);
 }
 
 CURL *http_easy(void)
 {
     CURL *e = curl_easy_init();
     ck_assert_msg(e != NULL, "curl_easy_init");
-    CURL **n = realloc(easies, (n_easies + 1) * sizeof(*n));
-    if (n == NULL)
-        die_oom();
-    easies = n;
+    easies = grow_one(easies, n_easies, sizeof(*easies));
     easies[n_easies++] = e;
     return e;
 }
@@ -1329,7 +1355,7 @@ struct http_response *http_do(CURL *easy, const struct server *s,
                               const char **headers)
 {
     struct http_response *r = halloc(sizeof(*r));
-    struct growbuf hb = {0}, bb = {0};
+    struct http_buf hb = {0}, bb = {0};
     struct curl_slist *hl = NULL;
     CURL *e = easy ? easy : curl_easy_init();
 
@@ -1350,7 +1376,7 @@ struct http_response *http_do(CURL *easy, const struct server *s,
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, head_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &hb);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, grow_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &bb);
     if (strcmp(method, "HEAD") == 0) {
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);

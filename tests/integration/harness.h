@@ -19,14 +19,14 @@
 #ifndef HARNESS_H
 #define HARNESS_H
 
-#include <check.h>
+#include "check_main.h"
+
 #include <curl/curl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Print what the servers of this test said, then fail with the message. */
 void harness_on_failure(void);
@@ -38,12 +38,53 @@ void harness_on_failure(void);
         }                                                                      \
     } while (0)
 
-/* Suite-level (unchecked fixture, runs in the runner): top temp dir. */
+/* Response @r has status @want; @what names the request in the message. */
+#define EXPECT_STATUS(r, want, what)                                           \
+    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
+           (what), (r)->status, (want),                                        \
+           (r)->error ? strerror((r)->error) : "none", (r)->head)
+
+/* Response @r is a 200 whose body is the string @want. */
+#define EXPECT_BODY(r, want, what)                                             \
+    EXPECT((r)->status == 200 && strcmp((r)->body, (want)) == 0,               \
+           "%s: status %d, body '%s', want 200 '%s'", (what), (r)->status,     \
+           (r)->body, (want))
+
+/* Header @name of @r is @want, or absent when @want is NULL. */
+#define EXPECT_HEADER(r, name, want, what)                                     \
+    do {                                                                       \
+        const char *v_ = http_header((r), (name));                             \
+        const char *w_ = (want);                                               \
+        EXPECT(w_ ? v_ &&strcmp(v_, w_) == 0 : v_ == NULL,                     \
+               "%s: %s is \"%s\", want \"%s\"\n%s", (what), (name),            \
+               v_ ? v_ : "(absent)", w_ ? w_ : "(absent)", (r)->head);         \
+    } while (0)
+
+/* Suite-level (unchecked fixture, runs in the runner): top temp dir and
+ * libcurl's global state. */
 void harness_suite_setup(void);
 void harness_suite_teardown(void);
 /* Test-level (checked fixture): stop servers, free everything. */
 void harness_test_setup(void);
 void harness_test_teardown(void);
+
+/* The fixtures above for a check_main table, @seconds per test. */
+#define HARNESS_FIXTURE(seconds)                                               \
+    {                                                                          \
+        .setup = harness_test_setup, .teardown = harness_test_teardown,        \
+        .unchecked_setup = harness_suite_setup,                                \
+        .unchecked_teardown = harness_suite_teardown, .timeout = (seconds)     \
+    }
+
+/*
+ * harness_tcase - add a TCase @name to @su with the fixtures above: once per
+ * tcase @suite_setup (NULL: harness_suite_setup) and harness_suite_teardown;
+ * around each test @test_setup (NULL: harness_test_setup) and
+ * harness_test_teardown. A custom setup calls the harness's first. Each test
+ * may take @timeout seconds. Returns the TCase, to add tests to.
+ */
+TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
+                     void (*test_setup)(void), int timeout);
 
 /* The backend under test: $BENEATH_E2E_RESOLVER, default "kernel". */
 const char *harness_backend(void);
@@ -54,8 +95,15 @@ char *hfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *hmem(const void *p, size_t len);
 /* A zeroed harness-owned buffer of @len + 1 bytes. */
 char *hbuf(size_t len);
+/* A harness-owned string of @len bytes @ch. */
+char *hfill(size_t len, char ch);
 /* Random lowercase hex string of @n characters, harness-owned. */
 char *hrandom(size_t n);
+/*
+ * hline - the next line of *@text, harness-owned and without its newline,
+ * moving *@text past it; NULL at the end of the text.
+ */
+char *hline(const char **text);
 
 /* --- trees ------------------------------------------------------------- */
 
@@ -65,6 +113,12 @@ char *tree_new(void);
 char *tree_path(const char *dir, const char *rel);
 void tree_write(const char *dir, const char *rel, const void *data, size_t len);
 void tree_write_str(const char *dir, const char *rel, const char *s);
+/*
+ * tree_build - make the entries below @dir, in the forms of fixture.h
+ * ("d/", "f=text", "name -> target", "fifo|"), parents on the way; the list
+ * ends with NULL.
+ */
+void tree_build(const char *dir, ...) __attribute__((sentinel));
 void tree_mkdir(const char *dir, const char *rel);
 void tree_symlink(const char *dir, const char *target, const char *rel);
 void tree_mkfifo(const char *dir, const char *rel);
@@ -96,13 +150,13 @@ struct server {
 };
 
 struct server_opts {
-    const char *root;  /* positional ROOT unless NULL */
-    const char **args; /* extra argv, NULL-terminated, may be NULL */
-    const char **env;  /* extra "K=V", NULL-terminated, may be NULL */
-    bool no_listen;    /* do not add --listen 127.0.0.1:0 */
-    bool no_resolver;  /* do not add --resolver <backend under test> */
-    int n_listen;      /* listening lines to wait for (default 1) */
-    int startup_ms;    /* bound on start-up (default 15000) */
+    const char *root;        /* positional ROOT unless NULL */
+    const char *const *args; /* extra argv, NULL-terminated, may be NULL */
+    const char **env;        /* extra "K=V", NULL-terminated, may be NULL */
+    bool no_listen;          /* do not add --listen 127.0.0.1:0 */
+    bool no_resolver;        /* do not add --resolver <backend under test> */
+    int n_listen;            /* listening lines to wait for (default 1) */
+    int startup_ms;          /* bound on start-up (default 15000) */
     int block_openat2; /* errno a seccomp filter gives openat2 (0: none) */
     /* bind-mount bind_src on bind_dst in a mount namespace of the server's
      * own (nothing changes outside it); both NULL: none */
@@ -222,6 +276,15 @@ struct http_response *raw_request(unsigned port, const char *req, int ms);
 struct http_response *raw_get(unsigned port, const char *target);
 
 /* --- libcurl client ---------------------------------------------------- */
+
+/* A growing buffer for CURLOPT_WRITEFUNCTION http_write (WRITEDATA: the
+ * buffer), kept NUL-terminated; the caller frees .p. */
+struct http_buf {
+    char *p;
+    size_t n;
+    size_t cap;
+};
+size_t http_write(char *data, size_t size, size_t nmemb, void *buf);
 
 /*
  * http_do - one request with libcurl. @easy: a handle to reuse (keep-alive),

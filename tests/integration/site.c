@@ -40,17 +40,26 @@ void site_build(void)
 
     tree_mkdir(b, "www");
     w = site.www = tree_path(b, "www");
-    tree_write_str(w, "index.html",
-                   "<!doctype html><title>root index</title>ROOT-INDEX\n");
-    tree_write_str(w, "style.css", "body { color: #333; }\n");
-    tree_write_str(w, "app.js", "console.log('beneath');\n");
-    tree_write_str(w, "logo.svg",
-                   "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n");
+    tree_build(
+        w, "index.html=<!doctype html><title>root index</title>ROOT-INDEX\n",
+        "style.css=body { color: #333; }\n", "app.js=console.log('beneath');\n",
+        "logo.svg=<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
+        "blob.unknownx=opaque bytes\n", "readme.txt=plain text\n",
+        "data.json={\"a\": 1}\n", "caf\xc3\xa9.txt=UTF8-NAME\n",
+        "404.html=<!doctype html><title>not here</title>CUSTOM-404-PAGE\n",
+        "sub/index.html=SUB-INDEX\n", "sub/deeper/index.html=DEEPER-INDEX\n",
+        "sub/.hidden=NESTED-HIDDEN\n", "sp ace/index.html=SPACE-INDEX\n",
+        "noindex/only-file-here.txt=x\n", "multi/home.html=MULTI-HOME\n",
+        "multi/index.html=MULTI-INDEX\n", "list/c.txt=c\n",
+        "list/<b>&\"x'.txt=escaped\n", "list/b-dir/",
+        "list/.dotfile-in-list=hidden\n", ".hidden=HIDDEN-CONTENT\n",
+        ".well-known/x=WELL-KNOWN\n",
+        /* the traversal set, inside */
+        "link-rel -> ../secret.txt", "link-dir-rel -> ../outside",
+        "link-rel-deep -> sub/../../secret.txt", "link-ok -> range.txt",
+        "link-ok-dir -> sub", "loop-a -> loop-b", "loop-b -> loop-a",
+        "procroot -> /proc/self/root", "passwd -> /etc/passwd", "fifo|", NULL);
     tree_write(w, "img.png", png, sizeof(png) - 1);
-    tree_write_str(w, "blob.unknownx", "opaque bytes\n");
-    tree_write_str(w, "readme.txt", "plain text\n");
-    tree_write_str(w, "data.json", "{\"a\": 1}\n");
-    tree_write_str(w, "caf\xc3\xa9.txt", "UTF8-NAME\n");
     for (size_t i = 0; i < SITE_RANGE_LEN; i++)
         site.range[i] = chars[i % (sizeof(chars) - 1)];
     site.range[SITE_RANGE_LEN] = '\0';
@@ -59,48 +68,11 @@ void site_build(void)
     for (size_t i = 0; i < SITE_BIG_LEN; i++)
         site.big[i] = chars[(i * 7 + i / 4096) % (sizeof(chars) - 1)];
     tree_write(w, "big.bin", site.big, SITE_BIG_LEN);
-    tree_write_str(w, "404.html",
-                   "<!doctype html><title>not here</title>CUSTOM-404-PAGE\n");
+    tree_write_str(w, "list/a.txt", hfill(12345, 'a'));
 
-    tree_mkdir(w, "sub");
-    tree_write_str(w, "sub/index.html", "SUB-INDEX\n");
-    tree_mkdir(w, "sub/deeper");
-    tree_write_str(w, "sub/deeper/index.html", "DEEPER-INDEX\n");
-    tree_write_str(w, "sub/.hidden", "NESTED-HIDDEN\n");
-    tree_mkdir(w, "sp ace");
-    tree_write_str(w, "sp ace/index.html", "SPACE-INDEX\n");
-    tree_mkdir(w, "noindex");
-    tree_write_str(w, "noindex/only-file-here.txt", "x\n");
-    tree_mkdir(w, "multi");
-    tree_write_str(w, "multi/home.html", "MULTI-HOME\n");
-    tree_write_str(w, "multi/index.html", "MULTI-INDEX\n");
-
-    tree_mkdir(w, "list");
-    char *a = hbuf(12345);
-    memset(a, 'a', 12345);
-    tree_write(w, "list/a.txt", a, 12345);
-    tree_write_str(w, "list/c.txt", "c\n");
-    tree_write_str(w, "list/<b>&\"x'.txt", "escaped\n");
-    tree_mkdir(w, "list/b-dir");
-    tree_write_str(w, "list/.dotfile-in-list", "hidden\n");
-
-    tree_write_str(w, ".hidden", "HIDDEN-CONTENT\n");
-    tree_mkdir(w, ".well-known");
-    tree_write_str(w, ".well-known/x", "WELL-KNOWN\n");
-
-    /* the traversal set */
+    /* the traversal set, with names known only now */
     tree_symlink(w, site.secret_path, "link-abs");
-    tree_symlink(w, "../secret.txt", "link-rel");
     tree_symlink(w, tree_path(b, "outside"), "link-dir");
-    tree_symlink(w, "../outside", "link-dir-rel");
-    tree_symlink(w, "sub/../../secret.txt", "link-rel-deep");
-    tree_symlink(w, "range.txt", "link-ok");
-    tree_symlink(w, "sub", "link-ok-dir");
-    tree_symlink(w, "loop-b", "loop-a");
-    tree_symlink(w, "loop-a", "loop-b");
-    tree_symlink(w, "/proc/self/root", "procroot");
-    tree_symlink(w, "/etc/passwd", "passwd");
-    tree_mkfifo(w, "fifo");
     tree_mknod_null(w, "null");
     tree_socket(w, "sock");
 

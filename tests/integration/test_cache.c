@@ -24,11 +24,6 @@
 /* server/reply_cache.h: REPLY_CACHE_SETTLE_S, plus one second of margin */
 #define SETTLE_S 3
 
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
 static struct http_response *ka(struct raw_conn *c, const char *method,
                                 const char *path, const char *extra)
 {
@@ -363,11 +358,4 @@ static Suite *cache_suite(void)
     return su;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(cache_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{cache_suite}}};

@@ -6,8 +6,8 @@
  * "emulated" and is passed as --resolver. Each test starts its own server on
  * 127.0.0.1 port 0 against the fixture site (site.c), and its teardown stops
  * it with SIGTERM and asserts a clean exit (status 0, no sanitizer report).
- * Where the spec (issue 3) is silent, the test follows what nginx or Caddy do
- * and says so.
+ * Where the README is silent, the test follows what nginx or Caddy do and
+ * says so. Each check asserts the one answer the server gives.
  */
 #include "harness.h"
 #include "site.h"
@@ -28,25 +28,10 @@ static void suite_setup(void)
     site_build();
 }
 
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
 static struct server *start_default(void)
 {
     return server_start(site.www, NULL);
 }
-
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
 
 static bool has_token(const char *list, const char *tok)
 {
@@ -176,7 +161,7 @@ END_TEST
 
 START_TEST(file_etag_changes)
 {
-    /* Not in the spec; every server's validators change with the file. */
+    /* Not in the README; every server's validators change with the file. */
     char *w = tree_new();
     tree_write_str(w, "f.txt", "one\n");
     tree_mtime(w, "f.txt", SITE_MTIME);
@@ -197,11 +182,14 @@ END_TEST
 
 /* ===== keep-alive ======================================================== */
 
+/* Requests on one connection, each answered with the connection kept open;
+ * not in the README beyond "keep-alive works": nginx keeps the connection
+ * open after 301, 403, 404, 405 and 416 too. */
 static const struct {
     const char *req;
     bool head;
     int status;
-} ka_ok[] = {
+} keepalive[] = {
     {"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n", false, 200},
     {"GET /range.txt HTTP/1.1\r\nHost: x\r\n\r\n", false, 200},
     {"HEAD /range.txt HTTP/1.1\r\nHost: x\r\n\r\n", true, 200},
@@ -214,53 +202,30 @@ static const struct {
     {"OPTIONS /index.html HTTP/1.1\r\nHost: x\r\n\r\n", false, 204},
     {"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n", false, 200},
     {"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n", false, 200},
+    {"GET /sub HTTP/1.1\r\nHost: x\r\n\r\n", false, 301},
+    {"GET /missing HTTP/1.1\r\nHost: x\r\n\r\n", false, 404},
+    {"GET /noindex/ HTTP/1.1\r\nHost: x\r\n\r\n", false, 403},
+    {"GET /link-abs HTTP/1.1\r\nHost: x\r\n\r\n", false, 403},
+    {"DELETE /index.html HTTP/1.1\r\nHost: x\r\n\r\n", false, 405},
+    {"GET /range.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=500-\r\n\r\n", false,
+     416},
+    {"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n", false, 200},
 };
 
-START_TEST(keepalive_raw_success)
+START_TEST(keepalive_raw)
 {
     /* MHD 0.9.75 closes after every response queued on the first handler
      * call: every one of these must keep the connection open. */
     struct server *s = start_default();
     struct raw_conn *c = raw_connect(s->port);
     EXPECT(c != NULL, "connect");
-    for (size_t i = 0; i < N_ELEMS(ka_ok); i++) {
-        EXPECT(raw_send_str(c, ka_ok[i].req) == 0,
+    for (size_t i = 0; i < N_ELEMS(keepalive); i++) {
+        EXPECT(raw_send_str(c, keepalive[i].req) == 0,
                "request %zu: send failed (connection closed?)", i);
-        struct http_response *r = raw_read(c, ka_ok[i].head, 10000);
-        EXPECT_STATUS(r, ka_ok[i].status, ka_ok[i].req);
+        struct http_response *r = raw_read(c, keepalive[i].head, 10000);
+        EXPECT_STATUS(r, keepalive[i].status, keepalive[i].req);
         EXPECT(!r->closed, "request %zu (%d) closed the connection:\n%s", i,
                r->status, r->head);
-    }
-    server_stop_clean(s);
-}
-END_TEST
-
-START_TEST(keepalive_raw_errors)
-{
-    /* Not in the spec beyond "keep-alive works": nginx keeps the
-     * connection open after 301, 403, 404 and 405 too. */
-    static const struct {
-        const char *req;
-        int status;
-    } reqs[] = {
-        {"GET /sub HTTP/1.1\r\nHost: x\r\n\r\n", 301},
-        {"GET /missing HTTP/1.1\r\nHost: x\r\n\r\n", 404},
-        {"GET /noindex/ HTTP/1.1\r\nHost: x\r\n\r\n", 403},
-        {"GET /link-abs HTTP/1.1\r\nHost: x\r\n\r\n", 403},
-        {"DELETE /index.html HTTP/1.1\r\nHost: x\r\n\r\n", 405},
-        {"GET /range.txt HTTP/1.1\r\nHost: x\r\nRange: bytes=500-\r\n\r\n",
-         416},
-        {"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n", 200},
-    };
-    struct server *s = start_default();
-    struct raw_conn *c = raw_connect(s->port);
-    EXPECT(c != NULL, "connect");
-    for (size_t i = 0; i < N_ELEMS(reqs); i++) {
-        EXPECT(raw_send_str(c, reqs[i].req) == 0, "send %zu", i);
-        struct http_response *r = raw_read(c, false, 10000);
-        EXPECT_STATUS(r, reqs[i].status, reqs[i].req);
-        EXPECT(!r->closed, "a %d closed the connection:\n%s", r->status,
-               r->head);
     }
     server_stop_clean(s);
 }
@@ -356,41 +321,6 @@ START_TEST(dir_redirect)
 }
 END_TEST
 
-START_TEST(dir_index)
-{
-    struct server *s = start_default();
-    struct http_response *r = http_get(s, "/sub/");
-    EXPECT_STATUS(r, 200, "/sub/");
-    EXPECT(strcmp(r->body, "SUB-INDEX\n") == 0, "/sub/ body '%s'", r->body);
-    EXPECT(http_value_eq(http_header(r, "Content-Type"),
-                         "text/html; charset=utf-8"),
-           "index Content-Type '%s'", http_header(r, "Content-Type") ?: "");
-    r = http_get(s, "/");
-    EXPECT_STATUS(r, 200, "/");
-    EXPECT(strstr(r->body, "ROOT-INDEX") != NULL, "/ is not index.html");
-    r = http_get(s, "/sub/deeper/");
-    EXPECT(r->status == 200 && strcmp(r->body, "DEEPER-INDEX\n") == 0,
-           "/sub/deeper/: %d '%s'", r->status, r->body);
-    r = http_get(s, "/link-ok-dir/");
-    EXPECT(r->status == 200 && strcmp(r->body, "SUB-INDEX\n") == 0,
-           "/link-ok-dir/ (symlink to sub inside the root): %d", r->status);
-    server_stop_clean(s);
-}
-END_TEST
-
-START_TEST(dir_no_index_forbidden)
-{
-    struct server *s = start_default();
-    struct http_response *r = http_get(s, "/noindex/");
-    EXPECT_STATUS(r, 403, "/noindex/ with listing off");
-    EXPECT(strstr(r->body, "only-file-here") == NULL,
-           "listing off but the 403 body names a file");
-    r = http_get(s, "/list/");
-    EXPECT_STATUS(r, 403, "/list/ with listing off");
-    server_stop_clean(s);
-}
-END_TEST
-
 START_TEST(dir_listing)
 {
     struct server *s = server_start(site.www, "--listing", "on", NULL);
@@ -414,7 +344,7 @@ START_TEST(dir_listing)
            "listing does not show a.txt's size (12345):\n%s", b);
     EXPECT(strstr(b, "2024") != NULL,
            "listing does not show dates (mtime 2024-01-02):\n%s", b);
-    /* not in the spec: with dotfiles denied, nginx's autoindex and Caddy's
+    /* not in the README: with dotfiles denied, nginx's autoindex and Caddy's
      * browse hide dotfiles; a listing must not advertise what is refused */
     EXPECT(strstr(b, ".dotfile-in-list") == NULL,
            "listing shows a dotfile although dotfiles are denied");
@@ -469,8 +399,7 @@ START_TEST(dir_listing)
     EXPECT(followed, "no link to <b>&\"x'.txt in the listing:\n%s", b);
     /* a directory with an index still serves the index */
     r = http_get(s, "/sub/");
-    EXPECT(r->status == 200 && strcmp(r->body, "SUB-INDEX\n") == 0,
-           "/sub/ with listing on: %d '%s'", r->status, r->body);
+    EXPECT_BODY(r, "SUB-INDEX\n", "/sub/ with listing on");
     r = http_get(s, "/noindex/");
     EXPECT(r->status == 200 && strstr(r->body, "only-file-here.txt"),
            "/noindex/ listing: %d", r->status);
@@ -486,8 +415,7 @@ START_TEST(dir_listing_long_names)
     tree_mkdir(w, "d");
     static const char fill[] = {'&', '<', '"', '\'', '>', 'x'};
     for (size_t k = 0; k < N_ELEMS(fill); k++) {
-        char *n = hbuf(255);
-        memset(n, fill[k], 255);
+        char *n = hfill(255, fill[k]);
         tree_write_str(w, hfmt("d/%s", n), "x");
     }
     for (int i = 0; i < 300; i++)
@@ -501,21 +429,6 @@ START_TEST(dir_listing_long_names)
         amp = hfmt("%s&amp;", amp);
     EXPECT(strstr(r->body, amp) != NULL,
            "the 255 x '&' name is not in the listing, escaped");
-    server_stop_clean(s);
-}
-END_TEST
-
-START_TEST(dir_index_names)
-{
-    struct server *s =
-        server_start(site.www, "--index", "home.html,index.html", NULL);
-    struct http_response *r = http_get(s, "/multi/");
-    EXPECT(r->status == 200 && strcmp(r->body, "MULTI-HOME\n") == 0,
-           "--index home.html,index.html: /multi/ gave %d '%s'", r->status,
-           r->body);
-    r = http_get(s, "/sub/");
-    EXPECT(r->status == 200 && strcmp(r->body, "SUB-INDEX\n") == 0,
-           "second index name not tried: %d '%s'", r->status, r->body);
     server_stop_clean(s);
 }
 END_TEST
@@ -623,19 +536,16 @@ END_TEST
 START_TEST(target_long)
 {
     /* Over-long request line and header block: 414 / 431 (MHD's automatic
-     * replies), never a crash or a hang. Accept 400 for the line too? No:
-     * the brief and RFC 9112 name 414; nginx answers 414. */
+     * replies), never a crash or a hang. RFC 9112 names 414 for the line;
+     * nginx answers 414 too. */
     struct server *s =
         server_start(site.www, "--max-header-size", "8192", NULL);
-    char *longpath = hbuf(20000);
-    memset(longpath, 'a', 20000);
+    char *longpath = hfill(20000, 'a');
     longpath[0] = '/';
     struct http_response *r = raw_request(
         s->port, hfmt("GET %s HTTP/1.1\r\nHost: x\r\n\r\n", longpath), 10000);
-    EXPECT(r->status == 414 || r->status == 431,
-           "20000-byte target: status %d, want 414 (or 431)", r->status);
-    char *longhdr = hbuf(20000);
-    memset(longhdr, 'b', 20000);
+    EXPECT_STATUS(r, 414, "20000-byte target");
+    char *longhdr = hfill(20000, 'b');
     r = raw_request(
         s->port,
         hfmt("GET /index.html HTTP/1.1\r\nHost: x\r\nX-Long: %s\r\n\r\n",
@@ -670,8 +580,7 @@ START_TEST(target_lengths)
                                   300, 500, 1000, 2000, 3000, 4000};
     struct server *s = start_default();
     for (size_t i = 0; i < N_ELEMS(lens); i++) {
-        char *name = hbuf(lens[i]);
-        memset(name, 'n', lens[i]);
+        char *name = hfill(lens[i], 'n');
         name[0] = '/';
         struct http_response *r = raw_get(s->port, name);
         EXPECT_STATUS(r, 404, hfmt("a %zu-byte missing path", lens[i]));
@@ -679,10 +588,8 @@ START_TEST(target_lengths)
         while (strlen(dots) + 12 < lens[i])
             dots = hfmt("%s./", dots);
         r = raw_get(s->port, hfmt("/%srange.txt", dots));
-        EXPECT(r->status == 200 && strcmp(r->body, site.range) == 0,
-               "a %zu-byte path to /range.txt: status %d (error %s)",
-               strlen(dots) + 10, r->status,
-               r->error ? strerror(r->error) : "none");
+        EXPECT_BODY(r, site.range,
+                    hfmt("a %zu-byte path to /range.txt", strlen(dots) + 10));
     }
     server_stop_clean(s);
 }
@@ -690,58 +597,46 @@ END_TEST
 
 /* ===== traversal ========================================================= */
 
-#define S403 (1 << 0)
-#define S404 (1 << 1)
-#define S400 (1 << 2)
-#define S200 (1 << 3)
-
 static const struct {
     const char *target;
-    int ok; /* accepted statuses */
+    int status;
 } traversal[] = {
-    {"/../secret.txt", S403},
-    {"/..", S403},
-    {"/../", S403},
-    {"/%2e%2e/secret.txt", S403},
-    {"/%2E%2E/secret.txt", S403},
-    {"/.%2e/secret.txt", S403},
-    {"/%2e./secret.txt", S403},
-    {"/sub/../../secret.txt", S403},
-    {"/sub/%2e%2e/%2e%2e/secret.txt", S403},
-    {"/sub/deeper/../../../secret.txt", S403},
-    {"/../outside/inner.txt", S403},
-    /* %2F: the spec is silent; rejecting (400) or decoding and letting the
-     * resolver refuse (403) both keep the secret in */
-    {"/..%2fsecret.txt", S400 | S403},
-    {"/%2e%2e%2fsecret.txt", S400 | S403},
-    {"/sub%2f..%2f..%2fsecret.txt", S400 | S403},
+    {"/../secret.txt", 403},
+    {"/..", 403},
+    {"/../", 403},
+    {"/%2e%2e/secret.txt", 403},
+    {"/%2E%2E/secret.txt", 403},
+    {"/.%2e/secret.txt", 403},
+    {"/%2e./secret.txt", 403},
+    {"/sub/../../secret.txt", 403},
+    {"/sub/%2e%2e/%2e%2e/secret.txt", 403},
+    {"/sub/deeper/../../../secret.txt", 403},
+    {"/../outside/inner.txt", 403},
+    /* %2F is decoded and the resolver refuses the path */
+    {"/..%2fsecret.txt", 403},
+    {"/%2e%2e%2fsecret.txt", 403},
+    {"/sub%2f..%2f..%2fsecret.txt", 403},
     /* backslash is an ordinary byte on Linux */
-    {"/..%5csecret.txt", S400 | S404},
-    {"/secret.txt%00", S400},
-    {"/../secret.txt%00.html", S400},
-    {"/link-abs", S403},
-    {"/link-rel", S403},
-    {"/link-rel-deep", S403},
-    {"/link-dir/inner.txt", S403},
-    {"/link-dir-rel/inner.txt", S403},
-    {"/link-dir", S403},
-    {"/link-dir/", S403},
-    {"/loop-a", S403},
-    {"/procroot/etc/passwd", S403},
-    {"/passwd", S403},
-    {"/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd", S403},
-    {"/fifo", S403},
-    {"/null", S403},
-    {"/sock", S403},
-    {"/nothing-here", S404},
-    {"/link-ok", S200},
+    {"/..%5csecret.txt", 404},
+    {"/secret.txt%00", 400},
+    {"/../secret.txt%00.html", 400},
+    {"/link-abs", 403},
+    {"/link-rel", 403},
+    {"/link-rel-deep", 403},
+    {"/link-dir/inner.txt", 403},
+    {"/link-dir-rel/inner.txt", 403},
+    {"/link-dir", 403},
+    {"/link-dir/", 403},
+    {"/loop-a", 403},
+    {"/procroot/etc/passwd", 403},
+    {"/passwd", 403},
+    {"/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd", 403},
+    {"/fifo", 403},
+    {"/null", 403},
+    {"/sock", 403},
+    {"/nothing-here", 404},
+    {"/link-ok", 200},
 };
-
-static bool status_in(int status, int set)
-{
-    return ((set & S403) && status == 403) || ((set & S404) && status == 404) ||
-           ((set & S400) && status == 400) || ((set & S200) && status == 200);
-}
 
 static void forbid_secrets(void)
 {
@@ -755,17 +650,14 @@ START_TEST(traversal_case)
     struct server *s = start_default();
     const char *t = traversal[_i].target;
     /* raw: curl would normalise the dots */
+    int want = traversal[_i].status;
     struct http_response *r = raw_get(s->port, t);
-    EXPECT(status_in(r->status, traversal[_i].ok),
-           "GET %s: status %d (error %s)\n%s", t, r->status,
-           r->error ? strerror(r->error) : "none", r->head);
+    EXPECT_STATUS(r, want, hfmt("GET %s", t));
     r = raw_request(s->port, hfmt("HEAD %s HTTP/1.1\r\nHost: x\r\n\r\n", t),
                     10000);
-    EXPECT(status_in(r->status, traversal[_i].ok), "HEAD %s: status %d", t,
-           r->status);
+    EXPECT_STATUS(r, want, hfmt("HEAD %s", t));
     r = http_do(NULL, s, "GET", t, (const char *[]){"Range: bytes=0-", NULL});
-    EXPECT(status_in(r->status, traversal[_i].ok) || r->status == 206,
-           "GET %s with Range: status %d", t, r->status);
+    EXPECT_STATUS(r, want == 200 ? 206 : want, hfmt("GET %s with Range", t));
     r = raw_get(s->port, "/readme.txt");
     EXPECT_STATUS(r, 200, "a request after the case");
     server_stop_clean(s);
@@ -774,16 +666,15 @@ END_TEST
 
 START_TEST(traversal_absolute_double_slash)
 {
-    /* "//abs/path": a server that strips only one slash hands the resolver an
-     * absolute path, which BENEATH refuses; one that merges slashes looks
-     * for it inside the root. Either way, nothing from outside. */
+    /* "//abs/path": only one slash is stripped, so the resolver is handed
+     * an absolute path, which BENEATH refuses (a server that merges slashes
+     * would look for it inside the root instead). */
     forbid_secrets();
     struct server *s = start_default();
     struct http_response *r = raw_get(s->port, hfmt("/%s", site.secret_path));
-    EXPECT(r->status == 403 || r->status == 404, "//%s: status %d",
-           site.secret_path, r->status);
+    EXPECT_STATUS(r, 403, hfmt("/%s", site.secret_path));
     r = raw_get(s->port, "//etc/passwd");
-    EXPECT(r->status == 403 || r->status == 404, "//etc/passwd: %d", r->status);
+    EXPECT_STATUS(r, 403, "//etc/passwd");
     server_stop_clean(s);
 }
 END_TEST
@@ -810,45 +701,6 @@ START_TEST(traversal_fifo_does_not_block)
 }
 END_TEST
 
-START_TEST(traversal_in_root)
-{
-    /* --confine in-root clamps ".." and absolute links at the root, like
-     * chroot: the outside names then resolve inside, where they do not
-     * exist (404); nothing from outside is ever served. */
-    forbid_secrets();
-    struct server *s = server_start(site.www, "--confine", "in-root", NULL);
-    static const char *const t[] = {
-        "/../secret.txt", "/%2e%2e/secret.txt",  "/link-abs",
-        "/link-rel",      "/link-dir/inner.txt", "/sub/../../secret.txt",
-        "/passwd",
-    };
-    for (size_t i = 0; i < N_ELEMS(t); i++) {
-        struct http_response *r = raw_get(s->port, t[i]);
-        EXPECT(r->status == 404 || r->status == 403, "in-root %s: status %d",
-               t[i], r->status);
-    }
-    struct http_response *r = raw_get(s->port, "/../range.txt");
-    EXPECT(r->status == 200 && strcmp(r->body, site.range) == 0,
-           "in-root /../range.txt should clamp to /range.txt: %d", r->status);
-    server_stop_clean(s);
-}
-END_TEST
-
-START_TEST(traversal_no_symlinks)
-{
-    forbid_secrets();
-    struct server *s =
-        server_start(site.www, "--confine", "beneath,no-symlinks", NULL);
-    struct http_response *r = raw_get(s->port, "/link-ok");
-    EXPECT_STATUS(r, 403, "no-symlinks: /link-ok (a symlink inside)");
-    r = raw_get(s->port, "/link-ok-dir/index.html");
-    EXPECT_STATUS(r, 403, "no-symlinks: /link-ok-dir/index.html");
-    r = raw_get(s->port, "/range.txt");
-    EXPECT_STATUS(r, 200, "no-symlinks: a plain file");
-    server_stop_clean(s);
-}
-END_TEST
-
 START_TEST(traversal_special_files)
 {
     /* The files the server opens on its own initiative go through the
@@ -866,16 +718,13 @@ START_TEST(traversal_special_files)
     struct http_response *r = raw_get(s->port, "/missing");
     EXPECT_STATUS(r, 404, "404 with 404.html a symlink out of the root");
     r = raw_get(s->port, "/d/");
-    EXPECT(r->status == 403 || r->status == 200,
-           "/d/ (index.html escapes): status %d", r->status);
+    EXPECT_STATUS(r, 403, "/d/ (index.html escapes)");
     r = raw_get(s->port, "/e/");
-    EXPECT(r->status == 403 || r->status == 200,
-           "/e/ (index.html absolute link out): status %d", r->status);
+    EXPECT_STATUS(r, 403, "/e/ (index.html absolute link out)");
     server_stop_clean(s);
 
-    /* --index names with ".." or an absolute path: refusing them up front
-     * (exit 2, as conf does) or resolving them beneath the root are both
-     * fine; serving the secret is not */
+    /* --index names with ".." or an absolute path are refused up front
+     * (exit 2), as every configuration error is */
     const char *idx[] = {"../secret.txt,index.html",
                          hfmt("%s,index.html", site.secret_path)};
     for (size_t i = 0; i < N_ELEMS(idx); i++) {
@@ -883,20 +732,10 @@ START_TEST(traversal_special_files)
         int ws =
             beneath_run((const char *[]){"--check", "--index", idx[i], w, NULL},
                         NULL, 10000, &out, &err);
-        if (WIFEXITED(ws) && WEXITSTATUS(ws) == 2) {
-            EXPECT(strstr(err, "--index") != NULL,
-                   "--index %s refused without naming --index:\n%s", idx[i],
-                   err);
-            continue;
-        }
-        s = server_start(w, "--index", idx[i], NULL);
-        r = raw_get(s->port, "/");
-        EXPECT(r->status == 200 || r->status == 403, "--index %s: / gave %d",
-               idx[i], r->status);
-        if (r->status == 200)
-            EXPECT(strcmp(r->body, "SAFE-INDEX\n") == 0, "/ body '%s'",
-                   r->body);
-        server_stop_clean(s);
+        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
+               "--index %s: %s, want exit status 2", idx[i], wstatus_str(ws));
+        EXPECT(strstr(err, "--index") != NULL,
+               "--index %s refused without naming --index:\n%s", idx[i], err);
     }
 }
 END_TEST
@@ -918,9 +757,8 @@ START_TEST(traversal_no_xdev)
                             .bind_dst = tree_path(w, "mnt")};
     struct server *s = server_start_opts(&o);
     struct http_response *r = raw_get(s->port, "/mnt/f.txt");
-    EXPECT(r->status == 200 && strcmp(r->body, "ON-THE-MOUNT\n") == 0,
-           "default confine: a file on a bind mount inside the root: %d",
-           r->status);
+    EXPECT_BODY(r, "ON-THE-MOUNT\n",
+                "default confine: a file on a bind mount inside the root");
     server_stop_clean(s);
 
     o.args = (const char *[]){"--confine", "beneath,no-xdev", NULL};
@@ -935,54 +773,148 @@ START_TEST(traversal_no_xdev)
 }
 END_TEST
 
-/* ===== dotfiles ========================================================== */
+/* ===== servers and the answers they give ================================ */
 
-START_TEST(dotfiles_deny)
+/*
+ * One request and its answer. @target: a GET target (raw bytes), or
+ * "METHOD target". @file: the site file whose content the body must be.
+ * @has: a string the body must contain. @type: the exact Content-Type.
+ */
+struct exchange {
+    const char *target;
+    int status;
+    const char *file;
+    const char *has;
+    const char *type;
+};
+
+/*
+ * A server over the fixture site with the options @args, and the requests it
+ * answers, in order. No response may contain @lacks, nor (@secrets) the
+ * secret or /etc/passwd. The rows of one tcase stand together.
+ */
+static const struct serve {
+    const char *tcase;
+    const char *what;
+    const char *args[3];
+    bool secrets;
+    const char *lacks;
+    struct exchange ex[8];
+} serves[] = {
+    {"dirs", "index files",
+     .ex = {{"/sub/", 200, .file = "sub/index.html",
+             .type = "text/html; charset=utf-8"},
+            {"/", 200, .file = "index.html"},
+            {"/sub/deeper/", 200, .file = "sub/deeper/index.html"},
+            /* a symlink to sub, inside the root */
+            {"/link-ok-dir/", 200, .file = "sub/index.html"}}},
+    {"dirs", "no index and listing off", .lacks = "only-file-here",
+     .ex = {{"/noindex/", .status = 403}, {"/list/", .status = 403}}},
+    {"dirs", "--index home.html,index.html",
+     .args = {"--index", "home.html,index.html"},
+     .ex = {{"/multi/", 200, .file = "multi/home.html"},
+            /* the second name is tried */
+            {"/sub/", 200, .file = "sub/index.html"}}},
+    /* --confine in-root clamps ".." and absolute links at the root, like
+     * chroot: the outside names then resolve inside, where they do not
+     * exist; nothing from outside is ever served. */
+    {"traversal", "--confine in-root", .args = {"--confine", "in-root"},
+     .secrets = true,
+     .ex = {{"/../secret.txt", .status = 404},
+            {"/%2e%2e/secret.txt", .status = 404},
+            {"/link-abs", .status = 404},
+            {"/link-rel", .status = 404},
+            {"/link-dir/inner.txt", .status = 404},
+            {"/sub/../../secret.txt", .status = 404},
+            {"/passwd", .status = 404},
+            {"/../range.txt", 200, .file = "range.txt"}}},
+    {"traversal", "--confine beneath,no-symlinks",
+     .args = {"--confine", "beneath,no-symlinks"}, .secrets = true,
+     .ex = {{"/link-ok", .status = 403},
+            {"/link-ok-dir/index.html", .status = 403},
+            {"/range.txt", 200, .file = "range.txt"}}},
+    {"dotfiles", "dotfiles denied (the default)", .lacks = "HIDDEN-CONTENT",
+     .ex = {{"/.hidden", .status = 404},
+            {"/sub/.hidden", .status = 404},
+            {"/%2ehidden", .status = 404},
+            /* the policy holds for the name the resolver ends on: ".." after
+             * the allowed /.well-known/ must not reach a dotfile */
+            {"/.well-known/../.hidden", .status = 404},
+            {"/.well-known/%2e%2e/.hidden", .status = 404},
+            {"/.well-known/x", 200, .file = ".well-known/x"}}},
+    {"dotfiles", "--dotfiles allow", .args = {"--dotfiles", "allow"},
+     .secrets = true,
+     .ex = {{"/.hidden", 200, .file = ".hidden"},
+            {"/sub/.hidden", 200, .file = "sub/.hidden"},
+            /* ".." is not a dotfile: still the resolver's refusal */
+            {"/../secret.txt", .status = 403}}},
+    {"errors", "the root's 404.html",
+     .ex = {{"/missing.html", 404, .has = "CUSTOM-404-PAGE",
+             .type = "text/html; charset=utf-8"},
+            {"/sub/missing/deeper", 404, .has = "CUSTOM-404-PAGE"},
+            {"HEAD /missing.html", .status = 404}}},
+};
+
+START_TEST(serve_case)
 {
-    struct server *s = start_default();
-    struct http_response *r = raw_get(s->port, "/.hidden");
-    EXPECT_STATUS(r, 404, "/.hidden with dotfiles deny");
-    EXPECT(strstr(r->body, "HIDDEN-CONTENT") == NULL, "dotfile served");
-    r = raw_get(s->port, "/sub/.hidden");
-    EXPECT_STATUS(r, 404, "/sub/.hidden with dotfiles deny");
-    r = raw_get(s->port, "/%2ehidden");
-    EXPECT_STATUS(r, 404, "/%2ehidden (encoded dot) with dotfiles deny");
-    /* the policy must hold for the name the resolver ends on: ".." after
-     * the allowed /.well-known/ must not reach a dotfile */
-    r = raw_get(s->port, "/.well-known/../.hidden");
-    EXPECT_STATUS(r, 404, "/.well-known/../.hidden");
-    r = raw_get(s->port, "/.well-known/%2e%2e/.hidden");
-    EXPECT_STATUS(r, 404, "/.well-known/%2e%2e/.hidden");
-    r = raw_get(s->port, "/.well-known/x");
-    EXPECT_STATUS(r, 200, "/.well-known/x");
-    EXPECT(strcmp(r->body, "WELL-KNOWN\n") == 0, "/.well-known/x body");
+    const struct serve *c = &serves[_i];
+    struct server_opts o = {.root = site.www, .args = c->args};
+
+    if (c->secrets)
+        forbid_secrets();
+    if (c->lacks)
+        harness_forbid(c->lacks);
+    struct server *s = server_start_opts(&o);
+    for (size_t i = 0; i < N_ELEMS(c->ex) && c->ex[i].target; i++) {
+        const struct exchange *x = &c->ex[i];
+        char *what = hfmt("%s: %s", c->what, x->target);
+        struct http_response *r =
+            x->target[0] == '/'
+                ? raw_get(s->port, x->target)
+                : raw_request(s->port,
+                              hfmt("%s HTTP/1.1\r\nHost: x\r\n\r\n", x->target),
+                              10000);
+        EXPECT_STATUS(r, x->status, what);
+        if (x->file) {
+            size_t len;
+            char *want = tree_read(tree_path(site.www, x->file), &len);
+            EXPECT(want && r->body_len == len &&
+                       memcmp(r->body, want, len) == 0,
+                   "%s: body '%s', want the content of %s", what, r->body,
+                   x->file);
+        }
+        if (x->has)
+            EXPECT(strstr(r->body, x->has), "%s: no '%s' in the body:\n%s",
+                   what, x->has, r->body);
+        if (x->type)
+            EXPECT(http_value_eq(http_header(r, "Content-Type"), x->type),
+                   "%s: Content-Type '%s', want '%s'", what,
+                   http_header(r, "Content-Type") ?: "(none)", x->type);
+    }
     server_stop_clean(s);
 }
 END_TEST
 
-START_TEST(dotfiles_allow)
+/* The rows of serves[] that belong to the tcase @name. */
+static void add_serves(TCase *tc, const char *name)
 {
-    struct server *s = server_start(site.www, "--dotfiles", "allow", NULL);
-    struct http_response *r = raw_get(s->port, "/.hidden");
-    EXPECT_STATUS(r, 200, "/.hidden with dotfiles allow");
-    EXPECT(strcmp(r->body, "HIDDEN-CONTENT\n") == 0, "/.hidden body");
-    r = raw_get(s->port, "/sub/.hidden");
-    EXPECT_STATUS(r, 200, "/sub/.hidden with dotfiles allow");
-    /* ".." is not a dotfile: still the resolver's refusal */
-    harness_forbid(site.secret);
-    r = raw_get(s->port, "/../secret.txt");
-    EXPECT_STATUS(r, 403, "/../secret.txt with dotfiles allow");
-    server_stop_clean(s);
+    int first = -1, end = 0;
+
+    for (int i = 0; i < (int)N_ELEMS(serves); i++) {
+        if (strcmp(serves[i].tcase, name) != 0)
+            continue;
+        if (first < 0)
+            first = i;
+        end = i + 1;
+    }
+    tcase_add_loop_test(tc, serve_case, first, end);
 }
-END_TEST
 
 /* ===== conditional requests ============================================== */
 
 struct validators {
-    char *etag;   /* as sent */
-    char *opaque; /* the quoted part, without W/ */
-    char *weak;   /* W/ + opaque */
-    bool strong;
+    char *etag; /* as sent: a strong entity-tag */
+    char *weak; /* W/ + etag */
     char *lm;
 };
 
@@ -993,22 +925,22 @@ static struct validators get_validators(const struct server *s,
     struct http_response *r = http_get(s, path);
     EXPECT_STATUS(r, 200, path);
     const char *et = http_header(r, "ETag");
-    EXPECT(et != NULL, "%s: no ETag", path);
+    /* the ETag is a content hash (or size and mtime): a strong one */
+    EXPECT(et != NULL && et[0] == '"', "%s: ETag '%s', want a strong one", path,
+           et ? et : "(none)");
     v.etag = hfmt("%s", et);
-    v.strong = strncmp(et, "W/", 2) != 0;
-    v.opaque = hfmt("%s", v.strong ? et : et + 2);
-    v.weak = hfmt("W/%s", v.opaque);
+    v.weak = hfmt("W/%s", et);
     const char *lm = http_header(r, "Last-Modified");
     EXPECT(lm != NULL, "%s: no Last-Modified", path);
     v.lm = hfmt("%s", lm);
     return v;
 }
 
-/* Replace {ETAG} {WEAK} {OPAQUE} {LM} in @t. */
+/* Replace {ETAG} {WEAK} {LM} in @t. */
 static char *fill_validators(const char *t, const struct validators *v)
 {
-    static const char *const keys[] = {"{ETAG}", "{WEAK}", "{OPAQUE}", "{LM}"};
-    const char *vals[] = {v->etag, v->weak, v->opaque, v->lm};
+    static const char *const keys[] = {"{ETAG}", "{WEAK}", "{LM}"};
+    const char *vals[] = {v->etag, v->weak, v->lm};
     char *out = hfmt("%s", "");
     while (*t) {
         bool hit = false;
@@ -1037,47 +969,44 @@ static const struct {
     const char *h1;
     const char *h2;
     int status;
-    int status_if_weak; /* when the server's ETag is weak; 0: same */
 } conds[] = {
-    {"GET", "If-None-Match: {ETAG}", NULL, 304, 0},
-    {"GET", "If-None-Match: {WEAK}", NULL, 304, 0},
-    {"GET", "If-None-Match: {OPAQUE}", NULL, 304, 0},
-    {"GET", "If-None-Match: \"nope\", {ETAG}", NULL, 304, 0},
-    {"GET", "If-None-Match: \"nope\",{WEAK} , \"other\"", NULL, 304, 0},
-    {"GET", "If-None-Match: *", NULL, 304, 0},
-    {"GET", "If-None-Match: \"nope\"", NULL, 200, 0},
-    {"GET", "If-None-Match: W/\"nope\"", NULL, 200, 0},
-    {"HEAD", "If-None-Match: {ETAG}", NULL, 304, 0},
-    {"GET", "If-Modified-Since: {LM}", NULL, 304, 0},
-    {"HEAD", "If-Modified-Since: {LM}", NULL, 304, 0},
-    {"GET", "If-Modified-Since: " OLD_DATE, NULL, 200, 0},
+    {"GET", "If-None-Match: {ETAG}", NULL, 304},
+    {"GET", "If-None-Match: {WEAK}", NULL, 304},
+    {"GET", "If-None-Match: \"nope\", {ETAG}", NULL, 304},
+    {"GET", "If-None-Match: \"nope\",{WEAK} , \"other\"", NULL, 304},
+    {"GET", "If-None-Match: *", NULL, 304},
+    {"GET", "If-None-Match: \"nope\"", NULL, 200},
+    {"GET", "If-None-Match: W/\"nope\"", NULL, 200},
+    {"HEAD", "If-None-Match: {ETAG}", NULL, 304},
+    {"GET", "If-Modified-Since: {LM}", NULL, 304},
+    {"HEAD", "If-Modified-Since: {LM}", NULL, 304},
+    {"GET", "If-Modified-Since: " OLD_DATE, NULL, 200},
     /* README: IMF-fixdate, RFC 850 and asctime are accepted (RFC 9110
      * 5.6.7 asks recipients to accept all three) */
-    {"GET", "If-Modified-Since: Tuesday, 02-Jan-24 03:04:05 GMT", NULL, 304, 0},
-    {"GET", "If-Modified-Since: Tue Jan  2 03:04:05 2024", NULL, 304, 0},
-    {"GET", "If-Modified-Since: Tue, 02 Jan 2024 03:04:05 GMT junk", NULL, 200,
-     0},
-    {"GET", "If-Modified-Since: Tue, 32 Jan 2024 03:04:05 GMT", NULL, 200, 0},
-    {"GET", "If-Modified-Since: not a date", NULL, 200, 0},
+    {"GET", "If-Modified-Since: Tuesday, 02-Jan-24 03:04:05 GMT", NULL, 304},
+    {"GET", "If-Modified-Since: Tue Jan  2 03:04:05 2024", NULL, 304},
+    {"GET", "If-Modified-Since: Tue, 02 Jan 2024 03:04:05 GMT junk", NULL, 200},
+    {"GET", "If-Modified-Since: Tue, 32 Jan 2024 03:04:05 GMT", NULL, 200},
+    {"GET", "If-Modified-Since: not a date", NULL, 200},
     /* RFC 9110 13.1.3: If-Modified-Since is ignored with If-None-Match */
-    {"GET", "If-None-Match: \"nope\"", "If-Modified-Since: {LM}", 200, 0},
-    {"GET", "If-None-Match: {ETAG}", "If-Modified-Since: " OLD_DATE, 304, 0},
-    {"GET", "If-Match: \"nope\"", NULL, 412, 0},
-    {"HEAD", "If-Match: \"nope\"", NULL, 412, 0},
-    {"GET", "If-Match: *", NULL, 200, 0},
+    {"GET", "If-None-Match: \"nope\"", "If-Modified-Since: {LM}", 200},
+    {"GET", "If-None-Match: {ETAG}", "If-Modified-Since: " OLD_DATE, 304},
+    {"GET", "If-Match: \"nope\"", NULL, 412},
+    {"HEAD", "If-Match: \"nope\"", NULL, 412},
+    {"GET", "If-Match: *", NULL, 200},
     /* If-Match compares strongly: a weak tag never matches */
-    {"GET", "If-Match: {ETAG}", NULL, 200, 412},
-    {"GET", "If-Match: \"nope\", {ETAG}", NULL, 200, 412},
-    {"GET", "If-Match: {WEAK}", NULL, 412, 0},
-    {"GET", "If-Unmodified-Since: " OLD_DATE, NULL, 412, 0},
-    {"GET", "If-Unmodified-Since: {LM}", NULL, 200, 0},
-    {"GET", "If-Unmodified-Since: " NEW_DATE, NULL, 200, 0},
-    {"GET", "If-Unmodified-Since: not a date", NULL, 200, 0},
+    {"GET", "If-Match: {ETAG}", NULL, 200},
+    {"GET", "If-Match: \"nope\", {ETAG}", NULL, 200},
+    {"GET", "If-Match: {WEAK}", NULL, 412},
+    {"GET", "If-Unmodified-Since: " OLD_DATE, NULL, 412},
+    {"GET", "If-Unmodified-Since: {LM}", NULL, 200},
+    {"GET", "If-Unmodified-Since: " NEW_DATE, NULL, 200},
+    {"GET", "If-Unmodified-Since: not a date", NULL, 200},
     /* RFC 9110 13.1.4: If-Unmodified-Since is ignored with If-Match */
-    {"GET", "If-Match: *", "If-Unmodified-Since: " OLD_DATE, 200, 0},
+    {"GET", "If-Match: *", "If-Unmodified-Since: " OLD_DATE, 200},
     /* a 304 wins over Range (RFC 9110 13.2.2 order) */
-    {"GET", "If-None-Match: {ETAG}", "Range: bytes=0-9", 304, 0},
-    {"GET", "If-Match: \"nope\"", "Range: bytes=0-9", 412, 0},
+    {"GET", "If-None-Match: {ETAG}", "Range: bytes=0-9", 304},
+    {"GET", "If-Match: \"nope\"", "Range: bytes=0-9", 412},
 };
 
 START_TEST(conditional_case)
@@ -1088,8 +1017,6 @@ START_TEST(conditional_case)
                         conds[_i].h2 ? fill_validators(conds[_i].h2, &v) : NULL,
                         NULL};
     int want = conds[_i].status;
-    if (!v.strong && conds[_i].status_if_weak)
-        want = conds[_i].status_if_weak;
     struct http_response *r =
         http_do(NULL, s, conds[_i].method, "/range.txt", h);
     EXPECT(r->status == want, "%s with '%s' '%s' (ETag %s): status %d, want %d",
@@ -1151,7 +1078,8 @@ static const struct {
     {"bytes=90-1000", NULL, 206, 90, 99},
     {"bytes=-1000", NULL, 206, 0, 99},
     {"bytes=0-", NULL, 206, 0, 99},
-    {"bytes = 5-7", NULL, 206, 5, 7}, /* RFC 9110 allows no OWS; 200 too */
+    /* outside RFC 9110's grammar (no OWS around "="), read leniently */
+    {"bytes = 5-7", NULL, 206, 5, 7},
     {"bytes=100-200", NULL, 416, 0, 0},
     {"bytes=100-", NULL, 416, 0, 0},
     {"bytes=1000-2000", NULL, 416, 0, 0},
@@ -1168,6 +1096,21 @@ static const struct {
     {"bytes=0-9", OLD_DATE, 200, 0, 0},
     /* If-Range compares strongly (RFC 9110 13.1.5): a weak tag -> 200 */
     {"bytes=0-9", "{WEAK}", 200, 0, 0},
+    /* numbers past 64 bits and at the edges: never a crash (ASan) or a
+     * bogus length */
+    {"bytes=0-99999999999999999999999999", NULL, 206, 0, 99},
+    {"bytes=99999999999999999999999999-", NULL, 416, 0, 0},
+    {"bytes=-99999999999999999999999999", NULL, 206, 0, 99},
+    {"bytes=18446744073709551615-", NULL, 416, 0, 0},
+    {"bytes=9223372036854775807-9223372036854775807", NULL, 416, 0, 0},
+    {"bytes=0-18446744073709551615", NULL, 206, 0, 99},
+    {"bytes=-9223372036854775808", NULL, 206, 0, 99},
+    {"bytes=00000000000000000000000000000005-9", NULL, 206, 5, 9},
+    /* README: "Several ranges in one request are answered with 200 and the
+     * whole file" (RFC 9110 allows it instead of multipart/byteranges) */
+    {"bytes=0-1,5-6", NULL, 200, 0, 0},
+    {"bytes=0-1, 5-6", NULL, 200, 0, 0},
+    {"bytes=-1,0-0", NULL, 200, 0, 0},
 };
 
 START_TEST(range_case)
@@ -1176,15 +1119,9 @@ START_TEST(range_case)
     struct validators v = get_validators(s, "/range.txt");
     const char *h[3] = {hfmt("Range: %s", ranges[_i].range), NULL, NULL};
     int want = ranges[_i].status;
-    if (ranges[_i].if_range) {
+    if (ranges[_i].if_range)
         h[1] = hfmt("If-Range: %s", fill_validators(ranges[_i].if_range, &v));
-        if (!v.strong && strcmp(ranges[_i].if_range, "{ETAG}") == 0)
-            want = 200;
-    }
     struct http_response *r = http_do(NULL, s, "GET", "/range.txt", h);
-    /* "bytes = 5-7" is outside the RFC grammar: ignoring it is fine too */
-    if (strcmp(ranges[_i].range, "bytes = 5-7") == 0 && r->status == 200)
-        want = 200;
     EXPECT(r->status == want, "Range '%s' If-Range '%s': status %d, want %d",
            h[0], h[1] ? h[1] : "", r->status, want);
     const char *cr = http_header(r, "Content-Range");
@@ -1276,128 +1213,7 @@ START_TEST(range_large_file)
 }
 END_TEST
 
-START_TEST(range_overflow)
-{
-    /* Numbers past 64 bits and at the edges: a clean 200, 206 or 416, and a
-     * 206 that is right; never a crash (ASan) or a bogus length. */
-    static const char *const rs[] = {
-        "bytes=0-99999999999999999999999999",
-        "bytes=99999999999999999999999999-",
-        "bytes=-99999999999999999999999999",
-        "bytes=18446744073709551615-",
-        "bytes=9223372036854775807-9223372036854775807",
-        "bytes=0-18446744073709551615",
-        "bytes=-9223372036854775808",
-        "bytes=00000000000000000000000000000005-9",
-    };
-    struct server *s = start_default();
-    for (size_t i = 0; i < N_ELEMS(rs); i++) {
-        const char *h[] = {hfmt("Range: %s", rs[i]), NULL};
-        struct http_response *r = http_do(NULL, s, "GET", "/range.txt", h);
-        EXPECT(r->status == 200 || r->status == 206 || r->status == 416,
-               "%s: status %d", rs[i], r->status);
-        if (r->status == 206) {
-            long f = -1, l = -1, size = -1;
-            const char *cr = http_header(r, "Content-Range");
-            EXPECT(cr && sscanf(cr, "bytes %ld-%ld/%ld", &f, &l, &size) == 3 &&
-                       size == SITE_RANGE_LEN && f >= 0 && f <= l &&
-                       l < SITE_RANGE_LEN &&
-                       r->body_len == (size_t)(l - f + 1) &&
-                       memcmp(r->body, site.range + f, r->body_len) == 0,
-                   "%s: 206 with Content-Range '%s' and %zu bytes", rs[i],
-                   cr ?: "(none)", r->body_len);
-        }
-        if (r->status == 200)
-            EXPECT(strcmp(r->body, site.range) == 0, "%s: 200 body", rs[i]);
-    }
-    server_stop_clean(s);
-}
-END_TEST
-
-/* Check a multipart/byteranges body against the file. */
-static void check_multipart(const struct http_response *r, const char *ct)
-{
-    const char *bp = strcasestr(ct, "boundary=");
-    EXPECT(bp != NULL, "multipart without boundary: %s", ct);
-    bp += 9;
-    char *boundary = hmem(bp, strcspn(bp, "; "));
-    if (boundary[0] == '"')
-        boundary = hmem(boundary + 1, strlen(boundary) - 2);
-    static const struct {
-        long f, l;
-    } want[] = {{0, 1}, {5, 6}};
-    const char *p = r->body;
-    for (size_t i = 0; i < N_ELEMS(want); i++) {
-        char *delim = hfmt("--%s\r\n", boundary);
-        p = strstr(p, delim);
-        EXPECT(p != NULL, "part %zu: no delimiter", i);
-        const char *hend = strstr(p, "\r\n\r\n");
-        EXPECT(hend != NULL, "part %zu: no header end", i);
-        char *ph = hmem(p, (size_t)(hend - p));
-        char *wcr =
-            hfmt("bytes %ld-%ld/%d", want[i].f, want[i].l, SITE_RANGE_LEN);
-        EXPECT(strcasestr(ph, wcr) != NULL, "part %zu: no '%s' in\n%s", i, wcr,
-               ph);
-        const char *data = hend + 4;
-        size_t n = (size_t)(want[i].l - want[i].f + 1);
-        EXPECT(memcmp(data, site.range + want[i].f, n) == 0 &&
-                   strncmp(data + n, "\r\n--", 4) == 0,
-               "part %zu: data differs", i);
-        p = data + n;
-    }
-    EXPECT(strstr(p, hfmt("--%s--", boundary)) != NULL,
-           "multipart: no closing delimiter");
-}
-
-START_TEST(range_multiple)
-{
-    /* The spec allows multipart/byteranges or 200 with the whole file, as
-     * the README states. README (http section): "Several ranges in one
-     * request are answered with 200 and the whole file". If that changes to
-     * multipart, check_multipart() below checks the parts. */
-    struct server *s = start_default();
-    static const char *const sets[] = {"bytes=0-1,5-6", "bytes=0-1, 5-6",
-                                       "bytes=-1,0-0"};
-    for (size_t i = 0; i < N_ELEMS(sets); i++) {
-        const char *h[] = {hfmt("Range: %s", sets[i]), NULL};
-        struct http_response *r = http_do(NULL, s, "GET", "/range.txt", h);
-        const char *ct = http_header(r, "Content-Type");
-        if (r->status == 206 && ct &&
-            strncasecmp(ct, "multipart/byteranges", 20) == 0 && i == 0) {
-            check_multipart(r, ct);
-            continue;
-        }
-        EXPECT_STATUS(r, 200, h[0]);
-        EXPECT(strcmp(r->body, site.range) == 0, "%s: 200 with a wrong body",
-               h[0]);
-        EXPECT(http_header(r, "Content-Range") == NULL,
-               "%s: 200 with Content-Range", h[0]);
-    }
-    server_stop_clean(s);
-}
-END_TEST
-
 /* ===== error pages ======================================================= */
-
-START_TEST(error_custom_404)
-{
-    struct server *s = start_default();
-    struct http_response *r = raw_get(s->port, "/missing.html");
-    EXPECT_STATUS(r, 404, "/missing.html");
-    EXPECT(strstr(r->body, "CUSTOM-404-PAGE") != NULL,
-           "404 body is not the root's 404.html:\n%s", r->body);
-    EXPECT(http_header(r, "Content-Type") &&
-               strncasecmp(http_header(r, "Content-Type"), "text/html", 9) == 0,
-           "custom 404 Content-Type %s", http_header(r, "Content-Type"));
-    r = raw_get(s->port, "/sub/missing/deeper");
-    EXPECT(r->status == 404 && strstr(r->body, "CUSTOM-404-PAGE"),
-           "nested 404 without the custom page: %d", r->status);
-    r = raw_request(s->port, "HEAD /missing.html HTTP/1.1\r\nHost: x\r\n\r\n",
-                    5000);
-    EXPECT_STATUS(r, 404, "HEAD /missing.html");
-    server_stop_clean(s);
-}
-END_TEST
 
 START_TEST(error_plain_404)
 {
@@ -1418,15 +1234,9 @@ END_TEST
 static char *log_lines_with(const char *log, const char *needle)
 {
     char *out = hfmt("%s", "");
-    for (const char *p = log; *p;) {
-        size_t n = strcspn(p, "\n");
-        char *line = hmem(p, n);
+    for (char *line; (line = hline(&log)) != NULL;)
         if (strstr(line, needle))
             out = hfmt("%s%s\n", out, line);
-        p += n;
-        if (*p)
-            p++;
-    }
     return out;
 }
 
@@ -1494,14 +1304,10 @@ START_TEST(log_combined)
            "bad escape not logged as 400:\n%s", log_lines_with(log, "bad400"));
     EXPECT(strstr(log_lines_with(log, "marker=del405"), "\" 405 "),
            "DELETE not logged as 405");
-    for (const char *p = log; *p;) {
-        EXPECT(strncmp(p, "FAKE-LINE", 9) != 0,
+    for (const char *p = log, *line; (line = hline(&p)) != NULL;)
+        EXPECT(strncmp(line, "FAKE-LINE", 9) != 0,
                "an encoded newline in the target split the access log:\n%s",
                log);
-        p += strcspn(p, "\n");
-        if (*p)
-            p++;
-    }
     /* a quote in a field is escaped (nginx: \x22), or the fields can be
      * forged: the agent must not read as ... "evil" 200 "x" */
     char *q = log_lines_with(log, "marker=quote1");
@@ -1625,7 +1431,7 @@ static bool json_line_valid(const char *line)
 }
 
 /* @line has a top-level-ish "KEY": VALUE pair whose value is @val. Key
- * names are not in the spec, so look for the value only. */
+ * names are not in the README, so look for the value only. */
 static bool json_has_value(const char *line, const char *val)
 {
     return strstr(line, hfmt(":\"%s\"", val)) ||
@@ -1648,14 +1454,8 @@ START_TEST(log_json)
         EXPECT(file_wait_for(s->out_path, marks[i], 5000),
                "JSON access log lacks %s:\n%s", marks[i], server_stdout(s));
     char *log = server_stdout(s);
-    for (const char *p = log; *p;) {
-        size_t n = strcspn(p, "\n");
-        char *line = hmem(p, n);
+    for (const char *p = log, *line; (line = hline(&p)) != NULL;)
         EXPECT(json_line_valid(line), "not a JSON object: %s", line);
-        p += n;
-        if (*p)
-            p++;
-    }
     char *ok = log_lines_with(log, "marker=ok2");
     EXPECT(*ok, "no line for the first request");
     ok[strlen(ok) - 1] = '\0';
@@ -1709,8 +1509,7 @@ START_TEST(dir_moved_out_between_requests)
     struct http_response *r;
     for (int i = 0; i < 3; i++) {
         r = raw_get(s->port, "/docs/v1/page.html");
-        EXPECT(r->status == 200 && strcmp(r->body, "v1 page\n") == 0,
-               "before the move: %d", r->status);
+        EXPECT_BODY(r, "v1 page\n", "before the move");
     }
     EXPECT(rename(tree_path(w, "docs/v1"), tree_path(outside, "v1")) == 0,
            "rename: %s", strerror(errno));
@@ -1722,15 +1521,13 @@ START_TEST(dir_moved_out_between_requests)
     /* A symlink in its place, to the outside: refused under beneath. */
     tree_symlink(w, tree_path(outside, "v1"), "docs/v1");
     r = raw_get(s->port, "/docs/v1/secret.html");
-    EXPECT(r->status == 403 || r->status == 404,
-           "through an absolute symlink to the moved directory: %d", r->status);
+    EXPECT_STATUS(r, 403, "through an absolute symlink to the moved directory");
     /* And a new directory of the same name is served. */
     EXPECT(unlink(tree_path(w, "docs/v1")) == 0, "unlink");
     tree_mkdir(w, "docs/v1");
     tree_write_str(w, "docs/v1/page.html", "v1 again\n");
     r = raw_get(s->port, "/docs/v1/page.html");
-    EXPECT(r->status == 200 && strcmp(r->body, "v1 again\n") == 0,
-           "the new directory: %d", r->status);
+    EXPECT_BODY(r, "v1 again\n", "the new directory");
     server_stop_clean(s);
 }
 END_TEST
@@ -1807,14 +1604,13 @@ END_TEST
 
 START_TEST(stderr_quiet_on_bad_requests)
 {
-    /* Not in the spec. A client's malformed request is the client's problem:
+    /* Not in the README. A client's malformed request is the client's problem:
      * nginx logs it at "info" (off by default), the access log already has
      * a line for it. Echoing each one to stderr lets any client flood the
      * operator's journal; stderr should stay for the operator. */
     struct server *s =
         server_start(site.www, "--max-header-size", "8192", NULL);
-    char *big = hbuf(9000);
-    memset(big, 'a', 9000);
+    char *big = hfill(9000, 'a');
     const char *reqs[] = {
         "GET /range.txt HTTP/1.1\r\n\r\n",
         "GET /range.txt HTTP/2.0\r\nHost: x\r\n\r\n",
@@ -1838,31 +1634,6 @@ START_TEST(stderr_quiet_on_bad_requests)
 }
 END_TEST
 
-struct xfer {
-    char *buf;
-    size_t n;
-    size_t cap;
-};
-
-static size_t xfer_write(char *p, size_t size, size_t nmemb, void *ud)
-{
-    struct xfer *x = ud;
-    size_t len = size * nmemb;
-    if (x->n + len > x->cap) {
-        size_t ncap = x->cap ? x->cap : 4096;
-        while (x->n + len > ncap)
-            ncap *= 2;
-        char *nb = realloc(x->buf, ncap);
-        if (nb == NULL)
-            return 0;
-        x->buf = nb;
-        x->cap = ncap;
-    }
-    memcpy(x->buf + x->n, p, len);
-    x->n += len;
-    return len;
-}
-
 START_TEST(concurrent_clients)
 {
     /* 48 transfers at once (libcurl multi), mixed sizes and statuses, on
@@ -1877,13 +1648,13 @@ START_TEST(concurrent_clients)
     enum { N = 48 };
     CURLM *m = curl_multi_init();
     CURL *e[N];
-    struct xfer x[N];
+    struct http_buf x[N];
     memset(x, 0, sizeof(x));
     for (int i = 0; i < N; i++) {
         e[i] = curl_easy_init();
         curl_easy_setopt(e[i], CURLOPT_URL,
                          server_url(s, 0, kinds[i % N_ELEMS(kinds)].path));
-        curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, xfer_write);
+        curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, http_write);
         curl_easy_setopt(e[i], CURLOPT_WRITEDATA, &x[i]);
         curl_easy_setopt(e[i], CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e[i], CURLOPT_TIMEOUT_MS, 30000L);
@@ -1905,12 +1676,12 @@ START_TEST(concurrent_clients)
         bool ok = st == kinds[i % N_ELEMS(kinds)].status;
         if (ok && strcmp(path, "/big.bin") == 0)
             ok = x[i].n == SITE_BIG_LEN &&
-                 memcmp(x[i].buf, site.big, SITE_BIG_LEN) == 0;
+                 memcmp(x[i].p, site.big, SITE_BIG_LEN) == 0;
         if (ok && strcmp(path, "/range.txt") == 0)
             ok = x[i].n == SITE_RANGE_LEN &&
-                 memcmp(x[i].buf, site.range, SITE_RANGE_LEN) == 0;
-        if (x[i].buf && site.secret &&
-            memmem(x[i].buf, x[i].n, site.secret, strlen(site.secret)))
+                 memcmp(x[i].p, site.range, SITE_RANGE_LEN) == 0;
+        if (x[i].p && site.secret &&
+            memmem(x[i].p, x[i].n, site.secret, strlen(site.secret)))
             ok = false;
         if (!ok && bad < 0) {
             bad = i;
@@ -1918,7 +1689,7 @@ START_TEST(concurrent_clients)
         }
         curl_multi_remove_handle(m, e[i]);
         curl_easy_cleanup(e[i]);
-        free(x[i].buf);
+        free(x[i].p);
     }
     curl_multi_cleanup(m);
     EXPECT(bad < 0, "concurrent transfer %d (%s) wrong: status %ld", bad,
@@ -1932,58 +1703,45 @@ static Suite *http_suite(void)
     static char name[64];
     snprintf(name, sizeof(name), "e2e_http_%s", harness_backend());
     Suite *su = suite_create(name);
-    struct {
-        const char *name;
-        TCase *tc;
-    } t[10];
-    size_t n = 0;
-#define TC(nm) (t[n].name = (nm), t[n].tc = tcase_create(nm), n++, t[n - 1].tc)
     TCase *tc;
 
-    tc = TC("files");
+    tc = harness_tcase(su, "files", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, file_get_headers, 0, N_ELEMS(types));
     tcase_add_test(tc, file_head);
     tcase_add_test(tc, file_etag_changes);
-    tc = TC("keepalive");
-    tcase_add_test(tc, keepalive_raw_success);
-    tcase_add_test(tc, keepalive_raw_errors);
+    tc = harness_tcase(su, "keepalive", suite_setup, NULL, 60);
+    tcase_add_test(tc, keepalive_raw);
     tcase_add_test(tc, keepalive_curl_reuse);
     tcase_add_test(tc, keepalive_pipelined);
-    tc = TC("dirs");
+    tc = harness_tcase(su, "dirs", suite_setup, NULL, 60);
     tcase_add_test(tc, dir_redirect);
-    tcase_add_test(tc, dir_index);
-    tcase_add_test(tc, dir_no_index_forbidden);
+    add_serves(tc, "dirs");
     tcase_add_test(tc, dir_listing);
-    tcase_add_test(tc, dir_index_names);
     tcase_add_test(tc, dir_listing_long_names);
-    tc = TC("targets");
+    tc = harness_tcase(su, "targets", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, target_case, 0, N_ELEMS(targets));
     tcase_add_test(tc, target_long);
     tcase_add_test(tc, target_lengths);
-    tc = TC("traversal");
+    tc = harness_tcase(su, "traversal", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, traversal_case, 0, N_ELEMS(traversal));
     tcase_add_test(tc, traversal_absolute_double_slash);
     tcase_add_test(tc, traversal_fifo_does_not_block);
-    tcase_add_test(tc, traversal_in_root);
-    tcase_add_test(tc, traversal_no_symlinks);
+    add_serves(tc, "traversal");
     tcase_add_test(tc, traversal_special_files);
     tcase_add_test(tc, traversal_no_xdev);
-    tc = TC("dotfiles");
-    tcase_add_test(tc, dotfiles_deny);
-    tcase_add_test(tc, dotfiles_allow);
-    tc = TC("conditional");
+    tc = harness_tcase(su, "dotfiles", suite_setup, NULL, 60);
+    add_serves(tc, "dotfiles");
+    tc = harness_tcase(su, "conditional", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, conditional_case, 0, N_ELEMS(conds));
     tcase_add_test(tc, conditional_304_keepalive_raw);
-    tc = TC("range");
+    tc = harness_tcase(su, "range", suite_setup, NULL, 60);
     tcase_add_loop_test(tc, range_case, 0, N_ELEMS(ranges));
     tcase_add_test(tc, range_head_and_big);
-    tcase_add_test(tc, range_multiple);
     tcase_add_test(tc, range_large_file);
-    tcase_add_test(tc, range_overflow);
-    tc = TC("errors");
-    tcase_add_test(tc, error_custom_404);
+    tc = harness_tcase(su, "errors", suite_setup, NULL, 60);
+    add_serves(tc, "errors");
     tcase_add_test(tc, error_plain_404);
-    tc = TC("log");
+    tc = harness_tcase(su, "log", suite_setup, NULL, 60);
     tcase_add_test(tc, log_combined);
     tcase_add_test(tc, log_json);
     tcase_add_test(tc, log_off_and_file);
@@ -1991,24 +1749,11 @@ static Suite *http_suite(void)
     tcase_add_test(tc, dir_moved_out_between_requests);
     tcase_add_test(tc, concurrent_clients);
     tcase_add_test(tc, stderr_quiet_on_bad_requests);
-#undef TC
-    for (size_t i = 0; i < n; i++) {
-        tcase_add_unchecked_fixture(t[i].tc, suite_setup,
-                                    harness_suite_teardown);
-        tcase_add_checked_fixture(t[i].tc, test_setup, test_teardown);
-        tcase_set_timeout(t[i].tc, 60);
-        suite_add_tcase(su, t[i].tc);
-    }
     return su;
 }
 
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(http_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+/* The fixture site holds a character device (mknod), and the no-xdev case
+ * bind-mounts a directory in the server's own mount namespace. */
+const struct check_main check_main = {
+    .suites = {{http_suite, "mknod of a device file and a bind mount"}},
+};

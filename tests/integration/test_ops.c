@@ -27,26 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
 #define EXPECT_EXIT(ws, code, err)                                             \
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
            "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
@@ -74,18 +54,13 @@ static char *simple_root(const char *content)
     return w;
 }
 
-/* Lines of @text that start with @prefix, counted. */
+/* Lines of @text that contain @needle, counted. */
 static int count_lines_with(const char *text, const char *needle)
 {
     int n = 0;
-    for (const char *p = text; *p;) {
-        size_t len = strcspn(p, "\n");
-        if (memmem(p, len, needle, strlen(needle)))
+    for (const char *line; (line = hline(&text)) != NULL;)
+        if (strstr(line, needle))
             n++;
-        p += len;
-        if (*p)
-            p++;
-    }
     return n;
 }
 
@@ -246,8 +221,8 @@ START_TEST(cli_check_round_trip)
     char *out, *err;
     int ws =
         beneath_run((const char *[]){"--check", "--listing", "on", "--index",
-                                     "a.html,b.html", "--listen", "127.0.0.1:9",
-                                     "--listen", "[::1]:10", w, NULL},
+                                     "a.html,b.html", "--listen", "127.0.0.1:0",
+                                     "--listen", "[::1]:0", w, NULL},
                     NULL, 10000, &out, &err);
     EXPECT_EXIT(ws, 0, err);
     char *d = tree_new();
@@ -293,7 +268,7 @@ static long long conf_number(const char *text, const char *key)
 START_TEST(cli_default_limits)
 {
     /* MHD 0.9.75 has no connection timeout by default (MHD-NOTES 6); the
-     * spec asks for "limits with sane defaults". Bounds here are generous:
+     * defaults must be limits. Bounds here are generous:
      * what nginx/Caddy ship is well inside them. */
     static const struct {
         const char *key;
@@ -373,8 +348,7 @@ START_TEST(cli_env_listen_real)
     EXPECT(strcmp(s->hosts[0], "127.0.0.1") == 0, "listening on %s",
            s->hosts[0]);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "ENV-LISTEN\n") == 0,
-           "BENEATH_LISTEN server: %d", r->status);
+    EXPECT_BODY(r, "ENV-LISTEN\n", "BENEATH_LISTEN server");
     server_stop_clean(s);
 
     /* the command line replaces the environment's list as a whole */
@@ -511,8 +485,7 @@ START_TEST(startup_fd_budget)
     EXPECT(strstr(e, "directory cache: 26 per worker") != NULL,
            "the resolver line does not give the cache size:\n%s", e);
     struct http_response *r = raw_get(s->port, "/a/b/f.txt");
-    EXPECT(r->status == 200 && strcmp(r->body, "nested\n") == 0,
-           "GET /a/b/f.txt: %d", r->status);
+    EXPECT_BODY(r, "nested\n", "GET /a/b/f.txt");
     server_stop_clean(s);
 }
 END_TEST
@@ -539,21 +512,14 @@ START_TEST(startup_line)
     char *line = listening_line(s, "127.0.0.1");
     char *hp = hfmt("listening on http://127.0.0.1:%u", s->port);
     EXPECT(strstr(line, hp), "line lacks '%s': %s", hp, line);
-    /* issue 3: at start-up stderr says the address, the root, the backend
-     * that serves (and why) and the confinement flags. The brief reads it as
-     * start-up lines; the same line is not required. */
+    /* At start-up stderr says the address, the root, the backend that
+     * serves (and why) and the confinement flags, on one or more lines. */
     char *e = server_stderr(s);
     EXPECT(strstr(e, w) != NULL, "start-up lines lack the root %s:\n%s", w, e);
-    char *bl = NULL;
-    for (const char *p = e; *p;) {
-        size_t n = strcspn(p, "\n");
-        char *l = hmem(p, n);
+    char *bl = NULL, *l;
+    for (const char *p = e; (l = hline(&p)) != NULL;)
         if (strstr(l, backend) && !strstr(l, "listening on") && !strstr(l, w))
             bl = l;
-        p += n;
-        if (*p)
-            p++;
-    }
     EXPECT(bl != NULL,
            "--resolver %s: no start-up line names the backend "
            "'%s':\n%s",
@@ -614,8 +580,7 @@ START_TEST(startup_auto_fallback)
            "serves:\n%s",
            strerror(errs[_i]), e);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "FALLBACK\n") == 0,
-           "fallback: GET / %d", r->status);
+    EXPECT_BODY(r, "FALLBACK\n", "fallback: GET /");
     static const char *const t[] = {"/../secret.txt", "/%2e%2e/secret.txt",
                                     "/link-abs", "/link-rel"};
     for (size_t i = 0; i < N_ELEMS(t); i++) {
@@ -657,8 +622,7 @@ START_TEST(startup_ipv6)
     EXPECT(c != NULL, "connect [::1]:%u: %s", s->port, strerror(errno));
     raw_send_str(c, "GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n");
     struct http_response *r = raw_read(c, false, 5000);
-    EXPECT(r->status == 200 && strcmp(r->body, "V6\n") == 0, "GET over ::1: %d",
-           r->status);
+    EXPECT_BODY(r, "V6\n", "GET over ::1");
     server_stop_clean(s);
 }
 END_TEST
@@ -683,8 +647,7 @@ START_TEST(startup_two_listeners)
         EXPECT(c != NULL, "connect %s:%u", s->hosts[i], s->ports[i]);
         raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         struct http_response *r = raw_read(c, false, 5000);
-        EXPECT(r->status == 200 && strcmp(r->body, "TWO\n") == 0,
-               "listener %s: %d", s->hosts[i], r->status);
+        EXPECT_BODY(r, "TWO\n", hfmt("listener %s", s->hosts[i]));
     }
     server_stop_clean(s);
 }
@@ -704,15 +667,14 @@ static struct raw_conn *held_conn(const struct server *s)
     return c;
 }
 
-/* The over-limit connection: refused, closed, or answered 503. */
+/* The over-limit connection is accepted and closed without an answer. */
 static void expect_refused(const struct server *s, const char *what)
 {
     struct raw_conn *c = raw_connect(s->port);
-    if (c == NULL)
-        return; /* refused at connect */
+    EXPECT(c != NULL, "%s: connect: %s", what, strerror(errno));
     raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     struct http_response *r = raw_read(c, false, 5000);
-    EXPECT(r->status == 0 || r->status == 503,
+    EXPECT(r->status == 0,
            "%s: the connection over the limit got status %d (error %s)", what,
            r->status, r->error ? strerror(r->error) : "none");
     EXPECT(r->error != ETIMEDOUT,
@@ -742,9 +704,9 @@ static void expect_served_again(const struct server *s, const char *what)
 }
 
 /*
- * The N+1th concurrent connection is refused or closed (the brief; the
- * README says "excess connections are closed at accept"). Left unanswered
- * in the listen backlog is not enough: the client hangs.
+ * The N+1th concurrent connection is closed at accept, as the README says
+ * ("excess connections are closed at accept"). Left unanswered in the
+ * listen backlog is not enough: the client hangs.
  */
 static void limit_case(const char *flag)
 {
@@ -807,9 +769,7 @@ START_TEST(limit_slowloris)
         }
         if (!served) {
             struct http_response *r = raw_get(s->port, "/");
-            EXPECT(r->status == 200 && strcmp(r->body, "FAST\n") == 0,
-                   "a normal client was not served during the slowloris: %d",
-                   r->status);
+            EXPECT_BODY(r, "FAST\n", "a normal client during the slowloris");
             served = true;
         }
         sleep_ms(250);
@@ -986,8 +946,7 @@ START_TEST(signal_term_bounded)
     /* A client that never reads: the drain must give up after
      * --shutdown-timeout and still exit 0. */
     char *w = tree_new();
-    char *data = hbuf(DRAIN_LEN);
-    memset(data, 'z', DRAIN_LEN);
+    char *data = hfill(DRAIN_LEN, 'z');
     tree_write(w, "big.bin", data, DRAIN_LEN);
     struct server *s = server_start(w, "--shutdown-timeout", "2", NULL);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1156,12 +1115,8 @@ static void exchange_dirs(void *ud)
 START_TEST(swap_symlink_flip)
 {
     char *b = tree_new();
-    tree_mkdir(b, "releases");
-    tree_mkdir(b, "releases/1");
-    tree_mkdir(b, "releases/2");
-    tree_write_str(b, "releases/1/index.html", "V1\n");
-    tree_write_str(b, "releases/2/index.html", "V2\n");
-    tree_symlink(b, "releases/1", "current");
+    tree_build(b, "releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
+               "current -> releases/1", NULL);
     struct swap_paths p = {.a = tree_path(b, "current"),
                            .tmp = tree_path(b, "current.tmp")};
     swap_case(p.a, flip_symlink, &p);
@@ -1171,10 +1126,7 @@ END_TEST
 START_TEST(swap_rename_tree)
 {
     char *b = tree_new();
-    tree_mkdir(b, "www");
-    tree_mkdir(b, "www.new");
-    tree_write_str(b, "www/index.html", "V1\n");
-    tree_write_str(b, "www.new/index.html", "V2\n");
+    tree_build(b, "www/index.html=V1\n", "www.new/index.html=V2\n", NULL);
     struct swap_paths p = {.a = tree_path(b, "www"),
                            .b = tree_path(b, "www.new")};
     swap_case(p.a, exchange_dirs, &p);
@@ -1183,14 +1135,11 @@ END_TEST
 
 START_TEST(swap_root_gone)
 {
-    /* SIGHUP when the root path no longer resolves: not in the spec; what
+    /* SIGHUP when the root path no longer resolves: not in the README; what
      * nginx does on a bad reload: keep serving with the old root, say why
      * on stderr, do not exit. */
     char *b = tree_new();
-    tree_mkdir(b, "releases");
-    tree_mkdir(b, "releases/1");
-    tree_write_str(b, "releases/1/index.html", "V1\n");
-    tree_symlink(b, "releases/1", "current");
+    tree_build(b, "releases/1/index.html=V1\n", "current -> releases/1", NULL);
     struct server *s = server_start(tree_path(b, "current"), NULL);
     EXPECT(unlink(tree_path(b, "current")) == 0, "unlink");
     server_signal(s, SIGHUP);
@@ -1205,8 +1154,7 @@ START_TEST(swap_root_gone)
     EXPECT(strstr(said, "current") != NULL,
            "SIGHUP with the root gone: no message naming the root:\n%s", said);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "V1\n") == 0,
-           "after a failed reload the old root is not served: %d", r->status);
+    EXPECT_BODY(r, "V1\n", "the old root after a failed reload");
     server_stop_clean(s);
 }
 END_TEST
@@ -1285,10 +1233,6 @@ static char *status_field(pid_t pid, const char *field)
 
 START_TEST(user_drops_privileges)
 {
-    if (geteuid() != 0) {
-        fprintf(stderr, "SKIP user_drops_privileges: not root\n");
-        return;
-    }
     char *w = simple_root("AS-NOBODY\n");
     tree_write_str(w, "private.txt", "root only\n");
     chmod(tree_path(w, "private.txt"), 0600);
@@ -1304,8 +1248,7 @@ START_TEST(user_drops_privileges)
     struct server *s = server_start_opts(&o);
     EXPECT(s->port == port, "listening on %u, want %u", s->port, port);
     struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "AS-NOBODY\n") == 0,
-           "GET / as nobody: %d", r->status);
+    EXPECT_BODY(r, "AS-NOBODY\n", "GET / as nobody");
     char *uid = status_field(s->pid, "Uid");
     char *gid = status_field(s->pid, "Gid");
     char *groups = status_field(s->pid, "Groups");
@@ -1336,68 +1279,38 @@ START_TEST(user_unknown)
 }
 END_TEST
 
-static Suite *ops_suite(void)
+/* What only root can do: bind a privileged port, then drop to nobody. */
+static Suite *ops_root_suite(void)
 {
-    Suite *su = suite_create("e2e_ops");
-    TCase *t[8];
-    size_t n = 0;
-    TCase *tc;
+    Suite *su = suite_create("e2e_ops_root");
+    TCase *tc = harness_tcase(su, "user", NULL, NULL, 60);
 
-    tc = t[n++] = tcase_create("cli");
-    tcase_add_test(tc, cli_bogus_flag);
-    tcase_add_test(tc, cli_every_error_in_one_run);
-    tcase_add_test(tc, cli_bad_env);
-    tcase_add_test(tc, cli_config_every_bad_line);
-    tcase_add_test(tc, cli_config_missing_file);
-    tcase_add_test(tc, cli_check_prints_effective);
-    tcase_add_test(tc, cli_check_round_trip);
-    tcase_add_test(tc, cli_precedence);
-    tcase_add_test(tc, cli_default_limits);
-    tcase_add_test(tc, cli_env_listen_real);
-    tcase_add_test(tc, cli_help_version);
-    tcase_add_test(tc, cli_root_missing);
-    tcase_add_test(tc, cli_listen_in_use);
-    tc = t[n++] = tcase_create("startup");
-    tcase_add_loop_test(tc, startup_line, 0, 3);
-    tcase_add_test(tc, startup_fd_budget);
-    tcase_add_test(tc, startup_confine_flags_shown);
-    tcase_add_loop_test(tc, startup_auto_fallback, 0, 2);
-    tcase_add_test(tc, startup_ipv6);
-    tcase_add_test(tc, startup_two_listeners);
-    tc = t[n++] = tcase_create("limits");
-    tcase_add_test(tc, limit_per_ip);
-    tcase_add_test(tc, limit_total);
-    tcase_add_test(tc, limit_slowloris);
-    tcase_add_test(tc, limit_idle_timeout);
-    tc = t[n++] = tcase_create("signals");
-    tcase_add_loop_test(tc, signal_term_idle, 0, 2);
-    tcase_add_test(tc, signal_term_drain);
-    tcase_add_test(tc, signal_term_bounded);
-    tcase_add_test(tc, signal_hup_reopens_log);
-    tc = t[n++] = tcase_create("swap");
-    tcase_add_test(tc, swap_symlink_flip);
-    tcase_add_test(tc, swap_rename_tree);
-    tcase_add_test(tc, swap_root_gone);
-    tcase_add_test(tc, swap_hup_fd_stable);
-    tc = t[n++] = tcase_create("user");
     tcase_add_test(tc, user_drops_privileges);
-    tcase_add_test(tc, user_unknown);
-    for (size_t i = 0; i < n; i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
-        tcase_set_timeout(t[i], 60);
-        suite_add_tcase(su, t[i]);
-    }
     return su;
 }
 
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(ops_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "e2e_ops",
+    .fixture = HARNESS_FIXTURE(60),
+    .tcases = {{"cli",
+                .tests = {&cli_bogus_flag, &cli_every_error_in_one_run,
+                          &cli_bad_env, &cli_config_every_bad_line,
+                          &cli_config_missing_file, &cli_check_prints_effective,
+                          &cli_check_round_trip, &cli_precedence,
+                          &cli_default_limits, &cli_env_listen_real,
+                          &cli_help_version, &cli_root_missing,
+                          &cli_listen_in_use}},
+               {"startup",
+                .loops = {{&startup_line, 3}, {&startup_auto_fallback, 2}},
+                .tests = {&startup_fd_budget, &startup_confine_flags_shown,
+                          &startup_ipv6, &startup_two_listeners}},
+               {"limits", .tests = {&limit_per_ip, &limit_total,
+                                    &limit_slowloris, &limit_idle_timeout}},
+               {"signals", .loops = {{&signal_term_idle, 2}},
+                .tests = {&signal_term_drain, &signal_term_bounded,
+                          &signal_hup_reopens_log}},
+               {"swap", .tests = {&swap_symlink_flip, &swap_rename_tree,
+                                  &swap_root_gone, &swap_hup_fd_stable}},
+               {"user", .tests = {&user_unknown}}},
+    .suites = {
+        {ops_root_suite, "--user drops privileges only when started as root"}}};
