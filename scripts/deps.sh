@@ -4,7 +4,8 @@
 #   scripts/deps.sh test    also the test, analysis and benchmark tools
 set -euo pipefail
 
-build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libssl-dev)
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libssl-dev
+  libseccomp-dev)
 test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium)

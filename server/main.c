@@ -22,6 +22,7 @@
 #include "negotiate.h"
 #include "resolver.h"
 #include "root.h"
+#include "sandbox.h"
 #include "tls.h"
 
 #include <errno.h>
@@ -672,7 +673,8 @@ int main(int argc, char *argv[])
         goto out;
     }
     status = 1;
-    if (phase_lockdown(&s) == 0 && phase_serve(&s, &dc) == 0)
+    if (phase_lockdown(&s) == 0 && sandbox_apply(&s.c, &s.ls) == 0 &&
+        phase_serve(&s, &dc) == 0)
         status = phase_loop(&s);
 out:
     server_close(&s);
