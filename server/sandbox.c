@@ -658,13 +658,6 @@ static int seccomp_raise(struct walls *w, const struct conf *c,
     for (size_t i = 0; rc == 0 && i < sizeof allowed / sizeof allowed[0]; i++)
         rc = allow(ctx, w, resolve(allowed[i]), 0, NULL);
 
-#ifdef SANDBOX_ASAN
-    /* The leak check's tracer is a clone() without CLONE_THREAD. */
-    if (rc == 0)
-        rc = allow(ctx, w, resolve("clone"), 0, NULL);
-    if (rc == 0)
-        rc = allow(ctx, w, resolve("prctl"), 0, NULL);
-#else
     /* Threads only: no fork, no new process of any kind. */
     if (rc == 0)
         rc = allow_if(ctx, w, "clone",
@@ -672,6 +665,24 @@ static int seccomp_raise(struct walls *w, const struct conf *c,
     /* libmicrohttpd names its threads. */
     if (rc == 0)
         rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME));
+#ifdef SANDBOX_ASAN
+    /*
+     * The leak check's tracer: a clone() sharing memory with exactly these
+     * flags (sanitizer_stoptheworld_linux_libcdep.cpp), which lets the
+     * tracer ptrace this process and dies with it. Still no fork.
+     */
+    if (rc == 0)
+        rc = allow_if(ctx, w, "clone",
+                      SCMP_A0(SCMP_CMP_EQ, CLONE_VM | CLONE_FS | CLONE_FILES |
+                                               CLONE_UNTRACED));
+    if (rc == 0)
+        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_PTRACER));
+    if (rc == 0)
+        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG));
+    if (rc == 0)
+        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_GET_DUMPABLE));
+    if (rc == 0)
+        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
 #endif
     if (rc == 0 && resolve("clone3") >= 0)
         rc =
@@ -952,6 +963,7 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls)
         static const char off[] = "beneath: sandbox: off (--sandbox off)\n";
         ssize_t wr = write(STDERR_FILENO, off, sizeof off - 1);
         (void)wr;
+        HOOK_AFTER();
         return 0;
     }
     /* The time zone is read now: /etc is not readable afterwards. */
