@@ -135,8 +135,7 @@ START_TEST(startup_line_on)
             EXPECT(strstr(l, "signals and abstract sockets scoped"),
                    "scoping not named: %s", l);
     } else {
-        EXPECT(strstr(l, "no landlock ("), "no reason for no Landlock: %s",
-               l);
+        EXPECT(strstr(l, "no landlock ("), "no reason for no Landlock: %s", l);
     }
     EXPECT(strstr(l, "seccomp allow-list (") &&
                strstr(l, " calls, EPERM for the rest)"),
@@ -146,8 +145,8 @@ START_TEST(startup_line_on)
         EXPECT(strstr(e, "sandbox: not applied") == NULL,
                "ABI %d, yet something was not applied:\n%s", abi, e);
     /* the kernel's own word: a filter, and no new privileges */
-    EXPECT(proc_status(s, "Seccomp") && strcmp(proc_status(s, "Seccomp"),
-                                               "2") == 0,
+    EXPECT(proc_status(s, "Seccomp") &&
+               strcmp(proc_status(s, "Seccomp"), "2") == 0,
            "Seccomp: %s, want 2 (filter)", proc_status(s, "Seccomp"));
     EXPECT(proc_status(s, "NoNewPrivs") &&
                strcmp(proc_status(s, "NoNewPrivs"), "1") == 0,
@@ -174,10 +173,10 @@ START_TEST(startup_line_off_and_strict)
 
     if (landlock_abi() == 0) {
         char *out;
-        int ws = beneath_run(
-            (const char *[]){"--listen", "127.0.0.1:0", "--sandbox", "strict",
-                             site.www, NULL},
-            NULL, 15000, &out, &e);
+        int ws =
+            beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--sandbox",
+                                         "strict", site.www, NULL},
+                        NULL, 15000, &out, &e);
         EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0,
                "strict without Landlock: %s", wstatus_str(ws));
         return;
@@ -204,13 +203,20 @@ END_TEST
  * symlinked directory ("up" -> "..").
  */
 static const char *const escapes[] = {
-    "/link-abs",           "/link-rel",
-    "/link-rel-deep",      "/link-dir/inner.txt",
-    "/link-dir-rel/inner.txt", "/link-dir/",
-    "/passwd",             "/procroot/etc/passwd",
-    "/etc-link/passwd",    "/etc-link/",
-    "/up/secret.txt",      "/up/outside/inner.txt",
-    "/sub/up2/secret.txt", "/up/",
+    "/link-abs",
+    "/link-rel",
+    "/link-rel-deep",
+    "/link-dir/inner.txt",
+    "/link-dir-rel/inner.txt",
+    "/link-dir/",
+    "/passwd",
+    "/procroot/etc/passwd",
+    "/etc-link/passwd",
+    "/etc-link/",
+    "/up/secret.txt",
+    "/up/outside/inner.txt",
+    "/sub/up2/secret.txt",
+    "/up/",
 };
 
 static void plant_escapes(void)
@@ -236,8 +242,8 @@ START_TEST(lexical_contained_by_landlock)
     struct server_opts o = {
         .root = site.www,
         .no_resolver = true,
-        .args = (const char *[]){"--resolver", "lexical", "--listing", "on",
-                                 NULL},
+        .args =
+            (const char *[]){"--resolver", "lexical", "--listing", "on", NULL},
     };
     struct server *s = server_start_opts(&o);
     for (size_t i = 0; i < N_ELEMS(escapes); i++) {
@@ -276,8 +282,8 @@ START_TEST(lexical_leaks_without_sandbox)
         if (r->status == 200)
             leaks++;
     }
-    EXPECT(leaks >= 10, "lexical without sandbox served only %zu of %zu",
-           leaks, N_ELEMS(escapes));
+    EXPECT(leaks >= 10, "lexical without sandbox served only %zu of %zu", leaks,
+           N_ELEMS(escapes));
     server_stop_clean(s);
 }
 END_TEST
@@ -310,8 +316,7 @@ struct wall_case {
     const char *extra;   /* hook words that pick the walls */
     const char *sandbox; /* --sandbox */
     /* expected: NULL = DONE, else the errno name of the refusal */
-    const char *read_outside, *write_outside, *exec, *connect, *fork,
-        *map_exec;
+    const char *read_outside, *write_outside, *exec, *connect, *fork, *map_exec;
 };
 
 static const struct wall_case walls[] = {
@@ -354,10 +359,11 @@ START_TEST(fault_hook_walls)
     }
     char *logdir = tree_new();
     char *outside = tree_path(tree_new(), "planted");
-    char *hook = hfmt("%s read:%s read:/etc/shadow write:%s connect:127.0.0.1:1 "
-                      "fork map-exec%s",
-                      w->extra, site.secret_path, outside,
-                      w->exec && strcmp(w->exec, "-") ? " exec:/bin/true" : "");
+    char *hook =
+        hfmt("%s read:%s read:/etc/shadow write:%s connect:127.0.0.1:1 "
+             "fork map-exec%s",
+             w->extra, site.secret_path, outside,
+             w->exec && strcmp(w->exec, "-") ? " exec:/bin/true" : "");
     const char *args[] = {"--access-log", tree_path(logdir, "access.log"),
                           "--sandbox", w->sandbox, NULL};
     struct server *s = start_hooked(hook, args);
@@ -398,17 +404,17 @@ START_TEST(fault_hook_strict_kills)
     int ws = beneath_run(
         (const char *[]){"--listen", "127.0.0.1:0", "--sandbox", "strict",
                          site.www, NULL},
-        (const char *[]){"SANDBOX_FAULT_HOOK=skip-landlock fork", NULL},
-        15000, &out, &err);
+        (const char *[]){"SANDBOX_FAULT_HOOK=skip-landlock fork", NULL}, 15000,
+        &out, &err);
     /* skip-landlock: strict refuses to start without Landlock */
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0 &&
                strstr(err, "--sandbox strict: Landlock is not in force"),
            "strict without Landlock: %s\n%s", wstatus_str(ws), err);
-    ws = beneath_run(
-        (const char *[]){"--listen", "127.0.0.1:0", "--sandbox", "strict",
-                         site.www, NULL},
-        (const char *[]){"SANDBOX_FAULT_HOOK=exec:/bin/true", NULL}, 15000,
-        &out, &err);
+    ws =
+        beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--sandbox",
+                                     "strict", site.www, NULL},
+                    (const char *[]){"SANDBOX_FAULT_HOOK=exec:/bin/true", NULL},
+                    15000, &out, &err);
     EXPECT(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGSYS,
            "strict: a refused call (execve) must kill with SIGSYS: %s\n%s",
            wstatus_str(ws), err);
@@ -422,8 +428,7 @@ START_TEST(release_binary_has_no_hook)
     /* The beneath binary ignores the hook's variable and holds none of it. */
     struct server_opts o = {
         .root = site.www,
-        .env = (const char *[]){"SANDBOX_FAULT_HOOK=fork skip-landlock",
-                                NULL},
+        .env = (const char *[]){"SANDBOX_FAULT_HOOK=fork skip-landlock", NULL},
     };
     struct server *s = server_start_opts(&o);
     char *e = server_stderr(s);
@@ -439,6 +444,34 @@ START_TEST(release_binary_has_no_hook)
     char *faults = fb ? tree_read(fb, &len) : NULL;
     EXPECT(faults && memmem(faults, len, "SANDBOX_FAULT_HOOK", 18),
            "the control: %s should hold the hook", fb ? fb : "(unset)");
+}
+END_TEST
+
+START_TEST(sanitizer_reports_from_inside)
+{
+    /* ASan builds: the sandbox leaves the sanitizer what it needs, so a
+     * leak found at exit and an overflow found while serving are still
+     * reported (unsymbolized: module+offset). */
+#ifdef __SANITIZE_ADDRESS__
+    struct server *s = start_hooked("leak", NULL);
+    server_stop(s, 20000);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "ERROR: LeakSanitizer: detected memory leaks") &&
+               strstr(e, "Direct leak of 64 byte") && !strstr(e, "fatal error"),
+           "no leak report from inside the sandbox:\n%s", e);
+    char *out, *err;
+    int ws =
+        beneath_run((const char *[]){"--listen", "127.0.0.1:0", site.www, NULL},
+                    (const char *[]){"SANDBOX_FAULT_HOOK=overflow", NULL},
+                    20000, &out, &err);
+    EXPECT(!WIFEXITED(ws) || WEXITSTATUS(ws) != 0, "overflow: %s",
+           wstatus_str(ws));
+    EXPECT(strstr(err, "ERROR: AddressSanitizer: heap-buffer-overflow") &&
+               strstr(err, "WRITE of size 1"),
+           "no overflow report from inside the sandbox:\n%s", err);
+#else
+    fprintf(stderr, "SKIP sanitizer_reports_from_inside: not an ASan build\n");
+#endif
 }
 END_TEST
 
@@ -501,8 +534,7 @@ START_TEST(outer_filter_after)
     char *e = server_stderr(s);
     EXPECT(strstr(e, "resolver kernel (auto: openat2 available)"),
            "openat2 works at start-up:\n%s", e);
-    EXPECT(strstr(e, "fault-hook: block-openat2 ") &&
-               strstr(e, ": DONE"),
+    EXPECT(strstr(e, "fault-hook: block-openat2 ") && strstr(e, ": DONE"),
            "the later filter was not installed:\n%s", e);
     EXPECT(proc_status(s, "Seccomp_filters") &&
                strcmp(proc_status(s, "Seccomp_filters"), "2") == 0,
@@ -518,8 +550,7 @@ START_TEST(outer_filter_after)
     }
     server_stop_clean(s);
     char *log = server_stdout(s);
-    EXPECT(strstr(log, "resolver=emulated") &&
-               !strstr(log, "resolver=kernel"),
+    EXPECT(strstr(log, "resolver=emulated") && !strstr(log, "resolver=kernel"),
            "the emulation does not serve after the block:\n%s", log);
 }
 END_TEST
@@ -652,8 +683,8 @@ START_TEST(emulated_cache_under_sandbox)
     struct server_opts o = {
         .root = w,
         .no_resolver = true,
-        .args = (const char *[]){"--resolver", "emulated", "--threads", "1",
-                                 NULL},
+        .args =
+            (const char *[]){"--resolver", "emulated", "--threads", "1", NULL},
     };
     struct server *s = server_start_opts(&o);
     struct http_response *r = raw_get(s->port, "/a/b/f.txt");
@@ -702,6 +733,7 @@ static Suite *sandbox_suite(void)
     tcase_add_loop_test(tc, fault_hook_walls, 0, N_ELEMS(walls));
     tcase_add_test(tc, fault_hook_strict_kills);
     tcase_add_test(tc, release_binary_has_no_hook);
+    tcase_add_test(tc, sanitizer_reports_from_inside);
     tc = t[n++] = tcase_create("outer");
     tcase_add_loop_test(tc, outer_filter_before, 0, N_ELEMS(outer_errs));
     tcase_add_loop_test(tc, outer_filter_after, 0, N_ELEMS(outer_errs));
