@@ -86,7 +86,7 @@ for i in "${!modes[@]}"; do
 done
 
 cpu_ns() { # PID: run time of all its threads so far, ns
-  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 csv=$out/sandbox.csv
@@ -136,7 +136,7 @@ done
         }
         lo = hi = x[1]; for (i = 1; i <= n; i++) { if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
         ylo = yhi = y[1]; for (i = 1; i <= q; i++) { if (y[i] < ylo) ylo = y[i]; if (y[i] > yhi) yhi = y[i] }
-        printf "| %s | %s | %d | %d .. %d | %.3f (%.3f .. %.3f) |\n", f, m[k], med(x, n), lo, hi, med(y, q), ylo, yhi
+        printf "| %s | %s | %.0f | %.0f .. %.0f | %.3f (%.3f .. %.3f) |\n", f, m[k], med(x, n), lo, hi, med(y, q), ylo, yhi
       }
     }' "$csv" | sort
   echo
