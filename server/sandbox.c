@@ -554,6 +554,21 @@ static const char *const allowed[] = {
 };
 /* clang-format on */
 
+/* Argument @arg equals @v. */
+static struct scmp_arg_cmp arg_eq(unsigned arg, scmp_datum_t v)
+{
+    return (struct scmp_arg_cmp){
+        .arg = arg, .op = SCMP_CMP_EQ, .datum_a = v, .datum_b = 0};
+}
+
+/* Argument @arg, masked with @mask, equals @v. */
+static struct scmp_arg_cmp arg_masked(unsigned arg, scmp_datum_t mask,
+                                      scmp_datum_t v)
+{
+    return (struct scmp_arg_cmp){
+        .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask, .datum_b = v};
+}
+
 /* The number of an allowed[] entry on this architecture, or -1. */
 static int resolve(const char *names)
 {
@@ -624,10 +639,10 @@ static int seccomp_raise(struct walls *w, const struct conf *c,
     /* Threads only: no fork, no new process of any kind. */
     if (rc == 0)
         rc = allow_if(ctx, w, "clone",
-                      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+                      arg_masked(0, CLONE_THREAD, CLONE_THREAD));
     /* libmicrohttpd names its threads. */
     if (rc == 0)
-        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME));
+        rc = allow_if(ctx, w, "prctl", arg_eq(0, PR_SET_NAME));
 #ifdef SANDBOX_ASAN
     /*
      * The leak check's tracer: a clone() sharing memory with exactly these
@@ -635,32 +650,29 @@ static int seccomp_raise(struct walls *w, const struct conf *c,
      * tracer ptrace this process and dies with it. Still no fork.
      */
     if (rc == 0)
-        rc = allow_if(ctx, w, "clone",
-                      SCMP_A0(SCMP_CMP_EQ, CLONE_VM | CLONE_FS | CLONE_FILES |
-                                               CLONE_UNTRACED));
+        rc = allow_if(
+            ctx, w, "clone",
+            arg_eq(0, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_UNTRACED));
     if (rc == 0)
-        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_PTRACER));
+        rc = allow_if(ctx, w, "prctl", arg_eq(0, PR_SET_PTRACER));
     if (rc == 0)
-        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG));
+        rc = allow_if(ctx, w, "prctl", arg_eq(0, PR_SET_PDEATHSIG));
     if (rc == 0)
-        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_GET_DUMPABLE));
+        rc = allow_if(ctx, w, "prctl", arg_eq(0, PR_GET_DUMPABLE));
     if (rc == 0)
-        rc = allow_if(ctx, w, "prctl", SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
+        rc = allow_if(ctx, w, "prctl", arg_eq(0, PR_SET_DUMPABLE));
 #endif
     if (rc == 0 && resolve("clone3") >= 0)
         rc =
             seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), resolve("clone3"), 0);
     /* W^X: no page becomes executable after start-up. */
     if (rc == 0)
-        rc =
-            allow_if(ctx, w, "mmap", SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        rc = allow_if(ctx, w, "mmap", arg_masked(2, PROT_EXEC, 0));
     if (rc == 0)
-        rc = allow_if(ctx, w, "mprotect",
-                      SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+        rc = allow_if(ctx, w, "mprotect", arg_masked(2, PROT_EXEC, 0));
     /* abort() signals its own thread. */
     if (rc == 0)
-        rc = allow_if(ctx, w, "tgkill",
-                      SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+        rc = allow_if(ctx, w, "tgkill", arg_eq(0, (scmp_datum_t)getpid()));
     for (size_t i = 0; i < ls->n; i++)
         unix_listener |= ls->v[i].unix_path != NULL;
     if (rc == 0 && unix_listener)
@@ -668,8 +680,8 @@ static int seccomp_raise(struct walls *w, const struct conf *c,
     /* sd_notify: a datagram to the service manager's unix socket. */
     if (rc == 0 && getenv("NOTIFY_SOCKET")) {
         struct scmp_arg_cmp sock[] = {
-            SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
-            SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
+            arg_eq(0, AF_UNIX),
+            arg_masked(1, 0xf, SOCK_DGRAM),
         };
         rc = allow(ctx, w, resolve("socket"), 2, sock);
         if (rc == 0)
@@ -753,7 +765,7 @@ static int try_connect(const char *hostport)
     const char *colon = strrchr(hostport, ':');
     int fd, err = 0;
 
-    sa.sin_port = htons((uint16_t)(colon ? atoi(colon + 1) : 1));
+    sa.sin_port = htons((uint16_t)(colon ? strtoul(colon + 1, NULL, 10) : 1));
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -816,10 +828,12 @@ static void *hook_tries(void *arg)
 
     for (char *t = strtok_r(list, " ", &save); t;
          t = strtok_r(NULL, " ", &save)) {
-        char *a = strchr(t, ':');
+        char *a = strchr(t, ':'), none[] = "-";
 
         if (a)
             *a++ = '\0';
+        else
+            a = none; /* "read" without a path tries "-" (ENOENT) */
         if (strcmp(t, "read") == 0)
             hook_say(t, a, try_read(a));
         else if (strcmp(t, "write") == 0)
