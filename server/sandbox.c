@@ -854,8 +854,12 @@ static void *hook_tries(void *arg)
     return NULL;
 }
 
-/* An outer filter installed after ours: openat2 answers @err from now on. */
-static void hook_block_openat2(int err)
+/*
+ * A filter of the kind outside ones are: system call @nr answers @err from
+ * now on. Before the sandbox it plays a container without Landlock; after
+ * it, an outer filter that blocks openat2 once beneath runs.
+ */
+static int hook_block(long nr, int err)
 {
 #if defined(__x86_64__)
     const unsigned arch = AUDIT_ARCH_X86_64;
@@ -867,7 +871,7 @@ static void hook_block_openat2(int err)
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
         BPF_STMT(BPF_RET | BPF_K,
                  SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -875,10 +879,16 @@ static void hook_block_openat2(int err)
     struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
 
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    hook_say("block-openat2", errname(err),
-             syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0
-                 ? 0
-                 : errno);
+    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ? 0
+                                                                        : errno;
+}
+
+/* no-landlock: the kernel (or a container's profile) lacks Landlock. */
+static void hook_before(void)
+{
+    if (hook_has("no-landlock"))
+        hook_say("no-landlock", "ENOSYS",
+                 hook_block(SYS_landlock_create_ruleset, ENOSYS));
 }
 
 static void hook_after(void)
@@ -890,8 +900,10 @@ static void hook_after(void)
 
     if (!h)
         return;
-    if (b)
-        hook_block_openat2(strncmp(b + 14, "ENOSYS", 6) == 0 ? ENOSYS : EPERM);
+    if (b) {
+        int err = strncmp(b + 14, "ENOSYS", 6) == 0 ? ENOSYS : EPERM;
+        hook_say("block-openat2", errname(err), hook_block(SYS_openat2, err));
+    }
     list = strdup(h);
     if (list && pthread_create(&t, NULL, hook_tries, list) == 0)
         pthread_join(t, NULL);
@@ -899,9 +911,11 @@ static void hook_after(void)
 }
 
 #define HOOK_SKIP(wall) hook_has("skip-" wall)
+#define HOOK_BEFORE() hook_before()
 #define HOOK_AFTER() hook_after()
 #else
 #define HOOK_SKIP(wall) false
+#define HOOK_BEFORE() ((void)0)
 #define HOOK_AFTER() ((void)0)
 #endif
 
@@ -971,6 +985,7 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls)
     }
     /* The time zone is read now: /etc is not readable afterwards. */
     tzset();
+    HOOK_BEFORE();
     if (HOOK_SKIP("landlock"))
         snprintf(w.landlock_why, sizeof w.landlock_why, "skipped by the hook");
     else

@@ -282,7 +282,8 @@ START_TEST(lexical_leaks_without_sandbox)
         if (r->status == 200)
             leaks++;
     }
-    EXPECT(leaks >= 10, "lexical without sandbox served only %zu of %zu", leaks,
+    EXPECT(leaks == N_ELEMS(escapes),
+           "lexical without sandbox served only %zu of %zu", leaks,
            N_ELEMS(escapes));
     server_stop_clean(s);
 }
@@ -420,6 +421,34 @@ START_TEST(fault_hook_strict_kills)
            wstatus_str(ws), err);
     EXPECT(strstr(err, "fault-hook: exec") == NULL,
            "strict: the hook lived to report:\n%s", err);
+}
+END_TEST
+
+START_TEST(kernel_without_landlock)
+{
+    /* A kernel (or a container profile) without Landlock: on serves with
+     * seccomp alone and says why; strict refuses to start. */
+    struct server *s = start_hooked("no-landlock", NULL);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "fault-hook: no-landlock ENOSYS: DONE") &&
+               strstr(e, "beneath: sandbox: no landlock (this kernel has no "
+                         "Landlock (ENOSYS)), seccomp allow-list ("),
+           "no Landlock: the start-up line does not say so:\n%s", e);
+    EXPECT(proc_status(s, "Seccomp") &&
+               strcmp(proc_status(s, "Seccomp"), "2") == 0,
+           "no Landlock: Seccomp: %s", proc_status(s, "Seccomp"));
+    struct http_response *r = raw_get(s->port, "/sub/");
+    EXPECT_STATUS(r, 200, "no Landlock: GET /sub/");
+    server_stop_clean(s);
+    char *out, *err;
+    int ws =
+        beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--sandbox",
+                                     "strict", site.www, NULL},
+                    (const char *[]){"SANDBOX_FAULT_HOOK=no-landlock", NULL},
+                    15000, &out, &err);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0 &&
+               strstr(err, "--sandbox strict: Landlock is not in force"),
+           "strict without Landlock: %s\n%s", wstatus_str(ws), err);
 }
 END_TEST
 
@@ -732,6 +761,7 @@ static Suite *sandbox_suite(void)
     tc = t[n++] = tcase_create("faults");
     tcase_add_loop_test(tc, fault_hook_walls, 0, N_ELEMS(walls));
     tcase_add_test(tc, fault_hook_strict_kills);
+    tcase_add_test(tc, kernel_without_landlock);
     tcase_add_test(tc, release_binary_has_no_hook);
     tcase_add_test(tc, sanitizer_reports_from_inside);
     tc = t[n++] = tcase_create("outer");
