@@ -5,10 +5,12 @@
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libssl-dev
-  libseccomp-dev)
+  libcrypt-dev libseccomp-dev)
 test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
-  lighttpd gnuplot-nox brotli zstd openssl chromium)
+  lighttpd gnuplot-nox brotli zstd openssl chromium
+  man-db systemd dpkg-dev jq podman runc catatonit netavark aardvark-dns
+  iptables)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = test ]; then

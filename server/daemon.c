@@ -63,8 +63,8 @@ struct conn {
 
 struct daemon {
     const struct daemon_conf *conf;
+    struct live *gens; /* of struct daemon_gen */
     struct root *root;
-    struct log *log;
     struct MHD_Daemon **d;
     size_t n;
     atomic_uint in_flight;
@@ -208,7 +208,8 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
  * The access log line, written when the response is queued: a client that
  * has its answer finds the line in the log, in the order it was answered.
  */
-static void log_request(struct daemon *h, struct conn *c, unsigned status)
+static void log_request(const struct daemon_gen *g, struct conn *c,
+                        unsigned status)
 {
     struct log_record r = {
         .client = c->client,
@@ -226,9 +227,9 @@ static void log_request(struct daemon *h, struct conn *c, unsigned status)
         .err = c->res.err,
     };
 
-    log_write(h->log, &r);
-    if (h->conf->respond.metrics)
-        metrics_count_response(h->conf->respond.metrics, r.status, r.bytes);
+    log_write(g->log, &r);
+    if (g->respond.metrics)
+        metrics_count_response(g->respond.metrics, r.status, r.bytes);
     c->logged = true;
 }
 
@@ -272,12 +273,15 @@ static bool has_body(struct MHD_Connection *mc)
 static enum MHD_Result respond(struct daemon *h, struct conn *c,
                                struct MHD_Connection *mc)
 {
-    if (c->target == NO_STR)
+    /* this request's configuration, from here to its log line */
+    const struct daemon_gen *g = live_get(h->gens);
+
+    if (c->target == NO_STR || !g)
         return MHD_NO;
     if (c->bad) {
         enum MHD_Result ret =
-            respond_status(mc, &h->conf->respond, c->bad, c->method, &c->res);
-        log_request(h, c, c->res.status);
+            respond_status(mc, &g->respond, c->bad, c->method, &c->res);
+        log_request(g, c, c->res.status);
         return ret;
     }
     /* Scratch for the decoded path: as long as the raw target. */
@@ -287,10 +291,10 @@ static enum MHD_Result respond(struct daemon *h, struct conn *c,
         return MHD_NO;
     int rfd = root_fd(h->root);
     enum MHD_Result ret = respond_request(
-        mc, &h->conf->respond, rfd, root_dir_cache(h->root), c->method,
+        mc, &g->respond, rfd, root_dir_cache(h->root), c->method,
         c->buf + c->target, c->buf + scratch, tlen, &c->res);
     if (c->res.status)
-        log_request(h, c, c->res.status);
+        log_request(g, c, c->res.status);
     return ret;
 }
 
@@ -345,11 +349,12 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     (void)toe;
     if (!c)
         return;
-    if (!c->logged) {
+    const struct daemon_gen *g = c->logged ? NULL : live_get(h->gens);
+    if (g) {
         /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
-        log_request(h, c, ci ? ci->http_status : 0);
+        log_request(g, c, ci ? ci->http_status : 0);
     }
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
@@ -537,8 +542,8 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd, bool tls)
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
-int daemon_new(const struct daemon_conf *conf, struct root *root,
-               struct log *log, const int *fds, const bool *tls, size_t n_fds,
+int daemon_new(const struct daemon_conf *conf, struct live *gens,
+               struct root *root, const int *fds, const bool *tls, size_t n_fds,
                struct daemon **out)
 {
     struct daemon *h = calloc(1, sizeof *h);
@@ -547,8 +552,8 @@ int daemon_new(const struct daemon_conf *conf, struct root *root,
     if (!h)
         goto out_close_fds;
     h->conf = conf;
+    h->gens = gens;
     h->root = root;
-    h->log = log;
     atomic_init(&h->in_flight, 0);
     atomic_init(&h->draining, false);
     atomic_init(&h->n_conns, 0);

@@ -5,6 +5,7 @@
 #ifndef DAEMON_H
 #define DAEMON_H
 
+#include "live.h"
 #include "log.h"
 #include "respond.h"
 #include "root.h"
@@ -12,8 +13,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct daemon_conf {
+/*
+ * What a request reads of the configuration, swapped as a whole on SIGHUP
+ * (a struct live of these): a request uses one generation from its first
+ * handler call to its log line. A queued response copies what it takes from
+ * the generation (headers, bodies), so one still being sent after its thread
+ * moved on never reads a released generation.
+ */
+struct daemon_gen {
     struct respond_conf respond;
+    struct log *log; /* the access log */
+};
+
+/* What only a restart changes: the worker pool and its limits. */
+struct daemon_conf {
     unsigned threads;
     unsigned max_connections;
     unsigned max_connections_per_ip; /* 0: unlimited */
@@ -30,13 +43,15 @@ struct daemon;
  * stopped) with the worker pool, limits and header watchdog of @conf.
  * @tls (NULL: none) marks the HTTPS ones; their certificate comes from
  * tls_load, which must have succeeded before.
- * @conf, @root and @log are borrowed and must outlive the server.
+ * @gens holds the current struct daemon_gen; each worker thread takes its
+ * generation from it between requests.
+ * @conf, @gens and @root are borrowed and must outlive the server.
  * On failure a message is written to stderr and nothing keeps running.
  *
  * Returns 0, -ENOMEM, or -EIO when libmicrohttpd refused to start.
  */
-int daemon_new(const struct daemon_conf *conf, struct root *root,
-               struct log *log, const int *fds, const bool *tls, size_t n_fds,
+int daemon_new(const struct daemon_conf *conf, struct live *gens,
+               struct root *root, const int *fds, const bool *tls, size_t n_fds,
                struct daemon **out);
 
 /*

@@ -3,13 +3,18 @@
  * listen.c - bind listening sockets ourselves (not libmicrohttpd), so that
  * every address is bound before privileges are dropped and each failure is
  * reported with the address it concerns; or take them from the service
- * manager.
+ * manager. --check binds nothing: listen_check looks at the addresses and the
+ * kernel's table of listening sockets instead.
  */
 #include "listen.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <netdb.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,12 +132,10 @@ static int socket_url(int fd, char *buf, size_t n)
 }
 
 /*
- * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
- * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
- * variables are removed so nothing started later inherits them.
- * Returns N (0: not activated), or -1 after a message.
+ * The number of sockets LISTEN_PID/LISTEN_FDS pass to this process: 0 when
+ * they are absent or meant for another process, -1 after a message.
  */
-static int activated(struct listener **out)
+static int activation_count(void)
 {
     const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
     char *end;
@@ -151,6 +154,32 @@ static int activated(struct listener **out)
                 fds);
         return -1;
     }
+    return (int)n;
+}
+
+/* Whether @fd is a listening socket; its URL into @buf. */
+static bool is_listening(int fd, char *buf, size_t n)
+{
+    int acc = 0;
+    socklen_t al = sizeof acc;
+
+    return fcntl(fd, F_GETFL) >= 0 &&
+           getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) == 0 && acc &&
+           socket_url(fd, buf, n) == 0;
+}
+
+/*
+ * systemd-style socket activation: LISTEN_PID is our pid and LISTEN_FDS=N
+ * sockets wait at fds 3..3+N-1. They replace the --listen addresses. The
+ * variables are removed so nothing started later inherits them.
+ * Returns N (0: not activated), or -1 after a message.
+ */
+static int activated(struct listener **out)
+{
+    int n = activation_count();
+
+    if (n <= 0)
+        return n;
     unsetenv("LISTEN_PID");
     unsetenv("LISTEN_FDS");
     unsetenv("LISTEN_FDNAMES");
@@ -162,13 +191,9 @@ static int activated(struct listener **out)
     for (int i = 0; i < n; i++)
         ls[i].fd = -1;
     for (int i = 0; i < n; i++) {
-        int fd = 3 + i, acc = 0;
-        socklen_t al = sizeof acc;
-        int fl = fcntl(fd, F_GETFL);
+        int fd = 3 + i;
 
-        if (fl < 0 ||
-            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) != 0 || !acc ||
-            socket_url(fd, ls[i].url, sizeof ls[i].url) != 0) {
+        if (!is_listening(fd, ls[i].url, sizeof ls[i].url)) {
             fprintf(stderr,
                     "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
                     fd);
@@ -179,11 +204,11 @@ static int activated(struct listener **out)
         }
         /* ours now: not inherited, never blocking a worker in accept */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
-        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         ls[i].fd = fd;
     }
     *out = ls;
-    return (int)n;
+    return n;
 }
 
 static void label(const struct conf_listen *l, char *buf, size_t n)
@@ -240,4 +265,170 @@ void listen_close(struct listeners *ls)
     free(ls->v);
     ls->v = NULL;
     ls->n = 0;
+}
+
+/*
+ * Whether the kernel's table (/proc/net/tcp or tcp6, this network namespace)
+ * has a listening socket on @sa's port at @sa's address or a wildcard one
+ * (or any address, when @sa is the wildcard). Lines read
+ * "sl local_address ... st ...": the address as hex words in host order,
+ * ":PORT" in hex, and st 0A for LISTEN.
+ */
+/*
+ * One line of /proc/net/tcp{,6}: "   0: 0100007F:1F90 00000000:0000 0A ...",
+ * the local address (hex, @addr of 33 bytes), port and state. False for the
+ * header line or anything else.
+ */
+static bool socket_line(const char *p, char *addr, unsigned *port,
+                        unsigned *state)
+{
+    char *end;
+    size_t n;
+
+    p += strspn(p, " ");
+    p += strspn(p, "0123456789");
+    if (*p++ != ':')
+        return false;
+    p += strspn(p, " ");
+    n = strspn(p, "0123456789ABCDEFabcdef");
+    if (n == 0 || n > 32 || p[n] != ':')
+        return false;
+    memcpy(addr, p, n);
+    addr[n] = '\0';
+    *port = (unsigned)strtoul(p + n + 1, &end, 16);
+    p = end + strspn(end, " ");
+    p += strcspn(p, " "); /* the remote address */
+    p += strspn(p, " ");
+    *state = (unsigned)strtoul(p, &end, 16);
+    return end != p;
+}
+
+static bool port_taken(const struct sockaddr *sa)
+{
+    bool v6 = sa->sa_family == AF_INET6, hit = false, want_any = true;
+    const struct sockaddr_in *s4 = (const void *)sa;
+    const struct sockaddr_in6 *s6 = (const void *)sa;
+    unsigned port = ntohs(v6 ? s6->sin6_port : s4->sin_port);
+    uint32_t want[4] = {0};
+    size_t words = v6 ? 4 : 1;
+    FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "re");
+    char line[512];
+
+    if (!f)
+        return false;
+    memcpy(want,
+           v6 ? (const void *)&s6->sin6_addr : (const void *)&s4->sin_addr,
+           words * 4);
+    for (size_t i = 0; i < words; i++)
+        want_any = want_any && want[i] == 0;
+    while (!hit && fgets(line, sizeof line, f)) {
+        char addr[33];
+        unsigned lport, st;
+        bool any = true, same = true;
+
+        if (!socket_line(line, addr, &lport, &st) || st != 0x0A ||
+            lport != port || strlen(addr) != words * 8)
+            continue;
+        for (size_t i = 0; i < words; i++) {
+            char word[9];
+            uint32_t got;
+
+            memcpy(word, addr + i * 8, 8);
+            word[8] = '\0';
+            got = (uint32_t)strtoul(word, NULL, 16);
+            any = any && got == 0;
+            same = same && got == want[i];
+        }
+        hit = same || any || want_any;
+    }
+    fclose(f);
+    return hit;
+}
+
+/* One TCP address: resolvable, and is it free? Problems (0 or 1). */
+static int check_tcp(const struct conf_listen *l, const char *name)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char port[16];
+    bool taken = false;
+
+    snprintf(port, sizeof port, "%u", l->port);
+    int gai = getaddrinfo(l->host, port, &hints, &res);
+    if (gai) {
+        fprintf(stderr, "beneath: listen %s: %s\n", name, gai_strerror(gai));
+        return 1;
+    }
+    for (struct addrinfo *ai = res; ai && l->port; ai = ai->ai_next)
+        taken = taken || port_taken(ai->ai_addr);
+    freeaddrinfo(res);
+    if (taken)
+        fprintf(stderr,
+                "beneath: warning: listen %s: the address is in use now (by "
+                "the server this configuration is for?); a new server could "
+                "not bind it while that one runs\n",
+                name);
+    return 0;
+}
+
+/* One unix socket path: a socket may be replaced, nothing else is. */
+static int check_unix(const struct conf_listen *l, const char *name)
+{
+    struct stat st;
+    char *copy = strdup(l->path);
+
+    if (!copy) {
+        fprintf(stderr, "beneath: out of memory\n");
+        return 1;
+    }
+    const char *dir = dirname(copy);
+    int err = 0;
+    if (lstat(l->path, &st) == 0 && !S_ISSOCK(st.st_mode))
+        err = EEXIST;
+    else if (access(dir, W_OK | X_OK) != 0)
+        err = errno;
+    if (err == EEXIST)
+        fprintf(stderr, "beneath: listen %s: exists and is not a socket\n",
+                name);
+    else if (err)
+        fprintf(stderr, "beneath: listen %s: directory %s: %s\n", name, dir,
+                strerror(err));
+    else if (lstat(l->path, &st) == 0)
+        fprintf(stderr,
+                "beneath: warning: listen %s: a socket exists there; a new "
+                "server replaces it\n",
+                name);
+    free(copy);
+    return err ? 1 : 0;
+}
+
+int listen_check(const struct conf *c)
+{
+    int errors = 0, n = activation_count();
+
+    /* sockets from the service manager replace --listen: look, touch none */
+    for (int i = 0; i < n; i++) {
+        char url[INET6_ADDRSTRLEN + 128];
+
+        if (!is_listening(3 + i, url, sizeof url)) {
+            fprintf(stderr,
+                    "beneath: LISTEN_FDS: fd %d is not a listening socket\n",
+                    3 + i);
+            errors++;
+        }
+    }
+    if (n != 0)
+        return n < 0 ? 1 : errors;
+
+    for (size_t i = 0; i < c->n_listen; i++) {
+        const struct conf_listen *l = &c->listen[i];
+        char name[512];
+
+        label(l, name, sizeof name);
+        errors += l->kind == CONF_LISTEN_UNIX ? check_unix(l, name)
+                                              : check_tcp(l, name);
+    }
+    return errors;
 }

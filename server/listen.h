@@ -37,6 +37,16 @@ struct listeners {
 int listen_open(const struct conf *c, struct listeners *out);
 
 /*
+ * listen_check - what --check can know about the --listen addresses of @c
+ * without binding any: a name that does not resolve or a unix socket path
+ * that cannot be created is a problem (one line on stderr each); an address
+ * some socket listens on now (perhaps the running server's) is a warning.
+ *
+ * Returns the number of problems.
+ */
+int listen_check(const struct conf *c);
+
+/*
  * listen_close - close the sockets still owned by @ls (fd >= 0), unlink
  * the unix sockets bound here, free @ls's memory.
  */

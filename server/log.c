@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,6 +72,25 @@ int log_open(const char *where, enum log_format format, struct log **out)
 out_free:
     free(l->path);
     free(l);
+    return err;
+}
+
+int log_check(const char *where)
+{
+    if (strcmp(where, "off") == 0 || strcmp(where, "-") == 0)
+        return 0;
+    int fd = open(where, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno != ENOENT)
+        return -errno;
+    char *copy = strdup(where);
+    if (!copy)
+        return -ENOMEM;
+    int err = access(dirname(copy), W_OK | X_OK) == 0 ? 1 : -errno;
+    free(copy);
     return err;
 }
 
@@ -164,6 +184,17 @@ static void put_str(struct line *ln, const char *s, enum log_format fmt)
     putc_(ln, '"');
 }
 
+/* The errno's name (EXDEV), or its number when it has none. */
+static const char *errno_text(int err, char buf[16])
+{
+    const char *name = resolver_errno_name(err);
+
+    if (name)
+        return name;
+    snprintf(buf, 16, "%d", err);
+    return buf;
+}
+
 static void put_combined(struct line *ln, const struct log_record *r)
 {
     char date[64];
@@ -188,11 +219,8 @@ static void put_combined(struct line *ln, const struct log_record *r)
     put_str(ln, r->agent, LOG_COMBINED);
     put(ln, " resolver=%s", r->backend ? r->backend : "-");
     if (r->err) {
-        const char *name = resolver_errno_name(r->err);
-        if (name)
-            put(ln, " errno=%s", name);
-        else
-            put(ln, " errno=%d", r->err);
+        char e[16];
+        put(ln, " errno=%s", errno_text(r->err, e));
     }
 }
 
@@ -220,11 +248,8 @@ static void put_json(struct line *ln, const struct log_record *r)
     put_str(ln, r->backend, LOG_JSON);
     put_lit(ln, ",\"errno\":");
     if (r->err) {
-        const char *name = resolver_errno_name(r->err);
-        if (name)
-            put(ln, "\"%s\"", name);
-        else
-            put(ln, "\"%d\"", r->err);
+        char e[16];
+        put(ln, "\"%s\"", errno_text(r->err, e));
     } else {
         put_lit(ln, "null");
     }

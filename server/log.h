@@ -40,6 +40,18 @@ struct log;
 int log_open(const char *where, enum log_format format, struct log **out);
 
 /*
+ * log_check - whether log_open(@where) would succeed, without creating or
+ * changing anything (for --check): an existing file is opened for writing
+ * without O_CREAT and closed again; for one that does not exist yet, its
+ * directory must be writable.
+ *
+ * Returns 0 (the file exists and is writable; also for "-" and "off"), 1 (it
+ * does not exist yet and can be created), or the -errno that log_open would
+ * meet (for a missing file, that of its directory).
+ */
+int log_check(const char *where);
+
+/*
  * log_reopen - reopen the log's path (after rotation). Lines being written
  * meanwhile go to the old or the new file, never get lost or mixed; on
  * failure the old file stays in use. No-op for stdout and off.

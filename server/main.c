@@ -4,22 +4,27 @@
  *
  * Phases: conf_load (every message, exit 2) -> checks that need the OS, all
  * errors collected (root, backend, listeners bound, user, log; exit 2) ->
- * --check prints the configuration -> drop privileges -> start the daemons
- * -> start-up lines on stderr -> signals: SIGHUP reloads the root, the log
- * and the TLS certificate (a bad one is refused, the old one stays),
+ * --check prints the configuration (it binds nothing and creates no file: a
+ * port in use or a log file still to be created are no errors there) ->
+ * drop privileges -> start the daemons
+ * -> start-up lines on stderr -> signals: SIGHUP reads the configuration
+ * again and applies it (reload.c; a bad one is refused, the old one stays),
  * SIGTERM/SIGINT drain requests in flight (bounded) and exit 0. The TLS key
  * is read with the other checks, before privileges are dropped.
  * Signals are blocked in every thread and read from a signalfd here.
  */
-#include "cache_rules.h"
+#include "certs.h"
 #include "conf.h"
 #include "daemon.h"
 #include "etag_cache.h"
-#include "headers_opt.h"
+#include "generation.h"
 #include "listen.h"
+#include "live.h"
 #include "log.h"
 #include "metrics.h"
-#include "negotiate.h"
+#include "notify.h"
+#include "probe.h"
+#include "reload.h"
 #include "resolver.h"
 #include "root.h"
 #include "sandbox.h"
@@ -49,90 +54,6 @@
 #define EXIT_CONF 2
 
 extern char **environ;
-
-/* The option values parsed after conf_load; every error printed. */
-struct docs {
-    enum negotiate_encoding precompressed[NEGOTIATE_N_ENCODINGS];
-    size_t n_precompressed;
-    struct cache_rules cache;
-    struct headers_opt headers;
-    const char *fallback, *health, *metrics;
-};
-
-static const char *root_relative(const char *p)
-{
-    if (!p)
-        return NULL;
-    while (*p == '/')
-        p++;
-    return p;
-}
-
-static int docs_load(const struct conf *c, struct docs *d)
-{
-    char err[256];
-    const char *bad = NULL;
-    size_t bad_len = 0;
-    int errors = 0, n;
-
-    n = negotiate_prefs_parse(c->precompressed, d->precompressed, &bad,
-                              &bad_len);
-    if (n < 0) {
-        fprintf(stderr,
-                "beneath: precompressed %s: '%.*s' is not br, zst or gz (or "
-                "the list is off)\n",
-                c->precompressed, (int)bad_len, bad);
-        errors++;
-    } else {
-        d->n_precompressed = (size_t)n;
-    }
-    for (size_t i = 0; i < c->cache.n; i++) {
-        int r = cache_rules_add(&d->cache, c->cache.v[i], err, sizeof err);
-        if (r == -ENOMEM)
-            return -ENOMEM;
-        if (r < 0) {
-            fprintf(stderr, "beneath: cache %s: %s\n", c->cache.v[i], err);
-            errors++;
-        }
-    }
-    if (c->cache_default) {
-        int r = cache_rules_set_default(&d->cache, c->cache_default, err,
-                                        sizeof err);
-        if (r == -ENOMEM)
-            return -ENOMEM;
-        if (r < 0) {
-            fprintf(stderr, "beneath: cache-default %s: %s\n", c->cache_default,
-                    err);
-            errors++;
-        }
-    }
-    for (size_t i = 0; i < c->header.n; i++) {
-        int r = headers_opt_add(&d->headers, c->header.v[i], err, sizeof err);
-        if (r == -ENOMEM)
-            return -ENOMEM;
-        if (r < 0) {
-            fprintf(stderr, "beneath: header %s: %s\n", c->header.v[i], err);
-            errors++;
-        }
-    }
-    if (c->security_headers && headers_opt_add_security(&d->headers) < 0)
-        return -ENOMEM;
-    d->fallback = root_relative(c->fallback);
-    d->health = root_relative(c->health);
-    d->metrics = root_relative(c->metrics);
-    if (d->fallback && !*d->fallback) {
-        fprintf(stderr, "beneath: fallback %s: names the root, not a file\n",
-                c->fallback);
-        errors++;
-    }
-    return errors ? -EINVAL : 0;
-}
-
-static void docs_free(struct docs *d)
-{
-    cache_rules_free(&d->cache);
-    headers_opt_free(&d->headers);
-}
 
 /* The backend sentence of the start-up lines; false if it cannot serve. */
 static bool backend_line(enum resolver_backend b, char *buf, size_t n)
@@ -217,101 +138,6 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool any_tls(const struct conf *c)
-{
-    for (size_t i = 0; i < c->n_listen; i++)
-        if (c->listen[i].tls)
-            return true;
-    return false;
-}
-
-/* Which TLS options go together; each problem one line, counted. */
-static int tls_check_options(const struct conf *c)
-{
-    int errors = 0;
-
-    if (!c->tls_cert != !c->tls_key) {
-        fprintf(stderr, "beneath: --tls-cert and --tls-key go together\n");
-        errors++;
-    }
-    if (c->tls_key_password_file && !c->tls_key) {
-        fprintf(stderr, "beneath: --tls-key-password-file needs --tls-key\n");
-        errors++;
-    }
-    if (c->tls_self_signed && c->tls_cert) {
-        fprintf(stderr, "beneath: --tls-self-signed and --tls-cert exclude "
-                        "each other\n");
-        errors++;
-    }
-    if (any_tls(c) && !c->tls_cert && !c->tls_self_signed) {
-        fprintf(stderr, "beneath: an https:// listener needs --tls-cert and "
-                        "--tls-key, or --tls-self-signed\n");
-        errors++;
-    }
-    if (!any_tls(c) && (c->tls_cert || c->tls_self_signed))
-        fprintf(stderr, "beneath: warning: no https:// listener: the TLS "
-                        "certificate is not used\n");
-    return errors;
-}
-
-/*
- * Load (or make) the certificate and hand it to GnuTLS; @when prefixes the
- * messages ("" at start-up, "SIGHUP: " on reload). Returns 0 or -errno.
- */
-static int tls_setup(const struct conf *c, const char *when)
-{
-    struct tls_source src = {
-        .cert = c->tls_cert,
-        .key = c->tls_key,
-        .password_file = c->tls_key_password_file,
-        .self_signed = c->tls_self_signed,
-    };
-    struct tls_material_diag d;
-    char fp[TLS_MATERIAL_FINGERPRINT_LEN];
-    int err = tls_load(&src, &d, fp);
-
-    if (err) {
-        fprintf(stderr, "beneath: %stls: %s%s\n", when, d.error,
-                when[0] ? "; keeping the old certificate" : "");
-        return err;
-    }
-    if (d.warning[0])
-        fprintf(stderr, "beneath: %stls: warning: %s\n", when, d.warning);
-    if (c->tls_self_signed)
-        fprintf(stderr,
-                "beneath: tls: self-signed certificate for localhost, "
-                "127.0.0.1, ::1 (valid %d days); SHA-256 fingerprint %s\n",
-                TLS_MATERIAL_SELF_SIGNED_DAYS, fp);
-    else
-        fprintf(stderr,
-                "beneath: %stls: certificate %s loaded; SHA-256 "
-                "fingerprint %s\n",
-                when, c->tls_cert, fp);
-    return 0;
-}
-
-static void reload(struct root *root, struct log *log, const struct conf *c)
-{
-    int err = root_reload(root);
-
-    if (err)
-        fprintf(stderr,
-                "beneath: SIGHUP: cannot reopen the root %s: %s; keeping the "
-                "old root\n",
-                c->root, strerror(-err));
-    else
-        fprintf(stderr, "beneath: SIGHUP: root %s reopened\n", c->root);
-    err = log_reopen(log);
-    if (err)
-        fprintf(stderr,
-                "beneath: SIGHUP: cannot reopen the access log %s: %s; "
-                "keeping the old file\n",
-                c->access_log, strerror(-err));
-    /* A self-signed certificate stays: a new one would change for nothing. */
-    if (any_tls(c) && !c->tls_self_signed)
-        tls_setup(c, "SIGHUP: ");
-}
-
 /*
  * The start-up lines: one per listener, then the root, the backend that
  * serves and why, and the confinement flags. All in one write(2), so whoever
@@ -370,14 +196,16 @@ static void drain(struct daemon *h, int sfd, unsigned timeout)
 
 /* Everything the server holds; released by server_close. */
 struct server {
-    struct conf c;
+    struct conf c; /* until the first generation takes it over */
     struct listeners ls;
     struct root *root;
-    struct log *log;
     struct daemon *d;
     struct metrics metrics;
-    struct docs docs;
     struct etag_cache *etags;
+    struct generation_base base;
+    struct generation *boot; /* the start-up configuration, kept */
+    struct live *live;       /* the current generation, for the workers */
+    struct reload reload;
     uid_t uid;
     gid_t gid;
     int sfd;
@@ -393,6 +221,8 @@ static int phase_conf(struct server *s, int argc, char *argv[])
     struct conf_diag d = {0};
     int err = conf_load(&s->c, argc, argv, environ, &d);
 
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %s\n", d.warnings[i]);
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "beneath: %s\n", d.msgs[i]);
     conf_diag_free(&d);
@@ -400,6 +230,8 @@ static int phase_conf(struct server *s, int argc, char *argv[])
         fprintf(stderr, "beneath: out of memory\n");
     if (err)
         return EXIT_CONF;
+    if (s->c.probe)
+        return probe_run(s->c.probe);
     if (s->c.help) {
         conf_help(stdout, "beneath");
         return 0;
@@ -467,23 +299,38 @@ static int check_user(struct server *s)
 }
 
 /* The access log, the TLS material and the ETag cache; problems. */
+static void count_resolve(void *arg, enum resolver_backend backend, uint64_t ns,
+                          int ret)
+{
+    metrics_count_resolve(arg, backend, ns, ret);
+}
+
+/* --check creates no file: the access log is only looked at. */
+static int check_log(const struct conf *c)
+{
+    int err = log_check(c->access_log);
+
+    if (err == 1)
+        fprintf(stderr,
+                "beneath: access-log %s: does not exist yet (a start creates "
+                "it)\n",
+                c->access_log);
+    else if (err)
+        fprintf(stderr, "beneath: access-log %s: %s\n", c->access_log,
+                strerror(-err));
+    return err < 0 ? 1 : 0;
+}
+
+/* The TLS material and the ETag cache; the number of problems. */
 static int check_outputs(struct server *s)
 {
     const struct conf *c = &s->c;
     int errors = 0, err;
 
-    err = log_open(c->access_log,
-                   c->log_format == CONF_LOG_JSON ? LOG_JSON : LOG_COMBINED,
-                   &s->log);
-    if (err) {
-        fprintf(stderr, "beneath: access-log %s: %s\n", c->access_log,
-                strerror(-err));
-        errors++;
-    }
     /* The key is read now, before privileges are dropped. */
-    int tls_errors = tls_check_options(c);
+    int tls_errors = certs_check(c, "");
     errors += tls_errors;
-    if (!tls_errors && any_tls(c) && tls_setup(c, "") != 0)
+    if (!tls_errors && certs_wanted(c) && certs_load(c, "") != 0)
         errors++;
     struct etag_cache_config ec = {
         .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
@@ -499,23 +346,56 @@ static int check_outputs(struct server *s)
 }
 
 /*
+ * The first configuration generation: the conf moves into it (with its
+ * access log), and main keeps a reference for the restart-only values.
+ * The number of problems.
+ */
+static int check_generation(struct server *s)
+{
+    struct generation *g;
+    char *log = s->c.access_log;
+    int err;
+
+    s->base = (struct generation_base){
+        .etags = s->etags,
+        .metrics = &s->metrics,
+        .resolved = count_resolve,
+        .resolved_arg = &s->metrics,
+    };
+    err = generation_new(&s->c, &s->base, NULL, &g);
+    if (err) {
+        fprintf(stderr, "beneath: access-log %s: %s\n", log, strerror(-err));
+        return 1;
+    }
+    if (live_new(g, generation_unref, &s->live) != 0) {
+        fprintf(stderr, "beneath: out of memory\n");
+        generation_unref(g);
+        return 1;
+    }
+    s->boot = generation_ref(g);
+    return 0;
+}
+
+/*
  * Phase 2: checks that need the OS, every error of the run collected.
- * Returns 0, or -1 after the messages (-ENOMEM: out of memory).
+ * --check binds nothing and creates no file: a port in use is a warning
+ * there, a log file still to be created a note. Returns 0, or -1 after the
+ * messages (-ENOMEM: out of memory).
  */
 static int phase_check(struct server *s)
 {
+    bool check = s->c.check;
     int errors = check_root(s) + check_user(s), err;
 
-    err = docs_load(&s->c, &s->docs);
-    if (err == -ENOMEM)
-        return -ENOMEM;
-    if (err)
-        errors++;
-    err = listen_open(&s->c, &s->ls);
+    err = check ? listen_check(&s->c) : listen_open(&s->c, &s->ls);
     if (err == -ENOMEM)
         return -ENOMEM;
     errors += err;
     errors += check_outputs(s);
+    if (check)
+        errors += check_log(&s->c);
+    else
+        errors += check_generation(s);
     return errors ? -1 : 0;
 }
 
@@ -525,9 +405,10 @@ static int phase_check(struct server *s)
  */
 static int phase_lockdown(struct server *s)
 {
+    const char *user = s->boot->c.user;
     sigset_t set;
 
-    if (s->c.user && drop_privileges(s->uid, s->gid, s->c.user) != 0)
+    if (user && drop_privileges(s->uid, s->gid, user) != 0)
         return -1;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -544,46 +425,15 @@ static int phase_lockdown(struct server *s)
     return 0;
 }
 
-static void count_resolve(void *arg, enum resolver_backend backend, uint64_t ns,
-                          int ret)
-{
-    metrics_count_resolve(arg, backend, ns, ret);
-}
-
 /* Phase 4: the daemons start; the listening sockets pass to them. */
 static int phase_serve(struct server *s, struct daemon_conf *dc)
 {
-    const struct conf *c = &s->c;
+    const struct conf *c = &s->boot->c;
     int *fds = calloc(s->ls.n ? s->ls.n : 1, sizeof *fds);
     bool *tls = calloc(s->ls.n ? s->ls.n : 1, sizeof *tls);
     int err = -ENOMEM;
 
     *dc = (struct daemon_conf){
-        .respond =
-            {
-                .files =
-                    {
-                        .confine = c->confine,
-                        .index = c->index.v,
-                        .n_index = c->index.n,
-                        .listing = c->listing,
-                        .dotfiles = c->dotfiles == CONF_DOTFILES_ALLOW,
-                        .precompressed = s->docs.precompressed,
-                        .n_precompressed = s->docs.n_precompressed,
-                        .try_html = c->try_html,
-                        .fallback = s->docs.fallback,
-                        .resolved = count_resolve,
-                        .resolved_arg = &s->metrics,
-                    },
-                .etags = s->etags,
-                .hsts = c->hsts,
-                .cache = &s->docs.cache,
-                .headers = &s->docs.headers,
-                .health = s->docs.health,
-                .metrics_path = s->docs.metrics,
-                .metrics = &s->metrics,
-                .server_timing = c->server_timing,
-            },
         .threads = c->threads,
         .max_connections = c->max_connections,
         .max_connections_per_ip = c->max_connections_per_ip,
@@ -597,7 +447,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
             tls[i] = !s->ls.activated && s->ls.v[i].tls;
             s->ls.v[i].fd = -1; /* the daemons own them now */
         }
-        err = daemon_new(dc, s->root, s->log, fds, tls, s->ls.n, &s->d);
+        err = daemon_new(dc, s->live, s->root, fds, tls, s->ls.n, &s->d);
     } else {
         fprintf(stderr, "beneath: out of memory\n");
     }
@@ -607,12 +457,22 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         return -1;
     print_startup(c, &s->ls, s->backend);
     daemon_started();
+    notify_ready();
     return 0;
 }
 
 /* Phase 5: signals until SIGTERM or SIGINT. The exit status. */
-static int phase_loop(struct server *s)
+static int phase_loop(struct server *s, int argc, char *argv[])
 {
+    s->reload = (struct reload){
+        .argc = argc,
+        .argv = argv,
+        .boot = s->boot,
+        .cur = s->boot,
+        .live = s->live,
+        .root = s->root,
+        .base = &s->base,
+    };
     for (;;) {
         struct signalfd_siginfo si;
         ssize_t n = read(s->sfd, &si, sizeof si);
@@ -624,12 +484,15 @@ static int phase_loop(struct server *s)
             return 1;
         }
         if (si.ssi_signo == SIGHUP) {
-            reload(s->root, s->log, &s->c);
+            notify_reloading();
+            reload_run(&s->reload);
+            notify_ready();
             continue;
         }
         fprintf(stderr, "beneath: %s: stopping\n",
                 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        drain(s->d, s->sfd, s->c.shutdown_timeout);
+        notify_stopping();
+        drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout);
         return 0;
     }
 }
@@ -642,10 +505,11 @@ static void server_close(struct server *s)
     listen_close(&s->ls);
     /* No daemon runs any more: no session can use a certificate. */
     tls_free();
+    /* No worker thread is left: every generation but the current is freed. */
+    live_free(s->live);
+    generation_unref(s->boot);
     etag_cache_free(s->etags);
-    log_close(s->log);
     root_close(s->root);
-    docs_free(&s->docs);
     conf_free(&s->c);
 }
 
@@ -673,9 +537,9 @@ int main(int argc, char *argv[])
         goto out;
     }
     status = 1;
-    if (phase_lockdown(&s) == 0 && sandbox_apply(&s.c, &s.ls) == 0 &&
+    if (phase_lockdown(&s) == 0 && sandbox_apply(&s.boot->c, &s.ls) == 0 &&
         phase_serve(&s, &dc) == 0)
-        status = phase_loop(&s);
+        status = phase_loop(&s, argc, argv);
 out:
     server_close(&s);
     return status;

@@ -151,8 +151,8 @@ static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
  * takes over (or which is closed here): from memory when small, else by
  * sendfile, or in TLS blocks on an HTTPS connection (no sendfile there).
  */
-static struct MHD_Response *body(struct req *r, unsigned status,
-                                 uint64_t start, uint64_t len)
+static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
+                                 uint64_t len)
 {
     struct plan *p = r->plan;
     struct MHD_Response *resp = NULL;
@@ -171,8 +171,8 @@ static struct MHD_Response *body(struct req *r, unsigned status,
     if (r->tls)
         resp = tls_body_response(p->fd, start, len);
     else
-        resp = MHD_create_response_from_fd_at_offset64(len, p->fd,
-                                                       (int64_t)start);
+        resp =
+            MHD_create_response_from_fd_at_offset64(len, p->fd, (int64_t)start);
     if (resp)
         p->fd = -1; /* the response owns it now */
     return resp;
@@ -405,8 +405,8 @@ static enum MHD_Result options(struct req *r)
 }
 
 enum MHD_Result respond_status(struct MHD_Connection *c,
-                               const struct respond_conf *conf,
-                               unsigned status, enum http_method method,
+                               const struct respond_conf *conf, unsigned status,
+                               enum http_method method,
                                struct respond_result *res)
 {
     struct req r = {.c = c, .conf = conf, .method = method, .res = res};

@@ -79,8 +79,8 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
  * Returns MHD_queue_response's result.
  */
 enum MHD_Result respond_status(struct MHD_Connection *c,
-                               const struct respond_conf *conf,
-                               unsigned status, enum http_method method,
+                               const struct respond_conf *conf, unsigned status,
+                               enum http_method method,
                                struct respond_result *res);
 
 #endif

@@ -115,11 +115,25 @@ out_free:
 
 int root_reload(struct root *r)
 {
-    struct generation *g = NULL;
-    int err = generation_open(r->path, 0, &g);
+    return root_move(r, r->path);
+}
 
-    if (err || !g)
+int root_move(struct root *r, const char *path)
+{
+    struct generation *g = NULL;
+    char *copy = path == r->path ? r->path : strdup(path);
+    int err = copy ? generation_open(path, 0, &g) : -ENOMEM;
+
+    if (err || !g) {
+        if (copy != r->path)
+            free(copy);
         return err ? err : -EIO;
+    }
+    if (copy != r->path) {
+        /* only the main thread reads the path: no lock needed */
+        free(r->path);
+        r->path = copy;
+    }
     pthread_mutex_lock(&r->lock);
     struct generation *old = r->cur;
     g->id = old->id + 1;

@@ -34,6 +34,15 @@ int root_open(const char *path, unsigned dir_cache, struct root **out);
 int root_reload(struct root *r);
 
 /*
+ * root_move - open @path instead (the configured root changed) and make it
+ * current for requests that start from now on; later reloads reopen @path.
+ * On failure the old root and path stay.
+ *
+ * Returns 0, -ENOMEM, or the -errno of open(2).
+ */
+int root_move(struct root *r, const char *path);
+
+/*
  * root_fd - the current root fd for the calling thread. It stays valid until
  * the same thread calls root_fd again (or exits).
  *

@@ -1,4 +1,4 @@
-# The README's configuration reference is `beneath --help`, verbatim: the
+# docs/configuration.md (the configuration reference) is `beneath --help`, verbatim: the
 # ```text block right after "the reference below is `beneath --help`".
 #   check:  cmake -DHELP=<conf-help-dump> -DREADME=README.md -P conf-readme.cmake
 #   update: the same with -DUPDATE=ON (after adding or changing an option)

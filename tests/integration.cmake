@@ -39,4 +39,16 @@ if(TARGET beneath)
     ENVIRONMENT "${e2e_env};BENEATH_E2E_RESOLVER=emulated;CK_RUN_CASE=swap"
     TIMEOUT 900
     LABELS e2e)
+
+  # The command line as a new user types it, --check beside a running server,
+  # '#' in the config file; SIGHUP re-reading the configuration (under load).
+  foreach(suite cli reload)
+    add_executable(test_e2e_${suite} integration/test_${suite}.c)
+    target_link_libraries(test_e2e_${suite} PRIVATE e2e_harness project_options)
+    add_test(NAME e2e_${suite} COMMAND test_e2e_${suite})
+    set_tests_properties(e2e_${suite} PROPERTIES
+      ENVIRONMENT "${e2e_env};BENEATH_E2E_RESOLVER=kernel"
+      TIMEOUT 900
+      LABELS e2e)
+  endforeach()
 endif()

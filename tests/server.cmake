@@ -10,3 +10,15 @@ foreach(pair status:http mime:http date:http target:http cond:http range:http
     PRIVATE beneath_${layer} PkgConfig::CHECK project_options)
   add_test(NAME ${suite} COMMAND test_${suite})
 endforeach()
+
+# files_lookup against real trees under both resolver backends.
+add_executable(test_lookup test_lookup.c fixture.c)
+target_link_libraries(test_lookup
+  PRIVATE beneath_files PkgConfig::CHECK project_options)
+add_test(NAME lookup COMMAND test_lookup)
+
+# The swappable configuration generation behind SIGHUP (server/live.c).
+add_executable(test_live test_live.c)
+target_link_libraries(test_live
+  PRIVATE beneath_daemon PkgConfig::CHECK project_options)
+add_test(NAME live COMMAND test_live)

@@ -13,7 +13,7 @@
 
 /* One rule set for all match cases: first match wins, then the default. */
 static const char *const rules[] = {
-    "*.html=no-cache",           "*.css, *.js=" LONG,
+    "*.html=no-cache",           ("*.css, *.js=" LONG),
     "assets/**=max-age=600",     "/img/*/thumb-?.png=max-age=60",
     "docs/**/index.htm=private", "fonts/[a-c]*.woff2=max-age=99",
 };

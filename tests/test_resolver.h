@@ -27,7 +27,8 @@ extern char tr_root[1100];
  * tr_root itself) with @oflags and @rflags; expect -@err, or (err == 0) the
  * file @want: relative to tr_root, an absolute host path, or "@secret" for
  * the file that exists only outside the root. @lex: the lexical backend must
- * give the same answer (false for every row about symlinks or security).
+ * give the same answer (false for every row about symlinks or security: the
+ * lexical run skips those rows and says how many).
  */
 struct tr_case {
     const char *root;

@@ -56,7 +56,8 @@ struct scratch {
 };
 
 /* @base/@fmt..., in one of 4 rotating static buffers. */
-static const char *at(const char *base, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static const char *
+at(const char *base, const char *fmt, ...)
 {
     static char buf[4][PATH_MAX];
     static int which;
@@ -146,8 +147,9 @@ static const char *name_of(int err)
 #define AGREE(s, rflags, want_err, ...)                                        \
     agree((s), (rflags), (want_err), __FILE__, __LINE__, __VA_ARGS__)
 
-static void agree(struct scratch *s, uint64_t rflags, int want_err,
-                  const char *file, int line, const char *fmt, ...)
+__attribute__((format(printf, 6, 7))) static void
+agree(struct scratch *s, uint64_t rflags, int want_err, const char *file,
+      int line, const char *fmt, ...)
 {
     char rel[PATH_MAX];
     char path[2 * PATH_MAX];

@@ -2,22 +2,29 @@
 /*
  * conf.h - beneath's configuration: one option table, four sources.
  *
- * Every option has one row in the table in conf.c. The same row is read from
- * the command line (--name VALUE, --name=VALUE), the environment
- * (BENEATH_NAME, dashes as underscores) and a "key = value" file, and prints
- * the --help text. Precedence: command line > environment > file > default.
- * A repeatable option given in a higher source replaces the lower source's
- * list as a whole; repeated in one source it appends.
+ * Every option has one row in the table in conf/src/options.c. The same row is
+ * read from
+ * the command line (--name VALUE, --name=VALUE, -p VALUE for the few with a
+ * short name), the environment (BENEATH_NAME, dashes as underscores) and a
+ * "key = value" file, and prints the --help text. Precedence: command line >
+ * environment > file > default. A repeatable option given in a higher source
+ * replaces the lower source's list as a whole; repeated in one source it
+ * appends.
  *
- * The library depends on libc and on resolver.h (names of backends and flags,
- * one table for both). It never prints on its own and never exits: messages
- * are collected in a struct conf_diag, one per problem, every problem of a run,
- * each already prefixed with its place ("FILE:LINE: ", "--flag: ",
- * "BENEATH_X: ").
+ * The library depends on libc, on resolver.h (names of backends and flags,
+ * one table for both) and on server/http/'s parsers (libc only), which turn
+ * the Cache-Control rules, response headers and precompressed encodings into
+ * the typed values the server uses. It never prints on its own and never
+ * exits: messages are collected in a struct conf_diag, one per problem, every
+ * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
+ * "--flag: ", "BENEATH_X: ").
  */
 #ifndef CONF_H
 #define CONF_H
 
+#include "cache_rules.h"
+#include "headers_opt.h"
+#include "negotiate.h"
 #include "resolver.h"
 
 #include <stdbool.h>
@@ -31,6 +38,9 @@ struct conf_strv {
     size_t n;
 };
 
+/* The host of "listen = PORT", --port and a lone number on the command line. */
+#define CONF_LOOPBACK "127.0.0.1"
+
 enum conf_listen_kind {
     CONF_LISTEN_TCP,
     CONF_LISTEN_UNIX,
@@ -38,7 +48,8 @@ enum conf_listen_kind {
 
 /*
  * One --listen value, syntax-checked: "HOST:PORT", "[V6]:PORT", "PORT" alone
- * (127.0.0.1), "http://HOST:PORT", "https://HOST:PORT", "unix:/path".
+ * (127.0.0.1, also from --port), "http://HOST:PORT", "https://HOST:PORT",
+ * "unix:/path".
  */
 struct conf_listen {
     enum conf_listen_kind kind;
@@ -62,6 +73,12 @@ enum conf_etag {
     CONF_ETAG_CONTENT, /* SHA-256 of the bytes */
     CONF_ETAG_MTIME,   /* "mtime-size" */
     CONF_ETAG_OFF,
+};
+
+/* The precompressed sidecars to try, in the server's order of preference. */
+struct conf_encodings {
+    enum negotiate_encoding v[NEGOTIATE_N_ENCODINGS];
+    size_t n; /* 0: off */
 };
 
 enum conf_sandbox {
@@ -103,17 +120,20 @@ struct conf {
     unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
-    /* docs hosting (issue 5); checked in depth by the server at start-up */
-    char *precompressed;     /* "br,zst,gz" order, or "off" */
-    struct conf_strv cache;  /* "GLOB[,GLOB]=VALUE" rules, in order */
-    char *cache_default;     /* Cache-Control when no rule matches */
-    struct conf_strv header; /* "Name: value", each added as is */
-    char *fallback;          /* served (200) for GETs that would 404 */
-    char *health;            /* URL path answering 200, or NULL */
-    char *metrics;           /* URL path of Prometheus metrics, or NULL */
-    bool security_headers;   /* add the built-in security header set */
-    bool try_html;           /* /guide -> guide.html when guide is absent */
-    bool server_timing;      /* Server-Timing: resolve;dur=MS */
+    /* docs hosting: typed values, parsed by server/http/ */
+    struct conf_encodings precompressed; /* sidecars tried, in order */
+    struct cache_rules cache;            /* cache rules; .dflt: cache-default */
+    struct headers_opt headers; /* every header option in order, then (with
+                                   security_headers) the security set */
+    size_t n_headers_given;     /* headers.v[0..n): from header options */
+    char *fallback; /* root-relative file served (200) for GETs that would
+                       404, or NULL */
+    char *health;   /* root-relative URL path answering 200, or NULL */
+    char *metrics;  /* root-relative URL path of Prometheus metrics, or NULL */
+    char *probe;    /* --probe URL: check a running server, exit (an action) */
+    bool security_headers; /* add the built-in security header set */
+    bool try_html;         /* /guide -> guide.html when guide is absent */
+    bool server_timing;    /* Server-Timing: resolve;dur=MS */
 
     /* actions */
     bool check;
@@ -121,10 +141,16 @@ struct conf {
     bool version;
 };
 
-/* Collected messages, each a complete line without the trailing newline. */
+/*
+ * Collected messages, each a complete line without the trailing newline:
+ * errors (the configuration is refused) and warnings (it is used, but
+ * something in it is probably not what was meant).
+ */
 struct conf_diag {
     char **msgs;
     size_t n;
+    char **warnings;
+    size_t n_warnings;
 };
 
 /*
@@ -142,8 +168,11 @@ int conf_defaults(struct conf *c);
  * @c is initialised by this call (do not call conf_defaults first) and must be
  * released with conf_free whatever the result.
  *
- * Returns 0, or -EINVAL when at least one message was added to @diag (all
- * problems of all sources are reported, not just the first), or -ENOMEM.
+ * A lone number among the arguments is a port (as --port), any other is ROOT.
+ *
+ * Returns 0 (warnings may have been added to @diag), or -EINVAL when at least
+ * one error was added to @diag (all problems of all sources are reported, not
+ * just the first), or -ENOMEM.
  */
 int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
               struct conf_diag *diag);
@@ -151,10 +180,13 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
 /*
  * conf_parse - apply a "key = value" file read from @f onto @c, which holds
  * defaults or an earlier source. @name is used in messages ("NAME:LINE: ").
- * Blank lines and lines starting with '#' are ignored; values may be quoted
- * with "..." to keep leading or trailing spaces.
+ * Blank lines are ignored; '#' starts a comment at the start of a line or
+ * after a space or tab outside quotes (a '#' elsewhere in a bare value is kept,
+ * with a warning); values may be quoted with "..." to keep leading or trailing
+ * spaces and '#'.
  *
- * Returns 0, -EINVAL when messages were added to @diag, or -ENOMEM.
+ * Returns 0 (warnings may have been added), -EINVAL when errors were added to
+ * @diag, or -ENOMEM.
  */
 int conf_parse(FILE *f, const char *name, struct conf *c,
                struct conf_diag *diag);
@@ -164,6 +196,16 @@ int conf_parse(FILE *f, const char *name, struct conf *c,
  * conf_parse reads back (for --check).
  */
 void conf_print(FILE *out, const struct conf *c);
+
+/*
+ * conf_diff - the options whose values differ between @a and @b, compared as
+ * conf_print writes them; @fn is called with each one's name, in table order
+ * (for what SIGHUP changed).
+ *
+ * Returns the number of options that differ, or -ENOMEM.
+ */
+int conf_diff(const struct conf *a, const struct conf *b,
+              void (*fn)(const char *name, void *arg), void *arg);
 
 /* conf_help - write the --help text, generated from the option table. */
 void conf_help(FILE *out, const char *progname);
@@ -176,10 +218,35 @@ void conf_help(FILE *out, const char *progname);
  */
 const char *conf_option_name(size_t i);
 
+/* One row of the option table, as documentation generators read it. */
+struct conf_option_doc {
+    const char *name;
+    const char *metavar;   /* "PATH", "on|off", "a|b|c"; NULL: no value */
+    const char *dflt;      /* default in file syntax, or NULL */
+    const char *dflt_help; /* default as --help says it, or NULL */
+    const char *help;
+    bool repeat;    /* every use appends */
+    bool in_file;   /* may be set in the config file */
+    bool in_env;    /* may be set as env[] */
+    char env[64];   /* BENEATH_NAME */
+    char meta[128]; /* storage behind metavar for enums */
+};
+
+/*
+ * conf_option_doc - describe row @i of the option table (sorted), for the man
+ * page and example configuration generators: the same rows --help prints.
+ *
+ * Returns 0, or -ENOENT when @i is past the last row.
+ */
+int conf_option_doc(size_t i, struct conf_option_doc *d);
+
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);
 
-/* conf_diag_free - release collected messages; @d may be zeroed or NULL. */
+/*
+ * conf_diag_free - release collected messages and warnings; @d may be zeroed
+ * or NULL.
+ */
 void conf_diag_free(struct conf_diag *d);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * lexer.c - the syntax of one line of beneath's "key = value" file: blank
  * lines and '#' comments, the key, the '=', and a bare or "quoted" value.
- * What the key and value mean is conf.c's business.
+ * What the key and value mean is sources.c's business.
  */
 #include "lexer.h"
 
@@ -22,6 +22,16 @@ static char *trim(char *s, char *end)
         end--;
     *end = '\0';
     return s;
+}
+
+/* Where a comment starts in bare text @s (" #..."), or the end of @s. */
+static char *comment_start(char *s)
+{
+    for (char *p = s; *p; p++) {
+        if (*p == '#' && (p == s || is_space(p[-1])))
+            return p;
+    }
+    return s + strlen(s);
 }
 
 /* Unquote "..." in place: s points at the opening quote. */
@@ -51,7 +61,8 @@ static enum lexer_kind unquote(char *s, char **val, char *err, size_t errsize)
     in++;
     while (is_space(*in))
         in++;
-    if (*in != '\0') {
+    /* a comment after the closing quote needs a space before it */
+    if (*in != '\0' && !(*in == '#' && is_space(in[-1]))) {
         snprintf(err, errsize, "text after the closing quote");
         return LEXER_ERROR;
     }
@@ -59,21 +70,24 @@ static enum lexer_kind unquote(char *s, char **val, char *err, size_t errsize)
     return LEXER_PAIR;
 }
 
-enum lexer_kind lexer_split(char *line, size_t len, char **key, char **val,
+enum lexer_kind lexer_split(char *line, size_t len, struct lexer_line *out,
                             char *err, size_t errsize)
 {
     char *s = trim(line, line + len);
-    char *eq;
+    char *eq, *hash;
 
+    out->hash_kept = false;
     if (*s == '\0' || *s == '#')
         return LEXER_BLANK;
     eq = strchr(s, '=');
-    if (eq == NULL) {
-        snprintf(err, errsize, "missing '=' after '%.64s'", s);
+    hash = comment_start(s);
+    if (eq == NULL || hash < eq) {
+        *hash = '\0';
+        snprintf(err, errsize, "missing '=' after '%.64s'", trim(s, hash));
         return LEXER_ERROR;
     }
-    *key = trim(s, eq);
-    if (**key == '\0') {
+    out->key = trim(s, eq);
+    if (*out->key == '\0') {
         snprintf(err, errsize, "missing key before '='");
         return LEXER_ERROR;
     }
@@ -81,7 +95,9 @@ enum lexer_kind lexer_split(char *line, size_t len, char **key, char **val,
     while (is_space(*s))
         s++;
     if (*s == '"')
-        return unquote(s, val, err, errsize);
-    *val = s;
+        return unquote(s, &out->val, err, errsize);
+    hash = comment_start(s);
+    out->val = trim(s, hash);
+    out->hash_kept = strchr(out->val, '#') != NULL;
     return LEXER_PAIR;
 }

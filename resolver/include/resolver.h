@@ -34,8 +34,7 @@
     (RESOLVER_NO_XDEV | RESOLVER_NO_MAGICLINKS | RESOLVER_NO_SYMLINKS |        \
      RESOLVER_BENEATH | RESOLVER_IN_ROOT)
 
-/* Symlinks followed in one resolution before ELOOP (the kernel's MAXSYMLINKS).
- */
+/* Symlinks followed in one resolution before ELOOP (MAXSYMLINKS). */
 #define RESOLVER_MAX_SYMLINKS 40
 /* Times the kernel backend retries openat2's EAGAIN (a ".." rename race). */
 #define RESOLVER_EAGAIN_RETRIES 8
@@ -54,7 +53,7 @@ struct resolver_cache;
  * struct resolver_how - how to resolve one path.
  * @open_flags: O_RDONLY, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK (and
  *              O_CLOEXEC, which is always set). Other bits -> EINVAL, and
- * O_PATH takes only O_DIRECTORY|O_NOFOLLOW, as openat2 demands.
+ *              O_PATH takes only O_DIRECTORY|O_NOFOLLOW, as openat2 demands.
  * @resolve:    RESOLVER_* flags.
  * @backend:    RESOLVER_BACKEND_DEFAULT for the process default, or a backend.
  * @cache:      NULL, or a directory cache made for the same root fd (see
@@ -68,6 +67,7 @@ struct resolver_how {
     struct resolver_cache *cache;
 };
 
+/* clang-format off: one errno a line, as written */
 /*
  * resolver_open - open @path beneath @root_fd with the process default backend.
  * @root_fd is borrowed (an O_PATH|O_DIRECTORY fd is enough; AT_FDCWD works).
@@ -78,13 +78,18 @@ struct resolver_how {
  *   -ENOTDIR      a non-final component, or a final one with a trailing slash
  *                 or O_DIRECTORY, is not a directory
  *   -ENAMETOOLONG @path is 4096 bytes or longer, or a component is too long
- *   -EXDEV        BENEATH: escape via "..", an absolute path or link; NO_XDEV:
- * a mount crossing; a magic link under BENEATH or IN_ROOT -ELOOP NO_SYMLINKS: a
- * symlink; NO_MAGICLINKS: a magic link; more than RESOLVER_MAX_SYMLINKS links;
- * O_NOFOLLOW on a final link -EAGAIN       the kernel saw a rename or mount
- * race on ".." more than RESOLVER_EAGAIN_RETRIES times in a row -EACCES,
- * -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ... as openat2 gives.
+ *   -EXDEV        BENEATH: escape via "..", an absolute path or link;
+ *                 NO_XDEV: a mount crossing;
+ *                 a magic link under BENEATH or IN_ROOT
+ *   -ELOOP        NO_SYMLINKS: a symlink; NO_MAGICLINKS: a magic link;
+ *                 more than RESOLVER_MAX_SYMLINKS links;
+ *                 O_NOFOLLOW on a final link
+ *   -EAGAIN       the kernel saw a rename or mount race on ".." more than
+ *                 RESOLVER_EAGAIN_RETRIES times in a row
+ *   -EACCES, -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ...
+ *                 as openat2 gives
  */
+/* clang-format on */
 int resolver_open(int root_fd, const char *path, int open_flags,
                   uint64_t resolve);
 
@@ -177,8 +182,11 @@ const char *resolver_errno_name(int err);
  * (/proc/self/mountinfo: any mount or unmount). One epoll_wait with a zero
  * timeout says whether anything happened since the cache was last known
  * good; if anything did, the cache is emptied and the path walked again
- * without it. So a directory moved out of the root is never used once it has
- * moved: the answer is the one a walk from the root gives at that moment.
+ * without it. So once a rename(2) (rmdir, chmod, mount...) has returned, no
+ * answer uses a directory it moved: the answer is the one a walk from the
+ * root gives. A change still in progress may be visible to other lookups a
+ * moment before its event is queued; an answer given in that moment may
+ * come from just before the change, as a walk that overlaps it can.
  * Only directories on local filesystems whose changes the kernel sees (tmpfs,
  * ramfs, ext2/3/4, xfs, btrfs, f2fs, overlayfs, and the read-only squashfs,
  * erofs and iso9660) are kept: on NFS, FUSE or 9p another machine can change
@@ -187,6 +195,12 @@ const char *resolver_errno_name(int err);
  *
  * Only directories on the root's own mount are kept (so the cache never
  * keeps a mount busy); below a mount point the walk goes on uncached.
+ *
+ * The directories kept were opened with the credentials in force then, and
+ * a walk that starts from one of them is not searched again through its
+ * ancestors. So the process's credentials (uid, gids, capabilities: a
+ * privilege drop) must not change while a cache holds directories: free
+ * every cache before such a change, or make them after it.
  *
  * A cache belongs to one thread at a time (give each thread its own). It
  * holds one fd per directory kept, plus three (inotify, mountinfo, epoll)
@@ -214,8 +228,7 @@ struct resolver_cache_stats {
 int resolver_cache_new(int root_fd, unsigned max_dirs,
                        struct resolver_cache **out);
 
-/* resolver_cache_free - close every fd @c holds and free it. NULL is a no-op.
- */
+/* resolver_cache_free - close every fd @c holds, free it; NULL: no-op. */
 void resolver_cache_free(struct resolver_cache *c);
 
 /* resolver_cache_get_stats - counters of @c since resolver_cache_new. */

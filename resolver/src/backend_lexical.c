@@ -17,9 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-int backend_lexical_open(int root_fd, const char *path, int open_flags,
-                         uint64_t resolve)
+int backend_lexical_open(int root_fd, const char *path,
+                         const struct resolver_how *how)
 {
+    uint64_t resolve = how->resolve;
     char out[RESOLVER_PATH_MAX + 2];
     size_t len = strlen(path);
     size_t n = 0;
@@ -63,6 +64,6 @@ int backend_lexical_open(int root_fd, const char *path, int open_flags,
     else if (path[len - 1] == '/')
         out[n++] = '/'; /* keep "must be a directory" */
     out[n] = '\0';
-    fd = openat(root_fd, out, open_flags);
+    fd = openat(root_fd, out, how->open_flags);
     return fd < 0 ? -errno : fd;
 }

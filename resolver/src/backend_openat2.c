@@ -36,12 +36,12 @@ int backend_openat2_once(int root_fd, const char *path, int open_flags,
     return fd < 0 ? -errno : (int)fd;
 }
 
-int backend_openat2_open(int root_fd, const char *path, int open_flags,
-                         uint64_t resolve)
+int backend_openat2_open(int root_fd, const char *path,
+                         const struct resolver_how *how)
 {
     int fd = -EAGAIN;
 
     for (int i = 0; i <= RESOLVER_EAGAIN_RETRIES && fd == -EAGAIN; i++)
-        fd = backend_openat2_once(root_fd, path, open_flags, resolve);
+        fd = backend_openat2_once(root_fd, path, how->open_flags, how->resolve);
     return fd;
 }

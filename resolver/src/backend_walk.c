@@ -5,6 +5,9 @@
  * The path is walked one component at a time from the root fd, the way
  * fs/namei.c does it (path_init -> link_path_walk -> the last component ->
  * terminate_walk become walk_init -> walk_step -> walk_last -> walk_finish).
+ * Each step says what it did with an enum step; the answer (an fd, or
+ * -errno) is left in the walk, so no value shares the space of fds and
+ * errnos.
  * Every directory on the way is held as an O_PATH fd on a stack; ".." pops
  * the stack instead of asking the kernel for the parent, so a directory
  * renamed out of the root by another thread cannot lead the walk out. The
@@ -82,6 +85,8 @@ struct walk {
     bool clean;
     bool cache_used;
     size_t key_len;
+    int fd;  /* the answer after STEP_DONE */
+    int err; /* the answer after STEP_FAIL: -errno */
     char key[RESOLVER_PATH_MAX];
     struct frame inline_stack[INLINE_FRAMES];
     char inline_buf[INLINE_BUF + 1];
@@ -89,49 +94,34 @@ struct walk {
     char name[RESOLVER_PATH_MAX]; /* the component being looked up */
 };
 
-/* Returned by the steps besides fds and -errno (errnos are above -4096):
- * a link was spliced in front of the rest, go on with the path. */
-#define WALK_MORE (-5000)
+/* What a step of the walk did. */
+enum step {
+    STEP_MORE, /* a component walked or a link spliced in: go on */
+    STEP_DONE, /* w->fd is the answer */
+    STEP_FAIL, /* w->err is the answer */
+};
+
+static enum step done(struct walk *w, int fd)
+{
+    w->fd = fd;
+    return STEP_DONE;
+}
+
+static enum step fail(struct walk *w, int err)
+{
+    w->err = err;
+    return STEP_FAIL;
+}
+
+/* A helper's 0 goes on; its -errno is the answer. */
+static enum step more_or_fail(struct walk *w, int err)
+{
+    return err < 0 ? fail(w, err) : STEP_MORE;
+}
 
 static struct frame *cur(struct walk *w)
 {
     return &w->stack[w->top];
-}
-
-/*
- * Mount id of @fd: stx_mnt_id (Linux 5.8), or st_dev before that, which
- * cannot tell a bind mount of the same filesystem from no mount at all.
- * (glibc's statx falls back to fstatat itself on kernels before 4.11.)
- */
-int fd_mount_id(int fd, uint64_t *out)
-{
-    struct statx stx;
-
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
-        return -errno;
-    if (stx.stx_mask & STATX_MNT_ID)
-        *out = stx.stx_mnt_id;
-    else
-        *out = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
-    return 0;
-}
-
-/* Type and (under NO_XDEV) mount id of an fd in one statx. */
-static int fd_type_mount(int fd, bool want_mnt, mode_t *type, uint64_t *mnt)
-{
-    struct statx stx;
-    unsigned mask = STATX_TYPE | (want_mnt ? STATX_MNT_ID : 0);
-
-    if (statx(fd, "", AT_EMPTY_PATH, mask, &stx) < 0)
-        return -errno;
-    *type = stx.stx_mode & S_IFMT;
-    if (want_mnt) {
-        if (stx.stx_mask & STATX_MNT_ID)
-            *mnt = stx.stx_mnt_id;
-        else
-            *mnt = ((uint64_t)stx.stx_dev_major << 32) | stx.stx_dev_minor;
-    }
-    return 0;
 }
 
 static int frame_fs(struct frame *f)
@@ -144,7 +134,7 @@ static int frame_fs(struct frame *f)
     r = f->fd == AT_FDCWD ? statfs(".", &sfs) : fstatfs(f->fd, &sfs);
     if (r < 0)
         return -errno;
-    f->fs = fs_info_of(&sfs);
+    f->fs = fsinfo_of(&sfs);
     return f->fs;
 }
 
@@ -245,7 +235,7 @@ static int jump_root(struct walk *w, bool from_link)
     if (fd < 0)
         return -errno;
     if (w->resolve & RESOLVER_NO_XDEV) {
-        err = fd_mount_id(fd, &mnt);
+        err = fsinfo_mount_id(fd, &mnt);
         if (err == 0 && from_link && cur(w)->mnt != mnt)
             err = -EXDEV;
         if (err < 0) {
@@ -257,13 +247,15 @@ static int jump_root(struct walk *w, bool from_link)
     return 0;
 }
 
-static int walk_init(struct walk *w, struct resolver_cache *cache, int root_fd,
-                     const char *path, int open_flags, uint64_t resolve)
+static int walk_init(struct walk *w, int root_fd, const char *path,
+                     const struct resolver_how *how,
+                     struct resolver_cache *cache)
 {
+    uint64_t resolve = how->resolve;
     size_t len = strlen(path);
 
     w->resolve = resolve;
-    w->open_flags = open_flags;
+    w->open_flags = how->open_flags;
     w->stack = w->inline_stack;
     w->cap = INLINE_FRAMES;
     w->top = 0;
@@ -273,6 +265,8 @@ static int walk_init(struct walk *w, struct resolver_cache *cache, int root_fd,
     w->clean = cache != NULL;
     w->cache_used = false;
     w->key_len = 0;
+    w->fd = -1;
+    w->err = 0;
     w->buf = w->inline_buf;
     w->buf_cap = INLINE_BUF;
     w->links = 0;
@@ -292,7 +286,7 @@ static int walk_init(struct walk *w, struct resolver_cache *cache, int root_fd,
             w->stack[0].mnt = rcache_root_mnt(cache);
             return 0;
         }
-        return fd_mount_id(root_fd, &w->stack[0].mnt);
+        return fsinfo_mount_id(root_fd, &w->stack[0].mnt);
     }
     return 0;
 }
@@ -305,7 +299,7 @@ static int check_xdev(struct walk *w, int fd, uint64_t *mnt)
     *mnt = 0;
     if (!(w->resolve & RESOLVER_NO_XDEV))
         return 0;
-    err = fd_mount_id(fd, mnt);
+    err = fsinfo_mount_id(fd, mnt);
     if (err == 0 && *mnt != cur(w)->mnt)
         err = -EXDEV;
     return err;
@@ -353,7 +347,7 @@ static int dotdot(struct walk *w)
  * The kernel's nd_jump_link refuses, under NO_XDEV, a target on another
  * mount than the link's directory.
  */
-static int follow_magic(struct walk *w, const char *name, bool final)
+static enum step follow_magic(struct walk *w, const char *name, bool final)
 {
     bool xdev = w->resolve & RESOLVER_NO_XDEV;
     uint64_t mnt = 0;
@@ -363,8 +357,8 @@ static int follow_magic(struct walk *w, const char *name, bool final)
 
     fd = openat(cur(w)->fd, name, O_PATH | O_CLOEXEC);
     if (fd < 0)
-        return -errno;
-    err = fd_type_mount(fd, xdev, &type, &mnt);
+        return fail(w, -errno);
+    err = fsinfo_type_mount(fd, xdev, &type, &mnt);
     if (err == 0 && xdev && mnt != cur(w)->mnt)
         err = -EXDEV;
     if (err == 0 && type != S_IFDIR &&
@@ -374,57 +368,58 @@ static int follow_magic(struct walk *w, const char *name, bool final)
         goto out_close;
     if (!final) {
         reset_stack(w, fd, true, mnt);
-        return WALK_MORE;
+        return STEP_MORE;
     }
     if ((w->open_flags & ~(O_CLOEXEC | O_DIRECTORY)) == O_PATH)
-        return fd;
+        return done(w, fd);
     close(fd);
     fd = openat(cur(w)->fd, name, w->open_flags);
-    return fd < 0 ? -errno : fd;
+    return fd < 0 ? fail(w, -errno) : done(w, fd);
 out_close:
     close(fd);
-    return err;
+    return fail(w, err);
 }
 
 /*
  * Follow the symlink @name of the current directory, whose @n bytes of text
  * are in w->link, in pick_link's order: link count, NO_SYMLINKS and
  * nosymfollow mounts, magic links, then absolute text (nd_jump_root).
- * w->start is just after the link's name. Returns WALK_MORE when the text
- * was spliced in front of the rest, an fd for a final magic link, or -errno.
+ * w->start is just after the link's name. STEP_MORE when the text was
+ * spliced in front of the rest (or, not @final, a magic link's directory
+ * became the bottom of the stack), STEP_DONE for a final magic link.
  */
-static int follow_link(struct walk *w, ssize_t n, const char *name, bool final)
+static enum step follow_link(struct walk *w, ssize_t n, const char *name,
+                             bool final)
 {
     int fs;
     int err;
 
     w->clean = false;
     if (++w->links > RESOLVER_MAX_SYMLINKS)
-        return -ELOOP;
+        return fail(w, -ELOOP);
     if (w->resolve & RESOLVER_NO_SYMLINKS)
-        return -ELOOP;
+        return fail(w, -ELOOP);
     fs = frame_fs(cur(w));
     if (fs < 0)
-        return fs;
+        return fail(w, fs);
     if (fs & FS_NOSYMFOLLOW)
-        return -ELOOP;
+        return fail(w, -ELOOP);
     if ((size_t)n >= sizeof(w->link))
-        return -ENAMETOOLONG;
+        return fail(w, -ENAMETOOLONG);
     if ((fs & FS_PROC) && n > 0 &&
         (w->link[0] == '/' || memchr(w->link, ':', (size_t)n))) {
         if (w->resolve & RESOLVER_NO_MAGICLINKS)
-            return -ELOOP;
+            return fail(w, -ELOOP);
         if (w->resolve & SCOPED)
-            return -EXDEV;
+            return fail(w, -EXDEV);
         return follow_magic(w, name, final);
     }
     if (n > 0 && w->link[0] == '/') {
         err = jump_root(w, true);
         if (err < 0)
-            return err;
+            return fail(w, err);
     }
-    err = prepend(w, w->link, (size_t)n);
-    return err < 0 ? err : WALK_MORE;
+    return more_or_fail(w, prepend(w, w->link, (size_t)n));
 }
 
 /*
@@ -488,8 +483,11 @@ static void step_adopt(struct walk *w, size_t len)
     f->mnt = d.mnt;
 }
 
-/* One non-final component (or a final one with a trailing slash). */
-static int walk_step(struct walk *w, const char *name)
+/*
+ * One non-final component (or a final one with a trailing slash):
+ * STEP_MORE or STEP_FAIL, never STEP_DONE.
+ */
+static enum step walk_step(struct walk *w, const char *name)
 {
     size_t key_len = 0;
     uint64_t mnt;
@@ -498,42 +496,41 @@ static int walk_step(struct walk *w, const char *name)
     int err;
 
     if (name[0] == '.' && name[1] == '\0')
-        return 0;
+        return STEP_MORE;
     if (name[0] == '.' && name[1] == '.' && name[2] == '\0')
-        return dotdot(w);
+        return more_or_fail(w, dotdot(w));
     if (w->clean && key_extend(w, name, &key_len) &&
         step_cached(w, key_len, &err))
-        return err;
+        return more_or_fail(w, err);
     fd =
         openat(cur(w)->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
         err = check_xdev(w, fd, &mnt);
         if (err < 0) {
             close(fd);
-            return err;
+            return fail(w, err);
         }
         err = push(w, fd, true, FS_UNKNOWN, mnt);
         if (err == 0 && w->clean)
             step_adopt(w, key_len);
-        return err;
+        return more_or_fail(w, err);
     }
     if (errno != ENOTDIR)
-        return -errno;
+        return fail(w, -errno);
     /* A file or a symlink: only a symlink answers readlinkat. */
     n = readlinkat(cur(w)->fd, name, w->link, sizeof(w->link));
     if (n < 0)
-        return errno == EINVAL ? -ENOTDIR : -errno;
-    err = follow_link(w, n, name, false);
-    return err == WALK_MORE ? 0 : err;
+        return fail(w, errno == EINVAL ? -ENOTDIR : -errno);
+    return follow_link(w, n, name, false);
 }
 
 /*
  * The final component with the caller's flags, plus O_NOFOLLOW so that a
  * symlink is seen (ELOOP, ENOTDIR with O_DIRECTORY, or an O_PATH fd of the
- * link itself) rather than followed by the kernel.
- * Returns an fd, WALK_MORE, or -errno.
+ * link itself) rather than followed by the kernel. STEP_MORE when a link's
+ * text was spliced in.
  */
-static int walk_last(struct walk *w, const char *name)
+static enum step walk_last(struct walk *w, const char *name)
 {
     bool follow = !(w->open_flags & O_NOFOLLOW);
     bool xdev = w->resolve & RESOLVER_NO_XDEV;
@@ -546,42 +543,44 @@ static int walk_last(struct walk *w, const char *name)
     if (name[0] == '.' && name[1] == '.' && name[2] == '\0') {
         err = dotdot(w);
         if (err < 0)
-            return err;
+            return fail(w, err);
         name = ".";
     }
     fd = openat(cur(w)->fd, name, w->open_flags | O_NOFOLLOW);
     if (fd < 0) {
         err = -errno;
         if (!follow || (err != -ELOOP && err != -ENOTDIR))
-            return err;
+            return fail(w, err);
         n = readlinkat(cur(w)->fd, name, w->link, sizeof(w->link));
         if (n < 0)
-            return errno == EINVAL ? err : -errno;
+            return fail(w, errno == EINVAL ? err : -errno);
         return follow_link(w, n, name, true);
     }
     if ((w->open_flags & O_PATH) && follow) {
-        err = fd_type_mount(fd, xdev, &type, &mnt);
+        err = fsinfo_type_mount(fd, xdev, &type, &mnt);
         if (err < 0)
             goto out_close;
         if (type == S_IFLNK) {
+            enum step st;
+
             n = readlinkat(fd, "", w->link, sizeof(w->link));
-            err = n < 0 ? -errno : follow_link(w, n, name, true);
+            st = n < 0 ? fail(w, -errno) : follow_link(w, n, name, true);
             close(fd);
-            return err;
+            return st;
         }
         if (xdev && mnt != cur(w)->mnt) {
             err = -EXDEV;
             goto out_close;
         }
-        return fd;
+        return done(w, fd);
     }
     err = check_xdev(w, fd, &mnt);
     if (err < 0)
         goto out_close;
-    return fd;
+    return done(w, fd);
 out_close:
     close(fd);
-    return err;
+    return fail(w, err);
 }
 
 /* close_range(2) is missing (before 5.9) or blocked: close one by one. */
@@ -622,23 +621,63 @@ static void close_stack(struct walk *w)
 
 /*
  * The one place the walk's fd stack is closed. (A ".." pop and a jump to
- * the root close the frames they drop right away.)
+ * the root close the frames they drop right away.) The answer, w->fd, is
+ * not on the stack.
  */
-static int walk_finish(struct walk *w, int ret)
+static void walk_finish(struct walk *w)
 {
     close_stack(w);
     if (w->stack != w->inline_stack)
         free(w->stack);
     if (w->buf != w->inline_buf)
         free(w->buf);
-    if (ret < 0 && ret < -4095)
-        ret = -ELOOP; /* a step sentinel that escaped: never seen as an fd */
-    return ret;
 }
 
-int backend_walk_open(struct resolver_cache *cache, int root_fd,
-                      const char *path, int open_flags, uint64_t resolve)
+/* Walk @path from @root_fd with @cache (or NULL): an fd or -errno. */
+static int walk_path(struct walk *w, int root_fd, const char *path,
+                     const struct resolver_how *how,
+                     struct resolver_cache *cache)
 {
+    enum step st = more_or_fail(w, walk_init(w, root_fd, path, how, cache));
+
+    /*
+     * Invariant: stack[top] is a directory reached from stack[0] by
+     * components walked downwards, never by asking the kernel for "..";
+     * under BENEATH and IN_ROOT stack[0] is the root fd, so the current
+     * directory is always the root or below it. Every STEP_MORE consumes a
+     * component or spends one of the RESOLVER_MAX_SYMLINKS links, so the
+     * loop ends.
+     */
+    while (st == STEP_MORE) {
+        size_t p = w->start;
+        size_t name_begin;
+
+        while (w->buf[p] == '/')
+            p++;
+        if (p == w->end) {
+            /* Nothing left ("/", "a/", a link to "."): open the current. */
+            st = walk_last(w, ".");
+            continue;
+        }
+        name_begin = p;
+        while (p < w->end && w->buf[p] != '/')
+            p++;
+        memcpy(w->name, w->buf + name_begin, p - name_begin);
+        w->name[p - name_begin] = '\0';
+        w->start = p;
+        if (p == w->end)
+            st = walk_last(w, w->name);
+        else
+            st = walk_step(w, w->name);
+    }
+    walk_finish(w);
+    return st == STEP_DONE ? w->fd : w->err;
+}
+
+int backend_walk_open(int root_fd, const char *path,
+                      const struct resolver_how *how)
+{
+    struct resolver_cache *cache = how->cache;
     struct walk *w = malloc(sizeof(*w));
     int ret;
 
@@ -647,42 +686,21 @@ int backend_walk_open(struct resolver_cache *cache, int root_fd,
     if (cache && !rcache_begin(cache))
         cache = NULL;
 again:
-    ret = walk_init(w, cache, root_fd, path, open_flags, resolve);
+    ret = walk_path(w, root_fd, path, how, cache);
     /*
-     * Invariant: stack[top] is a directory reached from stack[0] by
-     * components walked downwards, never by asking the kernel for "..";
-     * under BENEATH and IN_ROOT stack[0] is the root fd, so the current
-     * directory is always the root or below it.
+     * The directory cache's check; cache.c's header says exactly what it
+     * proves. A change (a rename...) is visible to lookups before its
+     * inotify event is queued, and queued before its call returns, so the
+     * poll must come after the walk. If it sees nothing, every directory
+     * the walk took from the cache was where its key says throughout the
+     * walk, save for a change still in flight now, which the answer may
+     * precede; no change that had returned was missed. If it sees anything,
+     * the answer may rest on a directory that has moved: drop it and walk
+     * again from the root alone. The cached directories' ancestors were
+     * searched with the credentials of when they were opened: the caller
+     * must not change the process's credentials while the cache holds them.
      */
-    while (ret == 0) {
-        size_t p = w->start;
-        size_t name_begin;
-
-        while (w->buf[p] == '/')
-            p++;
-        if (p == w->end) {
-            /* Nothing left ("/", "a/", a link to "."): open the current. */
-            ret = walk_last(w, ".");
-            break;
-        }
-        name_begin = p;
-        while (p < w->end && w->buf[p] != '/')
-            p++;
-        memcpy(w->name, w->buf + name_begin, p - name_begin);
-        w->name[p - name_begin] = '\0';
-        w->start = p;
-        if (p == w->end) {
-            ret = walk_last(w, w->name);
-            if (ret != WALK_MORE)
-                break;
-            ret = 0;
-        } else {
-            ret = walk_step(w, w->name);
-        }
-    }
-    ret = walk_finish(w, ret);
     if (w->cache_used && rcache_changed(cache)) {
-        /* The tree or the mounts changed: walk again from the root alone. */
         if (ret >= 0)
             close(ret);
         cache = NULL;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cache.c - the emulated backend's directory cache (resolver.h says what it
- * promises; this says how).
+ * cache.c - the directory cache of the emulated backend (struct
+ * resolver_cache): O_PATH fds of directories that walks reached from the
+ * root by plain names, so that the next walk starts from the deepest one
+ * held. resolver.h says what it promises to callers; this says how, and
+ * exactly how much.
  *
  * Invariant: every directory held was opened by name, with O_NOFOLLOW, from
  * the root or from a directory held, AFTER that parent's inotify watch was in
@@ -10,13 +13,48 @@
  * a walk from the root finds under its key: the directory moved or deleted
  * (IN_MOVE_SELF, IN_DELETE_SELF on it; IN_MOVED_FROM, IN_DELETE with
  * IN_ISDIR on its parent, which also covers the moment before its own watch
- * existed), its mode or owner changed (IN_ATTRIB on it), or a mount
- * anywhere in the namespace (mountinfo's POLLPRI). Events are queued before
- * the call that caused them returns, so after a walk one epoll_wait with a
- * zero timeout tells whether the walk may have used a stale directory: if
- * it says nothing happened, every held directory was where its key says at
- * some instant after the walk began, and the walk's answer is that of a
- * walk from the root then. If it says anything, the whole cache goes.
+ * existed), its mode, owner or ACL changed (IN_ATTRIB on it), or a mount
+ * anywhere in the namespace (mountinfo's POLLPRI).
+ *
+ * The guarantee, exactly. The kernel makes a change (rename, rmdir, chmod,
+ * mount) visible to lookups first and queues its event afterwards, before
+ * the call that made it returns: for a moment a lookup already sees the new
+ * tree while no event says so. After every walk that used the cache,
+ * rcache_changed polls once (epoll_wait, zero timeout) and sees every event
+ * queued since the previous poll; any event that matters empties the cache
+ * and the walk is done again from the root alone. So when the poll sees
+ * nothing:
+ *   - every change whose call had returned before the poll was seen, by this
+ *     poll or by an earlier one that emptied the cache (after which each
+ *     directory held was opened anew by name), so the walk used no directory
+ *     that such a change had moved, deleted or made unsearchable;
+ *   - every directory the walk took from the cache was where its key says
+ *     throughout the walk, except for a change still in flight when the poll
+ *     ran (visible, its event not yet queued, its call not yet returned).
+ *     Such a change overlaps the walk, and the answer may be the one a walk
+ *     from the root gave just before it took effect, even though another
+ *     thread could already see the new tree; a caller that waited for its
+ *     rename(2) to return never gets the old answer afterwards. An uncached
+ *     walk is no different for the directories it holds during one walk (and
+ *     the kernel's openat2 neither, for a directory moved under a downward
+ *     walk): the poll brings the cache back to that.
+ *
+ * Credentials: a walk from the root has the kernel check search permission
+ * on every directory of the path with the credentials of the moment. A
+ * cached walk has it check only the directories it opens names in: the held
+ * one it starts from and those below. The ancestors of a held directory (the
+ * root included) were checked when it was opened, with the credentials in
+ * force then, and no event is queued when the credentials change. So the
+ * process's uid, gids, supplementary groups and capabilities
+ * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH; a --user privilege drop changes
+ * all of them) must not change while a cache holds directories: after a drop
+ * from root, a path through a held directory whose ancestor the new user may
+ * not search would still open, where a walk from the root answers EACCES.
+ * Free every cache before such a change, or make them after it (a new cache
+ * holds nothing before its first walk); the server makes each thread's
+ * cache after the drop. (Every backend relies on the checks made when the
+ * root fd was opened for the root's own ancestors; that is the caller's
+ * choice. The cache extends that reliance to the root and below.)
  *
  * Events about files (no IN_ISDIR, a name) are read and dropped: no file is
  * held, and nothing can take a directory's name without an event about the
@@ -30,7 +68,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +75,6 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef ST_NOSYMFOLLOW
-#define ST_NOSYMFOLLOW 0x2000 /* statfs f_flags for MNT_NOSYMFOLLOW */
-#endif
 
 #define WATCH_MASK                                                             \
     (IN_MOVED_FROM | IN_DELETE | IN_MOVE_SELF | IN_DELETE_SELF | IN_ATTRIB |   \
@@ -80,37 +113,6 @@ struct resolver_cache {
     unsigned nslot;   /* a power of two, at least 2 * max */
     struct resolver_cache_stats st;
 };
-
-int fs_info_of(const struct statfs *sfs)
-{
-    int fs = FS_KNOWN;
-
-    if (sfs->f_type == PROC_SUPER_MAGIC)
-        fs |= FS_PROC;
-    if (sfs->f_flags & ST_NOSYMFOLLOW)
-        fs |= FS_NOSYMFOLLOW;
-    return fs;
-}
-
-/* Filesystems whose every change goes through this kernel's VFS. */
-static bool fs_local(const struct statfs *sfs)
-{
-    switch ((unsigned long)sfs->f_type) {
-    case TMPFS_MAGIC:
-    case RAMFS_MAGIC:
-    case EXT4_SUPER_MAGIC: /* also ext2 and ext3 */
-    case XFS_SUPER_MAGIC:
-    case BTRFS_SUPER_MAGIC:
-    case F2FS_SUPER_MAGIC:
-    case OVERLAYFS_SUPER_MAGIC:
-    case SQUASHFS_MAGIC:
-    case EROFS_SUPER_MAGIC_V1:
-    case ISOFS_SUPER_MAGIC:
-        return true;
-    default:
-        return false;
-    }
-}
 
 static uint32_t hash_key(const char *key, size_t len)
 {
@@ -245,13 +247,13 @@ static int cache_setup(struct resolver_cache *c)
         goto out;
     if (fstatfs(c->root_fd, &sfs) < 0)
         goto out_errno;
-    if (!fs_local(&sfs)) {
+    if (!(fsinfo_of(&sfs) & FS_LOCAL)) {
         err = -EXDEV; /* not a filesystem whose changes we would see */
         goto out;
     }
     err = watch(c, c->root_fd);
     if (err == 0)
-        err = fd_mount_id(c->root_fd, &c->root_mnt);
+        err = fsinfo_mount_id(c->root_fd, &c->root_mnt);
     if (err < 0)
         goto out;
     c->state = CACHE_READY;
@@ -321,14 +323,16 @@ bool rcache_adopt(struct resolver_cache *c, const char *key, size_t len, int fd,
         return false;
     }
     s = find_slot(c, key, len, hash);
-    if (*s >= 0 || fstatfs(fd, &sfs) < 0 || !fs_local(&sfs))
+    if (*s >= 0 || fstatfs(fd, &sfs) < 0)
         return false;
     e = &c->v[c->n];
     e->dir.fd = fd;
-    e->dir.fs = fs_info_of(&sfs);
+    e->dir.fs = fsinfo_of(&sfs);
+    if (!(e->dir.fs & FS_LOCAL))
+        return false;
     if (mnt)
         e->dir.mnt = *mnt;
-    else if (fd_mount_id(fd, &e->dir.mnt) < 0)
+    else if (fsinfo_mount_id(fd, &e->dir.mnt) < 0)
         return false;
     /* Held fds keep their mount busy: hold none but on the root's own. */
     if (e->dir.mnt != c->root_mnt)

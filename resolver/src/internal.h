@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - the backend interface shared by the resolver's sources.
- *
- * Every backend has the same signature: arguments already validated by the
- * front door (resolver.c), O_CLOEXEC already added to @open_flags. Each
- * returns a new fd or -errno and never prints.
+ * internal.h - what the resolver's sources share: the one backend signature,
+ * the filesystem facts (fsinfo.c) and the directory cache as the walk sees it
+ * (cache.c). Nothing here is visible outside the library.
  */
 #ifndef RESOLVER_INTERNAL_H
 #define RESOLVER_INTERNAL_H
@@ -15,46 +13,52 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/statfs.h>
+#include <sys/types.h>
 
 /* Longest path accepted, including the terminating NUL (the kernel's). */
 #define RESOLVER_PATH_MAX 4096
 
-int backend_openat2_open(int root_fd, const char *path, int open_flags,
-                         uint64_t resolve);
-/* @cache may be NULL; when not, it was made for @root_fd. */
-int backend_walk_open(struct resolver_cache *cache, int root_fd,
-                      const char *path, int open_flags, uint64_t resolve);
-int backend_lexical_open(int root_fd, const char *path, int open_flags,
-                         uint64_t resolve);
+/*
+ * The backends. All have this one signature. The front door (resolver.c)
+ * has validated the arguments: @how->open_flags and @how->resolve are
+ * allowed bits with O_CLOEXEC already added, and @how->cache is NULL or was
+ * made for @root_fd. @how->backend is not read. Each returns a new fd or
+ * -errno and never prints. Only the emulation reads @how->cache.
+ */
+int backend_openat2_open(int root_fd, const char *path,
+                         const struct resolver_how *how);
+int backend_walk_open(int root_fd, const char *path,
+                      const struct resolver_how *how);
+int backend_lexical_open(int root_fd, const char *path,
+                         const struct resolver_how *how);
 
-/* One raw openat2 call, no retry: returns an fd or -errno. */
+/* One raw openat2 call, no retry: returns an fd or -errno (the probe's). */
 int backend_openat2_once(int root_fd, const char *path, int open_flags,
                          uint64_t resolve);
 
-/* What is known about the filesystem a directory lives on. */
+/* fsinfo.c: what is known about the filesystem a directory lives on. */
 enum fs_info {
     FS_UNKNOWN = 0,
     FS_KNOWN = 1,
     FS_PROC = 2,
     FS_NOSYMFOLLOW = 4,
+    FS_LOCAL = 8, /* every change goes through this kernel (tmpfs, ext4...) */
 };
 
-/*
- * Mount id of @fd (backend_walk.c): stx_mnt_id (Linux 5.8), or st_dev
- * before that, which cannot tell a bind mount of the same filesystem from
- * no mount at all. 0 or -errno.
- */
-int fd_mount_id(int fd, uint64_t *out);
-
-/* The fs_info bits of a statfs answer. */
-int fs_info_of(const struct statfs *sfs);
+/* Mount id of @fd (stx_mnt_id, or st_dev on old kernels): 0 or -errno. */
+int fsinfo_mount_id(int fd, uint64_t *out);
+/* File type and, when @want_mnt, mount id of @fd in one statx: 0 or -errno. */
+int fsinfo_type_mount(int fd, bool want_mnt, mode_t *type, uint64_t *mnt);
+/* The enum fs_info bits of a statfs answer (FS_KNOWN always set). */
+int fsinfo_of(const struct statfs *sfs);
 
 /*
- * cache.c: the directory cache as the walk sees it. A cached directory is
- * named by its key, the plain components from the root joined by '/'.
+ * cache.c: the directory cache (struct resolver_cache) as the walk sees it.
+ * Its internal functions carry the prefix rcache_. A cached directory is
+ * named by its key: the plain components from the root joined by '/'.
  */
 struct rcache_dir {
-    int fd;       /* O_PATH fd, owned by the cache */
+    int fd;       /* O_PATH fd, owned by the directory cache */
     int fs;       /* enum fs_info bits */
     uint64_t mnt; /* mount id */
 };
@@ -78,7 +82,8 @@ bool rcache_adopt(struct resolver_cache *c, const char *key, size_t len, int fd,
                   const uint64_t *mnt, struct rcache_dir *out);
 /*
  * After a walk that used @c: whether anything changed since it was last
- * known good. True: @c has been emptied and the answer must be walked again.
+ * known good (cache.c's header says exactly what a false answer proves).
+ * True: @c has been emptied and the answer must be walked again.
  */
 bool rcache_changed(struct resolver_cache *c);
 

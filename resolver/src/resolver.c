@@ -116,12 +116,12 @@ enum resolver_backend resolver_auto_backend(const char **why)
                                : RESOLVER_BACKEND_EMULATED;
 }
 
-static int open_auto(struct resolver_cache *cache, int root_fd,
-                     const char *path, int open_flags, uint64_t resolve,
+static int open_auto(int root_fd, const char *path,
+                     const struct resolver_how *how,
                      enum resolver_backend *served)
 {
     if (resolver_auto_backend(NULL) == RESOLVER_BACKEND_KERNEL) {
-        int fd = backend_openat2_open(root_fd, path, open_flags, resolve);
+        int fd = backend_openat2_open(root_fd, path, how);
 
         if (fd != -ENOSYS && fd != -EPERM) {
             *served = RESOLVER_BACKEND_KERNEL;
@@ -136,7 +136,7 @@ static int open_auto(struct resolver_cache *cache, int root_fd,
         kernel_lost(st);
     }
     *served = RESOLVER_BACKEND_EMULATED;
-    return backend_walk_open(cache, root_fd, path, open_flags, resolve);
+    return backend_walk_open(root_fd, path, how);
 }
 
 int resolver_open_how(int root_fd, const char *path,
@@ -145,7 +145,8 @@ int resolver_open_how(int root_fd, const char *path,
 {
     enum resolver_backend dummy;
     enum resolver_backend backend = how->backend;
-    int open_flags = how->open_flags | O_CLOEXEC;
+    /* What the backends get: the caller's how, with O_CLOEXEC added. */
+    struct resolver_how checked = *how;
     int err;
 
     if (!served)
@@ -155,10 +156,11 @@ int resolver_open_how(int root_fd, const char *path,
     *served = backend;
     if (!path)
         return -EFAULT;
-    err = check_open_flags(open_flags);
+    checked.open_flags |= O_CLOEXEC;
+    err = check_open_flags(checked.open_flags);
     if (err == 0)
-        err = resolver_flags_check(how->resolve);
-    if (err == 0 && how->cache && rcache_root_fd(how->cache) != root_fd)
+        err = resolver_flags_check(checked.resolve);
+    if (err == 0 && checked.cache && rcache_root_fd(checked.cache) != root_fd)
         err = -EINVAL;
     if (err < 0) {
         if (backend == RESOLVER_BACKEND_AUTO)
@@ -167,15 +169,13 @@ int resolver_open_how(int root_fd, const char *path,
     }
     switch (backend) {
     case RESOLVER_BACKEND_AUTO:
-        return open_auto(how->cache, root_fd, path, open_flags, how->resolve,
-                         served);
+        return open_auto(root_fd, path, &checked, served);
     case RESOLVER_BACKEND_KERNEL:
-        return backend_openat2_open(root_fd, path, open_flags, how->resolve);
+        return backend_openat2_open(root_fd, path, &checked);
     case RESOLVER_BACKEND_EMULATED:
-        return backend_walk_open(how->cache, root_fd, path, open_flags,
-                                 how->resolve);
+        return backend_walk_open(root_fd, path, &checked);
     case RESOLVER_BACKEND_LEXICAL:
-        return backend_lexical_open(root_fd, path, open_flags, how->resolve);
+        return backend_lexical_open(root_fd, path, &checked);
     default:
         return -EINVAL;
     }

@@ -63,8 +63,8 @@ static int open_beneath(struct lookup *l, const char *path, int flags,
     };
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
     uint64_t t0 = now_ns(), ns;
-    int fd = resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how,
-                               &served);
+    int fd =
+        resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how, &served);
 
     ns = now_ns() - t0;
     l->p->resolve_ns += ns;
@@ -185,8 +185,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
         l->p->encoding = negotiate_token(order[i]);
         return;
     }
-    for (size_t i = 0; i < conf->n_precompressed && !l->p->vary_encoding;
-         i++) {
+    for (size_t i = 0; i < conf->n_precompressed && !l->p->vary_encoding; i++) {
         enum negotiate_encoding e = conf->precompressed[i];
         int vfd;
 

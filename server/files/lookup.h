@@ -40,8 +40,8 @@ struct files_conf {
     bool dotfiles;                                /* allow hidden files */
     const enum negotiate_encoding *precompressed; /* sidecar preference */
     size_t n_precompressed;
-    bool try_html;        /* /guide -> guide.html */
-    const char *fallback; /* root-relative file for 404 GETs, or NULL */
+    bool try_html;               /* /guide -> guide.html */
+    const char *fallback;        /* root-relative file for 404 GETs, or NULL */
     files_resolved_fn *resolved; /* or NULL */
     void *resolved_arg;
 };

@@ -10,6 +10,7 @@
 
 #include "date.h"
 #include "field.h"
+#include "status.h"
 
 #include <string.h>
 
@@ -52,19 +53,19 @@ int cond_evaluate(const struct cond_request *r, const char *etag, time_t mtime)
 
     if (r->if_match) {
         if (!cond_etag_match(r->if_match, etag, false))
-            return 412;
+            return STATUS_PRECONDITION_FAILED;
     } else if (r->if_unmodified_since &&
                date_parse(r->if_unmodified_since, &t) == 0) {
         if (mtime > t)
-            return 412;
+            return STATUS_PRECONDITION_FAILED;
     }
     if (r->if_none_match) {
         if (cond_etag_match(r->if_none_match, etag, true))
-            return 304;
+            return STATUS_NOT_MODIFIED;
     } else if (r->if_modified_since &&
                date_parse(r->if_modified_since, &t) == 0) {
         if (mtime <= t)
-            return 304;
+            return STATUS_NOT_MODIFIED;
     }
     return 0;
 }

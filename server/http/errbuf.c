@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * errbuf.c - format an error message into a caller's buffer.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * errbuf.h - format an error message into a caller's buffer.
  *

@@ -404,9 +404,9 @@ START_TEST(cache_rule_errors)
     static const struct {
         const char *arg, *value, *msg;
     } bad[] = {
-        {"--cache", "*.css", "cache *.css: expected GLOB"},
-        {"--cache", "a**b=max-age=1", "cache a**b=max-age=1: bad glob"},
-        {"--header", "Bad Name: x", "header Bad Name: x: the header name"},
+        {"--cache", "*.css", "--cache: '*.css': expected GLOB"},
+        {"--cache", "a**b=max-age=1", "--cache: 'a**b=max-age=1': bad glob"},
+        {"--header", "Bad Name: x", "--header: 'Bad Name: x': the header name"},
         {"--header", "Content-Length: 1", "Content-Length is set by"},
         {"--precompressed", "br,deflate", "'deflate' is not br, zst or gz"},
     };

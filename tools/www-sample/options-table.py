@@ -12,16 +12,17 @@ from pathlib import Path
 COL = 30
 PAGE = Path(__file__).resolve().parents[2] / "www-sample/reference/index.html"
 BEGIN, END = "<!-- options: generated from --help -->", "<!-- /options -->"
-CLI_ONLY = {"check", "help", "version"}
+CLI_ONLY = {"check", "help", "probe", "version"}
 
 
 def options(text):
     rows, cur = [], None
     for line in text.splitlines():
-        if line.startswith("  --"):
+        if line.startswith("  --") or re.match(r"  -\w, --", line):
             head, rest = line[2:COL].rstrip(), line[COL:].strip()
             if len(line) > COL and line[COL - 2:COL] != "  ":
                 head, rest = line[2:].rstrip(), ""
+            head = re.sub(r"^-\w, ", "", head)  # "-p, --port PORT"
             name, _, meta = head.partition(" ")
             cur = {"name": name[2:], "meta": meta, "text": rest}
             rows.append(cur)

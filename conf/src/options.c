@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.c - the option table, one row per option, sorted by name (the tests
+ * check it), and the few helpers that only one row uses. A new option is one
+ * row here plus a field in struct conf; its type (types.c, types_http.c,
+ * listen.c) does the parsing, printing and releasing. Defaults are strings in
+ * the syntax a user writes, parsed by the row's own type.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+static int check_index_name(const char *item, char *err)
+{
+    if (strchr(item, '/') || strcmp(item, ".") == 0 ||
+        strcmp(item, "..") == 0) {
+        snprintf(err, ERR_MAX,
+                 "'%.64s' is not a file name (no '/', '.' or '..')", item);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const char *online_cpus(char *buf, size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+    if (cpus < 1)
+        cpus = 1;
+    if (cpus > 1024)
+        cpus = 1024;
+    snprintf(buf, n, "%ld", cpus);
+    return buf;
+}
+
+static const char *const dotfiles_names[] = {
+    [CONF_DOTFILES_DENY] = "deny", [CONF_DOTFILES_ALLOW] = "allow", NULL};
+static const char *const etag_names[] = {[CONF_ETAG_CONTENT] = "content",
+                                         [CONF_ETAG_MTIME] = "mtime",
+                                         [CONF_ETAG_OFF] = "off",
+                                         NULL};
+static const char *const sandbox_names[] = {[CONF_SANDBOX_ON] = "on",
+                                            [CONF_SANDBOX_OFF] = "off",
+                                            [CONF_SANDBOX_STRICT] = "strict",
+                                            NULL};
+static const char *const log_format_names[] = {
+    [CONF_LOG_COMBINED] = "combined", [CONF_LOG_JSON] = "json", NULL};
+
+#define OFF(f) offsetof(struct conf, f)
+
+const struct opt opts[] = {
+    {.name = "access-log",
+     .type = &t_path,
+     .off = OFF(access_log),
+     .dflt = "-",
+     .metavar = "PATH|-|off",
+     .help = "access log file; - is standard output, off disables it"},
+    {.name = "cache",
+     .type = &t_cache,
+     .off = OFF(cache),
+     .metavar = "GLOBS=VALUE",
+     .dflt_help = "none",
+     .help = "Cache-Control VALUE for paths matching a comma list of globs "
+             "(\"*.css,*.js=max-age=31536000, immutable\", \"assets/**=...\"); "
+             "first match wins; repeatable",
+     .flags = OPT_REPEAT},
+    {.name = "cache-default",
+     .type = &t_cache_default,
+     .off = OFF(cache),
+     .metavar = "VALUE",
+     .dflt_help = "none",
+     .help = "Cache-Control for files no --cache rule matches"},
+    {.name = "check",
+     .type = &t_action,
+     .off = OFF(check),
+     .help = "validate the configuration, print the effective one, exit",
+     .flags = OPT_CLI_ONLY},
+    {.name = "config",
+     .type = &t_path,
+     .off = OFF(config),
+     .metavar = "FILE",
+     .help = "read options from this key = value file",
+     .flags = OPT_NO_FILE},
+    {.name = "confine",
+     .type = &t_confine,
+     .off = OFF(confine),
+     .dflt = "beneath,no-magiclinks",
+     .help = "resolver flags: beneath, in-root, no-xdev, no-symlinks, "
+             "no-magiclinks, no-jumps (beneath excludes in-root; none: "
+             "unconfined)"},
+    {.name = "dotfiles",
+     .type = &t_enum,
+     .off = OFF(dotfiles),
+     .dflt = "deny",
+     .names = dotfiles_names,
+     .help = "serve names starting with '.' (/.well-known/ is always "
+             "allowed)"},
+    {.name = "etag",
+     .type = &t_enum,
+     .off = OFF(etag),
+     .dflt = "content",
+     .names = etag_names,
+     .help = "ETag of files: content (SHA-256 of the bytes, the same on "
+             "every replica), mtime (\"mtime-size\", cheap) or off"},
+    {.name = "fallback",
+     .type = &t_root_file,
+     .off = OFF(fallback),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "file under the root served with 200 to GET/HEAD requests that "
+             "would be 404 (single-page apps)"},
+    {.name = "header",
+     .type = &t_headers,
+     .off = OFF(headers),
+     .metavar = "\"NAME: VALUE\"",
+     .dflt_help = "none",
+     .help = "add this header to every response; repeatable",
+     .flags = OPT_REPEAT},
+    {.name = "header-timeout",
+     .type = &t_seconds,
+     .off = OFF(header_timeout),
+     .dflt = "10",
+     .min = 1,
+     .max = 3600,
+     .help = "seconds a client has to send a request's headers (s/m/h "
+             "suffix allowed)"},
+    {.name = "health",
+     .type = &t_urlpath,
+     .off = OFF(health),
+     .metavar = "URLPATH",
+     .dflt_help = "off",
+     .help = "answer GET/HEAD of this path with 200 \"ok\" (e.g. /healthz)"},
+    {.name = "help",
+     .short_name = 'h',
+     .type = &t_action,
+     .off = OFF(help),
+     .help = "show this help and exit",
+     .flags = OPT_CLI_ONLY},
+    {.name = "hsts",
+     .type = &t_seconds,
+     .off = OFF(hsts),
+     .dflt = "0",
+     .min = 0,
+     .max = 63072000,
+     .help = "add Strict-Transport-Security with this max-age to HTTPS "
+             "responses; 0: none"},
+    {.name = "index",
+     .type = &t_list,
+     .off = OFF(index),
+     .dflt = "index.html",
+     .metavar = "NAMES",
+     .help = "comma list of index file names tried in a directory",
+     .check = check_index_name},
+    {.name = "listen",
+     .type = &t_listen,
+     .off = OFF(listen),
+     .dflt = "127.0.0.1:8080",
+     .help = "HOST:PORT, [V6]:PORT, PORT (on 127.0.0.1), http://HOST:PORT, "
+             "https://HOST:PORT or unix:PATH; port 0 picks a free port; "
+             "repeatable (in BENEATH_LISTEN: separated by spaces)",
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
+    {.name = "listing",
+     .type = &t_bool,
+     .off = OFF(listing),
+     .dflt = "off",
+     .help = "list directories that have no index file"},
+    {.name = "log-format",
+     .type = &t_enum,
+     .off = OFF(log_format),
+     .dflt = "combined",
+     .names = log_format_names,
+     .help = "access log format"},
+    {.name = "max-connections",
+     .type = &t_uint,
+     .off = OFF(max_connections),
+     .dflt = "1024",
+     .min = 1,
+     .max = 1000000,
+     .help = "connections open at once, in total"},
+    {.name = "max-connections-per-ip",
+     .type = &t_uint,
+     .off = OFF(max_connections_per_ip),
+     .dflt = "64",
+     .min = 0,
+     .max = 1000000,
+     .help = "connections open at once from one client address; 0: no limit"},
+    {.name = "max-header-size",
+     .type = &t_size,
+     .off = OFF(max_header_size),
+     .dflt = "32K",
+     .min = 4096,
+     .max = 1 << 20,
+     .help = "bytes of request line and headers (K/M suffix allowed)"},
+    {.name = "metrics",
+     .type = &t_urlpath,
+     .off = OFF(metrics),
+     .metavar = "URLPATH",
+     .dflt_help = "off",
+     .help = "serve Prometheus metrics at this path (e.g. /metrics)"},
+    {.name = "port",
+     .short_name = 'p',
+     .type = &t_port,
+     .off = OFF(listen),
+     .help = "listen on 127.0.0.1:PORT, the same as --listen PORT; a lone "
+             "number where ROOT goes means --port too (for all interfaces: "
+             "--listen 0.0.0.0:PORT)",
+     .same_list = "listen",
+     .flags = OPT_REPEAT},
+    {.name = "precompressed",
+     .type = &t_encodings,
+     .off = OFF(precompressed),
+     .dflt = "off",
+     .metavar = "br,zst,gz|off",
+     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
+             "this order of preference (compressible types only)"},
+    {.name = "probe",
+     .type = &t_string,
+     .off = OFF(probe),
+     .metavar = "URL",
+     .help = "health check instead of serving: GET URL "
+             "(http://127.0.0.1:8080/healthz, https://..., unix:SOCKET), "
+             "print one line, exit 0 on a 2xx or 3xx answer within 5 s, "
+             "else 1; reads no config file or environment",
+     .flags = OPT_CLI_ONLY},
+    {.name = "resolver",
+     .type = &t_backend,
+     .off = OFF(resolver),
+     .dflt = "auto",
+     .metavar = "auto|kernel|emulated|lexical",
+     .help = "how paths are resolved: auto (kernel, else emulated), kernel "
+             "(openat2), emulated (userspace walk), lexical (UNSAFE, "
+             "benchmarks only)"},
+    {.name = "resolver-cache",
+     .type = &t_uint,
+     .off = OFF(resolver_cache),
+     .dflt = "1024",
+     .min = 0,
+     .max = 65536,
+     .help = "directories the emulated resolver keeps open per server "
+             "thread, checked against the kernel's change events on every "
+             "use (one fd each); 0: walk every directory every time"},
+    {.name = "root",
+     .type = &t_path,
+     .off = OFF(root),
+     .dflt = ".",
+     .metavar = "DIR",
+     .dflt_help = "the current directory",
+     .help = "document root; also the positional ROOT"},
+    {.name = "sandbox",
+     .type = &t_enum,
+     .off = OFF(sandbox),
+     .dflt = "on",
+     .names = sandbox_names,
+     .help = "confine the process once it serves: Landlock (read beneath the "
+             "root, write the access log, bind the listening ports) and a "
+             "seccomp allow-list; on: what the kernel supports, refused calls "
+             "fail with EPERM; strict: both required, a refused call kills; "
+             "off: neither"},
+    {.name = "security-headers",
+     .type = &t_bool,
+     .off = OFF(security_headers),
+     .dflt = "off",
+     .help = "add X-Content-Type-Options, Referrer-Policy, X-Frame-Options and "
+             "CSP frame-ancestors"},
+    {.name = "server-timing",
+     .type = &t_bool,
+     .off = OFF(server_timing),
+     .dflt = "off",
+     .help = "add Server-Timing: resolve;dur=MS (the resolver's time)"},
+    {.name = "shutdown-timeout",
+     .type = &t_seconds,
+     .off = OFF(shutdown_timeout),
+     .dflt = "10",
+     .min = 0,
+     .max = 3600,
+     .help = "seconds to finish requests in flight on SIGTERM/SIGINT"},
+    {.name = "threads",
+     .type = &t_uint,
+     .off = OFF(threads),
+     .dflt_fn = online_cpus,
+     .dflt_help = "number of CPUs",
+     .min = 1,
+     .max = 1024,
+     .help = "worker threads"},
+    {.name = "timeout",
+     .type = &t_seconds,
+     .off = OFF(timeout),
+     .dflt = "30",
+     .min = 1,
+     .max = 86400,
+     .help = "seconds of inactivity before a connection is closed"},
+    {.name = "tls-cert",
+     .type = &t_path,
+     .off = OFF(tls_cert),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "PEM certificate chain (leaf first) for https:// listeners"},
+    {.name = "tls-key",
+     .type = &t_path,
+     .off = OFF(tls_key),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "PEM private key of --tls-cert"},
+    {.name = "tls-key-password-file",
+     .type = &t_path,
+     .off = OFF(tls_key_password_file),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "file whose first line decrypts an encrypted --tls-key"},
+    {.name = "tls-self-signed",
+     .type = &t_bool,
+     .off = OFF(tls_self_signed),
+     .dflt = "off",
+     .help = "make an in-memory self-signed certificate for localhost, "
+             "127.0.0.1 and ::1 at start-up (local work)"},
+    {.name = "try-html",
+     .type = &t_bool,
+     .off = OFF(try_html),
+     .dflt = "off",
+     .help = "serve /guide from guide.html when guide does not exist"},
+    {.name = "user",
+     .type = &t_string,
+     .off = OFF(user),
+     .metavar = "NAME",
+     .dflt_help = "none",
+     .help = "when started as root, switch to this user after binding"},
+    {.name = "version",
+     .short_name = 'V',
+     .type = &t_action,
+     .off = OFF(version),
+     .help = "show the version and exit",
+     .flags = OPT_CLI_ONLY},
+};
+
+const size_t n_opts = N_ELEMS(opts);
+
+_Static_assert(N_ELEMS(opts) <= OPTS_MAX, "raise OPTS_MAX");

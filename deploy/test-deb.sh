@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test-deb.sh - "cpack -G DEB" makes beneath_VERSION_ARCH.deb with the
+# shared-library dependencies, the configuration as a conffile and the
+# expected files; then, as root on a Debian system, apt installs it, the
+# installed binary serves with the installed example configuration (systemd
+# need not run: the binary is started by hand), and apt removes and purges it
+# leaving nothing behind. Without root (or apt) only the package is checked,
+# and the test is reported as skipped.
+#   test-deb.sh BUILD_DIR VERSION
+set -euo pipefail
+build=$1 version=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-deb-XXXXXX")
+pid= installed=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  [ -n "$installed" ] && rm -f "/var/www/html/$installed"
+  if [ -n "$installed" ] && dpkg-query -W beneath >/dev/null 2>&1; then
+    apt-get purge -y -q beneath >/dev/null 2>&1 || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+(cd "$build" && cpack -G DEB -B "$tmp/out" >"$tmp/cpack.log" 2>&1) ||
+  fail "cpack: $(cat "$tmp/cpack.log")"
+arch=$(dpkg --print-architecture)
+deb=$tmp/out/beneath_${version}_${arch}.deb
+[ -f "$deb" ] || fail "no $deb: $(ls "$tmp/out")"
+info=$(dpkg-deb -I "$deb")
+for dep in libc6 libmicrohttpd12 libssl3 libgnutls30; do
+  grep -q "^ Depends:.*\b$dep\b" <<<"$info" || fail "Depends lacks $dep: $info"
+done
+[ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/beneath/beneath.conf ] ||
+  fail "conffiles is not /etc/beneath/beneath.conf"
+files=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/beneath ./usr/bin/beneath-resolve ./etc/beneath/beneath.conf \
+  ./usr/lib/systemd/system/beneath.service ./usr/lib/systemd/system/beneath.socket \
+  ./usr/share/man/man1/beneath.1 ./usr/share/man/man1/beneath-resolve.1 \
+  ./usr/share/doc/beneath/LICENSE ./usr/share/doc/beneath/README.md; do
+  grep -qx -- "$f" <<<"$files" || fail "$f is not in the package"
+done
+dpkg-deb -x "$deb" "$tmp/x"
+grep -qx 'ExecStart=/usr/bin/beneath --config /etc/beneath/beneath.conf' \
+  "$tmp/x/usr/lib/systemd/system/beneath.service" || fail "ExecStart paths"
+echo "ok: $(basename "$deb"): $(grep '^ Depends:' <<<"$info")"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+  echo "SKIP: apt install/remove needs root and apt; the package itself passed"
+  exit 77
+fi
+if dpkg-query -W -f='${Status}' beneath 2>/dev/null | grep -q installed; then
+  echo "SKIP: a beneath package is installed already; not replacing it"
+  exit 77
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q -o DPkg::Lock::Timeout=120 "$deb" </dev/null \
+  >"$tmp/install.log" 2>&1 || fail "apt install: $(tail -n 20 "$tmp/install.log")"
+installed=beneath-deb-test-$$.html
+echo "served from the package" >"/var/www/html/$installed"
+[ -x /usr/bin/beneath ] || fail "no /usr/bin/beneath after install"
+echo "ok: apt install ./$(basename "$deb")"
+
+/usr/bin/beneath --config /etc/beneath/beneath.conf --listen 127.0.0.1:0 \
+  2>"$tmp/err" >/dev/null </dev/null &
+pid=$!
+for _ in $(seq 100); do
+  grep -q "listening on" "$tmp/err" && break
+  sleep 0.05
+done
+url=$(sed -n 's/^beneath: listening on \(http:[^ ]*\)$/\1/p' "$tmp/err" | head -n 1)
+[ -n "$url" ] || fail "installed server: $(cat "$tmp/err")"
+grep -q "^beneath: root /var/www/html" "$tmp/err" || fail "root: $(cat "$tmp/err")"
+[ "$(curl -fsS "$url/$installed")" = "served from the package" ] ||
+  fail "the installed server did not serve /var/www/html/$installed"
+/usr/bin/beneath --probe "$url/$installed" >/dev/null || fail "probe"
+kill "$pid"
+wait "$pid" || fail "the installed server did not stop cleanly"
+pid=
+echo "ok: /usr/bin/beneath serves /var/www/html with /etc/beneath/beneath.conf"
+
+apt-get remove -y -q -o DPkg::Lock::Timeout=120 beneath </dev/null \
+  >"$tmp/remove.log" 2>&1 || fail "apt remove: $(tail -n 20 "$tmp/remove.log")"
+[ ! -e /usr/bin/beneath ] && [ ! -e /usr/lib/systemd/system/beneath.service ] ||
+  fail "files left after apt remove"
+[ -f /etc/beneath/beneath.conf ] || fail "apt remove dropped the conffile"
+apt-get purge -y -q -o DPkg::Lock::Timeout=120 beneath </dev/null \
+  >"$tmp/purge.log" 2>&1 || fail "apt purge: $(tail -n 20 "$tmp/purge.log")"
+[ ! -e /etc/beneath ] || fail "/etc/beneath left after purge"
+! dpkg-query -W -f='${Status}' beneath 2>/dev/null | grep -q ' installed' ||
+  fail "still installed"
+echo "ok: apt remove keeps the configuration, apt purge removes everything"

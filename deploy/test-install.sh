@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test-install.sh - "cmake --install" into a scratch prefix installs exactly
+# the expected files; both man pages render without warnings and describe
+# every option the programs know; the systemd units pass systemd-analyze
+# verify and name the installed binary and configuration; the installed
+# example configuration is valid, and the installed binary serves with it.
+#   test-install.sh BUILD_DIR
+set -euo pipefail
+build=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-install-XXXXXX")
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+p=$tmp/prefix
+cmake --install "$build" --prefix "$p" >/dev/null
+got=$(cd "$p" && find . -type f | sort)
+want=$(printf '%s\n' ./bin/beneath ./bin/beneath-resolve \
+  ./etc/beneath/beneath.conf ./lib/systemd/system/beneath.service \
+  ./lib/systemd/system/beneath.socket ./share/doc/beneath/LICENSE \
+  ./share/doc/beneath/README.md ./share/man/man1/beneath-resolve.1 \
+  ./share/man/man1/beneath.1 | sort)
+[ "$got" = "$want" ] || fail "installed files differ:
+$(diff <(echo "$want") <(echo "$got"))"
+echo "ok: installed files"
+
+# man pages: no groff warnings; every --option of the usage is described
+for page in beneath beneath-resolve; do
+  warn=$(MANWIDTH=80 man --warnings -l "$p/share/man/man1/$page.1" 2>&1 >/dev/null)
+  [ -z "$warn" ] || fail "$page.1: $warn"
+  text=$(MANWIDTH=200 man -l "$p/share/man/man1/$page.1" 2>/dev/null)
+  opts=$("$p/bin/$page" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+  [ -n "$opts" ] || fail "$page --help lists no options"
+  for o in $opts; do
+    grep -qF -- "$o" <<<"$text" || fail "$page.1 does not describe $o"
+  done
+done
+echo "ok: man pages render and describe every option"
+
+# units: the installed paths, and systemd's own check
+unit=$p/lib/systemd/system/beneath.service
+grep -qx "ExecStart=$p/bin/beneath --config $p/etc/beneath/beneath.conf" "$unit" ||
+  fail "ExecStart does not name the installed files: $(grep ExecStart "$unit")"
+if command -v systemd-analyze >/dev/null; then
+  out=$(MANPATH=$p/share/man: systemd-analyze verify "$unit" \
+    "$p/lib/systemd/system/beneath.socket" 2>&1) ||
+    fail "systemd-analyze verify: $out"
+  [ -z "$out" ] || fail "systemd-analyze verify: $out"
+  echo "ok: systemd-analyze verify"
+  sec=$(systemd-analyze security --offline=yes "$unit" 2>&1 | tail -n 1) || true
+  echo "info: $sec"
+else
+  echo "note: no systemd-analyze here; units not verified"
+fi
+
+# the example configuration: every file setting is listed, and it is valid
+conf=$p/etc/beneath/beneath.conf
+mkdir "$tmp/www"
+echo "installed beneath" >"$tmp/www/index.html"
+keys=$("$p/bin/beneath" --check --root "$tmp/www" --listen 127.0.0.1:0 |
+  sed -n 's/^#* *\([a-z-]*\) = .*/\1/p' | sort -u)
+for k in $keys; do
+  grep -qE "^(# )?$k = " "$conf" || fail "beneath.conf does not list $k"
+done
+"$p/bin/beneath" --config "$conf" --root "$tmp/www" --listen 127.0.0.1:0 \
+  --check >/dev/null || fail "the example configuration is not valid"
+echo "ok: example configuration lists every setting and is valid"
+
+# the installed binary serves with it (root and port overridden for the test)
+"$p/bin/beneath" --config "$conf" --root "$tmp/www" --listen 127.0.0.1:0 \
+  2>"$tmp/err" >/dev/null &
+pid=$!
+for _ in $(seq 100); do
+  grep -q "listening on" "$tmp/err" && break
+  sleep 0.05
+done
+url=$(sed -n 's/^beneath: listening on \(http:[^ ]*\)$/\1/p' "$tmp/err" | head -n 1)
+[ -n "$url" ] || fail "no listening line: $(cat "$tmp/err")"
+"$p/bin/beneath" --probe "$url/" >/dev/null || fail "installed binary: probe failed"
+[ "$(curl -fsS "$url/")" = "installed beneath" ] || fail "wrong body"
+echo "ok: the installed binary serves with the installed configuration"

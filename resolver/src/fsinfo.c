@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fsinfo.c - what the walk and the directory cache ask about the filesystem
+ * an fd lives on: its mount id (one statx, with the st_dev fallback written
+ * once, here) and the enum fs_info bits of its statfs answer (procfs,
+ * MNT_NOSYMFOLLOW, a filesystem whose every change this kernel sees).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+
+#ifndef ST_NOSYMFOLLOW
+#define ST_NOSYMFOLLOW 0x2000 /* statfs f_flags for MNT_NOSYMFOLLOW */
+#endif
+
+/*
+ * The mount id in a statx answer: stx_mnt_id (Linux 5.8), or st_dev before
+ * that, which cannot tell a bind mount of the same filesystem from no mount
+ * at all. (glibc's statx falls back to fstatat itself on kernels before
+ * 4.11.)
+ */
+static uint64_t statx_mount_id(const struct statx *stx)
+{
+    if (stx->stx_mask & STATX_MNT_ID)
+        return stx->stx_mnt_id;
+    return ((uint64_t)stx->stx_dev_major << 32) | stx->stx_dev_minor;
+}
+
+int fsinfo_mount_id(int fd, uint64_t *out)
+{
+    struct statx stx;
+
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+        return -errno;
+    *out = statx_mount_id(&stx);
+    return 0;
+}
+
+int fsinfo_type_mount(int fd, bool want_mnt, mode_t *type, uint64_t *mnt)
+{
+    struct statx stx;
+    unsigned mask = STATX_TYPE | (want_mnt ? STATX_MNT_ID : 0);
+
+    if (statx(fd, "", AT_EMPTY_PATH, mask, &stx) < 0)
+        return -errno;
+    *type = stx.stx_mode & S_IFMT;
+    if (want_mnt)
+        *mnt = statx_mount_id(&stx);
+    return 0;
+}
+
+/* Filesystems whose every change goes through this kernel's VFS. */
+static bool fs_local(const struct statfs *sfs)
+{
+    switch ((unsigned long)sfs->f_type) {
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case EXT4_SUPER_MAGIC: /* also ext2 and ext3 */
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+    case SQUASHFS_MAGIC:
+    case EROFS_SUPER_MAGIC_V1:
+    case ISOFS_SUPER_MAGIC:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int fsinfo_of(const struct statfs *sfs)
+{
+    int fs = FS_KNOWN;
+
+    if (sfs->f_type == PROC_SUPER_MAGIC)
+        fs |= FS_PROC;
+    if (sfs->f_flags & ST_NOSYMFOLLOW)
+        fs |= FS_NOSYMFOLLOW;
+    if (fs_local(sfs))
+        fs |= FS_LOCAL;
+    return fs;
+}

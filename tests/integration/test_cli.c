@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cli.c - end-to-end tests of the command-line habits a new user brings
+ * (python3 -m http.server 8000: a lone number is the port, --port and -p),
+ * of --check beside a running server (it binds nothing and creates no file:
+ * a port in use is a warning, a log file still to be created a note, exit 0),
+ * and of '#' in the config file (a comment only after a space; kept with a
+ * warning elsewhere), against the real binary.
+ */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void suite_setup(void)
+{
+    harness_suite_setup();
+}
+
+static void test_setup(void)
+{
+    harness_test_setup();
+}
+
+static void test_teardown(void)
+{
+    harness_test_teardown();
+}
+
+#define EXPECT_EXIT(ws, code, err)                                             \
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
+           "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
+           (code), (err))
+
+/* A port no socket uses right now (bound, read, released). */
+static unsigned free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof(sa);
+
+    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
+           "cannot find a free port: %s", strerror(errno));
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0;
+}
+
+/* ===== python3 -m http.server habits =================================== */
+
+/* "beneath PORT" in a directory serves that directory on 127.0.0.1:PORT. */
+START_TEST(lone_number_serves_cwd)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "cwd-site\n");
+    unsigned port = free_port();
+    /* Check forks each test: the chdir stays in this test's process */
+    EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
+    struct server_opts o = {
+        .no_listen = true,
+        .args = (const char *[]){hfmt("%u", port), NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    EXPECT(s->port == port && strcmp(s->hosts[0], "127.0.0.1") == 0,
+           "listening on %s:%u, want 127.0.0.1:%u", s->hosts[0], s->port, port);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "cwd-site\n") == 0,
+           "GET / from the current directory: %d %s", r->status, r->body);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* PORT and ROOT in either order; --port and -p. */
+START_TEST(port_forms)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "root-site\n");
+    for (int i = 0; i < 4; i++) {
+        unsigned port = free_port();
+        char *p = hfmt("%u", port);
+        const char *forms[4][4] = {
+            {w, p, NULL},
+            {p, w, NULL},
+            {"--port", p, w, NULL},
+            {"-p", p, w, NULL},
+        };
+        struct server_opts o = {.no_listen = true, .args = forms[i]};
+        struct server *s = server_start_opts(&o);
+        EXPECT(s->port == port, "form %d: port %u, want %u", i, s->port, port);
+        struct http_response *r = raw_get(s->port, "/");
+        EXPECT(r->status == 200 && strcmp(r->body, "root-site\n") == 0,
+               "form %d: GET /: %d %s", i, r->status, r->body);
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
+/* What a user is told instead of a missing directory named "70000". */
+START_TEST(port_errors)
+{
+    static struct {
+        const char *args[4];
+        const char *msg;
+    } rows[] = {
+        {{"70000", NULL},
+         "beneath: PORT: '70000' is not a port number 0..65535 (an address "
+         "goes in listen, as in 0.0.0.0:8000)\n"},
+        {{"-p", "0.0.0.0:80", NULL},
+         "beneath: --port: '0.0.0.0:80' is not a port number 0..65535 (an "
+         "address goes in listen, as in 0.0.0.0:8000)\n"},
+        {{"--prot", "80", NULL},
+         "beneath: --prot: unknown option (did you mean --port?)\n"},
+    };
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        char *out, *err;
+        int ws = beneath_run(rows[i].args, NULL, 10000, &out, &err);
+        EXPECT_EXIT(ws, 2, err);
+        EXPECT(strcmp(err, rows[i].msg) == 0, "row %zu: stderr:\n%s\nwant:\n%s",
+               i, err, rows[i].msg);
+    }
+    char *out, *err;
+    int ws = beneath_run((const char *[]){"-V", NULL}, NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(strncmp(out, "beneath ", 8) == 0, "-V: %s", out);
+    ws = beneath_run((const char *[]){"-h", NULL}, NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(strstr(out, "  -p, --port PORT") != NULL, "-h: %s", out);
+}
+END_TEST
+
+/* ===== --check has no side effects ===================================== */
+
+/* Beside the running server it validates: exit 0, a warning, no harm. */
+START_TEST(check_beside_running_server)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "up\n");
+    struct server *s = server_start(w, NULL);
+    char *addr = hfmt("127.0.0.1:%u", s->port);
+    char *out, *err;
+    int ws =
+        beneath_run((const char *[]){"--check", "--listen", addr, "--resolver",
+                                     harness_backend(), w, NULL},
+                    NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(strstr(err, hfmt("beneath: warning: listen %s: the address is in "
+                            "use now",
+                            addr)) != NULL,
+           "--check beside a running server: no warning:\n%s", err);
+    EXPECT(strstr(out, hfmt("listen = %s\n", addr)) != NULL,
+           "--check did not print the configuration:\n%s", out);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200, "the running server after --check: %d", r->status);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* A log file and a unix socket that do not exist yet stay so. */
+START_TEST(check_creates_nothing)
+{
+    char *w = tree_new();
+    char *d = tree_new();
+    char *log = tree_path(d, "access.log");
+    char *sock = tree_path(d, "b.sock");
+    char *out, *err;
+    int ws = beneath_run((const char *[]){"--check", "--access-log", log,
+                                          "--listen", hfmt("unix:%s", sock),
+                                          "--listen", "127.0.0.1:0", w, NULL},
+                         NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(!exists(log), "--check created the access log %s", log);
+    EXPECT(!exists(sock), "--check created the socket %s", sock);
+    EXPECT(strstr(err, hfmt("beneath: access-log %s: does not exist yet",
+                            log)) != NULL,
+           "--check does not say the log will be created:\n%s", err);
+    /* what a start would fail on is still an error */
+    char *nodir = tree_path(d, "none/access.log");
+    ws =
+        beneath_run((const char *[]){"--check", "--access-log", nodir, w, NULL},
+                    NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 2, err);
+    EXPECT(strstr(err, hfmt("beneath: access-log %s: No such file or "
+                            "directory",
+                            nodir)) != NULL,
+           "a log in a missing directory:\n%s", err);
+    EXPECT(!exists(nodir), "--check created %s", nodir);
+}
+END_TEST
+
+/* ===== '#' in the config file ========================================== */
+
+START_TEST(hash_in_values)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "x\n");
+    char *d = tree_new();
+    char *log = tree_path(d, "x.log");
+    char *conf = tree_path(d, "b.conf");
+    tree_write_str(d, "b.conf",
+                   hfmt("# access log, then two headers\n"
+                        "access-log = %s # the log\n"
+                        "header = X-Frag: a#b\n"
+                        "header = \"X-Quoted: c #d\"  # quoted\n",
+                        log));
+    struct server *s = server_start(w, "--config", conf, NULL);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200, "GET /: %d", r->status);
+    EXPECT(http_header(r, "X-Frag") &&
+               strcmp(http_header(r, "X-Frag"), "a#b") == 0,
+           "X-Frag: %s", http_header(r, "X-Frag") ?: "(none)");
+    EXPECT(http_header(r, "X-Quoted") &&
+               strcmp(http_header(r, "X-Quoted"), "c #d") == 0,
+           "X-Quoted: %s", http_header(r, "X-Quoted") ?: "(none)");
+    EXPECT(file_wait_for(log, "GET / ", 5000), "no line in %s", log);
+    EXPECT(!exists(hfmt("%s # the log", log)), "a file named '... # the log'");
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, hfmt("beneath: %s:3: header: warning: '#' in 'X-Frag: "
+                          "a#b' is part of the value",
+                          conf)) != NULL,
+           "no warning with FILE:LINE for the kept '#':\n%s", e);
+    server_stop_clean(s);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+    Suite *s = suite_create("e2e_cli");
+    TCase *t[3];
+
+    t[0] = tcase_create("habits");
+    tcase_add_test(t[0], lone_number_serves_cwd);
+    tcase_add_test(t[0], port_forms);
+    tcase_add_test(t[0], port_errors);
+    t[1] = tcase_create("check");
+    tcase_add_test(t[1], check_beside_running_server);
+    tcase_add_test(t[1], check_creates_nothing);
+    t[2] = tcase_create("file");
+    tcase_add_test(t[2], hash_in_values);
+    for (size_t i = 0; i < N_ELEMS(t); i++) {
+        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
+        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
+        tcase_set_timeout(t[i], 120);
+        suite_add_tcase(s, t[i]);
+    }
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_reload.c - SIGHUP reads the configuration file again, end to end: a
+ * changed header is served by the requests that follow; a file with an error
+ * keeps the old configuration and names FILE:LINE on stderr; a changed listen
+ * address says it needs a restart and the old socket keeps serving; and under
+ * load, 50 SIGHUPs alternating two configurations fail no request, every
+ * response comes from one generation (its header and Cache-Control agree),
+ * no access log line is lost, and the server exits clean (ASan in the dev
+ * preset).
+ */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static void suite_setup(void)
+{
+    harness_suite_setup();
+}
+
+static void test_setup(void)
+{
+    harness_test_setup();
+}
+
+static void test_teardown(void)
+{
+    harness_test_teardown();
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000,
+                          .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Replace @path's content atomically (a reader never sees half a file). */
+static void write_conf(const char *dir, const char *name, const char *text)
+{
+    char *tmp = hfmt("%s.tmp", name);
+    tree_write_str(dir, tmp, text);
+    EXPECT(rename(tree_path(dir, tmp), tree_path(dir, name)) == 0, "rename: %s",
+           strerror(errno));
+}
+
+/* SIGHUP, then wait until stderr holds @needle once more than before. */
+static void hup_and_wait(struct server *s, const char *needle)
+{
+    int before = count(server_stderr(s), needle);
+    server_signal(s, SIGHUP);
+    long long deadline = now_ms() + 10000;
+    while (count(server_stderr(s), needle) == before && now_ms() < deadline)
+        sleep_ms(5);
+    EXPECT(count(server_stderr(s), needle) > before,
+           "no '%s' within 10 s of SIGHUP; stderr:\n%s", needle,
+           server_stderr(s));
+}
+
+static const char *header_of(const struct http_response *r, const char *name)
+{
+    const char *v = http_header(r, name);
+    return v ? v : "(none)";
+}
+
+#define APPLIED "beneath: SIGHUP: configuration applied; "
+#define KEPT "; keeping the old configuration\n"
+
+START_TEST(reload_header)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "x\n");
+    char *d = tree_new();
+    char *conf = tree_path(d, "b.conf");
+    write_conf(d, "b.conf", "header = X-Gen: one\n");
+    struct server *s = server_start(w, "--config", conf, NULL);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(strcmp(header_of(r, "X-Gen"), "one") == 0, "before: X-Gen %s",
+           header_of(r, "X-Gen"));
+
+    write_conf(d, "b.conf", "header = X-Gen: two\nsecurity-headers = on\n");
+    hup_and_wait(s, APPLIED);
+    EXPECT(strstr(server_stderr(s),
+                  APPLIED "changed: header, security-headers\n") != NULL,
+           "the log does not say what changed:\n%s", server_stderr(s));
+    r = raw_get(s->port, "/");
+    EXPECT(strcmp(header_of(r, "X-Gen"), "two") == 0 &&
+               strcmp(header_of(r, "X-Frame-Options"), "DENY") == 0,
+           "after SIGHUP: X-Gen %s, X-Frame-Options %s", header_of(r, "X-Gen"),
+           header_of(r, "X-Frame-Options"));
+
+    /* the same file again: nothing changed, and it says so */
+    hup_and_wait(s, APPLIED);
+    EXPECT(strstr(server_stderr(s), APPLIED "nothing changed\n") != NULL,
+           "a reload without a change:\n%s", server_stderr(s));
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(reload_bad_file_keeps_old)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "x\n");
+    char *d = tree_new();
+    char *conf = tree_path(d, "b.conf");
+    write_conf(d, "b.conf", "header = X-Gen: one\n");
+    struct server *s = server_start(w, "--config", conf, NULL);
+
+    write_conf(d, "b.conf",
+               "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
+    hup_and_wait(s, KEPT);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, hfmt("beneath: SIGHUP: %s:2: threads: 0 is out of range "
+                          "1..1024\n",
+                          conf)) != NULL &&
+               strstr(e, hfmt("beneath: SIGHUP: %s:3: cache: 'nonsense': "
+                              "expected GLOB[,GLOB...]=VALUE\n",
+                              conf)) != NULL,
+           "the errors are not named with FILE:LINE:\n%s", e);
+    EXPECT(strstr(e, "beneath: SIGHUP: the configuration has errors" KEPT) !=
+               NULL,
+           "no line says the old configuration stays:\n%s", e);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(header_of(r, "X-Gen"), "one") == 0,
+           "after a bad reload: %d, X-Gen %s", r->status,
+           header_of(r, "X-Gen"));
+
+    /* a good file after the bad one is applied */
+    write_conf(d, "b.conf", "header = X-Gen: four\n");
+    hup_and_wait(s, APPLIED);
+    r = raw_get(s->port, "/");
+    EXPECT(strcmp(header_of(r, "X-Gen"), "four") == 0, "X-Gen %s",
+           header_of(r, "X-Gen"));
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(reload_listen_needs_restart)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "x\n");
+    char *d = tree_new();
+    char *conf = tree_path(d, "b.conf");
+    write_conf(d, "b.conf", "listen = 127.0.0.1:0\n");
+    struct server_opts o = {
+        .root = w,
+        .no_listen = true,
+        .args = (const char *[]){"--config", conf, NULL},
+    };
+    struct server *s = server_start_opts(&o);
+
+    /* the port this file names: free now, and it must stay free */
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
+           "no free port");
+    close(fd);
+    unsigned other = ntohs(sa.sin_port);
+    write_conf(
+        d, "b.conf",
+        hfmt("listen = 127.0.0.1:%u\nthreads = 1\nlisting = on\n", other));
+    hup_and_wait(s, APPLIED);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, APPLIED "changed: listing\n") != NULL &&
+               strstr(e, "beneath: SIGHUP: needs a restart to change: listen, "
+                         "threads (the running values stay)\n") != NULL,
+           "the log does not say a restart is needed:\n%s", e);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200, "the old listener after SIGHUP: %d", r->status);
+    EXPECT(raw_connect(other) == NULL,
+           "port %u is listening: a listen change needs a restart", other);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- under load --------------------------------------------------------- */
+
+struct load {
+    const struct server *s;
+    atomic_bool stop;
+    atomic_int done;     /* requests answered (each leaves a log line) */
+    atomic_int failures; /* not 200, or a mix of two generations */
+    atomic_int seen_a, seen_b;
+    char last_failure[256];
+};
+
+/* One response: 200, and its header and Cache-Control of one generation. */
+static void judge(struct load *l, const struct http_response *r)
+{
+    const char *gen = header_of(r, "X-Gen");
+    const char *cc = header_of(r, "Cache-Control");
+    bool a = strcmp(gen, "a") == 0 && strcmp(cc, "no-cache") == 0;
+    bool b = strcmp(gen, "b") == 0 && strcmp(cc, "max-age=60") == 0;
+
+    if (r->status == 200 && (a || b)) {
+        atomic_fetch_add(a ? &l->seen_a : &l->seen_b, 1);
+        atomic_fetch_add(&l->done, 1);
+        return;
+    }
+    if (r->status)
+        atomic_fetch_add(&l->done, 1);
+    atomic_fetch_add(&l->failures, 1);
+    snprintf(l->last_failure, sizeof l->last_failure,
+             "status %d error %d X-Gen %s Cache-Control %s", r->status,
+             r->error, gen, cc);
+}
+
+static void *load_thread(void *ud)
+{
+    struct load *l = ud;
+    CURL *e = curl_easy_init(); /* keep-alive across the reloads */
+
+    /* bounded: stops when told, or after 20000 requests */
+    for (int i = 0; e && i < 10000 && !atomic_load(&l->stop); i++) {
+        judge(l, http_do(e, l->s, "GET", "/", NULL));
+        judge(l, raw_get(l->s->port, "/"));
+    }
+    if (e)
+        curl_easy_cleanup(e);
+    return NULL;
+}
+
+START_TEST(reload_under_load)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "x\n");
+    char *d = tree_new();
+    char *log = tree_path(d, "access.log");
+    char *conf = tree_path(d, "b.conf");
+    const char *gen[2] = {
+        hfmt("access-log = %s\nheader = X-Gen: a\ncache-default = no-cache\n",
+             log),
+        hfmt("access-log = %s\nheader = X-Gen: b\ncache-default = "
+             "max-age=60\nlog-format = combined\n",
+             log),
+    };
+    write_conf(d, "b.conf", gen[0]);
+    struct server *s = server_start(w, "--config", conf, NULL);
+    struct load l = {.s = s};
+    pthread_t th[2];
+
+    for (int i = 0; i < 2; i++)
+        EXPECT(pthread_create(&th[i], NULL, load_thread, &l) == 0,
+               "pthread_create");
+    for (int i = 1; i <= 50; i++) {
+        write_conf(d, "b.conf", gen[i % 2]);
+        hup_and_wait(s, APPLIED);
+    }
+    atomic_store(&l.stop, true);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    EXPECT(atomic_load(&l.failures) == 0,
+           "%d of %d requests failed across 50 SIGHUPs; last: %s",
+           atomic_load(&l.failures), atomic_load(&l.done), l.last_failure);
+    EXPECT(atomic_load(&l.seen_a) > 0 && atomic_load(&l.seen_b) > 0,
+           "one generation only: a %d, b %d", atomic_load(&l.seen_a),
+           atomic_load(&l.seen_b));
+    EXPECT(count(server_stderr(s), "SIGHUP: root ") == 50,
+           "not every SIGHUP reopened the root:\n%s", server_stderr(s));
+    server_stop_clean(s);
+    /* every request answered left its line in the one file */
+    size_t len = 0;
+    char *lines = tree_read(log, &len);
+    EXPECT(lines && count(lines, "\n") == atomic_load(&l.done),
+           "%d log lines for %d requests", lines ? count(lines, "\n") : -1,
+           atomic_load(&l.done));
+}
+END_TEST
+
+static Suite *reload_suite(void)
+{
+    Suite *s = suite_create("e2e_reload");
+    TCase *t = tcase_create("sighup");
+
+    tcase_add_test(t, reload_header);
+    tcase_add_test(t, reload_bad_file_keeps_old);
+    tcase_add_test(t, reload_listen_needs_restart);
+    tcase_add_test(t, reload_under_load);
+    tcase_add_unchecked_fixture(t, suite_setup, harness_suite_teardown);
+    tcase_add_checked_fixture(t, test_setup, test_teardown);
+    tcase_set_timeout(t, 300);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    SRunner *sr = srunner_create(reload_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    curl_global_cleanup();
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_lookup.c - files_lookup against a real fixture tree, without
+ * libmicrohttpd: which candidate answers (path, path.html, index, variant,
+ * fallback, 404 page), which status and plan kind, that refusals carry their
+ * errno, and that the plan owns exactly the one fd it says (none leak).
+ * Every row runs once per resolver backend (kernel, emulated).
+ */
+#include "fixture.h"
+#include "lookup.h"
+#include "resolver.h"
+#include "status.h"
+#include "target.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const tree[] = {
+    "index.html=<h1>home</h1>",
+    "404.html=<h1>not here</h1>",
+    "guide.html=guide",
+    "docs/index.html=docs",
+    "nolist/a.txt=a",
+    "style.css=body{}",
+    "style.css.br=BR",
+    "style.css.gz=GZ",
+    "app.png=PNG",
+    "app.png.gz=GZ",
+    "fifo|",
+    "escape -> /etc/passwd",
+    "up -> ..",
+    "sub/page -> ../guide.html",
+    "loop -> loop",
+};
+
+static char root_path[PATH_MAX];
+static int root_fd = -1;
+
+static void setup(void)
+{
+    const char *bad = NULL;
+
+    ck_assert_msg(fixture_make(tree, N_ELEMS(tree), root_path, sizeof root_path,
+                               &bad) == 0,
+                  "fixture entry %s", bad ? bad : "(mkdtemp)");
+    root_fd = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(root_fd, 0);
+}
+
+static void teardown(void)
+{
+    close(root_fd);
+    fixture_remove(root_path);
+}
+
+static const enum negotiate_encoding prefs[] = {NEGOTIATE_BR, NEGOTIATE_GZIP};
+static char *const index_names[] = {"index.html"};
+
+enum conf_kind {
+    PLAIN,   /* index, try-html, sidecars; no listing, no fallback */
+    LISTING, /* also directory listings and a fallback file */
+};
+
+static void make_conf(enum conf_kind k, struct files_conf *c)
+{
+    *c = (struct files_conf){
+        .confine = RESOLVER_NO_JUMPS,
+        .index = index_names,
+        .n_index = N_ELEMS(index_names),
+        .precompressed = prefs,
+        .n_precompressed = N_ELEMS(prefs),
+        .try_html = true,
+        .listing = k == LISTING,
+        .fallback = k == LISTING ? "index.html" : NULL,
+    };
+}
+
+static const struct row {
+    enum conf_kind conf;
+    enum http_method method;
+    const char *target;
+    const char *accept_encoding, *accept;
+    enum plan_kind kind;
+    unsigned status;
+    const char *name;     /* plan name, or location for a redirect */
+    const char *encoding; /* or NULL */
+    bool vary;
+    int err;
+} rows[] = {
+    {PLAIN, HTTP_GET, "/", NULL, NULL, PLAN_FILE, 200, "index.html", NULL,
+     false, 0},
+    {PLAIN, HTTP_GET, "/guide", NULL, NULL, PLAN_FILE, 200, "guide.html", NULL,
+     false, 0},
+    {PLAIN, HTTP_GET, "/docs", NULL, NULL, PLAN_REDIRECT, 301, "/docs/", NULL,
+     false, 0},
+    {PLAIN, HTTP_GET, "/docs?q=1", NULL, NULL, PLAN_REDIRECT, 301, "/docs/?q=1",
+     NULL, false, 0},
+    {PLAIN, HTTP_HEAD, "/docs/", NULL, NULL, PLAN_FILE, 200, "docs/index.html",
+     NULL, false, 0},
+    {PLAIN, HTTP_GET, "/missing", NULL, NULL, PLAN_PAGE, 404, "404.html", NULL,
+     false, ENOENT},
+    {PLAIN, HTTP_GET, "/nolist/", NULL, NULL, PLAN_STATUS, 403, "", NULL, false,
+     0},
+    {PLAIN, HTTP_GET, "/fifo", NULL, NULL, PLAN_STATUS, 403, "", NULL, false,
+     0},
+    {PLAIN, HTTP_GET, "/escape", NULL, NULL, PLAN_STATUS, 403, "", NULL, false,
+     EXDEV},
+    {PLAIN, HTTP_GET, "/up/etc/passwd", NULL, NULL, PLAN_STATUS, 403, "", NULL,
+     false, EXDEV},
+    {PLAIN, HTTP_GET, "/loop", NULL, NULL, PLAN_STATUS, 403, "", NULL, false,
+     ELOOP},
+    {PLAIN, HTTP_GET, "/sub/page", NULL, NULL, PLAN_FILE, 200, "sub/page", NULL,
+     false, 0},
+    {PLAIN, HTTP_GET, "/style.css", "gzip, br", NULL, PLAN_FILE, 200,
+     "style.css", "br", true, 0},
+    {PLAIN, HTTP_GET, "/style.css", "gzip", NULL, PLAN_FILE, 200, "style.css",
+     "gzip", true, 0},
+    {PLAIN, HTTP_GET, "/style.css", "br;q=0, gzip;q=0", NULL, PLAN_FILE, 200,
+     "style.css", NULL, true, 0},
+    {PLAIN, HTTP_GET, "/style.css", NULL, NULL, PLAN_FILE, 200, "style.css",
+     NULL, true, 0},
+    /* an image is never served from a sidecar */
+    {PLAIN, HTTP_GET, "/app.png", "gzip", NULL, PLAN_FILE, 200, "app.png", NULL,
+     false, 0},
+    {LISTING, HTTP_GET, "/nolist/", NULL, NULL, PLAN_LISTING, 200, "nolist/",
+     NULL, false, 0},
+    {LISTING, HTTP_GET, "/nolist/", NULL, "application/json", PLAN_LISTING, 200,
+     "nolist/", NULL, false, 0},
+    {LISTING, HTTP_GET, "/missing", NULL, NULL, PLAN_FILE, 200, "index.html",
+     NULL, false, 0},
+    /* the fallback is for GET and HEAD only */
+    {LISTING, HTTP_OPTIONS, "/missing", NULL, NULL, PLAN_PAGE, 404, "404.html",
+     NULL, false, ENOENT},
+    /* a refusal is not turned into the fallback */
+    {LISTING, HTTP_GET, "/escape", NULL, NULL, PLAN_STATUS, 403, "", NULL,
+     false, EXDEV},
+};
+
+static const enum resolver_backend backends[] = {RESOLVER_BACKEND_KERNEL,
+                                                 RESOLVER_BACKEND_EMULATED};
+
+START_TEST(lookup_row)
+{
+    const struct row *w = &rows[_i / N_ELEMS(backends)];
+    struct files_conf conf;
+    struct target t;
+    struct plan p;
+    char buf[256];
+    int fds = fixture_count_fds();
+
+    ck_assert_int_eq(resolver_set_backend(backends[_i % N_ELEMS(backends)]), 0);
+    make_conf(w->conf, &conf);
+    ck_assert_int_eq(
+        target_decode(w->target, TARGET_DENY_DOTFILES, buf, sizeof buf, &t), 0);
+    struct files_request rq = {.root_fd = root_fd,
+                               .method = w->method,
+                               .target = &t,
+                               .accept = w->accept,
+                               .accept_encoding = w->accept_encoding};
+    files_lookup(&conf, &rq, &p);
+    ck_assert_int_eq(p.kind, w->kind);
+    ck_assert_uint_eq(p.status, w->status);
+    ck_assert_str_eq(w->kind == PLAN_REDIRECT ? p.location : p.name, w->name);
+    if (w->encoding)
+        ck_assert_str_eq(p.encoding, w->encoding);
+    else
+        ck_assert_ptr_null(p.encoding);
+    ck_assert_int_eq(p.vary_encoding, w->vary);
+    ck_assert_int_eq(p.err, w->err);
+    ck_assert_int_eq(p.json,
+                     w->accept && strcmp(w->accept, "application/json") == 0);
+    /* The plan holds exactly one fd when its kind has one, else none. */
+    bool has_fd =
+        w->kind == PLAN_FILE || w->kind == PLAN_PAGE || w->kind == PLAN_LISTING;
+    ck_assert_int_eq(p.fd >= 0, has_fd);
+    ck_assert_int_eq(fixture_count_fds(), fds + has_fd);
+    if (w->kind != PLAN_STATUS && w->kind != PLAN_REDIRECT)
+        ck_assert_int_eq(p.backend, backends[_i % N_ELEMS(backends)]);
+    plan_close(&p);
+    plan_close(&p); /* twice is harmless */
+    ck_assert_int_eq(fixture_count_fds(), fds);
+}
+END_TEST
+
+/* A status decided before lookup: 404 still finds the 404 page. */
+START_TEST(status_404_page)
+{
+    struct files_conf conf;
+    struct files_request rq = {.root_fd = root_fd, .method = HTTP_GET};
+    struct plan p;
+
+    make_conf(PLAIN, &conf);
+    files_lookup_status(&conf, &rq, STATUS_NOT_FOUND, &p);
+    ck_assert_int_eq(p.kind, PLAN_PAGE);
+    ck_assert_str_eq(p.name, "404.html");
+    plan_close(&p);
+    files_lookup_status(&conf, &rq, STATUS_BAD_REQUEST, &p);
+    ck_assert_int_eq(p.kind, PLAN_STATUS);
+    ck_assert_uint_eq(p.status, STATUS_BAD_REQUEST);
+    ck_assert_int_eq(p.fd, -1);
+    plan_close(&p);
+}
+END_TEST
+
+/* A root that could not be opened answers by its errno, with no lookup. */
+START_TEST(root_missing)
+{
+    struct files_conf conf;
+    struct target t;
+    char buf[8];
+    struct plan p;
+
+    make_conf(LISTING, &conf);
+    ck_assert_int_eq(target_decode("/", 0, buf, sizeof buf, &t), 0);
+    struct files_request rq = {
+        .root_fd = -ENOENT, .method = HTTP_GET, .target = &t};
+    files_lookup(&conf, &rq, &p);
+    ck_assert_int_eq(p.kind, PLAN_STATUS);
+    ck_assert_uint_eq(p.status, STATUS_NOT_FOUND);
+    ck_assert_int_eq(p.err, ENOENT);
+    ck_assert_int_eq(p.fd, -1);
+    plan_close(&p);
+}
+END_TEST
+
+/* Every resolver call is reported with its backend and result. */
+static void count(void *arg, enum resolver_backend b, uint64_t ns, int ret)
+{
+    int *n = arg;
+
+    (void)ns;
+    ck_assert_int_ne(b, RESOLVER_BACKEND_DEFAULT);
+    n[ret < 0]++;
+}
+
+START_TEST(resolved_hook)
+{
+    struct files_conf conf;
+    struct target t;
+    char buf[32];
+    struct plan p;
+    int n[2] = {0, 0};
+
+    make_conf(PLAIN, &conf);
+    conf.resolved = count;
+    conf.resolved_arg = n;
+    ck_assert_int_eq(target_decode("/style.css", 0, buf, sizeof buf, &t), 0);
+    struct files_request rq = {.root_fd = root_fd,
+                               .method = HTTP_GET,
+                               .target = &t,
+                               .accept_encoding = "gzip"};
+    files_lookup(&conf, &rq, &p);
+    plan_close(&p);
+    /* style.css, style.css.gz (served); style.css.br only when asked */
+    ck_assert_int_eq(n[0], 2);
+    ck_assert_int_eq(n[1], 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("lookup");
+    TCase *tc = tcase_create("core");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_loop_test(tc, lookup_row, 0,
+                        (int)(N_ELEMS(rows) * N_ELEMS(backends)));
+    tcase_add_test(tc, status_404_page);
+    tcase_add_test(tc, root_missing);
+    tcase_add_test(tc, resolved_hook);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
