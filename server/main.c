@@ -27,6 +27,7 @@
 #include "reload.h"
 #include "resolver.h"
 #include "root.h"
+#include "sandbox.h"
 #include "tls.h"
 
 #include <errno.h>
@@ -574,7 +575,8 @@ int main(int argc, char *argv[])
         goto out;
     }
     status = 1;
-    if (phase_lockdown(&s) == 0 && phase_serve(&s, &dc) == 0)
+    if (phase_lockdown(&s) == 0 && sandbox_apply(&s.boot->c, &s.ls) == 0 &&
+        phase_serve(&s, &dc) == 0)
         status = phase_loop(&s, argc, argv);
 out:
     server_close(&s);

@@ -35,6 +35,7 @@ static const char *const restart_only[] = {
     "max-header-size",
     "resolver",
     "resolver-cache",
+    "sandbox",
     "threads",
     "timeout",
     "tls-self-signed",

@@ -81,6 +81,12 @@ struct conf_encodings {
     size_t n; /* 0: off */
 };
 
+enum conf_sandbox {
+    CONF_SANDBOX_ON,     /* Landlock and seccomp as far as the kernel goes */
+    CONF_SANDBOX_OFF,    /* neither */
+    CONF_SANDBOX_STRICT, /* both required; a refused system call kills */
+};
+
 struct conf {
     char *root; /* document root path (also the positional ROOT) */
     struct conf_listen *listen;
@@ -96,6 +102,7 @@ struct conf {
     char *access_log; /* a path, "-" (stdout) or "off" */
     enum conf_log_format log_format;
     char *user; /* drop privileges to this user after binding, or NULL */
+    enum conf_sandbox sandbox; /* server/sandbox.c: Landlock + seccomp */
 
     /* limits */
     unsigned max_connections;        /* total */

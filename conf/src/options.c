@@ -41,6 +41,10 @@ static const char *const etag_names[] = {[CONF_ETAG_CONTENT] = "content",
                                          [CONF_ETAG_MTIME] = "mtime",
                                          [CONF_ETAG_OFF] = "off",
                                          NULL};
+static const char *const sandbox_names[] = {[CONF_SANDBOX_ON] = "on",
+                                            [CONF_SANDBOX_OFF] = "off",
+                                            [CONF_SANDBOX_STRICT] = "strict",
+                                            NULL};
 static const char *const log_format_names[] = {
     [CONF_LOG_COMBINED] = "combined", [CONF_LOG_JSON] = "json", NULL};
 
@@ -244,6 +248,16 @@ const struct opt opts[] = {
      .metavar = "DIR",
      .dflt_help = "the current directory",
      .help = "document root; also the positional ROOT"},
+    {.name = "sandbox",
+     .type = &t_enum,
+     .off = OFF(sandbox),
+     .dflt = "on",
+     .names = sandbox_names,
+     .help = "confine the process once it serves: Landlock (read beneath the "
+             "root, write the access log, bind the listening ports) and a "
+             "seccomp allow-list; on: what the kernel supports, refused calls "
+             "fail with EPERM; strict: both required, a refused call kills; "
+             "off: neither"},
     {.name = "security-headers",
      .type = &t_bool,
      .off = OFF(security_headers),

@@ -4,8 +4,10 @@
  * EVP). A fixed array of entries with a hash on (dev, ino) and an LRU list,
  * under one mutex that is never held while reading or hashing a file. Large
  * files go to one background thread through a bounded queue of duplicated
- * fds; a hash is kept only if the file's identity (size, mtime, ctime) is the
- * same after hashing as before, so a file written during the hash is never
+ * fds (the thread starts with the first such file, so a server that
+ * confines itself after making the cache has no thread older than its
+ * sandbox); a hash is kept only if the file's identity (size, mtime, ctime) is
+ * the same after hashing as before, so a file written during the hash is never
  * given the ETag of a mixture of versions.
  */
 #include "etag_cache.h"
@@ -59,6 +61,7 @@ struct etag_cache {
     pthread_cond_t work; /* a job was queued, or stop */
     pthread_cond_t idle; /* queue empty and worker not busy */
     pthread_t thread;
+    bool started; /* the thread runs (under lock) */
     EVP_MD *md;
     struct etag_cache_config cfg;
 
@@ -369,6 +372,27 @@ static void answer(const struct etag_cache *c, const struct stat *st,
     }
 }
 
+static void *worker(void *arg);
+
+/*
+ * The background thread, started with the first queued file (lock held).
+ * It starts with every signal blocked: a process-directed SIGTERM must reach
+ * the thread that waits for it (main's signalfd), never kill the process
+ * through this one. Returns 0 or the error of pthread_create.
+ */
+static int start_worker(struct etag_cache *c)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&c->thread, NULL, worker, c);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    c->started = rc == 0;
+    return rc;
+}
+
 /*
  * enqueue - queue @fd's version @k for the background thread, marking its
  * entry pending (lock held). False when the queue is full or fd duplication
@@ -384,6 +408,8 @@ static bool enqueue(struct etag_cache *c, int fd, const struct key *k,
         c->stats.queue_full++;
         return false;
     }
+    if (!c->started && start_worker(c) != 0)
+        return false;
     dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dup < 0)
         return false;
@@ -584,23 +610,9 @@ int etag_cache_new(struct etag_cache **out, const struct etag_cache_config *cfg)
         goto out_destroy_lock;
     if (pthread_cond_init(&c->idle, NULL) != 0)
         goto out_destroy_work;
-    /*
-     * The worker starts with every signal blocked, whenever it is created:
-     * a process-directed SIGTERM must reach the thread that waits for it
-     * (main's signalfd), never kill the process through this one.
-     */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = -pthread_create(&c->thread, NULL, worker, c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc < 0)
-        goto out_destroy_idle;
     *out = c;
     return 0;
 
-out_destroy_idle:
-    pthread_cond_destroy(&c->idle);
 out_destroy_work:
     pthread_cond_destroy(&c->work);
 out_destroy_lock:
@@ -622,8 +634,10 @@ void etag_cache_free(struct etag_cache *c)
     pthread_mutex_lock(&c->lock);
     atomic_store(&c->stop, true);
     pthread_cond_signal(&c->work);
+    bool started = c->started;
     pthread_mutex_unlock(&c->lock);
-    pthread_join(c->thread, NULL);
+    if (started)
+        pthread_join(c->thread, NULL);
     while (c->q_len > 0) {
         close(c->queue[c->q_head].fd);
         c->q_head = (c->q_head + 1) % c->cfg.queue_max;

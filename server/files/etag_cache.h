@@ -95,10 +95,12 @@ struct etag_cache_stats {
 struct etag_cache;
 
 /*
- * etag_cache_new - make a cache and start its background thread.
+ * etag_cache_new - make a cache. Its background thread starts with the
+ * first file queued to it, so a process that confines itself after this
+ * call has no older thread; if it cannot start, that file gets no content
+ * ETag until a later lookup tries again.
  *
- * Returns 0 with *@out set, -EINVAL (unknown mode), -ENOMEM, or the error of
- * pthread_create (negated).
+ * Returns 0 with *@out set, -EINVAL (unknown mode), -ENOMEM or -EIO.
  */
 int etag_cache_new(struct etag_cache **out,
                    const struct etag_cache_config *cfg);

@@ -1,0 +1,793 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sandbox.c - end-to-end tests of the sandbox (server/sandbox.c): the
+ * start-up line and /proc/PID/status; Landlock on its own stopping what the
+ * unsafe lexical resolver lets through; the test build's fault hook making
+ * the server itself try what it must not (beneath_faults, $BENEATH_FAULTS_BIN),
+ * wall by wall; an outer seccomp filter blocking openat2 before the sandbox
+ * and after it; root swaps, log reopen and strict mode.
+ *
+ * Every test here can fail: each refusal has a control run with
+ * --sandbox off (or the other wall skipped) in which the same try succeeds.
+ */
+#include "harness.h"
+#include "site.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void suite_setup(void)
+{
+    harness_suite_setup();
+    site_build();
+}
+
+static void test_setup(void)
+{
+    harness_test_setup();
+}
+
+static void test_teardown(void)
+{
+    harness_test_teardown();
+}
+
+#define EXPECT_STATUS(r, want, what)                                           \
+    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
+           (what), (r)->status, (want),                                        \
+           (r)->error ? strerror((r)->error) : "none", (r)->head)
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000,
+                          .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* The Landlock ABI of the running kernel; 0 without Landlock. */
+static int landlock_abi(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+                       LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0 : (int)abi;
+}
+
+/* The whole line of @text holding @needle (harness-owned), or NULL. */
+static char *line_with(const char *text, const char *needle)
+{
+    const char *p = strstr(text, needle);
+    if (!p)
+        return NULL;
+    while (p > text && p[-1] != '\n')
+        p--;
+    return hmem(p, strcspn(p, "\n"));
+}
+
+/* "Key:\tvalue" of /proc/PID/status, harness-owned, or NULL. */
+static char *proc_status(const struct server *s, const char *key)
+{
+    char *st = tree_read(hfmt("/proc/%d/status", (int)s->pid), NULL);
+    char *l = st ? line_with(st, hfmt("%s:", key)) : NULL;
+    if (!l)
+        return NULL;
+    l += strlen(key) + 1;
+    while (*l == ' ' || *l == '\t')
+        l++;
+    return l;
+}
+
+/* From here on this (forked) test starts beneath_faults. */
+static void use_faults_bin(void)
+{
+    const char *b = getenv("BENEATH_FAULTS_BIN");
+    ck_assert_msg(b && *b, "BENEATH_FAULTS_BIN is not set");
+    setenv("BENEATH_BIN", b, 1);
+}
+
+/* Wait until stderr has a line with @needle; the whole stderr. */
+static char *wait_stderr(const struct server *s, const char *needle, int ms)
+{
+    long long deadline = now_ms() + ms;
+    char *e = server_stderr(s);
+    while (!strstr(e, needle) && now_ms() < deadline) {
+        sleep_ms(10);
+        e = server_stderr(s);
+    }
+    return e;
+}
+
+/* ===== the start-up line ================================================ */
+
+START_TEST(startup_line_on)
+{
+    struct server *s = server_start(site.www, NULL);
+    char *e = server_stderr(s);
+    char *l = line_with(e, "beneath: sandbox: ");
+    int abi = landlock_abi();
+
+    EXPECT(l != NULL, "no sandbox line at start-up:\n%s", e);
+    if (abi > 0) {
+        EXPECT(strstr(l, hfmt("landlock ABI %d (read beneath 1 root", abi)),
+               "the line does not give ABI %d and the root: %s", abi, l);
+        EXPECT(strstr(l, "no exec)"), "execution not named: %s", l);
+        if (abi >= 4)
+            EXPECT(strstr(l, "bind 1 port, connect none"),
+                   "ports not named: %s", l);
+        if (abi >= 6)
+            EXPECT(strstr(l, "signals and abstract sockets scoped"),
+                   "scoping not named: %s", l);
+    } else {
+        EXPECT(strstr(l, "no landlock ("), "no reason for no Landlock: %s", l);
+    }
+    EXPECT(strstr(l, "seccomp allow-list (") &&
+               strstr(l, " calls, EPERM for the rest)"),
+           "no seccomp allow-list: %s", l);
+    /* everything this kernel offers was applied (no thread predates it) */
+    if (abi >= 6)
+        EXPECT(strstr(e, "sandbox: not applied") == NULL,
+               "ABI %d, yet something was not applied:\n%s", abi, e);
+    /* the kernel's own word: a filter, and no new privileges */
+    EXPECT(proc_status(s, "Seccomp") &&
+               strcmp(proc_status(s, "Seccomp"), "2") == 0,
+           "Seccomp: %s, want 2 (filter)", proc_status(s, "Seccomp"));
+    EXPECT(proc_status(s, "NoNewPrivs") &&
+               strcmp(proc_status(s, "NoNewPrivs"), "1") == 0,
+           "NoNewPrivs: %s", proc_status(s, "NoNewPrivs"));
+    /* the line comes before the listening line, in the start-up block */
+    EXPECT(strstr(e, "sandbox: ") < strstr(e, "listening on"),
+           "the sandbox line is not part of the start-up block:\n%s", e);
+    struct http_response *r = raw_get(s->port, "/readme.txt");
+    EXPECT_STATUS(r, 200, "GET /readme.txt");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(startup_line_off_and_strict)
+{
+    struct server *s = server_start(site.www, "--sandbox", "off", NULL);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "beneath: sandbox: off (--sandbox off)\n"),
+           "--sandbox off: no line saying so:\n%s", e);
+    EXPECT(proc_status(s, "Seccomp") &&
+               strcmp(proc_status(s, "Seccomp"), "0") == 0,
+           "--sandbox off: Seccomp: %s", proc_status(s, "Seccomp"));
+    server_stop_clean(s);
+
+    if (landlock_abi() == 0) {
+        char *out;
+        int ws =
+            beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--sandbox",
+                                         "strict", site.www, NULL},
+                        NULL, 15000, &out, &e);
+        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0,
+               "strict without Landlock: %s", wstatus_str(ws));
+        return;
+    }
+    s = server_start(site.www, "--sandbox", "strict", NULL);
+    e = server_stderr(s);
+    EXPECT(strstr(e, " calls, kill for the rest)"),
+           "--sandbox strict: the line does not say refused calls kill:\n%s",
+           e);
+    struct http_response *r = raw_get(s->port, "/sub/");
+    EXPECT_STATUS(r, 200, "strict: GET /sub/");
+    r = raw_get(s->port, "/link-abs");
+    EXPECT_STATUS(r, 403, "strict: GET /link-abs");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ===== Landlock alone against the lexical resolver ====================== */
+
+/*
+ * The unsafe baseline follows every symlink: what stops these is the
+ * sandbox alone. Symlinks to a file outside (absolute, relative, deep), to
+ * a directory outside, to /etc and /proc/self/root, and ".." through a
+ * symlinked directory ("up" -> "..").
+ */
+static const char *const escapes[] = {
+    "/link-abs",
+    "/link-rel",
+    "/link-rel-deep",
+    "/link-dir/inner.txt",
+    "/link-dir-rel/inner.txt",
+    "/link-dir/",
+    "/passwd",
+    "/procroot/etc/passwd",
+    "/etc-link/passwd",
+    "/etc-link/",
+    "/up/secret.txt",
+    "/up/outside/inner.txt",
+    "/sub/up2/secret.txt",
+    "/up/",
+};
+
+static void plant_escapes(void)
+{
+    /* in the shared site, once: idempotent across tests */
+    struct stat st;
+    if (lstat(tree_path(site.www, "etc-link"), &st) != 0) {
+        tree_symlink(site.www, "/etc", "etc-link");
+        tree_symlink(site.www, "..", "up");
+        tree_symlink(site.www, "../..", "sub/up2");
+    }
+}
+
+START_TEST(lexical_contained_by_landlock)
+{
+    if (landlock_abi() == 0) {
+        fprintf(stderr, "SKIP lexical_contained_by_landlock: no Landlock\n");
+        return;
+    }
+    plant_escapes();
+    harness_forbid(site.secret);
+    harness_forbid("root:x:0:0");
+    struct server_opts o = {
+        .root = site.www,
+        .no_resolver = true,
+        .args =
+            (const char *[]){"--resolver", "lexical", "--listing", "on", NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    for (size_t i = 0; i < N_ELEMS(escapes); i++) {
+        struct http_response *r = raw_get(s->port, escapes[i]);
+        EXPECT(r->status == 403 || r->status == 404,
+               "lexical + sandbox: GET %s: status %d", escapes[i], r->status);
+    }
+    /* what is inside is still served, through symlinks that stay inside */
+    struct http_response *r = raw_get(s->port, "/link-ok");
+    EXPECT(r->status == 200 && strcmp(r->body, site.range) == 0,
+           "GET /link-ok: %d", r->status);
+    r = raw_get(s->port, "/link-ok-dir/index.html");
+    EXPECT_STATUS(r, 200, "GET /link-ok-dir/index.html");
+    server_stop_clean(s);
+    /* the refusals are the kernel's: EACCES in the access log */
+    EXPECT(strstr(server_stdout(s), "errno=EACCES"),
+           "no EACCES in the access log:\n%s", server_stdout(s));
+}
+END_TEST
+
+START_TEST(lexical_leaks_without_sandbox)
+{
+    /* The control: the same requests with --sandbox off do leak, so the
+     * test above would fail if the sandbox let them through. */
+    plant_escapes();
+    struct server_opts o = {
+        .root = site.www,
+        .no_resolver = true,
+        .args = (const char *[]){"--resolver", "lexical", "--sandbox", "off",
+                                 "--listing", "on", NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    size_t leaks = 0;
+    for (size_t i = 0; i < N_ELEMS(escapes); i++) {
+        struct http_response *r = raw_get(s->port, escapes[i]);
+        if (r->status == 200)
+            leaks++;
+    }
+    EXPECT(leaks == N_ELEMS(escapes),
+           "lexical without sandbox served only %zu of %zu", leaks,
+           N_ELEMS(escapes));
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ===== the fault hook ==================================================== */
+
+static char *hook_line(const char *err, const char *shown)
+{
+    char *l = line_with(err, hfmt("fault-hook: %s: ", shown));
+    if (!l)
+        return NULL;
+    return l + strlen("beneath: fault-hook: ") + strlen(shown) + 2;
+}
+
+/* Start beneath_faults with @hook and @args (the hook runs before the
+ * listening line, so its lines are there once it started). */
+static struct server *start_hooked(const char *hook, const char **args)
+{
+    use_faults_bin();
+    struct server_opts o = {
+        .root = site.www,
+        .args = args,
+        .env = (const char *[]){hfmt("SANDBOX_FAULT_HOOK=%s", hook), NULL},
+    };
+    return server_start_opts(&o);
+}
+
+struct wall_case {
+    const char *name;
+    const char *extra;   /* hook words that pick the walls */
+    const char *sandbox; /* --sandbox */
+    /* expected: NULL = DONE, else the errno name of the refusal */
+    const char *read_outside, *write_outside, *exec, *connect, *fork, *map_exec;
+};
+
+static const struct wall_case walls[] = {
+    {"both walls", "", "on", "EACCES", "EACCES", "EPERM", "EPERM", "EPERM",
+     "EPERM"},
+    {"landlock alone", "skip-seccomp", "on", "EACCES", "EACCES", "EACCES",
+     "EACCES", NULL, NULL},
+    {"seccomp alone", "skip-landlock", "on", NULL, NULL, "EPERM", "EPERM",
+     "EPERM", "EPERM"},
+    {"no sandbox", "", "off", NULL, NULL, "-", NULL, NULL, NULL},
+};
+
+static void expect_try(const char *err, const char *wall, const char *shown,
+                       const char *want)
+{
+    char *got = hook_line(err, shown);
+    EXPECT(got != NULL, "%s: no fault-hook line for '%s':\n%s", wall, shown,
+           err);
+    if (want)
+        EXPECT(strcmp(got, hfmt("refused: %s", want)) == 0,
+               "%s: %s: got '%s', want refused: %s", wall, shown, got, want);
+    else
+        EXPECT(strcmp(got, "DONE") == 0, "%s: %s: got '%s', want DONE", wall,
+               shown, got);
+}
+
+START_TEST(fault_hook_walls)
+{
+    const struct wall_case *w = &walls[_i];
+    int abi = landlock_abi();
+
+    if (abi == 0 && strcmp(w->sandbox, "on") == 0 && w->read_outside) {
+        fprintf(stderr, "SKIP fault_hook_walls %s: no Landlock\n", w->name);
+        return;
+    }
+    if (abi < 4 && strcmp(w->name, "landlock alone") == 0) {
+        fprintf(stderr, "SKIP fault_hook_walls %s: Landlock ABI %d < 4\n",
+                w->name, abi);
+        return;
+    }
+    char *logdir = tree_new();
+    char *outside = tree_path(tree_new(), "planted");
+    char *hook =
+        hfmt("%s read:%s read:/etc/shadow write:%s connect:127.0.0.1:1 "
+             "fork map-exec%s",
+             w->extra, site.secret_path, outside,
+             w->exec && strcmp(w->exec, "-") ? " exec:/bin/true" : "");
+    const char *args[] = {"--access-log", tree_path(logdir, "access.log"),
+                          "--sandbox", w->sandbox, NULL};
+    struct server *s = start_hooked(hook, args);
+    char *e = server_stderr(s);
+
+    expect_try(e, w->name, hfmt("read %s", site.secret_path), w->read_outside);
+    expect_try(e, w->name, hfmt("write %s", outside), w->write_outside);
+    if (w->exec && strcmp(w->exec, "-"))
+        expect_try(e, w->name, "exec /bin/true", w->exec);
+    expect_try(e, w->name, "connect 127.0.0.1:1", w->connect);
+    expect_try(e, w->name, "fork -", w->fork);
+    expect_try(e, w->name, "map-exec -", w->map_exec);
+    struct stat st;
+    EXPECT((stat(outside, &st) == 0) == (w->write_outside == NULL),
+           "%s: the planted file %s", w->name,
+           w->write_outside ? "exists" : "is missing");
+    if (w->read_outside) {
+        /* /etc/shadow too (root could read it without the sandbox) */
+        expect_try(e, w->name, "read /etc/shadow", w->read_outside);
+    }
+    /* the server still serves, and its own log still takes lines */
+    struct http_response *r = raw_get(s->port, "/readme.txt");
+    EXPECT_STATUS(r, 200, "GET /readme.txt after the tries");
+    server_stop_clean(s);
+    EXPECT(file_wait_for(tree_path(logdir, "access.log"), "/readme.txt", 2000),
+           "%s: the access log did not get the request", w->name);
+}
+END_TEST
+
+START_TEST(fault_hook_strict_kills)
+{
+    if (landlock_abi() == 0) {
+        fprintf(stderr, "SKIP fault_hook_strict_kills: no Landlock\n");
+        return;
+    }
+    use_faults_bin();
+    char *out, *err;
+    int ws = beneath_run(
+        (const char *[]){"--listen", "127.0.0.1:0", "--sandbox", "strict",
+                         site.www, NULL},
+        (const char *[]){"SANDBOX_FAULT_HOOK=skip-landlock fork", NULL}, 15000,
+        &out, &err);
+    /* skip-landlock: strict refuses to start without Landlock */
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0 &&
+               strstr(err, "--sandbox strict: Landlock is not in force"),
+           "strict without Landlock: %s\n%s", wstatus_str(ws), err);
+    ws =
+        beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--sandbox",
+                                     "strict", site.www, NULL},
+                    (const char *[]){"SANDBOX_FAULT_HOOK=exec:/bin/true", NULL},
+                    15000, &out, &err);
+    EXPECT(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGSYS,
+           "strict: a refused call (execve) must kill with SIGSYS: %s\n%s",
+           wstatus_str(ws), err);
+    EXPECT(strstr(err, "fault-hook: exec") == NULL,
+           "strict: the hook lived to report:\n%s", err);
+}
+END_TEST
+
+START_TEST(kernel_without_landlock)
+{
+    /* A kernel (or a container profile) without Landlock: on serves with
+     * seccomp alone and says why; strict refuses to start. */
+    struct server *s = start_hooked("no-landlock", NULL);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "fault-hook: no-landlock ENOSYS: DONE") &&
+               strstr(e, "beneath: sandbox: no landlock (this kernel has no "
+                         "Landlock (ENOSYS)), seccomp allow-list ("),
+           "no Landlock: the start-up line does not say so:\n%s", e);
+    EXPECT(proc_status(s, "Seccomp") &&
+               strcmp(proc_status(s, "Seccomp"), "2") == 0,
+           "no Landlock: Seccomp: %s", proc_status(s, "Seccomp"));
+    struct http_response *r = raw_get(s->port, "/sub/");
+    EXPECT_STATUS(r, 200, "no Landlock: GET /sub/");
+    server_stop_clean(s);
+    char *out, *err;
+    int ws =
+        beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--sandbox",
+                                     "strict", site.www, NULL},
+                    (const char *[]){"SANDBOX_FAULT_HOOK=no-landlock", NULL},
+                    15000, &out, &err);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0 &&
+               strstr(err, "--sandbox strict: Landlock is not in force"),
+           "strict without Landlock: %s\n%s", wstatus_str(ws), err);
+}
+END_TEST
+
+START_TEST(release_binary_has_no_hook)
+{
+    /* The beneath binary ignores the hook's variable and holds none of it. */
+    struct server_opts o = {
+        .root = site.www,
+        .env = (const char *[]){"SANDBOX_FAULT_HOOK=fork skip-landlock", NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "fault-hook") == NULL && strstr(e, "skipped") == NULL,
+           "beneath ran the fault hook:\n%s", e);
+    server_stop_clean(s);
+    size_t len;
+    char *bin = tree_read(getenv("BENEATH_BIN"), &len);
+    EXPECT(bin != NULL, "cannot read %s", getenv("BENEATH_BIN"));
+    EXPECT(memmem(bin, len, "SANDBOX_FAULT_HOOK", 18) == NULL,
+           "%s holds the fault hook", getenv("BENEATH_BIN"));
+    const char *fb = getenv("BENEATH_FAULTS_BIN");
+    char *faults = fb ? tree_read(fb, &len) : NULL;
+    EXPECT(faults && memmem(faults, len, "SANDBOX_FAULT_HOOK", 18),
+           "the control: %s should hold the hook", fb ? fb : "(unset)");
+}
+END_TEST
+
+START_TEST(sanitizer_reports_from_inside)
+{
+    /* ASan builds: the sandbox leaves the sanitizer what it needs, so a
+     * leak found at exit and an overflow found while serving are still
+     * reported (unsymbolized: module+offset). */
+#ifdef __SANITIZE_ADDRESS__
+    struct server *s = start_hooked("leak", NULL);
+    server_stop(s, 20000);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "ERROR: LeakSanitizer: detected memory leaks") &&
+               strstr(e, "Direct leak of 64 byte") && !strstr(e, "fatal error"),
+           "no leak report from inside the sandbox:\n%s", e);
+    char *out, *err;
+    int ws =
+        beneath_run((const char *[]){"--listen", "127.0.0.1:0", site.www, NULL},
+                    (const char *[]){"SANDBOX_FAULT_HOOK=overflow", NULL},
+                    20000, &out, &err);
+    EXPECT(!WIFEXITED(ws) || WEXITSTATUS(ws) != 0, "overflow: %s",
+           wstatus_str(ws));
+    EXPECT(strstr(err, "ERROR: AddressSanitizer: heap-buffer-overflow") &&
+               strstr(err, "WRITE of size 1"),
+           "no overflow report from inside the sandbox:\n%s", err);
+#else
+    fprintf(stderr, "SKIP sanitizer_reports_from_inside: not an ASan build\n");
+#endif
+}
+END_TEST
+
+/* ===== outer filters and the resolver's fallback ======================== */
+
+static const int outer_errs[] = {ENOSYS, EPERM};
+
+START_TEST(outer_filter_before)
+{
+    /* A container's filter answers openat2 before beneath starts: the probe
+     * falls back to the emulation, our filter stacks on top, both stay. */
+    int err = outer_errs[_i];
+    harness_forbid(site.secret);
+    struct server_opts o = {
+        .root = site.www,
+        .no_resolver = true,
+        .args = (const char *[]){"--resolver", "auto", NULL},
+        .block_openat2 = err,
+    };
+    struct server *s = server_start_opts(&o);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "resolver emulated (auto: openat2 returned"),
+           "openat2 blocked (%s) first: the emulation does not serve:\n%s",
+           strerror(err), e);
+    EXPECT(strstr(e, "seccomp allow-list ("), "no sandbox:\n%s", e);
+    EXPECT(proc_status(s, "Seccomp_filters") &&
+               strcmp(proc_status(s, "Seccomp_filters"), "2") == 0,
+           "Seccomp_filters: %s, want 2 (outer + ours)",
+           proc_status(s, "Seccomp_filters"));
+    struct http_response *r = raw_get(s->port, "/sub/deeper/");
+    EXPECT_STATUS(r, 200, "GET /sub/deeper/");
+    r = raw_get(s->port, "/link-rel");
+    EXPECT_STATUS(r, 403, "GET /link-rel");
+    server_stop_clean(s);
+    EXPECT(strstr(server_stdout(s), "resolver=emulated") &&
+               !strstr(server_stdout(s), "resolver=kernel"),
+           "not every request went to the emulation:\n%s", server_stdout(s));
+}
+END_TEST
+
+START_TEST(outer_filter_after)
+{
+    /* The other order: the sandbox first, then a filter that blocks
+     * openat2 (installed by the hook after ours, as an outer one would be
+     * seen from inside): openat2 worked at start-up, the first request
+     * meets the block, a probe confirms it, the emulation serves. */
+    int err = outer_errs[_i];
+    harness_forbid(site.secret);
+    const char *args[] = {"--resolver", "auto", NULL};
+    use_faults_bin();
+    struct server_opts o = {
+        .root = site.www,
+        .no_resolver = true,
+        .args = args,
+        .env = (const char *[]){hfmt("SANDBOX_FAULT_HOOK=block-openat2:%s",
+                                     err == ENOSYS ? "ENOSYS" : "EPERM"),
+                                NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "resolver kernel (auto: openat2 available)"),
+           "openat2 works at start-up:\n%s", e);
+    EXPECT(strstr(e, "fault-hook: block-openat2 ") && strstr(e, ": DONE"),
+           "the later filter was not installed:\n%s", e);
+    EXPECT(proc_status(s, "Seccomp_filters") &&
+               strcmp(proc_status(s, "Seccomp_filters"), "2") == 0,
+           "Seccomp_filters: %s, want 2 (ours + the later one)",
+           proc_status(s, "Seccomp_filters"));
+    for (int i = 0; i < 3; i++) {
+        struct http_response *r = raw_get(s->port, "/sub/deeper/");
+        EXPECT_STATUS(r, 200, "GET /sub/deeper/ after the block");
+        r = raw_get(s->port, "/link-rel");
+        EXPECT_STATUS(r, 403, "GET /link-rel after the block");
+        r = raw_get(s->port, "/../secret.txt");
+        EXPECT_STATUS(r, 403, "GET /../secret.txt after the block");
+    }
+    server_stop_clean(s);
+    char *log = server_stdout(s);
+    EXPECT(strstr(log, "resolver=emulated") && !strstr(log, "resolver=kernel"),
+           "the emulation does not serve after the block:\n%s", log);
+}
+END_TEST
+
+/* ===== root swaps, log reopen ============================================ */
+
+START_TEST(swap_symlink_within_releases)
+{
+    char *b = tree_new();
+    tree_mkdir(b, "releases");
+    tree_mkdir(b, "releases/1");
+    tree_mkdir(b, "releases/2");
+    tree_mkdir(b, "elsewhere");
+    tree_write_str(b, "releases/1/index.html", "V1\n");
+    tree_write_str(b, "releases/2/index.html", "V2\n");
+    tree_write_str(b, "elsewhere/index.html", "ELSEWHERE\n");
+    tree_write_str(b, "secret.txt", site.secret);
+    tree_symlink(b, "releases/1", "current");
+    harness_forbid(site.secret);
+    harness_forbid("ELSEWHERE");
+    struct server *s = server_start(tree_path(b, "current"), NULL);
+    char *e = server_stderr(s);
+    char *rel = tree_path(b, "releases");
+    if (landlock_abi() > 0)
+        EXPECT(strstr(e, hfmt("sandbox: read beneath %s, which holds the "
+                              "target of the symlink %s",
+                              rel, tree_path(b, "current"))),
+               "the widened hierarchy is not named:\n%s", e);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "V1\n") == 0, "V1: %d",
+           r->status);
+    /* a flip within releases/ is followed */
+    EXPECT(symlink("releases/2", tree_path(b, "next")) == 0 &&
+               rename(tree_path(b, "next"), tree_path(b, "current")) == 0,
+           "flip: %s", strerror(errno));
+    server_signal(s, SIGHUP);
+    wait_stderr(s, "reopened", 5000);
+    r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "V2\n") == 0,
+           "after a flip to releases/2: %d %s", r->status, r->body);
+    /* a flip out of it is not: the kernel refuses the files (403) */
+    EXPECT(symlink("elsewhere", tree_path(b, "next")) == 0 &&
+               rename(tree_path(b, "next"), tree_path(b, "current")) == 0,
+           "flip: %s", strerror(errno));
+    server_signal(s, SIGHUP);
+    long long deadline = now_ms() + 5000;
+    do {
+        sleep_ms(20);
+        r = raw_get(s->port, "/");
+    } while (r->status == 200 && now_ms() < deadline);
+    if (landlock_abi() > 0)
+        EXPECT_STATUS(r, 403, "GET / after a flip out of releases/");
+    r = raw_get(s->port, "/../secret.txt");
+    EXPECT_STATUS(r, 403, "GET /../secret.txt");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(swap_rename_not_followed)
+{
+    /* A tree renamed onto the root's path is not beneath the rule, which
+     * names the old directory: after SIGHUP its files answer 403 and
+     * nothing of it is served (docs/security.md: flip a symlink instead). */
+    if (landlock_abi() == 0) {
+        fprintf(stderr, "SKIP swap_rename_not_followed: no Landlock\n");
+        return;
+    }
+    char *b = tree_new();
+    tree_mkdir(b, "www");
+    tree_mkdir(b, "www.new");
+    tree_write_str(b, "www/index.html", "V1\n");
+    tree_write_str(b, "www.new/index.html", "V2\n");
+    struct server *s = server_start(tree_path(b, "www"), NULL);
+    struct http_response *r = raw_get(s->port, "/");
+    EXPECT(r->status == 200 && strcmp(r->body, "V1\n") == 0, "V1: %d",
+           r->status);
+    EXPECT(syscall(SYS_renameat2, AT_FDCWD, tree_path(b, "www"), AT_FDCWD,
+                   tree_path(b, "www.new"), 2 /* RENAME_EXCHANGE */) == 0,
+           "renameat2: %s", strerror(errno));
+    server_signal(s, SIGHUP);
+    wait_stderr(s, "reopened", 5000);
+    r = raw_get(s->port, "/");
+    EXPECT_STATUS(r, 403, "GET / after a rename swap");
+    EXPECT(strstr(r->body ? r->body : "", "V2") == NULL, "V2 served");
+    server_stop_clean(s);
+    EXPECT(strstr(server_stdout(s), "errno=EACCES"),
+           "the refusal is not EACCES:\n%s", server_stdout(s));
+}
+END_TEST
+
+START_TEST(log_rotation_reopens)
+{
+    char *d = tree_new();
+    char *logp = tree_path(d, "access.log");
+    struct server *s = server_start(site.www, "--access-log", logp, NULL);
+    char *e = server_stderr(s);
+    if (landlock_abi() > 0)
+        EXPECT(strstr(e, "write 1 log file"), "the log is not named:\n%s", e);
+    struct http_response *r = raw_get(s->port, "/readme.txt?first");
+    EXPECT_STATUS(r, 200, "GET first");
+    EXPECT(file_wait_for(logp, "?first", 2000), "no first line");
+    EXPECT(rename(logp, tree_path(d, "access.log.1")) == 0, "rotate: %s",
+           strerror(errno));
+    server_signal(s, SIGHUP);
+    long long deadline = now_ms() + 5000;
+    struct stat st;
+    while (stat(logp, &st) != 0 && now_ms() < deadline)
+        sleep_ms(10);
+    r = raw_get(s->port, "/readme.txt?second");
+    EXPECT_STATUS(r, 200, "GET second");
+    EXPECT(file_wait_for(logp, "?second", 2000),
+           "the log was not created again after rotation:\n%s",
+           server_stderr_since_startup(s));
+    char *old = tree_read(tree_path(d, "access.log.1"), NULL);
+    EXPECT(old && !strstr(old, "?second"), "the rotated file got the line");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(emulated_cache_under_sandbox)
+{
+    /* The emulated backend's directory cache reads /proc/self/mountinfo
+     * and watches directories with inotify, from the serving threads. */
+    char *w = tree_new();
+    tree_mkdir(w, "a");
+    tree_mkdir(w, "a/b");
+    tree_write_str(w, "a/b/f.txt", "ONE\n");
+    tree_mkdir(w, "c");
+    tree_write_str(w, "c/f.txt", "TWO\n");
+    struct server_opts o = {
+        .root = w,
+        .no_resolver = true,
+        .args =
+            (const char *[]){"--resolver", "emulated", "--threads", "1", NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    struct http_response *r = raw_get(s->port, "/a/b/f.txt");
+    EXPECT(r->status == 200 && strcmp(r->body, "ONE\n") == 0, "first: %d",
+           r->status);
+    /* the cache holds a and a/b; moving b away must be seen */
+    EXPECT(rename(tree_path(w, "a/b"), tree_path(w, "a/old")) == 0 &&
+               rename(tree_path(w, "c"), tree_path(w, "a/b")) == 0,
+           "rename: %s", strerror(errno));
+    r = raw_get(s->port, "/a/b/f.txt");
+    EXPECT(r->status == 200 && strcmp(r->body, "TWO\n") == 0,
+           "after the move: %d %s", r->status, r->body);
+    /* the cache's fds: mountinfo was readable (else no cache fds at all) */
+    char *fds = hfmt("/proc/%d/fd", (int)s->pid);
+    int mountinfo = 0;
+    for (int fd = 0; fd < 256; fd++) {
+        char buf[256];
+        ssize_t n = readlink(hfmt("%s/%d", fds, fd), buf, sizeof buf - 1);
+        if (n > 0) {
+            buf[n] = '\0';
+            mountinfo += strstr(buf, "mountinfo") != NULL;
+        }
+    }
+    EXPECT(mountinfo >= 1, "no worker opened /proc/self/mountinfo");
+    server_stop_clean(s);
+    EXPECT(*server_stderr_since_startup(s) == '\0' ||
+               !strstr(server_stderr_since_startup(s), "rror"),
+           "errors:\n%s", server_stderr_since_startup(s));
+}
+END_TEST
+
+static Suite *sandbox_suite(void)
+{
+    Suite *su = suite_create("e2e_sandbox");
+    TCase *t[6];
+    size_t n = 0;
+    TCase *tc;
+
+    tc = t[n++] = tcase_create("startup");
+    tcase_add_test(tc, startup_line_on);
+    tcase_add_test(tc, startup_line_off_and_strict);
+    tc = t[n++] = tcase_create("lexical");
+    tcase_add_test(tc, lexical_contained_by_landlock);
+    tcase_add_test(tc, lexical_leaks_without_sandbox);
+    tc = t[n++] = tcase_create("faults");
+    tcase_add_loop_test(tc, fault_hook_walls, 0, N_ELEMS(walls));
+    tcase_add_test(tc, fault_hook_strict_kills);
+    tcase_add_test(tc, kernel_without_landlock);
+    tcase_add_test(tc, release_binary_has_no_hook);
+    tcase_add_test(tc, sanitizer_reports_from_inside);
+    tc = t[n++] = tcase_create("outer");
+    tcase_add_loop_test(tc, outer_filter_before, 0, N_ELEMS(outer_errs));
+    tcase_add_loop_test(tc, outer_filter_after, 0, N_ELEMS(outer_errs));
+    tc = t[n++] = tcase_create("features");
+    tcase_add_test(tc, swap_symlink_within_releases);
+    tcase_add_test(tc, swap_rename_not_followed);
+    tcase_add_test(tc, log_rotation_reopens);
+    tcase_add_test(tc, emulated_cache_under_sandbox);
+    for (size_t i = 0; i < n; i++) {
+        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
+        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
+        tcase_set_timeout(t[i], 60);
+        suite_add_tcase(su, t[i]);
+    }
+    return su;
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    SRunner *sr = srunner_create(sandbox_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    curl_global_cleanup();
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
