@@ -8,6 +8,7 @@
  * rule and its warning, and the python3 -m http.server habits of the command
  * line (a lone number, --port, -p, -V).
  */
+#include "check_main.h"
 #include "conf.h"
 
 #include <check.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 8
 
 /* Messages (errors, then warnings), one per line. */
@@ -524,13 +524,4 @@ static Suite *conf_values_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(conf_values_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{conf_values_suite}}};

@@ -4,12 +4,11 @@
  * byte at a time, which must agree) and the Content-Length /
  * Transfer-Encoding verdict over stored fields.
  */
+#include "check_main.h"
 #include "framing.h"
 
 #include <check.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Raw streams: status, why, head index of the violation, and whether the
  * stream ends in the middle of a head. */
@@ -306,13 +305,4 @@ static Suite *framing_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(framing_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {.suites = {{framing_suite}}};

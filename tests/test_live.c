@@ -6,6 +6,7 @@
  * is released exactly once (the last at live_free). ASan (dev preset) turns a
  * use after release into a failure of its own.
  */
+#include "check_main.h"
 #include "live.h"
 
 #include <check.h>
@@ -120,19 +121,7 @@ START_TEST(value_stays_until_asked)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("live");
-    TCase *tc = tcase_create("live");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_test(tc, publish_while_reading);
-    tcase_add_test(tc, value_stays_until_asked);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "live",
+    .tcases = {
+        {"live", .tests = {&publish_while_reading, &value_stays_until_asked}}}};

@@ -6,6 +6,7 @@
  * errno, and that the plan owns exactly the one fd it says (none leak).
  * Every row runs once per resolver backend (kernel, emulated).
  */
+#include "check_main.h"
 #include "fixture.h"
 #include "lookup.h"
 #include "resolver.h"
@@ -20,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const tree[] = {
     "index.html=<h1>home</h1>",
@@ -265,23 +264,9 @@ START_TEST(resolved_hook)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("lookup");
-    TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_loop_test(tc, lookup_row, 0,
-                        (int)(N_ELEMS(rows) * N_ELEMS(backends)));
-    tcase_add_test(tc, status_404_page);
-    tcase_add_test(tc, root_missing);
-    tcase_add_test(tc, resolved_hook);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {
+    .suite = "lookup",
+    .tcases = {
+        {"core", setup, teardown,
+         .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))}},
+         .tests = {&status_404_page, &root_missing, &resolved_hook}}}};

@@ -139,15 +139,4 @@ static Suite *notify_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(notify_suite());
-    int failed;
-
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{notify_suite}}};

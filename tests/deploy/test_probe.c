@@ -185,15 +185,4 @@ static Suite *probe_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(probe_suite());
-    int failed;
-
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    srunner_run_all(sr, CK_ENV);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{probe_suite}}};

@@ -261,11 +261,4 @@ static Suite *cli_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(cli_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{cli_suite}}};

@@ -313,13 +313,4 @@ static Suite *reload_suite(void)
     return s;
 }
 
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(reload_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+const struct check_main check_main = {.suites = {{reload_suite}}};

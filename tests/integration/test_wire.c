@@ -383,13 +383,4 @@ static Suite *wire_suite(void)
     return su;
 }
 
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(wire_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {.suites = {{wire_suite}}};
