@@ -52,8 +52,10 @@ struct conn {
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
     char client[INET6_ADDRSTRLEN];
-    struct wire_conn wire; /* the raw bytes' framing (wire.c) */
-    unsigned heads;        /* request heads begun on this connection */
+    char forwarded[INET6_ADDRSTRLEN]; /* the request's client behind a
+                                         trusted proxy, or "" */
+    struct wire_conn wire;            /* the raw bytes' framing (wire.c) */
+    unsigned heads; /* request heads begun on this connection */
 
     /* the current request */
     bool started;  /* the handler's first call happened */
@@ -208,6 +210,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     c->used = 0;
     c->meth = c->version = c->referer = c->agent = NO_STR;
     memset(&c->res, 0, sizeof c->res);
+    c->forwarded[0] = '\0';
     c->target = keep(c, uri);
     return c;
 }
@@ -220,7 +223,8 @@ static void log_request(const struct daemon_gen *g, struct conn *c,
                         unsigned status)
 {
     struct log_record r = {
-        .client = c->client,
+        .client = c->forwarded[0] ? c->forwarded : c->client,
+        .user = c->res.user[0] ? c->res.user : NULL,
         .time = time(NULL),
         .method = str(c, c->meth),
         .target = str(c, c->target),
@@ -316,10 +320,19 @@ static enum MHD_Result respond(struct daemon *h, struct conn *c,
     size_t scratch = reserve(c, tlen);
     if (scratch == NO_STR)
         return MHD_NO;
-    int rfd = root_fd(h->root);
-    enum MHD_Result ret = respond_request(
-        mc, &g->respond, rfd, root_dir_cache(h->root), c->method,
-        c->buf + c->target, c->buf + scratch, tlen, &c->res);
+    /* the Host picks the site: its root fd, cache and rules (access.c) */
+    struct access_site site;
+    unsigned st =
+        access_site(h->conf->access, h->root, mc, c->buf + c->target, &site);
+    if (st) {
+        enum MHD_Result ret =
+            respond_status(mc, &g->respond, st, c->method, &c->res);
+        log_request(g, c, c->res.status);
+        return ret;
+    }
+    enum MHD_Result ret =
+        respond_request(mc, &g->respond, &site, c->method, c->buf + c->target,
+                        c->buf + scratch, tlen, &c->res);
     if (c->res.status)
         log_request(g, c, c->res.status);
     return ret;
@@ -353,6 +366,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
         c->bad = check_framing(c, mc, version, &body);
         if (!c->bad)
             c->bad = check_host(mc, version);
+        /* behind a trusted proxy: the forwarded client, and its rules */
+        if (!c->bad)
+            c->bad = access_client(h->conf->access, mc, c->forwarded,
+                                   sizeof c->forwarded);
         /*
          * A framing error, or a request that announces a body: answer now.
          * Queued in the first call, libmicrohttpd sends Connection: close
@@ -536,8 +553,9 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 {
     struct daemon *h = cls;
 
-    (void)addr;
-    (void)addrlen;
+    /* --allow/--deny on the peer; counted in the metrics when refused */
+    if (!access_accept(h->conf->access, addr, addrlen))
+        return MHD_NO;
     /*
      * Over the limit, the connection is closed at once: libmicrohttpd's own
      * limit would leave it waiting unanswered in the listen backlog.

@@ -27,6 +27,7 @@ struct daemon_gen {
 
 /* What only a restart changes: the worker pool and its limits. */
 struct daemon_conf {
+    struct access *access; /* sites and access rules, or NULL: the root only */
     unsigned threads;
     unsigned max_connections;
     unsigned max_connections_per_ip; /* 0: unlimited */

@@ -74,6 +74,7 @@ static void policy(struct generation *g, const struct generation_base *b)
                 .n_precompressed = c->precompressed.n,
                 .try_html = c->try_html,
                 .fallback = c->fallback,
+                .error_pages = b->error_pages,
                 /* Timed and counted only when shown. */
                 .resolved = c->metrics || c->server_timing ? b->resolved : NULL,
                 .resolved_arg = b->resolved_arg,

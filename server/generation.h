@@ -23,6 +23,7 @@ struct generation_base {
     struct metrics *metrics;
     files_resolved_fn *resolved; /* after every resolver call, or NULL */
     void *resolved_arg;
+    const struct error_pages *error_pages; /* --error-page (access.c) */
 };
 
 struct generation_log; /* an access log shared by generations */

@@ -257,6 +257,27 @@ static const char *errno_text(int err, char buf[16])
     return buf;
 }
 
+/*
+ * The user of the combined format's %u field: unquoted, so a space and
+ * anything not printable become \xHH and the line still splits on spaces.
+ * A user never logged is "-".
+ */
+static void put_user(struct line *ln, const char *user)
+{
+    if (!user) {
+        putc_(ln, '-');
+        return;
+    }
+    for (const char *p = user; *p && p - user < 256; p++) {
+        unsigned char c = (unsigned char)*p;
+
+        if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
+            put(ln, "\\x%02x", c);
+        else
+            putc_(ln, (char)c);
+    }
+}
+
 static void put_combined(struct line *ln, const struct log_record *r)
 {
     char date[64];
@@ -264,7 +285,9 @@ static void put_combined(struct line *ln, const struct log_record *r)
 
     localtime_r(&r->time, &tm);
     strftime(date, sizeof date, "%d/%b/%Y:%H:%M:%S %z", &tm);
-    put(ln, "%s - - [%s] \"", r->client ? r->client : "-", date);
+    put(ln, "%s - ", r->client ? r->client : "-");
+    put_user(ln, r->user);
+    put(ln, " [%s] \"", date);
     /* The request line, escaped, inside the quotes. */
     struct line tmp = {.len = 0};
     put_str(&tmp, r->method, LOG_COMBINED);
@@ -295,6 +318,8 @@ static void put_json(struct line *ln, const struct log_record *r)
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     put(ln, "{\"time\":\"%s\",\"client\":", date);
     put_str(ln, r->client, LOG_JSON);
+    put_lit(ln, ",\"user\":");
+    put_str(ln, r->user, LOG_JSON);
     put_lit(ln, ",\"method\":");
     put_str(ln, r->method, LOG_JSON);
     put_lit(ln, ",\"target\":");

@@ -16,6 +16,7 @@ enum log_format {
 /* What one request leaves in the log. Strings may be NULL ("-"). */
 struct log_record {
     const char *client; /* address as text */
+    const char *user;   /* the authenticated user (Basic), or NULL */
     time_t time;
     const char *method;
     const char *target; /* raw request-target */

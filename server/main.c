@@ -13,6 +13,7 @@
  * is read with the other checks, before privileges are dropped.
  * Signals are blocked in every thread and read from a signalfd here.
  */
+#include "access.h"
 #include "certs.h"
 #include "conf.h"
 #include "daemon.h"
@@ -147,8 +148,11 @@ static unsigned fd_budget(const struct conf *c)
         if (setrlimit(RLIMIT_NOFILE, &want) == 0)
             rl.rlim_cur = rl.rlim_max;
     }
-    per_thread =
-        rl.rlim_cur > fixed ? (rl.rlim_cur - fixed) / (c->threads + 1) : 0;
+    /* each root (--root and every vhost) has its own cache per thread */
+    per_thread = rl.rlim_cur > fixed
+                     ? (rl.rlim_cur - fixed) / (c->threads + 1) /
+                           (1 + (rlim_t)c->vhost.n)
+                     : 0;
     if (per_thread >= (rlim_t)cache + 3)
         return cache;
     cache = per_thread > 3 ? (unsigned)(per_thread - 3) : 0;
@@ -175,20 +179,23 @@ static int64_t mono_ms(void)
  * waits for "listening on" sees the whole block at once.
  */
 static void print_startup(const struct conf *c, const struct listeners *ls,
-                          const char *backend)
+                          const char *backend, const struct access *a)
 {
     char *buf = NULL, real[PATH_MAX], flags[256];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    bool same = !realpath(c->root, real) || strcmp(real, c->root) == 0;
+    bool same =
+        !c->root || !realpath(c->root, real) || strcmp(real, c->root) == 0;
 
     if (!f)
         return;
     resolver_flags_format(c->confine, flags, sizeof flags);
     for (size_t i = 0; i < ls->n; i++)
         fprintf(f, "beneath: listening on %s\n", ls->v[i].url);
-    fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
-            same ? "" : real, same ? "" : ")");
+    if (c->root)
+        fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
+                same ? "" : real, same ? "" : ")");
+    access_startup(a, f);
     fprintf(f, "beneath: resolver %s\n", backend);
     fprintf(f, "beneath: confine %s\n", flags);
     if (fclose(f) == 0) {
@@ -229,7 +236,9 @@ static void drain(struct daemon *h, int sfd, unsigned timeout)
 struct server {
     struct conf c; /* until the first generation takes it over */
     struct listeners ls;
-    struct root *root;
+    struct root *root;     /* NULL: virtual hosts only */
+    struct access *access; /* sites and access rules (access.h) */
+    unsigned dir_cache;    /* directories per thread's resolver cache */
     struct daemon *d;
     struct metrics metrics;
     struct etag_cache *etags;
@@ -300,7 +309,8 @@ static int check_root(struct server *s)
             snprintf(s->backend + n, sizeof s->backend - n,
                      "; no directory cache (--resolver-cache 0)");
     }
-    err = root_open(c->root, dir_cache, &s->root);
+    s->dir_cache = dir_cache;
+    err = c->root ? root_open(c->root, dir_cache, &s->root) : 0;
     if (err) {
         fprintf(stderr, "beneath: root %s: %s\n", c->root, strerror(-err));
         errors++;
@@ -397,6 +407,7 @@ static int check_generation(struct server *s)
         .metrics = &s->metrics,
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
+        .error_pages = access_error_pages(s->access),
     };
     err = generation_new(&s->c, &s->base, NULL, &g);
     if (err) {
@@ -422,6 +433,13 @@ static int phase_check(struct server *s)
 {
     bool check = s->c.check;
     int errors = check_root(s) + check_user(s), err;
+
+    /* vhosts, address rules, htpasswd, rule files, error pages: from the
+     * start-up configuration (their files are re-read on SIGHUP) */
+    err = access_open(&s->c, s->root, s->dir_cache, &s->metrics, &s->access);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
 
     err = check ? listen_check(&s->c) : listen_open(&s->c, &s->ls);
     if (err == -ENOMEM)
@@ -470,6 +488,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
     int err = -ENOMEM;
 
     *dc = (struct daemon_conf){
+        .access = s->access,
         .threads = c->threads,
         .max_connections = c->max_connections,
         .max_connections_per_ip = c->max_connections_per_ip,
@@ -493,7 +512,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
     free(fds);
     if (err)
         return -1;
-    print_startup(c, &s->ls, s->backend);
+    print_startup(c, &s->ls, s->backend, s->access);
     daemon_started();
     notify_ready();
     return 0;
@@ -524,6 +543,7 @@ static int phase_loop(struct server *s, int argc, char *argv[])
         if (si.ssi_signo == SIGHUP) {
             notify_reloading();
             reload_run(&s->reload);
+            access_reload(s->access);
             notify_ready();
             continue;
         }
@@ -547,6 +567,7 @@ static void server_close(struct server *s)
     live_free(s->live);
     generation_unref(s->boot);
     etag_cache_free(s->etags);
+    access_free(s->access); /* it borrows the root */
     root_close(s->root);
     conf_free(&s->c);
 }

@@ -51,6 +51,9 @@ void metrics_init(struct metrics *m)
         zero(m->resolve[b].bucket, METRICS_N_BUCKETS);
         atomic_init(&m->resolve[b].sum_ns, 0);
     }
+    atomic_init(&m->refused_address, 0);
+    atomic_init(&m->refused_forwarded, 0);
+    atomic_init(&m->auth_failures, 0);
     atomic_init(&m->reply_hits, 0);
     atomic_init(&m->reply_kept, 0);
 }
@@ -100,6 +103,11 @@ void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
 
         add(&m->resolve_errors[e < METRICS_MAX_ERRNO ? e : 0], 1);
     }
+}
+
+void metrics_count(_Atomic uint64_t *counter)
+{
+    add(counter, 1);
 }
 
 uint64_t metrics_now_ns(void)
@@ -224,6 +232,24 @@ static void render_histograms(const struct metrics *m, struct out *o)
     }
 }
 
+static void render_access(const struct metrics *m, struct out *o)
+{
+    put(o,
+        "# HELP beneath_refused_total Connections closed at accept by "
+        "--allow/--deny (address), requests refused for the client behind a "
+        "trusted proxy (forwarded).\n"
+        "# TYPE beneath_refused_total counter\n"
+        "beneath_refused_total{reason=\"address\"} %llu\n"
+        "beneath_refused_total{reason=\"forwarded\"} %llu\n"
+        "# HELP beneath_auth_failures_total Requests answered 401: missing "
+        "or wrong credentials.\n"
+        "# TYPE beneath_auth_failures_total counter\n"
+        "beneath_auth_failures_total %llu\n",
+        (unsigned long long)get(&m->refused_address),
+        (unsigned long long)get(&m->refused_forwarded),
+        (unsigned long long)get(&m->auth_failures));
+}
+
 size_t metrics_render(const struct metrics *m, char *buf, size_t size)
 {
     struct out o = {.buf = buf, .size = size, .len = 0};
@@ -233,6 +259,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t size)
     render_requests(m, &o);
     render_errors(m, &o);
     render_histograms(m, &o);
+    render_access(m, &o);
     render_reply(m, &o);
     return o.len;
 }

@@ -14,6 +14,13 @@
  *                                                  confinement refusals
  *   resolver_duration_seconds{backend="kernel"}    histogram, per backend
  *                                                  (kernel, emulated, lexical)
+ *   refused_total{reason="address"}                counter: connections closed
+ *                                                  at accept by --allow/--deny
+ *   refused_total{reason="forwarded"}              counter: requests refused
+ *                                                  for the client behind a
+ *                                                  --trusted-proxy
+ *   auth_failures_total                            counter: 401 answers to
+ *                                                  wrong or missing credentials
  *   reply_cache_total{result="hit"}                counter; "kept": responses
  *                                                  put into the reply cache
  */
@@ -45,6 +52,9 @@ struct metrics {
     _Atomic uint64_t sent_bytes;
     _Atomic uint64_t resolve_errors[METRICS_MAX_ERRNO + 1];
     struct metrics_histogram resolve[METRICS_N_BACKENDS];
+    _Atomic uint64_t refused_address;   /* connections, at accept */
+    _Atomic uint64_t refused_forwarded; /* requests via a trusted proxy */
+    _Atomic uint64_t auth_failures;     /* 401 answers */
     _Atomic uint64_t reply_hits, reply_kept;
 };
 
@@ -62,6 +72,8 @@ void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes);
 void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
                            uint64_t ns, int ret);
 
+/* metrics_count - add one to @counter (one of the access counters). */
+void metrics_count(_Atomic uint64_t *counter);
 /*
  * metrics_count_reply - a response answered from the reply cache (@hit), or
  * one put into it.

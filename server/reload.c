@@ -27,6 +27,18 @@ extern char **environ;
 
 /* Options the running daemons cannot take without a restart. */
 static const char *const restart_only[] = {
+    /* access.c's sites and rules (their files are re-read on SIGHUP) */
+    "allow",
+    "auth",
+    "auth-realm",
+    "deny",
+    "error-page",
+    "headers-file",
+    "redirects",
+    "site-files",
+    "trusted-proxy",
+    "vhost",
+    /* the daemons */
     "etag",
     "header-timeout",
     "listen",
@@ -79,7 +91,7 @@ static bool reloads_cert(const struct reload *r)
 static void keep_old(struct reload *r, const char *why, bool root_tried)
 {
     const struct conf *c = &r->cur->c;
-    int err = root_tried ? 0 : root_reload(r->root);
+    int err = root_tried || !r->root ? 0 : root_reload(r->root);
 
     fprintf(stderr, "beneath: SIGHUP: %s; keeping the old configuration\n",
             why);
@@ -88,7 +100,7 @@ static void keep_old(struct reload *r, const char *why, bool root_tried)
                 "beneath: SIGHUP: cannot reopen the root %s: %s; keeping the "
                 "old root\n",
                 c->root, strerror(-err));
-    else if (!root_tried)
+    else if (!root_tried && r->root)
         fprintf(stderr, "beneath: SIGHUP: root %s reopened\n", c->root);
     err = log_reopen(r->cur->d.log);
     if (err)
@@ -131,9 +143,18 @@ static void report(const struct reload *r, const struct generation *g)
 static int switch_root(struct reload *r, const struct generation *g)
 {
     const char *path = g->c.root;
+    char why[512];
+
+    /* virtual hosts only (access.c): no --root, before or after */
+    if (!path || !r->root) {
+        if (!path && !r->root)
+            return 0;
+        keep_old(r, "adding or removing --root beside --vhost needs a restart",
+                 false);
+        return -EINVAL;
+    }
     bool moved = strcmp(path, r->cur->c.root) != 0;
     int err = moved ? root_move(r->root, path) : root_reload(r->root);
-    char why[512];
 
     if (err) {
         snprintf(why, sizeof why, "root %s: %s", path, strerror(-err));

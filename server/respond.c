@@ -24,6 +24,7 @@
 #include "status.h"
 #include "target.h"
 #include "tls.h"
+#include "urlpath.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +42,11 @@ struct req {
     struct plan *plan; /* NULL for answers decided before any lookup */
     bool vary_accept;  /* the listing depends on Accept */
     bool tls;          /* the connection is HTTPS */
+    /* access rules (access.h); all NULL without any */
+    const struct access_view *av;
+    const char *norm;                /* the normalised request path */
+    const char *challenge;           /* WWW-Authenticate of a 401 */
+    const struct access_headers *ah; /* headers files' headers for norm */
 };
 
 static const char *header(struct req *r, const char *name)
@@ -54,10 +60,14 @@ static void common_headers(struct req *r, struct MHD_Response *resp)
     const struct headers_opt *h = r->conf->headers;
     bool vary_encoding = r->plan && r->plan->vary_encoding;
 
-    if (!h || !headers_opt_find(h, "X-Content-Type-Options"))
+    if ((!h || !headers_opt_find(h, "X-Content-Type-Options")) &&
+        !(r->ah && access_headers_drop(r->ah, "X-Content-Type-Options")))
         MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     for (size_t i = 0; h && i < h->n; i++)
-        MHD_add_response_header(resp, h->v[i].name, h->v[i].value);
+        if (!r->ah || !access_headers_drop(r->ah, h->v[i].name))
+            MHD_add_response_header(resp, h->v[i].name, h->v[i].value);
+    if (r->ah)
+        access_headers_add(r->ah, resp);
     if (vary_encoding || r->vary_accept)
         MHD_add_response_header(resp, "Vary",
                                 vary_encoding && r->vary_accept
@@ -108,6 +118,8 @@ static enum MHD_Result queue(struct req *r, unsigned status,
     if (!resp)
         return MHD_NO;
     common_headers(r, resp);
+    if (status == STATUS_UNAUTHORIZED && r->challenge)
+        MHD_add_response_header(resp, "WWW-Authenticate", r->challenge);
     return deliver(r, status, resp, body, false);
 }
 
@@ -295,7 +307,9 @@ static bool reusable(struct req *r)
            !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
            p->st.st_size > 0 &&
            (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
-           !header(r, "Want-Repr-Digest");
+           !header(r, "Want-Repr-Digest") &&
+           /* headers files give headers by request path, not by file */
+           !(r->ah && access_headers_any(r->ah));
 }
 
 /* The headers of a file's response. */
@@ -366,8 +380,12 @@ static enum MHD_Result file(struct req *r)
     struct etag_value ev = {0};
     const char *range;
     const char *type = mime_type(p->name);
+    /* a headers file's Cache-Control for the path wins over --cache */
     const char *cc =
-        r->conf->cache ? cache_rules_match(r->conf->cache, p->name) : NULL;
+        r->conf->cache &&
+                !(r->ah && access_headers_sets(r->ah, "Cache-Control"))
+            ? cache_rules_match(r->conf->cache, p->name)
+            : NULL;
     bool reuse = reusable(r);
     struct reply_hit hit = {0};
 
@@ -428,7 +446,7 @@ static enum MHD_Result file(struct req *r)
     return queue(r, status, resp, len);
 }
 
-/* A file sent whole as the body of an error status (/404.html). */
+/* A file sent whole as the body of an error status (an error page). */
 static enum MHD_Result page(struct req *r)
 {
     struct plan *p = r->plan;
@@ -439,7 +457,7 @@ static enum MHD_Result page(struct req *r)
     if (!resp)
         return simple(r, p->status);
     p->fd = -1; /* the response owns it now */
-    MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
+    MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
     return queue(r, p->status, resp, size);
 }
 
@@ -473,20 +491,30 @@ static enum MHD_Result listing(struct req *r)
     return queue(r, STATUS_OK, resp, len);
 }
 
-static enum MHD_Result redirect(struct req *r)
+/* A redirect with @status to @location, and a small body naming it. */
+static enum MHD_Result redirect_to(struct req *r, unsigned status,
+                                   const char *location)
 {
-    static const char html[] = "<!DOCTYPE html>\n<html><head><title>301 Moved "
-                               "Permanently</title></head><body><h1>301 Moved "
-                               "Permanently</h1></body></html>\n";
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        sizeof html - 1, (void *)(uintptr_t)html, MHD_RESPMEM_PERSISTENT);
+    char html[256];
+    int n = snprintf(html, sizeof html,
+                     "<!DOCTYPE html>\n<html><head><title>%u %s</title>"
+                     "</head><body><h1>%u %s</h1></body></html>\n",
+                     status, status_reason((int)status), status,
+                     status_reason((int)status));
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer((size_t)n, html, MHD_RESPMEM_MUST_COPY);
 
     if (resp) {
-        MHD_add_response_header(resp, "Location", r->plan->location);
+        MHD_add_response_header(resp, "Location", location);
         MHD_add_response_header(resp, "Content-Type",
                                 "text/html; charset=utf-8");
     }
-    return queue(r, STATUS_MOVED_PERMANENTLY, resp, sizeof html - 1);
+    return queue(r, status, resp, (uint64_t)n);
+}
+
+static enum MHD_Result redirect(struct req *r)
+{
+    return redirect_to(r, STATUS_MOVED_PERMANENTLY, r->plan->location);
 }
 
 /* Emit @r->plan, then release it. */
@@ -568,9 +596,121 @@ enum MHD_Result respond_status(struct MHD_Connection *c,
     return simple(&r, status);
 }
 
+/* Emit the plan @p (the caller's) as @r's, then forget it. */
+static enum MHD_Result emit_plan(struct req *r, struct plan *p)
+{
+    enum MHD_Result ret;
+
+    r->plan = p;
+    ret = emit(r);
+    r->plan = NULL;
+    return ret;
+}
+
+/* The built-in answer (or error page) for @status, decided before lookup. */
+static enum MHD_Result status_page(struct req *r, struct files_request *rq,
+                                   unsigned status)
+{
+    struct plan p;
+
+    files_lookup_status(&r->conf->files, rq, status, &p);
+    return emit_plan(r, &p);
+}
+
+/* Look @rq up and emit it; a site's own rule file is answered 404. */
+static enum MHD_Result lookup_emit(struct req *r, struct files_request *rq)
+{
+    struct plan p;
+
+    files_lookup(&r->conf->files, rq, &p);
+    if (r->av && p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
+        plan_close(&p);
+        return status_page(r, rq, STATUS_NOT_FOUND);
+    }
+    return emit_plan(r, &p);
+}
+
+/*
+ * A 200 rewrite: @url (a raw path with placeholders already substituted)
+ * is decoded like a request-target and served under the requested URL,
+ * after the same authentication and hidden-file checks as a request.
+ */
+static enum MHD_Result rewrite(struct req *r, struct files_request *rq,
+                               unsigned flags, const char *url)
+{
+    size_t len = strlen(url) + 1;
+    char *buf = malloc(len), *norm = malloc(len + 2);
+    struct target t;
+    enum MHD_Result ret;
+    int status = buf && norm ? target_decode(url, flags, buf, len, &t)
+                             : STATUS_INTERNAL_SERVER_ERROR;
+
+    if (!status && urlpath_normalize(t.path, t.slash, norm, len + 2) != 0)
+        status = STATUS_NOT_FOUND;
+    if (!status)
+        status = (int)access_auth(r->av, norm, header(r, "Authorization"),
+                                  r->res->user, sizeof r->res->user);
+    if (status == STATUS_UNAUTHORIZED)
+        r->challenge = access_challenge(r->av);
+    if (!status && access_hidden_name(r->av, norm))
+        status = STATUS_NOT_FOUND;
+    if (status) {
+        ret = status_page(r, rq, (unsigned)status);
+    } else {
+        rq->target = &t;
+        ret = lookup_emit(r, rq);
+    }
+    free(norm);
+    free(buf);
+    return ret;
+}
+
+/*
+ * The request with rules (access.h): the site's own rule files are 404,
+ * then the first redirect or rewrite rule applies, unless the path has
+ * something to serve and the rule is not forced (Netlify's shadowing).
+ */
+static enum MHD_Result with_rules(struct req *r, struct files_request *rq,
+                                  unsigned flags, const struct target *t)
+{
+    struct access_target at;
+    enum MHD_Result ret;
+    int k;
+
+    if (access_hidden_name(r->av, r->norm))
+        return status_page(r, rq, STATUS_NOT_FOUND);
+    k = access_redirect(r->av, r->norm, t->query, &at);
+    if (k < 0)
+        return status_page(r, rq, STATUS_INTERNAL_SERVER_ERROR);
+    if (k == 0)
+        return lookup_emit(r, rq);
+    if (!at.force) {
+        struct plan p;
+
+        rq->bare = true;
+        files_lookup(&r->conf->files, rq, &p);
+        rq->bare = false;
+        if (p.status != STATUS_NOT_FOUND) {
+            free(at.url);
+            if (p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
+                plan_close(&p);
+                return status_page(r, rq, STATUS_NOT_FOUND);
+            }
+            return emit_plan(r, &p);
+        }
+        plan_close(&p);
+    }
+    if (at.status == STATUS_OK)
+        ret = rewrite(r, rq, flags, at.url);
+    else
+        ret = redirect_to(r, at.status, at.url);
+    free(at.url);
+    return ret;
+}
+
 enum MHD_Result respond_request(struct MHD_Connection *c,
-                                const struct respond_conf *conf, int root_fd,
-                                struct resolver_cache *dir_cache,
+                                const struct respond_conf *conf,
+                                const struct access_site *site,
                                 enum http_method method, const char *raw,
                                 char *buf, size_t size,
                                 struct respond_result *res)
@@ -579,15 +719,18 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
                     .conf = conf,
                     .method = method,
                     .res = res,
-                    .tls = tls_connection(c)};
+                    .tls = tls_connection(c),
+                    .av = site->view.a ? &site->view : NULL};
     struct target t;
-    struct plan p;
     struct files_request rq = {
-        .root_fd = root_fd,
-        .cache = dir_cache,
+        .root_fd = site->root_fd,
+        .cache = site->dir_cache,
         .method = method,
         .target = &t,
     };
+    struct access_headers ah;
+    char *norm = NULL, small[512];
+    enum MHD_Result ret;
 
     memset(res, 0, sizeof *res);
     if (method == HTTP_OTHER)
@@ -595,21 +738,42 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
     unsigned flags = (method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
                      (conf->files.dotfiles ? 0 : TARGET_DENY_DOTFILES);
     int status = target_decode(raw, flags, buf, size, &t);
-    if (status) {
-        r.plan = &p;
-        files_lookup_status(&conf->files, &rq, (unsigned)status, &p);
-        return emit(&r);
-    }
+    if (status)
+        return status_page(&r, &rq, (unsigned)status);
     if (method == HTTP_OPTIONS)
         return options(&r);
     if (conf->health && strcmp(t.path, conf->health) == 0)
         return builtin(&r, false);
+    if (r.av) {
+        /* rules match the lexically normalised path: /a/../b is /b */
+        size_t need = strlen(t.path) + 3;
+        char *np = need <= sizeof small ? small : (norm = malloc(need));
+
+        if (!np || urlpath_normalize(t.path, t.slash, np, need)) {
+            free(norm);
+            return status_page(&r, &rq, STATUS_INTERNAL_SERVER_ERROR);
+        }
+        r.norm = np;
+        access_headers(r.av, np, &ah);
+        r.ah = &ah;
+        status = (int)access_auth(r.av, np, header(&r, "Authorization"),
+                                  res->user, sizeof res->user);
+        if (status) {
+            r.challenge = access_challenge(r.av);
+            ret = status_page(&r, &rq, (unsigned)status);
+            free(norm);
+            return ret;
+        }
+    }
     if (conf->metrics_path && conf->metrics &&
-        strcmp(t.path, conf->metrics_path) == 0)
-        return builtin(&r, true);
+        strcmp(t.path, conf->metrics_path) == 0) {
+        ret = builtin(&r, true);
+        free(norm);
+        return ret;
+    }
     rq.accept = header(&r, "Accept");
     rq.accept_encoding = header(&r, "Accept-Encoding");
-    r.plan = &p;
-    files_lookup(&conf->files, &rq, &p);
-    return emit(&r);
+    ret = r.av ? with_rules(&r, &rq, flags, &t) : lookup_emit(&r, &rq);
+    free(norm);
+    return ret;
 }

@@ -11,6 +11,7 @@
 #ifndef RESPOND_H
 #define RESPOND_H
 
+#include "access.h"
 #include "cache_rules.h"
 #include "etag_cache.h"
 #include "headers_opt.h"
@@ -40,6 +41,7 @@ struct respond_conf {
 /* What was answered, for the access log. */
 struct respond_result {
     unsigned status;
+    char user[128];                /* authenticated user (Basic), or "" */
     uint64_t bytes;                /* body bytes queued (0 for HEAD, 304) */
     int err;                       /* errno of a refusal or failure, or 0 */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
@@ -54,9 +56,10 @@ struct respond_result {
 /*
  * respond_request - build and queue the response to one request.
  * @c: the connection (for request headers and MHD_queue_response).
- * @root_fd: the document root, borrowed (< 0: -errno, answered as such).
- * @dir_cache: the calling thread's resolver directory cache for @root_fd, or
- *             NULL.
+ * @site: the request's site (access_site): its root fd, borrowed (< 0:
+ *        -errno, answered as such), the thread's directory cache for it,
+ *        and the rules the request sees (authentication, redirects,
+ *        headers files; none when site->view.a is NULL).
  * @raw: the raw request-target; @buf of @size >= strlen(@raw) + 1 bytes is
  *       scratch space for the decoded path.
  * @res: filled with what was answered.
@@ -65,8 +68,8 @@ struct respond_result {
  * built: MHD then closes the connection).
  */
 enum MHD_Result respond_request(struct MHD_Connection *c,
-                                const struct respond_conf *conf, int root_fd,
-                                struct resolver_cache *dir_cache,
+                                const struct respond_conf *conf,
+                                const struct access_site *site,
                                 enum http_method method, const char *raw,
                                 char *buf, size_t size,
                                 struct respond_result *res);

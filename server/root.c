@@ -174,6 +174,15 @@ int root_fd(struct root *r)
     return c->g->fd;
 }
 
+int root_dup(struct root *r)
+{
+    pthread_mutex_lock(&r->lock);
+    int fd = fcntl(r->cur->fd, F_DUPFD_CLOEXEC, 0);
+    int err = fd < 0 ? -errno : 0;
+    pthread_mutex_unlock(&r->lock);
+    return fd < 0 ? err : fd;
+}
+
 struct resolver_cache *root_dir_cache(struct root *r)
 {
     struct cache *c = pthread_getspecific(r->key);

@@ -58,6 +58,16 @@ int root_fd(struct root *r);
 struct resolver_cache *root_dir_cache(struct root *r);
 
 /*
+ * root_dup - a new fd (O_CLOEXEC, owned by the caller) for the current
+ * root generation, without taking a thread reference: for reading files of
+ * the site itself (_redirects, _headers) through the resolver at start-up
+ * and on reload.
+ *
+ * Returns an fd, or -errno of fcntl(F_DUPFD_CLOEXEC).
+ */
+int root_dup(struct root *r);
+
+/*
  * root_close - release @r. Every thread that called root_fd must have exited
  * (MHD stopped). NULL is accepted.
  */

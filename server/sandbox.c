@@ -476,7 +476,14 @@ static int landlock_raise(struct walls *w, const struct conf *c,
         return -1;
     }
 
-    add_root(w, c->root);
+    if (c->root)
+        add_root(w, c->root);
+    for (size_t i = 0; i < c->vhost.n; i++)
+        add_root(w, conf_item_path(c->vhost.v[i]));
+    for (size_t i = 0; i < c->auth.n; i++)
+        add_reread(w, "auth", conf_item_path(c->auth.v[i]));
+    add_reread(w, "redirects", c->redirects);
+    add_reread(w, "headers-file", c->headers_file);
     add_reread(w, "tls-cert", c->tls_cert);
     add_reread(w, "tls-key", c->tls_key);
     add_reread(w, "tls-key-password-file", c->tls_key_password_file);

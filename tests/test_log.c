@@ -73,11 +73,34 @@ START_TEST(json)
     char *s = one_record(LOG_JSON, &rec);
 
     ck_assert_str_eq(
-        s, "{\"time\":\"1994-11-06T08:49:37Z\",\"client\":\"127.0.0.1\","
-           "\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
-           "\"protocol\":\"HTTP/1.1\",\"status\":403,\"bytes\":12,"
-           "\"referer\":null,\"agent\":\"curl/8\",\"resolver\":\"kernel\","
-           "\"errno\":\"EXDEV\"}\n");
+        s,
+        "{\"time\":\"1994-11-06T08:49:37Z\",\"client\":\"127.0.0.1\","
+        "\"user\":null,\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
+        "\"protocol\":\"HTTP/1.1\",\"status\":403,\"bytes\":12,"
+        "\"referer\":null,\"agent\":\"curl/8\",\"resolver\":\"kernel\","
+        "\"errno\":\"EXDEV\"}\n");
+}
+END_TEST
+
+/* The user of Basic authentication: %u in combined (escaped, unquoted). */
+START_TEST(user_field)
+{
+    struct log *l;
+    struct log_record r = rec;
+
+    r.user = "ann marie\"";
+    ck_assert_int_eq(log_open(path, LOG_COMBINED, &l), 0);
+    log_write(l, &r);
+    log_close(l);
+    char *s = slurp(path);
+    ck_assert_ptr_nonnull(strstr(s, "127.0.0.1 - ann\\x20marie\\x22 ["));
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(log_open(path, LOG_JSON, &l), 0);
+    log_write(l, &r);
+    log_close(l);
+    s = slurp(path);
+    ck_assert_ptr_nonnull(
+        strstr(s, "\"client\":\"127.0.0.1\",\"user\":\"ann marie\\\"\","));
 }
 END_TEST
 
@@ -131,5 +154,5 @@ END_TEST
 const struct check_main check_main = {
     .suite = "log",
     .tcases = {{"lines", setup, fixture_dir_teardown,
-                .tests = {&combined, &json, &long_fields_are_cut,
+                .tests = {&combined, &json, &user_field, &long_fields_are_cut,
                           &reopen_after_rotation, &open_errors}}}};

@@ -146,7 +146,27 @@ START_TEST(format_is_prometheus_text)
         if (strchr(line, '{') != NULL)
             ck_assert_msg(sp[-1] == '}', "labels in: %s", line);
     }
-    ck_assert_int_eq(types, 5);
+    ck_assert_int_eq(types, 7); /* 5 + refused_total, auth_failures_total */
+    free(text);
+}
+END_TEST
+
+/* The access counters: refusals by reason, 401 answers. */
+START_TEST(access_counters)
+{
+    char *text;
+    size_t len;
+
+    metrics_count(&m.refused_address);
+    metrics_count(&m.refused_address);
+    metrics_count(&m.refused_forwarded);
+    metrics_count(&m.auth_failures);
+    text = metrics_render_alloc(&m, &len);
+    ck_assert_ptr_nonnull(
+        strstr(text, "\nbeneath_refused_total{reason=\"address\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "\nbeneath_refused_total{reason=\"forwarded\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\nbeneath_auth_failures_total 1\n"));
     free(text);
 }
 END_TEST
@@ -220,7 +240,8 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "metrics",
-    .tcases = {{"core", setup, NULL,
-                .tests = {&render_counts, &format_is_prometheus_text,
-                          &render_truncates_like_snprintf,
-                          &concurrent_counts_exact, &clock_moves_forward}}}};
+    .tcases = {
+        {"core", setup, NULL,
+         .tests = {&render_counts, &access_counters, &format_is_prometheus_text,
+                   &render_truncates_like_snprintf, &concurrent_counts_exact,
+                   &clock_moves_forward}}}};

@@ -88,7 +88,8 @@ enum conf_sandbox {
 };
 
 struct conf {
-    char *root; /* document root path (also the positional ROOT) */
+    char *root; /* document root path (also the positional ROOT); NULL
+                   only with vhost items and no root given */
     struct conf_listen *listen;
     size_t n_listen;
     enum resolver_backend resolver; /* AUTO, KERNEL, EMULATED or LEXICAL */
@@ -132,9 +133,26 @@ struct conf {
     char *health;   /* root-relative URL path answering 200, or NULL */
     char *metrics;  /* root-relative URL path of Prometheus metrics, or NULL */
     char *probe;    /* --probe URL: check a running server, exit (an action) */
+    /*
+     * Access (docs/access.md); syntax-checked here, loaded by the server.
+     * Files the server opens by path, which a sandbox must allow: the
+     * HTPASSWD of each auth item and the ROOT of each vhost item (both
+     * conf_item_path), redirects and headers_file.
+     */
+    struct conf_strv auth;          /* "GLOBS=HTPASSWD", first match wins */
+    char *auth_realm;               /* the Basic realm */
+    struct conf_strv allow;         /* "CIDR[,CIDR...]" each */
+    struct conf_strv deny;          /* "CIDR[,CIDR...]" each */
+    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...]" each */
+    struct conf_strv vhost;         /* "NAME=ROOT" */
+    char *redirects;                /* a _redirects-syntax file, or NULL */
+    char *headers_file;             /* a _headers-syntax file, or NULL */
+    struct conf_strv error_page;    /* "CODES=FILE" */
+
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
     bool server_timing;    /* Server-Timing: resolve;dur=MS */
+    bool site_files; /* access: read /_redirects, /_headers from each root */
 
     /* actions */
     bool check;
@@ -240,6 +258,12 @@ struct conf_option_doc {
  * Returns 0, or -ENOENT when @i is past the last row.
  */
 int conf_option_doc(size_t i, struct conf_option_doc *d);
+
+/*
+ * conf_item_path - the path of an auth ("GLOBS=HTPASSWD") or vhost
+ * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
+ */
+const char *conf_item_path(const char *item);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

@@ -6,6 +6,7 @@
  * listen.c) does the parsing, printing and releasing. Defaults are strings in
  * the syntax a user writes, parsed by the row's own type.
  */
+#include "access_checks.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -57,6 +58,35 @@ const struct opt opts[] = {
      .dflt = "-",
      .metavar = "PATH|-|off",
      .help = "access log file; - is standard output, off disables it"},
+    {.name = "allow",
+     .type = &t_items,
+     .off = OFF(allow),
+     .metavar = "CIDR[,CIDR...]",
+     .dflt_help = "everyone",
+     .help = "accept connections only from these IPv4/IPv6 networks "
+             "(checked at accept; via --trusted-proxy, per request); "
+             "repeatable",
+     .check = conf_check_cidrs,
+     .flags = OPT_REPEAT},
+    {.name = "auth",
+     .type = &t_items,
+     .off = OFF(auth),
+     .metavar = "GLOBS=HTPASSWD",
+     .dflt_help = "none",
+     .help = "require HTTP Basic authentication for paths matching a comma "
+             "list of globs (\"/**\" for the whole site) from the users of "
+             "an htpasswd file (bcrypt, SHA-512-crypt or yescrypt); first "
+             "match wins; the file is re-read on SIGHUP; repeatable (in "
+             "BENEATH_AUTH: separated by spaces)",
+     .check = conf_check_auth,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
+    {.name = "auth-realm",
+     .type = &t_string,
+     .off = OFF(auth_realm),
+     .dflt = "beneath",
+     .metavar = "TEXT",
+     .help = "the realm of the Basic authentication challenge",
+     .check = conf_check_realm},
     {.name = "cache",
      .type = &t_cache,
      .off = OFF(cache),
@@ -90,6 +120,15 @@ const struct opt opts[] = {
      .help = "resolver flags: beneath, in-root, no-xdev, no-symlinks, "
              "no-magiclinks, no-jumps (beneath excludes in-root; none: "
              "unconfined)"},
+    {.name = "deny",
+     .type = &t_items,
+     .off = OFF(deny),
+     .metavar = "CIDR[,CIDR...]",
+     .dflt_help = "none",
+     .help = "refuse connections from these networks (wins over --allow); "
+             "repeatable",
+     .check = conf_check_cidrs,
+     .flags = OPT_REPEAT},
     {.name = "dotfiles",
      .type = &t_enum,
      .off = OFF(dotfiles),
@@ -97,6 +136,16 @@ const struct opt opts[] = {
      .names = dotfiles_names,
      .help = "serve names starting with '.' (/.well-known/ is always "
              "allowed)"},
+    {.name = "error-page",
+     .type = &t_items,
+     .off = OFF(error_page),
+     .metavar = "CODES=FILE",
+     .dflt_help = "/404.html for 404",
+     .help = "send FILE (under the root) as the body of these error "
+             "statuses, e.g. 403,404=/errors/4xx.html; repeatable (in "
+             "BENEATH_ERROR_PAGE: separated by spaces)",
+     .check = conf_check_error_page,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
     {.name = "etag",
      .type = &t_enum,
      .off = OFF(etag),
@@ -126,6 +175,13 @@ const struct opt opts[] = {
      .max = 3600,
      .help = "seconds a client has to send a request's headers (s/m/h "
              "suffix allowed)"},
+    {.name = "headers-file",
+     .type = &t_path,
+     .off = OFF(headers_file),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "response headers by path, in the _headers syntax of Netlify "
+             "and Cloudflare Pages; re-read on SIGHUP"},
     {.name = "health",
      .type = &t_urlpath,
      .off = OFF(health),
@@ -224,6 +280,13 @@ const struct opt opts[] = {
              "print one line, exit 0 on a 2xx or 3xx answer within 5 s, "
              "else 1; reads no config file or environment",
      .flags = OPT_CLI_ONLY},
+    {.name = "redirects",
+     .type = &t_path,
+     .off = OFF(redirects),
+     .metavar = "FILE",
+     .dflt_help = "none",
+     .help = "redirect and rewrite rules in the _redirects syntax of Netlify "
+             "and Cloudflare Pages; re-read on SIGHUP"},
     {.name = "resolver",
      .type = &t_backend,
      .off = OFF(resolver),
@@ -244,9 +307,8 @@ const struct opt opts[] = {
     {.name = "root",
      .type = &t_path,
      .off = OFF(root),
-     .dflt = ".",
      .metavar = "DIR",
-     .dflt_help = "the current directory",
+     .dflt_help = "the current directory; none with --vhost",
      .help = "document root; also the positional ROOT"},
     {.name = "sandbox",
      .type = &t_enum,
@@ -276,6 +338,12 @@ const struct opt opts[] = {
      .min = 0,
      .max = 3600,
      .help = "seconds to finish requests in flight on SIGTERM/SIGINT"},
+    {.name = "site-files",
+     .type = &t_bool,
+     .off = OFF(site_files),
+     .dflt = "off",
+     .help = "also read /_redirects and /_headers from each site's root "
+             "(through the resolver; never served)"},
     {.name = "threads",
      .type = &t_uint,
      .off = OFF(threads),
@@ -322,6 +390,16 @@ const struct opt opts[] = {
      .dflt = "off",
      .help = "make an in-memory self-signed certificate for localhost, "
              "127.0.0.1 and ::1 at start-up (local work)"},
+    {.name = "trusted-proxy",
+     .type = &t_items,
+     .off = OFF(trusted_proxy),
+     .metavar = "CIDR[,CIDR...]",
+     .dflt_help = "none",
+     .help = "from these peers only, the client address is taken from "
+             "Forwarded or X-Forwarded-For (rightmost untrusted hop), for "
+             "logs and --allow/--deny; repeatable",
+     .check = conf_check_cidrs,
+     .flags = OPT_REPEAT},
     {.name = "try-html",
      .type = &t_bool,
      .off = OFF(try_html),
@@ -339,6 +417,16 @@ const struct opt opts[] = {
      .off = OFF(version),
      .help = "show the version and exit",
      .flags = OPT_CLI_ONLY},
+    {.name = "vhost",
+     .type = &t_items,
+     .off = OFF(vhost),
+     .metavar = "NAME=ROOT",
+     .dflt_help = "none",
+     .help = "serve requests whose Host is NAME (exact or *.SUFFIX) from "
+             "ROOT; others from --root, or 421 without one; repeatable (in "
+             "BENEATH_VHOST: separated by spaces)",
+     .check = conf_check_vhost,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
 };
 
 const size_t n_opts = N_ELEMS(opts);

@@ -4,8 +4,8 @@
  *
  * Security decisions, all here:
  * - Every path, including the index file, the sidecars, path.html, the
- *   fallback and 404.html, is opened by the confined resolver from the root
- *   fd; nothing is joined into a string path and opened, and nothing is
+ *   fallback and the error pages, is opened by the confined resolver from the
+ * root fd; nothing is joined into a string path and opened, and nothing is
  *   stat()ed by name. An index file is opened from the root again, not from
  *   the directory's fd: one rule for every path.
  * - O_NONBLOCK: a FIFO in the tree must never block a worker. It has no
@@ -227,20 +227,27 @@ static bool fallback(struct lookup *l)
     return true;
 }
 
-/* A 404 page from /404.html when the root has a non-empty one. */
-static bool not_found_page(struct lookup *l)
+/*
+ * The error page of @status: its --error-page file, or for 404 /404.html
+ * (non-empty), when the root has it; sent with @status.
+ */
+static bool error_page(struct lookup *l, unsigned status)
 {
+    const char *path = error_pages_find(l->conf->error_pages, status);
     struct stat st;
-    int fd = open_regular(l, "404.html", &st, false);
+    int fd;
 
+    if (!path && status != STATUS_NOT_FOUND)
+        return false;
+    fd = open_regular(l, path ? path : "404.html", &st, false);
     if (fd < 0)
         return false;
-    if (st.st_size == 0) {
+    if (!path && st.st_size == 0) {
         close(fd);
         return false;
     }
-    set_name(l->p, "404.html");
-    take_fd(l->p, PLAN_PAGE, STATUS_NOT_FOUND, fd, &st);
+    set_name(l->p, path ? path : "404.html");
+    take_fd(l->p, PLAN_PAGE, status, fd, &st);
     return true;
 }
 
@@ -248,8 +255,8 @@ static void fail(struct lookup *l, unsigned status)
 {
     struct plan *p = l->p;
 
-    if (status == STATUS_NOT_FOUND && l->rq->root_fd >= 0 &&
-        (fallback(l) || not_found_page(l)))
+    if (l->rq->root_fd >= 0 && !l->rq->bare &&
+        ((status == STATUS_NOT_FOUND && fallback(l)) || error_page(l, status)))
         return;
     if (p->fd >= 0)
         close(p->fd);

@@ -13,6 +13,7 @@
 #ifndef FILES_LOOKUP_H
 #define FILES_LOOKUP_H
 
+#include "error_pages.h"
 #include "method.h"
 #include "negotiate.h"
 #include "resolver.h"
@@ -40,8 +41,9 @@ struct files_conf {
     bool dotfiles;                                /* allow hidden files */
     const enum negotiate_encoding *precompressed; /* sidecar preference */
     size_t n_precompressed;
-    bool try_html;               /* /guide -> guide.html */
-    const char *fallback;        /* root-relative file for 404 GETs, or NULL */
+    bool try_html;        /* /guide -> guide.html */
+    const char *fallback; /* root-relative file for 404 GETs, or NULL */
+    const struct error_pages *error_pages; /* --error-page, or NULL */
     files_resolved_fn *resolved; /* or NULL: resolutions are not timed */
     void *resolved_arg;
 };
@@ -54,12 +56,15 @@ struct files_request {
     const struct target *target;
     const char *accept;          /* Accept header, or NULL */
     const char *accept_encoding; /* Accept-Encoding header, or NULL */
+    bool bare;                   /* a 404 stays a bare 404 (no fallback, no
+                                    error page): the caller decides */
 };
 
 enum plan_kind {
     PLAN_STATUS,   /* a built-in body for status */
     PLAN_FILE,     /* fd: a regular file, 200 with validators and Range */
-    PLAN_PAGE,     /* fd: a regular file sent as the body of status (404) */
+    PLAN_PAGE,     /* fd: a regular file sent as the body of status (an
+                      error page: --error-page, /404.html) */
     PLAN_LISTING,  /* fd: a directory to list */
     PLAN_REDIRECT, /* 301 to location */
 };
@@ -91,8 +96,9 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
 
 /*
  * files_lookup_status - the plan for @status decided before any path was
- * looked at (a bad target, 405 ...): for 404 the fallback or the 404 page
- * when the root has them, else a built-in body.
+ * looked at (a bad target, 405, 401 ...): for 404 the fallback, then the
+ * status's --error-page (for 404 by default /404.html) when the root has
+ * it, else a built-in body.
  */
 void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,

@@ -7,16 +7,8 @@
  * Rules are tried in the order given; the first rule with a matching glob
  * wins; when none matches, the default (if set) applies.
  *
- * Glob semantics, matched against the request path relative to the root
- * (no leading '/', as decoded, e.g. "assets/app.3f2a.js"):
- * - A glob without '/' matches the last component only, at any depth:
- *   "*.css" matches "site.css" and "a/b/site.css".
- * - A glob with '/' matches the whole path, component by component (a leading
- *   '/' is ignored). Within a component, '*', '?' and '[...]' are fnmatch(3)
- *   patterns (no FNM_PERIOD: dotfiles are the dotfile policy's business), so
- *   they never cross a '/' (FNM_PATHNAME semantics).
- * - A component "**" matches zero or more whole components (see below);
- *   "**" elsewhere in a component ("a**b") is an error.
+ * The globs are glob.h's: "*.css" matches the last component at any depth,
+ * a glob with '/' the whole path, "**" any number of whole components.
  */
 // --cache "*.css,*.js=max-age=31536000, immutable"
 // --cache "assets/**=max-age=31536000, immutable"   (hashed-asset folder)

@@ -64,6 +64,12 @@ out_free:
 int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
                     size_t err_size)
 {
+    return headers_opt_add_flags(h, spec, 0, err, err_size);
+}
+
+int headers_opt_add_flags(struct headers_opt *h, const char *spec,
+                          unsigned flags, char *err, size_t err_size)
+{
     const char *colon = strchr(spec, ':');
     const char *v, *end;
     size_t name_len;
@@ -81,7 +87,8 @@ int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
             return -EINVAL;
         }
     }
-    if (name_len == strlen("Cache-Control") &&
+    if (!(flags & HEADERS_OPT_CACHE_CONTROL) &&
+        name_len == strlen("Cache-Control") &&
         strncasecmp(spec, "Cache-Control", name_len) == 0) {
         errbuf_say(err, err_size, "%s",
                    "Cache-Control comes from --cache and --cache-default");

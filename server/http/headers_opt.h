@@ -46,6 +46,17 @@ struct headers_opt {
 int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
                     size_t err_size);
 
+/* Cache-Control is accepted (a _headers file sets it by path). */
+#define HEADERS_OPT_CACHE_CONTROL 0x1
+
+/*
+ * headers_opt_add_flags - headers_opt_add, with HEADERS_OPT_* @flags.
+ *
+ * Returns what headers_opt_add returns.
+ */
+int headers_opt_add_flags(struct headers_opt *h, const char *spec,
+                          unsigned flags, char *err, size_t err_size);
+
 /*
  * headers_opt_add_security - append the --security-headers set, skipping
  * names already in @h. Call after every --header was added.

@@ -14,8 +14,13 @@
     X(204, NO_CONTENT, "No Content")                                           \
     X(206, PARTIAL_CONTENT, "Partial Content")                                 \
     X(301, MOVED_PERMANENTLY, "Moved Permanently")                             \
+    X(302, FOUND, "Found")                                                     \
+    X(303, SEE_OTHER, "See Other")                                             \
     X(304, NOT_MODIFIED, "Not Modified")                                       \
+    X(307, TEMPORARY_REDIRECT, "Temporary Redirect")                           \
+    X(308, PERMANENT_REDIRECT, "Permanent Redirect")                           \
     X(400, BAD_REQUEST, "Bad Request")                                         \
+    X(401, UNAUTHORIZED, "Unauthorized")                                       \
     X(403, FORBIDDEN, "Forbidden")                                             \
     X(404, NOT_FOUND, "Not Found")                                             \
     X(405, METHOD_NOT_ALLOWED, "Method Not Allowed")                           \
@@ -23,6 +28,7 @@
     X(412, PRECONDITION_FAILED, "Precondition Failed")                         \
     X(414, URI_TOO_LONG, "URI Too Long")                                       \
     X(416, RANGE_NOT_SATISFIABLE, "Range Not Satisfiable")                     \
+    X(421, MISDIRECTED_REQUEST, "Misdirected Request")                         \
     X(431, REQUEST_HEADER_FIELDS_TOO_LARGE, "Request Header Fields Too Large") \
     X(500, INTERNAL_SERVER_ERROR, "Internal Server Error")                     \
     X(501, NOT_IMPLEMENTED, "Not Implemented")                                 \

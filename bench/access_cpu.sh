@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench/access_cpu.sh: server CPU time per request of the access rules, each
+# beside the same server without them, in rotated rounds.
+#
+#   bench/access_cpu.sh [--rounds N] [--duration S] [--bin PATH]
+#
+# Configurations (one beneath each, --threads 1, pinned to CPU 0; wrk -t1
+# -c8 on CPU 1, GET of a 1 KiB file over keep-alive):
+#   base       no access options
+#   allow      --allow with three networks (checked at accept)
+#   auth       --auth "/**=FILE" (bcrypt cost 5) with the right credentials:
+#              after the first request every check is a cache hit
+#   redirects  --redirects with 100 rules that do not match the file
+#   vhost      --vhost for the Host wrk sends, --root beside it
+#   all        allow + auth + redirects + vhost + a _headers rule
+# The CPU time is the sum of the first field of /proc/PID/task/*/schedstat
+# (on-CPU ns of every server thread) around each wrk run, divided by the
+# requests wrk completed. Each round runs the configurations in a rotated
+# order; the report gives the median and the range over the rounds. On a
+# shared machine the range is the honest part of the figure.
+set -euo pipefail
+prog=bench/access_cpu.sh
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR
+source "$here/lib/common.sh"
+
+rounds=5 duration=3 bin="$here/../build/release/server/beneath"
+while [ $# -gt 0 ]; do
+  case $1 in
+  --rounds) rounds=$2; shift 2 ;;
+  --duration) duration=$2; shift 2 ;;
+  --bin) bin=$2; shift 2 ;;
+  *) die "unknown argument $1" ;;
+  esac
+done
+[ -x "$bin" ] || die "no beneath at $bin (cmake --build --preset release)"
+command -v wrk >/dev/null || die "wrk is missing (scripts/deps.sh test)"
+command -v htpasswd >/dev/null || die "htpasswd is missing (apache2-utils)"
+bench_pinning
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-access-cpu.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do stop_pid "$p"; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+mkdir -p "$tmp/www"
+head -c 1024 /dev/urandom | base64 -w 76 | head -c 1024 >"$tmp/www/file.txt"
+htpasswd -cbB -C 5 "$tmp/users" bench secret 2>/dev/null
+for i in $(seq 100); do
+  if [ $((i % 2)) -eq 0 ]; then
+    echo "/old/page-$i.html /new/page-$i.html 301"
+  else
+    echo "/section-$i/* /moved-$i/:splat 302"
+  fi
+done >"$tmp/redirects"
+printf '/*\n  X-Frame-Options: DENY\n' >"$tmp/headers"
+auth_header="Authorization: Basic $(printf bench:secret | base64)"
+
+names=(base allow auth redirects vhost all)
+declare -A opts hdr port
+opts[base]=""
+opts[allow]="--allow 10.0.0.0/8,127.0.0.0/8,192.168.0.0/16"
+opts[auth]="--auth /**=$tmp/users"
+opts[redirects]="--redirects $tmp/redirects"
+opts[vhost]="--vhost bench.example=$tmp/www"
+opts[all]="${opts[allow]} ${opts[auth]} ${opts[redirects]} ${opts[vhost]} --headers-file $tmp/headers"
+for n in "${names[@]}"; do hdr[$n]=""; done
+hdr[auth]=$auth_header
+hdr[all]=$auth_header
+declare -A pid_of
+for n in "${names[@]}"; do
+  # shellcheck disable=SC2086 # the options are words
+  "${pin_server[@]}" "$bin" --listen 127.0.0.1:0 --threads 1 --access-log off \
+    --root "$tmp/www" ${opts[$n]} 2>"$tmp/$n.err" &
+  pid_of[$n]=$!
+  pids+=("$!")
+done
+for n in "${names[@]}"; do
+  for _ in $(seq 100); do
+    grep -q 'listening on' "$tmp/$n.err" && break
+    sleep 0.05
+  done
+  port[$n]=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$n.err" | head -1)
+  [ -n "${port[$n]}" ] || die "$n did not start: $(cat "$tmp/$n.err")"
+done
+
+measure() { # NAME: one wrk run; prints ns per request
+  local n=$1 before after reqs
+  local -a h=()
+  [ -n "${hdr[$n]}" ] && h=(-H "${hdr[$n]}")
+  before=$(server_cpu_ns "${pid_of[$n]}")
+  reqs=$("${pin_client[@]}" wrk -t1 -c8 -d"${duration}s" -H "Host: bench.example" \
+    "${h[@]}" "http://127.0.0.1:${port[$n]}/file.txt" |
+    awk '/requests in/ {print $1}')
+  after=$(server_cpu_ns "${pid_of[$n]}")
+  [ "${reqs:-0}" -gt 0 ] || die "$n: wrk completed no request"
+  echo $(((after - before) / reqs))
+}
+
+# warm-up: fills the auth cache and the page cache
+for n in "${names[@]}"; do
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: bench.example" \
+    ${hdr[$n]:+-H "${hdr[$n]}"} "http://127.0.0.1:${port[$n]}/file.txt")
+  [ "$code" = 200 ] || die "$n answers $code"
+done
+
+declare -A res
+for r in $(seq 0 $((rounds - 1))); do
+  for k in $(seq 0 $((${#names[@]} - 1))); do
+    n=${names[$(((k + r) % ${#names[@]}))]}
+    res[$n]+="$(measure "$n") "
+  done
+  note "round $((r + 1))/$rounds done"
+done
+
+echo "# server CPU per request (ns), $rounds rounds of ${duration}s, $pinning"
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %8s %8s %8s %10s\n' config median min max vs-base
+base_med=0
+for n in "${names[@]}"; do
+  read -r med min max < <(tr ' ' '\n' <<<"${res[$n]}" | grep . | sort -n |
+    awk '{v[NR]=$1} END {print v[int((NR+1)/2)], v[1], v[NR]}')
+  [ "$n" = base ] && base_med=$med
+  printf '%-10s %8d %8d %8d %+10d\n' "$n" "$med" "$min" "$max" $((med - base_med))
+done

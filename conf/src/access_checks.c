@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * access_checks.c - the access options' values checked with the parsers of
+ * server/http/ (libc only), so a bad value is reported with its place
+ * ("--allow: ...", "FILE:LINE: allow: ...") before anything starts. The
+ * server parses the same strings again into the rules it serves with.
+ */
+#include "access_checks.h"
+
+#include "basic.h"
+#include "cidr.h"
+#include "conf.h"
+#include "error_pages.h"
+#include "glob.h"
+#include "host.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int items_parse(const struct opt *o, struct conf *c, const char *val,
+                       char *err)
+{
+    struct conf_strv *v = field(o, c);
+    char **nv;
+    int r = check_text(val, err);
+
+    if (r == 0 && o->check)
+        r = o->check(val, err);
+    if (r < 0)
+        return r;
+    nv = realloc(v->v, (v->n + 1) * sizeof *nv);
+    if (!nv)
+        return -ENOMEM;
+    v->v = nv;
+    v->v[v->n] = strdup(val);
+    if (!v->v[v->n])
+        return -ENOMEM;
+    v->n++;
+    return 0;
+}
+
+static void items_print(FILE *out, const struct opt *o, const struct conf *c)
+{
+    const struct conf_strv *v = cfield(o, c);
+
+    for (size_t i = 0; i < v->n; i++)
+        print_str(out, o->name, v->v[i]);
+}
+
+static void items_reset(const struct opt *o, struct conf *c)
+{
+    struct conf_strv *v = field(o, c);
+
+    for (size_t i = 0; i < v->n; i++)
+        free(v->v[i]);
+    free(v->v);
+    v->v = NULL;
+    v->n = 0;
+}
+
+const struct type t_items = {"TEXT", items_parse, items_print, items_reset, 0};
+
+const char *conf_item_path(const char *item)
+{
+    const char *eq = strchr(item, '=');
+
+    return eq ? eq + 1 : item + strlen(item);
+}
+
+int conf_check_auth(const char *item, char *err)
+{
+    const char *eq = strchr(item, '=');
+    struct glob_set s;
+    char why[256];
+    int r;
+
+    if (!eq || !eq[1]) {
+        snprintf(err, ERR_MAX,
+                 "expected GLOBS=HTPASSWD, as in '/**=/etc/beneath/users'");
+        return -EINVAL;
+    }
+    r = glob_set_parse(&s, item, (size_t)(eq - item), why, sizeof why);
+    if (r == -EINVAL)
+        snprintf(err, ERR_MAX, "%s", why);
+    glob_set_free(&s);
+    return r;
+}
+
+int conf_check_cidrs(const char *item, char *err)
+{
+    struct cidr_list l = {0};
+    char why[256];
+    int r = cidr_list_add(&l, item, why, sizeof why);
+
+    if (r == -EINVAL)
+        snprintf(err, ERR_MAX, "%s", why);
+    cidr_list_free(&l);
+    return r;
+}
+
+int conf_check_vhost(const char *item, char *err)
+{
+    const char *eq = strchr(item, '=');
+    char name[HOST_MAX], why[256];
+
+    if (!eq || !eq[1] || eq == item) {
+        snprintf(err, ERR_MAX,
+                 "expected NAME=ROOT, as in 'docs.example.com=/srv/docs'");
+        return -EINVAL;
+    }
+    if ((size_t)(eq - item) >= sizeof name) {
+        snprintf(err, ERR_MAX, "the host name is too long");
+        return -EINVAL;
+    }
+    memcpy(name, item, (size_t)(eq - item));
+    name[eq - item] = '\0';
+    if (host_pattern_check(name, name, why, sizeof why) < 0) {
+        snprintf(err, ERR_MAX, "%s", why);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int conf_check_error_page(const char *item, char *err)
+{
+    struct error_pages e = {0};
+    char why[256];
+    int r = error_pages_add(&e, item, why, sizeof why);
+
+    if (r == -EINVAL)
+        snprintf(err, ERR_MAX, "%s", why);
+    error_pages_free(&e);
+    return r;
+}
+
+int conf_check_realm(const char *item, char *err)
+{
+    if (basic_realm_check(item) < 0 || strlen(item) > 200) {
+        snprintf(err, ERR_MAX, "a realm is up to 200 printable characters");
+        return -EINVAL;
+    }
+    return 0;
+}

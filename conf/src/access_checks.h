@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * access_checks.h - the access options' value type and the syntax checks
+ * of their values (auth, allow/deny/trusted-proxy, vhost, error-page,
+ * auth-realm), for the option table. Each writes a sentence to @err (ERR_MAX
+ * bytes) and returns -EINVAL, or returns 0.
+ */
+#ifndef CONF_ACCESS_CHECKS_H
+#define CONF_ACCESS_CHECKS_H
+
+#include "internal.h"
+
+/*
+ * t_items - a repeatable text option kept as given: each use appends one
+ * item (checked by the row's check) to a struct conf_strv.
+ */
+extern const struct type t_items;
+
+int conf_check_auth(const char *item, char *err);
+int conf_check_cidrs(const char *item, char *err);
+int conf_check_vhost(const char *item, char *err);
+int conf_check_error_page(const char *item, char *err);
+int conf_check_realm(const char *item, char *err);
+
+#endif

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * headers_file.c - parse _headers and collect one path's headers (rules in
+ * headers_file.h).
+ *
+ * Matching uses the pathpat index, so only the rules that can match are
+ * tried; a header line is validated by headers_opt_add, the same code as
+ * --header, so the file and the option refuse the same things.
+ */
+#include "headers_file.h"
+
+#include "field.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static void rule_free(struct headers_rule *r)
+{
+    pathpat_free(&r->path);
+    headers_opt_free(&r->add);
+    for (size_t i = 0; i < r->n_remove; i++)
+        free(r->remove[i]);
+    free(r->remove);
+}
+
+/* "! Name": the name must be a token. */
+static int add_remove(struct headers_rule *r, const char *s, size_t len)
+{
+    char **grown;
+
+    for (size_t i = 0; i < len; i++)
+        if (!field_is_tchar((unsigned char)s[i]))
+            return -EINVAL;
+    if (len == 0)
+        return -EINVAL;
+    grown = realloc(r->remove, (r->n_remove + 1) * sizeof *grown);
+    if (!grown)
+        return -ENOMEM;
+    r->remove = grown;
+    r->remove[r->n_remove] = strndup(s, len);
+    if (!r->remove[r->n_remove])
+        return -ENOMEM;
+    r->n_remove++;
+    return 0;
+}
+
+/* One indented line of rule @r; 0, -EINVAL (message added) or -ENOMEM. */
+static int header_line(struct headers_rule *r, const char *s, size_t len,
+                       const char *name, unsigned lineno, struct lines_diag *d)
+{
+    char err[256], *spec;
+    int ret;
+
+    if (s[0] == '!') {
+        s++;
+        len--;
+        while (len > 0 && is_space(*s)) {
+            s++;
+            len--;
+        }
+        ret = add_remove(r, s, len);
+        if (ret == -EINVAL)
+            lines_diag_add(d, name, lineno,
+                           "'! NAME' needs a header name (a token)");
+        return ret;
+    }
+    spec = strndup(s, len);
+    if (!spec)
+        return -ENOMEM;
+    ret = headers_opt_add_flags(&r->add, spec, HEADERS_OPT_CACHE_CONTROL, err,
+                                sizeof err);
+    free(spec);
+    if (ret == -EINVAL)
+        lines_diag_add(d, name, lineno, "%s", err);
+    return ret;
+}
+
+int headers_file_parse(struct headers_file *h, const char *text, size_t len,
+                       const char *name, struct lines_diag *d)
+{
+    struct lines l;
+    const char *line;
+    size_t n, cap = 1, before = lines_diag_count(d);
+    struct headers_rule *cur = NULL; /* NULL: no path yet, or a bad one */
+    bool bad_path = false;
+    int ret = -ENOMEM;
+
+    memset(h, 0, sizeof *h);
+    for (size_t i = 0; i < len; i++)
+        cap += text[i] == '\n';
+    h->v = calloc(cap, sizeof *h->v);
+    if (!h->v)
+        goto out_free;
+    lines_init(&l, text, len);
+    while (lines_next(&l, &line, &n)) {
+        size_t skip = 0;
+        char err[256];
+
+        while (skip < n && is_space(line[skip]))
+            skip++;
+        if (skip == n || line[skip] == '#')
+            continue;
+        if (n > HEADERS_FILE_LINE_MAX) {
+            lines_diag_add(d, name, l.lineno, "line longer than %d bytes",
+                           HEADERS_FILE_LINE_MAX);
+            continue;
+        }
+        if (memchr(line, '\0', n)) {
+            lines_diag_add(d, name, l.lineno, "NUL byte in line");
+            continue;
+        }
+        size_t end = n;
+        while (end > skip && is_space(line[end - 1]))
+            end--;
+        if (skip > 0) {
+            if (!cur) {
+                if (!bad_path)
+                    lines_diag_add(d, name, l.lineno,
+                                   "a header line needs a path line (one "
+                                   "starting with '/') before it");
+                continue;
+            }
+            int hr =
+                header_line(cur, line + skip, end - skip, name, l.lineno, d);
+            if (hr == -ENOMEM)
+                goto out_free;
+            continue;
+        }
+        cur = NULL;
+        bad_path = true;
+        if ((n >= 8 && strncmp(line, "https://", 8) == 0) ||
+            (n >= 7 && strncmp(line, "http://", 7) == 0)) {
+            lines_diag_add(d, name, l.lineno,
+                           "rules for a host are not supported (use a path; "
+                           "--vhost for hosts)");
+            continue;
+        }
+        struct headers_rule *r = &h->v[h->n];
+        memset(r, 0, sizeof *r);
+        r->line = l.lineno;
+        int pr = pathpat_parse(&r->path, line, end, err, sizeof err);
+        if (pr == -ENOMEM)
+            goto out_free;
+        if (pr < 0) {
+            lines_diag_add(d, name, l.lineno, "%s", err);
+            continue;
+        }
+        h->n++;
+        cur = r;
+        bad_path = false;
+    }
+    h->pats = calloc(h->n ? h->n : 1, sizeof(const struct pathpat *));
+    if (!h->pats)
+        goto out_free;
+    for (size_t i = 0; i < h->n; i++)
+        h->pats[i] = &h->v[i].path;
+    if (pathpat_index_build(&h->ix, h->pats, h->n) < 0)
+        goto out_free;
+    if (lines_diag_count(d) == before)
+        return 0;
+    ret = -EINVAL;
+out_free:
+    headers_file_free(h);
+    return d->oom ? -ENOMEM : ret;
+}
+
+struct collect {
+    const struct headers_file *h;
+    struct headers_file_out *out;
+};
+
+static void apply(void *arg, size_t i, const struct pathpat_caps *caps)
+{
+    struct collect *c = arg;
+    const struct headers_rule *r = &c->h->v[i];
+    struct headers_file_out *o = c->out;
+
+    (void)caps;
+    for (size_t k = 0; k < r->n_remove; k++) {
+        size_t w = 0;
+
+        for (size_t j = 0; j < o->n_add; j++)
+            if (strcasecmp(o->add[j]->name, r->remove[k]) != 0)
+                o->add[w++] = o->add[j];
+        o->n_add = w;
+        if (o->n_removed < HEADERS_FILE_OUT_MAX)
+            o->removed[o->n_removed++] = r->remove[k];
+    }
+    for (size_t k = 0; k < r->add.n && o->n_add < HEADERS_FILE_OUT_MAX; k++)
+        o->add[o->n_add++] = &r->add.v[k];
+}
+
+void headers_file_collect(const struct headers_file *h, const char *path,
+                          struct headers_file_out *out)
+{
+    struct collect c = {h, out};
+
+    out->n_add = 0;
+    out->n_removed = 0;
+    if (h && h->n)
+        pathpat_index_each(&h->ix, path, apply, &c);
+}
+
+bool headers_file_removed(const struct headers_file_out *out, const char *name)
+{
+    for (size_t i = 0; i < out->n_removed; i++)
+        if (strcasecmp(out->removed[i], name) == 0)
+            return true;
+    return false;
+}
+
+void headers_file_free(struct headers_file *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; h->v && i < h->n; i++)
+        rule_free(&h->v[i]);
+    free(h->v);
+    free(h->pats);
+    pathpat_index_free(&h->ix);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * host.h - the Host of a request and virtual-host names.
+ *
+ * A Host value is normalised before it is compared: the port dropped,
+ * letters lowered, one trailing dot dropped ("Docs.Example.COM.:8080" is
+ * "docs.example.com"); an IPv6 literal keeps its brackets ("[::1]").
+ * Anything that is not a reg-name of letters, digits, '-', '_' and '.', an
+ * IPv4 address or a bracketed IPv6 literal, with an optional numeric port,
+ * is garbage and answered 400 (RFC 9112 3.2).
+ *
+ * A virtual-host name is exact ("docs.example.com") or "*.suffix", which
+ * matches any name ending in ".suffix" with at least one label before it
+ * (not "suffix" itself). Exact names win over wildcards, and a longer
+ * wildcard over a shorter one.
+ */
+#ifndef HOST_H
+#define HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Longest name (RFC 1035: 253 characters), with brackets of IPv6 room. */
+#define HOST_MAX 256
+
+/*
+ * host_normalize - the Host field value @in as described above, into @out
+ * (HOST_MAX bytes). An empty value gives "".
+ *
+ * Returns 0 or -EINVAL (garbage).
+ */
+int host_normalize(const char *in, char *out);
+
+/*
+ * host_from_target - for an absolute-form request-target
+ * ("http://Host:8080/x"), its authority normalised into @out (HOST_MAX
+ * bytes): RFC 9112 3.2.2 has it override the Host field.
+ *
+ * Returns 0, -ENOENT (not absolute-form) or -EINVAL (garbage).
+ */
+int host_from_target(const char *target, char *out);
+
+/*
+ * host_pattern_check - whether @name is a virtual-host name ("a.example",
+ * "*.example", "127.0.0.1", "[::1]"); writes its normalised form to @out
+ * (HOST_MAX bytes).
+ *
+ * Returns 0 or -EINVAL with a sentence in @err.
+ */
+int host_pattern_check(const char *name, char *out, char *err, size_t err_size);
+
+/*
+ * host_pattern_match - how well the normalised @pattern matches the
+ * normalised @host: 0 not at all, SIZE_MAX exactly, else the length of the
+ * wildcard's suffix (longer is better).
+ */
+size_t host_pattern_match(const char *pattern, const char *host);
+
+#endif

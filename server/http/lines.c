@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lines.c - walk the lines of a buffer; collect capped FILE:LINE messages.
+ */
+#include "lines.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lines_init(struct lines *l, const char *text, size_t len)
+{
+    l->p = text;
+    l->end = text + len;
+    l->lineno = 0;
+}
+
+bool lines_next(struct lines *l, const char **line, size_t *len)
+{
+    const char *nl;
+    size_t n;
+
+    if (l->p >= l->end)
+        return false;
+    nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+    n = nl ? (size_t)(nl - l->p) : (size_t)(l->end - l->p);
+    *line = l->p;
+    l->p += n + (nl != NULL);
+    if (n > 0 && (*line)[n - 1] == '\r')
+        n--;
+    *len = n;
+    l->lineno++;
+    return true;
+}
+
+void lines_diag_add(struct lines_diag *d, const char *name, unsigned line,
+                    const char *fmt, ...)
+{
+    char msg[512], **nm;
+    va_list ap;
+    int head;
+
+    if (d->n >= LINES_DIAG_KEEP) {
+        d->dropped++;
+        return;
+    }
+    head = snprintf(msg, sizeof msg, "%s:%u: ", name, line);
+    if (head < 0 || (size_t)head >= sizeof msg)
+        head = 0;
+    va_start(ap, fmt);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    vsnprintf(msg + head, sizeof msg - (size_t)head, fmt, ap);
+    va_end(ap);
+    nm = realloc(d->msgs, (d->n + 1) * sizeof *nm);
+    if (!nm) {
+        d->oom = true;
+        return;
+    }
+    d->msgs = nm;
+    d->msgs[d->n] = strdup(msg);
+    if (!d->msgs[d->n]) {
+        d->oom = true;
+        return;
+    }
+    d->n++;
+}
+
+size_t lines_diag_count(const struct lines_diag *d)
+{
+    return d->n + d->dropped + (d->oom ? 1 : 0);
+}
+
+void lines_diag_free(struct lines_diag *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n; i++)
+        free(d->msgs[i]);
+    free(d->msgs);
+    memset(d, 0, sizeof *d);
+}

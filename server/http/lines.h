@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lines.h - line-oriented files (htpasswd, _redirects, _headers): walk the
+ * lines of a buffer and collect "NAME:LINE: why" messages.
+ *
+ * The parsers read a whole file from memory (the caller reads it, from a
+ * path or through the resolver) and never print: every problem becomes one
+ * message here, and parsing goes on so one run shows them all. Only the
+ * first LINES_DIAG_KEEP messages are kept; the rest are counted, so a file
+ * of 100,000 bad lines costs no more memory than one of 20.
+ */
+#ifndef LINES_H
+#define LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Messages kept; further ones are only counted in .dropped. */
+#define LINES_DIAG_KEEP 20
+
+struct lines {
+    const char *p, *end;
+    unsigned lineno; /* of the line lines_next returned last */
+};
+
+struct lines_diag {
+    char **msgs; /* "NAME:LINE: why", each owned */
+    size_t n;
+    size_t dropped; /* messages past LINES_DIAG_KEEP */
+    bool oom;       /* a message could not be allocated */
+};
+
+/* lines_init - walk @len bytes at @text (borrowed). */
+void lines_init(struct lines *l, const char *text, size_t len);
+
+/*
+ * lines_next - the next line without its "\n" or "\r\n" in @line/@len (not
+ * NUL-terminated; it may hold NUL bytes, which the caller refuses).
+ *
+ * Returns false after the last line.
+ */
+bool lines_next(struct lines *l, const char **line, size_t *len);
+
+/* lines_diag_add - add "@name:@line: " followed by the formatted message. */
+__attribute__((format(printf, 4, 5))) void lines_diag_add(struct lines_diag *d,
+                                                          const char *name,
+                                                          unsigned line,
+                                                          const char *fmt, ...);
+
+/* lines_diag_count - every message added, kept or not. */
+size_t lines_diag_count(const struct lines_diag *d);
+
+/* lines_diag_free - release the messages; @d may be zeroed or NULL. */
+void lines_diag_free(struct lines_diag *d);
+
+#endif

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * urlpath.c - lexical path normalisation and percent-encoding.
+ */
+#include "urlpath.h"
+
+#include <errno.h>
+#include <string.h>
+
+int urlpath_normalize(const char *path, bool slash, char *out, size_t size)
+{
+    size_t o = 0;
+    const char *p = path;
+
+    if (size < strlen(path) + 3)
+        return -ENAMETOOLONG;
+    out[o++] = '/';
+    while (*p) {
+        size_t n = strcspn(p, "/");
+
+        if (n == 0 || (n == 1 && p[0] == '.')) {
+            /* empty or "." */
+        } else if (n == 2 && p[0] == '.' && p[1] == '.') {
+            /* back to the '/' before the last component, none above root */
+            if (o > 1) {
+                o--;
+                while (o > 1 && out[o - 1] != '/')
+                    o--;
+            }
+        } else {
+            memcpy(out + o, p, n);
+            o += n;
+            out[o++] = '/';
+        }
+        p += n;
+        if (*p == '/')
+            p++;
+    }
+    /* every component was written with a '/' after it */
+    if (o > 1 && !slash)
+        o--;
+    out[o] = '\0';
+    return 0;
+}
+
+static bool plain(unsigned char c, bool keep_slash)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+        (c >= '0' && c <= '9'))
+        return true;
+    if (c == '/')
+        return keep_slash;
+    return strchr("-._~!$&'()*+,;=:@", c) != NULL && c != '\0';
+}
+
+size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
+                      size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0, written = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t need = plain(c, keep_slash) ? 1 : 3;
+
+        /* whole escapes only: a cut one would read as another byte */
+        if (written == o && o + need < size) {
+            if (need == 1) {
+                out[o] = (char)c;
+            } else {
+                out[o] = '%';
+                out[o + 1] = hex[c >> 4];
+                out[o + 2] = hex[c & 15];
+            }
+            written += need;
+        }
+        o += need;
+    }
+    if (size > 0)
+        out[written] = '\0';
+    return o;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * urlpath.h - URL paths as rules see them: lexical normalisation for
+ * matching, and percent-encoding for Location headers.
+ *
+ * The resolver still receives the decoded path as it came (it is the one
+ * that decides what ".." and symlinks mean on disk); rules (--auth globs,
+ * _redirects, _headers) are matched against the normalised form so that
+ * "/a/../private/x", "/private//x" and "/./private/x" all meet the rule
+ * written for "/private/x". ".." clamps at the root, as the resolver's
+ * IN_ROOT does (under BENEATH the resolver refuses such a path anyway).
+ */
+#ifndef URLPATH_H
+#define URLPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * urlpath_normalize - @path (decoded, without the leading '/', as
+ * target_decode gives it) as "/a/b": '.' and empty components dropped, ".."
+ * removing the one before it (none above the root). A trailing '/' is kept
+ * when @slash (the request's path ended with one) and the result is not "/".
+ * @out needs strlen(@path) + 3 bytes.
+ *
+ * Returns 0, or -ENAMETOOLONG when @size is too small.
+ */
+int urlpath_normalize(const char *path, bool slash, char *out, size_t size);
+
+/*
+ * urlpath_encode - percent-encode @len bytes of @s for a URL path: every
+ * byte but unreserved, sub-delims, ':' and '@' becomes %HH, and '/' too
+ * unless @keep_slash. Writes at most @size bytes, NUL-terminated when
+ * @size > 0.
+ *
+ * Returns the length the whole encoding needs (like snprintf).
+ */
+size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
+                      size_t size);
+
+#endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* test_error_pages.c - --error-page CODES=FILE values. */
+#include "error_pages.h"
+
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    const char *spec;
+    const char *err; /* NULL: accepted */
+} specs[] = {
+    {"404=/errors/404.html", NULL},
+    {"403,404=errors/4xx.html", NULL},
+    {"500, 502 ,503=/50x.html", NULL},
+    {"599=/x", NULL},
+    {"404", "expected CODES=FILE, as in 404=/errors/404.html"},
+    {"404=", "FILE names no file under the root"},
+    {"404=/", "FILE names no file under the root"},
+    {"=/x.html", "no status before '='"},
+    {"200=/x.html", "'200': CODES is a comma list of statuses 400-599"},
+    {"600=/x.html", "'600': CODES is a comma list of statuses 400-599"},
+    {"4044=/x.html", "'4044': CODES is a comma list of statuses 400-599"},
+    {"40=/x.html", "'40': CODES is a comma list of statuses 400-599"},
+    {"404;500=/x.html", "'404;500': CODES is a comma list of statuses 400-599"},
+    {"404,,500=/x.html", "'404,,500': CODES is a comma list of statuses "
+                         "400-599"},
+    {"404,=/x.html", "empty item in CODES"},
+    {"404,404=/x.html", "status 404 has an error page already"},
+    {"401=/x.html", "status 401 has an error page already"},
+};
+
+START_TEST(spec_case)
+{
+    struct error_pages e = {0};
+    char err[128] = "";
+
+    /* 401 is taken before every row */
+    ck_assert_int_eq(error_pages_add(&e, "401=/login.html", err, sizeof err),
+                     0);
+    int r = error_pages_add(&e, specs[_i].spec, err, sizeof err);
+    if (specs[_i].err) {
+        ck_assert_msg(r == -EINVAL, "%s accepted", specs[_i].spec);
+        ck_assert_str_eq(err, specs[_i].err);
+        ck_assert_uint_eq(e.n, 1);
+    } else {
+        ck_assert_msg(r == 0, "%s: %s", specs[_i].spec, err);
+    }
+    error_pages_free(&e);
+}
+END_TEST
+
+START_TEST(find)
+{
+    struct error_pages e = {0};
+
+    ck_assert_int_eq(error_pages_add(&e, "403,404=/errors/4xx.html", NULL, 0),
+                     0);
+    ck_assert_int_eq(error_pages_add(&e, "500,502,503=/50x.html", NULL, 0), 0);
+    ck_assert_str_eq(error_pages_find(&e, 404), "errors/4xx.html");
+    ck_assert_str_eq(error_pages_find(&e, 403), "errors/4xx.html");
+    ck_assert_str_eq(error_pages_find(&e, 502), "50x.html");
+    ck_assert_ptr_null(error_pages_find(&e, 401));
+    ck_assert_ptr_null(error_pages_find(NULL, 404));
+    error_pages_free(&e);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("error_pages");
+    TCase *tc = tcase_create("error_pages");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, spec_case, 0, N_ELEMS(specs));
+    tcase_add_test(tc, find);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

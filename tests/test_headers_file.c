@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_headers_file.c - _headers: good and bad lines with exact FILE:LINE
+ * messages, what one path collects (order, "! Name"), a 1 MiB line.
+ */
+#include "headers_file.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    const char *text;
+    const char *msg; /* NULL: accepted */
+} files[] = {
+    {"/*\n  X-Frame-Options: DENY\n", NULL},
+    {"# comment\n/a\n\tX-A: 1\n\n  # indented comment\n  X-B: 2\n", NULL},
+    {"/a/:x/*\n  ! X-Powered-By\n", NULL},
+    {"/a\n", NULL},
+    {"  X-A: 1\n", "h:1: a header line needs a path line (one starting with "
+                   "'/') before it"},
+    {"/a\n  X-A 1\n", "h:2: expected \"Name: value\""},
+    {"/a\n  X A: 1\n", "h:2: the header name must be a token (letters, digits, "
+                       "!#$%&'*+-.^_`|~; no spaces)"},
+    {"/a\n  !\n", "h:2: '! NAME' needs a header name (a token)"},
+    {"/a\n  ! X Y\n", "h:2: '! NAME' needs a header name (a token)"},
+    {"/a\n  Content-Type: text/plain\n",
+     "h:2: Content-Type is set by the server and cannot be added"},
+    {"/a\n  X-A: a\x01"
+     "b\n",
+     "h:2: the header value has a control byte (CR, LF, ...)"},
+    {"a\n  X-A: 1\n", "h:1: 'a': a path starts with '/'"},
+    {"https://x.example/*\n  X-A: 1\n",
+     "h:1: rules for a host are not supported (use a path; --vhost for "
+     "hosts)"},
+    {"/a*\n  X-A: 1\n", "h:1: '/a*': '*' must be a whole last segment, as in "
+                        "/news/*"},
+    {"/a\n  X-A: 1\0\n", "h:2: NUL byte in line"},
+};
+
+START_TEST(file_case)
+{
+    struct headers_file h;
+    struct lines_diag d = {0};
+    const char *t = files[_i].text;
+    size_t len = strlen(t);
+
+    if (_i == N_ELEMS(files) - 1)
+        len = strlen(t) + 2; /* the NUL and the newline after it */
+    int r = headers_file_parse(&h, t, len, "h", &d);
+    if (!files[_i].msg) {
+        ck_assert_msg(r == 0, "%s: %s", t, d.n ? d.msgs[0] : "?");
+        headers_file_free(&h);
+        return;
+    }
+    ck_assert_int_eq(r, -EINVAL);
+    ck_assert_uint_ge(d.n, 1);
+    ck_assert_str_eq(d.msgs[0], files[_i].msg);
+    lines_diag_free(&d);
+}
+END_TEST
+
+static const char site[] = "/*\n"
+                           "  X-Frame-Options: DENY\n"
+                           "  X-Robots-Tag: all\n"
+                           "/docs/*\n"
+                           "  Cache-Control: max-age=600\n"
+                           "  Link: </a.css>; rel=preload\n"
+                           "/docs/drafts/*\n"
+                           "  ! X-Robots-Tag\n"
+                           "  X-Robots-Tag: noindex\n"
+                           "/docs/:page\n"
+                           "  X-Page: yes\n"
+                           "/embed/*\n"
+                           "  ! X-Frame-Options\n";
+
+static const struct {
+    const char *path;
+    const char *want;    /* "Name: value|..." in order */
+    const char *removed; /* "A|B|" */
+} collects[] = {
+    {"/", "X-Frame-Options: DENY|X-Robots-Tag: all|", ""},
+    {"/docs/a/b",
+     "X-Frame-Options: DENY|X-Robots-Tag: all|Cache-Control: "
+     "max-age=600|Link: </a.css>; rel=preload|",
+     ""},
+    {"/docs/drafts/x",
+     "X-Frame-Options: DENY|Cache-Control: max-age=600|Link: </a.css>; "
+     "rel=preload|X-Robots-Tag: noindex|",
+     "X-Robots-Tag|"},
+    {"/docs/intro.html",
+     "X-Frame-Options: DENY|X-Robots-Tag: all|Cache-Control: "
+     "max-age=600|Link: </a.css>; rel=preload|X-Page: yes|",
+     ""},
+    {"/embed/widget", "X-Robots-Tag: all|", "X-Frame-Options|"},
+};
+
+START_TEST(collect_case)
+{
+    struct headers_file h;
+    struct lines_diag d = {0};
+    struct headers_file_out out;
+    char got[512] = "", rem[128] = "";
+    size_t o = 0, ro = 0;
+
+    ck_assert_int_eq(headers_file_parse(&h, site, strlen(site), "h", &d), 0);
+    headers_file_collect(&h, collects[_i].path, &out);
+    for (size_t i = 0; i < out.n_add; i++)
+        o += (size_t)snprintf(got + o, sizeof got - o, "%s: %s|",
+                              out.add[i]->name, out.add[i]->value);
+    for (size_t i = 0; i < out.n_removed; i++)
+        ro +=
+            (size_t)snprintf(rem + ro, sizeof rem - ro, "%s|", out.removed[i]);
+    ck_assert_str_eq(got, collects[_i].want);
+    ck_assert_str_eq(rem, collects[_i].removed);
+    ck_assert(headers_file_removed(&out, "x-robots-tag") ==
+              (strstr(collects[_i].removed, "X-Robots-Tag") != NULL));
+    headers_file_free(&h);
+}
+END_TEST
+
+START_TEST(megabyte_line)
+{
+    size_t n = 1 << 20;
+    char *t = malloc(n + 64);
+    struct headers_file h;
+    struct lines_diag d = {0};
+    size_t len;
+
+    strcpy(t, "/a\n  X-Big: ");
+    len = strlen(t);
+    memset(t + len, 'v', n);
+    len += n;
+    strcpy(t + len, "\n  X-Small: 1\n");
+    len += strlen(t + len);
+    ck_assert_int_eq(headers_file_parse(&h, t, len, "_headers", &d), -EINVAL);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_str_eq(d.msgs[0], "_headers:2: line longer than 8192 bytes");
+    lines_diag_free(&d);
+    free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("headers_file");
+    TCase *tc = tcase_create("headers_file");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, file_case, 0, N_ELEMS(files));
+    tcase_add_loop_test(tc, collect_case, 0, N_ELEMS(collects));
+    tcase_add_test(tc, megabyte_line);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* test_host.c - Host normalisation and virtual-host names. */
+#include "host.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    const char *in;
+    const char *want; /* NULL: garbage (400) */
+} norm[] = {
+    {"docs.example.com", "docs.example.com"},
+    {"Docs.Example.COM", "docs.example.com"},
+    {"docs.example.com.", "docs.example.com"},
+    {"docs.example.com:8080", "docs.example.com"},
+    {"DOCS.example.com.:8080", "docs.example.com"},
+    {"docs.example.com:", "docs.example.com"},
+    {"127.0.0.1:80", "127.0.0.1"},
+    {"[::1]", "[::1]"},
+    {"[::1]:8080", "[::1]"},
+    {"[2001:DB8::A]:1", "[2001:db8::a]"},
+    {"under_score.example", "under_score.example"},
+    {"", ""},
+    {"docs..example.com", NULL},
+    {".example.com", NULL},
+    {".", NULL},
+    {"docs.example.com..", NULL},
+    {"docs example.com", NULL},
+    {"docs.example.com:80:80", NULL},
+    {"docs.example.com:http", NULL},
+    {"docs.example.com:123456", NULL},
+    {"[::1", NULL},
+    {"[::1]x", NULL},
+    {"[::1]:", "[::1]"},
+    {"[nothex]", NULL},
+    {"[]", NULL},
+    {"::1", NULL},
+    {"user@docs.example.com", NULL},
+    {"docs.example.com/x", NULL},
+    {"d\xc3\xa9j\xc3\xa0.example", NULL}, /* IDNs arrive as xn--, not UTF-8 */
+    {"xn--dj-kia8a.example", "xn--dj-kia8a.example"},
+};
+
+START_TEST(normalize_case)
+{
+    char out[HOST_MAX];
+    int r = host_normalize(norm[_i].in, out);
+
+    if (!norm[_i].want) {
+        ck_assert_msg(r == -EINVAL, "'%s' accepted as '%s'", norm[_i].in, out);
+        return;
+    }
+    ck_assert_msg(r == 0, "'%s' refused", norm[_i].in);
+    ck_assert_str_eq(out, norm[_i].want);
+}
+END_TEST
+
+START_TEST(long_names)
+{
+    char name[300], out[HOST_MAX];
+
+    memset(name, 'a', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    ck_assert_int_eq(host_normalize(name, out), -EINVAL);
+    name[253] = '\0';
+    ck_assert_int_eq(host_normalize(name, out), 0);
+}
+END_TEST
+
+static const struct {
+    const char *target;
+    int ret;
+    const char *want;
+} targets[] = {
+    {"/a/b", -ENOENT, NULL},
+    {"*", -ENOENT, NULL},
+    {"http://Docs.Example.com/a", 0, "docs.example.com"},
+    {"HTTPS://docs.example.com:8443?x", 0, "docs.example.com"},
+    {"http://[::1]:8080/", 0, "[::1]"},
+    {"http:///a", -EINVAL, NULL},
+    {"http://u@docs.example.com/", -EINVAL, NULL},
+    {"http://docs..example.com/", -EINVAL, NULL},
+};
+
+START_TEST(target_case)
+{
+    char out[HOST_MAX];
+
+    ck_assert_int_eq(host_from_target(targets[_i].target, out),
+                     targets[_i].ret);
+    if (targets[_i].want)
+        ck_assert_str_eq(out, targets[_i].want);
+}
+END_TEST
+
+static const struct {
+    const char *name;
+    const char *want; /* NULL: refused with err */
+    const char *err;
+} patterns[] = {
+    {"docs.example.com", "docs.example.com", NULL},
+    {"Docs.Example.com.", "docs.example.com", NULL},
+    {"*.Example.com", "*.example.com", NULL},
+    {"127.0.0.1", "127.0.0.1", NULL},
+    {"[::1]", "[::1]", NULL},
+    {"localhost", "localhost", NULL},
+    {"docs.example.com:8080", NULL,
+     "'docs.example.com:8080': a virtual host has no port"},
+    {"[::1]:80", NULL, "'[::1]:80': a virtual host has no port"},
+    {"*", NULL,
+     "'*' is not a host name (NAME, *.SUFFIX, an IPv4 address or [IPv6])"},
+    {"*.", NULL,
+     "'*.' is not a host name (NAME, *.SUFFIX, an IPv4 address or [IPv6])"},
+    {"a.*.example", NULL,
+     "'a.*.example' is not a host name (NAME, *.SUFFIX, an IPv4 address or "
+     "[IPv6])"},
+    {"*.[::1]", NULL,
+     "'*.[::1]' is not a host name (NAME, *.SUFFIX, an IPv4 address or "
+     "[IPv6])"},
+    {"", NULL,
+     "'' is not a host name (NAME, *.SUFFIX, an IPv4 address or [IPv6])"},
+    {"docs example", NULL,
+     "'docs example' is not a host name (NAME, *.SUFFIX, an IPv4 address or "
+     "[IPv6])"},
+};
+
+START_TEST(pattern_case)
+{
+    char out[HOST_MAX], err[256] = "";
+    int r = host_pattern_check(patterns[_i].name, out, err, sizeof err);
+
+    if (patterns[_i].want) {
+        ck_assert_msg(r == 0, "%s: %s", patterns[_i].name, err);
+        ck_assert_str_eq(out, patterns[_i].want);
+    } else {
+        ck_assert_int_eq(r, -EINVAL);
+        ck_assert_str_eq(err, patterns[_i].err);
+    }
+}
+END_TEST
+
+START_TEST(matching)
+{
+    ck_assert_uint_eq(
+        host_pattern_match("docs.example.com", "docs.example.com"), SIZE_MAX);
+    ck_assert_uint_eq(host_pattern_match("docs.example.com", "example.com"), 0);
+    ck_assert_uint_eq(host_pattern_match("*.example.com", "a.example.com"),
+                      strlen(".example.com"));
+    ck_assert_uint_eq(host_pattern_match("*.example.com", "a.b.example.com"),
+                      strlen(".example.com"));
+    ck_assert_uint_eq(host_pattern_match("*.example.com", "example.com"), 0);
+    ck_assert_uint_eq(host_pattern_match("*.example.com", ".example.com"), 0);
+    ck_assert_uint_eq(host_pattern_match("*.example.com", "badexample.com"), 0);
+    ck_assert_uint_gt(host_pattern_match("*.b.example.com", "a.b.example.com"),
+                      host_pattern_match("*.example.com", "a.b.example.com"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("host");
+    TCase *tc = tcase_create("host");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, normalize_case, 0, N_ELEMS(norm));
+    tcase_add_test(tc, long_names);
+    tcase_add_loop_test(tc, target_case, 0, N_ELEMS(targets));
+    tcase_add_loop_test(tc, pattern_case, 0, N_ELEMS(patterns));
+    tcase_add_test(tc, matching);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

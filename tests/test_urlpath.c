@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* test_urlpath.c - lexical normalisation, percent-encoding, glob sets. */
+#include "glob.h"
+#include "urlpath.h"
+
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+    const char *path;
+    bool slash;
+    const char *want;
+} norm[] = {
+    {"", true, "/"},
+    {"a", false, "/a"},
+    {"a/b", false, "/a/b"},
+    {"a/b/", true, "/a/b/"},
+    {"a//b", false, "/a/b"},
+    {"./a/./b", false, "/a/b"},
+    {"a/../b", false, "/b"},
+    {"a/b/../../c", false, "/c"},
+    {"../../private/x", false, "/private/x"},
+    {"public/../private/x", false, "/private/x"},
+    {"a/..", true, "/"},
+    {"a/../", true, "/"},
+    {"..", false, "/"},
+    {"...", false, "/..."},
+    {"a/.b/..c", false, "/a/.b/..c"},
+    {"private/", true, "/private/"},
+};
+
+START_TEST(normalize_case)
+{
+    char out[64];
+
+    ck_assert_int_eq(
+        urlpath_normalize(norm[_i].path, norm[_i].slash, out, sizeof out), 0);
+    ck_assert_str_eq(out, norm[_i].want);
+}
+END_TEST
+
+START_TEST(normalize_small)
+{
+    char out[4];
+
+    ck_assert_int_eq(urlpath_normalize("abc", false, out, sizeof out),
+                     -ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(encode)
+{
+    char out[64];
+
+    ck_assert_uint_eq(urlpath_encode("a b/c", 5, true, out, sizeof out), 7);
+    ck_assert_str_eq(out, "a%20b/c");
+    urlpath_encode("a b/c", 5, false, out, sizeof out);
+    ck_assert_str_eq(out, "a%20b%2Fc");
+    urlpath_encode("caf\xc3\xa9?#%", 8, true, out, sizeof out);
+    ck_assert_str_eq(out, "caf%C3%A9%3F%23%25");
+    urlpath_encode("-._~!$&'()*+,;=:@", 17, true, out, sizeof out);
+    ck_assert_str_eq(out, "-._~!$&'()*+,;=:@");
+    /* cut only between whole escapes */
+    ck_assert_uint_eq(urlpath_encode("ab cd", 5, true, out, 4), 7);
+    ck_assert_str_eq(out, "ab");
+}
+END_TEST
+
+static const struct {
+    const char *globs;
+    const char *path;
+    int want;
+} globs[] = {
+    {"/**", "", 1},
+    {"/**", "a/b/c.html", 1},
+    {"private/**", "private", 1},
+    {"private/**", "private/a/b", 1},
+    {"private/**", "public/a", 0},
+    {"/private/**", "privatex/a", 0},
+    {"*.pdf, drafts/*", "a/b/c.pdf", 1},
+    {"*.pdf, drafts/*", "drafts/x.html", 1},
+    {"*.pdf, drafts/*", "drafts/a/x.html", 0},
+};
+
+START_TEST(glob_case)
+{
+    struct glob_set s;
+    char err[128];
+
+    ck_assert_int_eq(glob_set_parse(&s, globs[_i].globs,
+                                    strlen(globs[_i].globs), err, sizeof err),
+                     0);
+    ck_assert_msg(glob_set_match(&s, globs[_i].path) == globs[_i].want,
+                  "%s on %s", globs[_i].globs, globs[_i].path);
+    glob_set_free(&s);
+}
+END_TEST
+
+START_TEST(glob_errors)
+{
+    struct glob_set s;
+    char err[128];
+
+    ck_assert_int_eq(glob_set_parse(&s, "a,,b", 4, err, sizeof err), -EINVAL);
+    ck_assert_str_eq(err, "empty glob");
+    ck_assert_int_eq(glob_set_parse(&s, "a/b**", 5, err, sizeof err), -EINVAL);
+    ck_assert_str_eq(err, "bad glob component \"b**\" (\"**\" must be a whole "
+                          "component; '[' needs a ']')");
+    ck_assert_int_eq(glob_set_parse(&s, "", 0, err, sizeof err), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("urlpath");
+    TCase *tc = tcase_create("urlpath");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(tc, normalize_case, 0, N_ELEMS(norm));
+    tcase_add_test(tc, normalize_small);
+    tcase_add_test(tc, encode);
+    tcase_add_loop_test(tc, glob_case, 0, N_ELEMS(globs));
+    tcase_add_test(tc, glob_errors);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
