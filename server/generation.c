@@ -87,6 +87,9 @@ static void policy(struct generation *g, const struct generation_base *b)
         .metrics_path = c->metrics,
         .metrics = c->metrics ? b->metrics : NULL,
         .server_timing = c->server_timing,
+        .compress = c->compress.v,
+        .n_compress = b->compress_cache ? c->compress.n : 0,
+        .compress_cache = b->compress_cache,
     };
 }
 

@@ -20,6 +20,7 @@
 /* What every generation shares with the server: made once at start-up. */
 struct generation_base {
     struct etag_cache *etags;
+    struct compress_cache *compress_cache; /* bodies compressed on the fly */
     struct metrics *metrics;
     files_resolved_fn *resolved; /* after every resolver call, or NULL */
     void *resolved_arg;

@@ -242,6 +242,7 @@ struct server {
     struct daemon *d;
     struct metrics metrics;
     struct etag_cache *etags;
+    struct compress_cache *compress; /* bodies compressed on the fly */
     struct generation_base base;
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
@@ -388,6 +389,12 @@ static int check_outputs(struct server *s)
         fprintf(stderr, "beneath: etag cache: %s\n", strerror(-err));
         errors++;
     }
+    struct compress_cache_config cc = {.budget = c->compress_cache};
+    err = compress_cache_new(&s->compress, &cc);
+    if (err) {
+        fprintf(stderr, "beneath: compress cache: %s\n", strerror(-err));
+        errors++;
+    }
     return errors;
 }
 
@@ -404,6 +411,7 @@ static int check_generation(struct server *s)
 
     s->base = (struct generation_base){
         .etags = s->etags,
+        .compress_cache = s->compress,
         .metrics = &s->metrics,
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
@@ -567,6 +575,7 @@ static void server_close(struct server *s)
     live_free(s->live);
     generation_unref(s->boot);
     etag_cache_free(s->etags);
+    compress_cache_free(s->compress);
     access_free(s->access); /* it borrows the root */
     root_close(s->root);
     conf_free(&s->c);

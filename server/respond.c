@@ -41,6 +41,7 @@ struct req {
     struct respond_result *res;
     struct plan *plan; /* NULL for answers decided before any lookup */
     bool vary_accept;  /* the listing depends on Accept */
+    bool vary_compress; /* the file is compressed on the fly for some */
     bool tls;          /* the connection is HTTPS */
     /* access rules (access.h); all NULL without any */
     const struct access_view *av;
@@ -58,7 +59,8 @@ static const char *header(struct req *r, const char *name)
 static void common_headers(struct req *r, struct MHD_Response *resp)
 {
     const struct headers_opt *h = r->conf->headers;
-    bool vary_encoding = r->plan && r->plan->vary_encoding;
+    bool vary_encoding =
+        (r->plan && r->plan->vary_encoding) || r->vary_compress;
 
     if ((!h || !headers_opt_find(h, "X-Content-Type-Options")) &&
         !(r->ah && access_headers_drop(r->ah, "X-Content-Type-Options")))
@@ -370,6 +372,87 @@ static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
     return deliver(r, STATUS_OK, resp, size, kept);
 }
 
+/*
+ * Compression on the fly: whether the plan's file may be compressed for
+ * some client (then every answer varies on Accept-Encoding), and into
+ * @enc the coding this request gets, if any (returns false for identity).
+ * A sidecar the lookup chose wins; only compressible types of
+ * COMPRESS_MIN_SIZE..COMPRESS_MAX_SIZE bytes are compressed.
+ */
+static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
+{
+    const struct plan *p = r->plan;
+    uint64_t size = (uint64_t)p->st.st_size;
+    enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
+    struct negotiate_accept a;
+
+    if (!r->conf->n_compress || p->encoding ||
+        (r->method != HTTP_GET && r->method != HTTP_HEAD) ||
+        size < COMPRESS_MIN_SIZE || size > COMPRESS_MAX_SIZE ||
+        !mime_compressible(p->name))
+        return false;
+    r->vary_compress = true;
+    negotiate_parse(header(r, "Accept-Encoding"), &a);
+    if (negotiate_order(&a, r->conf->compress, r->conf->n_compress, order) ==
+        0)
+        return false;
+    *enc = order[0];
+    return true;
+}
+
+/*
+ * The compressed body of the plan's file in @enc, with a reference for the
+ * caller, or NULL: serve the identity body. Kept under the file's content
+ * ETag @etag and the coding (plus the file's identity when the tag is not a
+ * content hash yet); made here for a small file, queued for the background
+ * thread for a larger one, which this request then gets uncompressed.
+ */
+static struct compress_body *compressed(struct req *r,
+                                        enum negotiate_encoding enc,
+                                        const char *etag)
+{
+    const struct plan *p = r->plan;
+    struct compress_cache *cc = r->conf->compress_cache;
+    char key[COMPRESS_KEY_LEN], mtag[ETAG_LEN];
+    struct compress_body *b;
+
+    etag_cache_mtime_etag(&p->st, mtag);
+    if (etag[0] && strcmp(etag, mtag) != 0) {
+        snprintf(key, sizeof key, "%s %s", etag, negotiate_token(enc));
+    } else {
+        snprintf(key, sizeof key, "%s %s %jx:%jx", mtag, negotiate_token(enc),
+                 (uintmax_t)p->st.st_dev, (uintmax_t)p->st.st_ino);
+    }
+    b = compress_cache_get(cc, key);
+    if (!b && (uint64_t)p->st.st_size <= COMPRESS_SYNC_MAX)
+        b = compress_cache_make(cc, key, enc, p->fd, &p->st);
+    else if (!b)
+        compress_cache_queue(cc, key, enc, p->fd, &p->st);
+    if (b && b->no_gain) {
+        compress_body_put(b);
+        b = NULL;
+    }
+    return b;
+}
+
+static void body_done(void *cls)
+{
+    compress_body_put(cls);
+}
+
+/* A response sending @len bytes at @start of @b (whose reference it takes
+ * over; released here on failure). */
+static struct MHD_Response *body_mem(struct compress_body *b, uint64_t start,
+                                     uint64_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
+        (size_t)len, b->data + start, body_done, b);
+
+    if (!resp)
+        compress_body_put(b);
+    return resp;
+}
+
 /* A regular file: validators, conditionals, Range, body. */
 static enum MHD_Result file(struct req *r)
 {
@@ -386,14 +469,28 @@ static enum MHD_Result file(struct req *r)
                 !(r->ah && access_headers_sets(r->ah, "Cache-Control"))
             ? cache_rules_match(r->conf->cache, p->name)
             : NULL;
-    bool reuse = reusable(r);
+    enum negotiate_encoding enc;
+    bool otf = on_the_fly(r, &enc);
+    /* the reply cache holds identity bodies only */
+    bool reuse = !otf && reusable(r);
     struct reply_hit hit = {0};
+    struct compress_body *cb = NULL;
 
     if (reuse && reply_cache_find(&p->st, type, cc, &hit)) {
         memcpy(etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
         alt_tag(p, etag, alt);
     } else {
         validators(r, etag, alt, &ev);
+    }
+    if (otf)
+        cb = compressed(r, enc, etag);
+    if (cb) {
+        /* the variant: its own tags, length and no identity digest */
+        r->plan->encoding = negotiate_token(enc);
+        variant_tag(p, etag);
+        alt_tag(p, etag, alt);
+        ev.repr_digest[0] = '\0';
+        size = len = cb->len;
     }
     const char *tags[2] = {etag, alt};
     size_t n_tags = alt[0] ? 2 : 1;
@@ -404,8 +501,10 @@ static enum MHD_Result file(struct req *r)
         .if_unmodified_since = header(r, "If-Unmodified-Since"),
     };
     int c = cond_evaluate_any(&cr, tags, n_tags, p->st.st_mtim.tv_sec);
-    if (c == STATUS_PRECONDITION_FAILED)
+    if (c == STATUS_PRECONDITION_FAILED) {
+        compress_body_put(cb);
         return simple(r, STATUS_PRECONDITION_FAILED);
+    }
     if (c == STATUS_NOT_MODIFIED) {
         status = STATUS_NOT_MODIFIED;
     } else if ((range = header(r, "Range")) &&
@@ -419,6 +518,7 @@ static enum MHD_Result file(struct req *r)
                      start + len - 1, size);
             break;
         case RANGE_UNSATISFIABLE:
+            compress_body_put(cb);
             return unsatisfiable(r, size);
         case RANGE_NONE:
             break;
@@ -437,7 +537,8 @@ static enum MHD_Result file(struct req *r)
             return ret;
     }
 
-    struct MHD_Response *resp = body(r, status, start, len);
+    struct MHD_Response *resp =
+        cb ? body_mem(cb, start, len) : body(r, status, start, len);
     if (!resp)
         return MHD_NO;
     file_headers(r, resp, status != STATUS_NOT_MODIFIED, type, cc, etag, &ev);

@@ -13,6 +13,7 @@
 
 #include "access.h"
 #include "cache_rules.h"
+#include "compress.h"
 #include "etag_cache.h"
 #include "headers_opt.h"
 #include "lookup.h"
@@ -36,6 +37,11 @@ struct respond_conf {
     const char *metrics_path;          /* root-relative URL path, or NULL */
     struct metrics *metrics;           /* counters, or NULL */
     bool server_timing;                /* Server-Timing: resolve;dur= */
+    /* compression on the fly: the codings in order (none: off), and the
+       cache of compressed bodies */
+    const enum negotiate_encoding *compress;
+    size_t n_compress;
+    struct compress_cache *compress_cache;
 };
 
 /* What was answered, for the access log. */

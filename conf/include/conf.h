@@ -124,6 +124,8 @@ struct conf {
 
     /* docs hosting: typed values, parsed by server/http/ */
     struct conf_encodings precompressed; /* sidecars tried, in order */
+    struct conf_encodings compress;      /* on-the-fly codings, in order */
+    size_t compress_cache;               /* bytes of compressed bodies */
     struct cache_rules cache;            /* cache rules; .dflt: cache-default */
     struct headers_opt headers; /* every header option in order, then (with
                                    security_headers) the security set */

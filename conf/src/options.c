@@ -107,6 +107,23 @@ const struct opt opts[] = {
      .off = OFF(check),
      .help = "validate the configuration, print the effective one, exit",
      .flags = OPT_CLI_ONLY},
+    {.name = "compress",
+     .type = &t_encodings,
+     .off = OFF(compress),
+     .dflt = "gzip",
+     .metavar = "zstd,br,gzip|off",
+     .help = "compress compressible types of 1 KiB to 16 MiB on the fly for "
+             "clients accepting these codings, in this order of preference; "
+             "a sidecar (--precompressed) wins; gzip by default, the one "
+             "every client decodes (docs/compression.md)"},
+    {.name = "compress-cache",
+     .type = &t_size,
+     .off = OFF(compress_cache),
+     .dflt = "16M",
+     .min = 65536,
+     .max = 1ull << 32,
+     .help = "bytes of compressed bodies kept in memory (least recently used "
+             "go first; K/M/G suffix allowed)"},
     {.name = "config",
      .type = &t_path,
      .off = OFF(config),

@@ -5,6 +5,8 @@
 #ifndef MIME_H
 #define MIME_H
 
+#include <stdbool.h>
+
 /*
  * mime_type - the Content-Type for @name, by its last extension, compared
  * without regard to case. Text types carry "; charset=utf-8".
@@ -13,5 +15,12 @@
  * unknown or absent.
  */
 const char *mime_type(const char *name);
+
+/*
+ * mime_compressible - whether the type of @name (as mime_type finds it) is
+ * worth compressing on the fly: a flag of its row in the table. Unknown
+ * extensions are not.
+ */
+bool mime_compressible(const char *name);
 
 #endif

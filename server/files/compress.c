@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compress.c - the three encoders behind one streaming loop, and the cache
+ * of compressed bodies: a chained hash on the key string and an LRU list
+ * under one mutex that is never held while reading or compressing. Bodies
+ * are counted (struct compress_body): eviction drops the cache's reference,
+ * a response still sending the body keeps it alive until it is done. One
+ * background thread, started with the first queued file (so a server that
+ * confines itself after making the cache has no thread older than its
+ * sandbox), works through a bounded queue of duplicated fds; a queued key
+ * is never queued twice, so fifty clients of one large file cost one job.
+ */
+#include "compress.h"
+
+#include <brotli/encode.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+/* Bytes read per pread. */
+#define READ_BLOCK 65536
+#define N_BUCKETS 1024u
+
+/* ---- encoders ------------------------------------------------------- */
+
+/* A growing output buffer, bounded by max. */
+struct out {
+    unsigned char *p;
+    size_t len, cap, max;
+};
+
+/* Room for at least @want more bytes. Returns 0, -EFBIG or -ENOMEM. */
+static int reserve(struct out *o, size_t want)
+{
+    size_t cap = o->cap ? o->cap : 16384;
+    unsigned char *p;
+
+    if (o->len + want <= o->cap)
+        return 0;
+    if (o->len + want > o->max + 1)
+        want = o->max + 1 - o->len; /* one past max shows it overflowed */
+    while (cap < o->len + want)
+        cap *= 2;
+    if (cap > o->max + 1)
+        cap = o->max + 1;
+    p = realloc(o->p, cap);
+    if (!p)
+        return -ENOMEM;
+    o->p = p;
+    o->cap = cap;
+    return 0;
+}
+
+struct enc {
+    enum negotiate_encoding e;
+    z_stream z;
+    BrotliEncoderState *br;
+    ZSTD_CCtx *zs;
+};
+
+static int enc_init(struct enc *s, enum negotiate_encoding e,
+                    enum compress_level level, uint64_t size)
+{
+    bool best = level == COMPRESS_BEST;
+
+    memset(s, 0, sizeof *s);
+    s->e = e;
+    switch (e) {
+    case NEGOTIATE_GZIP:
+        /* 15 + 16: a gzip wrapper around a 32 KiB-window deflate stream */
+        return deflateInit2(&s->z, best ? 9 : 6, Z_DEFLATED, 15 + 16, 8,
+                            Z_DEFAULT_STRATEGY) == Z_OK
+                   ? 0
+                   : -ENOMEM;
+    case NEGOTIATE_BR:
+        s->br = BrotliEncoderCreateInstance(NULL, NULL, NULL);
+        if (!s->br)
+            return -ENOMEM;
+        BrotliEncoderSetParameter(s->br, BROTLI_PARAM_QUALITY, best ? 11 : 5);
+        BrotliEncoderSetParameter(s->br, BROTLI_PARAM_MODE,
+                                  BROTLI_MODE_TEXT);
+        if (size <= UINT32_MAX)
+            BrotliEncoderSetParameter(s->br, BROTLI_PARAM_SIZE_HINT,
+                                      (uint32_t)size);
+        return 0;
+    case NEGOTIATE_ZSTD:
+        s->zs = ZSTD_createCCtx();
+        if (!s->zs)
+            return -ENOMEM;
+        ZSTD_CCtx_setParameter(s->zs, ZSTD_c_compressionLevel, best ? 19 : 3);
+        ZSTD_CCtx_setPledgedSrcSize(s->zs, size);
+        return 0;
+    case NEGOTIATE_N_ENCODINGS:
+        break;
+    }
+    return -EINVAL;
+}
+
+static void enc_end(struct enc *s)
+{
+    if (s->e == NEGOTIATE_GZIP)
+        deflateEnd(&s->z);
+    BrotliEncoderDestroyInstance(s->br);
+    ZSTD_freeCCtx(s->zs);
+}
+
+/* Feed @n bytes of @in (@last: the end of the input) into @o. */
+static int enc_feed(struct enc *s, const unsigned char *in, size_t n,
+                    bool last, struct out *o)
+{
+    for (;;) {
+        int err = reserve(o, 16384);
+        size_t room;
+
+        if (err)
+            return err;
+        room = o->cap - o->len;
+        if (o->len >= o->max + 1 || room == 0)
+            return -EFBIG;
+        if (s->e == NEGOTIATE_GZIP) {
+            int rc;
+
+            s->z.next_in = (unsigned char *)(uintptr_t)in;
+            s->z.avail_in = (uInt)n;
+            s->z.next_out = o->p + o->len;
+            s->z.avail_out = (uInt)(room > UINT32_MAX ? UINT32_MAX : room);
+            rc = deflate(&s->z, last ? Z_FINISH : Z_NO_FLUSH);
+            o->len = (size_t)(s->z.next_out - o->p);
+            in = s->z.next_in;
+            n = s->z.avail_in;
+            if (rc == Z_STREAM_END)
+                return 0;
+            if (rc != Z_OK && rc != Z_BUF_ERROR)
+                return -EIO;
+            if (!last && n == 0 && s->z.avail_out > 0)
+                return 0;
+        } else if (s->e == NEGOTIATE_BR) {
+            size_t avail_in = n, avail_out = room;
+            const uint8_t *next_in = in;
+            uint8_t *next_out = o->p + o->len;
+
+            if (!BrotliEncoderCompressStream(
+                    s->br,
+                    last ? BROTLI_OPERATION_FINISH : BROTLI_OPERATION_PROCESS,
+                    &avail_in, &next_in, &avail_out, &next_out, NULL))
+                return -EIO;
+            o->len = (size_t)(next_out - o->p);
+            in = next_in;
+            n = avail_in;
+            if (last && BrotliEncoderIsFinished(s->br))
+                return 0;
+            if (!last && n == 0 && !BrotliEncoderHasMoreOutput(s->br))
+                return 0;
+        } else {
+            ZSTD_inBuffer ib = {in, n, 0};
+            ZSTD_outBuffer ob = {o->p + o->len, room, 0};
+            size_t rc = ZSTD_compressStream2(
+                s->zs, &ob, &ib, last ? ZSTD_e_end : ZSTD_e_continue);
+
+            if (ZSTD_isError(rc))
+                return -EIO;
+            o->len += ob.pos;
+            in += ib.pos;
+            n -= ib.pos;
+            if (last && rc == 0)
+                return 0;
+            if (!last && n == 0 && ob.pos < ob.size)
+                return 0;
+        }
+    }
+}
+
+int compress_fd(enum negotiate_encoding enc, enum compress_level level,
+                int fd, uint64_t size, size_t max_out, unsigned char **out,
+                size_t *out_len)
+{
+    unsigned char *buf = malloc(READ_BLOCK);
+    struct out o = {.max = max_out};
+    struct enc s;
+    uint64_t off = 0;
+    int err;
+
+    *out = NULL;
+    *out_len = 0;
+    if (!buf)
+        return -ENOMEM;
+    err = enc_init(&s, enc, level, size);
+    if (err)
+        goto out_free_buf;
+    do {
+        size_t want = size - off < READ_BLOCK ? (size_t)(size - off)
+                                              : READ_BLOCK;
+        ssize_t got = 0;
+
+        if (want > 0) {
+            do
+                got = pread(fd, buf, want, (off_t)off);
+            while (got < 0 && errno == EINTR);
+            if (got < 0) {
+                err = -errno;
+                break;
+            }
+            if (got == 0) {
+                err = -ENODATA;
+                break;
+            }
+        }
+        off += (uint64_t)got;
+        err = enc_feed(&s, buf, (size_t)got, off == size, &o);
+    } while (!err && off < size);
+    if (!err && o.len > max_out)
+        err = -EFBIG;
+    enc_end(&s);
+out_free_buf:
+    free(buf);
+    if (err) {
+        free(o.p);
+        return err;
+    }
+    *out = o.p;
+    *out_len = o.len;
+    return 0;
+}
+
+/* ---- bodies and the cache ------------------------------------------- */
+
+void compress_body_put(struct compress_body *b)
+{
+    if (b && atomic_fetch_sub(&b->refs, 1) == 1)
+        free(b);
+}
+
+struct job {
+    int fd; /* owned: a duplicate of the caller's fd */
+    enum negotiate_encoding enc;
+    struct stat st;
+    char key[COMPRESS_KEY_LEN];
+};
+
+struct compress_cache {
+    pthread_mutex_t lock;
+    pthread_cond_t work, idle;
+    struct compress_cache_config cfg;
+    struct compress_body *buckets[N_BUCKETS];
+    struct compress_body *head, *tail; /* LRU, most recent at head */
+    struct compress_cache_stats stats;
+    struct job *queue;
+    unsigned q_head, q_len;
+    char busy_key[COMPRESS_KEY_LEN]; /* the job being worked on, or "" */
+    bool started, stop;
+    pthread_t thread;
+};
+
+static unsigned bucket(const char *key)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 16777619u;
+    return h % N_BUCKETS;
+}
+
+/* The cost of a body against the budget: its bytes and its bookkeeping. */
+static uint64_t cost(const struct compress_body *b)
+{
+    return sizeof *b + b->len;
+}
+
+static void lru_unlink(struct compress_cache *c, struct compress_body *b)
+{
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        c->head = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    else
+        c->tail = b->prev;
+    b->prev = b->next = NULL;
+}
+
+static void lru_push(struct compress_cache *c, struct compress_body *b)
+{
+    b->prev = NULL;
+    b->next = c->head;
+    if (c->head)
+        c->head->prev = b;
+    c->head = b;
+    if (!c->tail)
+        c->tail = b;
+}
+
+static struct compress_body *find(struct compress_cache *c, const char *key)
+{
+    for (struct compress_body *b = c->buckets[bucket(key)]; b; b = b->hnext)
+        if (strcmp(b->key, key) == 0)
+            return b;
+    return NULL;
+}
+
+/* Drop @b from the cache (lock held) and its reference. */
+static void drop(struct compress_cache *c, struct compress_body *b)
+{
+    struct compress_body **pp = &c->buckets[bucket(b->key)];
+
+    while (*pp != b)
+        pp = &(*pp)->hnext;
+    *pp = b->hnext;
+    lru_unlink(c, b);
+    c->stats.bytes -= cost(b);
+    c->stats.entries--;
+    compress_body_put(b);
+}
+
+/* Keep @b (one reference moves to the cache), evicting the least recently
+ * used bodies to stay within the budget (lock held). */
+static void keep(struct compress_cache *c, struct compress_body *b)
+{
+    struct compress_body *old = find(c, b->key);
+
+    if (old)
+        drop(c, old);
+    if (cost(b) > c->cfg.budget) {
+        compress_body_put(b);
+        return;
+    }
+    while (c->tail && c->stats.bytes + cost(b) > c->cfg.budget) {
+        drop(c, c->tail);
+        c->stats.evicted++;
+    }
+    unsigned i = bucket(b->key);
+    b->hnext = c->buckets[i];
+    c->buckets[i] = b;
+    lru_push(c, b);
+    c->stats.bytes += cost(b);
+    c->stats.entries++;
+}
+
+int compress_cache_new(struct compress_cache **out,
+                       const struct compress_cache_config *cfg)
+{
+    struct compress_cache *c = calloc(1, sizeof *c);
+
+    *out = NULL;
+    if (!c)
+        return -ENOMEM;
+    if (cfg)
+        c->cfg = *cfg;
+    if (!c->cfg.budget)
+        c->cfg.budget = (uint64_t)16 * 1024 * 1024;
+    if (!c->cfg.queue_max)
+        c->cfg.queue_max = 16;
+    c->queue = calloc(c->cfg.queue_max, sizeof *c->queue);
+    if (!c->queue)
+        goto out_free;
+    if (pthread_mutex_init(&c->lock, NULL) != 0)
+        goto out_free_queue;
+    if (pthread_cond_init(&c->work, NULL) != 0)
+        goto out_destroy_lock;
+    if (pthread_cond_init(&c->idle, NULL) != 0)
+        goto out_destroy_work;
+    *out = c;
+    return 0;
+out_destroy_work:
+    pthread_cond_destroy(&c->work);
+out_destroy_lock:
+    pthread_mutex_destroy(&c->lock);
+out_free_queue:
+    free(c->queue);
+out_free:
+    free(c);
+    return -ENOMEM;
+}
+
+void compress_cache_free(struct compress_cache *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->stop = true;
+    pthread_cond_broadcast(&c->work);
+    pthread_mutex_unlock(&c->lock);
+    if (c->started)
+        pthread_join(c->thread, NULL);
+    while (c->q_len) {
+        close(c->queue[c->q_head].fd);
+        c->q_head = (c->q_head + 1) % c->cfg.queue_max;
+        c->q_len--;
+    }
+    while (c->head)
+        drop(c, c->head);
+    pthread_cond_destroy(&c->idle);
+    pthread_cond_destroy(&c->work);
+    pthread_mutex_destroy(&c->lock);
+    free(c->queue);
+    free(c);
+}
+
+struct compress_body *compress_cache_get(struct compress_cache *c,
+                                         const char *key)
+{
+    struct compress_body *b;
+
+    pthread_mutex_lock(&c->lock);
+    b = find(c, key);
+    if (b) {
+        atomic_fetch_add(&b->refs, 1);
+        lru_unlink(c, b);
+        lru_push(c, b);
+        c->stats.hits++;
+    } else {
+        c->stats.misses++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return b;
+}
+
+/* Whether @fd still is the version @st describes. */
+static bool unchanged(int fd, const struct stat *st)
+{
+    struct stat now;
+
+    return fstat(fd, &now) == 0 && now.st_ino == st->st_ino &&
+           now.st_dev == st->st_dev && now.st_size == st->st_size &&
+           now.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+           now.st_mtim.tv_nsec == st->st_mtim.tv_nsec &&
+           now.st_ctim.tv_sec == st->st_ctim.tv_sec &&
+           now.st_ctim.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/*
+ * Compress @fd into a new body with one reference (or two, @kept: one of
+ * them for the cache), without the lock. NULL when it cannot be read or
+ * changed meanwhile.
+ */
+static struct compress_body *make(const char *key, enum negotiate_encoding enc,
+                                  int fd, const struct stat *st)
+{
+    uint64_t size = (uint64_t)st->st_size;
+    /* A coding that does not save a twentieth is not worth a variant. */
+    size_t max_out = (size_t)(size - size / 20);
+    unsigned char *data = NULL;
+    size_t len = 0;
+    struct compress_body *b;
+    int err = compress_fd(enc, COMPRESS_FAST, fd, size, max_out, &data, &len);
+
+    if (err && err != -EFBIG)
+        return NULL;
+    if (!unchanged(fd, st)) {
+        free(data);
+        return NULL;
+    }
+    b = malloc(sizeof *b + (err ? 0 : len));
+    if (!b) {
+        free(data);
+        return NULL;
+    }
+    memset(b, 0, sizeof *b);
+    atomic_init(&b->refs, 1);
+    b->no_gain = err == -EFBIG;
+    b->len = err ? 0 : len;
+    snprintf(b->key, sizeof b->key, "%s", key);
+    if (!err)
+        memcpy(b->data, data, len);
+    free(data);
+    return b;
+}
+
+struct compress_body *compress_cache_make(struct compress_cache *c,
+                                          const char *key,
+                                          enum negotiate_encoding enc, int fd,
+                                          const struct stat *st)
+{
+    struct compress_body *b = make(key, enc, fd, st);
+
+    if (!b)
+        return NULL;
+    atomic_fetch_add(&b->refs, 1); /* the cache's */
+    pthread_mutex_lock(&c->lock);
+    c->stats.made++;
+    keep(c, b);
+    pthread_mutex_unlock(&c->lock);
+    return b;
+}
+
+static void *worker(void *arg)
+{
+    struct compress_cache *c = arg;
+
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        struct job j;
+        struct compress_body *b;
+
+        while (c->q_len == 0 && !c->stop) {
+            pthread_cond_broadcast(&c->idle);
+            pthread_cond_wait(&c->work, &c->lock);
+        }
+        if (c->stop)
+            break;
+        j = c->queue[c->q_head];
+        c->q_head = (c->q_head + 1) % c->cfg.queue_max;
+        c->q_len--;
+        memcpy(c->busy_key, j.key, sizeof c->busy_key);
+        pthread_mutex_unlock(&c->lock);
+
+        b = make(j.key, j.enc, j.fd, &j.st);
+        close(j.fd);
+
+        pthread_mutex_lock(&c->lock);
+        c->busy_key[0] = '\0';
+        if (b) {
+            c->stats.made++;
+            keep(c, b);
+        }
+    }
+    pthread_cond_broadcast(&c->idle);
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* Start the background thread with every signal blocked (a process-directed
+ * SIGTERM must reach main's signalfd). Returns whether it runs. */
+static bool start_worker(struct compress_cache *c)
+{
+    sigset_t all, old;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    c->started = pthread_create(&c->thread, NULL, worker, c) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return c->started;
+}
+
+static bool queued(struct compress_cache *c, const char *key)
+{
+    if (strcmp(c->busy_key, key) == 0)
+        return true;
+    for (unsigned i = 0; i < c->q_len; i++)
+        if (strcmp(c->queue[(c->q_head + i) % c->cfg.queue_max].key, key) ==
+            0)
+            return true;
+    return false;
+}
+
+bool compress_cache_queue(struct compress_cache *c, const char *key,
+                          enum negotiate_encoding enc, int fd,
+                          const struct stat *st)
+{
+    bool ok = false;
+
+    pthread_mutex_lock(&c->lock);
+    if (queued(c, key)) {
+        ok = true;
+    } else if (c->q_len == c->cfg.queue_max) {
+        c->stats.queue_full++;
+    } else if ((c->started || start_worker(c))) {
+        int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+        if (dup >= 0) {
+            struct job *j =
+                &c->queue[(c->q_head + c->q_len) % c->cfg.queue_max];
+
+            j->fd = dup;
+            j->enc = enc;
+            j->st = *st;
+            snprintf(j->key, sizeof j->key, "%s", key);
+            c->q_len++;
+            c->stats.queued++;
+            pthread_cond_signal(&c->work);
+            ok = true;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
+void compress_cache_stats(struct compress_cache *c,
+                          struct compress_cache_stats *out)
+{
+    pthread_mutex_lock(&c->lock);
+    *out = c->stats;
+    pthread_mutex_unlock(&c->lock);
+}
+
+bool compress_cache_wait_idle(struct compress_cache *c, int ms)
+{
+    struct timespec until;
+    bool idle;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&c->lock);
+    while ((c->q_len || c->busy_key[0]) &&
+           pthread_cond_timedwait(&c->idle, &c->lock, &until) == 0)
+        ;
+    idle = !c->q_len && !c->busy_key[0];
+    pthread_mutex_unlock(&c->lock);
+    return idle;
+}
