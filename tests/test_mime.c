@@ -34,6 +34,26 @@ START_TEST(mime_case)
 }
 END_TEST
 
+/* The table's compressible flag: text yes, compressed formats no. */
+static const struct {
+    const char *name;
+    bool want;
+} compressible[] = {
+    {"a.html", true},  {"a.CSS", true},  {"a.js", true},    {"a.json", true},
+    {"a.svg", true},   {"a.wasm", true}, {"a.ttf", true},   {"a.png", false},
+    {"a.woff2", false}, {"a.gz", false}, {"a.mp4", false},  {"Makefile", false},
+    {"a.unknown", false},
+};
+
+START_TEST(compressible_case)
+{
+    ck_assert_int_eq(mime_compressible(compressible[_i].name),
+                     compressible[_i].want);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "mime",
-    .tcases = {{"table", .loops = {{&mime_case, N_ELEMS(cases)}}}}};
+    .tcases = {{"table", .loops = {{&mime_case, N_ELEMS(cases)},
+                                   {&compressible_case,
+                                    N_ELEMS(compressible)}}}}};
