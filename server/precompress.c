@@ -92,8 +92,7 @@ static int write_sidecar(int dfd, const char *side, const unsigned char *data,
 }
 
 /* The sidecars of the regular file @name in @dfd. */
-static void one_file(struct run *r, int dfd, const char *name,
-                     const char *path)
+static void one_file(struct run *r, int dfd, const char *name, const char *path)
 {
     struct stat st;
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

@@ -39,10 +39,10 @@ struct req {
     const struct respond_conf *conf;
     enum http_method method;
     struct respond_result *res;
-    struct plan *plan; /* NULL for answers decided before any lookup */
-    bool vary_accept;  /* the listing depends on Accept */
+    struct plan *plan;  /* NULL for answers decided before any lookup */
+    bool vary_accept;   /* the listing depends on Accept */
     bool vary_compress; /* the file is compressed on the fly for some */
-    bool tls;          /* the connection is HTTPS */
+    bool tls;           /* the connection is HTTPS */
     /* access rules (access.h); all NULL without any */
     const struct access_view *av;
     const char *norm;                /* the normalised request path */
@@ -393,8 +393,7 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
         return false;
     r->vary_compress = true;
     negotiate_parse(header(r, "Accept-Encoding"), &a);
-    if (negotiate_order(&a, r->conf->compress, r->conf->n_compress, order) ==
-        0)
+    if (negotiate_order(&a, r->conf->compress, r->conf->n_compress, order) == 0)
         return false;
     *enc = order[0];
     return true;
@@ -407,9 +406,8 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
  * content hash yet); made here for a small file, queued for the background
  * thread for a larger one, which this request then gets uncompressed.
  */
-static struct compress_body *compressed(struct req *r,
-                                        enum negotiate_encoding enc,
-                                        const char *etag)
+static struct compress_body *
+compressed(struct req *r, enum negotiate_encoding enc, const char *etag)
 {
     const struct plan *p = r->plan;
     struct compress_cache *cc = r->conf->compress_cache;
@@ -445,8 +443,9 @@ static void body_done(void *cls)
 static struct MHD_Response *body_mem(struct compress_body *b, uint64_t start,
                                      uint64_t len)
 {
-    struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
-        (size_t)len, b->data + start, body_done, b);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            (size_t)len, b->data + start, body_done, b);
 
     if (!resp)
         compress_body_put(b);

@@ -48,8 +48,8 @@ static char *noise(size_t n)
 /* Write @n bytes of @data to the scratch file @name; its fd and stat. */
 static int put(const char *name, const char *data, size_t n, struct stat *st)
 {
-    int fd = open(fixture_path(name), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-                  0644);
+    int fd =
+        open(fixture_path(name), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
     ck_assert_int_eq(fstat(fd, st), 0);
@@ -137,9 +137,8 @@ START_TEST(too_big_and_short)
         ck_assert_ptr_null(out);
         ck_assert_uint_eq(len, 0);
         /* the file is shorter than the size asked for */
-        ck_assert_int_eq(compress_fd((enum negotiate_encoding)e,
-                                     COMPRESS_FAST, fd, 60000, 90000, &out,
-                                     &len),
+        ck_assert_int_eq(compress_fd((enum negotiate_encoding)e, COMPRESS_FAST,
+                                     fd, 60000, 90000, &out, &len),
                          -ENODATA);
     }
     free(t);
@@ -215,9 +214,8 @@ START_TEST(budget_lru_and_holders)
     /* freeing the cache leaves a held body intact (ASan watches) */
     compress_cache_free(c);
     char *back = malloc(60000);
-    ck_assert_uint_eq(decode(NEGOTIATE_GZIP, held->data, held->len, back,
-                             60000),
-                      60000);
+    ck_assert_uint_eq(
+        decode(NEGOTIATE_GZIP, held->data, held->len, back, 60000), 60000);
     ck_assert_mem_eq(back, t, 60000);
     compress_body_put(held);
     free(back);
@@ -300,13 +298,9 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "compress",
-    .tcases = {{"encoders",
-                fixture_dir_setup,
-                fixture_dir_teardown,
+    .tcases = {{"encoders", fixture_dir_setup, fixture_dir_teardown,
                 .loops = {{&round_trip, N_ELEMS(rounds)}},
                 .tests = {&too_big_and_short}},
-               {"cache",
-                fixture_dir_setup,
-                fixture_dir_teardown,
+               {"cache", fixture_dir_setup, fixture_dir_teardown,
                 .tests = {&cache_hit_and_keys, &budget_lru_and_holders,
                           &changed_and_no_gain, &queue_once}}}};

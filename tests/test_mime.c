@@ -39,9 +39,10 @@ static const struct {
     const char *name;
     bool want;
 } compressible[] = {
-    {"a.html", true},  {"a.CSS", true},  {"a.js", true},    {"a.json", true},
-    {"a.svg", true},   {"a.wasm", true}, {"a.ttf", true},   {"a.png", false},
-    {"a.woff2", false}, {"a.gz", false}, {"a.mp4", false},  {"Makefile", false},
+    {"a.html", true},     {"a.CSS", true},  {"a.js", true},
+    {"a.json", true},     {"a.svg", true},  {"a.wasm", true},
+    {"a.ttf", true},      {"a.png", false}, {"a.woff2", false},
+    {"a.gz", false},      {"a.mp4", false}, {"Makefile", false},
     {"a.unknown", false},
 };
 
@@ -54,6 +55,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "mime",
-    .tcases = {{"table", .loops = {{&mime_case, N_ELEMS(cases)},
-                                   {&compressible_case,
-                                    N_ELEMS(compressible)}}}}};
+    .tcases = {
+        {"table", .loops = {{&mime_case, N_ELEMS(cases)},
+                            {&compressible_case, N_ELEMS(compressible)}}}}};

@@ -85,8 +85,7 @@ static int enc_init(struct enc *s, enum negotiate_encoding e,
         if (!s->br)
             return -ENOMEM;
         BrotliEncoderSetParameter(s->br, BROTLI_PARAM_QUALITY, best ? 11 : 5);
-        BrotliEncoderSetParameter(s->br, BROTLI_PARAM_MODE,
-                                  BROTLI_MODE_TEXT);
+        BrotliEncoderSetParameter(s->br, BROTLI_PARAM_MODE, BROTLI_MODE_TEXT);
         if (size <= UINT32_MAX)
             BrotliEncoderSetParameter(s->br, BROTLI_PARAM_SIZE_HINT,
                                       (uint32_t)size);
@@ -113,8 +112,8 @@ static void enc_end(struct enc *s)
 }
 
 /* Feed @n bytes of @in (@last: the end of the input) into @o. */
-static int enc_feed(struct enc *s, const unsigned char *in, size_t n,
-                    bool last, struct out *o)
+static int enc_feed(struct enc *s, const unsigned char *in, size_t n, bool last,
+                    struct out *o)
 {
     for (;;) {
         int err = reserve(o, 16384);
@@ -178,8 +177,8 @@ static int enc_feed(struct enc *s, const unsigned char *in, size_t n,
     }
 }
 
-int compress_fd(enum negotiate_encoding enc, enum compress_level level,
-                int fd, uint64_t size, size_t max_out, unsigned char **out,
+int compress_fd(enum negotiate_encoding enc, enum compress_level level, int fd,
+                uint64_t size, size_t max_out, unsigned char **out,
                 size_t *out_len)
 {
     unsigned char *buf = malloc(READ_BLOCK);
@@ -196,8 +195,8 @@ int compress_fd(enum negotiate_encoding enc, enum compress_level level,
     if (err)
         goto out_free_buf;
     do {
-        size_t want = size - off < READ_BLOCK ? (size_t)(size - off)
-                                              : READ_BLOCK;
+        size_t want =
+            size - off < READ_BLOCK ? (size_t)(size - off) : READ_BLOCK;
         ssize_t got = 0;
 
         if (want > 0) {
@@ -545,8 +544,7 @@ static bool queued(struct compress_cache *c, const char *key)
     if (strcmp(c->busy_key, key) == 0)
         return true;
     for (unsigned i = 0; i < c->q_len; i++)
-        if (strcmp(c->queue[(c->q_head + i) % c->cfg.queue_max].key, key) ==
-            0)
+        if (strcmp(c->queue[(c->q_head + i) % c->cfg.queue_max].key, key) == 0)
             return true;
     return false;
 }

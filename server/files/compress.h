@@ -26,7 +26,7 @@
 /* Files smaller than this are not worth a coding (headers cost more). */
 #define COMPRESS_MIN_SIZE ((uint64_t)1024)
 /* Files up to this size are compressed on the request's thread. */
-#define COMPRESS_SYNC_MAX ((uint64_t)64 * 1024)
+#define COMPRESS_SYNC_MAX ((uint64_t)32 * 1024)
 /* Files above this size are never compressed on the fly (sidecars are). */
 #define COMPRESS_MAX_SIZE ((uint64_t)16 * 1024 * 1024)
 /* A cache key: "<etag> <coding> <dev>:<ino>" fits. */
@@ -46,8 +46,8 @@ enum compress_level {
  * the file is shorter than @size; -ENOMEM; -EIO for an encoder failure; or
  * the -errno of pread.
  */
-int compress_fd(enum negotiate_encoding enc, enum compress_level level,
-                int fd, uint64_t size, size_t max_out, unsigned char **out,
+int compress_fd(enum negotiate_encoding enc, enum compress_level level, int fd,
+                uint64_t size, size_t max_out, unsigned char **out,
                 size_t *out_len);
 
 /*
@@ -68,7 +68,7 @@ void compress_body_put(struct compress_body *b);
 
 /* Zero fields take the defaults. */
 struct compress_cache_config {
-    uint64_t budget; /* bytes of bodies kept (default 16 MiB) */
+    uint64_t budget;    /* bytes of bodies kept (default 16 MiB) */
     unsigned queue_max; /* background jobs waiting (default 16) */
 };
 

@@ -79,8 +79,7 @@ START_TEST(each_coding)
         EXPECT_HEADER(r, "Content-Encoding", codings[i], codings[i]);
         EXPECT_HEADER(r, "Vary", "Accept-Encoding", codings[i]);
         EXPECT_HEADER(r, "ETag",
-                      hfmt("%.*s-%s\"", (int)strlen(tag) - 1, tag,
-                           codings[i]),
+                      hfmt("%.*s-%s\"", (int)strlen(tag) - 1, tag, codings[i]),
                       codings[i]);
         struct http_response *raw =
             get_raw(s, "/style.css", (const char *[]){aeh(codings[i]), NULL});
@@ -90,8 +89,8 @@ START_TEST(each_coding)
                "%s: %zu bytes on the wire", codings[i], raw->body_len);
     }
     /* q-values: the client's order wins over the server's */
-    struct http_response *q = get_raw(
-        s, "/style.css", (const char *[]){aeh("br;q=0.5, gzip"), NULL});
+    struct http_response *q =
+        get_raw(s, "/style.css", (const char *[]){aeh("br;q=0.5, gzip"), NULL});
     EXPECT_HEADER(q, "Content-Encoding", "gzip", "br;q=0.5, gzip");
     q = get_raw(s, "/style.css", (const char *[]){aeh("*"), NULL});
     EXPECT_HEADER(q, "Content-Encoding", "zstd", "*: the server's first");
@@ -152,16 +151,16 @@ START_TEST(conditional_and_range)
 
     EXPECT(tag && strstr(tag, "-gzip\""), "variant ETag %s", tag);
     /* If-None-Match with the variant's tag: 304, its validators, Vary */
-    struct http_response *r = get_raw(
-        s, "/style.css",
-        (const char *[]){ae, hfmt("If-None-Match: %s", tag), NULL});
+    struct http_response *r =
+        get_raw(s, "/style.css",
+                (const char *[]){ae, hfmt("If-None-Match: %s", tag), NULL});
     EXPECT_STATUS(r, 304, "INM variant");
     EXPECT_HEADER(r, "ETag", tag, "304");
     EXPECT_HEADER(r, "Vary", "Accept-Encoding", "304");
     /* the identity's tag names another representation: 200 gzip */
-    r = get_raw(s, "/style.css",
-                (const char *[]){ae, hfmt("If-None-Match: %s", plain_tag),
-                                 NULL});
+    r = get_raw(
+        s, "/style.css",
+        (const char *[]){ae, hfmt("If-None-Match: %s", plain_tag), NULL});
     EXPECT_STATUS(r, 200, "INM identity tag");
     EXPECT_HEADER(r, "Content-Encoding", "gzip", "INM identity tag");
     /* and the variant's tag does not match the identity body */
@@ -172,12 +171,11 @@ START_TEST(conditional_and_range)
     r = get_raw(s, "/style.css",
                 (const char *[]){ae, "Range: bytes=0-9", NULL});
     EXPECT_STATUS(r, 206, "range");
-    EXPECT_HEADER(r, "Content-Range",
-                  hfmt("bytes 0-9/%zu", full->body_len), "range");
+    EXPECT_HEADER(r, "Content-Range", hfmt("bytes 0-9/%zu", full->body_len),
+                  "range");
     EXPECT(r->body_len == 10 && memcmp(r->body, full->body, 10) == 0,
            "range body");
-    r = get_raw(s, "/style.css",
-                (const char *[]){ae, "Range: bytes=-5", NULL});
+    r = get_raw(s, "/style.css", (const char *[]){ae, "Range: bytes=-5", NULL});
     EXPECT(r->status == 206 && r->body_len == 5 &&
                memcmp(r->body, full->body + full->body_len - 5, 5) == 0,
            "suffix range: %d", r->status);
@@ -250,14 +248,13 @@ END_TEST
 START_TEST(hostile_accept_encoding)
 {
     char *root = site(20480);
-    struct server *s =
-        server_start(root, "--max-header-size", "64K", NULL);
+    struct server *s = server_start(root, "--max-header-size", "64K", NULL);
     char *many = hbuf(1000 * 24), *dup = hbuf(1000 * 12);
     size_t m = 0, d = 0;
 
     for (int i = 0; i < 1000; i++)
-        m += (size_t)sprintf(many + m, "%scoding%d;q=0.%03d", i ? ", " : "",
-                             i, i % 999 + 1);
+        m += (size_t)sprintf(many + m, "%scoding%d;q=0.%03d", i ? ", " : "", i,
+                             i % 999 + 1);
     strcat(many, ", gzip;q=0.001");
     for (int i = 0; i < 1000; i++)
         d += (size_t)sprintf(dup + d, "%sgzip;q=%d", i ? "," : "", i ? 1 : 0);
@@ -269,8 +266,8 @@ START_TEST(hostile_accept_encoding)
     r = get_raw(s, "/style.css", (const char *[]){aeh(dup), NULL});
     EXPECT_STATUS(r, 200, "1000 gzip entries");
     EXPECT_HEADER(r, "Content-Encoding", NULL, "gzip;q=0 first");
-    const char *bad[] = {"gzip;q=2", "gzip;q=abc", "gzip;level=9", ";;;,,,",
-                         "gzip;q=0.1234", "gzip;q=1;q=0"};
+    const char *bad[] = {"gzip;q=2", "gzip;q=abc",    "gzip;level=9",
+                         ";;;,,,",   "gzip;q=0.1234", "gzip;q=1;q=0"};
     for (size_t i = 0; i < N_ELEMS(bad); i++) {
         r = get_raw(s, "/style.css", (const char *[]){aeh(bad[i]), NULL});
         EXPECT(r->status == 200 && !http_header(r, "Content-Encoding"),
@@ -329,8 +326,9 @@ START_TEST(gib_fifty_clients)
     long now = rss_kib(s->pid);
     if (now > peak)
         peak = now;
-    fprintf(stderr, "gib_fifty_clients: server RSS %ld KiB before, peak %ld "
-                    "KiB with 50 clients of a 1 GiB file\n",
+    fprintf(stderr,
+            "gib_fifty_clients: server RSS %ld KiB before, peak %ld "
+            "KiB with 50 clients of a 1 GiB file\n",
             before, peak);
     EXPECT(peak < before + 64 * 1024, "RSS grew from %ld to %ld KiB", before,
            peak);
@@ -380,8 +378,7 @@ START_TEST(precompress_tool)
                "%s missing: %s", want[i], out);
     }
     struct stat sb;
-    EXPECT(lstat(tree_path(root, "d/b.js.gz"), &sb) == 0 &&
-               S_ISREG(sb.st_mode),
+    EXPECT(lstat(tree_path(root, "d/b.js.gz"), &sb) == 0 && S_ISREG(sb.st_mode),
            "d/b.js.gz should be a file now");
     EXPECT(lstat(tree_path(outside, "victim"), &sb) != 0,
            "wrote through a symlink");
@@ -417,8 +414,8 @@ END_TEST
 const struct check_main check_main = {
     .suite = "e2e_compress",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"compress",
-                .tests = {&each_coding, &defaults_and_off, &conditional_and_range,
-                          &sidecar_wins, &large_in_background,
-                          &hostile_accept_encoding, &gib_fifty_clients,
-                          &precompress_tool}}}};
+    .tcases = {
+        {"compress", .tests = {&each_coding, &defaults_and_off,
+                               &conditional_and_range, &sidecar_wins,
+                               &large_in_background, &hostile_accept_encoding,
+                               &gib_fifty_clients, &precompress_tool}}}};
