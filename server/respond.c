@@ -404,10 +404,13 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
  * caller, or NULL: serve the identity body. Kept under the file's content
  * ETag @etag and the coding (plus the file's identity when the tag is not a
  * content hash yet); made here for a small file, queued for the background
- * thread for a larger one, which this request then gets uncompressed.
+ * thread for a larger one, which this request then gets uncompressed
+ * (not while the content hash is @pending: the body is then made once, under
+ * the content tag, rather than once under each tag).
  */
-static struct compress_body *
-compressed(struct req *r, enum negotiate_encoding enc, const char *etag)
+static struct compress_body *compressed(struct req *r,
+                                        enum negotiate_encoding enc,
+                                        const char *etag, bool pending)
 {
     const struct plan *p = r->plan;
     struct compress_cache *cc = r->conf->compress_cache;
@@ -424,7 +427,7 @@ compressed(struct req *r, enum negotiate_encoding enc, const char *etag)
     b = compress_cache_get(cc, key);
     if (!b && (uint64_t)p->st.st_size <= COMPRESS_SYNC_MAX)
         b = compress_cache_make(cc, key, enc, p->fd, &p->st);
-    else if (!b)
+    else if (!b && !pending)
         compress_cache_queue(cc, key, enc, p->fd, &p->st);
     if (b && b->no_gain) {
         compress_body_put(b);
@@ -482,7 +485,7 @@ static enum MHD_Result file(struct req *r)
         validators(r, etag, alt, &ev);
     }
     if (otf)
-        cb = compressed(r, enc, etag);
+        cb = compressed(r, enc, etag, ev.pending);
     if (cb) {
         /* the variant: its own tags, length and no identity digest */
         r->plan->encoding = negotiate_token(enc);
