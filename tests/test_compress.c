@@ -262,7 +262,7 @@ START_TEST(queue_once)
 {
     struct compress_cache *c;
     struct compress_cache_stats s;
-    size_t n = 2 * 1024 * 1024;
+    size_t n = (size_t)2 * 1024 * 1024;
     char *t = text(n);
     struct stat st;
     int fd = put("big.txt", t, n, &st);

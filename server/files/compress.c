@@ -275,14 +275,14 @@ static uint64_t cost(const struct compress_body *b)
 
 static void lru_unlink(struct compress_cache *c, struct compress_body *b)
 {
-    if (b->prev)
-        b->prev->next = b->next;
-    else
+    if (c->head == b)
         c->head = b->next;
-    if (b->next)
-        b->next->prev = b->prev;
-    else
+    else if (b->prev)
+        b->prev->next = b->next;
+    if (c->tail == b)
         c->tail = b->prev;
+    else if (b->next)
+        b->next->prev = b->prev;
     b->prev = b->next = NULL;
 }
 
@@ -310,9 +310,10 @@ static void drop(struct compress_cache *c, struct compress_body *b)
 {
     struct compress_body **pp = &c->buckets[bucket(b->key)];
 
-    while (*pp != b)
+    while (*pp && *pp != b)
         pp = &(*pp)->hnext;
-    *pp = b->hnext;
+    if (*pp)
+        *pp = b->hnext;
     lru_unlink(c, b);
     c->stats.bytes -= cost(b);
     c->stats.entries--;
@@ -331,8 +332,12 @@ static void keep(struct compress_cache *c, struct compress_body *b)
         compress_body_put(b);
         return;
     }
-    while (c->tail && c->stats.bytes + cost(b) > c->cfg.budget) {
-        drop(c, c->tail);
+    while (c->stats.bytes + cost(b) > c->cfg.budget) {
+        struct compress_body *lru = c->tail;
+
+        if (!lru)
+            break;
+        drop(c, lru);
         c->stats.evicted++;
     }
     unsigned i = bucket(b->key);
@@ -467,7 +472,7 @@ static struct compress_body *make(const char *key, enum negotiate_encoding enc,
     b->no_gain = err == -EFBIG;
     b->len = err ? 0 : len;
     snprintf(b->key, sizeof b->key, "%s", key);
-    if (!err)
+    if (!err && data)
         memcpy(b->data, data, len);
     free(data);
     return b;

@@ -84,7 +84,7 @@ START_TEST(each_coding)
         struct http_response *raw =
             get_raw(s, "/style.css", (const char *[]){aeh(codings[i]), NULL});
         EXPECT(raw->body_len < 20480 / 4 &&
-                   atol(http_header(raw, "Content-Length")) ==
+                   strtol(http_header(raw, "Content-Length"), NULL, 10) ==
                        (long)raw->body_len,
                "%s: %zu bytes on the wire", codings[i], raw->body_len);
     }
@@ -221,7 +221,7 @@ END_TEST
 START_TEST(large_in_background)
 {
     char *root = tree_new();
-    size_t n = 3 * 1024 * 1024;
+    size_t n = (size_t)3 * 1024 * 1024;
     tree_write(root, "big.txt", css(n), n);
     struct server *s = server_start(root, NULL);
     const char *ae[] = {aeh("gzip"), NULL};
@@ -249,7 +249,7 @@ START_TEST(hostile_accept_encoding)
 {
     char *root = site(20480);
     struct server *s = server_start(root, "--max-header-size", "64K", NULL);
-    char *many = hbuf(1000 * 24), *dup = hbuf(1000 * 12);
+    char *many = hbuf((size_t)1000 * 24), *dup = hbuf((size_t)1000 * 12);
     size_t m = 0, d = 0;
 
     for (int i = 0; i < 1000; i++)
@@ -283,7 +283,7 @@ static long rss_kib(pid_t pid)
 {
     char *st = tree_read(hfmt("/proc/%d/status", (int)pid), NULL);
     const char *p = st ? strstr(st, "VmRSS:") : NULL;
-    return p ? atol(p + 6) : -1;
+    return p ? strtol(p + 6, NULL, 10) : -1;
 }
 
 /*
@@ -330,7 +330,7 @@ START_TEST(gib_fifty_clients)
             "gib_fifty_clients: server RSS %ld KiB before, peak %ld "
             "KiB with 50 clients of a 1 GiB file\n",
             before, peak);
-    EXPECT(peak < before + 64 * 1024, "RSS grew from %ld to %ld KiB", before,
+    EXPECT(peak < before + 64L * 1024, "RSS grew from %ld to %ld KiB", before,
            peak);
     for (int i = 0; i < 50; i++)
         raw_close(c[i]);
