@@ -328,14 +328,12 @@ static bool notify_abstract(void)
     return s && s[0] == '@';
 }
 
-/* Build and enforce the domain; 0, or -1 with w->landlock_why. */
-int sandbox_landlock_raise(struct walls *w, const struct conf *c,
-                           const struct listeners *ls)
+/* The ruleset for this kernel's ABI; 0, or -1 with w->landlock_why. */
+static int ruleset_create(struct walls *w)
 {
     struct ruleset_attr attr = {0};
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
                        LANDLOCK_CREATE_RULESET_VERSION);
-    int threads;
 
     if (abi < 0 && errno == EOPNOTSUPP) {
         snprintf(w->landlock_why, sizeof w->landlock_why,
@@ -378,7 +376,14 @@ int sandbox_landlock_raise(struct walls *w, const struct conf *c,
                  "landlock_create_ruleset: %s", sandbox_errname(errno));
         return -1;
     }
+    return 0;
+}
 
+/* A rule for everything the configuration names that is read again,
+ * written, removed or bound after the start-up. */
+static void add_configured(struct walls *w, const struct conf *c,
+                           const struct listeners *ls)
+{
     if (c->root)
         add_root(w, c->root);
     for (size_t i = 0; i < c->vhost.n; i++)
@@ -404,7 +409,17 @@ int sandbox_landlock_raise(struct walls *w, const struct conf *c,
 #endif
     if (w->abi >= 4)
         add_ports(w, ls);
+}
 
+/* Build and enforce the domain; 0, or -1 with w->landlock_why. */
+int sandbox_landlock_raise(struct walls *w, const struct conf *c,
+                           const struct listeners *ls)
+{
+    int threads;
+
+    if (ruleset_create(w) != 0)
+        return -1;
+    add_configured(w, c, ls);
     threads = count_threads();
     if (threads > 1)
         sandbox_note(w,

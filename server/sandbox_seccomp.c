@@ -117,32 +117,15 @@ static int allow_if(scmp_filter_ctx ctx, struct walls *w, const char *name,
     return allow(ctx, w, resolve(name), 1, &a);
 }
 
-/* Build and load the filter; 0, or -1 with w->seccomp_why. */
-int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
-                          const struct listeners *ls)
+/* The calls allowed with their arguments checked; 0 or -errno. */
+static int allow_checked(scmp_filter_ctx ctx, struct walls *w,
+                         const struct listeners *ls)
 {
-    uint32_t deflt = c->sandbox == CONF_SANDBOX_STRICT ? SCMP_ACT_KILL_PROCESS
-                                                       : SCMP_ACT_ERRNO(EPERM);
-    scmp_filter_ctx ctx = seccomp_init(deflt);
     bool unix_listener = false;
-    int rc = 0;
-
-    if (!ctx) {
-        snprintf(w->seccomp_why, sizeof w->seccomp_why, "seccomp_init failed");
-        return -1;
-    }
-    /* Every thread, and the optimiser's binary tree over the call numbers. */
-    if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0 ||
-        seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, deflt) < 0)
-        rc = -EINVAL;
-    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-    for (size_t i = 0; rc == 0 && i < sizeof allowed / sizeof allowed[0]; i++)
-        rc = allow(ctx, w, resolve(allowed[i]), 0, NULL);
 
     /* Threads only: no fork, no new process of any kind. */
-    if (rc == 0)
-        rc = allow_if(ctx, w, "clone",
-                      arg_masked(0, CLONE_THREAD, CLONE_THREAD));
+    int rc =
+        allow_if(ctx, w, "clone", arg_masked(0, CLONE_THREAD, CLONE_THREAD));
     /* libmicrohttpd names its threads. */
     if (rc == 0)
         rc = allow_if(ctx, w, "prctl", arg_eq(0, PR_SET_NAME));
@@ -193,6 +176,32 @@ int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
         if (rc == 0)
             rc = allow(ctx, w, resolve("connect"), 0, NULL);
     }
+    return rc;
+}
+
+/* Build and load the filter; 0, or -1 with w->seccomp_why. */
+int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
+                          const struct listeners *ls)
+{
+    uint32_t deflt = c->sandbox == CONF_SANDBOX_STRICT ? SCMP_ACT_KILL_PROCESS
+                                                       : SCMP_ACT_ERRNO(EPERM);
+    scmp_filter_ctx ctx = seccomp_init(deflt);
+    int rc = 0;
+
+    if (!ctx) {
+        snprintf(w->seccomp_why, sizeof w->seccomp_why, "seccomp_init failed");
+        return -1;
+    }
+    /* Every thread, and the optimiser's binary tree over the call numbers. */
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0 ||
+        seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, deflt) < 0)
+        rc = -EINVAL;
+    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+    for (size_t i = 0; rc == 0 && i < sizeof allowed / sizeof allowed[0]; i++)
+        rc = allow(ctx, w, resolve(allowed[i]), 0, NULL);
+
+    if (rc == 0)
+        rc = allow_checked(ctx, w, ls);
     if (rc == 0)
         rc = seccomp_load(ctx);
     seccomp_release(ctx);
