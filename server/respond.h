@@ -36,6 +36,7 @@ struct respond_conf {
     const char *metrics_path;          /* root-relative URL path, or NULL */
     struct metrics *metrics;           /* counters, or NULL */
     bool server_timing;                /* Server-Timing: resolve;dur= */
+    uint64_t serial; /* this configuration generation's, never reused */
 };
 
 /* What was answered, for the access log. */
