@@ -355,4 +355,4 @@ static Suite *reload_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{reload_suite}}};
+const struct check_main check_main = {.suites = {{.make = reload_suite}}};

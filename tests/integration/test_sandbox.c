@@ -781,4 +781,4 @@ static Suite *sandbox_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{sandbox_suite}}};
+const struct check_main check_main = {.suites = {{.make = sandbox_suite}}};
