@@ -93,6 +93,10 @@ static void policy(struct generation *g, const struct generation_base *b)
     };
 }
 
+/* Numbers the generations: a reply cached under one is not sent under
+ * another, whose headers may differ (respond.h, reply_cache.h). */
+static atomic_uint_fast64_t serials;
+
 int generation_new(struct conf *c, const struct generation_base *base,
                    const struct generation *prev, struct generation **out)
 {
@@ -110,6 +114,7 @@ int generation_new(struct conf *c, const struct generation_base *base,
     g->c = *c;
     memset(c, 0, sizeof *c);
     policy(g, base);
+    g->d.respond.serial = atomic_fetch_add(&serials, 1) + 1;
     atomic_init(&g->refs, 1);
     *out = g;
     return 0;

@@ -42,7 +42,8 @@ struct slot {
     ino_t ino;
     off_t size;
     struct timespec mtime, ctime;
-    const char *type, *cache_control;
+    uint64_t serial; /* the configuration generation it was made under */
+    const char *type, *cache_control; /* into that generation */
     char etag[ETAG_LEN];
     time_t date; /* the second its Date header names, or 0 */
 };
@@ -157,7 +158,7 @@ static void stamp(struct cache *c, struct slot *s)
                   : 0;
 }
 
-bool reply_cache_find(const struct stat *st, const char *type,
+bool reply_cache_find(uint64_t serial, const struct stat *st, const char *type,
                       const char *cache_control, struct reply_hit *hit)
 {
     struct cache *c = mine;
@@ -166,8 +167,9 @@ bool reply_cache_find(const struct stat *st, const char *type,
     if (!c)
         return false;
     s = &c->slot[slot_of(st)];
-    if (!s->resp || !same_file(s, st) || !str_eq(s->type, type) ||
-        !str_eq(s->cache_control, cache_control))
+    /* the serial first: another generation's strings may be freed */
+    if (!s->resp || s->serial != serial || !same_file(s, st) ||
+        !str_eq(s->type, type) || !str_eq(s->cache_control, cache_control))
         return false;
     stamp(c, s);
     hit->resp = s->resp;
@@ -175,9 +177,9 @@ bool reply_cache_find(const struct stat *st, const char *type,
     return true;
 }
 
-bool reply_cache_keep(int fd, const struct stat *st, const char *type,
-                      const char *cache_control, const char *etag,
-                      struct MHD_Response *resp)
+bool reply_cache_keep(uint64_t serial, int fd, const struct stat *st,
+                      const char *type, const char *cache_control,
+                      const char *etag, struct MHD_Response *resp)
 {
     struct timespec now;
     struct stat again;
@@ -212,6 +214,7 @@ bool reply_cache_keep(int fd, const struct stat *st, const char *type,
         .size = st->st_size,
         .mtime = st->st_mtim,
         .ctime = st->st_ctim,
+        .serial = serial,
         .type = type,
         .cache_control = cache_control,
     };

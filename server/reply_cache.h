@@ -39,15 +39,20 @@ struct reply_hit {
 /*
  * reply_cache_find - the calling thread's response for the file whose fd
  * this request opened and fstat()ed into @st, served as @type with
- * @cache_control (or NULL).
+ * @cache_control (or NULL) under the configuration generation @serial
+ * (respond_conf.serial): an entry made under another generation is never
+ * used, so a SIGHUP that changes headers is seen at once, and @type and
+ * @cache_control, which point into that generation, are compared only
+ * while it is alive.
  *
  * Returns true with @hit filled, or false (nothing kept for that version).
  */
-bool reply_cache_find(const struct stat *st, const char *type,
+bool reply_cache_find(uint64_t serial, const struct stat *st, const char *type,
                       const char *cache_control, struct reply_hit *hit);
 
 /*
- * reply_cache_keep - keep @resp (a complete 200 response whose body is the
+ * reply_cache_keep - keep @resp (made under generation @serial: a complete
+ * 200 response whose body is the
  * whole file as read from @fd after the fstat that gave @st) in the calling
  * thread's cache, to be sent with @etag. Kept only when the file is small,
  * changed at least REPLY_CACHE_SETTLE_S ago, and still has the same identity
@@ -56,8 +61,8 @@ bool reply_cache_find(const struct stat *st, const char *type,
  * Returns true when kept: the cache then owns the caller's reference of
  * @resp (the caller must not destroy it); false leaves it to the caller.
  */
-bool reply_cache_keep(int fd, const struct stat *st, const char *type,
-                      const char *cache_control, const char *etag,
-                      struct MHD_Response *resp);
+bool reply_cache_keep(uint64_t serial, int fd, const struct stat *st,
+                      const char *type, const char *cache_control,
+                      const char *etag, struct MHD_Response *resp);
 
 #endif

@@ -365,7 +365,8 @@ static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
         return MHD_NO;
     file_headers(r, resp, true, type, cc, etag, ev);
     common_headers(r, resp);
-    kept = reply_cache_keep(p->fd, &p->st, type, cc, etag, resp);
+    kept =
+        reply_cache_keep(r->conf->serial, p->fd, &p->st, type, cc, etag, resp);
     if (kept && r->conf->metrics)
         metrics_count_reply(r->conf->metrics, false);
     plan_close(p);
@@ -478,7 +479,7 @@ static enum MHD_Result file(struct req *r)
     struct reply_hit hit = {0};
     struct compress_body *cb = NULL;
 
-    if (reuse && reply_cache_find(&p->st, type, cc, &hit)) {
+    if (reuse && reply_cache_find(r->conf->serial, &p->st, type, cc, &hit)) {
         memcpy(etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
         alt_tag(p, etag, alt);
     } else {

@@ -42,6 +42,7 @@ struct respond_conf {
     const enum negotiate_encoding *compress;
     size_t n_compress;
     struct compress_cache *compress_cache;
+    uint64_t serial; /* this configuration generation's, never reused */
 };
 
 /* What was answered, for the access log. */

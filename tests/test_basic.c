@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_basic.c - Basic credentials and the challenge. */
 #include "basic.h"
+#include "check_main.h"
 
-#include <check.h>
 #include <errno.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *value;
@@ -100,20 +98,7 @@ START_TEST(challenge)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("basic");
-    TCase *tc = tcase_create("basic");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, parse_case, 0, N_ELEMS(cases));
-    tcase_add_test(tc, long_user);
-    tcase_add_test(tc, challenge);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "basic",
+    .tcases = {{"basic", .loops = {{&parse_case, N_ELEMS(cases)}},
+                .tests = {&long_user, &challenge}}}};

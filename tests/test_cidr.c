@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cidr.c - address lists: syntax, host bits, IPv4-mapped, matching. */
+#include "check_main.h"
 #include "cidr.h"
 
 #include <arpa/inet.h>
-#include <check.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *spec;
@@ -125,25 +123,9 @@ START_TEST(sockaddr_forms)
 }
 END_TEST
 
-static Suite *cidr_suite(void)
-{
-    Suite *s = suite_create("cidr");
-    TCase *tc = tcase_create("cidr");
-
-    tcase_add_loop_test(tc, list_case, 0, N_ELEMS(lists));
-    tcase_add_loop_test(tc, match_case, 0, N_ELEMS(matches));
-    tcase_add_test(tc, sockaddr_forms);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(cidr_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "cidr",
+    .tcases = {{"cidr",
+                .loops = {{&list_case, N_ELEMS(lists)},
+                          {&match_case, N_ELEMS(matches)}},
+                .tests = {&sockaddr_forms}}}};

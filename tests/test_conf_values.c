@@ -524,4 +524,4 @@ static Suite *conf_values_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{conf_values_suite}}};
+const struct check_main check_main = {.suites = {{.make = conf_values_suite}}};

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_error_pages.c - --error-page CODES=FILE values. */
+#include "check_main.h"
 #include "error_pages.h"
 
-#include <check.h>
 #include <errno.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *spec;
@@ -68,19 +66,7 @@ START_TEST(find)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("error_pages");
-    TCase *tc = tcase_create("error_pages");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, spec_case, 0, N_ELEMS(specs));
-    tcase_add_test(tc, find);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "error_pages",
+    .tcases = {{"error_pages", .loops = {{&spec_case, N_ELEMS(specs)}},
+                .tests = {&find}}}};

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* test_forwarded.c - the client behind trusted proxies. */
+#include "check_main.h"
 #include "forwarded.h"
 
-#include <check.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 #define TRUSTED "10.0.0.0/8, ::1"
 
@@ -65,18 +63,6 @@ START_TEST(client_case)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("forwarded");
-    TCase *tc = tcase_create("forwarded");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, client_case, 0, N_ELEMS(cases));
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "forwarded",
+    .tcases = {{"forwarded", .loops = {{&client_case, N_ELEMS(cases)}}}}};

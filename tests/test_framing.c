@@ -305,4 +305,4 @@ static Suite *framing_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{framing_suite}}};
+const struct check_main check_main = {.suites = {{.make = framing_suite}}};

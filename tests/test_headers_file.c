@@ -3,15 +3,13 @@
  * test_headers_file.c - _headers: good and bad lines with exact FILE:LINE
  * messages, what one path collects (order, "! Name"), a 1 MiB line.
  */
+#include "check_main.h"
 #include "headers_file.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *text;
@@ -145,20 +143,9 @@ START_TEST(megabyte_line)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("headers_file");
-    TCase *tc = tcase_create("headers_file");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, file_case, 0, N_ELEMS(files));
-    tcase_add_loop_test(tc, collect_case, 0, N_ELEMS(collects));
-    tcase_add_test(tc, megabyte_line);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "headers_file",
+    .tcases = {{"headers_file",
+                .loops = {{&file_case, N_ELEMS(files)},
+                          {&collect_case, N_ELEMS(collects)}},
+                .tests = {&megabyte_line}}}};

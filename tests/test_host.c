@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_host.c - Host normalisation and virtual-host names. */
+#include "check_main.h"
 #include "host.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *in;
@@ -160,22 +158,10 @@ START_TEST(matching)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("host");
-    TCase *tc = tcase_create("host");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, normalize_case, 0, N_ELEMS(norm));
-    tcase_add_test(tc, long_names);
-    tcase_add_loop_test(tc, target_case, 0, N_ELEMS(targets));
-    tcase_add_loop_test(tc, pattern_case, 0, N_ELEMS(patterns));
-    tcase_add_test(tc, matching);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "host",
+    .tcases = {{"host",
+                .loops = {{&normalize_case, N_ELEMS(norm)},
+                          {&target_case, N_ELEMS(targets)},
+                          {&pattern_case, N_ELEMS(patterns)}},
+                .tests = {&long_names, &matching}}}};

@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* test_htpasswd.c - htpasswd syntax: accepted schemes, refusals with
  * FILE:LINE, duplicates, lookups, a 100,000-user file. */
+#include "check_main.h"
 #include "htpasswd.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 #define BCRYPT "$2y$05$9LGJ9VMeUDjyHNfFx29IEOTXjF7N7sck0ct63MneXuVxW0VQywtp."
 #define BCRYPT_B "$2b$04$abcdefghijklmnopqrstuu2r9OfJnfCsdneAXAGHnS4UpFFP8WIrW"
@@ -198,22 +196,9 @@ START_TEST(many_users)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("htpasswd");
-    TCase *tc = tcase_create("htpasswd");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, good_line, 0, N_ELEMS(good));
-    tcase_add_loop_test(tc, bad_line, 0, N_ELEMS(bad));
-    tcase_add_test(tc, structure);
-    tcase_add_test(tc, long_line);
-    tcase_add_test(tc, many_users);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "htpasswd",
+    .tcases = {
+        {"htpasswd",
+         .loops = {{&good_line, N_ELEMS(good)}, {&bad_line, N_ELEMS(bad)}},
+         .tests = {&structure, &long_line, &many_users}}}};

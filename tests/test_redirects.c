@@ -4,17 +4,15 @@
  * bad lines with exact FILE:LINE messages, targets, loops, and a file of
  * 10,000 rules (how matching scales).
  */
+#include "check_main.h"
 #include "redirects.h"
 #include "urlpath.h"
 
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- patterns ---- */
 
@@ -348,23 +346,10 @@ START_TEST(ten_thousand)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("redirects");
-    TCase *tc = tcase_create("redirects");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, pattern_case, 0, N_ELEMS(pats));
-    tcase_add_loop_test(tc, line_case, 0, N_ELEMS(lines_tab));
-    tcase_add_loop_test(tc, site_case, 0, N_ELEMS(site_cases));
-    tcase_add_test(tc, first_match_wins);
-    tcase_add_test(tc, long_line);
-    tcase_add_test(tc, ten_thousand);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "redirects",
+    .tcases = {{"redirects",
+                .loops = {{&pattern_case, N_ELEMS(pats)},
+                          {&line_case, N_ELEMS(lines_tab)},
+                          {&site_case, N_ELEMS(site_cases)}},
+                .tests = {&first_match_wins, &long_line, &ten_thousand}}}};

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_urlpath.c - lexical normalisation, percent-encoding, glob sets. */
+#include "check_main.h"
 #include "glob.h"
 #include "urlpath.h"
 
-#include <check.h>
 #include <errno.h>
 #include <string.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
     const char *path;
@@ -113,22 +111,9 @@ START_TEST(glob_errors)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("urlpath");
-    TCase *tc = tcase_create("urlpath");
-    SRunner *sr;
-    int failed;
-
-    tcase_add_loop_test(tc, normalize_case, 0, N_ELEMS(norm));
-    tcase_add_test(tc, normalize_small);
-    tcase_add_test(tc, encode);
-    tcase_add_loop_test(tc, glob_case, 0, N_ELEMS(globs));
-    tcase_add_test(tc, glob_errors);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
-}
+const struct check_main check_main = {
+    .suite = "urlpath",
+    .tcases = {{"urlpath",
+                .loops = {{&normalize_case, N_ELEMS(norm)},
+                          {&glob_case, N_ELEMS(globs)}},
+                .tests = {&normalize_small, &encode, &glob_errors}}}};

@@ -139,4 +139,4 @@ static Suite *notify_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{notify_suite}}};
+const struct check_main check_main = {.suites = {{.make = notify_suite}}};

@@ -185,4 +185,4 @@ static Suite *probe_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{probe_suite}}};
+const struct check_main check_main = {.suites = {{.make = probe_suite}}};

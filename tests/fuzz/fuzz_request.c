@@ -11,6 +11,7 @@
 #include "etag_cache.h"
 #include "framing.h"
 #include "fuzz.h"
+#include "live.h"
 #include "log.h"
 #include "root.h"
 
@@ -28,6 +29,12 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static unsigned short port;
+
+/* The one generation is static: nothing to free. */
+static void keep(void *gen)
+{
+    (void)gen;
+}
 
 static void put(const char *dir, const char *name, size_t len, char c)
 {
@@ -48,6 +55,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     static char dir[] = "/tmp/beneath-fuzz-XXXXXX";
     static char *index[] = {"index.html"};
     static struct daemon_conf dc;
+    static struct daemon_gen gen;
+    static struct live *gens;
     static struct root *root;
     static struct log *log;
     static struct etag_cache *etags;
@@ -71,11 +80,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (root_open(dir, 0, &root) || log_open("off", LOG_COMBINED, &log) ||
         etag_cache_new(&etags, &ec))
         abort();
-    dc = (struct daemon_conf){
+    gen = (struct daemon_gen){
         .respond = {.files = {.confine = 0x08 | 0x02,
                               .index = index,
                               .n_index = 1},
                     .etags = etags},
+        .log = log,
+    };
+    dc = (struct daemon_conf){
         .threads = 1,
         .max_connections = 64,
         .timeout = 2,
@@ -89,7 +101,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         listen(fd, 64) || getsockname(fd, (struct sockaddr *)&sa, &sl))
         abort();
     port = ntohs(sa.sin_port);
-    if (daemon_new(&dc, root, log, &fd, &tls, 1, &d))
+    /* one generation for the whole run: never released */
+    if (live_new(&gen, keep, &gens) ||
+        daemon_new(&dc, gens, root, &fd, &tls, 1, &d))
         abort();
     daemon_started();
     return 0; /* the daemon lives as long as the process */

@@ -358,4 +358,4 @@ static Suite *cache_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{cache_suite}}};
+const struct check_main check_main = {.suites = {{.make = cache_suite}}};

@@ -261,4 +261,4 @@ static Suite *cli_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{cli_suite}}};
+const struct check_main check_main = {.suites = {{.make = cli_suite}}};

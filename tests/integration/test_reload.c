@@ -124,6 +124,47 @@ START_TEST(reload_header)
 }
 END_TEST
 
+/*
+ * A small settled file's 200 is kept ready in the worker's reply cache; a
+ * SIGHUP that changes a header must still be seen by the next request, and
+ * the entry made under the old configuration is never compared against the
+ * freed strings of that configuration (ASan).
+ */
+START_TEST(reload_header_cached_reply)
+{
+    char *w = tree_new();
+    tree_write_str(w, "index.html", "x\n");
+    char *d = tree_new();
+    char *conf = tree_path(d, "b.conf");
+    write_conf(d, "b.conf", "header = X-Gen: one\ncache-default = no-cache\n");
+    /* the reply cache keeps only files changed 2 s (and more) ago */
+    sleep_ms(2200);
+    struct server *s =
+        server_start(w, "--config", conf, "--threads", "1", NULL);
+    struct http_response *r;
+    for (int i = 0; i < 3; i++) {
+        r = raw_get(s->port, "/");
+        EXPECT(r->status == 200 && strcmp(header_of(r, "X-Gen"), "one") == 0,
+               "before: %d X-Gen %s", r->status, header_of(r, "X-Gen"));
+    }
+    /* only the header changes: the entry's file, type and Cache-Control
+     * (equal text, in the new generation's memory) all still match */
+    for (int gen = 0; gen < 2; gen++) {
+        const char *want = gen ? "three" : "two";
+        write_conf(
+            d, "b.conf",
+            hfmt("header = X-Gen: %s\ncache-default = no-cache\n", want));
+        hup_and_wait(s, APPLIED);
+        for (int i = 0; i < 3; i++) {
+            r = raw_get(s->port, "/");
+            EXPECT(r->status == 200 && strcmp(header_of(r, "X-Gen"), want) == 0,
+                   "after SIGHUP %d: X-Gen %s", gen + 1, header_of(r, "X-Gen"));
+        }
+    }
+    server_stop_clean(s);
+}
+END_TEST
+
 START_TEST(reload_bad_file_keeps_old)
 {
     char *w = tree_new();
@@ -303,6 +344,7 @@ static Suite *reload_suite(void)
     TCase *t = tcase_create("sighup");
 
     tcase_add_test(t, reload_header);
+    tcase_add_test(t, reload_header_cached_reply);
     tcase_add_test(t, reload_bad_file_keeps_old);
     tcase_add_test(t, reload_listen_needs_restart);
     tcase_add_test(t, reload_under_load);
@@ -313,4 +355,4 @@ static Suite *reload_suite(void)
     return s;
 }
 
-const struct check_main check_main = {.suites = {{reload_suite}}};
+const struct check_main check_main = {.suites = {{.make = reload_suite}}};

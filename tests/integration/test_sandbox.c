@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sandbox.c - end-to-end tests of the sandbox (server/sandbox.c): the
+ * test_sandbox.c - end-to-end tests of the sandbox (server/sandbox*.c): the
  * start-up line and /proc/PID/status; Landlock on its own stopping what the
  * unsafe lexical resolver lets through; the test build's fault hook making
  * the server itself try what it must not (beneath_faults, $BENEATH_FAULTS_BIN),
@@ -781,4 +781,4 @@ static Suite *sandbox_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{sandbox_suite}}};
+const struct check_main check_main = {.suites = {{.make = sandbox_suite}}};

@@ -383,4 +383,4 @@ static Suite *wire_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{wire_suite}}};
+const struct check_main check_main = {.suites = {{.make = wire_suite}}};

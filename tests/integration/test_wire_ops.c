@@ -255,4 +255,4 @@ static Suite *wire_ops_suite(void)
     return su;
 }
 
-const struct check_main check_main = {.suites = {{wire_ops_suite}}};
+const struct check_main check_main = {.suites = {{.make = wire_ops_suite}}};
