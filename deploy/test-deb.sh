@@ -35,7 +35,7 @@ done
 [ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/beneath/beneath.conf ] ||
   fail "conffiles is not /etc/beneath/beneath.conf"
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in ./usr/bin/beneath ./usr/bin/beneath-resolve ./etc/beneath/beneath.conf \
+for f in ./usr/bin/beneath ./usr/bin/beneath-precompress ./usr/bin/beneath-resolve ./etc/beneath/beneath.conf \
   ./usr/lib/systemd/system/beneath.service ./usr/lib/systemd/system/beneath.socket \
   ./usr/share/man/man1/beneath.1 ./usr/share/man/man1/beneath-resolve.1 \
   ./usr/share/doc/beneath/LICENSE ./usr/share/doc/beneath/README.md; do

@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 p=$tmp/prefix
 cmake --install "$build" --prefix "$p" >/dev/null
 got=$(cd "$p" && find . -type f | sort)
-want=$(printf '%s\n' ./bin/beneath ./bin/beneath-resolve \
+want=$(printf '%s\n' ./bin/beneath ./bin/beneath-precompress ./bin/beneath-resolve \
   ./etc/beneath/beneath.conf ./lib/systemd/system/beneath.service \
   ./lib/systemd/system/beneath.socket ./share/doc/beneath/LICENSE \
   ./share/doc/beneath/README.md ./share/man/man1/beneath-resolve.1 \

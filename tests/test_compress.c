@@ -291,6 +291,13 @@ START_TEST(queue_once)
     }
     compress_cache_free(c);
     ck_assert_int_eq(fixture_count_fds(), fds);
+    /* a file larger than the budget is not queued at all */
+    struct compress_cache_config small = {.budget = 65536};
+    ck_assert_int_eq(compress_cache_new(&c, &small), 0);
+    ck_assert(!compress_cache_queue(c, "big gzip", NEGOTIATE_GZIP, fd, &st));
+    compress_cache_stats(c, &s);
+    ck_assert_uint_eq(s.queued, 0);
+    compress_cache_free(c);
     free(t);
     close(fd);
 }

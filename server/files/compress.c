@@ -563,6 +563,9 @@ bool compress_cache_queue(struct compress_cache *c, const char *key,
     pthread_mutex_lock(&c->lock);
     if (queued(c, key)) {
         ok = true;
+    } else if ((uint64_t)st->st_size > c->cfg.budget) {
+        /* its body would rarely fit: it would be made again and again */
+        ok = false;
     } else if (c->q_len == c->cfg.queue_max) {
         c->stats.queue_full++;
     } else if ((c->started || start_worker(c))) {

@@ -110,7 +110,9 @@ struct compress_body *compress_cache_make(struct compress_cache *c,
 /*
  * compress_cache_queue - have the background thread compress @fd
  * (borrowed; a duplicate is queued) like compress_cache_make, once per @key
- * however many requests ask. Returns true when queued or already queued.
+ * however many requests ask; not a file larger than the cache's budget
+ * (its body would rarely be kept). Returns true when queued or already
+ * queued.
  */
 bool compress_cache_queue(struct compress_cache *c, const char *key,
                           enum negotiate_encoding enc, int fd,
