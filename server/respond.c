@@ -525,6 +525,8 @@ static enum MHD_Result emit(struct req *r)
 
     r->res->err = p->err;
     r->res->backend = p->backend;
+    /* the coding of a file's body (a sidecar's); error pages have none */
+    r->res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
     switch (p->kind) {
     case PLAN_STATUS:
         ret = simple(r, p->status);
