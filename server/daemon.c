@@ -493,9 +493,9 @@ static void client_text(struct MHD_Connection *mc, char *out, size_t size)
 }
 
 /*
- * Whether @s finished its handshake: the last handshake message a server
- * receives, in a full, resumed or TLS 1.3 handshake alike, is the client's
- * Finished.
+ * Whether @s finished its handshake without a request on it (one that got
+ * a request did): the last handshake message a server receives, in a full,
+ * resumed or TLS 1.3 handshake alike, is the client's Finished.
  */
 static bool tls_handshake_done(gnutls_session_t s)
 {
@@ -563,7 +563,8 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         metrics_count_connection(h->conf->metrics, false);
         /* the session is still there: libmicrohttpd frees it after this */
         if (c->tls)
-            metrics_count_tls(h->conf->metrics, tls_handshake_done(c->tls));
+            metrics_count_tls(h->conf->metrics,
+                              c->tls_version || tls_handshake_done(c->tls));
     }
     pthread_mutex_lock(&h->lock);
     if (c->prev)

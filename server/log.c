@@ -27,6 +27,7 @@
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -54,7 +55,9 @@ struct log {
     atomic_llong last_warning;        /* s, monotonic */
     _Atomic(_Atomic uint64_t *) also; /* the metrics' drop counter */
 
-    /* the buffer: lines not yet written, and the writer thread */
+    /* the buffer: lines not yet written, and the writer thread, started
+     * by the first line (after the sandbox: a thread made before it would
+     * escape Landlock, which binds only the threads that exist) */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     char *buf, *spare; /* LOG_BUFFER_SIZE each; the writer swaps them */
@@ -122,6 +125,25 @@ static int stdout_fd(bool *owned, bool *sock)
 
 static void *writer(void *arg);
 
+/* Start the writer thread, under l->lock; 0 or -errno. */
+static int start_writer(struct log *l)
+{
+    /*
+     * The writer takes no signal: SIGTERM must reach main's signalfd, not
+     * kill the process through a thread that does not block it.
+     */
+    sigset_t all, old;
+    int err;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    err = -pthread_create(&l->writer, NULL, writer, l);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!err)
+        l->running = true;
+    return err;
+}
+
 int log_open(const char *where, const char *format, struct log **out)
 {
     struct log *l = calloc(1, sizeof *l);
@@ -161,10 +183,6 @@ int log_open(const char *where, const char *format, struct log **out)
     l->spare = malloc(LOG_BUFFER_SIZE);
     if (!l->buf || !l->spare)
         goto out_close;
-    err = -pthread_create(&l->writer, NULL, writer, l);
-    if (err)
-        goto out_close;
-    l->running = true;
     *out = l;
     return 0;
 out_close:
@@ -227,14 +245,16 @@ void log_close(struct log *l)
 {
     if (!l)
         return;
-    if (l->running) {
+    pthread_mutex_lock(&l->lock);
+    bool running = l->running;
+    if (running) {
         atomic_store(&l->stop_ms, mono_ms());
-        pthread_mutex_lock(&l->lock);
         l->stop = true;
         pthread_cond_signal(&l->wake);
-        pthread_mutex_unlock(&l->lock);
-        pthread_join(l->writer, NULL);
     }
+    pthread_mutex_unlock(&l->lock);
+    if (running)
+        pthread_join(l->writer, NULL);
     unsigned long long n = atomic_load(&l->dropped);
     if (n)
         fprintf(stderr,
@@ -687,7 +707,9 @@ void log_write(struct log *l, const struct log_record *r)
         return;
     format_line(&l->tpl, r, &ln);
     pthread_mutex_lock(&l->lock);
-    full = l->len + ln.len > LOG_BUFFER_SIZE;
+    /* no writer thread (out of threads): the line cannot go anywhere */
+    full = l->len + ln.len > LOG_BUFFER_SIZE ||
+           (!l->running && start_writer(l) != 0);
     wake = l->len == 0;
     if (!full) {
         memcpy(l->buf + l->len, ln.buf, ln.len);
