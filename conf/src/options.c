@@ -275,7 +275,7 @@ const struct opt opts[] = {
      .help = "access log format: combined, combined+duration (adds "
              "duration_us=N), json (one object a line), or a template of "
              "$fields such as '$time $client \"$request\" $status $bytes "
-             "$duration_us' (fields in docs/http.md)",
+             "$duration_us' (fields in docs/observe.md)",
      .check = check_log_format},
     {.name = "max-connections",
      .type = &t_uint,
