@@ -55,7 +55,7 @@ struct conn {
     char forwarded[INET6_ADDRSTRLEN]; /* the request's client behind a
                                          trusted proxy, or "" */
     struct wire_conn wire;            /* the raw bytes' framing (wire.c) */
-    unsigned heads; /* request heads begun on this connection */
+    unsigned heads;          /* request heads begun on this connection */
     gnutls_session_t tls;    /* HTTPS: the session, else NULL */
     const char *tls_version; /* its version's name, once known */
 
@@ -66,8 +66,8 @@ struct conn {
     unsigned bad;  /* a status decided from the headers (400), or 0 */
     enum http_method method;
     size_t target, meth, version, referer, agent, host; /* offsets in buf */
-    uint64_t start_ns;  /* headers complete (monotonic) */
-    const char *vhost;  /* the --vhost pattern that served, or NULL */
+    uint64_t start_ns; /* headers complete (monotonic) */
+    const char *vhost; /* the --vhost pattern that served, or NULL */
     struct respond_result res;
     char *buf;
     size_t cap, used;

@@ -32,8 +32,7 @@ static void log_unref(struct generation_log *gl)
 
 /* @prev's log when @c names the same one, or a newly opened one. */
 static int log_for(const struct conf *c, const struct generation *prev,
-                   const struct generation_base *b,
-                   struct generation_log **out)
+                   const struct generation_base *b, struct generation_log **out)
 {
     struct generation_log *gl;
     int err;

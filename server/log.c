@@ -47,7 +47,7 @@
 struct log {
     int fd; /* -1 when off */
     bool owned;
-    bool sock; /* a socket: send(MSG_DONTWAIT) */
+    bool sock;    /* a socket: send(MSG_DONTWAIT) */
     char *format; /* the spec, which tpl points into */
     struct log_template tpl;
     char *path; /* NULL for stdout and off */
@@ -60,9 +60,9 @@ struct log {
      * escape Landlock, which binds only the threads that exist) */
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    char *buf, *spare; /* LOG_BUFFER_SIZE each; the writer swaps them */
-    size_t len;        /* bytes in buf */
-    bool stop;         /* log_close: write out and end */
+    char *buf, *spare;    /* LOG_BUFFER_SIZE each; the writer swaps them */
+    size_t len;           /* bytes in buf */
+    bool stop;            /* log_close: write out and end */
     atomic_llong stop_ms; /* when stop was asked (monotonic ms), or 0 */
     bool running;
     pthread_t writer;

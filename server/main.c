@@ -245,9 +245,9 @@ struct server {
     unsigned dir_cache;    /* directories per thread's resolver cache */
     struct daemon *d;
     struct metrics metrics;
-    int metrics_fd;                 /* --metrics-listen, until served */
-    char metrics_url[96];           /* its URL, for the start-up lines */
-    struct metrics_server *msrv;    /* serving it */
+    int metrics_fd;              /* --metrics-listen, until served */
+    char metrics_url[96];        /* its URL, for the start-up lines */
+    struct metrics_server *msrv; /* serving it */
     struct etag_cache *etags;
     struct generation_base base;
     struct generation *boot; /* the start-up configuration, kept */

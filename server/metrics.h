@@ -129,8 +129,7 @@ void metrics_count_tls(struct metrics *m, bool done);
 
 /* metrics_count_dir_cache - directories a request found in, or had to open
  * past, the resolver's directory cache. */
-void metrics_count_dir_cache(struct metrics *m, uint64_t hits,
-                             uint64_t misses);
+void metrics_count_dir_cache(struct metrics *m, uint64_t hits, uint64_t misses);
 
 /*
  * metrics_add_cache - render the counters @read gives for cache @name

@@ -75,8 +75,7 @@ int metrics_server_bind(const char *addr, char *url, size_t size)
                  ntohs(v6->sin6_port));
     } else {
         inet_ntop(AF_INET, &v4->sin_addr, shown, sizeof shown);
-        snprintf(url, size, "http://%s:%u/metrics", shown,
-                 ntohs(v4->sin_port));
+        snprintf(url, size, "http://%s:%u/metrics", shown, ntohs(v4->sin_port));
     }
     return fd;
 }
@@ -134,8 +133,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     size_t len;
     char *text = metrics_render_alloc(m, &len);
     if (!text)
-        return answer(c, 500, (char *)(uintptr_t) "out of memory\n", 14,
-                      false);
+        return answer(c, 500, (char *)(uintptr_t) "out of memory\n", 14, false);
     return answer(c, 200, text, len, true);
 }
 

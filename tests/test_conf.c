@@ -146,7 +146,9 @@ static const struct {
     {"dotfiles = sometimes\n",
      "t.conf:1: dotfiles: 'sometimes' is not deny or allow\n"},
     {"log-format = xml\n",
-     "t.conf:1: log-format: 'xml' is not a log format: combined, combined+duration, json, or a template with $fields ('$time $client \"$request\" $status')\n"},
+     "t.conf:1: log-format: 'xml' is not a log format: combined, "
+     "combined+duration, json, or a template with $fields ('$time $client "
+     "\"$request\" $status')\n"},
     {"resolver = fast\n", "t.conf:1: resolver: 'fast' is not auto, kernel, "
                           "emulated or lexical\n"},
     {"resolver = default\n", "t.conf:1: resolver: 'default' is not auto, "
@@ -538,7 +540,9 @@ static const struct {
      "/nonexistent/b.conf: No such file or directory\n"},
     {{"BENEATH_DOTFILES=maybe", "BENEATH_LOG_FORMAT=xml"},
      "BENEATH_DOTFILES: 'maybe' is not deny or allow\n"
-     "BENEATH_LOG_FORMAT: 'xml' is not a log format: combined, combined+duration, json, or a template with $fields ('$time $client \"$request\" $status')\n"},
+     "BENEATH_LOG_FORMAT: 'xml' is not a log format: combined, "
+     "combined+duration, json, or a template with $fields ('$time $client "
+     "\"$request\" $status')\n"},
 };
 
 START_TEST(env_error)

@@ -6,17 +6,16 @@
 #include "log.h"
 #include "log_template.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <sys/stat.h>
-#include <time.h>
-
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char path[PATH_MAX], rotated[PATH_MAX];
@@ -166,7 +165,6 @@ START_TEST(open_errors)
 }
 END_TEST
 
-
 /* combined+duration: the combined line, then duration_us=N. */
 START_TEST(combined_duration)
 {
@@ -222,9 +220,9 @@ START_TEST(bad_template_case)
     char err[512] = "";
     struct log *l = NULL;
 
-    ck_assert_int_eq(log_template_parse(bad_templates[_i].tpl, &t, err,
-                                        sizeof err),
-                     -EINVAL);
+    ck_assert_int_eq(
+        log_template_parse(bad_templates[_i].tpl, &t, err, sizeof err),
+        -EINVAL);
     ck_assert_msg(strstr(err, bad_templates[_i].why), "message: %s", err);
     ck_assert_int_eq(log_open(path, bad_templates[_i].tpl, &l), -EINVAL);
 }
@@ -236,8 +234,9 @@ END_TEST
  * bytes, invalid UTF-8.
  */
 static const char *const hostile[] = {
-    "a\"b", "a\\b", "a\nb", "a\r\nX-Injected: 1", "\x1b[31mred", "\x7f",
-    "\xff\xfe", "caf\xc3\xa9", "\xc3", "\xed\xa0\x80", "a b",
+    "a\"b",        "a\\b",         "a\nb",     "a\r\nX-Injected: 1",
+    "\x1b[31mred", "\x7f",         "\xff\xfe", "caf\xc3\xa9",
+    "\xc3",        "\xed\xa0\x80", "a b",
 };
 
 START_TEST(hostile_case)
@@ -259,10 +258,9 @@ START_TEST(hostile_case)
         /* one line: the only newline ends it, no control byte inside */
         ck_assert_ptr_eq(strchr(buf, '\n'), buf + n - 1);
         for (int i = 0; i < n - 1; i++)
-            ck_assert_msg((unsigned char)buf[i] >= 0x20 &&
-                              (unsigned char)buf[i] != 0x7f,
-                          "%s: byte %d is %#x", formats[f], i,
-                          (unsigned char)buf[i]);
+            ck_assert_msg(
+                (unsigned char)buf[i] >= 0x20 && (unsigned char)buf[i] != 0x7f,
+                "%s: byte %d is %#x", formats[f], i, (unsigned char)buf[i]);
         /* non-JSON: no raw quote from the value, no raw byte >= 0x80 */
         if (strcmp(formats[f], "json") != 0) {
             for (int i = 0; i < n - 1; i++)
@@ -376,13 +374,12 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "log",
-    .tcases = {{"lines", setup, fixture_dir_teardown,
-                .tests = {&combined, &json, &user_field, &long_fields_are_cut,
-                          &reopen_after_rotation, &open_errors,
-                          &combined_duration, &stalled_reader,
-                          &threads_whole_lines}},
-               {"templates",
-                .loops = {{&template_case, N_ELEMS(templates)},
-                          {&hostile_case, N_ELEMS(hostile)}}},
-               {"bad templates", setup, fixture_dir_teardown,
-                .loops = {{&bad_template_case, N_ELEMS(bad_templates)}}}}};
+    .tcases = {
+        {"lines", setup, fixture_dir_teardown,
+         .tests = {&combined, &json, &user_field, &long_fields_are_cut,
+                   &reopen_after_rotation, &open_errors, &combined_duration,
+                   &stalled_reader, &threads_whole_lines}},
+        {"templates", .loops = {{&template_case, N_ELEMS(templates)},
+                                {&hostile_case, N_ELEMS(hostile)}}},
+        {"bad templates", setup, fixture_dir_teardown,
+         .loops = {{&bad_template_case, N_ELEMS(bad_templates)}}}}};

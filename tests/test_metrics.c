@@ -4,8 +4,8 @@
 #include "metrics.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,16 +267,19 @@ START_TEST(request_histogram)
 
 #define S(fmt, ...) (snprintf(series, sizeof series, fmt, __VA_ARGS__), series)
     ck_assert_double_eq(
-        sample(text, S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0001\"}",
-                       h)),
+        sample(
+            text,
+            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0001\"}", h)),
         1);
     ck_assert_double_eq(
-        sample(text,
-               S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0025\"}", h)),
+        sample(
+            text,
+            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0025\"}", h)),
         1);
     ck_assert_double_eq(
-        sample(text,
-               S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.005\"}", h)),
+        sample(
+            text,
+            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.005\"}", h)),
         2);
     ck_assert_double_eq(
         sample(text,
@@ -293,9 +296,9 @@ START_TEST(request_histogram)
                S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"5\"}", h)),
         0);
     ck_assert_double_eq(
-        sample(text,
-               S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"+Inf\"}",
-                 h)),
+        sample(
+            text,
+            S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"+Inf\"}", h)),
         1);
     ck_assert_double_eq(
         sample(text, S("%s_count{class=\"4xx\",backend=\"none\"}", h)), 1);
@@ -306,7 +309,8 @@ START_TEST(request_histogram)
         sample(text, S("%s_count{class=\"5xx\",backend=\"kernel\"}", h)), -1);
 #undef S
     ck_assert_double_eq(
-        sample(text, "beneath_http_sent_coded_bytes_total{coding=\"identity\"}"),
+        sample(text,
+               "beneath_http_sent_coded_bytes_total{coding=\"identity\"}"),
         1005);
     ck_assert_double_eq(
         sample(text, "beneath_http_sent_coded_bytes_total{coding=\"br\"}"), 10);
@@ -361,16 +365,18 @@ START_TEST(gauges_and_caches)
         sample(text, "beneath_tls_handshakes_total{result=\"failed\"}"), 1);
     ck_assert_double_eq(sample(text, "beneath_access_log_dropped_total"), 4);
     ck_assert_double_eq(
-        sample(text,
-               "beneath_cache_requests_total{cache=\"directory\",result=\"hit\"}"),
+        sample(
+            text,
+            "beneath_cache_requests_total{cache=\"directory\",result=\"hit\"}"),
         5);
     ck_assert_double_eq(
         sample(text, "beneath_cache_requests_total{cache=\"directory\","
                      "result=\"miss\"}"),
         2);
     ck_assert_double_eq(
-        sample(text,
-               "beneath_cache_requests_total{cache=\"compress\",result=\"hit\"}"),
+        sample(
+            text,
+            "beneath_cache_requests_total{cache=\"compress\",result=\"hit\"}"),
         7);
     ck_assert_double_eq(
         sample(text, "beneath_cache_requests_total{cache=\"compress\","

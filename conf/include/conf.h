@@ -97,7 +97,7 @@ struct conf {
     enum conf_dotfiles dotfiles;
     char *access_log; /* a path, "-" (stdout) or "off" */
     char *log_format; /* combined, combined+duration, json or a template */
-    char *user; /* drop privileges to this user after binding, or NULL */
+    char *user;       /* drop privileges to this user after binding, or NULL */
     enum conf_sandbox sandbox; /* server/sandbox.c: Landlock + seccomp */
 
     /* limits */
@@ -128,7 +128,7 @@ struct conf {
     char *health;   /* root-relative URL path answering 200, or NULL */
     char *metrics;  /* root-relative URL path of Prometheus metrics, or NULL */
     char *metrics_listen; /* HOST:PORT of a metrics-only listener, or NULL */
-    char *probe;    /* --probe URL: check a running server, exit (an action) */
+    char *probe; /* --probe URL: check a running server, exit (an action) */
     /*
      * Access (docs/access.md); syntax-checked here, loaded by the server.
      * Files the server opens by path, which a sandbox must allow: the

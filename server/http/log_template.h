@@ -14,7 +14,7 @@
 /* The fields a template may name: X(ENUM, "name", "what it is"). */
 #define LOG_FIELD_MAP(X)                                                       \
     X(TIME, "time", "end of the request, RFC 3339 UTC with milliseconds")      \
-    X(TIME_LOCAL, "time_local", "the same as [%d/%b/%Y:%H:%M:%S %z] (CLF)")   \
+    X(TIME_LOCAL, "time_local", "the same as [%d/%b/%Y:%H:%M:%S %z] (CLF)")    \
     X(CLIENT, "client", "client address (the one behind --trusted-proxy)")     \
     X(USER, "user", "authenticated user (Basic), or -")                        \
     X(REQUEST, "request", "method, target and protocol as received")           \
@@ -52,9 +52,9 @@ enum log_kind {
 #define LOG_TEMPLATE_MAX_PARTS 64
 
 struct log_template_part {
-    int field;      /* enum log_field, or -1: literal text */
-    size_t off;     /* literal: offset in the template's text */
-    size_t len;     /* literal: bytes */
+    int field;  /* enum log_field, or -1: literal text */
+    size_t off; /* literal: offset in the template's text */
+    size_t len; /* literal: bytes */
 };
 
 struct log_template {

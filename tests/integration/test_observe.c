@@ -84,11 +84,11 @@ START_TEST(json_fields)
 {
     struct server *s = server_start(www, "--log-format", "json",
                                     "--precompressed", "br", NULL);
-    struct http_response *r = raw_request(
-        s->port,
-        "GET /style.css HTTP/1.1\r\nHost: mark-json\r\n"
-        "Accept-Encoding: br\r\n\r\n",
-        5000);
+    struct http_response *r =
+        raw_request(s->port,
+                    "GET /style.css HTTP/1.1\r\nHost: mark-json\r\n"
+                    "Accept-Encoding: br\r\n\r\n",
+                    5000);
     EXPECT_STATUS(r, 200, "GET /style.css");
     r = raw_request(s->port,
                     "GET /nothing HTTP/1.1\r\nHost: a\"b\\c\x01\xff\r\n\r\n",
@@ -111,8 +111,7 @@ START_TEST(json_fields)
         "and .errno == \"ENOENT\"",
     };
     for (size_t i = 0; i < N_ELEMS(checks); i++)
-        EXPECT(run(hfmt("jq -e '%s' %s | grep -qx true", checks[i], log)) ==
-                   0,
+        EXPECT(run(hfmt("jq -e '%s' %s | grep -qx true", checks[i], log)) == 0,
                "jq %s failed on:\n%s", checks[i], server_stdout(s));
     /* the hostile Host is one string, escaped */
     EXPECT(strstr(server_stdout(s), "\"host\":\"a\\\"b\\\\c\\u0001\\u00ff\""),
@@ -153,15 +152,18 @@ END_TEST
 /* A template with a typo is refused before anything starts, saying why. */
 START_TEST(bad_template_refused)
 {
-    const char *args[] = {"--log-format", "$client $stauts", "--listen",
-                          "127.0.0.1:0", www, NULL};
+    const char *args[] = {"--log-format",
+                          "$client $stauts",
+                          "--listen",
+                          "127.0.0.1:0",
+                          www,
+                          NULL};
     char *out, *err;
     int st = beneath_run(args, NULL, 10000, &out, &err);
 
-    EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %s",
-           wstatus_str(st));
-    EXPECT(strstr(err, "log-format: unknown log field '$stauts'"),
-           "stderr: %s", err);
+    EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %s", wstatus_str(st));
+    EXPECT(strstr(err, "log-format: unknown log field '$stauts'"), "stderr: %s",
+           err);
 }
 END_TEST
 
@@ -215,17 +217,16 @@ END_TEST
 /* HTTPS: the log names the TLS version; handshakes counted, failed too. */
 START_TEST(tls_version_and_handshakes)
 {
-    struct server *s = server_start(
-        www, "--listen", "https://127.0.0.1:0", "--tls-self-signed",
-        "--log-format", "$tls $status", "--metrics-listen", "127.0.0.1:0",
-        NULL);
+    struct server *s =
+        server_start(www, "--listen", "https://127.0.0.1:0",
+                     "--tls-self-signed", "--log-format", "$tls $status",
+                     "--metrics-listen", "127.0.0.1:0", NULL);
     const char *needle = "listening on https://127.0.0.1:";
     const char *p = strstr(server_stderr(s), needle);
     EXPECT(p, "no https line");
     unsigned port = (unsigned)strtoul(p + strlen(needle), NULL, 10);
 
-    EXPECT(run(hfmt("curl -skf -o /dev/null https://127.0.0.1:%u/", port)) ==
-               0,
+    EXPECT(run(hfmt("curl -skf -o /dev/null https://127.0.0.1:%u/", port)) == 0,
            "curl https");
     /* plain HTTP on the HTTPS port: no handshake */
     struct raw_conn *c = raw_connect(port);
@@ -241,7 +242,8 @@ START_TEST(tls_version_and_handshakes)
     for (int i = 0; i < 50 && (ok < 1 || failed < 1); i++) {
         char *file = scrape(url);
         ok = sample(file, "beneath_tls_handshakes_total{result=\"ok\"}");
-        failed = sample(file, "beneath_tls_handshakes_total{result=\"failed\"}");
+        failed =
+            sample(file, "beneath_tls_handshakes_total{result=\"failed\"}");
         usleep(100 * 1000);
     }
     EXPECT(ok == 1 && failed == 1, "handshakes ok %g failed %g", ok, failed);
@@ -261,9 +263,8 @@ START_TEST(fifo_nobody_reads)
     EXPECT(mkfifo(fifo, 0600) == 0, "mkfifo: %s", strerror(errno));
     int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* never read */
     EXPECT(rd >= 0, "open fifo");
-    struct server *s =
-        server_start(www, "--access-log", fifo, "--metrics-listen",
-                     "127.0.0.1:0", NULL);
+    struct server *s = server_start(www, "--access-log", fifo,
+                                    "--metrics-listen", "127.0.0.1:0", NULL);
     char *url = metrics_url(s);
     char *path = hfmt("/%s", hfill(900, 'q'));
     struct raw_conn *c = raw_connect(s->port);
@@ -272,8 +273,8 @@ START_TEST(fifo_nobody_reads)
     double worst = 0;
     for (int i = 0; i < 1500; i++) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        EXPECT(raw_send_str(c, hfmt("GET %s HTTP/1.1\r\nHost: x\r\n\r\n",
-                                    path)) == 0,
+        EXPECT(raw_send_str(
+                   c, hfmt("GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)) == 0,
                "send %d", i);
         struct http_response *r = raw_read(c, false, 5000);
         EXPECT(r->status == 404, "request %d: status %d", i, r->status);
