@@ -37,7 +37,7 @@ struct log_record {
 struct log;
 
 /* Bytes of lines the buffer holds before a worker drops its line. */
-#define LOG_BUFFER_SIZE (256 * 1024)
+#define LOG_BUFFER_SIZE ((size_t)256 * 1024)
 /* At close, how long lines still buffered may wait for a stalled reader. */
 #define LOG_CLOSE_WAIT_MS 1000
 
