@@ -60,6 +60,8 @@ struct log {
      * escape Landlock, which binds only the threads that exist) */
     pthread_mutex_t lock;
     pthread_cond_t wake;
+    pthread_cond_t drained; /* broadcast after each batch written */
+    bool writing;           /* the writer holds a batch */
     char *buf, *spare;    /* LOG_BUFFER_SIZE each; the writer swaps them */
     size_t len;           /* bytes in buf */
     bool stop;            /* log_close: write out and end */
@@ -155,6 +157,7 @@ int log_open(const char *where, const char *format, struct log **out)
     l->fd = -1;
     pthread_mutex_init(&l->lock, NULL);
     pthread_cond_init(&l->wake, NULL);
+    pthread_cond_init(&l->drained, NULL);
     l->format = strdup(format);
     if (!l->format)
         goto out_free;
@@ -193,6 +196,7 @@ out_free:
     free(l->buf);
     free(l->path);
     free(l->format);
+    pthread_cond_destroy(&l->drained);
     pthread_cond_destroy(&l->wake);
     pthread_mutex_destroy(&l->lock);
     free(l);
@@ -224,10 +228,28 @@ int log_check(const char *where)
     return err;
 }
 
+/*
+ * Wait until the lines buffered now are written, up to LOG_CLOSE_WAIT_MS
+ * (a stalled reader): lines logged before a rotation go to the old file.
+ */
+static void drain(struct log *l)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += LOG_CLOSE_WAIT_MS / 1000;
+    pthread_mutex_lock(&l->lock);
+    while (l->running && (l->len > 0 || l->writing))
+        if (pthread_cond_timedwait(&l->drained, &l->lock, &until) != 0)
+            break;
+    pthread_mutex_unlock(&l->lock);
+}
+
 int log_reopen(struct log *l)
 {
     if (!l || !l->path)
         return 0;
+    drain(l);
     int fd = open_path(l->path);
     if (fd < 0)
         return fd;
@@ -267,6 +289,7 @@ void log_close(struct log *l)
     free(l->buf);
     free(l->path);
     free(l->format);
+    pthread_cond_destroy(&l->drained);
     pthread_cond_destroy(&l->wake);
     pthread_mutex_destroy(&l->lock);
     free(l);
@@ -690,9 +713,12 @@ static void *writer(void *arg)
         l->buf = l->spare;
         l->spare = out;
         l->len = 0;
+        l->writing = true;
         pthread_mutex_unlock(&l->lock);
         write_out(l, out, n);
         pthread_mutex_lock(&l->lock);
+        l->writing = false;
+        pthread_cond_broadcast(&l->drained);
     }
     pthread_mutex_unlock(&l->lock);
     return NULL;

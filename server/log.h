@@ -71,9 +71,11 @@ void log_count_drops(struct log *l, _Atomic uint64_t *counter);
 int log_check(const char *where);
 
 /*
- * log_reopen - reopen the log's path (after rotation). Lines being written
- * meanwhile go to the old or the new file, never get lost or mixed; on
- * failure the old file stays in use. No-op for stdout and off.
+ * log_reopen - reopen the log's path (after rotation). The lines buffered
+ * when it is called are written to the old file first (waiting up to
+ * LOG_CLOSE_WAIT_MS); lines logged meanwhile go to the old or the new file,
+ * never get lost or mixed; on failure the old file stays in use. No-op for
+ * stdout and off.
  *
  * Returns 0 or the -errno of open(2).
  */
