@@ -228,9 +228,13 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
 static void log_request(const struct daemon_gen *g, struct conn *c,
                         unsigned status)
 {
-    struct timespec now;
+    struct timespec now = {0};
     uint64_t ns = 0;
 
+    /* the clocks are read only for a log or metrics that show them */
+    c->logged = true;
+    if (!log_active(g->log) && !g->respond.metrics)
+        return;
     clock_gettime(CLOCK_REALTIME, &now);
     if (c->start_ns) {
         uint64_t end = metrics_now_ns();
@@ -263,7 +267,6 @@ static void log_request(const struct daemon_gen *g, struct conn *c,
     if (g->respond.metrics)
         metrics_count_request(g->respond.metrics, r.status, r.bytes,
                               c->res.backend, ns, r.encoding, c->res.err);
-    c->logged = true;
 }
 
 static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,

@@ -62,10 +62,10 @@ struct log {
     pthread_cond_t wake;
     pthread_cond_t drained; /* broadcast after each batch written */
     bool writing;           /* the writer holds a batch */
-    char *buf, *spare;    /* LOG_BUFFER_SIZE each; the writer swaps them */
-    size_t len;           /* bytes in buf */
-    bool stop;            /* log_close: write out and end */
-    atomic_llong stop_ms; /* when stop was asked (monotonic ms), or 0 */
+    char *buf, *spare;      /* LOG_BUFFER_SIZE each; the writer swaps them */
+    size_t len;             /* bytes in buf */
+    bool stop;              /* log_close: write out and end */
+    atomic_llong stop_ms;   /* when stop was asked (monotonic ms), or 0 */
     bool running;
     pthread_t writer;
 };
@@ -256,6 +256,11 @@ int log_reopen(struct log *l)
     int err = dup2(fd, l->fd) < 0 ? -errno : 0;
     close(fd);
     return err;
+}
+
+bool log_active(const struct log *l)
+{
+    return l && l->fd >= 0;
 }
 
 unsigned long long log_dropped(struct log *l)

@@ -9,6 +9,7 @@
 #define LOG_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -90,6 +91,9 @@ int log_reopen(struct log *l);
  * Over-long fields are truncated.
  */
 void log_write(struct log *l, const struct log_record *r);
+
+/* log_active - whether @l writes anywhere (not "off", not NULL). */
+bool log_active(const struct log *l);
 
 /* log_dropped - lines dropped because the log's reader was full. */
 unsigned long long log_dropped(struct log *l);

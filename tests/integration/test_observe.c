@@ -120,6 +120,27 @@ START_TEST(json_fields)
 }
 END_TEST
 
+/* The vhost that answered, and the user of a Basic authentication. */
+START_TEST(vhost_field)
+{
+    char *docs = tree_new();
+    tree_write_str(docs, "index.html", "docs\n");
+    struct server *s =
+        server_start(www, "--log-format", "$vhost $host $status", "--vhost",
+                     hfmt("*.docs.example=%s", docs), NULL);
+    struct http_response *r = raw_request(
+        s->port, "GET / HTTP/1.1\r\nHost: v1.docs.example\r\n\r\n", 5000);
+    EXPECT_BODY(r, "docs\n", "GET / on the vhost");
+    r = raw_request(s->port, "GET / HTTP/1.1\r\nHost: other\r\n\r\n", 5000);
+    EXPECT_BODY(r, "hello\n", "GET / on the root");
+    EXPECT(file_wait_for(s->out_path, "- other 200\n", 5000), "root line:\n%s",
+           server_stdout(s));
+    EXPECT(strstr(server_stdout(s), "*.docs.example v1.docs.example 200\n"),
+           "vhost line:\n%s", server_stdout(s));
+    server_stop_clean(s);
+}
+END_TEST
+
 /* A template and combined+duration, as documented. */
 START_TEST(template_and_duration)
 {
@@ -311,7 +332,8 @@ const struct check_main check_main = {
                 .unchecked_setup = harness_suite_setup,
                 .unchecked_teardown = harness_suite_teardown,
                 .timeout = 120},
-    .tcases = {{"log", .tests = {&json_fields, &template_and_duration,
-                                 &bad_template_refused, &fifo_nobody_reads}},
-               {"metrics", .tests = {&metrics_listen_promtool,
-                                     &tls_version_and_handshakes}}}};
+    .tcases = {
+        {"log", .tests = {&json_fields, &vhost_field, &template_and_duration,
+                          &bad_template_refused, &fifo_nobody_reads}},
+        {"metrics",
+         .tests = {&metrics_listen_promtool, &tls_version_and_handshakes}}}};
