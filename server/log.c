@@ -62,6 +62,7 @@ struct log {
     pthread_cond_t wake;
     pthread_cond_t drained; /* broadcast after each batch written */
     bool writing;           /* the writer holds a batch */
+    unsigned urgent;        /* drain() waiting: write without delay */
     char *buf, *spare;      /* LOG_BUFFER_SIZE each; the writer swaps them */
     size_t len;             /* bytes in buf */
     bool stop;              /* log_close: write out and end */
@@ -239,9 +240,12 @@ static void drain(struct log *l)
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += LOG_CLOSE_WAIT_MS / 1000;
     pthread_mutex_lock(&l->lock);
+    l->urgent++;
+    pthread_cond_signal(&l->wake);
     while (l->running && (l->len > 0 || l->writing))
         if (pthread_cond_timedwait(&l->drained, &l->lock, &until) != 0)
             break;
+    l->urgent--;
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -703,6 +707,13 @@ static void write_out(struct log *l, const char *p, size_t n)
     }
 }
 
+/*
+ * The writer batches: once a line arrives it waits LOG_FLUSH_MS for more
+ * (or until LOG_FLUSH_BYTES are there, or close or a reopen asks), so that
+ * a busy server pays one wake-up and one write(2) per batch, not per line.
+ * Workers wake it only when the buffer goes from empty to not, or past
+ * LOG_FLUSH_BYTES.
+ */
 static void *writer(void *arg)
 {
     struct log *l = arg;
@@ -713,6 +724,16 @@ static void *writer(void *arg)
             pthread_cond_wait(&l->wake, &l->lock);
         if (l->len == 0)
             break; /* stopping, and everything is written */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += LOG_FLUSH_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (l->len < LOG_FLUSH_BYTES && !l->stop && !l->urgent)
+            if (pthread_cond_timedwait(&l->wake, &l->lock, &until) != 0)
+                break;
         char *out = l->buf;
         size_t n = l->len;
         l->buf = l->spare;
@@ -741,7 +762,8 @@ void log_write(struct log *l, const struct log_record *r)
     /* no writer thread (out of threads): the line cannot go anywhere */
     full = l->len + ln.len > LOG_BUFFER_SIZE ||
            (!l->running && start_writer(l) != 0);
-    wake = l->len == 0;
+    wake = l->len == 0 || (l->len < LOG_FLUSH_BYTES &&
+                           l->len + ln.len >= LOG_FLUSH_BYTES);
     if (!full) {
         memcpy(l->buf + l->len, ln.buf, ln.len);
         l->len += ln.len;

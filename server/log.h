@@ -39,6 +39,10 @@ struct log;
 
 /* Bytes of lines the buffer holds before a worker drops its line. */
 #define LOG_BUFFER_SIZE ((size_t)256 * 1024)
+/* A batch is written LOG_FLUSH_MS after its first line at the latest, at
+ * once when it reaches LOG_FLUSH_BYTES. */
+#define LOG_FLUSH_MS 10
+#define LOG_FLUSH_BYTES ((size_t)64 * 1024)
 /* At close, how long lines still buffered may wait for a stalled reader. */
 #define LOG_CLOSE_WAIT_MS 1000
 
