@@ -762,8 +762,8 @@ void log_write(struct log *l, const struct log_record *r)
     /* no writer thread (out of threads): the line cannot go anywhere */
     full = l->len + ln.len > LOG_BUFFER_SIZE ||
            (!l->running && start_writer(l) != 0);
-    wake = l->len == 0 || (l->len < LOG_FLUSH_BYTES &&
-                           l->len + ln.len >= LOG_FLUSH_BYTES);
+    wake = l->len == 0 ||
+           (l->len < LOG_FLUSH_BYTES && l->len + ln.len >= LOG_FLUSH_BYTES);
     if (!full) {
         memcpy(l->buf + l->len, ln.buf, ln.len);
         l->len += ln.len;
