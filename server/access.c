@@ -189,6 +189,7 @@ unsigned access_site(struct access *a, struct root *root_only,
         return 421;
     out->root_fd = root_fd(s->root);
     out->dir_cache = root_dir_cache(s->root);
+    out->vhost = s->name;
     if (a->rules) {
         out->view.a = a;
         out->view.global = a->global ? live_get(a->global) : NULL;

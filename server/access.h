@@ -46,6 +46,7 @@ struct access_view {
 struct access_site {
     int root_fd;                      /* borrowed; < 0: -errno of the root */
     struct resolver_cache *dir_cache; /* the thread's cache for root_fd */
+    const char *vhost;                /* the --vhost pattern, NULL: --root */
     struct access_view view;
 };
 

@@ -55,7 +55,9 @@ struct conn {
     char forwarded[INET6_ADDRSTRLEN]; /* the request's client behind a
                                          trusted proxy, or "" */
     struct wire_conn wire;            /* the raw bytes' framing (wire.c) */
-    unsigned heads; /* request heads begun on this connection */
+    unsigned heads;          /* request heads begun on this connection */
+    gnutls_session_t tls;    /* HTTPS: the session, else NULL */
+    const char *tls_version; /* its version's name, once known */
 
     /* the current request */
     bool started;  /* the handler's first call happened */
@@ -63,7 +65,9 @@ struct conn {
     unsigned head; /* this request's index on the connection */
     unsigned bad;  /* a status decided from the headers (400), or 0 */
     enum http_method method;
-    size_t target, meth, version, referer, agent; /* offsets in buf */
+    size_t target, meth, version, referer, agent, host; /* offsets in buf */
+    uint64_t start_ns; /* headers complete (monotonic) */
+    const char *vhost; /* the --vhost pattern that served, or NULL */
     struct respond_result res;
     char *buf;
     size_t cap, used;
@@ -208,7 +212,9 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     c->head = c->heads++;
     c->bad = 0;
     c->used = 0;
-    c->meth = c->version = c->referer = c->agent = NO_STR;
+    c->meth = c->version = c->referer = c->agent = c->host = NO_STR;
+    c->vhost = NULL;
+    c->start_ns = 0;
     memset(&c->res, 0, sizeof c->res);
     c->forwarded[0] = '\0';
     c->target = keep(c, uri);
@@ -222,10 +228,28 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
 static void log_request(const struct daemon_gen *g, struct conn *c,
                         unsigned status)
 {
+    struct timespec now = {0};
+    uint64_t ns = 0;
+
+    /* the clocks are read only for a log or metrics that show them */
+    c->logged = true;
+    if (!log_active(g->log) && !g->respond.metrics)
+        return;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (c->start_ns) {
+        uint64_t end = metrics_now_ns();
+        ns = end > c->start_ns ? end - c->start_ns : 0;
+    }
     struct log_record r = {
         .client = c->forwarded[0] ? c->forwarded : c->client,
         .user = c->res.user[0] ? c->res.user : NULL,
-        .time = time(NULL),
+        .time = now.tv_sec,
+        .msec = (unsigned)(now.tv_nsec / 1000000),
+        .duration_us = ns / 1000,
+        .host = str(c, c->host),
+        .vhost = c->vhost,
+        .tls = c->tls_version,
+        .encoding = c->res.encoding,
         .method = str(c, c->meth),
         .target = str(c, c->target),
         .version = str(c, c->version),
@@ -241,8 +265,8 @@ static void log_request(const struct daemon_gen *g, struct conn *c,
 
     log_write(g->log, &r);
     if (g->respond.metrics)
-        metrics_count_response(g->respond.metrics, r.status, r.bytes);
-    c->logged = true;
+        metrics_count_request(g->respond.metrics, r.status, r.bytes,
+                              c->res.backend, ns, r.encoding, c->res.err);
 }
 
 static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
@@ -330,9 +354,19 @@ static enum MHD_Result respond(struct daemon *h, struct conn *c,
         log_request(g, c, c->res.status);
         return ret;
     }
+    c->vhost = site.vhost;
+    /* the directory cache's hits and misses of this request, when shown */
+    struct resolver_cache_stats before = {0}, after;
+    if (g->respond.metrics && site.dir_cache)
+        resolver_cache_get_stats(site.dir_cache, &before);
     enum MHD_Result ret =
         respond_request(mc, &g->respond, &site, c->method, c->buf + c->target,
                         c->buf + scratch, tlen, &c->res);
+    if (g->respond.metrics && site.dir_cache) {
+        resolver_cache_get_stats(site.dir_cache, &after);
+        metrics_count_dir_cache(g->respond.metrics, after.hits - before.hits,
+                                after.misses - before.misses);
+    }
     if (c->res.status)
         log_request(g, c, c->res.status);
     return ret;
@@ -353,6 +387,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
     if (!c->started) {
         /* Phase one: headers are complete. Remember, don't queue. */
         c->started = true;
+        c->start_ns = metrics_now_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
         c->method = http_method_of(method);
@@ -362,6 +397,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc,
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
         c->agent = keep(
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
+        c->host =
+            keep(c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host"));
+        /* the handshake is done once a request arrives */
+        if (c->tls && !c->tls_version)
+            c->tls_version =
+                gnutls_protocol_get_name(gnutls_protocol_get_version(c->tls));
         bool body;
         c->bad = check_framing(c, mc, version, &body);
         if (!c->bad)
@@ -454,6 +495,16 @@ static void client_text(struct MHD_Connection *mc, char *out, size_t size)
         snprintf(out, size, "unix");
 }
 
+/*
+ * Whether @s finished its handshake without a request on it (one that got
+ * a request did): the last handshake message a server receives, in a full,
+ * resumed or TLS 1.3 handshake alike, is the client's Finished.
+ */
+static bool tls_handshake_done(gnutls_session_t s)
+{
+    return gnutls_handshake_get_last_in(s) == GNUTLS_HANDSHAKE_FINISHED;
+}
+
 static void notify_connection(void *cls, struct MHD_Connection *mc,
                               void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
@@ -469,17 +520,22 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
         c->fd = ci ? ci->connect_fd : -1;
-        c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
+        c->target = c->meth = c->version = c->referer = c->agent = c->host =
+            NO_STR;
         client_text(mc, c->client, sizeof c->client);
         bool tls = tls_connection(mc);
         wire_attach(c->fd, &c->wire, tls);
         if (tls) {
             ci =
                 MHD_get_connection_info(mc, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-            if (ci && ci->tls_session)
+            if (ci && ci->tls_session) {
+                c->tls = ci->tls_session;
                 tls_session_setup(ci->tls_session);
+            }
         }
         atomic_fetch_add(&h->n_conns, 1);
+        if (h->conf->metrics)
+            metrics_count_connection(h->conf->metrics, true);
         atomic_init(&c->deadline,
                     now_ms() + 1000 * (int64_t)h->conf->header_timeout);
         pthread_mutex_lock(&h->lock);
@@ -497,13 +553,22 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     if (c->wire.plain_on_tls) {
         /* answered by wire.c before any request existed */
         c->used = 0;
-        c->target = c->meth = c->version = c->referer = c->agent = NO_STR;
+        c->target = c->meth = c->version = c->referer = c->agent = c->host =
+            NO_STR;
+        c->start_ns = 0;
         memset(&c->res, 0, sizeof c->res);
         const struct daemon_gen *g = live_get(h->gens);
         if (g)
             log_request(g, c, STATUS_BAD_REQUEST);
     }
     atomic_fetch_sub(&h->n_conns, 1);
+    if (h->conf->metrics) {
+        metrics_count_connection(h->conf->metrics, false);
+        /* the session is still there: libmicrohttpd frees it after this */
+        if (c->tls)
+            metrics_count_tls(h->conf->metrics,
+                              c->tls_version || tls_handshake_done(c->tls));
+    }
     pthread_mutex_lock(&h->lock);
     if (c->prev)
         c->prev->next = c->next;

@@ -35,6 +35,8 @@ struct daemon_conf {
     unsigned header_timeout;         /* s to receive headers, 0: none */
     size_t max_header_size;
     const char *tls_priority; /* GnuTLS priority string of HTTPS daemons */
+    /* counts connections and TLS handshakes; NULL when metrics are off */
+    struct metrics *metrics;
 };
 
 struct daemon;

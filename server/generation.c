@@ -32,13 +32,13 @@ static void log_unref(struct generation_log *gl)
 
 /* @prev's log when @c names the same one, or a newly opened one. */
 static int log_for(const struct conf *c, const struct generation *prev,
-                   struct generation_log **out)
+                   const struct generation_base *b, struct generation_log **out)
 {
     struct generation_log *gl;
     int err;
 
     if (prev && strcmp(prev->c.access_log, c->access_log) == 0 &&
-        prev->c.log_format == c->log_format) {
+        strcmp(prev->c.log_format, c->log_format) == 0) {
         atomic_fetch_add(&prev->log->refs, 1);
         *out = prev->log;
         return 0;
@@ -46,13 +46,13 @@ static int log_for(const struct conf *c, const struct generation *prev,
     gl = calloc(1, sizeof *gl);
     if (!gl)
         return -ENOMEM;
-    err = log_open(c->access_log,
-                   c->log_format == CONF_LOG_JSON ? LOG_JSON : LOG_COMBINED,
-                   &gl->log);
+    err = log_open(c->access_log, c->log_format, &gl->log);
     if (err) {
         free(gl);
         return err;
     }
+    if (b->metrics)
+        log_count_drops(gl->log, &b->metrics->log_dropped);
     atomic_init(&gl->refs, 1);
     *out = gl;
     return 0;
@@ -76,7 +76,9 @@ static void policy(struct generation *g, const struct generation_base *b)
                 .fallback = c->fallback,
                 .error_pages = b->error_pages,
                 /* Timed and counted only when shown. */
-                .resolved = c->metrics || c->server_timing ? b->resolved : NULL,
+                .resolved = c->metrics || c->metrics_listen || c->server_timing
+                                ? b->resolved
+                                : NULL,
                 .resolved_arg = b->resolved_arg,
             },
         .etags = b->etags,
@@ -85,7 +87,8 @@ static void policy(struct generation *g, const struct generation_base *b)
         .headers = &c->headers,
         .health = c->health,
         .metrics_path = c->metrics,
-        .metrics = c->metrics ? b->metrics : NULL,
+        /* counted when shown, at a path or on their own listener */
+        .metrics = c->metrics || c->metrics_listen ? b->metrics : NULL,
         .server_timing = c->server_timing,
         .compress = c->compress.v,
         .n_compress = b->compress_cache ? c->compress.n : 0,
@@ -105,7 +108,7 @@ int generation_new(struct conf *c, const struct generation_base *base,
 
     if (!g)
         return -ENOMEM;
-    err = log_for(c, prev, &g->log);
+    err = log_for(c, prev, base, &g->log);
     if (err) {
         free(g);
         return err;

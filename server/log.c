@@ -1,24 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
  * log.c - access log lines: Common Log Format + referer and agent (combined)
- * with the resolver backend and errno appended, or one JSON object a line.
+ * with the resolver backend and errno appended (and duration_us with
+ * combined+duration), one JSON object a line, or an operator's template.
  *
- * Each line is built in a stack buffer and written with one write(2) on an
- * O_APPEND fd, so threads never interleave. A log that is a pipe, FIFO,
- * socket or terminal is written without blocking: a collector that stops
- * reading must not stop the workers (nor SIGTERM, which waits for them), so
- * when its buffer is full the line is dropped and counted, and stderr says
- * so (once a minute at most, and the total at close). Reopening dup2()s the new
- * file onto the same fd number: the switch is atomic for writers, needs no
- * lock, and a failed open leaves the old file in place.
+ * Workers never write: each line is built in a stack buffer and copied
+ * into the log's buffer under a mutex held only for that copy (at most
+ * LOG_LINE_MAX bytes), and the log's writer thread swaps the buffer for a
+ * spare one and writes it out on the O_APPEND fd. A slow disk or a
+ * collector that stops reading thus stalls only the writer; the buffer
+ * fills, and the workers drop their lines (counted, in the metrics too,
+ * and stderr says so once a minute at most, and the total at close)
+ * instead of waiting. A log that is a pipe, FIFO, socket or terminal is
+ * also written without blocking, so that close (SIGTERM) gives a stalled
+ * reader LOG_CLOSE_WAIT_MS and then drops the rest. Reopening dup2()s the
+ * new file onto the same fd number: the switch is atomic for the writer,
+ * needs no lock, and a failed open leaves the old file in place.
  */
 #include "log.h"
 
+#include "log_template.h"
 #include "resolver.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -32,18 +41,43 @@
 
 /* Escaped bytes kept of one client-supplied field; the rest becomes "...". */
 #define LOG_FIELD_MAX 1000
-/* Six such fields and the fixed parts always fit: lines are never cut. */
-#define LOG_LINE_MAX 8192
+/* A line is cut at LOG_LINE_MAX (log.h): six such fields and the fixed parts
+ * always fit; a template naming many long fields may be cut. */
 
 struct log {
     int fd; /* -1 when off */
     bool owned;
-    bool sock; /* a socket: send(MSG_DONTWAIT) */
-    enum log_format format;
+    bool sock;    /* a socket: send(MSG_DONTWAIT) */
+    char *format; /* the spec, which tpl points into */
+    struct log_template tpl;
     char *path; /* NULL for stdout and off */
     atomic_ullong dropped;
-    atomic_llong last_warning; /* s, monotonic */
+    atomic_llong last_warning;        /* s, monotonic */
+    _Atomic(_Atomic uint64_t *) also; /* the metrics' drop counter */
+
+    /* the buffer: lines not yet written, and the writer thread, started
+     * by the first line (after the sandbox: a thread made before it would
+     * escape Landlock, which binds only the threads that exist) */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_cond_t drained; /* broadcast after each batch written */
+    bool writing;           /* the writer holds a batch */
+    unsigned urgent;        /* drain() waiting: write without delay */
+    char *buf, *spare;      /* LOG_BUFFER_SIZE each; the writer swaps them */
+    size_t len;             /* bytes in buf */
+    bool stop;              /* log_close: write out and end */
+    atomic_llong stop_ms;   /* when stop was asked (monotonic ms), or 0 */
+    bool running;
+    pthread_t writer;
 };
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* Whether writes to @fd may block on a reader (everything but files). */
 static bool may_stall(int fd, bool *sock)
@@ -92,25 +126,56 @@ static int stdout_fd(bool *owned, bool *sock)
     return fd;
 }
 
-int log_open(const char *where, enum log_format format, struct log **out)
+static void *writer(void *arg);
+
+/* Start the writer thread, under l->lock; 0 or -errno. */
+static int start_writer(struct log *l)
+{
+    /*
+     * The writer takes no signal: SIGTERM must reach main's signalfd, not
+     * kill the process through a thread that does not block it.
+     */
+    sigset_t all, old;
+    int err;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    err = -pthread_create(&l->writer, NULL, writer, l);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!err)
+        l->running = true;
+    return err;
+}
+
+int log_open(const char *where, const char *format, struct log **out)
 {
     struct log *l = calloc(1, sizeof *l);
-    int err;
+    char msg[256];
+    int err = -ENOMEM;
 
     if (!l)
         return -ENOMEM;
-    l->format = format;
     l->fd = -1;
+    pthread_mutex_init(&l->lock, NULL);
+    pthread_cond_init(&l->wake, NULL);
+    pthread_cond_init(&l->drained, NULL);
+    l->format = strdup(format);
+    if (!l->format)
+        goto out_free;
+    if (log_template_parse(l->format, &l->tpl, msg, sizeof msg) != 0) {
+        err = -EINVAL;
+        goto out_free;
+    }
     if (strcmp(where, "off") == 0) {
-        /* nothing */
-    } else if (strcmp(where, "-") == 0) {
+        *out = l;
+        return 0;
+    }
+    if (strcmp(where, "-") == 0) {
         l->fd = stdout_fd(&l->owned, &l->sock);
     } else {
         l->path = strdup(where);
-        if (!l->path) {
-            err = -ENOMEM;
+        if (!l->path)
             goto out_free;
-        }
         l->fd = open_path(where);
         if (l->fd < 0) {
             err = l->fd;
@@ -118,12 +183,31 @@ int log_open(const char *where, enum log_format format, struct log **out)
         }
         l->owned = true;
     }
+    l->buf = malloc(LOG_BUFFER_SIZE);
+    l->spare = malloc(LOG_BUFFER_SIZE);
+    if (!l->buf || !l->spare)
+        goto out_close;
     *out = l;
     return 0;
+out_close:
+    if (l->owned)
+        close(l->fd);
 out_free:
+    free(l->spare);
+    free(l->buf);
     free(l->path);
+    free(l->format);
+    pthread_cond_destroy(&l->drained);
+    pthread_cond_destroy(&l->wake);
+    pthread_mutex_destroy(&l->lock);
     free(l);
     return err;
+}
+
+void log_count_drops(struct log *l, _Atomic uint64_t *counter)
+{
+    if (l)
+        atomic_store(&l->also, counter);
 }
 
 int log_check(const char *where)
@@ -145,16 +229,42 @@ int log_check(const char *where)
     return err;
 }
 
+/*
+ * Wait until the lines buffered now are written, up to LOG_CLOSE_WAIT_MS
+ * (a stalled reader): lines logged before a rotation go to the old file.
+ */
+static void drain(struct log *l)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += LOG_CLOSE_WAIT_MS / 1000;
+    pthread_mutex_lock(&l->lock);
+    l->urgent++;
+    pthread_cond_signal(&l->wake);
+    while (l->running && (l->len > 0 || l->writing))
+        if (pthread_cond_timedwait(&l->drained, &l->lock, &until) != 0)
+            break;
+    l->urgent--;
+    pthread_mutex_unlock(&l->lock);
+}
+
 int log_reopen(struct log *l)
 {
     if (!l || !l->path)
         return 0;
+    drain(l);
     int fd = open_path(l->path);
     if (fd < 0)
         return fd;
     int err = dup2(fd, l->fd) < 0 ? -errno : 0;
     close(fd);
     return err;
+}
+
+bool log_active(const struct log *l)
+{
+    return l && l->fd >= 0;
 }
 
 unsigned long long log_dropped(struct log *l)
@@ -166,6 +276,16 @@ void log_close(struct log *l)
 {
     if (!l)
         return;
+    pthread_mutex_lock(&l->lock);
+    bool running = l->running;
+    if (running) {
+        atomic_store(&l->stop_ms, mono_ms());
+        l->stop = true;
+        pthread_cond_signal(&l->wake);
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (running)
+        pthread_join(l->writer, NULL);
     unsigned long long n = atomic_load(&l->dropped);
     if (n)
         fprintf(stderr,
@@ -174,7 +294,13 @@ void log_close(struct log *l)
                 n);
     if (l->owned && l->fd >= 0)
         close(l->fd);
+    free(l->spare);
+    free(l->buf);
     free(l->path);
+    free(l->format);
+    pthread_cond_destroy(&l->drained);
+    pthread_cond_destroy(&l->wake);
+    pthread_mutex_destroy(&l->lock);
     free(l);
 }
 
@@ -198,14 +324,19 @@ static void put(struct line *ln, const char *fmt, ...)
         ln->len += (size_t)n < room ? (size_t)n : room;
 }
 
-static void put_lit(struct line *ln, const char *s)
+static void put_mem(struct line *ln, const char *s, size_t n)
 {
-    size_t n = strlen(s), room = sizeof ln->buf - 1 - ln->len;
+    size_t room = sizeof ln->buf - 1 - ln->len;
 
     if (n > room)
         n = room;
     memcpy(ln->buf + ln->len, s, n);
     ln->len += n;
+}
+
+static void put_lit(struct line *ln, const char *s)
+{
+    put_mem(ln, s, strlen(s));
 }
 
 static void putc_(struct line *ln, char c)
@@ -214,35 +345,74 @@ static void putc_(struct line *ln, char c)
         ln->buf[ln->len++] = c;
 }
 
-/*
- * A client-controlled string, escaped: in combined format '"' and '\' and
- * non-printable bytes become \xHH; in JSON the JSON escapes. NULL is "-"
- * (combined) or null (JSON).
- */
-static void put_str(struct line *ln, const char *s, enum log_format fmt)
+/* The length of the valid UTF-8 sequence of 2 to 4 bytes at @s, or 0. */
+static size_t utf8_seq(const unsigned char *s)
 {
-    if (!s) {
-        put_lit(ln, fmt == LOG_JSON ? "null" : "\"-\"");
-        return;
-    }
-    putc_(ln, '"');
+    unsigned c = s[0];
+    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong forms, surrogates and code points past U+10FFFF */
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+enum esc {
+    ESC_JSON,   /* JSON string contents; invalid UTF-8 bytes as \u00HH */
+    ESC_QUOTED, /* inside "": '"', '\', controls and non-ASCII as \xHH */
+    ESC_BARE,   /* unquoted: a space too, so the line splits on spaces */
+};
+
+/* The client-controlled string @s escaped for @esc (no quotes added). */
+static void put_esc(struct line *ln, const char *s, enum esc esc)
+{
     size_t start = ln->len;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned c = *p;
+
         if (ln->len - start >= LOG_FIELD_MAX) {
             put_lit(ln, "...");
             break;
         }
-        if (fmt == LOG_JSON && (c == '"' || c == '\\'))
-            put(ln, "\\%c", c);
-        else if (fmt == LOG_JSON && (c < 0x20 || c == 0x7f))
-            put(ln, "\\u%04x", c);
-        else if (fmt == LOG_COMBINED &&
-                 (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f))
+        if (esc == ESC_JSON) {
+            size_t n = c >= 0x80 ? utf8_seq(p) : 0;
+
+            if (n) {
+                put_mem(ln, (const char *)p, n);
+                p += n - 1;
+            } else if (c == '"' || c == '\\') {
+                put(ln, "\\%c", c);
+            } else if (c < 0x20 || c >= 0x7f) {
+                put(ln, "\\u%04x", c);
+            } else {
+                putc_(ln, (char)c);
+            }
+        } else if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f ||
+                   (esc == ESC_BARE && c == ' ')) {
             put(ln, "\\x%02x", c);
-        else
+        } else {
             putc_(ln, (char)c);
+        }
     }
+}
+
+/* A quoted client-controlled string; NULL is "-" (combined) or null. */
+static void put_str(struct line *ln, const char *s, bool json)
+{
+    if (!s) {
+        put_lit(ln, json ? "null" : "\"-\"");
+        return;
+    }
+    putc_(ln, '"');
+    put_esc(ln, s, json ? ESC_JSON : ESC_QUOTED);
     putc_(ln, '"');
 }
 
@@ -257,82 +427,99 @@ static const char *errno_text(int err, char buf[16])
     return buf;
 }
 
-/*
- * The user of the combined format's %u field: unquoted, so a space and
- * anything not printable become \xHH and the line still splits on spaces.
- * A user never logged is "-".
- */
-static void put_user(struct line *ln, const char *user)
+/* An unquoted token: escaped with spaces too, "-" for NULL. */
+static void put_bare(struct line *ln, const char *s)
 {
-    if (!user) {
+    if (!s)
         putc_(ln, '-');
-        return;
-    }
-    for (const char *p = user; *p && p - user < 256; p++) {
-        unsigned char c = (unsigned char)*p;
-
-        if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
-            put(ln, "\\x%02x", c);
-        else
-            putc_(ln, (char)c);
-    }
+    else
+        put_esc(ln, s, ESC_BARE);
 }
 
-static void put_combined(struct line *ln, const struct log_record *r)
+static void put_clf_time(struct line *ln, time_t t)
 {
     char date[64];
     struct tm tm;
 
-    localtime_r(&r->time, &tm);
+    localtime_r(&t, &tm);
     strftime(date, sizeof date, "%d/%b/%Y:%H:%M:%S %z", &tm);
-    put(ln, "%s - ", r->client ? r->client : "-");
-    put_user(ln, r->user);
-    put(ln, " [%s] \"", date);
-    /* The request line, escaped, inside the quotes. */
-    struct line tmp = {.len = 0};
-    put_str(&tmp, r->method, LOG_COMBINED);
-    put(ln, "%.*s ", (int)tmp.len - 2, tmp.buf + 1);
-    tmp.len = 0;
-    put_str(&tmp, r->target, LOG_COMBINED);
-    put(ln, "%.*s ", (int)tmp.len - 2, tmp.buf + 1);
-    tmp.len = 0;
-    put_str(&tmp, r->version, LOG_COMBINED);
-    put(ln, "%.*s\" %u %llu ", (int)tmp.len - 2, tmp.buf + 1, r->status,
-        (unsigned long long)r->bytes);
-    put_str(ln, r->referer, LOG_COMBINED);
+    put_lit(ln, date);
+}
+
+/* RFC 3339 in UTC with milliseconds: 2026-12-04T12:31:23.456Z */
+static void put_rfc3339(struct line *ln, time_t t, unsigned msec)
+{
+    char date[64];
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+    put(ln, "%s.%03uZ", date, msec % 1000);
+}
+
+/* The request line as received, escaped, without the quotes. */
+static void put_request(struct line *ln, const struct log_record *r)
+{
+    put_esc(ln, r->method ? r->method : "-", ESC_QUOTED);
     putc_(ln, ' ');
-    put_str(ln, r->agent, LOG_COMBINED);
+    put_esc(ln, r->target ? r->target : "-", ESC_QUOTED);
+    putc_(ln, ' ');
+    put_esc(ln, r->version ? r->version : "-", ESC_QUOTED);
+}
+
+static void put_combined(struct line *ln, const struct log_record *r,
+                         bool duration)
+{
+    put_bare(ln, r->client);
+    put_lit(ln, " - ");
+    put_bare(ln, r->user);
+    put_lit(ln, " [");
+    put_clf_time(ln, r->time);
+    put_lit(ln, "] \"");
+    put_request(ln, r);
+    put(ln, "\" %u %llu ", r->status, (unsigned long long)r->bytes);
+    put_str(ln, r->referer, false);
+    putc_(ln, ' ');
+    put_str(ln, r->agent, false);
     put(ln, " resolver=%s", r->backend ? r->backend : "-");
     if (r->err) {
         char e[16];
         put(ln, " errno=%s", errno_text(r->err, e));
     }
+    if (duration)
+        put(ln, " duration_us=%llu", (unsigned long long)r->duration_us);
 }
 
 static void put_json(struct line *ln, const struct log_record *r)
 {
-    char date[64];
-    struct tm tm;
-
-    gmtime_r(&r->time, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    put(ln, "{\"time\":\"%s\",\"client\":", date);
-    put_str(ln, r->client, LOG_JSON);
+    put_lit(ln, "{\"time\":\"");
+    put_rfc3339(ln, r->time, r->msec);
+    put_lit(ln, "\",\"client\":");
+    put_str(ln, r->client, true);
     put_lit(ln, ",\"user\":");
-    put_str(ln, r->user, LOG_JSON);
+    put_str(ln, r->user, true);
     put_lit(ln, ",\"method\":");
-    put_str(ln, r->method, LOG_JSON);
+    put_str(ln, r->method, true);
     put_lit(ln, ",\"target\":");
-    put_str(ln, r->target, LOG_JSON);
+    put_str(ln, r->target, true);
     put_lit(ln, ",\"protocol\":");
-    put_str(ln, r->version, LOG_JSON);
-    put(ln, ",\"status\":%u,\"bytes\":%llu,\"referer\":", r->status,
-        (unsigned long long)r->bytes);
-    put_str(ln, r->referer, LOG_JSON);
+    put_str(ln, r->version, true);
+    put(ln, ",\"status\":%u,\"bytes\":%llu,\"duration_us\":%llu,\"host\":",
+        r->status, (unsigned long long)r->bytes,
+        (unsigned long long)r->duration_us);
+    put_str(ln, r->host, true);
+    put_lit(ln, ",\"vhost\":");
+    put_str(ln, r->vhost, true);
+    put_lit(ln, ",\"tls\":");
+    put_str(ln, r->tls, true);
+    put_lit(ln, ",\"encoding\":");
+    put_str(ln, r->encoding, true);
+    put_lit(ln, ",\"referer\":");
+    put_str(ln, r->referer, true);
     put_lit(ln, ",\"agent\":");
-    put_str(ln, r->agent, LOG_JSON);
+    put_str(ln, r->agent, true);
     put_lit(ln, ",\"resolver\":");
-    put_str(ln, r->backend, LOG_JSON);
+    put_str(ln, r->backend, true);
     put_lit(ln, ",\"errno\":");
     if (r->err) {
         char e[16];
@@ -343,13 +530,131 @@ static void put_json(struct line *ln, const struct log_record *r)
     putc_(ln, '}');
 }
 
-/* A line the reader had no room for: count it, say so now and then. */
-static void dropped(struct log *l)
+/*
+ * One field of a template. Strings are escaped as inside quotes ('"', '\',
+ * controls, non-ASCII as \xHH), so an operator's "$agent" stays one field.
+ */
+static void put_field(struct line *ln, int f, const struct log_record *r)
+{
+    char e[16];
+
+    switch ((enum log_field)f) {
+    case LOG_FIELD_TIME:
+        put_rfc3339(ln, r->time, r->msec);
+        return;
+    case LOG_FIELD_TIME_LOCAL:
+        put_clf_time(ln, r->time);
+        return;
+    case LOG_FIELD_CLIENT:
+        put_bare(ln, r->client);
+        return;
+    case LOG_FIELD_USER:
+        put_bare(ln, r->user);
+        return;
+    case LOG_FIELD_REQUEST:
+        put_request(ln, r);
+        return;
+    case LOG_FIELD_METHOD:
+        put_bare(ln, r->method);
+        return;
+    case LOG_FIELD_TARGET:
+        put_bare(ln, r->target);
+        return;
+    case LOG_FIELD_PROTOCOL:
+        put_bare(ln, r->version);
+        return;
+    case LOG_FIELD_STATUS:
+        put(ln, "%u", r->status);
+        return;
+    case LOG_FIELD_BYTES:
+        put(ln, "%llu", (unsigned long long)r->bytes);
+        return;
+    case LOG_FIELD_DURATION_US:
+        put(ln, "%llu", (unsigned long long)r->duration_us);
+        return;
+    case LOG_FIELD_HOST:
+        put_bare(ln, r->host);
+        return;
+    case LOG_FIELD_VHOST:
+        put_bare(ln, r->vhost);
+        return;
+    case LOG_FIELD_TLS:
+        put_bare(ln, r->tls);
+        return;
+    case LOG_FIELD_ENCODING:
+        put_bare(ln, r->encoding);
+        return;
+    case LOG_FIELD_REFERER:
+        put_esc(ln, r->referer ? r->referer : "-", ESC_QUOTED);
+        return;
+    case LOG_FIELD_AGENT:
+        put_esc(ln, r->agent ? r->agent : "-", ESC_QUOTED);
+        return;
+    case LOG_FIELD_RESOLVER:
+        put_bare(ln, r->backend);
+        return;
+    case LOG_FIELD_ERRNO:
+        put_lit(ln, r->err ? errno_text(r->err, e) : "-");
+        return;
+    case LOG_FIELD_COUNT:
+        return;
+    }
+}
+
+static void format_line(const struct log_template *t,
+                        const struct log_record *r, struct line *ln)
+{
+    ln->len = 0;
+    switch (t->kind) {
+    case LOG_KIND_COMBINED:
+    case LOG_KIND_COMBINED_DURATION:
+        put_combined(ln, r, t->kind == LOG_KIND_COMBINED_DURATION);
+        break;
+    case LOG_KIND_JSON:
+        put_json(ln, r);
+        break;
+    case LOG_KIND_TEMPLATE:
+        for (size_t i = 0; i < t->n; i++) {
+            const struct log_template_part *p = &t->part[i];
+
+            if (p->field < 0)
+                put_mem(ln, t->text + p->off, p->len);
+            else
+                put_field(ln, p->field, r);
+        }
+        break;
+    }
+    ln->buf[ln->len++] = '\n';
+}
+
+int log_format_line(const char *format, const struct log_record *r, char *buf,
+                    size_t size)
+{
+    struct log_template t;
+    struct line ln;
+    char msg[256];
+
+    if (log_template_parse(format, &t, msg, sizeof msg) != 0)
+        return -EINVAL;
+    format_line(&t, r, &ln);
+    size_t n = ln.len < size ? ln.len : (size ? size - 1 : 0);
+    if (size) {
+        memcpy(buf, ln.buf, n);
+        buf[n] = '\0';
+    }
+    return (int)ln.len;
+}
+
+/* @n lines the reader had no room for: count them, say so now and then. */
+static void dropped(struct log *l, unsigned long long lines)
 {
     struct timespec ts;
-    unsigned long long n = atomic_fetch_add(&l->dropped, 1) + 1;
+    unsigned long long n = atomic_fetch_add(&l->dropped, lines) + lines;
     long long last = atomic_load(&l->last_warning);
+    _Atomic uint64_t *also = atomic_load(&l->also);
 
+    if (also)
+        atomic_fetch_add_explicit(also, lines, memory_order_relaxed);
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     if ((last == 0 || ts.tv_sec - last >= 60) &&
         atomic_compare_exchange_strong(&l->last_warning, &last,
@@ -360,22 +665,112 @@ static void dropped(struct log *l)
                 n);
 }
 
+static unsigned long long count_lines(const char *p, size_t n)
+{
+    unsigned long long k = 0;
+
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == '\n';
+    return k;
+}
+
+/*
+ * Write @n bytes of whole lines. A reader that takes nothing (EAGAIN) is
+ * waited for in 100 ms steps, for ever while serving (the workers drop
+ * meanwhile) and up to LOG_CLOSE_WAIT_MS once close began. A failure
+ * (full disk, reader gone) loses this batch, counted.
+ */
+static void write_out(struct log *l, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = l->sock ? send(l->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+                            : write(l->fd, p, n);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            long long stop = atomic_load(&l->stop_ms);
+
+            if (!stop || mono_ms() - stop < LOG_CLOSE_WAIT_MS) {
+                struct pollfd pfd = {.fd = l->fd, .events = POLLOUT};
+                (void)poll(&pfd, 1, 100);
+                continue;
+            }
+        }
+        /* the rest of this batch is lost; a cut line counts as one */
+        dropped(l, count_lines(p, n));
+        return;
+    }
+}
+
+/*
+ * The writer batches: once a line arrives it waits LOG_FLUSH_MS for more
+ * (or until LOG_FLUSH_BYTES are there, or close or a reopen asks), so that
+ * a busy server pays one wake-up and one write(2) per batch, not per line.
+ * Workers wake it only when the buffer goes from empty to not, or past
+ * LOG_FLUSH_BYTES.
+ */
+static void *writer(void *arg)
+{
+    struct log *l = arg;
+
+    pthread_mutex_lock(&l->lock);
+    for (;;) {
+        while (l->len == 0 && !l->stop)
+            pthread_cond_wait(&l->wake, &l->lock);
+        if (l->len == 0)
+            break; /* stopping, and everything is written */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += LOG_FLUSH_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (l->len < LOG_FLUSH_BYTES && !l->stop && !l->urgent)
+            if (pthread_cond_timedwait(&l->wake, &l->lock, &until) != 0)
+                break;
+        char *out = l->buf;
+        size_t n = l->len;
+        l->buf = l->spare;
+        l->spare = out;
+        l->len = 0;
+        l->writing = true;
+        pthread_mutex_unlock(&l->lock);
+        write_out(l, out, n);
+        pthread_mutex_lock(&l->lock);
+        l->writing = false;
+        pthread_cond_broadcast(&l->drained);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
 void log_write(struct log *l, const struct log_record *r)
 {
     struct line ln;
+    bool full, wake;
 
     if (!l || l->fd < 0)
         return;
-    ln.len = 0;
-    if (l->format == LOG_JSON)
-        put_json(&ln, r);
-    else
-        put_combined(&ln, r);
-    ln.buf[ln.len++] = '\n';
-    /* One write: a short write on a full disk loses the rest, never mixes. */
-    ssize_t n = l->sock
-                    ? send(l->fd, ln.buf, ln.len, MSG_DONTWAIT | MSG_NOSIGNAL)
-                    : write(l->fd, ln.buf, ln.len);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        dropped(l);
+    format_line(&l->tpl, r, &ln);
+    pthread_mutex_lock(&l->lock);
+    /* no writer thread (out of threads): the line cannot go anywhere */
+    full = l->len + ln.len > LOG_BUFFER_SIZE ||
+           (!l->running && start_writer(l) != 0);
+    wake = l->len == 0 ||
+           (l->len < LOG_FLUSH_BYTES && l->len + ln.len >= LOG_FLUSH_BYTES);
+    if (!full) {
+        memcpy(l->buf + l->len, ln.buf, ln.len);
+        l->len += ln.len;
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (full)
+        dropped(l, 1);
+    else if (wake)
+        pthread_cond_signal(&l->wake);
 }

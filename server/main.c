@@ -23,6 +23,7 @@
 #include "live.h"
 #include "log.h"
 #include "metrics.h"
+#include "metrics_server.h"
 #include "notify.h"
 #include "probe.h"
 #include "reload.h"
@@ -179,7 +180,8 @@ static int64_t mono_ms(void)
  * waits for "listening on" sees the whole block at once.
  */
 static void print_startup(const struct conf *c, const struct listeners *ls,
-                          const char *backend, const struct access *a)
+                          const char *backend, const struct access *a,
+                          const char *murl)
 {
     char *buf = NULL, real[PATH_MAX], flags[256];
     size_t len = 0;
@@ -196,6 +198,8 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
         fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
                 same ? "" : real, same ? "" : ")");
     access_startup(a, f);
+    if (murl[0])
+        fprintf(f, "beneath: metrics on %s\n", murl);
     fprintf(f, "beneath: resolver %s\n", backend);
     fprintf(f, "beneath: confine %s\n", flags);
     if (fclose(f) == 0) {
@@ -241,6 +245,9 @@ struct server {
     unsigned dir_cache;    /* directories per thread's resolver cache */
     struct daemon *d;
     struct metrics metrics;
+    int metrics_fd;              /* --metrics-listen, until served */
+    char metrics_url[96];        /* its URL, for the start-up lines */
+    struct metrics_server *msrv; /* serving it */
     struct etag_cache *etags;
     struct compress_cache *compress; /* bodies compressed on the fly */
     struct generation_base base;
@@ -364,7 +371,26 @@ static int check_log(const struct conf *c)
     return err < 0 ? 1 : 0;
 }
 
-/* The TLS material and the ETag cache; the number of problems. */
+/* The ETag cache's counters, for the metrics. */
+static void etag_counts(void *arg, uint64_t *hits, uint64_t *misses)
+{
+    struct etag_cache_stats st;
+
+    etag_cache_stats(arg, &st);
+    *hits = st.hits;
+    *misses = st.misses;
+}
+
+static void compress_counts(void *arg, uint64_t *hits, uint64_t *misses)
+{
+    struct compress_cache_stats st;
+
+    compress_cache_stats(arg, &st);
+    *hits = st.hits;
+    *misses = st.misses;
+}
+
+/* The TLS material, the ETag cache and --metrics-listen; problems. */
 static int check_outputs(struct server *s)
 {
     const struct conf *c = &s->c;
@@ -388,12 +414,26 @@ static int check_outputs(struct server *s)
     if (err) {
         fprintf(stderr, "beneath: etag cache: %s\n", strerror(-err));
         errors++;
+    } else {
+        metrics_add_cache(&s->metrics, "etag", etag_counts, s->etags);
+    }
+    if (c->metrics_listen && !c->check) {
+        s->metrics_fd = metrics_server_bind(c->metrics_listen, s->metrics_url,
+                                            sizeof s->metrics_url);
+        if (s->metrics_fd < 0) {
+            fprintf(stderr, "beneath: --metrics-listen %s: %s\n",
+                    c->metrics_listen, strerror(-s->metrics_fd));
+            errors++;
+        }
     }
     struct compress_cache_config cc = {.budget = c->compress_cache};
     err = compress_cache_new(&s->compress, &cc);
     if (err) {
         fprintf(stderr, "beneath: compress cache: %s\n", strerror(-err));
         errors++;
+    } else {
+        metrics_add_cache(&s->metrics, "compress", compress_counts,
+                          s->compress);
     }
     return errors;
 }
@@ -505,6 +545,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .max_header_size = c->max_header_size,
         .tls_priority =
             c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
+        .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };
     if (fds && tls) {
         for (size_t i = 0; i < s->ls.n; i++) {
@@ -520,7 +561,16 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
     free(fds);
     if (err)
         return -1;
-    print_startup(c, &s->ls, s->backend, s->access);
+    if (s->metrics_fd >= 0) {
+        err = metrics_server_start(s->metrics_fd, &s->metrics, &s->msrv);
+        s->metrics_fd = -1;
+        if (err) {
+            fprintf(stderr, "beneath: --metrics-listen: cannot serve: %s\n",
+                    strerror(-err));
+            return -1;
+        }
+    }
+    print_startup(c, &s->ls, s->backend, s->access, s->metrics_url);
     daemon_started();
     notify_ready();
     return 0;
@@ -565,6 +615,9 @@ static int phase_loop(struct server *s, int argc, char *argv[])
 
 static void server_close(struct server *s)
 {
+    metrics_server_stop(s->msrv);
+    if (s->metrics_fd >= 0)
+        close(s->metrics_fd);
     daemon_free(s->d);
     if (s->sfd >= 0)
         close(s->sfd);
@@ -588,6 +641,7 @@ int main(int argc, char *argv[])
     int status, err;
 
     s.sfd = -1;
+    s.metrics_fd = -1;
     status = phase_conf(&s, argc, argv);
     if (status >= 0) {
         conf_free(&s.c);

@@ -2,9 +2,10 @@
 /*
  * metrics.c - lock-free counters and their Prometheus rendering.
  *
- * The buckets are chosen for a path resolution, which takes microseconds,
- * not for a whole request: Prometheus' default buckets (5 ms .. 10 s) would
- * put every resolution in the first one and show nothing.
+ * The resolver's buckets are chosen for a path resolution, which takes
+ * microseconds: Prometheus' default buckets (5 ms .. 10 s) would put every
+ * resolution in the first one and show nothing. A request's buckets start
+ * at 100 us (a small file from memory) and end at 5 s.
  */
 #include "metrics.h"
 
@@ -12,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
@@ -27,6 +29,24 @@ static const struct {
     {10000000, "0.01"},   {25000000, "0.025"}, {100000000, "0.1"},
     {UINT64_MAX, "+Inf"},
 };
+
+static const struct {
+    uint64_t ns;
+    const char *le;
+} req_buckets[METRICS_N_BUCKETS] = {
+    {100000, "0.0001"},   {250000, "0.00025"}, {500000, "0.0005"},
+    {1000000, "0.001"},   {2500000, "0.0025"}, {5000000, "0.005"},
+    {10000000, "0.01"},   {25000000, "0.025"}, {50000000, "0.05"},
+    {100000000, "0.1"},   {250000000, "0.25"}, {500000000, "0.5"},
+    {1000000000, "1"},    {2500000000, "2.5"}, {5000000000, "5"},
+    {UINT64_MAX, "+Inf"},
+};
+
+static const char *const classes[METRICS_N_CLASSES] = {"1xx", "2xx", "3xx",
+                                                       "4xx", "5xx", "other"};
+
+static const char *const codings[METRICS_N_CODINGS] = {"identity", "br", "zstd",
+                                                       "gzip", "other"};
 
 static const enum resolver_backend backends[METRICS_N_BACKENDS] = {
     RESOLVER_BACKEND_KERNEL,
@@ -56,6 +76,20 @@ void metrics_init(struct metrics *m)
     atomic_init(&m->auth_failures, 0);
     atomic_init(&m->reply_hits, 0);
     atomic_init(&m->reply_kept, 0);
+    for (size_t c = 0; c < METRICS_N_CLASSES; c++)
+        for (size_t b = 0; b < METRICS_N_REQ_BACKENDS; b++) {
+            zero(m->request[c][b].bucket, METRICS_N_BUCKETS);
+            atomic_init(&m->request[c][b].sum_ns, 0);
+        }
+    zero(m->coded_bytes, N_ELEMS(m->coded_bytes));
+    zero(m->refusals, N_ELEMS(m->refusals));
+    atomic_init(&m->open_connections, 0);
+    atomic_init(&m->tls_ok, 0);
+    atomic_init(&m->tls_failed, 0);
+    atomic_init(&m->dir_hits, 0);
+    atomic_init(&m->dir_misses, 0);
+    atomic_init(&m->log_dropped, 0);
+    m->n_caches = 0;
 }
 
 static void add(_Atomic uint64_t *v, uint64_t n)
@@ -80,6 +114,78 @@ void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes)
         1);
 }
 
+static size_t backend_index(enum resolver_backend backend)
+{
+    size_t b;
+
+    for (b = 0; b < METRICS_N_BACKENDS && backends[b] != backend; b++)
+        ;
+    return b; /* METRICS_N_BACKENDS: none */
+}
+
+static size_t coding_index(const char *coding)
+{
+    if (!coding)
+        return 0;
+    for (size_t i = 1; i < METRICS_N_CODINGS - 1; i++)
+        if (strcmp(coding, codings[i]) == 0)
+            return i;
+    return METRICS_N_CODINGS - 1;
+}
+
+void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
+                           enum resolver_backend backend, uint64_t ns,
+                           const char *coding, int err)
+{
+    size_t cls = status >= 100 && status < 600 ? status / 100 - 1
+                                               : METRICS_N_CLASSES - 1;
+    struct metrics_histogram *h = &m->request[cls][backend_index(backend)];
+    size_t i;
+
+    metrics_count_response(m, status, bytes);
+    add(&m->coded_bytes[coding_index(coding)], bytes);
+    for (i = 0; ns > req_buckets[i].ns; i++)
+        ;
+    add(&h->bucket[i], 1);
+    add(&h->sum_ns, ns);
+    if (err > 0)
+        add(&m->refusals[err < METRICS_MAX_ERRNO ? err : 0], 1);
+}
+
+void metrics_count_connection(struct metrics *m, bool open)
+{
+    if (open)
+        add(&m->open_connections, 1);
+    else
+        atomic_fetch_sub_explicit(&m->open_connections, 1,
+                                  memory_order_relaxed);
+}
+
+void metrics_count_tls(struct metrics *m, bool done)
+{
+    add(done ? &m->tls_ok : &m->tls_failed, 1);
+}
+
+void metrics_count_dir_cache(struct metrics *m, uint64_t hits, uint64_t misses)
+{
+    if (hits)
+        add(&m->dir_hits, hits);
+    if (misses)
+        add(&m->dir_misses, misses);
+}
+
+int metrics_add_cache(struct metrics *m, const char *name,
+                      metrics_cache_fn *read, void *arg)
+{
+    if (m->n_caches == METRICS_MAX_CACHES)
+        return -ENOSPC;
+    m->caches[m->n_caches].name = name;
+    m->caches[m->n_caches].read = read;
+    m->caches[m->n_caches].arg = arg;
+    m->n_caches++;
+    return 0;
+}
+
 void metrics_count_reply(struct metrics *m, bool hit)
 {
     add(hit ? &m->reply_hits : &m->reply_kept, 1);
@@ -88,10 +194,8 @@ void metrics_count_reply(struct metrics *m, bool hit)
 void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
                            uint64_t ns, int ret)
 {
-    size_t b, i;
+    size_t b = backend_index(backend), i;
 
-    for (b = 0; b < METRICS_N_BACKENDS && backends[b] != backend; b++)
-        ;
     if (b < METRICS_N_BACKENDS) {
         for (i = 0; ns > buckets[i].ns; i++)
             ;
@@ -232,21 +336,148 @@ static void render_histograms(const struct metrics *m, struct out *o)
     }
 }
 
+/* "E%d", the name, or "other" for errno slot @e of a by-errno table. */
+static const char *errno_label(int e, char buf[16])
+{
+    const char *name = e > 0 ? resolver_errno_name(e) : NULL;
+
+    if (name)
+        return name;
+    if (e > 0) {
+        snprintf(buf, 16, "E%d", e);
+        return buf;
+    }
+    return "other";
+}
+
+static void put_seconds(struct out *o, uint64_t ns)
+{
+    put(o, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
+        (unsigned long long)(ns % 1000000000u));
+}
+
+static void render_request_histograms(const struct metrics *m, struct out *o)
+{
+    put(o, "# HELP beneath_http_request_duration_seconds Time from a "
+           "request's complete headers to its queued response, by status "
+           "class and resolver backend (none: no path resolved).\n"
+           "# TYPE beneath_http_request_duration_seconds histogram\n");
+    for (size_t c = 0; c < METRICS_N_CLASSES; c++)
+        for (size_t b = 0; b < METRICS_N_REQ_BACKENDS; b++) {
+            const struct metrics_histogram *h = &m->request[c][b];
+            const char *name = b < METRICS_N_BACKENDS
+                                   ? resolver_backend_name(backends[b])
+                                   : "none";
+            uint64_t v[METRICS_N_BUCKETS], cum = 0, sum = get(&h->sum_ns);
+
+            for (size_t i = 0; i < METRICS_N_BUCKETS; i++)
+                cum += v[i] = get(&h->bucket[i]);
+            if (cum == 0)
+                continue; /* series appear with their first request */
+            cum = 0;
+            for (size_t i = 0; i < METRICS_N_BUCKETS; i++) {
+                cum += v[i];
+                put(o,
+                    "beneath_http_request_duration_seconds_bucket{class=\"%s\","
+                    "backend=\"%s\",le=\"%s\"} %llu\n",
+                    classes[c], name, req_buckets[i].le,
+                    (unsigned long long)cum);
+            }
+            put(o,
+                "beneath_http_request_duration_seconds_sum{class=\"%s\","
+                "backend=\"%s\"} ",
+                classes[c], name);
+            put_seconds(o, sum);
+            put(o,
+                "\nbeneath_http_request_duration_seconds_count{class=\"%s\","
+                "backend=\"%s\"} %llu\n",
+                classes[c], name, (unsigned long long)cum);
+        }
+}
+
+static void render_traffic(const struct metrics *m, struct out *o)
+{
+    char e[16];
+
+    put(o, "# HELP beneath_http_sent_coded_bytes_total Response body bytes "
+           "sent, by content coding.\n"
+           "# TYPE beneath_http_sent_coded_bytes_total counter\n");
+    for (size_t i = 0; i < METRICS_N_CODINGS; i++)
+        put(o, "beneath_http_sent_coded_bytes_total{coding=\"%s\"} %llu\n",
+            codings[i], (unsigned long long)get(&m->coded_bytes[i]));
+    put(o, "# HELP beneath_http_refusals_total Responses that answer an errno "
+           "(403 for EXDEV/ELOOP/EACCES, 404 for ENOENT, 500), by errno.\n"
+           "# TYPE beneath_http_refusals_total counter\n");
+    for (int i = 0; i < METRICS_MAX_ERRNO; i++) {
+        uint64_t v = get(&m->refusals[i]);
+
+        if (v)
+            put(o, "beneath_http_refusals_total{errno=\"%s\"} %llu\n",
+                errno_label(i, e), (unsigned long long)v);
+    }
+    put(o,
+        "# HELP beneath_open_connections Connections open now.\n"
+        "# TYPE beneath_open_connections gauge\n"
+        "beneath_open_connections %lld\n"
+        "# HELP beneath_tls_handshakes_total TLS connections closed, by "
+        "whether their handshake finished.\n"
+        "# TYPE beneath_tls_handshakes_total counter\n"
+        "beneath_tls_handshakes_total{result=\"ok\"} %llu\n"
+        "beneath_tls_handshakes_total{result=\"failed\"} %llu\n"
+        "# HELP beneath_access_log_dropped_total Access log lines dropped: "
+        "the disk or the log's reader did not keep up.\n"
+        "# TYPE beneath_access_log_dropped_total counter\n"
+        "beneath_access_log_dropped_total %llu\n",
+        (long long)get(&m->open_connections),
+        (unsigned long long)get(&m->tls_ok),
+        (unsigned long long)get(&m->tls_failed),
+        (unsigned long long)get(&m->log_dropped));
+}
+
+static void render_caches(const struct metrics *m, struct out *o)
+{
+    put(o,
+        "# HELP beneath_cache_requests_total Lookups of the server's caches: "
+        "etag (content hashes), directory (the resolver's emulation), and "
+        "any other registered.\n"
+        "# TYPE beneath_cache_requests_total counter\n"
+        "beneath_cache_requests_total{cache=\"directory\",result=\"hit\"} "
+        "%llu\n"
+        "beneath_cache_requests_total{cache=\"directory\",result=\"miss\"} "
+        "%llu\n",
+        (unsigned long long)get(&m->dir_hits),
+        (unsigned long long)get(&m->dir_misses));
+    for (size_t i = 0; i < m->n_caches; i++) {
+        uint64_t hits = 0, misses = 0;
+
+        m->caches[i].read(m->caches[i].arg, &hits, &misses);
+        put(o,
+            "beneath_cache_requests_total{cache=\"%s\",result=\"hit\"} "
+            "%llu\n"
+            "beneath_cache_requests_total{cache=\"%s\",result=\"miss\"} "
+            "%llu\n",
+            m->caches[i].name, (unsigned long long)hits, m->caches[i].name,
+            (unsigned long long)misses);
+    }
+}
+
 static void render_access(const struct metrics *m, struct out *o)
 {
     put(o,
         "# HELP beneath_refused_total Connections closed at accept by "
         "--allow/--deny (address), requests refused for the client behind a "
-        "trusted proxy (forwarded).\n"
+        "trusted proxy (forwarded), requests answered 401 (auth).\n"
         "# TYPE beneath_refused_total counter\n"
         "beneath_refused_total{reason=\"address\"} %llu\n"
         "beneath_refused_total{reason=\"forwarded\"} %llu\n"
+        "beneath_refused_total{reason=\"auth\"} %llu\n"
         "# HELP beneath_auth_failures_total Requests answered 401: missing "
         "or wrong credentials.\n"
         "# TYPE beneath_auth_failures_total counter\n"
         "beneath_auth_failures_total %llu\n",
         (unsigned long long)get(&m->refused_address),
         (unsigned long long)get(&m->refused_forwarded),
+        (unsigned long long)get(&m->auth_failures),
         (unsigned long long)get(&m->auth_failures));
 }
 
@@ -261,6 +492,9 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t size)
     render_histograms(m, &o);
     render_access(m, &o);
     render_reply(m, &o);
+    render_request_histograms(m, &o);
+    render_traffic(m, &o);
+    render_caches(m, &o);
     return o.len;
 }
 

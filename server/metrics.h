@@ -9,7 +9,26 @@
  *
  * Families (all names prefixed beneath_):
  *   http_requests_total{class="2xx",code="200"}   counter
+ *   http_request_duration_seconds{class="2xx",backend="kernel"}
+ *                                                  histogram: headers complete
+ *                                                  to response queued; backend
+ *                                                  "none" when no path was
+ *                                                  resolved
  *   http_sent_bytes_total                          counter (body bytes)
+ *   http_sent_coded_bytes_total{coding="br"}       counter: body bytes by
+ *                                                  content coding (identity,
+ *                                                  br, zstd, gzip, other)
+ *   http_refusals_total{errno="EXDEV"}             counter: responses that
+ *                                                  answer an errno (403, 404,
+ *                                                  500 from the resolver)
+ *   open_connections                               gauge
+ *   tls_handshakes_total{result="ok"|"failed"}     counter, counted when the
+ *                                                  connection closes
+ *   cache_requests_total{cache="etag",result="hit"} counter: each cache
+ *                                                  metrics_add_cache names
+ *                                                  (etag, directory, ...)
+ *   access_log_dropped_total                       counter: lines the log's
+ *                                                  buffer had no room for
  *   resolver_errors_total{errno="EXDEV"}           counter; EXDEV and ELOOP are
  *                                                  confinement refusals
  *   resolver_duration_seconds{backend="kernel"}    histogram, per backend
@@ -19,6 +38,7 @@
  *   refused_total{reason="forwarded"}              counter: requests refused
  *                                                  for the client behind a
  *                                                  --trusted-proxy
+ *   refused_total{reason="auth"}                   counter: 401 answers
  *   auth_failures_total                            counter: 401 answers to
  *                                                  wrong or missing credentials
  *   reply_cache_total{result="hit"}                counter; "kept": responses
@@ -41,6 +61,19 @@
 /* Upper bounds, in ns; the last bucket is +Inf. */
 #define METRICS_N_BUCKETS 16
 #define METRICS_N_BACKENDS 3 /* kernel, emulated, lexical */
+/* Request histograms: 1xx..5xx and other; the backends and "none". */
+#define METRICS_N_CLASSES 6
+#define METRICS_N_REQ_BACKENDS (METRICS_N_BACKENDS + 1)
+/* Content codings of sent bytes: identity, br, zstd, gzip, other. */
+#define METRICS_N_CODINGS 5
+/* Caches that metrics_add_cache may register. */
+#define METRICS_MAX_CACHES 6
+
+/*
+ * A cache's counters, read when metrics are rendered (from any thread: the
+ * reader must be thread-safe). @arg is the one given to metrics_add_cache.
+ */
+typedef void metrics_cache_fn(void *arg, uint64_t *hits, uint64_t *misses);
 
 struct metrics_histogram {
     _Atomic uint64_t bucket[METRICS_N_BUCKETS]; /* not cumulative */
@@ -56,6 +89,20 @@ struct metrics {
     _Atomic uint64_t refused_forwarded; /* requests via a trusted proxy */
     _Atomic uint64_t auth_failures;     /* 401 answers */
     _Atomic uint64_t reply_hits, reply_kept;
+    struct metrics_histogram request[METRICS_N_CLASSES][METRICS_N_REQ_BACKENDS];
+    _Atomic uint64_t coded_bytes[METRICS_N_CODINGS];
+    _Atomic uint64_t refusals[METRICS_MAX_ERRNO + 1]; /* by res errno */
+    _Atomic uint64_t open_connections; /* up and down: wraps, read signed */
+    _Atomic uint64_t tls_ok, tls_failed;
+    _Atomic uint64_t dir_hits, dir_misses; /* resolver directory caches */
+    _Atomic uint64_t log_dropped;          /* access log lines */
+    /* caches rendered as cache_requests_total; set before serving */
+    struct {
+        const char *name;
+        metrics_cache_fn *read;
+        void *arg;
+    } caches[METRICS_MAX_CACHES];
+    size_t n_caches;
 };
 
 /* metrics_init - set every counter of @m to 0 (static storage is already). */
@@ -63,6 +110,36 @@ void metrics_init(struct metrics *m);
 
 /* metrics_count_response - one response with @status and @bytes of body. */
 void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes);
+
+/*
+ * metrics_count_request - one response (metrics_count_response) that took
+ * @ns from complete headers to queued, answered by @backend (DEFAULT: no
+ * path resolved), with a body of @bytes in content coding @coding (NULL:
+ * identity) and, when it answers an errno, @err (else 0).
+ */
+void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
+                           enum resolver_backend backend, uint64_t ns,
+                           const char *coding, int err);
+
+/* metrics_count_connection - a connection opened (@open) or closed. */
+void metrics_count_connection(struct metrics *m, bool open);
+
+/* metrics_count_tls - a TLS connection closed, its handshake @done or not. */
+void metrics_count_tls(struct metrics *m, bool done);
+
+/* metrics_count_dir_cache - directories a request found in, or had to open
+ * past, the resolver's directory cache. */
+void metrics_count_dir_cache(struct metrics *m, uint64_t hits, uint64_t misses);
+
+/*
+ * metrics_add_cache - render the counters @read gives for cache @name
+ * (static string; "etag", "directory", "compress") as
+ * beneath_cache_requests_total. Called before serving, from one thread.
+ *
+ * Returns 0, or -ENOSPC past METRICS_MAX_CACHES.
+ */
+int metrics_add_cache(struct metrics *m, const char *name,
+                      metrics_cache_fn *read, void *arg);
 
 /*
  * metrics_count_resolve - one resolver_open_how call that took @ns and was

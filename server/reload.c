@@ -45,6 +45,7 @@ static const char *const restart_only[] = {
     "max-connections",
     "max-connections-per-ip",
     "max-header-size",
+    "metrics-listen",
     "resolver",
     "resolver-cache",
     "sandbox",

@@ -490,6 +490,7 @@ static enum MHD_Result file(struct req *r)
     if (cb) {
         /* the variant: its own tags, length and no identity digest */
         r->plan->encoding = negotiate_token(enc);
+        r->res->encoding = r->plan->encoding; /* for the log and metrics */
         variant_tag(p, etag);
         alt_tag(p, etag, alt);
         ev.repr_digest[0] = '\0';
@@ -629,6 +630,8 @@ static enum MHD_Result emit(struct req *r)
 
     r->res->err = p->err;
     r->res->backend = p->backend;
+    /* the coding of a file's body (a sidecar's); error pages have none */
+    r->res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
     switch (p->kind) {
     case PLAN_STATUS:
         ret = simple(r, p->status);

@@ -52,6 +52,8 @@ struct respond_result {
     uint64_t bytes;                /* body bytes queued (0 for HEAD, 304) */
     int err;                       /* errno of a refusal or failure, or 0 */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
+    const char *encoding; /* content coding of the body sent (a static string:
+                             "br", "zstd", "gzip"), or NULL: identity */
 };
 
 /*

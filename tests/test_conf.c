@@ -146,7 +146,9 @@ static const struct {
     {"dotfiles = sometimes\n",
      "t.conf:1: dotfiles: 'sometimes' is not deny or allow\n"},
     {"log-format = xml\n",
-     "t.conf:1: log-format: 'xml' is not combined or json\n"},
+     "t.conf:1: log-format: 'xml' is not a log format: combined, "
+     "combined+duration, json, or a template with $fields ('$time $client "
+     "\"$request\" $status')\n"},
     {"resolver = fast\n", "t.conf:1: resolver: 'fast' is not auto, kernel, "
                           "emulated or lexical\n"},
     {"resolver = default\n", "t.conf:1: resolver: 'default' is not auto, "
@@ -538,7 +540,9 @@ static const struct {
      "/nonexistent/b.conf: No such file or directory\n"},
     {{"BENEATH_DOTFILES=maybe", "BENEATH_LOG_FORMAT=xml"},
      "BENEATH_DOTFILES: 'maybe' is not deny or allow\n"
-     "BENEATH_LOG_FORMAT: 'xml' is not combined or json\n"},
+     "BENEATH_LOG_FORMAT: 'xml' is not a log format: combined, "
+     "combined+duration, json, or a template with $fields ('$time $client "
+     "\"$request\" $status')\n"},
 };
 
 START_TEST(env_error)
@@ -612,7 +616,7 @@ START_TEST(defaults)
     ck_assert(!c.listing);
     ck_assert_int_eq(c.dotfiles, CONF_DOTFILES_DENY);
     ck_assert_str_eq(c.access_log, "-");
-    ck_assert_int_eq(c.log_format, CONF_LOG_COMBINED);
+    ck_assert_str_eq(c.log_format, "combined");
     ck_assert_ptr_null(c.user);
     ck_assert_uint_eq(c.max_connections, 1024);
     ck_assert_uint_eq(c.max_connections_per_ip, 64);
@@ -766,7 +770,7 @@ static void assert_same(const struct conf *a, const struct conf *b)
     ck_assert_int_eq(a->listing, b->listing);
     ck_assert_int_eq(a->dotfiles, b->dotfiles);
     ck_assert_pstr_eq(a->access_log, b->access_log);
-    ck_assert_int_eq(a->log_format, b->log_format);
+    ck_assert_pstr_eq(a->log_format, b->log_format);
     ck_assert_pstr_eq(a->user, b->user);
     ck_assert_uint_eq(a->max_connections, b->max_connections);
     ck_assert_uint_eq(a->max_connections_per_ip, b->max_connections_per_ip);

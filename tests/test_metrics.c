@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,9 @@ START_TEST(format_is_prometheus_text)
         if (strchr(line, '{') != NULL)
             ck_assert_msg(sp[-1] == '}', "labels in: %s", line);
     }
-    ck_assert_int_eq(types, 7); /* 5 + refused_total, auth_failures_total */
+    /* 5 + refused_total, auth_failures_total, then the request histogram,
+     * coded bytes, refusals, connections, TLS, log drops, caches */
+    ck_assert_int_eq(types, 14);
     free(text);
 }
 END_TEST
@@ -238,10 +241,156 @@ START_TEST(clock_moves_forward)
 }
 END_TEST
 
+/*
+ * The request histogram: one series per status class and backend that has
+ * requests, buckets cumulative, +Inf == _count, _sum in seconds; bytes by
+ * coding; responses by errno.
+ */
+START_TEST(request_histogram)
+{
+    char *text;
+    size_t len;
+
+    metrics_count_request(&m, 200, 1000, RESOLVER_BACKEND_KERNEL, 80000, NULL,
+                          0);
+    metrics_count_request(&m, 206, 10, RESOLVER_BACKEND_KERNEL, 3000000, "br",
+                          0);
+    metrics_count_request(&m, 404, 5, RESOLVER_BACKEND_EMULATED, 7000000000u,
+                          NULL, ENOENT);
+    metrics_count_request(&m, 403, 0, RESOLVER_BACKEND_KERNEL, 1, NULL, EXDEV);
+    metrics_count_request(&m, 400, 7, RESOLVER_BACKEND_DEFAULT, 1, "x-new", 0);
+    metrics_count_request(&m, 99, 0, RESOLVER_BACKEND_DEFAULT, 1, NULL, 0);
+    text = metrics_render_alloc(&m, &len);
+    ck_assert_ptr_nonnull(text);
+    const char *h = "beneath_http_request_duration_seconds";
+    char series[256];
+
+#define S(fmt, ...) (snprintf(series, sizeof series, fmt, __VA_ARGS__), series)
+    ck_assert_double_eq(
+        sample(
+            text,
+            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0001\"}", h)),
+        1);
+    ck_assert_double_eq(
+        sample(
+            text,
+            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0025\"}", h)),
+        1);
+    ck_assert_double_eq(
+        sample(
+            text,
+            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.005\"}", h)),
+        2);
+    ck_assert_double_eq(
+        sample(text,
+               S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"+Inf\"}", h)),
+        2);
+    ck_assert_double_eq(
+        sample(text, S("%s_count{class=\"2xx\",backend=\"kernel\"}", h)), 2);
+    ck_assert_double_eq_tol(
+        sample(text, S("%s_sum{class=\"2xx\",backend=\"kernel\"}", h)), 0.00308,
+        1e-12);
+    /* past the last bound: only +Inf */
+    ck_assert_double_eq(
+        sample(text,
+               S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"5\"}", h)),
+        0);
+    ck_assert_double_eq(
+        sample(
+            text,
+            S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"+Inf\"}", h)),
+        1);
+    ck_assert_double_eq(
+        sample(text, S("%s_count{class=\"4xx\",backend=\"none\"}", h)), 1);
+    ck_assert_double_eq(
+        sample(text, S("%s_count{class=\"other\",backend=\"none\"}", h)), 1);
+    /* a class and backend without requests has no series */
+    ck_assert_double_eq(
+        sample(text, S("%s_count{class=\"5xx\",backend=\"kernel\"}", h)), -1);
+#undef S
+    ck_assert_double_eq(
+        sample(text,
+               "beneath_http_sent_coded_bytes_total{coding=\"identity\"}"),
+        1005);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_sent_coded_bytes_total{coding=\"br\"}"), 10);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_sent_coded_bytes_total{coding=\"other\"}"),
+        7);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_refusals_total{errno=\"ENOENT\"}"), 1);
+    ck_assert_double_eq(
+        sample(text, "beneath_http_refusals_total{errno=\"EXDEV\"}"), 1);
+    ck_assert_double_eq(sample(text, "beneath_http_sent_bytes_total"), 1022);
+    free(text);
+}
+END_TEST
+
+static void fake_cache(void *arg, uint64_t *hits, uint64_t *misses)
+{
+    const uint64_t *v = arg;
+
+    *hits = v[0];
+    *misses = v[1];
+}
+
+/* Connections, TLS handshakes, log drops, and the caches' hook. */
+START_TEST(gauges_and_caches)
+{
+    static uint64_t counts[2] = {7, 3};
+    char *text;
+    size_t len;
+
+    metrics_count_connection(&m, true);
+    metrics_count_connection(&m, true);
+    metrics_count_connection(&m, true);
+    metrics_count_connection(&m, false);
+    metrics_count_tls(&m, true);
+    metrics_count_tls(&m, false);
+    metrics_count_tls(&m, true);
+    metrics_count_dir_cache(&m, 5, 2);
+    atomic_fetch_add(&m.log_dropped, 4);
+    ck_assert_int_eq(metrics_add_cache(&m, "compress", fake_cache, counts), 0);
+    for (int i = 1; i < METRICS_MAX_CACHES; i++)
+        ck_assert_int_eq(metrics_add_cache(&m, "x", fake_cache, counts), 0);
+    ck_assert_int_eq(metrics_add_cache(&m, "y", fake_cache, counts), -ENOSPC);
+    text = metrics_render_alloc(&m, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_double_eq(sample(text, "beneath_open_connections"), 2);
+    ck_assert_ptr_nonnull(
+        strstr(text, "# TYPE beneath_open_connections gauge\n"));
+    ck_assert_double_eq(
+        sample(text, "beneath_tls_handshakes_total{result=\"ok\"}"), 2);
+    ck_assert_double_eq(
+        sample(text, "beneath_tls_handshakes_total{result=\"failed\"}"), 1);
+    ck_assert_double_eq(sample(text, "beneath_access_log_dropped_total"), 4);
+    ck_assert_double_eq(
+        sample(
+            text,
+            "beneath_cache_requests_total{cache=\"directory\",result=\"hit\"}"),
+        5);
+    ck_assert_double_eq(
+        sample(text, "beneath_cache_requests_total{cache=\"directory\","
+                     "result=\"miss\"}"),
+        2);
+    ck_assert_double_eq(
+        sample(
+            text,
+            "beneath_cache_requests_total{cache=\"compress\",result=\"hit\"}"),
+        7);
+    ck_assert_double_eq(
+        sample(text, "beneath_cache_requests_total{cache=\"compress\","
+                     "result=\"miss\"}"),
+        3);
+    free(text);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "metrics",
     .tcases = {
         {"core", setup, NULL,
          .tests = {&render_counts, &access_counters, &format_is_prometheus_text,
                    &render_truncates_like_snprintf, &concurrent_counts_exact,
-                   &clock_moves_forward}}}};
+                   &clock_moves_forward, &request_histogram,
+                   &gauges_and_caches}}}};

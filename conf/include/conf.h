@@ -59,11 +59,6 @@ struct conf_listen {
     char *path; /* unix socket path; NULL for tcp */
 };
 
-enum conf_log_format {
-    CONF_LOG_COMBINED,
-    CONF_LOG_JSON,
-};
-
 enum conf_dotfiles {
     CONF_DOTFILES_DENY,
     CONF_DOTFILES_ALLOW,
@@ -101,8 +96,8 @@ struct conf {
     bool listing;
     enum conf_dotfiles dotfiles;
     char *access_log; /* a path, "-" (stdout) or "off" */
-    enum conf_log_format log_format;
-    char *user; /* drop privileges to this user after binding, or NULL */
+    char *log_format; /* combined, combined+duration, json or a template */
+    char *user;       /* drop privileges to this user after binding, or NULL */
     enum conf_sandbox sandbox; /* server/sandbox.c: Landlock + seccomp */
 
     /* limits */
@@ -134,7 +129,8 @@ struct conf {
                        404, or NULL */
     char *health;   /* root-relative URL path answering 200, or NULL */
     char *metrics;  /* root-relative URL path of Prometheus metrics, or NULL */
-    char *probe;    /* --probe URL: check a running server, exit (an action) */
+    char *metrics_listen; /* HOST:PORT of a metrics-only listener, or NULL */
+    char *probe; /* --probe URL: check a running server, exit (an action) */
     /*
      * Access (docs/access.md); syntax-checked here, loaded by the server.
      * Files the server opens by path, which a sandbox must allow: the

@@ -8,8 +8,11 @@
  */
 #include "access_checks.h"
 #include "internal.h"
+#include "log_template.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -46,8 +49,50 @@ static const char *const sandbox_names[] = {[CONF_SANDBOX_ON] = "on",
                                             [CONF_SANDBOX_OFF] = "off",
                                             [CONF_SANDBOX_STRICT] = "strict",
                                             NULL};
-static const char *const log_format_names[] = {
-    [CONF_LOG_COMBINED] = "combined", [CONF_LOG_JSON] = "json", NULL};
+/* --log-format: a named format or a template (server/http/log_template.c) */
+static int check_log_format(const char *item, char *err)
+{
+    struct log_template t;
+
+    return log_template_parse(item, &t, err, ERR_MAX);
+}
+
+/* --metrics-listen: a numeric IPv4 HOST:PORT or [IPv6]:PORT. */
+static int check_metrics_listen(const char *item, char *err)
+{
+    const char *colon = strrchr(item, ':');
+    char host[64];
+    unsigned char addr[16];
+    char *end;
+    size_t n;
+
+    if (!colon || colon == item)
+        goto bad;
+    errno = 0;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (!colon[1] || *end || errno || port > 65535)
+        goto bad;
+    n = (size_t)(colon - item);
+    if (item[0] == '[') {
+        if (n < 3 || item[n - 1] != ']' || n - 2 >= sizeof host)
+            goto bad;
+        memcpy(host, item + 1, n - 2);
+        host[n - 2] = '\0';
+        if (inet_pton(AF_INET6, host, addr) == 1)
+            return 0;
+    } else if (n < sizeof host) {
+        memcpy(host, item, n);
+        host[n] = '\0';
+        if (inet_pton(AF_INET, host, addr) == 1)
+            return 0;
+    }
+bad:
+    snprintf(err, ERR_MAX,
+             "'%.64s' is not HOST:PORT with a numeric address (127.0.0.1:9100, "
+             "[::1]:9100)",
+             item);
+    return -EINVAL;
+}
 
 #define OFF(f) offsetof(struct conf, f)
 
@@ -240,11 +285,15 @@ const struct opt opts[] = {
      .dflt = "off",
      .help = "list directories that have no index file"},
     {.name = "log-format",
-     .type = &t_enum,
+     .type = &t_string,
      .off = OFF(log_format),
      .dflt = "combined",
-     .names = log_format_names,
-     .help = "access log format"},
+     .metavar = "combined|combined+duration|json|TEMPLATE",
+     .help = "access log format: combined, combined+duration (adds "
+             "duration_us=N), json (one object a line), or a template of "
+             "$fields such as '$time $client \"$request\" $status $bytes "
+             "$duration_us' (fields in docs/observe.md)",
+     .check = check_log_format},
     {.name = "max-connections",
      .type = &t_uint,
      .off = OFF(max_connections),
@@ -272,6 +321,15 @@ const struct opt opts[] = {
      .metavar = "URLPATH",
      .dflt_help = "off",
      .help = "serve Prometheus metrics at this path (e.g. /metrics)"},
+    {.name = "metrics-listen",
+     .type = &t_string,
+     .off = OFF(metrics_listen),
+     .metavar = "HOST:PORT",
+     .dflt_help = "off",
+     .help = "serve the Prometheus metrics at /metrics on a listener of "
+             "their own (plain HTTP, only that path; e.g. 127.0.0.1:9100, "
+             "[::1]:9100; port 0 picks one), so they need not be public",
+     .check = check_metrics_listen},
     {.name = "port",
      .short_name = 'p',
      .type = &t_port,

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(enum conf_log_format) == sizeof(unsigned),
-               "enum fields are written as unsigned");
 _Static_assert(sizeof(enum conf_dotfiles) == sizeof(unsigned),
                "enum fields are written as unsigned");
 _Static_assert(sizeof(enum conf_etag) == sizeof(unsigned),

@@ -77,7 +77,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(sub, sizeof sub, "%s/d", dir);
     mkdir(sub, 0755);
     put(sub, "index.html", 3, 'i');
-    if (root_open(dir, 0, &root) || log_open("off", LOG_COMBINED, &log) ||
+    if (root_open(dir, 0, &root) || log_open("off", "combined", &log) ||
         etag_cache_new(&etags, &ec))
         abort();
     gen = (struct daemon_gen){
