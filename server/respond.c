@@ -513,11 +513,17 @@ static enum MHD_Result listing(struct req *r)
     char *text = NULL;
     size_t len = 0;
     int err = listing_collect(p->fd, r->conf->files.dotfiles, &l);
+    struct listing_order o;
 
     plan_close(p);
+    /* ?sort=name|size|time&order=asc|desc; anything else: by name */
+    listing_order_from(
+        MHD_lookup_connection_value(r->c, MHD_GET_ARGUMENT_KIND, "sort"),
+        MHD_lookup_connection_value(r->c, MHD_GET_ARGUMENT_KIND, "order"), &o);
+    listing_sort(&l, &o);
     if (!err)
         err = p->json ? listing_json(&l, p->name, &text, &len)
-                      : listing_html(&l, p->name, &text, &len);
+                      : listing_html(&l, p->name, &o, &text, &len);
     listing_free(&l);
     if (err) {
         r->res->err = -err;
