@@ -27,9 +27,8 @@ static ssize_t body_read(void *cls, uint64_t pos, char *buf, size_t max)
     while (done < max) {
         uint64_t off;
         size_t want;
-        size_t n =
-            multipart_step(&b->m, pos + done, buf + done, max - done, &off,
-                           &want);
+        size_t n = multipart_step(&b->m, pos + done, buf + done, max - done,
+                                  &off, &want);
         ssize_t got;
 
         if (n > 0) {
@@ -66,8 +65,8 @@ struct MHD_Response *byteranges_response(int fd, const struct multipart *m)
         return NULL;
     b->fd = fd;
     b->m = *m;
-    r = MHD_create_response_from_callback(m->total, BYTERANGES_BLOCK,
-                                          body_read, b, body_free);
+    r = MHD_create_response_from_callback(m->total, BYTERANGES_BLOCK, body_read,
+                                          b, body_free);
     if (!r)
         free(b);
     return r;

@@ -379,8 +379,8 @@ static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
  */
 static enum MHD_Result byteranges(struct req *r, const struct range_set *rs,
                                   const char *type, const char *cc,
-                                  const char *etag,
-                                  const struct etag_value *ev, bool *done)
+                                  const char *etag, const struct etag_value *ev,
+                                  bool *done)
 {
     struct plan *p = r->plan;
     struct multipart m;
@@ -389,8 +389,8 @@ static enum MHD_Result byteranges(struct req *r, const struct range_set *rs,
 
     byteranges_boundary(boundary);
     /* a type too long for a part header: the caller sends the whole file */
-    *done = multipart_init(&m, rs, (uint64_t)p->st.st_size, type,
-                           boundary) == 0;
+    *done =
+        multipart_init(&m, rs, (uint64_t)p->st.st_size, type, boundary) == 0;
     if (!*done)
         return MHD_NO;
     resp = byteranges_response(p->fd, &m);

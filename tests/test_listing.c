@@ -107,7 +107,8 @@ START_TEST(html_escapes)
     ck_assert_uint_eq(strlen(html), len);
     ck_assert_ptr_null(strstr(html, "<script>"));
     ck_assert_ptr_null(strstr(html, "<i>"));
-    ck_assert_ptr_nonnull(strstr(html, "<title>Index of /d&lt;i&gt;r/</title>"));
+    ck_assert_ptr_nonnull(
+        strstr(html, "<title>Index of /d&lt;i&gt;r/</title>"));
     ck_assert_ptr_nonnull(strstr(html, "<h1>Index of /d&lt;i&gt;r/</h1>"));
     ck_assert_ptr_nonnull(
         strstr(html, ">a&lt;script&gt;&amp;&quot;&#39;.html</a>"));

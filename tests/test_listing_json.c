@@ -145,5 +145,5 @@ END_TEST
 const struct check_main check_main = {
     .suite = "listing_json",
     .tcases = {{"core", .loops = {{&name_case, N_ELEMS(name_cases)}},
-                .tests = {&whole_document, &truncated_listing,
-                          &empty_directory, &grows}}}};
+                .tests = {&whole_document, &truncated_listing, &empty_directory,
+                          &grows}}}};

@@ -108,8 +108,8 @@ START_TEST(past_end)
     size_t flen = 7;
     char buf[8];
 
-    ck_assert_int_eq(
-        multipart_init(&m, &bodies[0].set, 100, "text/plain", "B"), 0);
+    ck_assert_int_eq(multipart_init(&m, &bodies[0].set, 100, "text/plain", "B"),
+                     0);
     ck_assert_uint_eq(multipart_step(&m, m.total, buf, 8, &off, &flen), 0);
     ck_assert_uint_eq(flen, 0);
     ck_assert_uint_eq(multipart_step(&m, m.total + 1000, buf, 8, &off, &flen),
@@ -191,9 +191,8 @@ START_TEST(big_numbers)
         s.v[i].len = size / 16;
         sum += s.v[i].len;
     }
-    ck_assert_int_eq(multipart_init(&m, &s, size, "application/octet-stream",
-                                    b),
-                     0);
+    ck_assert_int_eq(
+        multipart_init(&m, &s, size, "application/octet-stream", b), 0);
     ck_assert_uint_gt(m.total, sum);
     ck_assert_uint_lt(m.total - sum, 16 * 200);
     /* the last byte before the close delimiter is the file's last byte */
@@ -211,8 +210,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "multipart",
-    .tcases = {{"writer", file_setup, NULL,
-                .loops = {{&body_case, N_ELEMS(bodies)},
-                          {&bad_case, N_ELEMS(bad)}},
-                .tests = {&past_end, &long_type, &boundary_and_type,
-                          &big_numbers}}}};
+    .tcases = {
+        {"writer", file_setup, NULL,
+         .loops = {{&body_case, N_ELEMS(bodies)}, {&bad_case, N_ELEMS(bad)}},
+         .tests = {&past_end, &long_type, &boundary_and_type, &big_numbers}}}};

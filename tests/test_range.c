@@ -137,13 +137,14 @@ START_TEST(plan_case)
     enum range_result r = range_plan(plans[_i].hdr, plans[_i].size, &s);
 
     for (size_t i = 0; i < s.n; i++)
-        snprintf(got + strlen(got), sizeof got - strlen(got),
-                 ",%llu-%llu", (unsigned long long)s.v[i].start,
+        snprintf(got + strlen(got), sizeof got - strlen(got), ",%llu-%llu",
+                 (unsigned long long)s.v[i].start,
                  (unsigned long long)(s.v[i].start + s.v[i].len - 1));
     ck_assert_msg(r == plans[_i].want, "%s: %d, want %d", plans[_i].hdr, r,
                   plans[_i].want);
-    ck_assert_msg(strcmp(got, plans[_i].parts) == 0, "%s: parts '%s', want '%s'",
-                  plans[_i].hdr, got, plans[_i].parts);
+    ck_assert_msg(strcmp(got, plans[_i].parts) == 0,
+                  "%s: parts '%s', want '%s'", plans[_i].hdr, got,
+                  plans[_i].parts);
 }
 END_TEST
 
@@ -217,8 +218,8 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "range",
-    .tcases = {
-        {"parse", .loops = {{&range_case, N_ELEMS(cases)},
-                            {&plan_case, N_ELEMS(plans)},
-                            {&if_range_case, N_ELEMS(if_range_cases)}},
-         .tests = {&plan_bounds}}}};
+    .tcases = {{"parse",
+                .loops = {{&range_case, N_ELEMS(cases)},
+                          {&plan_case, N_ELEMS(plans)},
+                          {&if_range_case, N_ELEMS(if_range_cases)}},
+                .tests = {&plan_bounds}}}};

@@ -345,8 +345,8 @@ static void column(FILE *f, const struct listing_order *o, enum listing_key k,
         fprintf(f, " aria-sort=\"%s\"", o->desc ? "descending" : "ascending");
     fprintf(f, "><a href=\"?sort=%s&amp;order=%s\">%s</a>%s</th>", key_name[k],
             desc ? "desc" : "asc", key_label[k],
-            !cur ? ""
-            : o->desc ? " \xe2\x86\x93"  /* down arrow */
+            !cur      ? ""
+            : o->desc ? " \xe2\x86\x93"   /* down arrow */
                       : " \xe2\x86\x91"); /* up arrow */
 }
 

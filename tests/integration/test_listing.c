@@ -44,8 +44,7 @@ static char *link_order(const char *body)
 
     for (const char *p = body; (p = strstr(p, "href=\"./"));) {
         p += 8;
-        out = hfmt("%s%s%.*s", out, *out ? " " : "", (int)strcspn(p, "\""),
-                   p);
+        out = hfmt("%s%s%.*s", out, *out ? " " : "", (int)strcspn(p, "\""), p);
     }
     return out;
 }
@@ -89,8 +88,8 @@ START_TEST(order_case)
     char *json = hfmt("%s", "");
     for (const char *p = r->body; (p = strstr(p, "\"href\":\""));) {
         p += 8;
-        json = hfmt("%s%s%.*s", json, *json ? " " : "", (int)strcspn(p, "\""),
-                    p);
+        json =
+            hfmt("%s%s%.*s", json, *json ? " " : "", (int)strcspn(p, "\""), p);
     }
     EXPECT(strcmp(json, orders[_i].order) == 0, "%s JSON: order\n%s", path,
            json);
@@ -122,7 +121,8 @@ START_TEST(page)
                      "03:04</time>"),
            "no time of c-middle.css:\n%s", b);
     /* escaped names; dotfiles left out */
-    EXPECT(strstr(b, ">&lt;b&gt;&amp;&quot;q&#39;.txt</a>") && !strstr(b, "<b>"),
+    EXPECT(strstr(b, ">&lt;b&gt;&amp;&quot;q&#39;.txt</a>") &&
+               !strstr(b, "<b>"),
            "the name <b>&\"q'.txt is not escaped:\n%s", b);
     EXPECT(strstr(b, ">bad\xef\xbf\xbd.txt</a>"), "bad\\xff not U+FFFD");
     EXPECT(!strstr(b, "hidden"), "a dotfile in the listing");
@@ -150,17 +150,19 @@ END_TEST
 START_TEST(json_compatible)
 {
     struct server *s = server_start(root, "--listing", "on", NULL);
-    struct http_response *r = http_do(
-        NULL, s, "GET", "/d/", (const char *[]){"Accept: application/json", NULL});
+    struct http_response *r =
+        http_do(NULL, s, "GET", "/d/",
+                (const char *[]){"Accept: application/json", NULL});
 
     EXPECT_STATUS(r, 200, "JSON");
     EXPECT_HEADER(r, "Content-Type", "application/json; charset=utf-8", "JSON");
     EXPECT(strncmp(r->body, "{\"path\":\"/d/\",\"entries\":[{\"name\":", 33) ==
                0,
            "JSON start: %.80s", r->body);
-    EXPECT(strstr(r->body, "{\"name\":\"c-middle.css\",\"href\":\"c-middle.css\","
-                           "\"type\":\"file\",\"size\":40000,"
-                           "\"mtime\":\"2024-01-02T03:04:05Z\"}"),
+    EXPECT(strstr(r->body,
+                  "{\"name\":\"c-middle.css\",\"href\":\"c-middle.css\","
+                  "\"type\":\"file\",\"size\":40000,"
+                  "\"mtime\":\"2024-01-02T03:04:05Z\"}"),
            "JSON entry:\n%s", r->body);
     EXPECT(strstr(r->body, "]}\n") && !strstr(r->body, "truncated"),
            "JSON end:\n%s", r->body);
@@ -200,6 +202,5 @@ const struct check_main check_main = {
     .suite = "e2e_listing",
     .fixture = {tree_setup, harness_test_teardown, harness_suite_setup,
                 harness_suite_teardown, 120},
-    .tcases = {{"listing",
-                .loops = {{&order_case, N_ELEMS(orders)}},
+    .tcases = {{"listing", .loops = {{&order_case, N_ELEMS(orders)}},
                 .tests = {&page, &json_compatible, &large_directory}}}};

@@ -79,8 +79,7 @@ static char *expected(const char *parts, const void *file, size_t size,
     for (int i = 0; *p; i++) {
         unsigned long a, z;
         int used = 0;
-        EXPECT(sscanf(p, "%lu-%lu%n", &a, &z, &used) == 2, "parts '%s'",
-               parts);
+        EXPECT(sscanf(p, "%lu-%lu%n", &a, &z, &used) == 2, "parts '%s'", parts);
         p += used + (p[used] == ',');
         n += (size_t)sprintf(out + n,
                              "%s--%s\r\nContent-Type: %s\r\n"
@@ -158,8 +157,9 @@ START_TEST(curl_two_ranges)
     struct server *s = start();
     char *dir = tree_new(), *hp = tree_path(dir, "head"),
          *bp = tree_path(dir, "body");
-    const char *args[] = {"-D",     hp, "-o", bp, "-r", "0-9,20-29",
-                          server_url(s, 0, "/t.txt"), NULL};
+    const char *args[] = {
+        "-D", hp, "-o", bp, "-r", "0-9,20-29", server_url(s, 0, "/t.txt"),
+        NULL};
 
     EXPECT(curl_run(args) == 0, "curl -r 0-9,20-29 failed");
     size_t hlen, blen;
@@ -287,8 +287,8 @@ START_TEST(head_and_keepalive)
     struct http_response *g2 = http_do(e, s, "GET", "/big.bin", NULL);
     EXPECT(g2->status == 200 && g2->num_connects == 0 &&
                g2->body_len == BIN_LEN,
-           "a GET after the multipart on the same connection: %d, %ld", g2->status,
-           g2->num_connects);
+           "a GET after the multipart on the same connection: %d, %ld",
+           g2->status, g2->num_connects);
     server_stop_clean(s);
 }
 END_TEST
@@ -322,13 +322,11 @@ START_TEST(conditionals)
     EXPECT_STATUS(r, 200, "If-Range with a weak tag");
     /* If-None-Match matching: 304 before any range */
     r = http_do(NULL, s, "GET", "/t.txt",
-                (const char *[]){range, hfmt("If-None-Match: %s", etag),
-                                 NULL});
+                (const char *[]){range, hfmt("If-None-Match: %s", etag), NULL});
     EXPECT_STATUS(r, 304, "If-None-Match with two ranges");
     EXPECT(r->body_len == 0, "304 with a body");
     r = http_do(NULL, s, "HEAD", "/t.txt",
-                (const char *[]){range, hfmt("If-None-Match: %s", etag),
-                                 NULL});
+                (const char *[]){range, hfmt("If-None-Match: %s", etag), NULL});
     EXPECT_STATUS(r, 304, "HEAD If-None-Match with two ranges");
     r = http_do(NULL, s, "GET", "/t.txt",
                 (const char *[]){range, "If-Match: \"nope\"", NULL});
@@ -419,8 +417,7 @@ const struct check_main check_main = {
     .suite = "e2e_ranges",
     .fixture = {tree_setup, harness_test_teardown, harness_suite_setup,
                 harness_suite_teardown, 120},
-    .tcases = {{"multipart",
-                .loops = {{&set_case, N_ELEMS(sets)}},
-                .tests = {&curl_two_ranges, &head_and_keepalive,
-                          &conditionals}},
-               {"bounds", .tests = {&ten_thousand_ranges, &apache_killer}}}};
+    .tcases = {
+        {"multipart", .loops = {{&set_case, N_ELEMS(sets)}},
+         .tests = {&curl_two_ranges, &head_and_keepalive, &conditionals}},
+        {"bounds", .tests = {&ten_thousand_ranges, &apache_killer}}}};
