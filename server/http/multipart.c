@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
+_Static_assert(MULTIPART_BOUNDARY_LEN == 2 * MULTIPART_RANDOM,
+               "a boundary is two hex digits per random byte");
+
 /* Room for a part header: delimiter, both fields, the blank line. */
 #define HEAD_MAX (MULTIPART_TYPE_MAX + MULTIPART_BOUNDARY_LEN + 160)
 

@@ -28,7 +28,7 @@
 
 /* Random bytes a boundary is made of, and its length in hex digits. */
 #define MULTIPART_RANDOM 16
-#define MULTIPART_BOUNDARY_LEN (2 * MULTIPART_RANDOM)
+#define MULTIPART_BOUNDARY_LEN 32 /* two hex digits per random byte */
 /* Longest per-part Content-Type accepted. */
 #define MULTIPART_TYPE_MAX 200
 /* "multipart/byteranges; boundary=" and the boundary, with its NUL. */
