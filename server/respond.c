@@ -13,6 +13,7 @@
  */
 #include "respond.h"
 
+#include "byteranges.h"
 #include "cond.h"
 #include "date.h"
 #include "field.h"
@@ -456,6 +457,37 @@ static struct MHD_Response *body_mem(struct compress_body *b, uint64_t start,
     return resp;
 }
 
+/*
+ * Several ranges of the plan's file: one multipart/byteranges 206 streamed
+ * from the fd, which the response takes over. HEAD gets the same headers
+ * (libmicrohttpd sends no body for it). *@done false, and nothing queued,
+ * when the set cannot be written as parts.
+ */
+static enum MHD_Result byteranges(struct req *r, const struct range_set *rs,
+                                  const char *type, const char *cc,
+                                  const char *etag, const struct etag_value *ev,
+                                  bool *done)
+{
+    struct plan *p = r->plan;
+    struct multipart m;
+    char boundary[MULTIPART_BOUNDARY_LEN + 1], ctype[MULTIPART_CTYPE_LEN];
+    struct MHD_Response *resp;
+
+    byteranges_boundary(boundary);
+    /* a type too long for a part header: the caller sends the whole file */
+    *done =
+        multipart_init(&m, rs, (uint64_t)p->st.st_size, type, boundary) == 0;
+    if (!*done)
+        return MHD_NO;
+    resp = byteranges_response(p->fd, &m);
+    if (!resp)
+        return MHD_NO;
+    p->fd = -1; /* the response owns it now */
+    multipart_content_type(&m, ctype);
+    file_headers(r, resp, true, ctype, cc, etag, ev);
+    return queue(r, STATUS_PARTIAL_CONTENT, resp, m.total);
+}
+
 /* A regular file: validators, conditionals, Range, body. */
 static enum MHD_Result file(struct req *r)
 {
@@ -465,6 +497,9 @@ static enum MHD_Result file(struct req *r)
     unsigned status = STATUS_OK;
     struct etag_value ev = {0};
     const char *range;
+    struct range_set rs;
+    enum MHD_Result multi;
+    bool sent;
     const char *type = mime_type(p->name);
     /* a headers file's Cache-Control for the path wins over --cache */
     const char *cc =
@@ -514,8 +549,18 @@ static enum MHD_Result file(struct req *r)
     } else if ((range = header(r, "Range")) &&
                range_if_range_any(header(r, "If-Range"), tags, n_tags,
                                   p->st.st_mtim.tv_sec)) {
-        switch (range_parse(range, size, &start, &len)) {
+        switch (range_plan(range, size, &rs)) {
+        case RANGE_MULTI:
+            /* a coded variant's parts would read as coded bodies: whole */
+            if (p->encoding)
+                break;
+            multi = byteranges(r, &rs, type, cc, etag, &ev, &sent);
+            if (sent)
+                return multi;
+            break; /* not representable: the whole file */
         case RANGE_SINGLE:
+            start = rs.v[0].start;
+            len = rs.v[0].len;
             status = STATUS_PARTIAL_CONTENT;
             snprintf(crange, sizeof crange,
                      "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, start,
@@ -573,11 +618,17 @@ static enum MHD_Result listing(struct req *r)
     char *text = NULL;
     size_t len = 0;
     int err = listing_collect(p->fd, r->conf->files.dotfiles, &l);
+    struct listing_order o;
 
     plan_close(p);
+    /* ?sort=name|size|time&order=asc|desc; anything else: by name */
+    listing_order_from(
+        MHD_lookup_connection_value(r->c, MHD_GET_ARGUMENT_KIND, "sort"),
+        MHD_lookup_connection_value(r->c, MHD_GET_ARGUMENT_KIND, "order"), &o);
+    listing_sort(&l, &o);
     if (!err)
         err = p->json ? listing_json(&l, p->name, &text, &len)
-                      : listing_html(&l, p->name, &text, &len);
+                      : listing_html(&l, p->name, &o, &text, &len);
     listing_free(&l);
     if (err) {
         r->res->err = -err;

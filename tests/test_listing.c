@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* test_listing.c - directory entries and HTML escaping of the listing. */
+/*
+ * test_listing.c - directory entries, their order, human sizes, the bound
+ * on a listing, and the HTML renderer's escaping.
+ */
 #include "check_main.h"
 #include "fixture.h"
 #include "listing.h"
@@ -10,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static const struct listing_order by_name = {LISTING_BY_NAME, false};
 
 static const char *const tree[] = {
     "b.txt=12345", "a<script>&\"'.html=x", ".hidden=h", "with space",
@@ -39,6 +44,7 @@ START_TEST(collect_sorted_no_dotfiles)
 
     ck_assert_int_eq(listing_collect(fd, false, &l), 0);
     ck_assert_uint_eq(l.n, 5);
+    ck_assert_uint_eq(l.total, 5);
     ck_assert_str_eq(l.v[0].name, "a<script>&\"'.html");
     ck_assert_str_eq(l.v[1].name, "b.txt");
     ck_assert_int_eq(l.v[1].kind, LISTING_FILE);
@@ -61,6 +67,33 @@ START_TEST(collect_sorted_no_dotfiles)
 }
 END_TEST
 
+/* The bound: entries past it are counted, not kept. */
+START_TEST(collect_bounded)
+{
+    struct listing l;
+    int fd = open_dir();
+
+    ck_assert_int_eq(listing_collect_max(fd, false, 3, &l), 0);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_uint_eq(l.total, 5);
+    /* the kept ones are sorted by name among themselves */
+    ck_assert_int_lt(strcmp(l.v[0].name, l.v[1].name), 0);
+    ck_assert_int_lt(strcmp(l.v[1].name, l.v[2].name), 0);
+
+    char *html;
+    size_t len;
+    ck_assert_int_eq(listing_html(&l, "", &by_name, &html, &len), 0);
+    ck_assert_ptr_nonnull(strstr(html, "<p>3 of 5 entries shown"));
+    free(html);
+    listing_free(&l);
+    ck_assert_int_eq(listing_collect_max(fd, false, 0, &l), 0);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_uint_eq(l.total, 5);
+    listing_free(&l);
+    close(fd);
+}
+END_TEST
+
 START_TEST(html_escapes)
 {
     struct listing l;
@@ -70,11 +103,13 @@ START_TEST(html_escapes)
 
     ck_assert_int_eq(listing_collect(fd, false, &l), 0);
     close(fd);
-    ck_assert_int_eq(listing_html(&l, "d<i>r/", &html, &len), 0);
+    ck_assert_int_eq(listing_html(&l, "d<i>r/", &by_name, &html, &len), 0);
     ck_assert_uint_eq(strlen(html), len);
     ck_assert_ptr_null(strstr(html, "<script>"));
     ck_assert_ptr_null(strstr(html, "<i>"));
-    ck_assert_ptr_nonnull(strstr(html, "Index of /d&lt;i&gt;r/"));
+    ck_assert_ptr_nonnull(
+        strstr(html, "<title>Index of /d&lt;i&gt;r/</title>"));
+    ck_assert_ptr_nonnull(strstr(html, "<h1>Index of /d&lt;i&gt;r/</h1>"));
     ck_assert_ptr_nonnull(
         strstr(html, ">a&lt;script&gt;&amp;&quot;&#39;.html</a>"));
     ck_assert_ptr_nonnull(
@@ -83,8 +118,52 @@ START_TEST(html_escapes)
     ck_assert_ptr_nonnull(strstr(html, "href=\"./sub/\">sub/</a>"));
     ck_assert_ptr_nonnull(strstr(html, "href=\"../\""));
     ck_assert_ptr_null(strstr(html, "hidden"));
+    /* a size in human units, the exact bytes in the title */
+    ck_assert_ptr_nonnull(strstr(html, "title=\"5 bytes\">5 B</td>"));
+    /* a page for phones and for dark mode, without script */
+    ck_assert_ptr_nonnull(strstr(html, "<meta name=\"viewport\" "
+                                       "content=\"width=device-width, "
+                                       "initial-scale=1\">"));
+    ck_assert_ptr_nonnull(strstr(html, "prefers-color-scheme:dark"));
+    ck_assert_ptr_null(strstr(html, "<script"));
+    ck_assert_ptr_null(strstr(html, "javascript"));
     free(html);
     listing_free(&l);
+}
+END_TEST
+
+/* Names that are not UTF-8, or hold control bytes, in hand-made entries. */
+static const struct {
+    const char *name;
+    const char *text; /* the link text */
+    const char *href;
+} names[] = {
+    {"bad\xff.txt", "bad\xef\xbf\xbd.txt", "bad%FF.txt"},
+    {"caf\xc3\xa9", "caf\xc3\xa9", "caf%C3%A9"},
+    {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", "%C0%AF"},
+    {"nl\nx", "nl\xef\xbf\xbdx", "nl%0Ax"},
+    {"\x7f", "\xef\xbf\xbd", "%7F"},
+    {"q\"<>&'", "q&quot;&lt;&gt;&amp;&#39;", "q%22%3C%3E%26%27"},
+    {"javascript:alert(1)", "javascript:alert(1)", "javascript%3Aalert%281%29"},
+    {"?sort=x", "?sort=x", "%3Fsort%3Dx"},
+};
+
+START_TEST(html_name_case)
+{
+    char name[64];
+    struct listing_entry e = {.name = name, .kind = LISTING_FILE};
+    struct listing l = {.v = &e, .n = 1};
+    char *html, *want;
+    size_t len;
+
+    snprintf(name, sizeof name, "%s", names[_i].name);
+    ck_assert_int_eq(listing_html(&l, "", &by_name, &html, &len), 0);
+    ck_assert_int_ge(asprintf(&want, "<a href=\"./%s\">%s</a>", names[_i].href,
+                              names[_i].text),
+                     0);
+    ck_assert_msg(strstr(html, want), "%s not in\n%s", want, html);
+    free(want);
+    free(html);
 }
 END_TEST
 
@@ -94,15 +173,141 @@ START_TEST(empty_root_listing)
     char *html;
     size_t len;
 
-    ck_assert_int_eq(listing_html(&l, "", &html, &len), 0);
+    ck_assert_int_eq(listing_html(&l, "", &by_name, &html, &len), 0);
     ck_assert_ptr_null(strstr(html, "../"));
+    ck_assert_ptr_nonnull(strstr(html, "<p>0 entries"));
     free(html);
     listing_free(&l);
+}
+END_TEST
+
+static const struct {
+    uint64_t n;
+    const char *want;
+} sizes[] = {
+    {0, "0 B"},
+    {1, "1 B"},
+    {1023, "1023 B"},
+    {1024, "1.0 KiB"},
+    {1025, "1.1 KiB"},
+    {1536, "1.5 KiB"},
+    {10239, "10 KiB"},
+    {10240, "10 KiB"},
+    {10241, "11 KiB"},
+    {12345, "13 KiB"},
+    {1048575, "1.0 MiB"},
+    {1048576, "1.0 MiB"},
+    {5000000000ull, "4.7 GiB"},
+    {(uint64_t)1 << 40, "1.0 TiB"},
+    {(uint64_t)1 << 50, "1.0 PiB"},
+    {(uint64_t)1 << 60, "1.0 EiB"},
+    {UINT64_MAX, "16 EiB"},
+};
+
+START_TEST(human_size_case)
+{
+    char out[LISTING_HUMAN_LEN];
+
+    listing_human_size(sizes[_i].n, out);
+    ck_assert_msg(strcmp(out, sizes[_i].want) == 0, "%llu: '%s', want '%s'",
+                  (unsigned long long)sizes[_i].n, out, sizes[_i].want);
+}
+END_TEST
+
+/* Sorting: every key and direction; ties by name ascending. */
+static const struct {
+    const char *sort, *order;
+    const char *want; /* names in order */
+} orders[] = {
+    {NULL, NULL, "a b c d"},
+    {"name", "asc", "a b c d"},
+    {"name", "desc", "d c b a"},
+    {"size", NULL, "c d a b"},
+    {"size", "asc", "c d a b"},
+    {"size", "desc", "b a d c"},
+    {"time", "asc", "b d a c"},
+    {"time", "desc", "a c d b"},
+    /* unknown values are ignored: that part stays at its default */
+    {"bogus", "desc", "d c b a"},
+    {"size", "sideways", "c d a b"},
+    {"SIZE", NULL, "a b c d"},
+    {"", "", "a b c d"},
+};
+
+START_TEST(order_case)
+{
+    struct listing_entry e[] = {
+        {"d", LISTING_FILE, 5, 100},
+        {"b", LISTING_FILE, 900, 50},
+        {"c", LISTING_DIR, 0, 200},
+        {"a", LISTING_FILE, 10, 200},
+    };
+    struct listing l = {.v = e, .n = N_ELEMS(e)};
+    struct listing_order o;
+    char got[32] = "";
+
+    listing_order_from(orders[_i].sort, orders[_i].order, &o);
+    listing_sort(&l, &o);
+    for (size_t i = 0; i < l.n; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s",
+                 i ? " " : "", e[i].name);
+    ck_assert_msg(strcmp(got, orders[_i].want) == 0,
+                  "sort=%s order=%s: '%s', want '%s'", orders[_i].sort,
+                  orders[_i].order, got, orders[_i].want);
+}
+END_TEST
+
+/* The column headers link to the orders; the current one flips. */
+START_TEST(column_links)
+{
+    struct listing l = {0};
+    struct listing_order o = {LISTING_BY_SIZE, false};
+    char *html;
+    size_t len;
+
+    ck_assert_int_eq(listing_html(&l, "x/", &o, &html, &len), 0);
+    ck_assert_ptr_nonnull(strstr(html, "<a href=\"?sort=name&amp;order=asc\">"
+                                       "Name</a></th>"));
+    ck_assert_ptr_nonnull(strstr(html, "aria-sort=\"ascending\"><a href=\"?"
+                                       "sort=size&amp;order=desc\">Size</a>"));
+    ck_assert_ptr_nonnull(strstr(html, "<a href=\"?sort=time&amp;order=asc\">"
+                                       "Modified</a></th>"));
+    free(html);
+    o.desc = true;
+    ck_assert_int_eq(listing_html(&l, "x/", &o, &html, &len), 0);
+    ck_assert_ptr_nonnull(strstr(html, "aria-sort=\"descending\"><a href=\"?"
+                                       "sort=size&amp;order=asc\">Size</a>"));
+    free(html);
+}
+END_TEST
+
+/* Times in UTC, machine-readable in the datetime attribute. */
+START_TEST(times)
+{
+    struct listing_entry e[] = {{"f", LISTING_FILE, 1, 1704164645},
+                                {"g", LISTING_OTHER, 0, 0}};
+    struct listing l = {.v = e, .n = 2};
+    char *html;
+    size_t len;
+
+    ck_assert_int_eq(listing_html(&l, "", &by_name, &html, &len), 0);
+    ck_assert_ptr_nonnull(
+        strstr(html, "<time datetime=\"2024-01-02T03:04:05Z\">2024-01-02 "
+                     "03:04</time>"));
+    /* an entry that could not be examined: no size, no time */
+    ck_assert_ptr_nonnull(strstr(html, ">g</a></td><td class=\"s\">-</td>"
+                                       "<td class=\"t\"></td>"));
+    free(html);
 }
 END_TEST
 
 const struct check_main check_main = {
     .suite = "listing",
     .tcases = {{"dir", setup, fixture_dir_teardown,
-                .tests = {&collect_sorted_no_dotfiles, &html_escapes,
-                          &empty_root_listing}}}};
+                .tests = {&collect_sorted_no_dotfiles, &collect_bounded,
+                          &html_escapes, &empty_root_listing}},
+               {"render",
+                .loops = {{&html_name_case, N_ELEMS(names)},
+                          {&human_size_case, N_ELEMS(sizes)},
+                          {&order_case, N_ELEMS(orders)}},
+                .tests = {&column_links, &times}}}};

@@ -87,6 +87,23 @@ START_TEST(whole_document)
 }
 END_TEST
 
+/* A listing that stopped at its bound says so, after the entries. */
+START_TEST(truncated_listing)
+{
+    struct listing_entry e[] = {{"a", LISTING_FILE, 1, 0}};
+    struct listing l = {.v = e, .n = 1, .total = 100000};
+    char *out = NULL;
+    size_t len = 0;
+
+    ck_assert_int_eq(listing_json(&l, "", &out, &len), 0);
+    ck_assert_str_eq(out, "{\"path\":\"/\",\"entries\":["
+                          "{\"name\":\"a\",\"href\":\"a\",\"type\":\"file\","
+                          "\"size\":1,\"mtime\":\"1970-01-01T00:00:00Z\"}],"
+                          "\"truncated\":true,\"total\":100000}\n");
+    free(out);
+}
+END_TEST
+
 START_TEST(empty_directory)
 {
     char *out = NULL;
@@ -128,4 +145,5 @@ END_TEST
 const struct check_main check_main = {
     .suite = "listing_json",
     .tcases = {{"core", .loops = {{&name_case, N_ELEMS(name_cases)}},
-                .tests = {&whole_document, &empty_directory, &grows}}}};
+                .tests = {&whole_document, &truncated_listing, &empty_directory,
+                          &grows}}}};

@@ -317,6 +317,25 @@ START_TEST(https_range_and_big)
               (const char *[]){"Range: bytes=-6", NULL}, NULL);
     EXPECT(r->status == 206 && strcmp(r->body, "uvwxyz") == 0,
            "suffix range: %ld '%s'", r->status, r->body);
+    /* two ranges: a multipart body read with pread, over TLS as well */
+    r = https(e, port, "GET", "/big.bin",
+              (const char *[]){"Range: bytes=0-99999,1000000-1300009", NULL},
+              NULL);
+    const char *ct = hs_header(r, "Content-Type");
+    const char *cl = hs_header(r, "Content-Length");
+    char *p2 = r->status == 206
+                   ? memmem(r->body, r->body_len, "bytes 1000000-1300009", 21)
+                   : NULL;
+    EXPECT(r->status == 206 && ct &&
+               strncmp(ct, "multipart/byteranges; boundary=", 31) == 0 && cl &&
+               strtoull(cl, NULL, 10) == r->body_len && p2,
+           "two ranges over TLS: %ld, %s, %zu bytes", r->status,
+           ct ? ct : "(none)", r->body_len);
+    char *d1 = memmem(r->body, r->body_len, "\r\n\r\n", 4);
+    char *d2 = strstr(p2, "\r\n\r\n");
+    EXPECT(d1 && d2 && memcmp(d1 + 4, big, 100000) == 0 &&
+               memcmp(d2 + 4, big + 1000000, 300010) == 0,
+           "the parts over TLS are not the file's bytes");
     r = https(e, port, "HEAD", "/big.bin", NULL, NULL);
     EXPECT(r->status == 200 && r->body_len == 0, "HEAD: %ld", r->status);
     EXPECT(r->connects == 0, "keep-alive over TLS: a new connection");

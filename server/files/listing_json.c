@@ -56,43 +56,13 @@ static void put(struct buf *b, const char *s)
     put_mem(b, s, strlen(s));
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at @s (RFC 3629 table 3.7 of
- * Unicode), or 0 if the byte at @s does not start one.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-        unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
-        unsigned char hi = c == 0xed ? 0x9f : 0xbf; /* no surrogates */
-
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-        unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
-        unsigned char hi = c == 0xf4 ? 0x8f : 0xbf; /* <= U+10FFFF */
-
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
-                       (s[3] & 0xc0) == 0x80
-                   ? 4
-                   : 0;
-    }
-    return 0;
-}
-
 /* @str as the inside of a JSON string. */
 static void put_escaped(struct buf *b, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
 
     while (*s != '\0') {
-        size_t n = utf8_len(s);
+        size_t n = listing_utf8_len(s);
         char esc[8];
 
         if (n == 0) {
@@ -202,7 +172,15 @@ int listing_json(const struct listing *l, const char *path, char **out,
                  type_name(e->kind), e->size, when);
         put(&b, num);
     }
-    put(&b, "]}\n");
+    if (l->total > l->n) {
+        char more[96];
+
+        snprintf(more, sizeof(more), "],\"truncated\":true,\"total\":%zu}\n",
+                 l->total);
+        put(&b, more);
+    } else {
+        put(&b, "]}\n");
+    }
     if (b.failed) {
         free(b.p);
         return -ENOMEM;

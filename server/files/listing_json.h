@@ -9,6 +9,10 @@
  * - "type": "file", "dir" or "other" (symlinks, FIFOs,
  *   sockets, devices); "href" of a dir ends in '/'.
  * - "mtime": RFC 3339, UTC, seconds.
+ * - Only when the listing stopped at its bound (listing.h, LISTING_MAX):
+ *   after "entries", "truncated":true and "total": the directory's entries.
+ * - The entries come in the listing's order (by name unless the query
+ *   asked for another, as for HTML).
  * - Strings are escaped per RFC 8259: '"' and '\\' with a backslash, control
  *   bytes as \b \f \n \r \t or \u00XX, DEL as \u007f.
  * - File names are bytes, JSON strings are Unicode. Policy: in "name" and
