@@ -39,10 +39,7 @@ prog=bench/cpu.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
-usage() {
-  sed -n '2,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  exit "${1:-0}"
-}
+usage() { bench_usage "$@"; }
 whole() { # NAME VALUE [0ok]: VALUE must be a whole number > 0 (>= 0 with 0ok)
   case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
   [ "$2" != 0 ] || [ "${3:-}" = 0ok ] || die "$1 must be > 0"

@@ -26,10 +26,7 @@ prog=bench/overhead.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
-usage() {
-  sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  exit "${1:-0}"
-}
+usage() { bench_usage "$@"; }
 whole() { # NAME VALUE: VALUE must be a whole number > 0
   case "$2" in '' | *[!0-9]* | 0) die "$1 must be a whole number > 0, not '$2'" ;; esac
 }

@@ -25,10 +25,7 @@ prog=bench/where.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
-usage() {
-  sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  exit "${1:-0}"
-}
+usage() { bench_usage "$@"; }
 server=beneath
 beneath_bin=""
 key=1k-d1

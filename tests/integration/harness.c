@@ -447,7 +447,7 @@ static const char *bin_path(void)
     return b;
 }
 
-static void sleep_ms(int ms)
+void sleep_ms(int ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000,
                           .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -455,7 +455,7 @@ static void sleep_ms(int ms)
         ;
 }
 
-static long long now_ms(void)
+long long now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

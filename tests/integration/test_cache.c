@@ -341,21 +341,10 @@ START_TEST(range_304_head_by_size)
 }
 END_TEST
 
-static Suite *cache_suite(void)
-{
-    Suite *su = suite_create("cache");
-    TCase *tc = tcase_create("small");
-
-    tcase_set_timeout(tc, 120);
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, harness_test_setup, harness_test_teardown);
-    tcase_add_test(tc, same_size_rewrite_served_fresh);
-    tcase_add_test(tc, symlink_swap_refused);
-    tcase_add_loop_test(tc, range_304_head_by_size, 0, 2);
-    tcase_add_test(tc, reply_cache_never_stale);
-    suite_add_tcase(su, tc);
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{cache_suite}}};
+const struct check_main check_main = {
+    .suite = "cache",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {{"small",
+                .loops = {{&range_304_head_by_size, 2}},
+                .tests = {&same_size_rewrite_served_fresh,
+                          &symlink_swap_refused, &reply_cache_never_stale}}}};

@@ -20,26 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-#define EXPECT_EXIT(ws, code, err)                                             \
-    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
-           "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
-           (code), (err))
-
 /* A port no socket uses right now (bound, read, released). */
 static unsigned free_port(void)
 {
@@ -238,27 +218,12 @@ START_TEST(hash_in_values)
 }
 END_TEST
 
-static Suite *cli_suite(void)
-{
-    Suite *s = suite_create("e2e_cli");
-    TCase *t[3];
-
-    t[0] = tcase_create("habits");
-    tcase_add_test(t[0], lone_number_serves_cwd);
-    tcase_add_test(t[0], port_forms);
-    tcase_add_test(t[0], port_errors);
-    t[1] = tcase_create("check");
-    tcase_add_test(t[1], check_beside_running_server);
-    tcase_add_test(t[1], check_creates_nothing);
-    t[2] = tcase_create("file");
-    tcase_add_test(t[2], hash_in_values);
-    for (size_t i = 0; i < N_ELEMS(t); i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
-        tcase_set_timeout(t[i], 120);
-        suite_add_tcase(s, t[i]);
-    }
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{cli_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_cli",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {{"habits",
+                .tests = {&lone_number_serves_cwd, &port_forms, &port_errors}},
+               {"check",
+                .tests = {&check_beside_running_server,
+                          &check_creates_nothing}},
+               {"file", .tests = {&hash_in_values}}}};

@@ -27,26 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXPECT_EXIT(ws, code, err)                                             \
-    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
-           "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
-           (code), (err))
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000,
-                          .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 static char *simple_root(const char *content)
 {
     char *w = tree_new();

@@ -24,36 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000,
-                          .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 static int count(const char *text, const char *needle)
 {
     int n = 0;
@@ -297,20 +267,9 @@ START_TEST(reload_under_load)
 }
 END_TEST
 
-static Suite *reload_suite(void)
-{
-    Suite *s = suite_create("e2e_reload");
-    TCase *t = tcase_create("sighup");
-
-    tcase_add_test(t, reload_header);
-    tcase_add_test(t, reload_bad_file_keeps_old);
-    tcase_add_test(t, reload_listen_needs_restart);
-    tcase_add_test(t, reload_under_load);
-    tcase_add_unchecked_fixture(t, suite_setup, harness_suite_teardown);
-    tcase_add_checked_fixture(t, test_setup, test_teardown);
-    tcase_set_timeout(t, 300);
-    suite_add_tcase(s, t);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{reload_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_reload",
+    .fixture = HARNESS_FIXTURE(300),
+    .tcases = {{"sighup",
+                .tests = {&reload_header, &reload_bad_file_keeps_old,
+                          &reload_listen_needs_restart, &reload_under_load}}}};
