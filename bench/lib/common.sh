@@ -26,6 +26,12 @@ bench_usage() {
   exit "${1:-0}"
 }
 
+# bench_bad_arg ARG: say ARG is not an option, show the usage, exit 2
+bench_bad_arg() {
+  echo "$prog: unknown argument '$1'" >&2
+  bench_usage 2 >&2
+}
+
 die() {
   echo "$prog: $*" >&2
   exit 1
@@ -337,6 +343,15 @@ kv() { # KEY LINE: the value of KEY=value in LINE
 #   status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket
 # status: ok, http-errors (responses above 399), no-requests; or the single
 # field wrk-failed when wrk printed nothing.
+# warm_up PATH CONNS CI...: one unrecorded second of wrk per configuration
+warm_up() {
+  local path=$1 conns=$2 ci
+  shift 2
+  for ci in "$@"; do
+    run_wrk "http://127.0.0.1:${c_port[ci]}$path" "$conns" yes 1 >/dev/null
+  done
+}
+
 wrk_row() {
   local line status=ok err_status err_sock
   line=$(run_wrk "$@")
