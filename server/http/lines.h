@@ -47,11 +47,11 @@ size_t lines_count(const char *text, size_t len);
 
 /* Which lines lines_entry passes over. */
 struct lines_how {
-    size_t max;               /* longer lines are reported */
-    bool comment_col0;        /* only a '#' in column 0 starts a comment
-                                 (otherwise also one after blanks) */
-    const char *name;         /* of the file, for the messages */
-    struct lines_diag *d;     /* where the messages go */
+    size_t max;           /* longer lines are reported */
+    bool comment_col0;    /* only a '#' in column 0 starts a comment
+                             (otherwise also one after blanks) */
+    const char *name;     /* of the file, for the messages */
+    struct lines_diag *d; /* where the messages go */
 };
 
 /*

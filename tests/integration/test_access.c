@@ -1135,17 +1135,13 @@ END_TEST
 const struct check_main check_main = {
     .suite = "e2e_access",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"auth",
-                .tests = {&auth_basic, &auth_whole_site, &auth_reload,
-                          &auth_bad_files, &auth_many_users}},
-               {"addresses",
-                .tests = {&addr_allow_deny, &addr_trusted_proxy,
-                          &addr_bad_cidrs}},
-               {"vhosts",
-                .loops = {{&vhost_hosts, N_ELEMS(hosts)}},
-                .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
-               {"rules",
-                .loops = {{&rules_site_files, N_ELEMS(rules)}},
-                .tests = {&rules_headers, &rules_reply_cache,
-                          &rules_files_reload, &rules_bad_input,
-                          &error_pages}}}};
+    .tcases = {
+        {"auth", .tests = {&auth_basic, &auth_whole_site, &auth_reload,
+                           &auth_bad_files, &auth_many_users}},
+        {"addresses",
+         .tests = {&addr_allow_deny, &addr_trusted_proxy, &addr_bad_cidrs}},
+        {"vhosts", .loops = {{&vhost_hosts, N_ELEMS(hosts)}},
+         .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
+        {"rules", .loops = {{&rules_site_files, N_ELEMS(rules)}},
+         .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
+                   &rules_bad_input, &error_pages}}}};

@@ -344,7 +344,6 @@ END_TEST
 const struct check_main check_main = {
     .suite = "cache",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"small",
-                .loops = {{&range_304_head_by_size, 2}},
+    .tcases = {{"small", .loops = {{&range_304_head_by_size, 2}},
                 .tests = {&same_size_rewrite_served_fresh,
                           &symlink_swap_refused, &reply_cache_never_stale}}}};

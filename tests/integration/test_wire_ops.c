@@ -231,9 +231,8 @@ END_TEST
 const struct check_main check_main = {
     .suite = "e2e_wire_ops",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"ops",
-                .setup = test_setup,
-                .tests = {&stalled_log_reader, &unix_socket_taken,
-                          &config_not_a_file, &fd_limit_lowers_connections,
-                          &truncated_while_sent,
-                          &clients_cannot_write_stderr}}}};
+    .tcases = {
+        {"ops", .setup = test_setup,
+         .tests = {&stalled_log_reader, &unix_socket_taken, &config_not_a_file,
+                   &fd_limit_lowers_connections, &truncated_while_sent,
+                   &clients_cannot_write_stderr}}}};
