@@ -199,6 +199,14 @@ char *tree_new(void)
     return d;
 }
 
+char *tree_site(const char *index)
+{
+    char *dir = tree_new();
+
+    tree_write_str(dir, "index.html", index);
+    return dir;
+}
+
 char *tree_path(const char *dir, const char *rel)
 {
     return hfmt("%s/%s", dir, rel);

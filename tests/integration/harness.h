@@ -114,6 +114,8 @@ char *hline(const char **text);
 
 /* A new empty directory under the suite's temp dir (mode 0755). */
 char *tree_new(void);
+/* A new tree (as tree_new) whose index.html holds @index. */
+char *tree_site(const char *index);
 /* @dir/@rel, harness-owned. */
 char *tree_path(const char *dir, const char *rel);
 void tree_write(const char *dir, const char *rel, const void *data, size_t len);

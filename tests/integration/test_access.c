@@ -431,9 +431,7 @@ END_TEST
 
 static char *plain_site(void)
 {
-    char *d = tree_new();
-
-    tree_write_str(d, "index.html", "hello\n");
+    char *d = tree_site("hello\n");
     return d;
 }
 

@@ -47,8 +47,7 @@ static bool exists(const char *path)
 /* "beneath PORT" in a directory serves that directory on 127.0.0.1:PORT. */
 START_TEST(lone_number_serves_cwd)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "cwd-site\n");
+    char *w = tree_site("cwd-site\n");
     unsigned port = free_port();
     /* Check forks each test: the chdir stays in this test's process */
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
@@ -69,8 +68,7 @@ END_TEST
 /* PORT and ROOT in either order; --port and -p. */
 START_TEST(port_forms)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "root-site\n");
+    char *w = tree_site("root-site\n");
     for (int i = 0; i < 4; i++) {
         unsigned port = free_port();
         char *p = hfmt("%u", port);
@@ -129,8 +127,7 @@ END_TEST
 /* Beside the running server it validates: exit 0, a warning, no harm. */
 START_TEST(check_beside_running_server)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "up\n");
+    char *w = tree_site("up\n");
     struct server *s = server_start(w, NULL);
     char *addr = hfmt("127.0.0.1:%u", s->port);
     char *out, *err;
@@ -187,8 +184,7 @@ END_TEST
 
 START_TEST(hash_in_values)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
+    char *w = tree_site("x\n");
     char *d = tree_new();
     char *log = tree_path(d, "x.log");
     char *conf = tree_path(d, "b.conf");

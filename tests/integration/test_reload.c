@@ -54,6 +54,15 @@ static void hup_and_wait(struct server *s, const char *needle)
            server_stderr(s));
 }
 
+/* Serve a root of one index.html with the configuration @text, written to
+ * @dir/b.conf (rewrite it there with write_conf). */
+static struct server *start_conf(const char *dir, const char *text)
+{
+    write_conf(dir, "b.conf", text);
+    return server_start(tree_site("x\n"), "--config", tree_path(dir, "b.conf"),
+                        NULL);
+}
+
 static const char *header_of(const struct http_response *r, const char *name)
 {
     const char *v = http_header(r, name);
@@ -65,12 +74,8 @@ static const char *header_of(const struct http_response *r, const char *name)
 
 START_TEST(reload_header)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
     char *d = tree_new();
-    char *conf = tree_path(d, "b.conf");
-    write_conf(d, "b.conf", "header = X-Gen: one\n");
-    struct server *s = server_start(w, "--config", conf, NULL);
+    struct server *s = start_conf(d, "header = X-Gen: one\n");
     struct http_response *r = raw_get(s->port, "/");
     EXPECT(strcmp(header_of(r, "X-Gen"), "one") == 0, "before: X-Gen %s",
            header_of(r, "X-Gen"));
@@ -96,12 +101,9 @@ END_TEST
 
 START_TEST(reload_bad_file_keeps_old)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
     char *d = tree_new();
+    struct server *s = start_conf(d, "header = X-Gen: one\n");
     char *conf = tree_path(d, "b.conf");
-    write_conf(d, "b.conf", "header = X-Gen: one\n");
-    struct server *s = server_start(w, "--config", conf, NULL);
 
     write_conf(d, "b.conf",
                "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
@@ -134,8 +136,7 @@ END_TEST
 
 START_TEST(reload_listen_needs_restart)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
+    char *w = tree_site("x\n");
     char *d = tree_new();
     char *conf = tree_path(d, "b.conf");
     write_conf(d, "b.conf", "listen = 127.0.0.1:0\n");
@@ -222,11 +223,8 @@ static void *load_thread(void *ud)
 
 START_TEST(reload_under_load)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
     char *d = tree_new();
     char *log = tree_path(d, "access.log");
-    char *conf = tree_path(d, "b.conf");
     const char *gen[2] = {
         hfmt("access-log = %s\nheader = X-Gen: a\ncache-default = no-cache\n",
              log),
@@ -234,8 +232,7 @@ START_TEST(reload_under_load)
              "max-age=60\nlog-format = combined\n",
              log),
     };
-    write_conf(d, "b.conf", gen[0]);
-    struct server *s = server_start(w, "--config", conf, NULL);
+    struct server *s = start_conf(d, gen[0]);
     struct load l = {.s = s};
     pthread_t th[2];
 

@@ -23,8 +23,7 @@ static char *www;
 static void test_setup(void)
 {
     harness_test_setup();
-    www = tree_new();
-    tree_write_str(www, "index.html", "hello\n");
+    www = tree_site("hello\n");
     tree_write_str(www, "a.txt", "aaaa\n");
 }
 
