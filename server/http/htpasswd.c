@@ -9,6 +9,8 @@
  */
 #include "htpasswd.h"
 
+#include "field.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -131,17 +133,6 @@ static int by_user(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static bool valid_user(const char *u, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)u[i];
-
-        if (c < 0x20 || c == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 int htpasswd_parse(struct htpasswd *h, const char *text, size_t len,
                    const char *name, struct lines_diag *d)
 {
@@ -170,7 +161,7 @@ int htpasswd_parse(struct htpasswd *h, const char *text, size_t len,
             lines_diag_add(d, name, l.lineno, "expected USER:HASH");
             continue;
         }
-        if (colon == line || !valid_user(line, (size_t)(colon - line))) {
+        if (colon == line || field_has_ctl(line, (size_t)(colon - line))) {
             lines_diag_add(d, name, l.lineno,
                            colon == line ? "empty user name"
                                          : "control character in the user "
