@@ -80,11 +80,7 @@ for n in "${names[@]}"; do
   pids+=("$!")
 done
 for n in "${names[@]}"; do
-  for _ in $(seq 100); do
-    grep -q 'listening on' "$tmp/$n.err" && break
-    sleep 0.05
-  done
-  port[$n]=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/$n.err" | head -1)
+  port[$n]=$(listen_port "$tmp/$n.err" 100)
   [ -n "${port[$n]}" ] || die "$n did not start: $(cat "$tmp/$n.err")"
 done
 

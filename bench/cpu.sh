@@ -34,15 +34,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-prog=bench/cpu.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
-usage() {
-  sed -n '2,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  exit "${1:-0}"
-}
 whole() { # NAME VALUE [0ok]: VALUE must be a whole number > 0 (>= 0 with 0ok)
   case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
   [ "$2" != 0 ] || [ "${3:-}" = 0ok ] || die "$1 must be > 0"
@@ -71,11 +65,8 @@ while [ $# -gt 0 ]; do
     also+=("${2:?--also needs NAME=PATH}")
     shift
     ;;
-  -h | --help) usage 0 ;;
-  *)
-    echo "$prog: unknown argument '$1'" >&2
-    usage 2 >&2
-    ;;
+  -h | --help) bench_usage ;;
+  *) bench_bad_arg "$1" ;;
   esac
   shift
 done
@@ -168,9 +159,7 @@ nlive=${#live[@]}
 [ "$nlive" -gt 0 ] || die "no server started"
 
 # Warm-up: one unrecorded second per server
-for ci in "${live[@]}"; do
-  run_wrk "http://127.0.0.1:${c_port[ci]}${file_path[${files[1]}]}" "$conns" yes 1 >/dev/null
-done
+warm_up "${file_path[${files[1]}]}" "$conns" "${live[@]}"
 
 csv=$out/cpu.csv
 echo "round,position,file,path,config,server,connections,status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket,cpu_ns,cpu_ns_per_request" >"$csv"
@@ -226,7 +215,7 @@ args="--rounds $rounds --duration $duration --conns $conns --syscalls $nsys"
   echo
   awk -v configs="$(for ci in "${live[@]}"; do printf '%s ' "${c_name[ci]}"; done)" -v files="${files[*]}" \
     -v ref="$ref" -v kernel=kernel:default -v emulated=emulated:default \
-    -v summary="$out/summary.csv" -f "$here/lib/cpu.awk" "$csv"
+    -v summary="$out/summary.csv" -f "$here/lib/stats.awk" -f "$here/lib/cpu.awk" "$csv"
   echo
   if [ "$nsys" -gt 0 ]; then
     echo "System calls per request (strace -f -c, $nsys keep-alive requests on one connection):"

@@ -8,25 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=${1:-build/release/server/beneath}
-duration=${DURATION:-5}
 conns=${CONNS:-50}
-threads=${THREADS:-1}
 backends=${BACKENDS:-"kernel emulated"}
-
-command -v wrk >/dev/null || { echo "http_quick: wrk not installed" >&2; exit 1; }
-[ -x "$bin" ] || { echo "http_quick: no $bin (build the release preset)" >&2; exit 1; }
-ncpu=$(nproc)
-cpu_srv=0
-cpu_wrk=$((ncpu > 1 ? 1 : 0))
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-bench-XXXXXX")
-pid=
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+name=http_quick quick_tools=wrk
+# shellcheck source=bench/lib/quick.sh
+. bench/lib/quick.sh
 
 # A docroot with the file three directories down, so the walk has work.
 mkdir -p "$tmp/www/a/b/c"
@@ -39,10 +25,7 @@ for backend in $backends; do
         --resolver "$backend" --threads "$threads" --access-log off \
         --max-connections-per-ip 0 2>"$tmp/err" &
     pid=$!
-    for _ in $(seq 100); do
-        grep -q 'listening on http://' "$tmp/err" && break
-        sleep 0.05
-    done
+    wait_listening 'listening on http://' 100
     url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
     [ -n "$url" ] || { cat "$tmp/err" >&2; exit 1; }
     curl -sf -o /dev/null "$url/a/b/c/1k.txt" || { echo "http_quick: $backend: GET failed" >&2; exit 1; }

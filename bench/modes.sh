@@ -23,8 +23,6 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-prog=bench/modes.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
@@ -38,11 +36,11 @@ while getopts d:r:c:f: o; do
   r) rounds=$OPTARG ;;
   c) conns_list=$OPTARG ;;
   f) files=$OPTARG ;;
-  *) sed -n '2,22s/^# \{0,1\}//p' "$0" >&2 && exit 2 ;;
+  *) bench_usage 2 >&2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -gt 0 ] || bench_usage 2 >&2
 for t in curl wrk taskset setsid timeout; do
   command -v "$t" >/dev/null || die "$t is missing (scripts/deps.sh test installs it)"
 done

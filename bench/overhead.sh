@@ -21,15 +21,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-prog=bench/overhead.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
-usage() {
-  sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  exit "${1:-0}"
-}
 whole() { # NAME VALUE: VALUE must be a whole number > 0
   case "$2" in '' | *[!0-9]* | 0) die "$1 must be a whole number > 0, not '$2'" ;; esac
 }
@@ -48,11 +42,8 @@ while [ $# -gt 0 ]; do
   --conns) conns=${2:?--conns needs a count} && shift ;;
   --out) out=${2:?--out needs a directory} && shift ;;
   --beneath) beneath_bin=${2:?--beneath needs a path} && shift ;;
-  -h | --help) usage 0 ;;
-  *)
-    echo "$prog: unknown argument '$1'" >&2
-    usage 2 >&2
-    ;;
+  -h | --help) bench_usage ;;
+  *) bench_bad_arg "$1" ;;
   esac
   shift
 done
@@ -122,9 +113,7 @@ for ci in "${!c_name[@]}"; do
 done
 
 # Warm-up: one unrecorded second per server
-for ci in "${!c_name[@]}"; do
-  run_wrk "http://127.0.0.1:${c_port[ci]}${file_path[${files[1]}]}" "$conns" yes 1 >/dev/null
-done
+warm_up "${file_path[${files[1]}]}" "$conns" "${!c_name[@]}"
 
 csv=$out/overhead.csv
 echo "round,position,file,path,config,backend,flags,options,connections,status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket" >"$csv"
@@ -161,7 +150,7 @@ bad=$(awk -F, 'NR > 1 && $10 != "ok"' "$csv" | wc -l)
   [ "$bad" = 0 ] || echo "**$bad row(s) not ok** (status column of overhead.csv): their rounds do not count."
   echo
   awk -v baseline="$baseline" -v configs="${c_name[*]}" -v files="${files[*]}" \
-    -v summary="$out/summary.csv" -f "$here/lib/overhead.awk" "$csv"
+    -v summary="$out/summary.csv" -f "$here/lib/stats.awk" -f "$here/lib/overhead.awk" "$csv"
   echo
   echo "Raw req/s of every round: overhead.csv; this table: summary.csv (in $out)."
 } >"$out/overhead.md"

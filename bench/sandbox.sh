@@ -19,12 +19,8 @@
 # Default --beneath: build/release/server/beneath; --out: build/bench/sandbox.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-prog=bench/sandbox.sh
-die() {
-  echo "$prog: $*" >&2
-  exit 1
-}
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$here/lib/common.sh"
 
 bin=$top/build/release/server/beneath rounds=10 duration=2 conns=50
 out=$top/build/bench/sandbox
@@ -35,10 +31,7 @@ while [ $# -gt 0 ]; do
   --duration) duration=${2:?} && shift ;;
   --conns) conns=${2:?} && shift ;;
   --out) out=${2:?} && shift ;;
-  -h | --help)
-    sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-    exit 0
-    ;;
+  -h | --help) bench_usage ;;
   *) die "unknown argument '$1'" ;;
   esac
   shift
@@ -72,12 +65,7 @@ for m in "${modes[@]}"; do
   pids+=($!)
 done
 for i in "${!modes[@]}"; do
-  for _ in $(seq 200); do
-    grep -q 'listening on' "$out/server-${modes[i]}.log" && break
-    sleep 0.05
-  done
-  ports[i]=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' \
-    "$out/server-${modes[i]}.log" | head -n 1)
+  ports[i]=$(listen_port "$out/server-${modes[i]}.log" 200)
   [ -n "${ports[i]}" ] || die "${modes[i]}: no listening line ($out/server-${modes[i]}.log)"
   for f in "${files[@]}"; do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${ports[i]}$f")" = 200 ] ||

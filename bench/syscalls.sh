@@ -14,8 +14,6 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-prog=bench/syscalls.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 

@@ -18,33 +18,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bin=${1:-build/release/server/beneath}
-duration=${DURATION:-5}
 conns=${CONNS:-20}
-threads=${THREADS:-1}
 large_mb=${LARGE_MB:-200}
-
-command -v wrk >/dev/null || { echo "tls.sh: wrk not installed" >&2; exit 1; }
-command -v curl >/dev/null || { echo "tls.sh: curl not installed" >&2; exit 1; }
-[ -x "$bin" ] || { echo "tls.sh: no $bin (build the release preset)" >&2; exit 1; }
-ncpu=$(nproc)
-cpu_srv=0
-cpu_wrk=$((ncpu > 1 ? 1 : 0))
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-bench-XXXXXX")
-pid=
-stop() {
-    if [ -n "$pid" ]; then
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    fi
-    pid=
-}
-cleanup() {
-    stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+name=tls.sh quick_tools="wrk curl"
+# shellcheck source=bench/lib/quick.sh
+. bench/lib/quick.sh
 
 mkdir -p "$tmp/www"
 head -c 1024 /dev/zero | tr '\0' 'x' >"$tmp/www/1k.txt"
@@ -59,10 +37,7 @@ start() {
         --listen https://127.0.0.1:0 --tls-self-signed --threads "$threads" \
         --access-log off --max-connections-per-ip 0 "$@" 2>"$tmp/err" &
     pid=$!
-    for _ in $(seq 200); do
-        grep -q 'listening on https://' "$tmp/err" && break
-        sleep 0.05
-    done
+    wait_listening 'listening on https://' 200
     http=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
     https=$(grep -o 'https://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
     [ -n "$http" ] && [ -n "$https" ] || { cat "$tmp/err" >&2; exit 1; }

@@ -20,15 +20,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(dirname "$here")
-prog=bench/where.sh
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$here/lib/common.sh"
 
-usage() {
-  sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-  exit "${1:-0}"
-}
 server=beneath
 beneath_bin=""
 key=1k-d1
@@ -44,11 +38,8 @@ while [ $# -gt 0 ]; do
   --conns) conns=${2:?--conns needs a count} && shift ;;
   --out) out=${2:?--out needs a directory} && shift ;;
   --) shift && break ;;
-  -h | --help) usage 0 ;;
-  *)
-    echo "$prog: unknown argument '$1'" >&2
-    usage 2 >&2
-    ;;
+  -h | --help) bench_usage ;;
+  *) bench_bad_arg "$1" ;;
   esac
   shift
 done

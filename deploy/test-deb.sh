@@ -22,6 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=deploy/listen-url.sh
+. "$(dirname "${BASH_SOURCE[0]}")/listen-url.sh"
 
 (cd "$build" && cpack -G DEB -B "$tmp/out" >"$tmp/cpack.log" 2>&1) ||
   fail "cpack: $(cat "$tmp/cpack.log")"
@@ -66,11 +68,7 @@ echo "ok: apt install ./$(basename "$deb")"
 /usr/bin/beneath --config /etc/beneath/beneath.conf --listen 127.0.0.1:0 \
   2>"$tmp/err" >/dev/null </dev/null &
 pid=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$tmp/err" && break
-  sleep 0.05
-done
-url=$(sed -n 's/^beneath: listening on \(http:[^ ]*\)$/\1/p' "$tmp/err" | head -n 1)
+url=$(listen_url "$tmp/err")
 [ -n "$url" ] || fail "installed server: $(cat "$tmp/err")"
 grep -q "^beneath: root /var/www/html" "$tmp/err" || fail "root: $(cat "$tmp/err")"
 [ "$(curl -fsS "$url/$installed")" = "served from the package" ] ||

@@ -16,6 +16,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=deploy/listen-url.sh
+. "$(dirname "${BASH_SOURCE[0]}")/listen-url.sh"
 
 p=$tmp/prefix
 cmake --install "$build" --prefix "$p" >/dev/null
@@ -75,11 +77,7 @@ echo "ok: example configuration lists every setting and is valid"
 "$p/bin/beneath" --config "$conf" --root "$tmp/www" --listen 127.0.0.1:0 \
   2>"$tmp/err" >/dev/null &
 pid=$!
-for _ in $(seq 100); do
-  grep -q "listening on" "$tmp/err" && break
-  sleep 0.05
-done
-url=$(sed -n 's/^beneath: listening on \(http:[^ ]*\)$/\1/p' "$tmp/err" | head -n 1)
+url=$(listen_url "$tmp/err")
 [ -n "$url" ] || fail "no listening line: $(cat "$tmp/err")"
 "$p/bin/beneath" --probe "$url/" >/dev/null || fail "installed binary: probe failed"
 [ "$(curl -fsS "$url/")" = "installed beneath" ] || fail "wrong body"

@@ -7,6 +7,7 @@
  */
 #include "check_main.h"
 #include "conf.h"
+#include "conf_fixture.h"
 #include "fixture.h"
 
 #include <errno.h>
@@ -14,63 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ARGS 10
-
-/* All messages, one per line, for comparing against a table row. */
-static char *joined(const struct conf_diag *d)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    ck_assert_ptr_nonnull(f);
-    for (size_t i = 0; i < d->n; i++)
-        fprintf(f, "%s\n", d->msgs[i]);
-    fclose(f);
-    return buf;
-}
-
-static char *printed(const struct conf *c)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    ck_assert_ptr_nonnull(f);
-    conf_print(f, c);
-    fclose(f);
-    return buf;
-}
-
-/* conf_parse of @text (of @len bytes, -1 for strlen) onto the defaults */
-static int parse_text(const char *text, ssize_t len, struct conf *c,
-                      struct conf_diag *d)
-{
-    size_t n = len < 0 ? strlen(text) : (size_t)len;
-    FILE *f;
-    int r;
-
-    ck_assert_int_eq(conf_defaults(c), 0);
-    /* fmemopen refuses size 0: use /dev/null for the empty file */
-    f = n ? fmemopen((void *)(uintptr_t)text, n, "r") : fopen("/dev/null", "r");
-    ck_assert_ptr_nonnull(f);
-    r = conf_parse(f, "t.conf", c, d);
-    fclose(f);
-    return r;
-}
-
-/* conf_load with a NULL-terminated argument list (argv[0] added) */
-static int load(const char *const *args, char *const *envp, struct conf *c,
-                struct conf_diag *d)
-{
-    char *argv[MAX_ARGS + 2] = {"beneath"};
-    int argc = 1;
-
-    for (size_t i = 0; args && i < MAX_ARGS && args[i]; i++)
-        argv[argc++] = (char *)(uintptr_t)args[i];
-    argv[argc] = NULL;
-    return conf_load(c, argc, argv, envp, d);
-}
+#define MAX_ARGS CONF_FIXTURE_MAX_ARGS
 
 /* A config file in $TMPDIR; the caller unlinks and frees the name. */
 static char *temp_file(const char *text)
@@ -245,33 +190,16 @@ static const struct {
 
 START_TEST(file_error)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(parse_text(file_errors[_i].text, -1, &c, &d), -EINVAL);
-    got = joined(&d);
-    ck_assert_str_eq(got, file_errors[_i].want);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_file_refused(file_errors[_i].text, -1, file_errors[_i].want);
 }
 END_TEST
 
 START_TEST(file_nul_byte)
 {
     static const char text[] = "user = a\0b\nthreads = 0\n";
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(parse_text(text, sizeof(text) - 1, &c, &d), -EINVAL);
-    got = joined(&d);
-    ck_assert_str_eq(got, "t.conf:1: NUL byte in line\n"
-                          "t.conf:2: threads: 0 is out of range 1..1024\n");
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_file_refused(text, sizeof(text) - 1,
+                      "t.conf:1: NUL byte in line\n"
+                      "t.conf:2: threads: 0 is out of range 1..1024\n");
 }
 END_TEST
 
@@ -279,24 +207,10 @@ START_TEST(file_unreadable)
 {
     const char *args[] = {"--config", "/nonexistent/beneath.conf", NULL};
     const char *dir_args[] = {"--config", "/", NULL};
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
 
-    ck_assert_int_eq(load(args, NULL, &c, &d), -EINVAL);
-    got = joined(&d);
-    ck_assert_str_eq(got,
-                     "/nonexistent/beneath.conf: No such file or directory\n");
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
-
-    ck_assert_int_eq(load(dir_args, NULL, &c, &d), -EINVAL);
-    got = joined(&d);
-    ck_assert_str_eq(got, "/: Is a directory\n");
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_args_refused(args, NULL,
+                      "/nonexistent/beneath.conf: No such file or directory\n");
+    conf_args_refused(dir_args, NULL, "/: Is a directory\n");
 }
 END_TEST
 
@@ -360,10 +274,10 @@ START_TEST(file_value)
     struct conf_diag d = {0};
     char *out, *got;
 
-    ck_assert_int_eq(parse_text(file_values[_i].text, -1, &c, &d), 0);
-    got = joined(&d);
+    ck_assert_int_eq(conf_parse_string(file_values[_i].text, -1, &c, &d), 0);
+    got = msgs_joined(d.msgs, d.n);
     ck_assert_str_eq(got, "");
-    out = printed(&c);
+    out = conf_printed(&c);
     ck_assert_msg(strstr(out, file_values[_i].want_line) != NULL,
                   "'%s' not in:\n%s", file_values[_i].want_line, out);
     free(out);
@@ -381,7 +295,7 @@ START_TEST(listen_fields)
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(parse_text(text, -1, &c, &d), 0);
+    ck_assert_int_eq(conf_parse_string(text, -1, &c, &d), 0);
     ck_assert_uint_eq(c.n_listen, 3);
     ck_assert_int_eq(c.listen[0].kind, CONF_LISTEN_TCP);
     ck_assert(c.listen[0].tls);
@@ -440,16 +354,7 @@ static const struct {
 
 START_TEST(cli_error)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(load(cli_errors[_i].args, NULL, &c, &d), -EINVAL);
-    got = joined(&d);
-    ck_assert_str_eq(got, cli_errors[_i].want);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_args_refused(cli_errors[_i].args, NULL, cli_errors[_i].want);
 }
 END_TEST
 
@@ -482,9 +387,9 @@ START_TEST(cli_value)
     struct conf_diag d = {0};
     char *out;
 
-    ck_assert_int_eq(load(cli_values[_i].args, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(cli_values[_i].args, NULL, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
-    out = printed(&c);
+    out = conf_printed(&c);
     ck_assert_msg(strstr(out, cli_values[_i].want_line) != NULL,
                   "'%s' not in:\n%s", cli_values[_i].want_line, out);
     free(out);
@@ -499,17 +404,18 @@ START_TEST(cli_actions)
     const char *help[] = {"-h", NULL};
     const char *version[] = {"--version", NULL};
     /* --help answers whatever the environment says */
-    char *env[] = {"BENEATH_THREADS=0", "BENEATH_CONFIG=/nonexistent", NULL};
+    const char *env[] = {"BENEATH_THREADS=0", "BENEATH_CONFIG=/nonexistent",
+                         NULL};
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(load(check, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(check, NULL, &c, &d), 0);
     ck_assert(c.check && !c.help && !c.version);
     conf_free(&c);
-    ck_assert_int_eq(load(help, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(help, env, &c, &d), 0);
     ck_assert(!c.check && c.help && !c.version);
     conf_free(&c);
-    ck_assert_int_eq(load(version, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(version, env, &c, &d), 0);
     ck_assert(!c.check && !c.help && c.version);
     conf_free(&c);
     ck_assert_uint_eq(d.n, 0);
@@ -547,36 +453,25 @@ static const struct {
 
 START_TEST(env_error)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(
-        load(NULL, (char *const *)(uintptr_t)env_errors[_i].env, &c, &d),
-        -EINVAL);
-    got = joined(&d);
-    ck_assert_str_eq(got, env_errors[_i].want);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_args_refused(NULL, env_errors[_i].env, env_errors[_i].want);
 }
 END_TEST
 
 START_TEST(env_values)
 {
     /* unrelated BENEATH_ names and other variables are left alone */
-    char *env[] = {"PATH=/bin",
-                   "BENEATH_BIN=/usr/bin/beneath",
-                   "BENEATH_ACCESS_LOG=off",
-                   "BENEATH_MAX_HEADER_SIZE=8K",
-                   "BENEATH_LISTING=yes",
-                   "BENEATH_LISTEN=127.0.0.1:1  [::1]:2\tunix:/s",
-                   "BENEATH_ROOT=/srv/www",
-                   NULL};
+    const char *env[] = {"PATH=/bin",
+                         "BENEATH_BIN=/usr/bin/beneath",
+                         "BENEATH_ACCESS_LOG=off",
+                         "BENEATH_MAX_HEADER_SIZE=8K",
+                         "BENEATH_LISTING=yes",
+                         "BENEATH_LISTEN=127.0.0.1:1  [::1]:2\tunix:/s",
+                         "BENEATH_ROOT=/srv/www",
+                         NULL};
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(load(NULL, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(NULL, env, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
     ck_assert_str_eq(c.access_log, "off");
     ck_assert_uint_eq(c.max_header_size, 8192);
@@ -599,7 +494,7 @@ START_TEST(defaults)
     struct conf_diag d = {0};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-    ck_assert_int_eq(load(NULL, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(NULL, NULL, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
     ck_assert_str_eq(c.root, ".");
     ck_assert_uint_eq(c.n_listen, 1);
@@ -657,7 +552,8 @@ static const struct {
 START_TEST(precedence_case)
 {
     char *path = temp_file(precedence_file);
-    char *cfg, *env[8] = {0};
+    char *cfg;
+    const char *env[8] = {0};
     const char *args[MAX_ARGS] = {0};
     size_t ne = 0, na = 0, want_n = 0;
     struct conf c;
@@ -677,7 +573,7 @@ START_TEST(precedence_case)
         args[na++] = "7";
         args[na++] = "--listen=127.0.0.1:7001";
     }
-    ck_assert_int_eq(load(args, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(args, env, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
     if (precedence[_i].want_threads)
         ck_assert_uint_eq(c.threads, precedence[_i].want_threads);
@@ -705,7 +601,7 @@ START_TEST(config_cli_over_env)
     char *a = temp_file("threads = 11\n");
     char *b = temp_file("threads = 12\n");
     char *cfg;
-    char *env[2] = {NULL, NULL};
+    const char *env[2] = {NULL, NULL};
     const char *args[] = {"--config", b, NULL};
     char *out, *want;
     struct conf c;
@@ -713,10 +609,10 @@ START_TEST(config_cli_over_env)
 
     ck_assert_int_ge(asprintf(&cfg, "BENEATH_CONFIG=%s", a), 0);
     env[0] = cfg;
-    ck_assert_int_eq(load(args, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(args, env, &c, &d), 0);
     ck_assert_uint_eq(c.threads, 12);
     ck_assert_str_eq(c.config, b);
-    out = printed(&c);
+    out = conf_printed(&c);
     ck_assert_int_ge(asprintf(&want, "# read from %s\n", b), 0);
     ck_assert_ptr_nonnull(strstr(out, want));
     free(want);
@@ -737,7 +633,7 @@ START_TEST(repeat_in_one_source_appends)
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(load(args, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(args, NULL, &c, &d), 0);
     ck_assert_uint_eq(c.n_listen, 3);
     for (unsigned i = 0; i < 3; i++)
         ck_assert_uint_eq(c.listen[i].port, i + 1);
@@ -805,8 +701,8 @@ START_TEST(round_trip)
     char *text, *again;
     FILE *f;
 
-    ck_assert_int_eq(load(round_trips[_i].args, NULL, &a, &d), 0);
-    text = printed(&a);
+    ck_assert_int_eq(conf_load_args(round_trips[_i].args, NULL, &a, &d), 0);
+    text = conf_printed(&a);
     f = fmemopen(text, strlen(text), "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(conf_defaults(&b), 0);
@@ -814,7 +710,7 @@ START_TEST(round_trip)
     fclose(f);
     ck_assert_uint_eq(d.n, 0);
     assert_same(&a, &b);
-    again = printed(&b);
+    again = conf_printed(&b);
     ck_assert_str_eq(text, again);
     free(again);
     free(text);
@@ -882,9 +778,9 @@ START_TEST(no_fd_leak)
     int before = fixture_count_fds();
 
     for (int i = 0; i < 50; i++) {
-        ck_assert_int_eq(load(args, NULL, &c, &d), -EINVAL);
+        ck_assert_int_eq(conf_load_args(args, NULL, &c, &d), -EINVAL);
         conf_free(&c);
-        ck_assert_int_eq(load(dir_args, NULL, &c, &d), -EINVAL);
+        ck_assert_int_eq(conf_load_args(dir_args, NULL, &c, &d), -EINVAL);
         conf_free(&c);
     }
     ck_assert_int_eq(fixture_count_fds(), before);

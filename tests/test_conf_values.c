@@ -10,6 +10,7 @@
  */
 #include "check_main.h"
 #include "conf.h"
+#include "conf_fixture.h"
 
 #include <check.h>
 #include <errno.h>
@@ -17,56 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ARGS 8
-
-/* Messages (errors, then warnings), one per line. */
-static char *joined(char *const *v, size_t n)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    ck_assert_ptr_nonnull(f);
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%s\n", v[i]);
-    fclose(f);
-    return buf;
-}
-
-static char *printed(const struct conf *c)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    ck_assert_ptr_nonnull(f);
-    conf_print(f, c);
-    fclose(f);
-    return buf;
-}
-
-static int parse_text(const char *text, struct conf *c, struct conf_diag *d)
-{
-    FILE *f = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
-    int r;
-
-    ck_assert_int_eq(conf_defaults(c), 0);
-    ck_assert_ptr_nonnull(f);
-    r = conf_parse(f, "t.conf", c, d);
-    fclose(f);
-    return r;
-}
-
-static int load(const char *const *args, const char *const *env, struct conf *c,
-                struct conf_diag *d)
-{
-    char *argv[MAX_ARGS + 2] = {"beneath"};
-    int argc = 1;
-
-    for (size_t i = 0; args && i < MAX_ARGS && args[i]; i++)
-        argv[argc++] = (char *)(uintptr_t)args[i];
-    return conf_load(c, argc, argv, (char *const *)(uintptr_t)env, d);
-}
+#define MAX_ARGS CONF_FIXTURE_MAX_ARGS
 
 /* ---- bad values in the file: the exact FILE:LINE: key: message ---- */
 
@@ -136,17 +88,8 @@ static const struct {
 
 START_TEST(file_error)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(parse_text(file_errors[_i].text, &c, &d), -EINVAL);
-    got = joined(d.msgs, d.n);
-    ck_assert_str_eq(got, file_errors[_i].want);
-    ck_assert_uint_eq(d.n_warnings, 0);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    ck_assert_uint_eq(
+        conf_file_refused(file_errors[_i].text, -1, file_errors[_i].want), 0);
 }
 END_TEST
 
@@ -205,17 +148,8 @@ static const struct {
 
 START_TEST(other_error)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(load(other_errors[_i].args, other_errors[_i].env, &c, &d),
-                     -EINVAL);
-    got = joined(d.msgs, d.n);
-    ck_assert_str_eq(got, other_errors[_i].want);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_args_refused(other_errors[_i].args, other_errors[_i].env,
+                      other_errors[_i].want);
 }
 END_TEST
 
@@ -266,9 +200,9 @@ START_TEST(file_value)
     struct conf_diag d = {0};
     char *out;
 
-    ck_assert_int_eq(parse_text(file_values[_i].text, &c, &d), 0);
+    ck_assert_int_eq(conf_parse_string(file_values[_i].text, -1, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
-    out = printed(&c);
+    out = conf_printed(&c);
     ck_assert_msg(strstr(out, file_values[_i].want) != NULL, "'%s' not in:\n%s",
                   file_values[_i].want, out);
     free(out);
@@ -300,9 +234,9 @@ START_TEST(hash_warning)
     struct conf_diag d = {0};
     char *got;
 
-    ck_assert_int_eq(parse_text(hash_rows[_i].text, &c, &d), 0);
+    ck_assert_int_eq(conf_parse_string(hash_rows[_i].text, -1, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
-    got = joined(d.warnings, d.n_warnings);
+    got = msgs_joined(d.warnings, d.n_warnings);
     ck_assert_str_eq(got, hash_rows[_i].want_warnings);
     free(got);
     conf_free(&c);
@@ -328,7 +262,7 @@ START_TEST(typed_values)
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(parse_text(text, &c, &d), 0);
+    ck_assert_int_eq(conf_parse_string(text, -1, &c, &d), 0);
     ck_assert_uint_eq(c.precompressed.n, 2);
     ck_assert_int_eq(c.precompressed.v[0], NEGOTIATE_ZSTD);
     ck_assert_int_eq(c.precompressed.v[1], NEGOTIATE_BR);
@@ -360,13 +294,13 @@ START_TEST(headers_across_sources)
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(load(args, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(args, env, &c, &d), 0);
     ck_assert_uint_eq(c.n_headers_given, 1);
     ck_assert_str_eq(c.headers.v[0].name, "X-C");
     ck_assert_uint_eq(c.headers.n, 5);
     ck_assert_ptr_null(headers_opt_find(&c.headers, "X-B"));
     conf_free(&c);
-    ck_assert_int_eq(load(NULL, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(NULL, env, &c, &d), 0);
     ck_assert_uint_eq(c.headers.n, 1);
     conf_free(&c);
     ck_assert_uint_eq(d.n, 0);
@@ -402,7 +336,7 @@ START_TEST(port_case)
     struct conf_diag d = {0};
     size_t n = 0;
 
-    ck_assert_int_eq(load(port_rows[_i].args, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(port_rows[_i].args, NULL, &c, &d), 0);
     ck_assert_uint_eq(d.n, 0);
     ck_assert_str_eq(c.root, port_rows[_i].want_root);
     while (n < 3 && (n == 0 || port_rows[_i].want_ports[n]))
@@ -426,17 +360,17 @@ START_TEST(short_actions)
     struct conf c;
     struct conf_diag d = {0};
 
-    ck_assert_int_eq(load(v, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(v, NULL, &c, &d), 0);
     ck_assert(c.version && !c.help);
     conf_free(&c);
-    ck_assert_int_eq(load(h, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(h, NULL, &c, &d), 0);
     ck_assert(c.help && !c.version);
     conf_free(&c);
-    ck_assert_int_eq(load(NULL, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(NULL, env, &c, &d), 0);
     ck_assert_uint_eq(c.n_listen, 1);
     ck_assert_uint_eq(c.listen[0].port, 7000);
     conf_free(&c);
-    ck_assert_int_eq(load(p, env, &c, &d), 0);
+    ck_assert_int_eq(conf_load_args(p, env, &c, &d), 0);
     ck_assert_uint_eq(c.n_listen, 1);
     ck_assert_uint_eq(c.listen[0].port, 7001);
     conf_free(&c);
@@ -467,8 +401,8 @@ START_TEST(round_trip)
     char *one, *two;
     FILE *f;
 
-    ck_assert_int_eq(parse_text(text, &a, &d), 0);
-    one = printed(&a);
+    ck_assert_int_eq(conf_parse_string(text, -1, &a, &d), 0);
+    one = conf_printed(&a);
     f = fmemopen(one, strlen(one), "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(conf_defaults(&b), 0);
@@ -476,7 +410,7 @@ START_TEST(round_trip)
     fclose(f);
     ck_assert_uint_eq(d.n, 0);
     ck_assert_uint_eq(d.n_warnings, 0);
-    two = printed(&b);
+    two = conf_printed(&b);
     ck_assert_str_eq(one, two);
     ck_assert_uint_eq(a.cache.n, b.cache.n);
     for (size_t i = 0; i < a.cache.n; i++) {

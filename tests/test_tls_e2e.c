@@ -183,8 +183,7 @@ static char *big;
 static void test_setup(void)
 {
     harness_test_setup();
-    www = tree_new();
-    tree_write_str(www, "index.html", "<h1>beneath over TLS</h1>\n");
+    www = tree_site("<h1>beneath over TLS</h1>\n");
     tree_write_str(www, "range.txt", "0123456789abcdefghijklmnopqrstuvwxyz");
     big = hbuf(BIG_LEN);
     for (size_t i = 0; i < BIG_LEN; i++)

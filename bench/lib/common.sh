@@ -1,7 +1,8 @@
-# bench/lib/common.sh: what bench/run and bench/overhead.sh share; sourced,
-# not run. Before sourcing, set
-#   prog   the name messages start with (e.g. bench/run)
+# bench/lib/common.sh: what the bench scripts share; sourced, not run.
+# Before sourcing, set
 #   here   the bench/ directory (templates, lib/wrk-report.lua)
+#   prog   optional: the name messages start with (default bench/SCRIPT)
+# It sets top (the source tree) and bench_usage (print the script's header).
 # Then: bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
 # bench_build OUT (release preset) or set beneath_bin; fill the per-
 # configuration arrays c_name c_server c_backend c_flags c_threads c_pinned
@@ -13,6 +14,23 @@
 # shellcheck shell=bash
 # Globals set here are read by the sourcing script and the other way round:
 # shellcheck disable=SC2034,SC2154
+
+top=$(dirname "$here")
+bench_script=${BASH_SOURCE[1]}
+prog=${prog:-bench/${bench_script##*/}}
+
+# bench_usage [STATUS]: print the sourcing script's header comment (line 2 up
+# to the first line that is not a comment) without its '# ', exit STATUS
+bench_usage() {
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$bench_script"
+  exit "${1:-0}"
+}
+
+# bench_bad_arg ARG: say ARG is not an option, show the usage, exit 2
+bench_bad_arg() {
+  echo "$prog: unknown argument '$1'" >&2
+  bench_usage 2 >&2
+}
 
 die() {
   echo "$prog: $*" >&2
@@ -56,6 +74,16 @@ strace_pid=""
 child_pid="" # a child script (bench/run: overhead.sh), TERMed on exit
 work=""
 c_pid=() # per configuration: see start_all
+
+# listen_port LOG TRIES: wait up to TRIES x 50 ms for beneath's 'listening on'
+# line in LOG; print its port (nothing if it did not come)
+listen_port() {
+  for _ in $(seq "$2"); do
+    grep -q 'listening on' "$1" && break
+    sleep 0.05
+  done
+  sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$1" | head -n 1
+}
 
 stop_pid() { # PID: TERM, bounded wait, KILL
   local pid=$1
@@ -315,6 +343,15 @@ kv() { # KEY LINE: the value of KEY=value in LINE
 #   status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket
 # status: ok, http-errors (responses above 399), no-requests; or the single
 # field wrk-failed when wrk printed nothing.
+# warm_up PATH CONNS CI...: one unrecorded second of wrk per configuration
+warm_up() {
+  local path=$1 conns=$2 ci
+  shift 2
+  for ci in "$@"; do
+    run_wrk "http://127.0.0.1:${c_port[ci]}$path" "$conns" yes 1 >/dev/null
+  done
+}
+
 wrk_row() {
   local line status=ok err_status err_sock
   line=$(run_wrk "$@")

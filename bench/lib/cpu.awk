@@ -6,19 +6,7 @@
 # rounds whose row is ok: server CPU per request in µs (median, min .. max),
 # its ratio to ref's row of the same round and file (median, min .. max),
 # requests/s (median, min .. max), and the median p50/p99 latency.
-# POSIX awk (Debian's mawk).
-function sort_n(a, n,   i, j, v) { # insertion sort of a[1..n], numbers
-  for (i = 2; i <= n; i++) {
-    v = a[i]
-    for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
-    a[j + 1] = v
-  }
-}
-function median(a, n) { # sorts a: a[1] is then the min, a[n] the max
-  sort_n(a, n)
-  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function label(f) { return f == "1k-d1" ? "1 KiB, depth 1" : f == "1k-d8" ? "1 KiB, depth 8" : f }
+# POSIX awk (Debian's mawk); sort_n, median and label: lib/stats.awk.
 # rmed(a, b, f): median over the rounds of a's CPU/request / b's, "" if none
 function rmed(a, b, f,   k, r, n, v) {
   n = 0

@@ -6,26 +6,14 @@
 # overhead = 1 - ratio. Per configuration and file: median over the rounds,
 # min .. max, mean and its 95% confidence interval (Student t, n - 1 degrees
 # of freedom). A round whose row or baseline row is not ok does not count.
-# POSIX awk (Debian's mawk).
+# POSIX awk (Debian's mawk); sort_n, median and label: lib/stats.awk.
 function t975(df,   z) { # two-sided 95% quantile of Student's t
   if (df <= 30) return tq[df]
   z = 1.959964 # Cornish-Fisher expansion around the normal quantile
   return z + (z ^ 3 + z) / (4 * df) + (5 * z ^ 5 + 16 * z ^ 3 + 3 * z) / (96 * df ^ 2) \
     + (3 * z ^ 7 + 19 * z ^ 5 + 17 * z ^ 3 - 15 * z) / (384 * df ^ 3)
 }
-function sort_n(a, n,   i, j, v) { # insertion sort of a[1..n], numbers
-  for (i = 2; i <= n; i++) {
-    v = a[i]
-    for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
-    a[j + 1] = v
-  }
-}
-function median(a, n) {
-  sort_n(a, n)
-  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
 function pct(x) { return sprintf("%.1f%%", 100 * x) }
-function label(f) { return f == "1k-d1" ? "1 KiB, depth 1" : f == "1k-d8" ? "1 KiB, depth 8" : f }
 BEGIN {
   FS = ","
   split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 " \

@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parsers of server/http/ write their message into err directly, cut
+ * where a message of theirs always was. */
+#define WHY_MAX 256
+
 static int items_parse(const struct opt *o, struct conf *c, const char *val,
                        char *err)
 {
@@ -73,7 +77,6 @@ int conf_check_auth(const char *item, char *err)
 {
     const char *eq = strchr(item, '=');
     struct glob_set s;
-    char why[256];
     int r;
 
     if (!eq || !eq[1]) {
@@ -81,9 +84,7 @@ int conf_check_auth(const char *item, char *err)
                  "expected GLOBS=HTPASSWD, as in '/**=/etc/beneath/users'");
         return -EINVAL;
     }
-    r = glob_set_parse(&s, item, (size_t)(eq - item), why, sizeof why);
-    if (r == -EINVAL)
-        snprintf(err, ERR_MAX, "%s", why);
+    r = glob_set_parse(&s, item, (size_t)(eq - item), err, WHY_MAX);
     glob_set_free(&s);
     return r;
 }
@@ -91,11 +92,8 @@ int conf_check_auth(const char *item, char *err)
 int conf_check_cidrs(const char *item, char *err)
 {
     struct cidr_list l = {0};
-    char why[256];
-    int r = cidr_list_add(&l, item, why, sizeof why);
+    int r = cidr_list_add(&l, item, err, WHY_MAX);
 
-    if (r == -EINVAL)
-        snprintf(err, ERR_MAX, "%s", why);
     cidr_list_free(&l);
     return r;
 }
@@ -103,7 +101,7 @@ int conf_check_cidrs(const char *item, char *err)
 int conf_check_vhost(const char *item, char *err)
 {
     const char *eq = strchr(item, '=');
-    char name[HOST_MAX], why[256];
+    char name[HOST_MAX];
 
     if (!eq || !eq[1] || eq == item) {
         snprintf(err, ERR_MAX,
@@ -116,21 +114,14 @@ int conf_check_vhost(const char *item, char *err)
     }
     memcpy(name, item, (size_t)(eq - item));
     name[eq - item] = '\0';
-    if (host_pattern_check(name, name, why, sizeof why) < 0) {
-        snprintf(err, ERR_MAX, "%s", why);
-        return -EINVAL;
-    }
-    return 0;
+    return host_pattern_check(name, name, err, WHY_MAX) < 0 ? -EINVAL : 0;
 }
 
 int conf_check_error_page(const char *item, char *err)
 {
     struct error_pages e = {0};
-    char why[256];
-    int r = error_pages_add(&e, item, why, sizeof why);
+    int r = error_pages_add(&e, item, err, WHY_MAX);
 
-    if (r == -EINVAL)
-        snprintf(err, ERR_MAX, "%s", why);
     error_pages_free(&e);
     return r;
 }

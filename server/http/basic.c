@@ -9,6 +9,8 @@
  */
 #include "basic.h"
 
+#include "field.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,17 +66,6 @@ static long b64decode(const char *s, size_t len, char *out, size_t size)
     return (long)n;
 }
 
-static bool has_ctl(const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c < 0x20 || c == 0x7f)
-            return true;
-    }
-    return false;
-}
-
 int basic_parse(const char *value, char *buf, size_t size, const char **user,
                 const char **password)
 {
@@ -98,7 +89,7 @@ int basic_parse(const char *value, char *buf, size_t size, const char **user,
     buf[n] = '\0';
     colon = memchr(buf, ':', (size_t)n);
     if (!colon || colon == buf || colon - buf > BASIC_USER_MAX ||
-        has_ctl(buf, (size_t)n))
+        field_has_ctl(buf, (size_t)n))
         return -EINVAL;
     buf[colon - buf] = '\0';
     *user = buf;
@@ -110,7 +101,7 @@ int basic_realm_check(const char *realm)
 {
     if (!realm || !*realm)
         return -EINVAL;
-    return has_ctl(realm, strlen(realm)) ? -EINVAL : 0;
+    return field_has_ctl(realm, strlen(realm)) ? -EINVAL : 0;
 }
 
 size_t basic_challenge(const char *realm, char *out, size_t size)

@@ -10,6 +10,7 @@
 #include "cidr.h"
 
 #include "errbuf.h"
+#include "field.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -189,10 +190,7 @@ int cidr_list_add(struct cidr_list *l, const char *spec, char *err,
         const char *e = strchr(p, ',');
         const char *stop = e ? e : p + strlen(p);
 
-        while (p < stop && (*p == ' ' || *p == '\t'))
-            p++;
-        while (stop > p && (stop[-1] == ' ' || stop[-1] == '\t'))
-            stop--;
+        field_trim(&p, &stop);
         if (stop == p) {
             errbuf_say(err, err_size, "%s", "empty item in the address list");
             return -EINVAL;

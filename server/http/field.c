@@ -25,6 +25,25 @@ bool field_is_tchar(unsigned char c)
     return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
+void field_trim(const char **p, const char **end)
+{
+    while (*p < *end && (**p == ' ' || **p == '\t'))
+        (*p)++;
+    while (*end > *p && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
+        (*end)--;
+}
+
+bool field_has_ctl(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        if (c < 0x20 || c == 0x7f)
+            return true;
+    }
+    return false;
+}
+
 bool field_token_is(const char *s, size_t len, const char *want)
 {
     return strlen(want) == len && strncasecmp(s, want, len) == 0;

@@ -7,6 +7,7 @@
 #include "glob.h"
 
 #include "errbuf.h"
+#include "field.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -160,10 +161,7 @@ int glob_set_parse(struct glob_set *s, const char *list, size_t len, char *err,
         const char *stop = e ? e : end;
 
         /* "*.pdf, a/b" reads naturally: spaces are not part of a glob */
-        while (p < stop && (*p == ' ' || *p == '\t'))
-            p++;
-        while (stop > p && (stop[-1] == ' ' || stop[-1] == '\t'))
-            stop--;
+        field_trim(&p, &stop);
         if (stop == p) {
             errbuf_say(err, err_size, "%s", "empty glob");
             ret = -EINVAL;

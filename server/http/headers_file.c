@@ -87,37 +87,22 @@ static int header_line(struct headers_rule *r, const char *s, size_t len,
 int headers_file_parse(struct headers_file *h, const char *text, size_t len,
                        const char *name, struct lines_diag *d)
 {
+    const struct lines_how how = {HEADERS_FILE_LINE_MAX, false, name, d};
     struct lines l;
     const char *line;
-    size_t n, cap = 1, before = lines_diag_count(d);
+    size_t n, skip, before = lines_diag_count(d);
     struct headers_rule *cur = NULL; /* NULL: no path yet, or a bad one */
     bool bad_path = false;
     int ret = -ENOMEM;
 
     memset(h, 0, sizeof *h);
-    for (size_t i = 0; i < len; i++)
-        cap += text[i] == '\n';
-    h->v = calloc(cap, sizeof *h->v);
+    h->v = calloc(lines_count(text, len), sizeof *h->v);
     if (!h->v)
         goto out_free;
     lines_init(&l, text, len);
-    while (lines_next(&l, &line, &n)) {
-        size_t skip = 0;
+    while (lines_entry(&l, &how, &line, &n, &skip)) {
         char err[256];
 
-        while (skip < n && is_space(line[skip]))
-            skip++;
-        if (skip == n || line[skip] == '#')
-            continue;
-        if (n > HEADERS_FILE_LINE_MAX) {
-            lines_diag_add(d, name, l.lineno, "line longer than %d bytes",
-                           HEADERS_FILE_LINE_MAX);
-            continue;
-        }
-        if (memchr(line, '\0', n)) {
-            lines_diag_add(d, name, l.lineno, "NUL byte in line");
-            continue;
-        }
         size_t end = n;
         while (end > skip && is_space(line[end - 1]))
             end--;

@@ -9,6 +9,8 @@
  */
 #include "htpasswd.h"
 
+#include "field.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -131,28 +133,17 @@ static int by_user(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static bool valid_user(const char *u, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)u[i];
-
-        if (c < 0x20 || c == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 int htpasswd_parse(struct htpasswd *h, const char *text, size_t len,
                    const char *name, struct lines_diag *d)
 {
+    const struct lines_how how = {HTPASSWD_LINE_MAX, true, name, d};
     struct lines l;
     const char *line;
-    size_t n, cap = 1, before = lines_diag_count(d);
+    size_t n, sp, cap = lines_count(text, len);
+    size_t before = lines_diag_count(d);
     int err = -ENOMEM;
 
     memset(h, 0, sizeof *h);
-    for (size_t i = 0; i < len; i++)
-        cap += text[i] == '\n';
     h->text = malloc(len + 1);
     h->v = calloc(cap, sizeof *h->v);
     if (!h->text || !h->v)
@@ -160,31 +151,17 @@ int htpasswd_parse(struct htpasswd *h, const char *text, size_t len,
     memcpy(h->text, text, len);
     h->text[len] = '\0';
     lines_init(&l, h->text, len);
-    while (lines_next(&l, &line, &n)) {
+    while (lines_entry(&l, &how, &line, &n, &sp)) {
         char *ln = h->text + (line - h->text);
         const char *colon, *why = NULL;
         int scheme;
 
-        size_t sp = 0;
-        while (sp < n && (line[sp] == ' ' || line[sp] == '\t'))
-            sp++;
-        if (sp == n || line[0] == '#')
-            continue;
-        if (n > HTPASSWD_LINE_MAX) {
-            lines_diag_add(d, name, l.lineno, "line longer than %d bytes",
-                           HTPASSWD_LINE_MAX);
-            continue;
-        }
-        if (memchr(line, '\0', n)) {
-            lines_diag_add(d, name, l.lineno, "NUL byte in line");
-            continue;
-        }
         colon = memchr(line, ':', n);
         if (!colon) {
             lines_diag_add(d, name, l.lineno, "expected USER:HASH");
             continue;
         }
-        if (colon == line || !valid_user(line, (size_t)(colon - line))) {
+        if (colon == line || field_has_ctl(line, (size_t)(colon - line))) {
             lines_diag_add(d, name, l.lineno,
                            colon == line ? "empty user name"
                                          : "control character in the user "

@@ -34,6 +34,44 @@ bool lines_next(struct lines *l, const char **line, size_t *len)
     return true;
 }
 
+size_t lines_count(const char *text, size_t len)
+{
+    size_t n = 1;
+
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    return n;
+}
+
+bool lines_entry(struct lines *l, const struct lines_how *how,
+                 const char **line, size_t *len, size_t *indent)
+{
+    const char *s;
+    size_t n, skip;
+
+    while (lines_next(l, &s, &n)) {
+        skip = 0;
+        while (skip < n && (s[skip] == ' ' || s[skip] == '\t'))
+            skip++;
+        if (skip == n || s[how->comment_col0 ? 0 : skip] == '#')
+            continue;
+        if (n > how->max) {
+            lines_diag_add(how->d, how->name, l->lineno,
+                           "line longer than %zu bytes", how->max);
+            continue;
+        }
+        if (memchr(s, '\0', n)) {
+            lines_diag_add(how->d, how->name, l->lineno, "NUL byte in line");
+            continue;
+        }
+        *line = s;
+        *len = n;
+        *indent = skip;
+        return true;
+    }
+    return false;
+}
+
 void lines_diag_add(struct lines_diag *d, const char *name, unsigned line,
                     const char *fmt, ...)
 {

@@ -41,6 +41,28 @@ void lines_init(struct lines *l, const char *text, size_t len);
  */
 bool lines_next(struct lines *l, const char **line, size_t *len);
 
+/* lines_count - lines in @len bytes at @text, plus one: a bound on the
+ * entries of a file, for one allocation before parsing. */
+size_t lines_count(const char *text, size_t len);
+
+/* Which lines lines_entry passes over. */
+struct lines_how {
+    size_t max;           /* longer lines are reported */
+    bool comment_col0;    /* only a '#' in column 0 starts a comment
+                             (otherwise also one after blanks) */
+    const char *name;     /* of the file, for the messages */
+    struct lines_diag *d; /* where the messages go */
+};
+
+/*
+ * lines_entry - lines_next, passing over blank lines (spaces and tabs) and
+ * comments, and reporting to @how->d then passing over lines longer than
+ * @how->max bytes or holding a NUL byte. *@indent gets the number of
+ * leading blanks of the line returned.
+ */
+bool lines_entry(struct lines *l, const struct lines_how *how,
+                 const char **line, size_t *len, size_t *indent);
+
 /* lines_diag_add - add "@name:@line: " followed by the formatted message. */
 __attribute__((format(printf, 4, 5))) void lines_diag_add(struct lines_diag *d,
                                                           const char *name,

@@ -390,34 +390,18 @@ static void check_loop(const struct redirects *r, size_t i, const char *name,
 int redirects_parse(struct redirects *r, const char *text, size_t len,
                     const char *name, struct lines_diag *d)
 {
+    const struct lines_how how = {REDIRECTS_LINE_MAX, false, name, d};
     struct lines l;
     const char *line;
-    size_t n, cap = 1, before = lines_diag_count(d);
+    size_t n, skip, before = lines_diag_count(d);
     int ret = -ENOMEM;
 
     memset(r, 0, sizeof *r);
-    for (size_t i = 0; i < len; i++)
-        cap += text[i] == '\n';
-    r->v = calloc(cap, sizeof *r->v);
+    r->v = calloc(lines_count(text, len), sizeof *r->v);
     if (!r->v)
         goto out_free;
     lines_init(&l, text, len);
-    while (lines_next(&l, &line, &n)) {
-        size_t skip = 0;
-
-        while (skip < n && is_space(line[skip]))
-            skip++;
-        if (skip == n || line[skip] == '#')
-            continue;
-        if (n > REDIRECTS_LINE_MAX) {
-            lines_diag_add(d, name, l.lineno, "line longer than %d bytes",
-                           REDIRECTS_LINE_MAX);
-            continue;
-        }
-        if (memchr(line, '\0', n)) {
-            lines_diag_add(d, name, l.lineno, "NUL byte in line");
-            continue;
-        }
+    while (lines_entry(&l, &how, &line, &n, &skip)) {
         int pr = parse_rule(&r->v[r->n], line, n, name, l.lineno, d);
         if (pr == -ENOMEM)
             goto out_free;

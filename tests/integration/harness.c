@@ -199,6 +199,14 @@ char *tree_new(void)
     return d;
 }
 
+char *tree_site(const char *index)
+{
+    char *dir = tree_new();
+
+    tree_write_str(dir, "index.html", index);
+    return dir;
+}
+
 char *tree_path(const char *dir, const char *rel)
 {
     return hfmt("%s/%s", dir, rel);
@@ -447,7 +455,7 @@ static const char *bin_path(void)
     return b;
 }
 
-static void sleep_ms(int ms)
+void sleep_ms(int ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000,
                           .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -455,7 +463,7 @@ static void sleep_ms(int ms)
         ;
 }
 
-static long long now_ms(void)
+long long now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -89,6 +89,11 @@ TCase *harness_tcase(Suite *su, const char *name, void (*suite_setup)(void),
 /* The backend under test: $BENEATH_E2E_RESOLVER, default "kernel". */
 const char *harness_backend(void);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+long long now_ms(void);
+/* Sleep @ms milliseconds (resumed after signals). */
+void sleep_ms(int ms);
+
 /* A printf into harness-owned memory. */
 char *hfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Harness-owned copy of @len bytes, NUL-terminated. */
@@ -109,6 +114,8 @@ char *hline(const char **text);
 
 /* A new empty directory under the suite's temp dir (mode 0755). */
 char *tree_new(void);
+/* A new tree (as tree_new) whose index.html holds @index. */
+char *tree_site(const char *index);
 /* @dir/@rel, harness-owned. */
 char *tree_path(const char *dir, const char *rel);
 void tree_write(const char *dir, const char *rel, const void *data, size_t len);
@@ -211,6 +218,12 @@ bool file_wait_for(const char *path, const char *needle, int ms);
  */
 int beneath_run(const char **args, const char **env, int ms, char **out,
                 char **err);
+
+/* beneath_run's wait status @ws is exit @code; @err: its stderr. */
+#define EXPECT_EXIT(ws, code, err)                                             \
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
+           "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
+           (code), (err))
 
 /* --- responses --------------------------------------------------------- */
 

@@ -83,3 +83,9 @@ void site_build(void)
     site.plain = tree_path(b, "www-plain");
     tree_write_str(site.plain, "index.html", "PLAIN-INDEX\n");
 }
+
+void site_suite_setup(void)
+{
+    harness_suite_setup();
+    site_build();
+}

@@ -34,5 +34,7 @@ extern struct site site;
 
 /* Build the site (harness-owned; call after harness_suite_setup). */
 void site_build(void);
+/* harness_suite_setup, then site_build: a tcase's suite set-up. */
+void site_suite_setup(void);
 
 #endif

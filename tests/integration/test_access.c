@@ -31,34 +31,6 @@
 /* An mtime long past: the reply cache keeps only files that settled. */
 #define SITE_MTIME_OLD ((time_t)1704164645)
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Run a program to completion, bounded by 30 s; stdout to @out_path (or
  * /dev/null). Returns its exit status, or -1.
@@ -86,9 +58,9 @@ static int run(const char *const argv[], const char *out_path)
         execvp(v[0], v);
         _exit(127);
     }
-    long long deadline = mono_ms() + 30000;
+    long long deadline = now_ms() + 30000;
     while (waitpid(pid, &ws, WNOHANG) != pid) {
-        if (mono_ms() > deadline) {
+        if (now_ms() > deadline) {
             kill(pid, SIGKILL);
             waitpid(pid, &ws, 0);
             return -1;
@@ -178,10 +150,10 @@ static struct reply from(const char *src, const char *dst, unsigned port,
         close(fd);
         return r;
     }
-    long long deadline = mono_ms() + 10000;
+    long long deadline = now_ms() + 10000;
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        long long left = deadline - mono_ms();
+        long long left = deadline - now_ms();
         if (left <= 0 || poll(&p, 1, (int)left) <= 0)
             break;
         ssize_t n = recv(fd, buf + len, sizeof buf - 1 - len, 0);
@@ -222,11 +194,11 @@ static struct server *start(const char *root, const char **args)
 static char *refused(const char **args, long long *ms)
 {
     char *out, *err;
-    long long t0 = mono_ms();
+    long long t0 = now_ms();
     int ws = beneath_run(args, NULL, 30000, &out, &err);
 
     if (ms)
-        *ms = mono_ms() - t0;
+        *ms = now_ms() - t0;
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
            "want exit 2 for bad input, got %s; stderr:\n%s", wstatus_str(ws),
            err);
@@ -443,10 +415,10 @@ START_TEST(auth_many_users)
     for (size_t i = 0; i < users; i++)
         fprintf(fp, "user%zu:%.*s\n", i, (int)hlen, hash);
     fclose(fp);
-    long long t0 = mono_ms();
+    long long t0 = now_ms();
     struct server *s =
         start(www, (const char *[]){"--auth", hfmt("/**=%s", f), NULL});
-    long long ms = mono_ms() - t0;
+    long long ms = now_ms() - t0;
     fprintf(stderr, "e2e: start-up with a %zu-line htpasswd: %lld ms\n", users,
             ms);
     EXPECT(curl_u(s, "/", "user99999:pw", NULL) == 200, "the last user");
@@ -459,9 +431,7 @@ END_TEST
 
 static char *plain_site(void)
 {
-    char *d = tree_new();
-
-    tree_write_str(d, "index.html", "hello\n");
+    char *d = tree_site("hello\n");
     return d;
 }
 
@@ -1106,10 +1076,10 @@ START_TEST(rules_bad_input)
     for (int i = 0; i < 10000; i++)
         fprintf(f, "/old/page-%d.html /new/page-%d.html 301\n", i, i);
     fclose(f);
-    long long t0 = mono_ms();
+    long long t0 = now_ms();
     struct server *s = start(www, (const char *[]){"--redirects", rf, NULL});
     fprintf(stderr, "e2e: start-up with 10,000 redirects: %lld ms\n",
-            mono_ms() - t0);
+            now_ms() - t0);
     struct http_response *r = http_get(s, "/old/page-9999.html");
     EXPECT(r->status == 301 &&
                strcmp(http_header(r, "Location"), "/new/page-9999.html") == 0,
@@ -1160,51 +1130,16 @@ START_TEST(error_pages)
 }
 END_TEST
 
-static Suite *access_suite(void)
-{
-    Suite *su = suite_create("e2e_access");
-    TCase *t[8];
-    size_t n = 0;
-    TCase *tc;
-
-    tc = t[n++] = tcase_create("auth");
-    tcase_add_test(tc, auth_basic);
-    tcase_add_test(tc, auth_whole_site);
-    tcase_add_test(tc, auth_reload);
-    tcase_add_test(tc, auth_bad_files);
-    tcase_add_test(tc, auth_many_users);
-    tc = t[n++] = tcase_create("addresses");
-    tcase_add_test(tc, addr_allow_deny);
-    tcase_add_test(tc, addr_trusted_proxy);
-    tcase_add_test(tc, addr_bad_cidrs);
-    tc = t[n++] = tcase_create("vhosts");
-    tcase_add_loop_test(tc, vhost_hosts, 0, N_ELEMS(hosts));
-    tcase_add_test(tc, vhost_each_site);
-    tcase_add_test(tc, vhost_reload);
-    tcase_add_test(tc, vhost_bad);
-    tc = t[n++] = tcase_create("rules");
-    tcase_add_loop_test(tc, rules_site_files, 0, N_ELEMS(rules));
-    tcase_add_test(tc, rules_headers);
-    tcase_add_test(tc, rules_reply_cache);
-    tcase_add_test(tc, rules_files_reload);
-    tcase_add_test(tc, rules_bad_input);
-    tcase_add_test(tc, error_pages);
-    for (size_t i = 0; i < n; i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
-        tcase_set_timeout(t[i], 120);
-        suite_add_tcase(su, t[i]);
-    }
-    return su;
-}
-
-int main(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    SRunner *sr = srunner_create(access_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    curl_global_cleanup();
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+const struct check_main check_main = {
+    .suite = "e2e_access",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {
+        {"auth", .tests = {&auth_basic, &auth_whole_site, &auth_reload,
+                           &auth_bad_files, &auth_many_users}},
+        {"addresses",
+         .tests = {&addr_allow_deny, &addr_trusted_proxy, &addr_bad_cidrs}},
+        {"vhosts", .loops = {{&vhost_hosts, N_ELEMS(hosts)}},
+         .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
+        {"rules", .loops = {{&rules_site_files, N_ELEMS(rules)}},
+         .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
+                   &rules_bad_input, &error_pages}}}};

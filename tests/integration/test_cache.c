@@ -35,6 +35,18 @@ static struct http_response *ka(struct raw_conn *c, const char *method,
     return r;
 }
 
+/* GET /f.html on @c answers 200 with the 1024 bytes @want; @what is the
+ * failure message. */
+static struct http_response *get_f(struct raw_conn *c, const char *want,
+                                   const char *what)
+{
+    struct http_response *r = ka(c, "GET", "/f.html", NULL);
+
+    EXPECT_STATUS(r, 200, what);
+    EXPECT(r->body_len == 1024 && memcmp(r->body, want, 1024) == 0, "%s", what);
+    return r;
+}
+
 /* Wait until every file named in @rels (NULL-ended) under @dir changed at
  * least SETTLE_S seconds ago, so the reply cache keeps it. */
 static void settle(const char *dir, const char *const *rels)
@@ -133,12 +145,8 @@ START_TEST(reply_cache_never_stale)
     struct raw_conn *rc = raw_connect(s->port);
     EXPECT(rc, "connect");
 
-    for (int i = 0; i < 3; i++) {
-        struct http_response *r = ka(rc, "GET", "/f.html", NULL);
-        EXPECT_STATUS(r, 200, "first GETs");
-        EXPECT(r->body_len == 1024 && memcmp(r->body, a, 1024) == 0,
-               "first GETs: wrong body");
-    }
+    for (int i = 0; i < 3; i++)
+        get_f(rc, a, "first GETs: wrong body");
     EXPECT(reply_count(rc, "kept") == 1 && reply_count(rc, "hit") == 2,
            "a settled small file was not answered from the reply cache "
            "(kept %ld, hit %ld)",
@@ -147,27 +155,20 @@ START_TEST(reply_cache_never_stale)
     /* Other bytes, same inode, size and mtime: only ctime tells. */
     rewrite_in_place(w, "f.html", c, 1024);
     tree_mtime(w, "f.html", m);
-    struct http_response *r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT_STATUS(r, 200, "after the rewrite");
-    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
-           "same size and mtime, new ctime: stale body served");
+    get_f(rc, c, "same size and mtime, new ctime: stale body served");
     HEAD_IS(rc, "/f.html", 1024);
 
     /* Settled again, the new version is kept and served. */
     settle(w, files);
     long hits = reply_count(rc, "hit");
-    for (int i = 0; i < 2; i++) {
-        r = ka(rc, "GET", "/f.html", NULL);
-        EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
-               "the rewritten file, settled: wrong body");
-    }
+    for (int i = 0; i < 2; i++)
+        get_f(rc, c, "the rewritten file, settled: wrong body");
     EXPECT(reply_count(rc, "hit") == hits + 1,
            "the settled new version was not kept");
     /* A kept response answered seconds after it was made names now. */
     sleep(2);
-    r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
-           "the kept response, 2 s later: wrong body");
+    struct http_response *r =
+        get_f(rc, c, "the kept response, 2 s later: wrong body");
     EXPECT(date_is_now(http_header(r, "Date")),
            "a kept response's Date is not the current time: %s",
            http_header(r, "Date"));
@@ -177,10 +178,7 @@ START_TEST(reply_cache_never_stale)
     /* Renamed over it: same size and mtime, another inode. */
     EXPECT(rename(tree_path(w, "g.tmp"), tree_path(w, "f.html")) == 0,
            "rename: %s", strerror(errno));
-    r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT_STATUS(r, 200, "after the rename");
-    EXPECT(r->body_len == 1024 && memcmp(r->body, b, 1024) == 0,
-           "a file renamed over the cached one: stale body served");
+    get_f(rc, b, "a file renamed over the cached one: stale body served");
 
     /* Removed: 404, not the kept bytes. */
     EXPECT(unlink(tree_path(w, "f.html")) == 0, "unlink");
@@ -200,30 +198,19 @@ START_TEST(same_size_rewrite_served_fresh)
     struct raw_conn *rc = raw_connect(s->port);
     EXPECT(rc, "connect");
 
-    for (int i = 0; i < 3; i++) {
-        struct http_response *r = ka(rc, "GET", "/f.html", NULL);
-        EXPECT_STATUS(r, 200, "first GETs");
-        EXPECT(r->body_len == 1024 && memcmp(r->body, a, 1024) == 0,
-               "first GETs: wrong body");
-    }
+    for (int i = 0; i < 3; i++)
+        get_f(rc, a, "first GETs: wrong body");
     /* Same size, different mtime: the new bytes. */
     rewrite_in_place(w, "f.html", b, 1024);
     tree_mtime(w, "f.html", 1000000001);
-    struct http_response *r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT_STATUS(r, 200, "after rewrite");
-    EXPECT(r->body_len == 1024 && memcmp(r->body, b, 1024) == 0,
-           "same size, new mtime: stale body served");
+    get_f(rc, b, "same size, new mtime: stale body served");
     /* Same size, mtime set back to the old value (ctime still moves). */
     rewrite_in_place(w, "f.html", c, 1024);
     tree_mtime(w, "f.html", 1000000001);
-    r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT(r->body_len == 1024 && memcmp(r->body, c, 1024) == 0,
-           "same size, same mtime: stale body served");
+    get_f(rc, c, "same size, same mtime: stale body served");
     /* Immediately, no mtime games: whatever the timestamps' granularity. */
     rewrite_in_place(w, "f.html", a, 1024);
-    r = ka(rc, "GET", "/f.html", NULL);
-    EXPECT(r->body_len == 1024 && memcmp(r->body, a, 1024) == 0,
-           "rewrite right after a read: stale body served");
+    get_f(rc, a, "rewrite right after a read: stale body served");
     raw_close(rc);
 }
 END_TEST
@@ -341,21 +328,9 @@ START_TEST(range_304_head_by_size)
 }
 END_TEST
 
-static Suite *cache_suite(void)
-{
-    Suite *su = suite_create("cache");
-    TCase *tc = tcase_create("small");
-
-    tcase_set_timeout(tc, 120);
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, harness_test_setup, harness_test_teardown);
-    tcase_add_test(tc, same_size_rewrite_served_fresh);
-    tcase_add_test(tc, symlink_swap_refused);
-    tcase_add_loop_test(tc, range_304_head_by_size, 0, 2);
-    tcase_add_test(tc, reply_cache_never_stale);
-    suite_add_tcase(su, tc);
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{.make = cache_suite}}};
+const struct check_main check_main = {
+    .suite = "cache",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {{"small", .loops = {{&range_304_head_by_size, 2}},
+                .tests = {&same_size_rewrite_served_fresh,
+                          &symlink_swap_refused, &reply_cache_never_stale}}}};

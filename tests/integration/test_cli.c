@@ -20,26 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-#define EXPECT_EXIT(ws, code, err)                                             \
-    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
-           "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
-           (code), (err))
-
 /* A port no socket uses right now (bound, read, released). */
 static unsigned free_port(void)
 {
@@ -67,8 +47,7 @@ static bool exists(const char *path)
 /* "beneath PORT" in a directory serves that directory on 127.0.0.1:PORT. */
 START_TEST(lone_number_serves_cwd)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "cwd-site\n");
+    char *w = tree_site("cwd-site\n");
     unsigned port = free_port();
     /* Check forks each test: the chdir stays in this test's process */
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
@@ -89,8 +68,7 @@ END_TEST
 /* PORT and ROOT in either order; --port and -p. */
 START_TEST(port_forms)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "root-site\n");
+    char *w = tree_site("root-site\n");
     for (int i = 0; i < 4; i++) {
         unsigned port = free_port();
         char *p = hfmt("%u", port);
@@ -149,8 +127,7 @@ END_TEST
 /* Beside the running server it validates: exit 0, a warning, no harm. */
 START_TEST(check_beside_running_server)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "up\n");
+    char *w = tree_site("up\n");
     struct server *s = server_start(w, NULL);
     char *addr = hfmt("127.0.0.1:%u", s->port);
     char *out, *err;
@@ -207,8 +184,7 @@ END_TEST
 
 START_TEST(hash_in_values)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
+    char *w = tree_site("x\n");
     char *d = tree_new();
     char *log = tree_path(d, "x.log");
     char *conf = tree_path(d, "b.conf");
@@ -238,27 +214,11 @@ START_TEST(hash_in_values)
 }
 END_TEST
 
-static Suite *cli_suite(void)
-{
-    Suite *s = suite_create("e2e_cli");
-    TCase *t[3];
-
-    t[0] = tcase_create("habits");
-    tcase_add_test(t[0], lone_number_serves_cwd);
-    tcase_add_test(t[0], port_forms);
-    tcase_add_test(t[0], port_errors);
-    t[1] = tcase_create("check");
-    tcase_add_test(t[1], check_beside_running_server);
-    tcase_add_test(t[1], check_creates_nothing);
-    t[2] = tcase_create("file");
-    tcase_add_test(t[2], hash_in_values);
-    for (size_t i = 0; i < N_ELEMS(t); i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
-        tcase_set_timeout(t[i], 120);
-        suite_add_tcase(s, t[i]);
-    }
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{.make = cli_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_cli",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {{"habits",
+                .tests = {&lone_number_serves_cwd, &port_forms, &port_errors}},
+               {"check", .tests = {&check_beside_running_server,
+                                   &check_creates_nothing}},
+               {"file", .tests = {&hash_in_values}}}};

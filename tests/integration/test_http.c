@@ -22,12 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-    site_build();
-}
-
 static struct server *start_default(void)
 {
     return server_start(site.www, NULL);
@@ -1706,43 +1700,43 @@ static Suite *http_suite(void)
     Suite *su = suite_create(name);
     TCase *tc;
 
-    tc = harness_tcase(su, "files", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "files", site_suite_setup, NULL, 60);
     tcase_add_loop_test(tc, file_get_headers, 0, N_ELEMS(types));
     tcase_add_test(tc, file_head);
     tcase_add_test(tc, file_etag_changes);
-    tc = harness_tcase(su, "keepalive", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "keepalive", site_suite_setup, NULL, 60);
     tcase_add_test(tc, keepalive_raw);
     tcase_add_test(tc, keepalive_curl_reuse);
     tcase_add_test(tc, keepalive_pipelined);
-    tc = harness_tcase(su, "dirs", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "dirs", site_suite_setup, NULL, 60);
     tcase_add_test(tc, dir_redirect);
     add_serves(tc, "dirs");
     tcase_add_test(tc, dir_listing);
     tcase_add_test(tc, dir_listing_long_names);
-    tc = harness_tcase(su, "targets", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "targets", site_suite_setup, NULL, 60);
     tcase_add_loop_test(tc, target_case, 0, N_ELEMS(targets));
     tcase_add_test(tc, target_long);
     tcase_add_test(tc, target_lengths);
-    tc = harness_tcase(su, "traversal", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "traversal", site_suite_setup, NULL, 60);
     tcase_add_loop_test(tc, traversal_case, 0, N_ELEMS(traversal));
     tcase_add_test(tc, traversal_absolute_double_slash);
     tcase_add_test(tc, traversal_fifo_does_not_block);
     add_serves(tc, "traversal");
     tcase_add_test(tc, traversal_special_files);
     tcase_add_test(tc, traversal_no_xdev);
-    tc = harness_tcase(su, "dotfiles", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "dotfiles", site_suite_setup, NULL, 60);
     add_serves(tc, "dotfiles");
-    tc = harness_tcase(su, "conditional", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "conditional", site_suite_setup, NULL, 60);
     tcase_add_loop_test(tc, conditional_case, 0, N_ELEMS(conds));
     tcase_add_test(tc, conditional_304_keepalive_raw);
-    tc = harness_tcase(su, "range", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "range", site_suite_setup, NULL, 60);
     tcase_add_loop_test(tc, range_case, 0, N_ELEMS(ranges));
     tcase_add_test(tc, range_head_and_big);
     tcase_add_test(tc, range_large_file);
-    tc = harness_tcase(su, "errors", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "errors", site_suite_setup, NULL, 60);
     add_serves(tc, "errors");
     tcase_add_test(tc, error_plain_404);
-    tc = harness_tcase(su, "log", suite_setup, NULL, 60);
+    tc = harness_tcase(su, "log", site_suite_setup, NULL, 60);
     tcase_add_test(tc, log_combined);
     tcase_add_test(tc, log_json);
     tcase_add_test(tc, log_off_and_file);

@@ -27,33 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXPECT_EXIT(ws, code, err)                                             \
-    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
-           "beneath: %s, want exit status %d; stderr:\n%s", wstatus_str(ws),   \
-           (code), (err))
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000,
-                          .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-static char *simple_root(const char *content)
-{
-    char *w = tree_new();
-    tree_write_str(w, "index.html", content);
-    return w;
-}
-
 /* Lines of @text that contain @needle, counted. */
 static int count_lines_with(const char *text, const char *needle)
 {
@@ -190,7 +163,7 @@ END_TEST
 
 START_TEST(cli_check_prints_effective)
 {
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     char *out, *err;
     int ws = beneath_run((const char *[]){"--check", "--listing", "on",
                                           "--threads", "3", "--dotfiles",
@@ -217,7 +190,7 @@ END_TEST
 START_TEST(cli_check_round_trip)
 {
     /* conf.h: --check prints "the file syntax that conf_parse reads back" */
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     char *out, *err;
     int ws =
         beneath_run((const char *[]){"--check", "--listing", "on", "--index",
@@ -339,7 +312,7 @@ END_TEST
 
 START_TEST(cli_env_listen_real)
 {
-    char *w = simple_root("ENV-LISTEN\n");
+    char *w = tree_site("ENV-LISTEN\n");
     struct server_opts o = {
         .root = w,
         .no_listen = true,
@@ -414,7 +387,7 @@ START_TEST(cli_listen_in_use)
                getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
            "cannot take a port");
     char *addr = hfmt("127.0.0.1:%u", ntohs(sa.sin_port));
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     char *out, *err;
     int ws = beneath_run((const char *[]){"--listen", addr, w, NULL}, NULL,
                          10000, &out, &err);
@@ -498,7 +471,7 @@ START_TEST(startup_line)
             *backend; /* NULL: kernel when openat2 works, else emulated */
     } cases[] = {
         {"kernel", "kernel"}, {"emulated", "emulated"}, {"auto", NULL}};
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     const char *resolver = cases[_i].resolver;
     const char *backend = cases[_i].backend
                               ? cases[_i].backend
@@ -542,7 +515,7 @@ END_TEST
 
 START_TEST(startup_confine_flags_shown)
 {
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     struct server *s =
         server_start(w, "--confine", "in-root,no-symlinks", NULL);
     char *e = server_stderr(s);
@@ -609,7 +582,7 @@ START_TEST(startup_ipv6)
         fprintf(stderr, "SKIP startup_ipv6: no ::1 on this machine\n");
         return;
     }
-    char *w = simple_root("V6\n");
+    char *w = tree_site("V6\n");
     struct server_opts o = {
         .root = w,
         .no_listen = true,
@@ -633,7 +606,7 @@ START_TEST(startup_two_listeners)
         fprintf(stderr, "SKIP startup_two_listeners: no ::1\n");
         return;
     }
-    char *w = simple_root("TWO\n");
+    char *w = tree_site("TWO\n");
     struct server_opts o = {
         .root = w,
         .args = (const char *[]){"--listen", "[::1]:0", NULL},
@@ -710,7 +683,7 @@ static void expect_served_again(const struct server *s, const char *what)
  */
 static void limit_case(const char *flag)
 {
-    char *w = simple_root("L\n");
+    char *w = tree_site("L\n");
     /* one worker: MHD splits the total limit across pool threads */
     struct server *s = server_start(w, flag, "2", "--threads", "1", NULL);
     struct raw_conn *a = held_conn(s);
@@ -740,7 +713,7 @@ START_TEST(limit_slowloris)
      * but never finishing: the header timeout (2 s) must close them all
      * within a generous bound, while other clients are served meanwhile.
      * MHD 0.9.75's inactivity timeout alone never fires here. */
-    char *w = simple_root("FAST\n");
+    char *w = tree_site("FAST\n");
     struct server *s = server_start(w, "--header-timeout", "2", "--timeout",
                                     "30", "--threads", "2", NULL);
     struct raw_conn *slow[4];
@@ -783,7 +756,7 @@ END_TEST
 
 START_TEST(limit_idle_timeout)
 {
-    char *w = simple_root("IDLE\n");
+    char *w = tree_site("IDLE\n");
     struct server *s = server_start(w, "--timeout", "1", NULL);
     struct raw_conn *idle = raw_connect(s->port);
     EXPECT(idle != NULL, "connect");
@@ -802,7 +775,7 @@ END_TEST
 START_TEST(signal_term_idle)
 {
     static const int sigs[] = {SIGTERM, SIGINT};
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     struct server *s = server_start(w, NULL);
     held_conn(s); /* an idle keep-alive connection must not delay exit */
     server_signal(s, sigs[_i]);
@@ -975,7 +948,7 @@ END_TEST
 
 START_TEST(signal_hup_reopens_log)
 {
-    char *w = simple_root("LOG\n");
+    char *w = tree_site("LOG\n");
     char *d = tree_new();
     char *logp = tree_path(d, "access.log");
     char *rotated = tree_path(d, "access.log.1");
@@ -1166,7 +1139,7 @@ END_TEST
 START_TEST(swap_hup_fd_stable)
 {
     /* Every reload closes the root it replaces and the log it reopens. */
-    char *w = simple_root("HUP\n");
+    char *w = tree_site("HUP\n");
     char *d = tree_new();
     char *logp = tree_path(d, "access.log");
     struct server *s =
@@ -1237,7 +1210,7 @@ static char *status_field(pid_t pid, const char *field)
 
 START_TEST(user_drops_privileges)
 {
-    char *w = simple_root("AS-NOBODY\n");
+    char *w = tree_site("AS-NOBODY\n");
     tree_write_str(w, "private.txt", "root only\n");
     chmod(tree_path(w, "private.txt"), 0600);
     /* a privileged port proves the bind happened before the drop */
@@ -1271,7 +1244,7 @@ END_TEST
 
 START_TEST(user_unknown)
 {
-    char *w = simple_root("x");
+    char *w = tree_site("x");
     char *out, *err;
     int ws = beneath_run((const char *[]){"--listen", "127.0.0.1:0", "--user",
                                           "no-such-user-e2e", w, NULL},

@@ -24,36 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000,
-                          .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 static int count(const char *text, const char *needle)
 {
     int n = 0;
@@ -84,6 +54,15 @@ static void hup_and_wait(struct server *s, const char *needle)
            server_stderr(s));
 }
 
+/* Serve a root of one index.html with the configuration @text, written to
+ * @dir/b.conf (rewrite it there with write_conf). */
+static struct server *start_conf(const char *dir, const char *text)
+{
+    write_conf(dir, "b.conf", text);
+    return server_start(tree_site("x\n"), "--config", tree_path(dir, "b.conf"),
+                        NULL);
+}
+
 static const char *header_of(const struct http_response *r, const char *name)
 {
     const char *v = http_header(r, name);
@@ -95,12 +74,8 @@ static const char *header_of(const struct http_response *r, const char *name)
 
 START_TEST(reload_header)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
     char *d = tree_new();
-    char *conf = tree_path(d, "b.conf");
-    write_conf(d, "b.conf", "header = X-Gen: one\n");
-    struct server *s = server_start(w, "--config", conf, NULL);
+    struct server *s = start_conf(d, "header = X-Gen: one\n");
     struct http_response *r = raw_get(s->port, "/");
     EXPECT(strcmp(header_of(r, "X-Gen"), "one") == 0, "before: X-Gen %s",
            header_of(r, "X-Gen"));
@@ -167,12 +142,9 @@ END_TEST
 
 START_TEST(reload_bad_file_keeps_old)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
     char *d = tree_new();
+    struct server *s = start_conf(d, "header = X-Gen: one\n");
     char *conf = tree_path(d, "b.conf");
-    write_conf(d, "b.conf", "header = X-Gen: one\n");
-    struct server *s = server_start(w, "--config", conf, NULL);
 
     write_conf(d, "b.conf",
                "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
@@ -205,8 +177,7 @@ END_TEST
 
 START_TEST(reload_listen_needs_restart)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
+    char *w = tree_site("x\n");
     char *d = tree_new();
     char *conf = tree_path(d, "b.conf");
     write_conf(d, "b.conf", "listen = 127.0.0.1:0\n");
@@ -293,11 +264,8 @@ static void *load_thread(void *ud)
 
 START_TEST(reload_under_load)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
     char *d = tree_new();
     char *log = tree_path(d, "access.log");
-    char *conf = tree_path(d, "b.conf");
     const char *gen[2] = {
         hfmt("access-log = %s\nheader = X-Gen: a\ncache-default = no-cache\n",
              log),
@@ -305,8 +273,7 @@ START_TEST(reload_under_load)
              "max-age=60\nlog-format = combined\n",
              log),
     };
-    write_conf(d, "b.conf", gen[0]);
-    struct server *s = server_start(w, "--config", conf, NULL);
+    struct server *s = start_conf(d, gen[0]);
     struct load l = {.s = s};
     pthread_t th[2];
 
@@ -338,21 +305,10 @@ START_TEST(reload_under_load)
 }
 END_TEST
 
-static Suite *reload_suite(void)
-{
-    Suite *s = suite_create("e2e_reload");
-    TCase *t = tcase_create("sighup");
-
-    tcase_add_test(t, reload_header);
-    tcase_add_test(t, reload_header_cached_reply);
-    tcase_add_test(t, reload_bad_file_keeps_old);
-    tcase_add_test(t, reload_listen_needs_restart);
-    tcase_add_test(t, reload_under_load);
-    tcase_add_unchecked_fixture(t, suite_setup, harness_suite_teardown);
-    tcase_add_checked_fixture(t, test_setup, test_teardown);
-    tcase_set_timeout(t, 300);
-    suite_add_tcase(s, t);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{.make = reload_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_reload",
+    .fixture = HARNESS_FIXTURE(300),
+    .tcases = {{"sighup",
+                .tests = {&reload_header, &reload_header_cached_reply,
+                          &reload_bad_file_keeps_old,
+                          &reload_listen_needs_restart, &reload_under_load}}}};

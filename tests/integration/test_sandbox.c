@@ -26,42 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-    site_build();
-}
-
-static void test_setup(void)
-{
-    harness_test_setup();
-}
-
-static void test_teardown(void)
-{
-    harness_test_teardown();
-}
-
-#define EXPECT_STATUS(r, want, what)                                           \
-    EXPECT((r)->status == (want), "%s: status %d, want %d (error %s)\n%s",     \
-           (what), (r)->status, (want),                                        \
-           (r)->error ? strerror((r)->error) : "none", (r)->head)
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000,
-                          .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 /* The Landlock ABI of the running kernel; 0 without Landlock. */
 static int landlock_abi(void)
 {
@@ -745,40 +709,23 @@ START_TEST(emulated_cache_under_sandbox)
 }
 END_TEST
 
-static Suite *sandbox_suite(void)
-{
-    Suite *su = suite_create("e2e_sandbox");
-    TCase *t[6];
-    size_t n = 0;
-    TCase *tc;
-
-    tc = t[n++] = tcase_create("startup");
-    tcase_add_test(tc, startup_line_on);
-    tcase_add_test(tc, startup_line_off_and_strict);
-    tc = t[n++] = tcase_create("lexical");
-    tcase_add_test(tc, lexical_contained_by_landlock);
-    tcase_add_test(tc, lexical_leaks_without_sandbox);
-    tc = t[n++] = tcase_create("faults");
-    tcase_add_loop_test(tc, fault_hook_walls, 0, N_ELEMS(walls));
-    tcase_add_test(tc, fault_hook_strict_kills);
-    tcase_add_test(tc, kernel_without_landlock);
-    tcase_add_test(tc, release_binary_has_no_hook);
-    tcase_add_test(tc, sanitizer_reports_from_inside);
-    tc = t[n++] = tcase_create("outer");
-    tcase_add_loop_test(tc, outer_filter_before, 0, N_ELEMS(outer_errs));
-    tcase_add_loop_test(tc, outer_filter_after, 0, N_ELEMS(outer_errs));
-    tc = t[n++] = tcase_create("features");
-    tcase_add_test(tc, swap_symlink_within_releases);
-    tcase_add_test(tc, swap_rename_not_followed);
-    tcase_add_test(tc, log_rotation_reopens);
-    tcase_add_test(tc, emulated_cache_under_sandbox);
-    for (size_t i = 0; i < n; i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, test_teardown);
-        tcase_set_timeout(t[i], 60);
-        suite_add_tcase(su, t[i]);
-    }
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{.make = sandbox_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_sandbox",
+    .fixture = HARNESS_FIXTURE(60),
+    .tcases = {
+        {"startup", .unchecked_setup = site_suite_setup,
+         .tests = {&startup_line_on, &startup_line_off_and_strict}},
+        {"lexical", .unchecked_setup = site_suite_setup,
+         .tests = {&lexical_contained_by_landlock,
+                   &lexical_leaks_without_sandbox}},
+        {"faults", .unchecked_setup = site_suite_setup,
+         .loops = {{&fault_hook_walls, N_ELEMS(walls)}},
+         .tests = {&fault_hook_strict_kills, &kernel_without_landlock,
+                   &release_binary_has_no_hook,
+                   &sanitizer_reports_from_inside}},
+        {"outer", .unchecked_setup = site_suite_setup,
+         .loops = {{&outer_filter_before, N_ELEMS(outer_errs)},
+                   {&outer_filter_after, N_ELEMS(outer_errs)}}},
+        {"features", .unchecked_setup = site_suite_setup,
+         .tests = {&swap_symlink_within_releases, &swap_rename_not_followed,
+                   &log_rotation_reopens, &emulated_cache_under_sandbox}}}};

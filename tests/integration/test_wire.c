@@ -20,16 +20,10 @@
 
 static char *www;
 
-static void suite_setup(void)
-{
-    harness_suite_setup();
-}
-
 static void test_setup(void)
 {
     harness_test_setup();
-    www = tree_new();
-    tree_write_str(www, "index.html", "hello\n");
+    www = tree_site("hello\n");
     tree_write_str(www, "a.txt", "aaaa\n");
 }
 
@@ -189,14 +183,6 @@ START_TEST(hostile_case)
 }
 END_TEST
 
-static long long ms_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Half a request and the client's FIN in one go: closed at once (the
  * header timeout is 10 s; libmicrohttpd's epoll loop alone would hold the
@@ -219,10 +205,10 @@ START_TEST(half_request_then_fin)
         EXPECT(send(c->fd, partial[i], strlen(partial[i]), MSG_MORE) > 0,
                "send");
         shutdown(c->fd, SHUT_WR);
-        long long t0 = ms_now();
+        long long t0 = now_ms();
         EXPECT(raw_wait_closed(c, 5000), "'%s' + FIN: not closed in 5 s",
                partial[i]);
-        long long took = ms_now() - t0;
+        long long took = now_ms() - t0;
         EXPECT(took < 1500, "'%s' + FIN: closed after %lld ms", partial[i],
                took);
         EXPECT(c->len == 0, "'%s' + FIN: an answer to half a request",
@@ -267,12 +253,12 @@ START_TEST(slow_body_answered_at_once)
         EXPECT(c != NULL, "connect");
         EXPECT(raw_send_str(c, heads[i]) == 0, "send");
         EXPECT(raw_send_str(c, "x") == 0, "send");
-        long long t0 = ms_now();
+        long long t0 = now_ms();
         struct http_response *r = raw_read(c, i == 1, 3000);
         EXPECT(r->status >= 200 && r->status < 300, "%s: status %d", heads[i],
                r->status);
-        EXPECT(ms_now() - t0 < 1500, "%s: answer took %lld ms", heads[i],
-               ms_now() - t0);
+        EXPECT(now_ms() - t0 < 1500, "%s: answer took %lld ms", heads[i],
+               now_ms() - t0);
         EXPECT(r->closed || raw_wait_closed(c, 1500), "%s: not closed",
                heads[i]);
         raw_close(c);
@@ -363,23 +349,17 @@ static Suite *wire_suite(void)
     static char name[64];
     snprintf(name, sizeof name, "e2e_wire_%s", harness_backend());
     Suite *su = suite_create(name);
-    TCase *t[3];
+    TCase *tc;
 
-    t[0] = tcase_create("hostile");
-    tcase_add_loop_test(t[0], hostile_case, 0, (int)N_ELEMS(hostile));
-    t[1] = tcase_create("slow");
-    tcase_add_test(t[1], half_request_then_fin);
-    tcase_add_test(t[1], request_then_fin);
-    tcase_add_test(t[1], slow_body_answered_at_once);
-    tcase_add_test(t[1], plain_http_on_https_port);
-    t[2] = tcase_create("validators");
-    tcase_add_test(t[2], provisional_tag_keeps_matching);
-    for (size_t i = 0; i < N_ELEMS(t); i++) {
-        tcase_add_unchecked_fixture(t[i], suite_setup, harness_suite_teardown);
-        tcase_add_checked_fixture(t[i], test_setup, harness_test_teardown);
-        tcase_set_timeout(t[i], 60);
-        suite_add_tcase(su, t[i]);
-    }
+    tc = harness_tcase(su, "hostile", NULL, test_setup, 60);
+    tcase_add_loop_test(tc, hostile_case, 0, (int)N_ELEMS(hostile));
+    tc = harness_tcase(su, "slow", NULL, test_setup, 60);
+    tcase_add_test(tc, half_request_then_fin);
+    tcase_add_test(tc, request_then_fin);
+    tcase_add_test(tc, slow_body_answered_at_once);
+    tcase_add_test(tc, plain_http_on_https_port);
+    tc = harness_tcase(su, "validators", NULL, test_setup, 60);
+    tcase_add_test(tc, provisional_tag_keeps_matching);
     return su;
 }
 

@@ -26,16 +26,7 @@ static char *www;
 static void test_setup(void)
 {
     harness_test_setup();
-    www = tree_new();
-    tree_write_str(www, "index.html", "hello\n");
-}
-
-static long long ms_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    www = tree_site("hello\n");
 }
 
 /*
@@ -56,13 +47,13 @@ START_TEST(stalled_log_reader)
         struct http_response *r = raw_get(s->port, "/index.html");
         EXPECT(r->status == 200, "request %d: status %d", i, r->status);
     }
-    long long t0 = ms_now();
+    long long t0 = now_ms();
     server_signal(s, SIGTERM);
     EXPECT(server_wait(s, 6000), "SIGTERM: still running after 6 s");
     EXPECT(WIFEXITED(s->wstatus) && WEXITSTATUS(s->wstatus) == 0, "exit: %s",
            wstatus_str(s->wstatus));
     EXPECT(strstr(server_stderr(s), "Sanitizer") == NULL, "sanitizer report");
-    EXPECT(ms_now() - t0 < 4000, "stop took %lld ms", ms_now() - t0);
+    EXPECT(now_ms() - t0 < 4000, "stop took %lld ms", now_ms() - t0);
     EXPECT(strstr(server_stderr(s), "lines dropped") != NULL,
            "no word about dropped lines:\n%s", server_stderr(s));
     close(reader);
@@ -137,12 +128,12 @@ START_TEST(config_not_a_file)
     for (size_t i = 0; i < N_ELEMS(paths); i++) {
         const char *args[] = {"--config", paths[i], "--check", NULL};
         char *err = NULL;
-        long long t0 = ms_now();
+        long long t0 = now_ms();
         int ws = beneath_run(args, NULL, 5000, NULL, &err);
         EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2, "%s: %s; stderr:\n%s",
                paths[i], wstatus_str(ws), err);
-        EXPECT(ms_now() - t0 < 3000, "%s: took %lld ms", paths[i],
-               ms_now() - t0);
+        EXPECT(now_ms() - t0 < 3000, "%s: took %lld ms", paths[i],
+               now_ms() - t0);
         EXPECT(strstr(err, "not a regular file") != NULL, "%s: stderr:\n%s",
                paths[i], err);
     }
@@ -199,9 +190,9 @@ START_TEST(truncated_while_sent)
            "send");
     usleep(300000); /* the sender is blocked on our full window */
     EXPECT(truncate(tree_path(www, "huge.bin"), 1 << 20) == 0, "truncate");
-    long long t0 = ms_now();
+    long long t0 = now_ms();
     EXPECT(raw_wait_closed(c, 10000), "not closed within 10 s");
-    EXPECT(ms_now() - t0 < 5000, "closed after %lld ms", ms_now() - t0);
+    EXPECT(now_ms() - t0 < 5000, "closed after %lld ms", now_ms() - t0);
     EXPECT(file_wait_for(s->err_path, "huge.bin: the file ended before", 3000),
            "the short send is not logged:\n%s", server_stderr(s));
     raw_close(c);
@@ -236,23 +227,11 @@ START_TEST(clients_cannot_write_stderr)
 }
 END_TEST
 
-static Suite *wire_ops_suite(void)
-{
-    Suite *su = suite_create("e2e_wire_ops");
-    TCase *tc = tcase_create("ops");
-
-    tcase_add_test(tc, stalled_log_reader);
-    tcase_add_test(tc, unix_socket_taken);
-    tcase_add_test(tc, config_not_a_file);
-    tcase_add_test(tc, fd_limit_lowers_connections);
-    tcase_add_test(tc, truncated_while_sent);
-    tcase_add_test(tc, clients_cannot_write_stderr);
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, test_setup, harness_test_teardown);
-    tcase_set_timeout(tc, 120);
-    suite_add_tcase(su, tc);
-    return su;
-}
-
-const struct check_main check_main = {.suites = {{.make = wire_ops_suite}}};
+const struct check_main check_main = {
+    .suite = "e2e_wire_ops",
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {
+        {"ops", .setup = test_setup,
+         .tests = {&stalled_log_reader, &unix_socket_taken, &config_not_a_file,
+                   &fd_limit_lowers_connections, &truncated_while_sent,
+                   &clients_cannot_write_stderr}}}};

@@ -1,0 +1,14 @@
+# stats.awk: what cpu.awk and overhead.awk share; given to awk before them
+# (awk -f lib/stats.awk -f lib/cpu.awk). POSIX awk (Debian's mawk).
+function sort_n(a, n,   i, j, v) { # insertion sort of a[1..n], numbers
+  for (i = 2; i <= n; i++) {
+    v = a[i]
+    for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
+    a[j + 1] = v
+  }
+}
+function median(a, n) { # sorts a: a[1] is then the min, a[n] the max
+  sort_n(a, n)
+  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function label(f) { return f == "1k-d1" ? "1 KiB, depth 1" : f == "1k-d8" ? "1 KiB, depth 8" : f }

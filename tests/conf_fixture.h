@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conf_fixture.h - what the configuration suites (test_conf.c,
+ * test_conf_values.c) share: parse a string, load an argument list, and
+ * turn messages and a printed configuration into one string to compare.
+ */
+#ifndef CONF_FIXTURE_H
+#define CONF_FIXTURE_H
+
+#include "conf.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Arguments conf_load_args passes at the most (argv[0] is added). */
+#define CONF_FIXTURE_MAX_ARGS 10
+
+/* @n messages at @v, one per line (malloc'd, the caller frees). */
+char *msgs_joined(char *const *v, size_t n);
+
+/* conf_print of @c (malloc'd, the caller frees). */
+char *conf_printed(const struct conf *c);
+
+/*
+ * conf_parse_string - conf_parse of @text (@len bytes, -1 for strlen) as
+ * the file "t.conf", onto the defaults.
+ */
+int conf_parse_string(const char *text, ssize_t len, struct conf *c,
+                      struct conf_diag *d);
+
+/* conf_load with the NULL-terminated @args (and "beneath" as argv[0]) and
+ * the NULL-terminated environment @env (may be NULL). */
+int conf_load_args(const char *const *args, const char *const *env,
+                   struct conf *c, struct conf_diag *d);
+
+/*
+ * conf_file_refused - conf_parse_string of @text (@len bytes, -1 for strlen)
+ * fails with exactly the messages @want, one per line. Returns the number
+ * of warnings it gave besides.
+ */
+size_t conf_file_refused(const char *text, ssize_t len, const char *want);
+
+/* conf_args_refused - conf_load_args of @args and @env fails with exactly
+ * the messages @want, one per line. */
+void conf_args_refused(const char *const *args, const char *const *env,
+                       const char *want);
+
+#endif
