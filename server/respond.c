@@ -1,63 +1,34 @@
 // SPDX-License-Identifier: MIT
 /*
- * respond.c - a plan becomes a libmicrohttpd response.
+ * respond.c - a request becomes a plan, and a plan a libmicrohttpd response.
  *
- * files/ decides what answers a request (lookup.c); this file only emits:
- * validators (ETag, Last-Modified, Repr-Digest), conditionals, Range, the
- * body and the headers every response carries. The plan is released here,
- * once, after its fd has been handed to the response or closed.
- *
- * A 304 is queued with a response of the file's size: libmicrohttpd sends
- * the response's size as Content-Length even for 304, and RFC 9110 8.6
- * allows only the length a 200 would have had.
+ * This file takes the request's way to its plan (methods, OPTIONS, the
+ * built-in paths, access rules and rewrites, the lookup in files/) and
+ * emits each kind of plan; a regular file's response (validators,
+ * conditionals, Range, the body) is respond_file.c's. files/ decides what
+ * answers a request (lookup.c); the plan is released here, once, after its
+ * fd has been handed to the response or closed.
  */
-#include "respond.h"
-
-#include "byteranges.h"
-#include "cond.h"
-#include "date.h"
-#include "field.h"
 #include "listing.h"
 #include "listing_json.h"
 #include "mime.h"
-#include "range.h"
-#include "reply_cache.h"
+#include "respond_internal.h"
 #include "status.h"
 #include "target.h"
 #include "tls.h"
 #include "urlpath.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* The per-request context shared by the helpers below. */
-struct req {
-    struct MHD_Connection *c;
-    const struct respond_conf *conf;
-    enum http_method method;
-    struct respond_result *res;
-    struct plan *plan;  /* NULL for answers decided before any lookup */
-    bool vary_accept;   /* the listing depends on Accept */
-    bool vary_compress; /* the file is compressed on the fly for some */
-    bool tls;           /* the connection is HTTPS */
-    /* access rules (access.h); all NULL without any */
-    const struct access_view *av;
-    const char *norm;                /* the normalised request path */
-    const char *challenge;           /* WWW-Authenticate of a 401 */
-    const struct access_headers *ah; /* headers files' headers for norm */
-};
-
-static const char *header(struct req *r, const char *name)
+const char *req_header(struct req *r, const char *name)
 {
     return MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, name);
 }
 
 /* The headers every response carries. */
-static void common_headers(struct req *r, struct MHD_Response *resp)
+void req_common_headers(struct req *r, struct MHD_Response *resp)
 {
     const struct headers_opt *h = r->conf->headers;
     bool vary_encoding =
@@ -97,9 +68,8 @@ static void common_headers(struct req *r, struct MHD_Response *resp)
  * Queue @resp, complete with its headers, with @status; release our
  * reference unless @kept (the reply cache holds it).
  */
-static enum MHD_Result deliver(struct req *r, unsigned status,
-                               struct MHD_Response *resp, uint64_t body,
-                               bool kept)
+enum MHD_Result req_deliver(struct req *r, unsigned status,
+                            struct MHD_Response *resp, uint64_t body, bool kept)
 {
     enum MHD_Result ret;
 
@@ -115,19 +85,19 @@ static enum MHD_Result deliver(struct req *r, unsigned status,
 }
 
 /* Queue @resp with @status and release our reference. */
-static enum MHD_Result queue(struct req *r, unsigned status,
-                             struct MHD_Response *resp, uint64_t body)
+enum MHD_Result req_queue(struct req *r, unsigned status,
+                          struct MHD_Response *resp, uint64_t body)
 {
     if (!resp)
         return MHD_NO;
-    common_headers(r, resp);
+    req_common_headers(r, resp);
     if (status == STATUS_UNAUTHORIZED && r->challenge)
         MHD_add_response_header(resp, "WWW-Authenticate", r->challenge);
-    return deliver(r, status, resp, body, false);
+    return req_deliver(r, status, resp, body, false);
 }
 
 /* A small built-in HTML body for @status. */
-static enum MHD_Result simple(struct req *r, unsigned status)
+enum MHD_Result req_simple(struct req *r, unsigned status)
 {
     char body[256];
     int n = snprintf(body, sizeof body,
@@ -143,457 +113,7 @@ static enum MHD_Result simple(struct req *r, unsigned status)
     MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
     if (status == STATUS_METHOD_NOT_ALLOWED)
         MHD_add_response_header(resp, "Allow", HTTP_ALLOW);
-    return queue(r, status, resp, (uint64_t)n);
-}
-
-/*
- * A small body from memory: one pread of the @len bytes at @start of @fd
- * (borrowed), so libmicrohttpd sends headers and body in one system call
- * instead of a header send plus a sendfile (each send wakes the client).
- * NULL when the read comes up short (the file changed since the fstat) or
- * fails: the caller then falls back to sendfile from the fd.
- */
-static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
-{
-    struct MHD_Response *resp;
-    char *buf = malloc((size_t)len);
-    ssize_t got;
-
-    if (!buf)
-        return NULL;
-    do
-        got = pread(fd, buf, (size_t)len, (off_t)start);
-    while (got < 0 && errno == EINTR);
-    if (got != (ssize_t)len) {
-        free(buf);
-        return NULL;
-    }
-    resp = MHD_create_response_from_buffer((size_t)len, buf,
-                                           MHD_RESPMEM_MUST_FREE);
-    if (!resp)
-        free(buf);
-    return resp;
-}
-
-/*
- * The body of @len bytes at @start of the plan's fd, which the response
- * takes over (or which is closed here): from memory when small, else by
- * sendfile, or in TLS blocks on an HTTPS connection (no sendfile there).
- */
-static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
-                                 uint64_t len)
-{
-    struct plan *p = r->plan;
-    struct MHD_Response *resp = NULL;
-
-    if (len == 0) {
-        plan_close(p);
-        return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-    }
-    if (len <= RESPOND_SMALL_MAX && status != STATUS_NOT_MODIFIED &&
-        r->method == HTTP_GET)
-        resp = small_body(p->fd, start, len);
-    if (resp) {
-        plan_close(p);
-        return resp;
-    }
-    if (r->tls)
-        resp = tls_body_response(p->fd, start, len);
-    else
-        resp =
-            MHD_create_response_from_fd_at_offset64(len, p->fd, (int64_t)start);
-    if (resp)
-        p->fd = -1; /* the response owns it now */
-    return resp;
-}
-
-/* The variant's own validator names its coding: "...-br". */
-static void variant_tag(const struct plan *p, char etag[ETAG_LEN])
-{
-    if (p->encoding && etag[0]) {
-        size_t n = strlen(etag);
-        snprintf(etag + n - 1, ETAG_LEN - (n - 1), "-%s\"", p->encoding);
-    }
-}
-
-/* Whether a precondition names an entity-tag other than @etag. */
-static bool names_other_tag(struct req *r, const char *etag)
-{
-    const char *f[] = {header(r, "If-None-Match"), header(r, "If-Match"),
-                       header(r, "If-Range")};
-
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        const char *v = f[i] ? field_ows(f[i]) : NULL;
-        if (v && (*v == '"' || strncmp(v, "W/", 2) == 0) &&
-            !cond_etag_match(v, etag, true))
-            return true;
-    }
-    return false;
-}
-
-/*
- * The second tag a request may name for the plan's file besides @etag: its
- * "mtime-size" tag (with the variant's coding), handed out while the content
- * hash was pending; "" when it is @etag itself.
- */
-static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
-{
-    alt[0] = '\0';
-    if (!etag[0])
-        return;
-    etag_cache_mtime_etag(&p->st, alt);
-    variant_tag(p, alt);
-    if (strcmp(alt, etag) == 0)
-        alt[0] = '\0';
-}
-
-/*
- * The validators of the plan's file: ETag (with its Repr-Digest), and in
- * @alt the other strong tag that stands for the same unchanged file, or "".
- *
- * A content ETag is computed in the background for a large file, and until
- * it is ready the file is answered with its "mtime-size" tag. Both tags
- * change only when the file's stat does, so both are accepted as long as
- * it does not: a tag handed out keeps matching when the hash finishes, and
- * after a restart (both are functions of the file alone). Hashing before
- * answering would stall the first request of every large file instead.
- */
-static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
-                       struct etag_value *ev)
-{
-    const struct plan *p = r->plan;
-
-    if (r->conf->etags) {
-        bool digest = etag_cache_want_digest(header(r, "Want-Repr-Digest"));
-        /* On a read error the value still holds the mtime-size ETag. */
-        etag_cache_get(r->conf->etags, p->fd, &p->st, digest, ev);
-        /*
-         * The content hash is not known yet, and the request names a tag
-         * that is not the provisional one (a content tag handed out before
-         * a restart): hash now, once per file version, so that the tag
-         * matches instead of costing the client the whole file again.
-         */
-        if (ev->pending && names_other_tag(r, ev->etag))
-            etag_cache_get_now(r->conf->etags, p->fd, &p->st, digest, ev);
-        memcpy(etag, ev->etag, ETAG_LEN);
-    } else {
-        etag_cache_mtime_etag(&p->st, etag);
-    }
-    variant_tag(p, etag);
-    alt_tag(p, etag, alt);
-}
-
-static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
-{
-    char crange[80];
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-
-    if (!resp)
-        return MHD_NO;
-    snprintf(crange, sizeof crange, "bytes */%" PRIu64, size);
-    MHD_add_response_header(resp, "Content-Range", crange);
-    return queue(r, STATUS_RANGE_NOT_SATISFIABLE, resp, 0);
-}
-
-/*
- * Whether the 200 of this request may come from, or go into, the thread's
- * reply cache: a GET or HEAD of a small file, without the headers that
- * depend on the request (Server-Timing, HSTS over TLS, a variant's Vary and
- * Content-Encoding, Repr-Digest).
- */
-static bool reusable(struct req *r)
-{
-    const struct plan *p = r->plan;
-
-    return (r->method == HTTP_GET || r->method == HTTP_HEAD) && !r->tls &&
-           !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
-           p->st.st_size > 0 &&
-           (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
-           !header(r, "Want-Repr-Digest") &&
-           /* headers files give headers by request path, not by file */
-           !(r->ah && access_headers_any(r->ah));
-}
-
-/* The headers of a file's response. */
-static void file_headers(struct req *r, struct MHD_Response *resp, bool full,
-                         const char *type, const char *cc, const char *etag,
-                         const struct etag_value *ev)
-{
-    const struct plan *p = r->plan;
-    char lastmod[DATE_LEN];
-
-    /*
-     * A 304 carries the validators and caching fields a 200 would, but no
-     * other representation metadata (RFC 9110 15.4.5): no Content-Type,
-     * Content-Encoding or Accept-Ranges, and Last-Modified only when there
-     * is no ETag. Repr-Digest stays when asked for: it validates the
-     * cached copy the 304 refreshes.
-     */
-    if (full)
-        MHD_add_response_header(resp, "Content-Type", type);
-    if (full || !etag[0]) {
-        date_format(p->st.st_mtim.tv_sec, lastmod);
-        MHD_add_response_header(resp, "Last-Modified", lastmod);
-    }
-    if (etag[0])
-        MHD_add_response_header(resp, "ETag", etag);
-    if (ev->repr_digest[0])
-        MHD_add_response_header(resp, "Repr-Digest", ev->repr_digest);
-    if (full)
-        MHD_add_response_header(resp, "Accept-Ranges", "bytes");
-    if (full && p->encoding)
-        MHD_add_response_header(resp, "Content-Encoding", p->encoding);
-    if (cc)
-        MHD_add_response_header(resp, "Cache-Control", cc);
-}
-
-/*
- * The whole small file @size bytes long, read into memory, made into a
- * complete 200 response and queued; kept in the thread's reply cache when
- * reply_cache_keep agrees. MHD_NO with the fd untouched when the read fails.
- */
-static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
-                            const char *cc, const char *etag,
-                            const struct etag_value *ev, bool *done)
-{
-    struct plan *p = r->plan;
-    struct MHD_Response *resp = small_body(p->fd, 0, size);
-    bool kept;
-
-    *done = resp != NULL;
-    if (!resp)
-        return MHD_NO;
-    file_headers(r, resp, true, type, cc, etag, ev);
-    common_headers(r, resp);
-    kept =
-        reply_cache_keep(r->conf->serial, p->fd, &p->st, type, cc, etag, resp);
-    if (kept && r->conf->metrics)
-        metrics_count_reply(r->conf->metrics, false);
-    plan_close(p);
-    return deliver(r, STATUS_OK, resp, size, kept);
-}
-
-/*
- * Compression on the fly: whether the plan's file may be compressed for
- * some client (then every answer varies on Accept-Encoding), and into
- * @enc the coding this request gets, if any (returns false for identity).
- * A sidecar the lookup chose wins; only compressible types of
- * COMPRESS_MIN_SIZE..COMPRESS_MAX_SIZE bytes are compressed.
- */
-static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
-{
-    const struct plan *p = r->plan;
-    uint64_t size = (uint64_t)p->st.st_size;
-    enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
-    struct negotiate_accept a;
-
-    if (!r->conf->n_compress || p->encoding ||
-        (r->method != HTTP_GET && r->method != HTTP_HEAD) ||
-        size < COMPRESS_MIN_SIZE || size > COMPRESS_MAX_SIZE ||
-        !mime_compressible(p->name))
-        return false;
-    r->vary_compress = true;
-    negotiate_parse(header(r, "Accept-Encoding"), &a);
-    if (negotiate_order(&a, r->conf->compress, r->conf->n_compress, order) == 0)
-        return false;
-    *enc = order[0];
-    return true;
-}
-
-/*
- * The compressed body of the plan's file in @enc, with a reference for the
- * caller, or NULL: serve the identity body. Kept under the file's content
- * ETag @etag and the coding (plus the file's identity when the tag is not a
- * content hash yet); made here for a small file, queued for the background
- * thread for a larger one, which this request then gets uncompressed
- * (not while the content hash is @pending: the body is then made once, under
- * the content tag, rather than once under each tag).
- */
-static struct compress_body *compressed(struct req *r,
-                                        enum negotiate_encoding enc,
-                                        const char *etag, bool pending)
-{
-    const struct plan *p = r->plan;
-    struct compress_cache *cc = r->conf->compress_cache;
-    char key[COMPRESS_KEY_LEN], mtag[ETAG_LEN];
-    struct compress_body *b;
-
-    etag_cache_mtime_etag(&p->st, mtag);
-    if (etag[0] && strcmp(etag, mtag) != 0) {
-        snprintf(key, sizeof key, "%s %s", etag, negotiate_token(enc));
-    } else {
-        snprintf(key, sizeof key, "%s %s %jx:%jx", mtag, negotiate_token(enc),
-                 (uintmax_t)p->st.st_dev, (uintmax_t)p->st.st_ino);
-    }
-    b = compress_cache_get(cc, key);
-    if (!b && (uint64_t)p->st.st_size <= COMPRESS_SYNC_MAX)
-        b = compress_cache_make(cc, key, enc, p->fd, &p->st);
-    else if (!b && !pending)
-        compress_cache_queue(cc, key, enc, p->fd, &p->st);
-    if (b && b->no_gain) {
-        compress_body_put(b);
-        b = NULL;
-    }
-    return b;
-}
-
-static void body_done(void *cls)
-{
-    compress_body_put(cls);
-}
-
-/* A response sending @len bytes at @start of @b (whose reference it takes
- * over; released here on failure). */
-static struct MHD_Response *body_mem(struct compress_body *b, uint64_t start,
-                                     uint64_t len)
-{
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer_with_free_callback_cls(
-            (size_t)len, b->data + start, body_done, b);
-
-    if (!resp)
-        compress_body_put(b);
-    return resp;
-}
-
-/*
- * Several ranges of the plan's file: one multipart/byteranges 206 streamed
- * from the fd, which the response takes over. HEAD gets the same headers
- * (libmicrohttpd sends no body for it). *@done false, and nothing queued,
- * when the set cannot be written as parts.
- */
-static enum MHD_Result byteranges(struct req *r, const struct range_set *rs,
-                                  const char *type, const char *cc,
-                                  const char *etag, const struct etag_value *ev,
-                                  bool *done)
-{
-    struct plan *p = r->plan;
-    struct multipart m;
-    char boundary[MULTIPART_BOUNDARY_LEN + 1], ctype[MULTIPART_CTYPE_LEN];
-    struct MHD_Response *resp;
-
-    byteranges_boundary(boundary);
-    /* a type too long for a part header: the caller sends the whole file */
-    *done =
-        multipart_init(&m, rs, (uint64_t)p->st.st_size, type, boundary) == 0;
-    if (!*done)
-        return MHD_NO;
-    resp = byteranges_response(p->fd, &m);
-    if (!resp)
-        return MHD_NO;
-    p->fd = -1; /* the response owns it now */
-    multipart_content_type(&m, ctype);
-    file_headers(r, resp, true, ctype, cc, etag, ev);
-    return queue(r, STATUS_PARTIAL_CONTENT, resp, m.total);
-}
-
-/* A regular file: validators, conditionals, Range, body. */
-static enum MHD_Result file(struct req *r)
-{
-    const struct plan *p = r->plan;
-    char etag[ETAG_LEN], alt[ETAG_LEN], crange[80];
-    uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
-    unsigned status = STATUS_OK;
-    struct etag_value ev = {0};
-    const char *range;
-    struct range_set rs;
-    enum MHD_Result multi;
-    bool sent;
-    const char *type = mime_type(p->name);
-    /* a headers file's Cache-Control for the path wins over --cache */
-    const char *cc =
-        r->conf->cache &&
-                !(r->ah && access_headers_sets(r->ah, "Cache-Control"))
-            ? cache_rules_match(r->conf->cache, p->name)
-            : NULL;
-    enum negotiate_encoding enc;
-    bool otf = on_the_fly(r, &enc);
-    /* the reply cache holds identity bodies only */
-    bool reuse = !otf && reusable(r);
-    struct reply_hit hit = {0};
-    struct compress_body *cb = NULL;
-
-    if (reuse && reply_cache_find(r->conf->serial, &p->st, type, cc, &hit)) {
-        memcpy(etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
-        alt_tag(p, etag, alt);
-    } else {
-        validators(r, etag, alt, &ev);
-    }
-    if (otf)
-        cb = compressed(r, enc, etag, ev.pending);
-    if (cb) {
-        /* the variant: its own tags, length and no identity digest */
-        r->plan->encoding = negotiate_token(enc);
-        r->res->encoding = r->plan->encoding; /* for the log and metrics */
-        variant_tag(p, etag);
-        alt_tag(p, etag, alt);
-        ev.repr_digest[0] = '\0';
-        size = len = cb->len;
-    }
-    const char *tags[2] = {etag, alt};
-    size_t n_tags = alt[0] ? 2 : 1;
-    struct cond_request cr = {
-        .if_match = header(r, "If-Match"),
-        .if_none_match = header(r, "If-None-Match"),
-        .if_modified_since = header(r, "If-Modified-Since"),
-        .if_unmodified_since = header(r, "If-Unmodified-Since"),
-    };
-    int c = cond_evaluate_any(&cr, tags, n_tags, p->st.st_mtim.tv_sec);
-    if (c == STATUS_PRECONDITION_FAILED) {
-        compress_body_put(cb);
-        return simple(r, STATUS_PRECONDITION_FAILED);
-    }
-    if (c == STATUS_NOT_MODIFIED) {
-        status = STATUS_NOT_MODIFIED;
-    } else if ((range = header(r, "Range")) &&
-               range_if_range_any(header(r, "If-Range"), tags, n_tags,
-                                  p->st.st_mtim.tv_sec)) {
-        switch (range_plan(range, size, &rs)) {
-        case RANGE_MULTI:
-            /* a coded variant's parts would read as coded bodies: whole */
-            if (p->encoding)
-                break;
-            multi = byteranges(r, &rs, type, cc, etag, &ev, &sent);
-            if (sent)
-                return multi;
-            break; /* not representable: the whole file */
-        case RANGE_SINGLE:
-            start = rs.v[0].start;
-            len = rs.v[0].len;
-            status = STATUS_PARTIAL_CONTENT;
-            snprintf(crange, sizeof crange,
-                     "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, start,
-                     start + len - 1, size);
-            break;
-        case RANGE_UNSATISFIABLE:
-            compress_body_put(cb);
-            return unsatisfiable(r, size);
-        case RANGE_NONE:
-            break;
-        }
-    }
-    if (status == STATUS_OK && hit.resp) {
-        /* This very version, opened and fstat()ed for this request. */
-        if (r->conf->metrics)
-            metrics_count_reply(r->conf->metrics, true);
-        return deliver(r, STATUS_OK, hit.resp, size, true);
-    }
-    if (status == STATUS_OK && reuse && r->method == HTTP_GET && !ev.pending) {
-        bool done;
-        enum MHD_Result ret = fill(r, size, type, cc, etag, &ev, &done);
-        if (done)
-            return ret;
-    }
-
-    struct MHD_Response *resp =
-        cb ? body_mem(cb, start, len) : body(r, status, start, len);
-    if (!resp)
-        return MHD_NO;
-    file_headers(r, resp, status != STATUS_NOT_MODIFIED, type, cc, etag, &ev);
-    if (status == STATUS_PARTIAL_CONTENT)
-        MHD_add_response_header(resp, "Content-Range", crange);
-    return queue(r, status, resp, len);
+    return req_queue(r, status, resp, (uint64_t)n);
 }
 
 /* A file sent whole as the body of an error status (an error page). */
@@ -605,10 +125,10 @@ static enum MHD_Result page(struct req *r)
         MHD_create_response_from_fd_at_offset64(size, p->fd, 0);
 
     if (!resp)
-        return simple(r, p->status);
+        return req_simple(r, p->status);
     p->fd = -1; /* the response owns it now */
     MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
-    return queue(r, p->status, resp, size);
+    return req_queue(r, p->status, resp, size);
 }
 
 static enum MHD_Result listing(struct req *r)
@@ -632,7 +152,7 @@ static enum MHD_Result listing(struct req *r)
     listing_free(&l);
     if (err) {
         r->res->err = -err;
-        return simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        return req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
     }
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
@@ -644,7 +164,7 @@ static enum MHD_Result listing(struct req *r)
                             p->json ? "application/json; charset=utf-8"
                                     : "text/html; charset=utf-8");
     r->vary_accept = true;
-    return queue(r, STATUS_OK, resp, len);
+    return req_queue(r, STATUS_OK, resp, len);
 }
 
 /* A redirect with @status to @location, and a small body naming it. */
@@ -665,7 +185,7 @@ static enum MHD_Result redirect_to(struct req *r, unsigned status,
         MHD_add_response_header(resp, "Content-Type",
                                 "text/html; charset=utf-8");
     }
-    return queue(r, status, resp, (uint64_t)n);
+    return req_queue(r, status, resp, (uint64_t)n);
 }
 
 static enum MHD_Result redirect(struct req *r)
@@ -685,10 +205,10 @@ static enum MHD_Result emit(struct req *r)
     r->res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
     switch (p->kind) {
     case PLAN_STATUS:
-        ret = simple(r, p->status);
+        ret = req_simple(r, p->status);
         break;
     case PLAN_FILE:
-        ret = file(r);
+        ret = respond_file(r);
         break;
     case PLAN_PAGE:
         ret = page(r);
@@ -714,7 +234,7 @@ static enum MHD_Result builtin(struct req *r, bool metrics)
     if (metrics) {
         text = metrics_render_alloc(r->conf->metrics, &len);
         if (!text)
-            return simple(r, STATUS_INTERNAL_SERVER_ERROR);
+            return req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
         resp =
             MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
         if (!resp)
@@ -729,7 +249,7 @@ static enum MHD_Result builtin(struct req *r, bool metrics)
                             metrics ? "text/plain; version=0.0.4; charset=utf-8"
                                     : "text/plain; charset=utf-8");
     MHD_add_response_header(resp, "Cache-Control", "no-store");
-    return queue(r, STATUS_OK, resp, len);
+    return req_queue(r, STATUS_OK, resp, len);
 }
 
 static enum MHD_Result options(struct req *r)
@@ -740,7 +260,7 @@ static enum MHD_Result options(struct req *r)
     if (!resp)
         return MHD_NO;
     MHD_add_response_header(resp, "Allow", HTTP_ALLOW);
-    return queue(r, STATUS_NO_CONTENT, resp, 0);
+    return req_queue(r, STATUS_NO_CONTENT, resp, 0);
 }
 
 enum MHD_Result respond_status(struct MHD_Connection *c,
@@ -751,7 +271,7 @@ enum MHD_Result respond_status(struct MHD_Connection *c,
     struct req r = {.c = c, .conf = conf, .method = method, .res = res};
 
     memset(res, 0, sizeof *res);
-    return simple(&r, status);
+    return req_simple(&r, status);
 }
 
 /* Emit the plan @p (the caller's) as @r's, then forget it. */
@@ -806,7 +326,7 @@ static enum MHD_Result rewrite(struct req *r, struct files_request *rq,
     if (!status && urlpath_normalize(t.path, t.slash, norm, len + 2) != 0)
         status = STATUS_NOT_FOUND;
     if (!status)
-        status = (int)access_auth(r->av, norm, header(r, "Authorization"),
+        status = (int)access_auth(r->av, norm, req_header(r, "Authorization"),
                                   r->res->user, sizeof r->res->user);
     if (status == STATUS_UNAUTHORIZED)
         r->challenge = access_challenge(r->av);
@@ -892,7 +412,7 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
 
     memset(res, 0, sizeof *res);
     if (method == HTTP_OTHER)
-        return simple(&r, STATUS_METHOD_NOT_ALLOWED);
+        return req_simple(&r, STATUS_METHOD_NOT_ALLOWED);
     unsigned flags = (method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
                      (conf->files.dotfiles ? 0 : TARGET_DENY_DOTFILES);
     int status = target_decode(raw, flags, buf, size, &t);
@@ -914,7 +434,7 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
         r.norm = np;
         access_headers(r.av, np, &ah);
         r.ah = &ah;
-        status = (int)access_auth(r.av, np, header(&r, "Authorization"),
+        status = (int)access_auth(r.av, np, req_header(&r, "Authorization"),
                                   res->user, sizeof res->user);
         if (status) {
             r.challenge = access_challenge(r.av);
@@ -929,8 +449,8 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
         free(norm);
         return ret;
     }
-    rq.accept = header(&r, "Accept");
-    rq.accept_encoding = header(&r, "Accept-Encoding");
+    rq.accept = req_header(&r, "Accept");
+    rq.accept_encoding = req_header(&r, "Accept-Encoding");
     ret = r.av ? with_rules(&r, &rq, flags, &t) : lookup_emit(&r, &rq);
     free(norm);
     return ret;
