@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ static const struct {
     {"rdonly", O_RDONLY},
     {"directory", O_DIRECTORY},
 };
+#define N_OFLAGS (sizeof(oflag_names) / sizeof(oflag_names[0]))
 
 static void usage(FILE *f)
 {
@@ -50,35 +52,63 @@ static void usage(FILE *f)
             "usage errors exit 2\n");
 }
 
+/* A comma list of oflag_names into open(2) bits; complains on stderr. */
 static int parse_oflags(const char *list, int *out)
 {
+    char *copy = strdup(list);
+    char *rest = copy;
+    const char *name;
     int bits = 0;
-    const char *p = list;
+    int err = 0;
 
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        size_t i;
-
-        for (i = 0; i < sizeof(oflag_names) / sizeof(oflag_names[0]); i++) {
-            if (strlen(oflag_names[i].name) == len &&
-                strncmp(p, oflag_names[i].name, len) == 0)
-                break;
-        }
-        if (i == sizeof(oflag_names) / sizeof(oflag_names[0])) {
-            fprintf(stderr, "beneath-resolve: unknown --oflags name \"%.*s\"\n",
-                    (int)len, p);
-            return -EINVAL;
-        }
-        bits |= oflag_names[i].bits;
-        if (p[len] == '\0')
-            break;
-        p += len + 1;
+    if (!copy) {
+        perror("beneath-resolve");
+        return -ENOMEM;
     }
-    *out = bits;
+    while (err == 0 && (name = strsep(&rest, ",")) != NULL) {
+        size_t i = 0;
+
+        while (i < N_OFLAGS && strcmp(name, oflag_names[i].name) != 0)
+            i++;
+        if (i < N_OFLAGS) {
+            bits |= oflag_names[i].bits;
+            continue;
+        }
+        fprintf(stderr, "beneath-resolve: unknown --oflags name \"%s\"\n",
+                name);
+        err = -EINVAL;
+    }
+    free(copy);
+    if (err == 0)
+        *out = bits;
+    return err;
+}
+
+static int parse_flags(const char *list, uint64_t *out)
+{
+    const char *bad;
+    size_t bad_len;
+
+    if (resolver_flags_parse(list, out, &bad, &bad_len) < 0) {
+        fprintf(stderr, "beneath-resolve: unknown --flags name \"%.*s\"\n",
+                (int)bad_len, bad);
+        return -EINVAL;
+    }
+    if (resolver_flags_check(*out) < 0) {
+        fprintf(stderr, "beneath-resolve: --flags: beneath and "
+                        "in-root exclude each other\n");
+        return -EINVAL;
+    }
     return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * The options into @how; 0 and the operands from argv[optind], or the exit
+ * status to leave with (--help: 0 after the text, else EXIT_USAGE) as a
+ * value >= 0 in *status and -1.
+ */
+static int parse_args(int argc, char **argv, struct resolver_how *how,
+                      int *status)
 {
     static const struct option longopts[] = {
         {"backend", required_argument, NULL, 'b'},
@@ -88,85 +118,57 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct resolver_how how = {
-        .open_flags = O_PATH,
-        .resolve = RESOLVER_BENEATH,
-        .backend = RESOLVER_BACKEND_AUTO,
-    };
-    enum resolver_backend served;
-    char link[64];
-    char where[8192];
-    const char *bad;
-    size_t bad_len;
-    int nofollow = 0;
-    int root_fd;
-    int fd;
+    bool nofollow = false;
     int c;
-    ssize_t n;
 
+    *status = EXIT_USAGE;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (resolver_backend_parse(optarg, &how.backend) < 0) {
+            if (resolver_backend_parse(optarg, &how->backend) < 0) {
                 fprintf(stderr, "beneath-resolve: unknown backend \"%s\"\n",
                         optarg);
-                return EXIT_USAGE;
+                return -1;
             }
             break;
         case 'f':
-            if (resolver_flags_parse(optarg, &how.resolve, &bad, &bad_len) <
-                0) {
-                fprintf(stderr,
-                        "beneath-resolve: unknown --flags name \"%.*s\"\n",
-                        (int)bad_len, bad);
-                return EXIT_USAGE;
-            }
-            if (resolver_flags_check(how.resolve) < 0) {
-                fprintf(stderr, "beneath-resolve: --flags: beneath and "
-                                "in-root exclude each other\n");
-                return EXIT_USAGE;
-            }
+            if (parse_flags(optarg, &how->resolve) < 0)
+                return -1;
             break;
         case 'n':
-            nofollow = 1;
+            nofollow = true;
             break;
         case 'o':
-            if (parse_oflags(optarg, &how.open_flags) < 0)
-                return EXIT_USAGE;
+            if (parse_oflags(optarg, &how->open_flags) < 0)
+                return -1;
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            *status = 0;
+            return -1;
         default:
             usage(stderr);
-            return EXIT_USAGE;
+            return -1;
         }
     }
     if (argc - optind != 2) {
         usage(stderr);
-        return EXIT_USAGE;
+        return -1;
     }
     if (nofollow)
-        how.open_flags |= O_NOFOLLOW;
-    if (!(how.open_flags & O_PATH))
-        how.open_flags |= O_NONBLOCK;
-    root_fd = open(argv[optind], O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (root_fd < 0) {
-        fprintf(stderr, "beneath-resolve: %s: %s\n", argv[optind],
-                strerror(errno));
-        return EXIT_USAGE;
-    }
-    fd = resolver_open_how(root_fd, argv[optind + 1], &how, &served);
-    close(root_fd);
-    if (fd < 0) {
-        const char *name = resolver_errno_name(-fd);
+        how->open_flags |= O_NOFOLLOW;
+    if (!(how->open_flags & O_PATH))
+        how->open_flags |= O_NONBLOCK;
+    return 0;
+}
 
-        if (name)
-            printf("%s\n", name);
-        else
-            printf("E%d\n", -fd);
-        return EXIT_REFUSED;
-    }
+/* Print what @fd is, as /proc/self/fd names it; consumes @fd. */
+static int print_result(int fd, enum resolver_backend served)
+{
+    char link[64];
+    char where[8192];
+    ssize_t n;
+
     snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
     n = readlink(link, where, sizeof(where) - 1);
     close(fd);
@@ -177,4 +179,37 @@ int main(int argc, char **argv)
     where[n] = '\0';
     printf("ok %s %s\n", resolver_backend_name(served), where);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct resolver_how how = {
+        .open_flags = O_PATH,
+        .resolve = RESOLVER_BENEATH,
+        .backend = RESOLVER_BACKEND_AUTO,
+    };
+    enum resolver_backend served;
+    const char *name;
+    int status;
+    int root_fd;
+    int fd;
+
+    if (parse_args(argc, argv, &how, &status) < 0)
+        return status;
+    root_fd = open(argv[optind], O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        fprintf(stderr, "beneath-resolve: %s: %s\n", argv[optind],
+                strerror(errno));
+        return EXIT_USAGE;
+    }
+    fd = resolver_open_how(root_fd, argv[optind + 1], &how, &served);
+    close(root_fd);
+    if (fd >= 0)
+        return print_result(fd, served);
+    name = resolver_errno_name(-fd);
+    if (name)
+        printf("%s\n", name);
+    else
+        printf("E%d\n", -fd);
+    return EXIT_REFUSED;
 }
