@@ -84,6 +84,14 @@ static int parse_oflags(const char *list, int *out)
     return err;
 }
 
+static int parse_backend(const char *name, enum resolver_backend *out)
+{
+    if (resolver_backend_parse(name, out) == 0)
+        return 0;
+    fprintf(stderr, "beneath-resolve: unknown backend \"%s\"\n", name);
+    return -EINVAL;
+}
+
 static int parse_flags(const char *list, uint64_t *out)
 {
     const char *bad;
@@ -119,28 +127,24 @@ static int parse_args(int argc, char **argv, struct resolver_how *how,
         {NULL, 0, NULL, 0},
     };
     bool nofollow = false;
+    int err = 0;
     int c;
 
     *status = EXIT_USAGE;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while (err == 0 &&
+           (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
-            if (resolver_backend_parse(optarg, &how->backend) < 0) {
-                fprintf(stderr, "beneath-resolve: unknown backend \"%s\"\n",
-                        optarg);
-                return -1;
-            }
+            err = parse_backend(optarg, &how->backend);
             break;
         case 'f':
-            if (parse_flags(optarg, &how->resolve) < 0)
-                return -1;
+            err = parse_flags(optarg, &how->resolve);
             break;
         case 'n':
             nofollow = true;
             break;
         case 'o':
-            if (parse_oflags(optarg, &how->open_flags) < 0)
-                return -1;
+            err = parse_oflags(optarg, &how->open_flags);
             break;
         case 'h':
             usage(stdout);
@@ -151,6 +155,8 @@ static int parse_args(int argc, char **argv, struct resolver_how *how,
             return -1;
         }
     }
+    if (err < 0)
+        return -1;
     if (argc - optind != 2) {
         usage(stderr);
         return -1;
