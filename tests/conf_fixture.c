@@ -85,6 +85,45 @@ size_t conf_file_refused(const char *text, ssize_t len, const char *want)
     return refused(conf_parse_string(text, len, &c, &d), &c, &d, want);
 }
 
+/* @text parses with no message into @c and @d (the caller frees them). */
+static void accepted(const char *text, struct conf *c, struct conf_diag *d)
+{
+    int r = conf_parse_string(text, -1, c, d);
+    char *got = msgs_joined(d->msgs, d->n);
+
+    ck_assert_msg(r == 0, "'%s' refused (%d): %s", text, r, got);
+    ck_assert_str_eq(got, "");
+    free(got);
+}
+
+void conf_file_prints(const char *text, const char *want)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+    char *out;
+
+    accepted(text, &c, &d);
+    out = conf_printed(&c);
+    ck_assert_msg(strstr(out, want) != NULL, "'%s' not in:\n%s", want, out);
+    free(out);
+    conf_free(&c);
+    conf_diag_free(&d);
+}
+
+void conf_file_warns(const char *text, const char *want)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+    char *got;
+
+    accepted(text, &c, &d);
+    got = msgs_joined(d.warnings, d.n_warnings);
+    ck_assert_str_eq(got, want);
+    free(got);
+    conf_free(&c);
+    conf_diag_free(&d);
+}
+
 void conf_args_refused(const char *const *args, const char *const *env,
                        const char *want)
 {

@@ -40,6 +40,18 @@ int conf_load_args(const char *const *args, const char *const *env,
  */
 size_t conf_file_refused(const char *text, ssize_t len, const char *want);
 
+/*
+ * conf_file_prints - conf_parse_string of @text succeeds with no message,
+ * and conf_print of the result holds @want (one line or several in order).
+ */
+void conf_file_prints(const char *text, const char *want);
+
+/*
+ * conf_file_warns - conf_parse_string of @text succeeds with no message and
+ * with exactly the warnings @want, one per line.
+ */
+void conf_file_warns(const char *text, const char *want);
+
 /* conf_args_refused - conf_load_args of @args and @env fails with exactly
  * the messages @want, one per line. */
 void conf_args_refused(const char *const *args, const char *const *env,

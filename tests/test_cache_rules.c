@@ -17,10 +17,8 @@ static const char *const rules[] = {
     "docs/**/index.htm=private", "fonts/[a-c]*.woff2=max-age=99",
 };
 
-static const struct {
-    const char *path;
-    const char *want; /* NULL: no header */
-} match_cases[] = {
+/* A path and the Cache-Control value the rules give it. */
+static const struct text_case match_cases[] = {
     {"index.html", "no-cache"},
     {"a/b/c/page.html", "no-cache"},
     {"site.css", LONG},
@@ -58,10 +56,10 @@ START_TEST(match_case)
                       "%s: %s", rules[i], err);
     ck_assert_int_eq(cache_rules_set_default(&r, "default", err, sizeof(err)),
                      0);
-    got = cache_rules_match(&r, match_cases[_i].path);
+    got = cache_rules_match(&r, match_cases[_i].in);
     ck_assert_msg(got != NULL && strcmp(got, match_cases[_i].want) == 0,
-                  "%s -> %s, want %s", match_cases[_i].path,
-                  got ? got : "(none)", match_cases[_i].want);
+                  "%s -> %s, want %s", match_cases[_i].in, got ? got : "(none)",
+                  match_cases[_i].want);
     cache_rules_free(&r);
 }
 END_TEST

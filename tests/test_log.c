@@ -177,10 +177,7 @@ START_TEST(combined_duration)
 END_TEST
 
 /* A template: literal text kept, fields filled, $$ a dollar. */
-static const struct {
-    const char *tpl;
-    const char *want;
-} templates[] = {
+static const struct text_case templates[] = {
     {"$client \"$request\" $status $bytes $duration_us",
      "127.0.0.1 \"GET /a\\x22b\\x5cc\\x01 HTTP/1.1\" 403 12 1234\n"},
     {"${time} ${host}|${vhost}|$tls|$encoding|$errno|$resolver",
@@ -195,7 +192,7 @@ START_TEST(template_case)
 {
     char buf[LOG_LINE_MAX];
 
-    ck_assert_int_gt(log_format_line(templates[_i].tpl, &rec, buf, sizeof buf),
+    ck_assert_int_gt(log_format_line(templates[_i].in, &rec, buf, sizeof buf),
                      0);
     ck_assert_str_eq(buf, templates[_i].want);
 }
