@@ -17,6 +17,8 @@
 #ifndef CASES_H
 #define CASES_H
 
+#include <stddef.h>
+
 /* An input that is accepted, or refused with a message. */
 struct spec_case {
     const char *spec;
@@ -41,5 +43,11 @@ void cases_check_spec(const struct spec_case *c, int r, const char *err);
  * message @err holds @c->err somewhere in it.
  */
 void cases_check_refused(const struct spec_case *c, int r, const char *err);
+
+/*
+ * cases_long_line - @head, @n bytes of @fill, then @tail, as one malloc'd
+ * string (the caller frees): a line longer than a parser takes.
+ */
+char *cases_long_line(const char *head, char fill, size_t n, const char *tail);
 
 #endif

@@ -146,11 +146,8 @@ START_TEST(long_line)
 {
     struct htpasswd h;
     struct lines_diag d = {0};
-    size_t n = 1 << 20;
-    char *t = malloc(n + 80);
+    char *t = cases_long_line("", 'u', 1 << 20, ":" BCRYPT "\n");
 
-    memset(t, 'u', n);
-    snprintf(t + n, 80, ":%s\n", BCRYPT);
     ck_assert_int_eq(htpasswd_parse(&h, t, strlen(t), "pw", &d), -EINVAL);
     ck_assert_str_eq(d.msgs[0], "pw:1: line longer than 1024 bytes");
     lines_diag_free(&d);

@@ -273,14 +273,10 @@ END_TEST
 
 START_TEST(long_line)
 {
-    size_t n = 1 << 20;
-    char *t = malloc(n + 16);
+    char *t = cases_long_line("/", 'a', (1 << 20) - 1, " /b\n");
     struct redirects r;
     struct lines_diag d = {0};
 
-    t[0] = '/';
-    memset(t + 1, 'a', n);
-    strcpy(t + n, " /b\n");
     ck_assert_int_eq(redirects_parse(&r, t, strlen(t), "r", &d), -EINVAL);
     ck_assert_str_eq(d.msgs[0], "r:1: line longer than 8192 bytes");
     lines_diag_free(&d);

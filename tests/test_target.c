@@ -128,9 +128,8 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "target",
-    .tcases = {{"decode",
-                .loops = {{&decode_case, N_ELEMS(cases)},
-                          {&bad_bytes_case, N_ELEMS(bad_bytes)},
-                          {&bad_form_case, N_ELEMS(bad_forms)},
-                          {&dotfile_case, N_ELEMS(dotfiles)}},
-                .tests = {&buffer_too_small}}}};
+    .tcases = {{"decode", .loops = {{&decode_case, N_ELEMS(cases)}},
+                .tests = {&buffer_too_small}},
+               {"refused", .loops = {{&bad_bytes_case, N_ELEMS(bad_bytes)},
+                                     {&bad_form_case, N_ELEMS(bad_forms)},
+                                     {&dotfile_case, N_ELEMS(dotfiles)}}}}};
