@@ -85,29 +85,44 @@ size_t conf_file_refused(const char *text, ssize_t len, const char *want)
     return refused(conf_parse_string(text, len, &c, &d), &c, &d, want);
 }
 
-/* @text parses with no message into @c and @d (the caller frees them). */
-static void accepted(const char *text, struct conf *c, struct conf_diag *d)
+/* @r is 0 and @d holds no message; @what names the input. */
+static void accepted(int r, const struct conf_diag *d, const char *what)
 {
-    int r = conf_parse_string(text, -1, c, d);
     char *got = msgs_joined(d->msgs, d->n);
 
-    ck_assert_msg(r == 0, "'%s' refused (%d): %s", text, r, got);
+    ck_assert_msg(r == 0, "'%s' refused (%d): %s", what, r, got);
     ck_assert_str_eq(got, "");
     free(got);
+}
+
+/* conf_print of @c holds @want; releases @c and @d. */
+static void prints(struct conf *c, struct conf_diag *d, const char *want)
+{
+    char *out = conf_printed(c);
+
+    ck_assert_msg(strstr(out, want) != NULL, "'%s' not in:\n%s", want, out);
+    free(out);
+    conf_free(c);
+    conf_diag_free(d);
 }
 
 void conf_file_prints(const char *text, const char *want)
 {
     struct conf c;
     struct conf_diag d = {0};
-    char *out;
 
-    accepted(text, &c, &d);
-    out = conf_printed(&c);
-    ck_assert_msg(strstr(out, want) != NULL, "'%s' not in:\n%s", want, out);
-    free(out);
-    conf_free(&c);
-    conf_diag_free(&d);
+    accepted(conf_parse_string(text, -1, &c, &d), &d, text);
+    prints(&c, &d, want);
+}
+
+void conf_args_prints(const char *const *args, const char *want)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+
+    accepted(conf_load_args(args, NULL, &c, &d), &d,
+             args[0] ? args[0] : "(no arguments)");
+    prints(&c, &d, want);
 }
 
 void conf_file_warns(const char *text, const char *want)
@@ -116,7 +131,7 @@ void conf_file_warns(const char *text, const char *want)
     struct conf_diag d = {0};
     char *got;
 
-    accepted(text, &c, &d);
+    accepted(conf_parse_string(text, -1, &c, &d), &d, text);
     got = msgs_joined(d.warnings, d.n_warnings);
     ck_assert_str_eq(got, want);
     free(got);

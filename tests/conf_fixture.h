@@ -47,6 +47,12 @@ size_t conf_file_refused(const char *text, ssize_t len, const char *want);
 void conf_file_prints(const char *text, const char *want);
 
 /*
+ * conf_args_prints - conf_load_args of the NULL-terminated @args (no
+ * environment) succeeds with no message, and conf_print holds @want.
+ */
+void conf_args_prints(const char *const *args, const char *want);
+
+/*
  * conf_file_warns - conf_parse_string of @text succeeds with no message and
  * with exactly the warnings @want, one per line.
  */

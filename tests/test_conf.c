@@ -367,18 +367,7 @@ static const struct {
 
 START_TEST(cli_value)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *out;
-
-    ck_assert_int_eq(conf_load_args(cli_values[_i].args, NULL, &c, &d), 0);
-    ck_assert_uint_eq(d.n, 0);
-    out = conf_printed(&c);
-    ck_assert_msg(strstr(out, cli_values[_i].want_line) != NULL,
-                  "'%s' not in:\n%s", cli_values[_i].want_line, out);
-    free(out);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_args_prints(cli_values[_i].args, cli_values[_i].want_line);
 }
 END_TEST
 
