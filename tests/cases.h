@@ -31,6 +31,20 @@ struct text_case {
     const char *want;
 };
 
+/* A list of rules, a subject, and whether the list matches it. */
+struct match_case {
+    const char *rules;
+    const char *subject;
+    int want; /* 1: matches, 0: does not */
+};
+
+/* A file name in a listing: how the page writes it, and its link. */
+struct name_case {
+    const char *name;
+    const char *shown;
+    const char *href;
+};
+
 /*
  * cases_check_spec - one row's outcome, given what the parser returned (@r)
  * and the message it wrote (@err): 0 when @c->err is NULL, else -EINVAL with

@@ -55,11 +55,8 @@ START_TEST(list_case)
 }
 END_TEST
 
-static const struct {
-    const char *rules;
-    const char *addr;
-    int want;
-} matches[] = {
+/* An address list and an address in it or not. */
+static const struct match_case matches[] = {
     {"10.0.0.0/8", "10.255.1.2", 1},
     {"10.0.0.0/8", "11.0.0.1", 0},
     {"10.0.0.0/8", "::ffff:10.1.2.3", 1}, /* a dual-stack client */
@@ -82,7 +79,7 @@ START_TEST(match_case)
 {
     struct cidr_list l = {0};
     struct cidr_addr a;
-    const char *s = matches[_i].addr;
+    const char *s = matches[_i].subject;
 
     ck_assert_int_eq(cidr_list_add(&l, matches[_i].rules, NULL, 0), 0);
     ck_assert_int_eq(cidr_addr_parse(s, strlen(s), &a), 0);
