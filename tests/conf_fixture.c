@@ -139,6 +139,22 @@ void conf_file_warns(const char *text, const char *want)
     conf_diag_free(&d);
 }
 
+void conf_reprinted(const struct conf *a, struct conf *b, struct conf_diag *d)
+{
+    char *text = conf_printed(a), *again;
+    FILE *f = fmemopen(text, strlen(text), "r");
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(conf_defaults(b), 0);
+    ck_assert_int_eq(conf_parse(f, "printed", b, d), 0);
+    fclose(f);
+    ck_assert_uint_eq(d->n, 0);
+    again = conf_printed(b);
+    ck_assert_str_eq(again, text);
+    free(again);
+    free(text);
+}
+
 void conf_args_refused(const char *const *args, const char *const *env,
                        const char *want)
 {

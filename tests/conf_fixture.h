@@ -58,6 +58,12 @@ void conf_args_prints(const char *const *args, const char *want);
  */
 void conf_file_warns(const char *text, const char *want);
 
+/*
+ * conf_reprinted - conf_print of @a parsed back (as the file "printed", onto
+ * the defaults) into @b with no message in @d, and @b prints the same text.
+ */
+void conf_reprinted(const struct conf *a, struct conf *b, struct conf_diag *d);
+
 /* conf_args_refused - conf_load_args of @args and @env fails with exactly
  * the messages @want, one per line. */
 void conf_args_refused(const char *const *args, const char *const *env,
