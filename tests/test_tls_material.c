@@ -130,6 +130,22 @@ static const struct {
 };
 
 /* build - write the files of @s; returns the password file to pass or NULL. */
+/*
+ * The certificate @self and its key @lk encrypted with @key_pw, and the
+ * password file holding @pw_text unless that is NULL: returns the password
+ * file's path, or NULL for none.
+ */
+static const char *encrypted(X509 *self, EVP_PKEY *lk, const char *key_pw,
+                             const char *pw_text)
+{
+    tls_fixture_write_certs(cert_path, &self, 1);
+    tls_fixture_write_key(key_path, lk, key_pw);
+    if (pw_text == NULL)
+        return NULL;
+    write_text(pw_path, pw_text, strlen(pw_text));
+    return pw_path;
+}
+
 static const char *build(enum scenario s)
 {
     EVP_PKEY *rk = tls_fixture_key(), *ik = tls_fixture_key(),
@@ -242,26 +258,17 @@ static const char *build(enum scenario s)
         tls_fixture_write_key(key_path, lk, NULL);
         break;
     case ENCRYPTED_KEY:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret pass");
-        write_text(pw_path, "s3cret pass\nsecond line ignored\n", 32);
-        pw = pw_path;
+        pw = encrypted(self, lk, "s3cret pass",
+                       "s3cret pass\nsecond line ignored\n");
         break;
     case ENCRYPTED_NO_PASSWORD:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret");
+        pw = encrypted(self, lk, "s3cret", NULL);
         break;
     case ENCRYPTED_WRONG_PASSWORD:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret");
-        write_text(pw_path, "guess\n", 6);
-        pw = pw_path;
+        pw = encrypted(self, lk, "s3cret", "guess\n");
         break;
     case EMPTY_PASSWORD_FILE:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret");
-        write_text(pw_path, "\n", 1);
-        pw = pw_path;
+        pw = encrypted(self, lk, "s3cret", "\n");
         break;
     }
     X509_free(x);
