@@ -85,6 +85,76 @@ size_t conf_file_refused(const char *text, ssize_t len, const char *want)
     return refused(conf_parse_string(text, len, &c, &d), &c, &d, want);
 }
 
+/* @r is 0 and @d holds no message; @what names the input. */
+static void accepted(int r, const struct conf_diag *d, const char *what)
+{
+    char *got = msgs_joined(d->msgs, d->n);
+
+    ck_assert_msg(r == 0, "'%s' refused (%d): %s", what, r, got);
+    ck_assert_str_eq(got, "");
+    free(got);
+}
+
+/* conf_print of @c holds @want; releases @c and @d. */
+static void prints(struct conf *c, struct conf_diag *d, const char *want)
+{
+    char *out = conf_printed(c);
+
+    ck_assert_msg(strstr(out, want) != NULL, "'%s' not in:\n%s", want, out);
+    free(out);
+    conf_free(c);
+    conf_diag_free(d);
+}
+
+void conf_file_prints(const char *text, const char *want)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+
+    accepted(conf_parse_string(text, -1, &c, &d), &d, text);
+    prints(&c, &d, want);
+}
+
+void conf_args_prints(const char *const *args, const char *want)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+
+    accepted(conf_load_args(args, NULL, &c, &d), &d,
+             args[0] ? args[0] : "(no arguments)");
+    prints(&c, &d, want);
+}
+
+void conf_file_warns(const char *text, const char *want)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+    char *got;
+
+    accepted(conf_parse_string(text, -1, &c, &d), &d, text);
+    got = msgs_joined(d.warnings, d.n_warnings);
+    ck_assert_str_eq(got, want);
+    free(got);
+    conf_free(&c);
+    conf_diag_free(&d);
+}
+
+void conf_reprinted(const struct conf *a, struct conf *b, struct conf_diag *d)
+{
+    char *text = conf_printed(a), *again;
+    FILE *f = fmemopen(text, strlen(text), "r");
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(conf_defaults(b), 0);
+    ck_assert_int_eq(conf_parse(f, "printed", b, d), 0);
+    fclose(f);
+    ck_assert_uint_eq(d->n, 0);
+    again = conf_printed(b);
+    ck_assert_str_eq(again, text);
+    free(again);
+    free(text);
+}
+
 void conf_args_refused(const char *const *args, const char *const *env,
                        const char *want)
 {

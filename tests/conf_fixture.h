@@ -40,6 +40,30 @@ int conf_load_args(const char *const *args, const char *const *env,
  */
 size_t conf_file_refused(const char *text, ssize_t len, const char *want);
 
+/*
+ * conf_file_prints - conf_parse_string of @text succeeds with no message,
+ * and conf_print of the result holds @want (one line or several in order).
+ */
+void conf_file_prints(const char *text, const char *want);
+
+/*
+ * conf_args_prints - conf_load_args of the NULL-terminated @args (no
+ * environment) succeeds with no message, and conf_print holds @want.
+ */
+void conf_args_prints(const char *const *args, const char *want);
+
+/*
+ * conf_file_warns - conf_parse_string of @text succeeds with no message and
+ * with exactly the warnings @want, one per line.
+ */
+void conf_file_warns(const char *text, const char *want);
+
+/*
+ * conf_reprinted - conf_print of @a parsed back (as the file "printed", onto
+ * the defaults) into @b with no message in @d, and @b prints the same text.
+ */
+void conf_reprinted(const struct conf *a, struct conf *b, struct conf_diag *d);
+
 /* conf_args_refused - conf_load_args of @args and @env fails with exactly
  * the messages @want, one per line. */
 void conf_args_refused(const char *const *args, const char *const *env,

@@ -56,6 +56,16 @@ static int put(const char *name, const char *data, size_t n, struct stat *st)
     return fd;
 }
 
+/* put of @n bytes of text(@n) to the scratch file @name. */
+static int put_text(const char *name, size_t n, struct stat *st)
+{
+    char *t = text(n);
+    int fd = put(name, t, n, st);
+
+    free(t);
+    return fd;
+}
+
 /* Decode @len bytes of @enc into a buffer of @want bytes; returns its size. */
 static size_t decode(enum negotiate_encoding enc, const unsigned char *in,
                      size_t len, char *out, size_t cap)
@@ -150,9 +160,8 @@ START_TEST(cache_hit_and_keys)
 {
     struct compress_cache *c;
     struct compress_cache_stats s;
-    char *t = text(20000);
     struct stat st;
-    int fd = put("a.css", t, 20000, &st);
+    int fd = put_text("a.css", 20000, &st);
 
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
     ck_assert_ptr_null(compress_cache_get(c, "\"x\" gzip"));
@@ -172,7 +181,6 @@ START_TEST(cache_hit_and_keys)
     compress_body_put(h);
     compress_body_put(b);
     compress_cache_free(c);
-    free(t);
     close(fd);
 }
 END_TEST
@@ -228,9 +236,9 @@ START_TEST(changed_and_no_gain)
 {
     struct compress_cache *c;
     struct compress_cache_stats s;
-    char *t = text(8000), *r = noise(8000);
+    char *r = noise(8000);
     struct stat st, rst;
-    int fd = put("c.css", t, 8000, &st);
+    int fd = put_text("c.css", 8000, &st);
     int rfd = put("r.css", r, 8000, &rst);
 
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
@@ -251,7 +259,6 @@ START_TEST(changed_and_no_gain)
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.made, 1);
     compress_cache_free(c);
-    free(t);
     free(r);
     close(fd);
     close(rfd);

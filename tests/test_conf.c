@@ -5,6 +5,7 @@
  * options, the conf_print round trip and --help coverage. Tables, one row per
  * case; ASan (dev preset) checks that no path leaks.
  */
+#include "cases.h"
 #include "check_main.h"
 #include "conf.h"
 #include "conf_fixture.h"
@@ -38,10 +39,8 @@ static char *temp_file(const char *text)
 #define LONG_NAME                                                              \
     X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16
 
-static const struct {
-    const char *text;
-    const char *want; /* all messages, each followed by '\n' */
-} file_errors[] = {
+/* The file's text and all its messages, each followed by '\n'. */
+static const struct text_case file_errors[] = {
     {"listn = 1\n", "t.conf:1: unknown key 'listn' (did you mean 'listen'?)\n"},
     {"bogus = 1\n", "t.conf:1: unknown key 'bogus'\n"},
     /* too long to be worth a guess */
@@ -190,7 +189,7 @@ static const struct {
 
 START_TEST(file_error)
 {
-    conf_file_refused(file_errors[_i].text, -1, file_errors[_i].want);
+    conf_file_refused(file_errors[_i].in, -1, file_errors[_i].want);
 }
 END_TEST
 
@@ -216,10 +215,8 @@ END_TEST
 
 /* ---- values the file accepts, as conf_print shows them back ---- */
 
-static const struct {
-    const char *text;
-    const char *want_line; /* a line of conf_print's output */
-} file_values[] = {
+/* The file's text and a line of conf_print's output. */
+static const struct text_case file_values[] = {
     {"", "threads = "},
     {"# only a comment\n\n \t \n", "listing = off\n"},
     {"listing = on", "listing = on\n"}, /* no final newline */
@@ -270,20 +267,7 @@ static const struct {
 
 START_TEST(file_value)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *out, *got;
-
-    ck_assert_int_eq(conf_parse_string(file_values[_i].text, -1, &c, &d), 0);
-    got = msgs_joined(d.msgs, d.n);
-    ck_assert_str_eq(got, "");
-    out = conf_printed(&c);
-    ck_assert_msg(strstr(out, file_values[_i].want_line) != NULL,
-                  "'%s' not in:\n%s", file_values[_i].want_line, out);
-    free(out);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_file_prints(file_values[_i].in, file_values[_i].want);
 }
 END_TEST
 
@@ -383,18 +367,7 @@ static const struct {
 
 START_TEST(cli_value)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *out;
-
-    ck_assert_int_eq(conf_load_args(cli_values[_i].args, NULL, &c, &d), 0);
-    ck_assert_uint_eq(d.n, 0);
-    out = conf_printed(&c);
-    ck_assert_msg(strstr(out, cli_values[_i].want_line) != NULL,
-                  "'%s' not in:\n%s", cli_values[_i].want_line, out);
-    free(out);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_args_prints(cli_values[_i].args, cli_values[_i].want_line);
 }
 END_TEST
 
@@ -698,22 +671,10 @@ START_TEST(round_trip)
 {
     struct conf a, b;
     struct conf_diag d = {0};
-    char *text, *again;
-    FILE *f;
 
     ck_assert_int_eq(conf_load_args(round_trips[_i].args, NULL, &a, &d), 0);
-    text = conf_printed(&a);
-    f = fmemopen(text, strlen(text), "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(conf_defaults(&b), 0);
-    ck_assert_int_eq(conf_parse(f, "printed", &b, &d), 0);
-    fclose(f);
-    ck_assert_uint_eq(d.n, 0);
+    conf_reprinted(&a, &b, &d);
     assert_same(&a, &b);
-    again = conf_printed(&b);
-    ck_assert_str_eq(text, again);
-    free(again);
-    free(text);
     conf_free(&a);
     conf_free(&b);
     conf_diag_free(&d);

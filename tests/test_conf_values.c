@@ -8,6 +8,7 @@
  * rule and its warning, and the python3 -m http.server habits of the command
  * line (a lone number, --port, -p, -V).
  */
+#include "cases.h"
 #include "check_main.h"
 #include "conf.h"
 #include "conf_fixture.h"
@@ -22,10 +23,8 @@
 
 /* ---- bad values in the file: the exact FILE:LINE: key: message ---- */
 
-static const struct {
-    const char *text;
-    const char *want;
-} file_errors[] = {
+/* The file's text and all its messages, each followed by '\n'. */
+static const struct text_case file_errors[] = {
     {"precompressed = br,deflate\n",
      "t.conf:1: precompressed: 'deflate' is not br, zst or gz (or the list "
      "is off)\n"},
@@ -89,7 +88,7 @@ static const struct {
 START_TEST(file_error)
 {
     ck_assert_uint_eq(
-        conf_file_refused(file_errors[_i].text, -1, file_errors[_i].want), 0);
+        conf_file_refused(file_errors[_i].in, -1, file_errors[_i].want), 0);
 }
 END_TEST
 
@@ -155,10 +154,8 @@ END_TEST
 
 /* ---- good values, as conf_print shows them back ---- */
 
-static const struct {
-    const char *text;
-    const char *want; /* lines of conf_print's output, in order */
-} file_values[] = {
+/* The file's text and lines of conf_print's output, in order. */
+static const struct text_case file_values[] = {
     {"", "precompressed = off\n"},
     {"", "# cache-default = (not set)\n"},
     {"precompressed = gz, br\n", "precompressed = gz,br\n"},
@@ -196,27 +193,14 @@ static const struct {
 
 START_TEST(file_value)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *out;
-
-    ck_assert_int_eq(conf_parse_string(file_values[_i].text, -1, &c, &d), 0);
-    ck_assert_uint_eq(d.n, 0);
-    out = conf_printed(&c);
-    ck_assert_msg(strstr(out, file_values[_i].want) != NULL, "'%s' not in:\n%s",
-                  file_values[_i].want, out);
-    free(out);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_file_prints(file_values[_i].in, file_values[_i].want);
 }
 END_TEST
 
 /* ---- '#' inside a bare value: kept, with a warning naming the line ---- */
 
-static const struct {
-    const char *text;
-    const char *want_warnings;
-} hash_rows[] = {
+/* The file's text and all its warnings, each followed by '\n'. */
+static const struct text_case hash_rows[] = {
     {"access-log = x.log#log\n",
      "t.conf:1: access-log: warning: '#' in 'x.log#log' is part of the value "
      "(a comment needs a space before '#'; quote the value to keep it)\n"},
@@ -230,17 +214,7 @@ static const struct {
 
 START_TEST(hash_warning)
 {
-    struct conf c;
-    struct conf_diag d = {0};
-    char *got;
-
-    ck_assert_int_eq(conf_parse_string(hash_rows[_i].text, -1, &c, &d), 0);
-    ck_assert_uint_eq(d.n, 0);
-    got = msgs_joined(d.warnings, d.n_warnings);
-    ck_assert_str_eq(got, hash_rows[_i].want_warnings);
-    free(got);
-    conf_free(&c);
-    conf_diag_free(&d);
+    conf_file_warns(hash_rows[_i].in, hash_rows[_i].want);
 }
 END_TEST
 
@@ -398,20 +372,10 @@ START_TEST(round_trip)
         "port = 8001\n";
     struct conf a, b;
     struct conf_diag d = {0};
-    char *one, *two;
-    FILE *f;
 
     ck_assert_int_eq(conf_parse_string(text, -1, &a, &d), 0);
-    one = conf_printed(&a);
-    f = fmemopen(one, strlen(one), "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(conf_defaults(&b), 0);
-    ck_assert_int_eq(conf_parse(f, "printed", &b, &d), 0);
-    fclose(f);
-    ck_assert_uint_eq(d.n, 0);
+    conf_reprinted(&a, &b, &d);
     ck_assert_uint_eq(d.n_warnings, 0);
-    two = conf_printed(&b);
-    ck_assert_str_eq(one, two);
     ck_assert_uint_eq(a.cache.n, b.cache.n);
     for (size_t i = 0; i < a.cache.n; i++) {
         ck_assert_uint_eq(a.cache.v[i].n_globs, b.cache.v[i].n_globs);
@@ -428,8 +392,6 @@ START_TEST(round_trip)
     }
     ck_assert_str_eq(b.headers.v[1].value, "a # b");
     ck_assert_str_eq(b.fallback, "x/spa.html");
-    free(one);
-    free(two);
     conf_free(&a);
     conf_free(&b);
     conf_diag_free(&d);

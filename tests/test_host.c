@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_host.c - Host normalisation and virtual-host names. */
+#include "cases.h"
 #include "check_main.h"
 #include "host.h"
 
@@ -7,10 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static const struct {
-    const char *in;
-    const char *want; /* NULL: garbage (400) */
-} norm[] = {
+/* A Host field and its normal form; want NULL: garbage (400). */
+static const struct text_case norm[] = {
     {"docs.example.com", "docs.example.com"},
     {"Docs.Example.COM", "docs.example.com"},
     {"docs.example.com.", "docs.example.com"},

@@ -3,6 +3,7 @@
  * test_listing.c - directory entries, their order, human sizes, the bound
  * on a listing, and the HTML renderer's escaping.
  */
+#include "cases.h"
 #include "check_main.h"
 #include "fixture.h"
 #include "listing.h"
@@ -133,11 +134,7 @@ START_TEST(html_escapes)
 END_TEST
 
 /* Names that are not UTF-8, or hold control bytes, in hand-made entries. */
-static const struct {
-    const char *name;
-    const char *text; /* the link text */
-    const char *href;
-} names[] = {
+static const struct name_case names[] = {
     {"bad\xff.txt", "bad\xef\xbf\xbd.txt", "bad%FF.txt"},
     {"caf\xc3\xa9", "caf\xc3\xa9", "caf%C3%A9"},
     {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", "%C0%AF"},
@@ -159,7 +156,7 @@ START_TEST(html_name_case)
     snprintf(name, sizeof name, "%s", names[_i].name);
     ck_assert_int_eq(listing_html(&l, "", &by_name, &html, &len), 0);
     ck_assert_int_ge(asprintf(&want, "<a href=\"./%s\">%s</a>", names[_i].href,
-                              names[_i].text),
+                              names[_i].shown),
                      0);
     ck_assert_msg(strstr(html, want), "%s not in\n%s", want, html);
     free(want);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_listing_json.c - JSON listing rendering and string escaping. */
+#include "cases.h"
 #include "check_main.h"
 #include "listing_json.h"
 
@@ -7,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A name rendered alone: what its "name" and "href" come out as. */
-static const struct {
-    const char *name;
-    const char *json; /* the "name" string, quotes included */
-    const char *href;
-} name_cases[] = {
+/*
+ * A name rendered alone: what its "name" and "href" come out as (JSON
+ * strings, quotes included).
+ */
+static const struct name_case name_cases[] = {
     {"plain.txt", "\"plain.txt\"", "\"plain.txt\""},
     {"a b", "\"a b\"", "\"a%20b\""},
     {"q\"uote", "\"q\\\"uote\"", "\"q%22uote\""},
@@ -54,7 +54,7 @@ START_TEST(name_case)
              "{\"path\":\"/\",\"entries\":[{\"name\":%s,\"href\":%s,"
              "\"type\":\"file\",\"size\":0,\"mtime\":\"1970-01-01T00:00:00Z\"}"
              "]}\n",
-             name_cases[_i].json, name_cases[_i].href);
+             name_cases[_i].shown, name_cases[_i].href);
     ck_assert_str_eq(out, want);
     free(out);
 }

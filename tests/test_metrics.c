@@ -32,6 +32,48 @@ static double sample(const char *text, const char *series)
     return -1;
 }
 
+/* A series and its value in the rendered text; -1: no such series. */
+struct sample_want {
+    const char *series;
+    double want;
+};
+
+/* Every series of @w[0 .. n - 1] has its value in @text. */
+static void check_samples(const char *text, const struct sample_want *w,
+                          size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double got = sample(text, w[i].series);
+
+        ck_assert_msg(got == w[i].want, "%s: %g, want %g", w[i].series, got,
+                      w[i].want);
+    }
+}
+
+#define RESOLVER_BUCKET "beneath_resolver_duration_seconds_bucket"
+
+static const struct sample_want rendered[] = {
+    {"beneath_http_requests_total{class=\"2xx\",code=\"200\"}", 2},
+    {"beneath_http_requests_total{class=\"4xx\",code=\"404\"}", 1},
+    {"beneath_http_requests_total{class=\"3xx\",code=\"304\"}", 1},
+    {"beneath_http_requests_total{class=\"other\",code=\"other\"}", 1},
+    {"beneath_http_requests_total{class=\"5xx\",code=\"500\"}", -1},
+    {"beneath_http_sent_bytes_total", 124},
+    {"beneath_resolver_errors_total{errno=\"EXDEV\"}", 1},
+    {"beneath_resolver_errors_total{errno=\"ELOOP\"}", 1},
+    {"beneath_resolver_errors_total{errno=\"ENOENT\"}", 3},
+    {"beneath_resolver_errors_total{errno=\"other\"}", 1},
+    /* buckets are cumulative; le is inclusive */
+    {RESOLVER_BUCKET "{backend=\"kernel\",le=\"1e-06\"}", 1},
+    {RESOLVER_BUCKET "{backend=\"kernel\",le=\"2.5e-06\"}", 2},
+    {RESOLVER_BUCKET "{backend=\"kernel\",le=\"0.1\"}", 2},
+    {RESOLVER_BUCKET "{backend=\"kernel\",le=\"+Inf\"}", 3},
+    {"beneath_resolver_duration_seconds_count{backend=\"kernel\"}", 3},
+    {RESOLVER_BUCKET "{backend=\"emulated\",le=\"2.5e-05\"}", 0},
+    {RESOLVER_BUCKET "{backend=\"emulated\",le=\"5e-05\"}", 2},
+    {"beneath_resolver_duration_seconds_count{backend=\"lexical\"}", 1},
+};
+
 START_TEST(render_counts)
 {
     size_t len;
@@ -57,60 +99,10 @@ START_TEST(render_counts)
         strstr(text, "# TYPE beneath_http_requests_total counter\n"));
     ck_assert_ptr_nonnull(
         strstr(text, "# TYPE beneath_resolver_duration_seconds histogram\n"));
-    ck_assert_double_eq(
-        sample(text, "beneath_http_requests_total{class=\"2xx\",code=\"200\"}"),
-        2);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_requests_total{class=\"4xx\",code=\"404\"}"),
-        1);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_requests_total{class=\"3xx\",code=\"304\"}"),
-        1);
-    ck_assert_double_eq(
-        sample(text,
-               "beneath_http_requests_total{class=\"other\",code=\"other\"}"),
-        1);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_requests_total{class=\"5xx\",code=\"500\"}"),
-        -1);
-    ck_assert_double_eq(sample(text, "beneath_http_sent_bytes_total"), 124);
-    ck_assert_double_eq(
-        sample(text, "beneath_resolver_errors_total{errno=\"EXDEV\"}"), 1);
-    ck_assert_double_eq(
-        sample(text, "beneath_resolver_errors_total{errno=\"ELOOP\"}"), 1);
-    ck_assert_double_eq(
-        sample(text, "beneath_resolver_errors_total{errno=\"ENOENT\"}"), 3);
-    ck_assert_double_eq(
-        sample(text, "beneath_resolver_errors_total{errno=\"other\"}"), 1);
-
-    /* Buckets are cumulative; le is inclusive. */
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
-                                     "{backend=\"kernel\",le=\"1e-06\"}"),
-                        1);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
-                                     "{backend=\"kernel\",le=\"2.5e-06\"}"),
-                        2);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
-                                     "{backend=\"kernel\",le=\"0.1\"}"),
-                        2);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
-                                     "{backend=\"kernel\",le=\"+Inf\"}"),
-                        3);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_count"
-                                     "{backend=\"kernel\"}"),
-                        3);
+    check_samples(text, rendered, N_ELEMS(rendered));
     ck_assert_double_eq_tol(sample(text, "beneath_resolver_duration_seconds_sum"
                                          "{backend=\"kernel\"}"),
                             2.0000025, 1e-9);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
-                                     "{backend=\"emulated\",le=\"2.5e-05\"}"),
-                        0);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_bucket"
-                                     "{backend=\"emulated\",le=\"5e-05\"}"),
-                        2);
-    ck_assert_double_eq(sample(text, "beneath_resolver_duration_seconds_count"
-                                     "{backend=\"lexical\"}"),
-                        1);
     ck_assert_ptr_null(strstr(text, "backend=\"auto\""));
     free(text);
 }
@@ -241,6 +233,30 @@ START_TEST(clock_moves_forward)
 }
 END_TEST
 
+#define REQUEST_SECONDS "beneath_http_request_duration_seconds"
+#define REQUEST_BUCKET REQUEST_SECONDS "_bucket"
+
+static const struct sample_want histogram[] = {
+    {REQUEST_BUCKET "{class=\"2xx\",backend=\"kernel\",le=\"0.0001\"}", 1},
+    {REQUEST_BUCKET "{class=\"2xx\",backend=\"kernel\",le=\"0.0025\"}", 1},
+    {REQUEST_BUCKET "{class=\"2xx\",backend=\"kernel\",le=\"0.005\"}", 2},
+    {REQUEST_BUCKET "{class=\"2xx\",backend=\"kernel\",le=\"+Inf\"}", 2},
+    {REQUEST_SECONDS "_count{class=\"2xx\",backend=\"kernel\"}", 2},
+    /* past the last bound: only +Inf */
+    {REQUEST_BUCKET "{class=\"4xx\",backend=\"emulated\",le=\"5\"}", 0},
+    {REQUEST_BUCKET "{class=\"4xx\",backend=\"emulated\",le=\"+Inf\"}", 1},
+    {REQUEST_SECONDS "_count{class=\"4xx\",backend=\"none\"}", 1},
+    {REQUEST_SECONDS "_count{class=\"other\",backend=\"none\"}", 1},
+    /* a class and backend without requests has no series */
+    {REQUEST_SECONDS "_count{class=\"5xx\",backend=\"kernel\"}", -1},
+    {"beneath_http_sent_coded_bytes_total{coding=\"identity\"}", 1005},
+    {"beneath_http_sent_coded_bytes_total{coding=\"br\"}", 10},
+    {"beneath_http_sent_coded_bytes_total{coding=\"other\"}", 7},
+    {"beneath_http_refusals_total{errno=\"ENOENT\"}", 1},
+    {"beneath_http_refusals_total{errno=\"EXDEV\"}", 1},
+    {"beneath_http_sent_bytes_total", 1022},
+};
+
 /*
  * The request histogram: one series per status class and backend that has
  * requests, buckets cumulative, +Inf == _count, _sum in seconds; bytes by
@@ -262,66 +278,10 @@ START_TEST(request_histogram)
     metrics_count_request(&m, 99, 0, RESOLVER_BACKEND_DEFAULT, 1, NULL, 0);
     text = metrics_render_alloc(&m, &len);
     ck_assert_ptr_nonnull(text);
-    const char *h = "beneath_http_request_duration_seconds";
-    char series[256];
-
-#define S(fmt, ...) (snprintf(series, sizeof series, fmt, __VA_ARGS__), series)
-    ck_assert_double_eq(
-        sample(
-            text,
-            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0001\"}", h)),
-        1);
-    ck_assert_double_eq(
-        sample(
-            text,
-            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.0025\"}", h)),
-        1);
-    ck_assert_double_eq(
-        sample(
-            text,
-            S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"0.005\"}", h)),
-        2);
-    ck_assert_double_eq(
-        sample(text,
-               S("%s_bucket{class=\"2xx\",backend=\"kernel\",le=\"+Inf\"}", h)),
-        2);
-    ck_assert_double_eq(
-        sample(text, S("%s_count{class=\"2xx\",backend=\"kernel\"}", h)), 2);
-    ck_assert_double_eq_tol(
-        sample(text, S("%s_sum{class=\"2xx\",backend=\"kernel\"}", h)), 0.00308,
-        1e-12);
-    /* past the last bound: only +Inf */
-    ck_assert_double_eq(
-        sample(text,
-               S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"5\"}", h)),
-        0);
-    ck_assert_double_eq(
-        sample(
-            text,
-            S("%s_bucket{class=\"4xx\",backend=\"emulated\",le=\"+Inf\"}", h)),
-        1);
-    ck_assert_double_eq(
-        sample(text, S("%s_count{class=\"4xx\",backend=\"none\"}", h)), 1);
-    ck_assert_double_eq(
-        sample(text, S("%s_count{class=\"other\",backend=\"none\"}", h)), 1);
-    /* a class and backend without requests has no series */
-    ck_assert_double_eq(
-        sample(text, S("%s_count{class=\"5xx\",backend=\"kernel\"}", h)), -1);
-#undef S
-    ck_assert_double_eq(
-        sample(text,
-               "beneath_http_sent_coded_bytes_total{coding=\"identity\"}"),
-        1005);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_sent_coded_bytes_total{coding=\"br\"}"), 10);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_sent_coded_bytes_total{coding=\"other\"}"),
-        7);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_refusals_total{errno=\"ENOENT\"}"), 1);
-    ck_assert_double_eq(
-        sample(text, "beneath_http_refusals_total{errno=\"EXDEV\"}"), 1);
-    ck_assert_double_eq(sample(text, "beneath_http_sent_bytes_total"), 1022);
+    check_samples(text, histogram, N_ELEMS(histogram));
+    ck_assert_double_eq_tol(sample(text, REQUEST_SECONDS "_sum{class=\"2xx\","
+                                                         "backend=\"kernel\"}"),
+                            0.00308, 1e-12);
     free(text);
 }
 END_TEST

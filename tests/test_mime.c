@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* test_mime.c - Content-Type by extension. */
+#include "cases.h"
 #include "check_main.h"
 #include "mime.h"
 
 #include <stdlib.h>
 
-static const struct {
-    const char *name;
-    const char *want;
-} cases[] = {
+/* A file name and its Content-Type. */
+static const struct text_case cases[] = {
     {"index.html", "text/html; charset=utf-8"},
     {"a/b/INDEX.HTM", "text/html; charset=utf-8"},
     {"style.css", "text/css; charset=utf-8"},
@@ -30,7 +29,7 @@ static const struct {
 
 START_TEST(mime_case)
 {
-    ck_assert_str_eq(mime_type(cases[_i].name), cases[_i].want);
+    ck_assert_str_eq(mime_type(cases[_i].in), cases[_i].want);
 }
 END_TEST
 

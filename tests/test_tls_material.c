@@ -129,6 +129,32 @@ static const struct {
      0},
 };
 
+/*
+ * @n certificates into the cert file; @key, encrypted with @key_pw unless
+ * that is NULL, into the key file.
+ */
+static void write_pair(X509 *const *certs, size_t n, EVP_PKEY *key,
+                       const char *key_pw)
+{
+    tls_fixture_write_certs(cert_path, certs, n);
+    tls_fixture_write_key(key_path, key, key_pw);
+}
+
+/*
+ * The certificate @self and its key @lk encrypted with @key_pw, and the
+ * password file holding @pw_text unless that is NULL: returns the password
+ * file's path, or NULL for none.
+ */
+static const char *encrypted(X509 *self, EVP_PKEY *lk, const char *key_pw,
+                             const char *pw_text)
+{
+    write_pair(&self, 1, lk, key_pw);
+    if (pw_text == NULL)
+        return NULL;
+    write_text(pw_path, pw_text, strlen(pw_text));
+    return pw_path;
+}
+
 /* build - write the files of @s; returns the password file to pass or NULL. */
 static const char *build(enum scenario s)
 {
@@ -144,12 +170,10 @@ static const char *build(enum scenario s)
 
     switch (s) {
     case GOOD_SINGLE:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair(&self, 1, lk, NULL);
         break;
     case GOOD_CHAIN:
-        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, inter, root}, 3);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair((X509 *[]){leaf, inter, root}, 3, lk, NULL);
         break;
     case COMBINED_FILE: {
         tls_fixture_write_key(cert_path, lk, NULL);
@@ -161,42 +185,34 @@ static const char *build(enum scenario s)
     }
     case EXPIRING_SOON:
         x = make_cert("soon", lk, NULL, NULL, -DAY, 3 * DAY + 3600, false);
-        tls_fixture_write_certs(cert_path, &x, 1);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair(&x, 1, lk, NULL);
         break;
     case EXPIRED:
         x = make_cert("old", lk, NULL, NULL, -30 * DAY, -DAY, false);
-        tls_fixture_write_certs(cert_path, &x, 1);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair(&x, 1, lk, NULL);
         break;
     case NOT_YET_VALID:
         x = make_cert("future", lk, NULL, NULL, DAY, 30 * DAY, false);
-        tls_fixture_write_certs(cert_path, &x, 1);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair(&x, 1, lk, NULL);
         break;
     case INTERMEDIATE_EXPIRED: {
         X509 *old =
             make_cert("Test Intermediate", ik, root, rk, -30 * DAY, -DAY, true);
-        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, old, root}, 3);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair((X509 *[]){leaf, old, root}, 3, lk, NULL);
         X509_free(old);
         break;
     }
     case MISMATCHED_KEY:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, ik, NULL);
+        write_pair(&self, 1, ik, NULL);
         break;
     case WRONG_ORDER:
-        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, root, inter}, 3);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair((X509 *[]){leaf, root, inter}, 3, lk, NULL);
         break;
     case LEAF_LAST:
-        tls_fixture_write_certs(cert_path, (X509 *[]){root, inter, leaf}, 3);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair((X509 *[]){root, inter, leaf}, 3, lk, NULL);
         break;
     case MISSING_ISSUER:
-        tls_fixture_write_certs(cert_path, (X509 *[]){leaf, root}, 2);
-        tls_fixture_write_key(key_path, lk, NULL);
+        write_pair((X509 *[]){leaf, root}, 2, lk, NULL);
         break;
     case GARBAGE_CERT:
         write_text(cert_path, "hello, I am not a certificate\n", 30);
@@ -242,26 +258,17 @@ static const char *build(enum scenario s)
         tls_fixture_write_key(key_path, lk, NULL);
         break;
     case ENCRYPTED_KEY:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret pass");
-        write_text(pw_path, "s3cret pass\nsecond line ignored\n", 32);
-        pw = pw_path;
+        pw = encrypted(self, lk, "s3cret pass",
+                       "s3cret pass\nsecond line ignored\n");
         break;
     case ENCRYPTED_NO_PASSWORD:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret");
+        pw = encrypted(self, lk, "s3cret", NULL);
         break;
     case ENCRYPTED_WRONG_PASSWORD:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret");
-        write_text(pw_path, "guess\n", 6);
-        pw = pw_path;
+        pw = encrypted(self, lk, "s3cret", "guess\n");
         break;
     case EMPTY_PASSWORD_FILE:
-        tls_fixture_write_certs(cert_path, &self, 1);
-        tls_fixture_write_key(key_path, lk, "s3cret");
-        write_text(pw_path, "\n", 1);
-        pw = pw_path;
+        pw = encrypted(self, lk, "s3cret", "\n");
         break;
     }
     X509_free(x);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_urlpath.c - lexical normalisation, percent-encoding, glob sets. */
+#include "cases.h"
 #include "check_main.h"
 #include "glob.h"
 #include "urlpath.h"
@@ -67,11 +68,8 @@ START_TEST(encode)
 }
 END_TEST
 
-static const struct {
-    const char *globs;
-    const char *path;
-    int want;
-} globs[] = {
+/* A glob list and a path it matches or not. */
+static const struct match_case globs[] = {
     {"/**", "", 1},
     {"/**", "a/b/c.html", 1},
     {"private/**", "private", 1},
@@ -88,11 +86,11 @@ START_TEST(glob_case)
     struct glob_set s;
     char err[128];
 
-    ck_assert_int_eq(glob_set_parse(&s, globs[_i].globs,
-                                    strlen(globs[_i].globs), err, sizeof err),
+    ck_assert_int_eq(glob_set_parse(&s, globs[_i].rules,
+                                    strlen(globs[_i].rules), err, sizeof err),
                      0);
-    ck_assert_msg(glob_set_match(&s, globs[_i].path) == globs[_i].want,
-                  "%s on %s", globs[_i].globs, globs[_i].path);
+    ck_assert_msg(glob_set_match(&s, globs[_i].subject) == globs[_i].want,
+                  "%s on %s", globs[_i].rules, globs[_i].subject);
     glob_set_free(&s);
 }
 END_TEST
