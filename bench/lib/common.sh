@@ -20,9 +20,10 @@ bench_script=${BASH_SOURCE[1]}
 prog=${prog:-bench/${bench_script##*/}}
 
 # bench_usage [STATUS]: print the sourcing script's header comment (line 2 up
-# to the first line that is not a comment) without its '# ', exit STATUS
+# to the first line that is not a comment, but the SPDX line) without its
+# '# ', exit STATUS
 bench_usage() {
-  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$bench_script"
+  sed -n '2,/^[^#]/{/^# SPDX-License-Identifier:/d;/^#/s/^# \{0,1\}//p}' "$bench_script"
   exit "${1:-0}"
 }
 
@@ -32,13 +33,44 @@ bench_bad_arg() {
   bench_usage 2 >&2
 }
 
+# bench_args NAME... -- ARG...: the script's options, each --NAME VALUE; the
+# value goes to the variable NAME (a dash in NAME an underscore), -h/--help
+# prints the usage, anything else ends in bench_bad_arg
+bench_args() {
+  local -a names=()
+  local n ok
+  while [ "$1" != -- ]; do
+    names+=("$1")
+    shift
+  done
+  shift
+  while [ $# -gt 0 ]; do
+    case $1 in -h | --help) bench_usage ;; esac
+    ok=no
+    for n in "${names[@]}"; do
+      [ "$1" = "--$n" ] || continue
+      [ $# -ge 2 ] || die "$1 needs a value"
+      printf -v "${n//-/_}" '%s' "$2"
+      ok=yes
+    done
+    [ "$ok" = yes ] || bench_bad_arg "$1"
+    shift 2
+  done
+}
+
 die() {
   echo "$prog: $*" >&2
   exit 1
 }
 note() { echo "$prog: $*" >&2; }
 
+whole() { # NAME VALUE [0ok]: VALUE must be a whole number > 0 (>= 0 with 0ok)
+  case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
+  [ "$2" != 0 ] || [ "${3:-}" = 0ok ] || die "$1 must be > 0"
+}
+
 # --- CPU pinning: server on CPU 0, wrk on CPU 1 ---------------------------------
+pin_server=() pin_client=() pinning="not pinned" # until bench_pinning
 bench_pinning() {
   if [ "$(nproc)" -ge 2 ]; then
     pin_server=(taskset -c 0)
@@ -73,7 +105,9 @@ hold_pid=""
 strace_pid=""
 child_pid="" # a child script (bench/run: overhead.sh), TERMed on exit
 work=""
-c_pid=() # per configuration: see start_all
+c_pid=()     # per configuration: see start_all
+bench_pids=() # the servers start_beneath started
+t0=0          # bench_rounds notes the seconds since
 
 # listen_port LOG TRIES: wait up to TRIES x 50 ms for beneath's 'listening on'
 # line in LOG; print its port (nothing if it did not come)
@@ -120,6 +154,8 @@ stop_all() {
 }
 
 bench_cleanup() {
+  local p
+  for p in "${bench_pids[@]}"; do stop_pid "$p"; done
   [ -z "$child_pid" ] || stop_pid "$child_pid"
   [ -z "$strace_pid" ] || stop_pid "$strace_pid"
   [ -z "$hold_pid" ] || stop_pid "$hold_pid"
@@ -160,8 +196,9 @@ make_tree() { # small|all: small = the 1 KiB files at depth 1 and 8 only
   chmod -R a+rX "$root"
 }
 
-# bench_work PREFIX small|all: a fresh temp dir (removed on exit, also on
-# Ctrl-C, with every server killed) holding the tree (root) and run files (run)
+# bench_work PREFIX [small|all]: a fresh temp dir (removed on exit, also on
+# Ctrl-C, with every server killed) holding the tree (root; made when small or
+# all is given) and run files (run)
 bench_work() {
   work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
   chmod 755 "$work" # nginx workers run as nobody
@@ -170,7 +207,7 @@ bench_work() {
   mkdir -p "$root" "$run"
   trap bench_cleanup EXIT
   trap 'exit 130' INT TERM HUP
-  make_tree "$2"
+  [ -z "${2:-}" ] || make_tree "$2"
 }
 
 free_port() { # a port nobody listens on (checked, not reserved)
@@ -254,6 +291,20 @@ start_server() {
   wait_http "$srv_port"
 }
 
+# start_beneath LOG OPTION...: $beneath_bin --listen 127.0.0.1:0 --access-log
+# off OPTION..., on the server's CPU (bench_pinning), stderr to LOG; waits for
+# its listening line. Sets bench_pid and bench_port; the server is stopped on
+# exit (bench_work's trap).
+start_beneath() {
+  local log=$1
+  shift
+  "${pin_server[@]}" "$beneath_bin" --listen 127.0.0.1:0 --access-log off "$@" 2>"$log" &
+  bench_pid=$!
+  bench_pids+=("$bench_pid")
+  bench_port=$(listen_port "$log" 200)
+  [ -n "$bench_port" ] || die "beneath did not start (${log##*/}): $(cat "$log")"
+}
+
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo ""; }
 
 # start_all LOGDIR: start the server of every configuration c_name[ci] (arrays
@@ -303,6 +354,29 @@ start_all() {
 }
 
 # --- measuring ----------------------------------------------------------------------
+# bench_rounds ROUNDS FN ITEM...: ROUNDS rounds; in each, for every file of
+# files, FN ROUND POS FILE ITEM for every ITEM (POS counts from 1), the order
+# rotated by one per round: round r starts with the r-th ITEM, wrapping.
+# Notes each round's start with the seconds since t0.
+bench_rounds() {
+  local rounds=$1 fn=$2 round key pos
+  shift 2
+  for round in $(seq "$rounds"); do
+    note "round $round/$rounds ($((SECONDS - t0)) s)"
+    for key in "${files[@]}"; do
+      for pos in $(seq $#); do
+        "$fn" "$round" "$pos" "$key" "${@:$(((pos + round - 2) % $# + 1)):1}"
+      done
+    done
+  done
+}
+
+# med_min_max "VALUE...": "MEDIAN MIN MAX" of whole numbers separated by
+# spaces (of an even count, the lower of the two middle ones is the median)
+med_min_max() {
+  tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
+
 # precheck URL BYTES: two GETs on one curl; prints "STATUS KEEPALIVE" where
 # STATUS is ok, http-NNN or short-body and KEEPALIVE yes/no (did the second
 # request reuse the connection).
