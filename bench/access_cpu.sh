@@ -20,19 +20,15 @@
 # order; the report gives the median and the range over the rounds. On a
 # shared machine the range is the honest part of the figure.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source-path=SCRIPTDIR
-source "$here/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-rounds=5 duration=3 bin="$top/build/release/server/beneath"
-bench_args rounds duration bin -- "$@"
-whole --rounds "$rounds"
-whole --duration "$duration"
-[ -x "$bin" ] || die "no beneath at $bin (cmake --build --preset release)"
+rounds=5 duration=3 bin=$release_bin
+bench_args rounds:count duration:count bin -- "$@"
+bench_beneath "$bin"
 command -v wrk >/dev/null || die "wrk is missing (scripts/deps.sh test)"
 command -v htpasswd >/dev/null || die "htpasswd is missing (apache2-utils)"
 bench_pinning
-beneath_bin=$bin
 bench_work beneath-access-cpu
 
 head -c 1024 /dev/urandom | base64 -w 76 | head -c 1024 >"$root/file.txt"

@@ -23,20 +23,16 @@
 # server CPU of the first request with each coding (compressed on the
 # request's thread) minus that of the second (from the cache).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source-path=SCRIPTDIR
-source "$here/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-rounds=5 duration=3 bin="$top/build/release/server/beneath"
-bench_args rounds duration bin -- "$@"
-whole --rounds "$rounds"
-whole --duration "$duration"
-[ -x "$bin" ] || die "no beneath at $bin (cmake --build --preset release)"
+rounds=5 duration=3 bin=$release_bin
+bench_args rounds:count duration:count bin -- "$@"
+bench_beneath "$bin"
 for t in wrk nginx curl gzip; do
   command -v $t >/dev/null || die "$t is missing (scripts/deps.sh test)"
 done
 bench_pinning
-beneath_bin=$bin
 bench_work beneath-compress-cpu # nginx's worker runs as nobody: the dir is 755
 
 # A stylesheet of 20 KiB: rules with varied selectors and values.

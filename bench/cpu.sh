@@ -33,14 +33,8 @@
 # --beneath. bench/README.md ("Server CPU per request") says why.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
-
-whole() { # NAME VALUE [0ok]: VALUE must be a whole number > 0 (>= 0 with 0ok)
-  case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
-  [ "$2" != 0 ] || [ "${3:-}" = 0ok ] || die "$1 must be > 0"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 quick=0
 rounds=""
@@ -75,10 +69,8 @@ if [ "$quick" = 1 ]; then
 else
   rounds=${rounds:-5} duration=${duration:-3} nsys=${nsys:-1000}
 fi
-whole --rounds "$rounds"
-whole --duration "$duration"
-whole --conns "$conns"
-whole --syscalls "$nsys" 0ok
+whole --rounds "$rounds" --duration "$duration" --conns "$conns"
+[ "$nsys" = 0 ] || whole --syscalls "$nsys"
 suffix=""
 [ "$quick" = 0 ] || suffix=-quick
 out=${out:-$top/build/bench$suffix/cpu}

@@ -8,18 +8,12 @@
 # Without --beneath, build/release/server/beneath. Not a timed test: the
 # figures depend on the machine and its load.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source-path=SCRIPTDIR
-source "$here/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-beneath=$top/build/release/server/beneath
-entries=100000
-rounds=5
-bench_args beneath entries rounds -- "$@"
-whole --entries "$entries"
-whole --rounds "$rounds"
-[ -x "$beneath" ] || die "no server binary at $beneath (build the release preset)"
-beneath_bin=$beneath
+beneath=$release_bin entries=100000 rounds=5
+bench_args beneath entries:count rounds:count -- "$@"
+bench_beneath "$beneath"
 bench_work beneath-listing
 
 mkdir -p "$root/big"

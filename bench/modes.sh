@@ -22,9 +22,8 @@
 # Timing figures on a shared machine are noise: look at min/max.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 duration=3
 rounds=5

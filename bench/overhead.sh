@@ -20,13 +20,8 @@
 # bench/README.md ("Paired confinement overhead") says why.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
-
-whole() { # NAME VALUE: VALUE must be a whole number > 0
-  case "$2" in '' | *[!0-9]* | 0) die "$1 must be a whole number > 0, not '$2'" ;; esac
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 quick=0
 pairs=""
@@ -52,9 +47,7 @@ if [ "$quick" = 1 ]; then
 else
   pairs=${pairs:-10} duration=${duration:-2}
 fi
-whole --pairs "$pairs"
-whole --duration "$duration"
-whole --conns "$conns"
+whole --pairs "$pairs" --duration "$duration" --conns "$conns"
 suffix=""
 [ "$quick" = 0 ] || suffix=-quick
 out=${out:-$top/build/bench$suffix/overhead}

@@ -6,18 +6,12 @@
 # server's peak RSS (VmHWM) before and after, and the bytes each client got.
 #   bench/ranges_memory.sh [--beneath PATH] [--clients N] [--size-mib N]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source-path=SCRIPTDIR
-source "$here/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-beneath=$top/build/release/server/beneath
-clients=20
-size_mib=256
-bench_args beneath clients size-mib -- "$@"
-whole --clients "$clients"
-whole --size-mib "$size_mib"
-[ -x "$beneath" ] || die "no server binary at $beneath (build the release preset)"
-beneath_bin=$beneath
+beneath=$release_bin clients=20 size_mib=256
+bench_args beneath clients:count size-mib:count -- "$@"
+bench_beneath "$beneath"
 bench_work beneath-ranges
 
 truncate -s "${size_mib}M" "$root/big.bin"

@@ -18,9 +18,8 @@
 # and the median of the per-round ratio to "off" (out/sandbox.md).
 # Default --beneath: build/release/server/beneath; --out: build/bench/sandbox.
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 bin=$top/build/release/server/beneath rounds=10 duration=2 conns=50
 out=$top/build/bench/sandbox

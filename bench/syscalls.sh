@@ -13,9 +13,8 @@
 # Needs strace and curl; nginx and lighttpd rows are skipped when missing.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 n=1000
 beneath_bin=$top/build/release/server/beneath

@@ -1,10 +1,11 @@
 # bench/lib/common.sh: what the bench scripts share; sourced, not run.
-# Before sourcing, set
-#   here   the bench/ directory (templates, lib/wrk-report.lua)
-#   prog   optional: the name messages start with (default bench/SCRIPT)
-# It sets top (the source tree) and bench_usage (print the script's header).
-# Then: bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
-# bench_build OUT (release preset) or set beneath_bin; fill the per-
+# Before sourcing, set prog (optional): the name messages start with
+# (default bench/SCRIPT). It sets here (the bench/ directory: templates,
+# lib/wrk-report.lua), top (the source tree) and release_bin (the release
+# preset's beneath). Then: bench_args (options), whole (checks counts);
+# bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
+# bench_build OUT (release preset) or bench_beneath PATH; start_beneath for
+# a single beneath, or fill the per-
 # configuration arrays c_name c_server c_backend c_flags c_threads c_pinned
 # c_opts (and c_bin, optional: another beneath binary for that row) and call
 # start_all; measure with precheck, wrk_row, server_cpu_ns and
@@ -15,7 +16,9 @@
 # Globals set here are read by the sourcing script and the other way round:
 # shellcheck disable=SC2034,SC2154
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 top=$(dirname "$here")
+release_bin=$top/build/release/server/beneath
 bench_script=${BASH_SOURCE[1]}
 prog=${prog:-bench/${bench_script##*/}}
 
@@ -33,9 +36,10 @@ bench_bad_arg() {
   bench_usage 2 >&2
 }
 
-# bench_args NAME... -- ARG...: the script's options, each --NAME VALUE; the
-# value goes to the variable NAME (a dash in NAME an underscore), -h/--help
-# prints the usage, anything else ends in bench_bad_arg
+# bench_args NAME[:count]... -- ARG...: the script's options, each --NAME
+# VALUE: VALUE goes to the variable NAME (a dash in NAME an underscore; the
+# script sets its default before). With :count VALUE must be a whole number
+# > 0. -h/--help prints the usage, anything else ends in bench_bad_arg.
 bench_args() {
   local -a names=()
   local n ok
@@ -48,8 +52,10 @@ bench_args() {
     case $1 in -h | --help) bench_usage ;; esac
     ok=no
     for n in "${names[@]}"; do
-      [ "$1" = "--$n" ] || continue
+      [ "$1" = "--${n%:count}" ] || continue
       [ $# -ge 2 ] || die "$1 needs a value"
+      [ "$n" = "${n%:count}" ] || whole "$1" "$2"
+      n=${n%:count}
       printf -v "${n//-/_}" '%s' "$2"
       ok=yes
     done
@@ -64,9 +70,12 @@ die() {
 }
 note() { echo "$prog: $*" >&2; }
 
-whole() { # NAME VALUE [0ok]: VALUE must be a whole number > 0 (>= 0 with 0ok)
-  case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
-  [ "$2" != 0 ] || [ "${3:-}" = 0ok ] || die "$1 must be > 0"
+whole() { # NAME VALUE...: each VALUE must be a whole number > 0
+  while [ $# -gt 0 ]; do
+    case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
+    [ "$2" != 0 ] || die "$1 must be > 0"
+    shift 2
+  done
 }
 
 # --- CPU pinning: server on CPU 0, wrk on CPU 1 ---------------------------------
@@ -82,6 +91,12 @@ bench_pinning() {
     pinning="NOT pinned: only $(nproc) CPU"
     note "warning: fewer than 2 CPUs, nothing pinned; figures are not comparable"
   fi
+}
+
+# bench_beneath PATH: use the beneath binary PATH (beneath_bin)
+bench_beneath() {
+  [ -x "$1" ] || die "no beneath at $1 (cmake --build --preset release)"
+  beneath_bin=$1
 }
 
 # bench_build OUT: build the release preset (log OUT/build.log), set beneath_bin
