@@ -36,30 +36,43 @@ bench_bad_arg() {
   bench_usage 2 >&2
 }
 
-# bench_args NAME[:count]... -- ARG...: the script's options, each --NAME
+# bench_args NAME[:KIND]... -- ARG...: the script's options, each --NAME
 # VALUE: VALUE goes to the variable NAME (a dash in NAME an underscore; the
-# script sets its default before). With :count VALUE must be a whole number
-# > 0. -h/--help prints the usage, anything else ends in bench_bad_arg.
+# script sets its default before). KIND count: VALUE must be a whole number
+# > 0; list: VALUE is added to the array NAME (the option may come again);
+# flag: the option takes no value and sets NAME to 1. -h/--help prints the
+# usage, anything else ends in bench_bad_arg.
 bench_args() {
-  local -a names=()
-  local n ok
+  local -a specs=()
+  local spec name var kind
   while [ "$1" != -- ]; do
-    names+=("$1")
+    specs+=("$1")
     shift
   done
   shift
   while [ $# -gt 0 ]; do
     case $1 in -h | --help) bench_usage ;; esac
-    ok=no
-    for n in "${names[@]}"; do
-      [ "$1" = "--${n%:count}" ] || continue
-      [ $# -ge 2 ] || die "$1 needs a value"
-      [ "$n" = "${n%:count}" ] || whole "$1" "$2"
-      n=${n%:count}
-      printf -v "${n//-/_}" '%s' "$2"
-      ok=yes
+    kind=none
+    for spec in "${specs[@]}"; do
+      name=${spec%%:*}
+      [ "$1" = "--$name" ] || continue
+      var=${name//-/_} kind=${spec#"$name"}
+      break
     done
-    [ "$ok" = yes ] || bench_bad_arg "$1"
+    case $kind in
+    none) bench_bad_arg "$1" ;;
+    :flag)
+      printf -v "$var" 1
+      shift
+      continue
+      ;;
+    esac
+    [ $# -ge 2 ] || die "$1 needs a value"
+    case $kind in
+    :count) whole "$1" "$2" && printf -v "$var" '%s' "$2" ;;
+    :list) eval "$var+=(\"\$2\")" ;; # var: a name from the script's own list
+    *) printf -v "$var" '%s' "$2" ;;
+    esac
     shift 2
   done
 }
@@ -69,6 +82,13 @@ die() {
   exit 1
 }
 note() { echo "$prog: $*" >&2; }
+
+bench_need() { # TOOL...: each must be installed
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || die "$tool is missing (scripts/deps.sh test installs it)"
+  done
+}
 
 whole() { # NAME VALUE...: each VALUE must be a whole number > 0
   while [ $# -gt 0 ]; do
@@ -93,10 +113,27 @@ bench_pinning() {
   fi
 }
 
-# bench_beneath PATH: use the beneath binary PATH (beneath_bin)
+# bench_beneath PATH [OUT]: use the beneath binary PATH (beneath_bin); with
+# PATH "", build the release preset first (bench_build OUT)
 bench_beneath() {
+  if [ -z "$1" ]; then
+    bench_build "$2"
+    set -- "$beneath_bin"
+  fi
   [ -x "$1" ] || die "no beneath at $1 (cmake --build --preset release)"
   beneath_bin=$1
+}
+
+# bench_out NAME: the output directory out (default build/bench/NAME, with
+# quick=1 build/bench-quick/NAME), made, absolute, and without an earlier
+# run's NAME.csv, NAME.md, summary.csv and server logs
+bench_out() {
+  local suffix=""
+  [ "${quick:-0}" = 0 ] || suffix=-quick
+  out=${out:-$top/build/bench$suffix/$1}
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+  rm -f "$out/$1.csv" "$out/$1.md" "$out"/summary.csv "$out"/server-*.log
 }
 
 # bench_build OUT: build the release preset (log OUT/build.log), set beneath_bin
@@ -369,6 +406,21 @@ start_all() {
 }
 
 # --- measuring ----------------------------------------------------------------------
+# precheck_all CI...: every configuration CI must serve every file of files
+# (200, the whole body, keep-alive) before anything is measured: a refusal
+# must never pass for speed. Dies otherwise.
+precheck_all() {
+  local ci key st ka
+  for ci in "$@"; do
+    for key in "${files[@]}"; do
+      read -r st ka < <(precheck "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "${file_bytes[$key]}")
+      if [ "$st" != ok ] || [ "$ka" != yes ]; then
+        die "${c_name[ci]}: ${file_path[$key]}: status $st, keep-alive $ka (log: $out/server-*.log)"
+      fi
+    done
+  done
+}
+
 # bench_rounds ROUNDS FN ITEM...: ROUNDS rounds; in each, for every file of
 # files, FN ROUND POS FILE ITEM for every ITEM (POS counts from 1), the order
 # rotated by one per round: round r starts with the r-th ITEM, wrapping.
