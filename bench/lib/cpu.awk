@@ -6,7 +6,7 @@
 # rounds whose row is ok: server CPU per request in µs (median, min .. max),
 # its ratio to ref's row of the same round and file (median, min .. max),
 # requests/s (median, min .. max), and the median p50/p99 latency.
-# POSIX awk (Debian's mawk); sort_n, median and label: lib/stats.awk.
+# POSIX awk (Debian's mawk); reading the CSV, median and label: lib/stats.awk.
 # rmed(a, b, f): median over the rounds of a's CPU/request / b's, "" if none
 function rmed(a, b, f,   k, r, n, v) {
   n = 0
@@ -21,21 +21,12 @@ function rmed(a, b, f,   k, r, n, v) {
   rlo = v[1]; rhi = v[n]
   return m
 }
-BEGIN { FS = "," }
-NR == 1 {
-  for (i = 1; i <= NF; i++) col[$i] = i
-  next
-}
 {
-  r = $col["round"]; f = $col["file"]; c = $col["config"]
   ok[r, f, c] = $col["status"] == "ok" && $col["requests"] > 0 && $col["cpu_ns"] > 0
   cpu[r, f, c] = $col["cpu_ns_per_request"] / 1000
   rps[r, f, c] = $col["rps"]; p50[r, f, c] = $col["p50_us"]; p99[r, f, c] = $col["p99_us"]
-  if (!(r in seen)) { seen[r] = 1; rounds[++nr] = r }
 }
 END {
-  nc = split(configs, cfg, " ")
-  nf = split(files, fil, " ")
   print "| configuration | file | rounds | CPU µs/request: median | min .. max | ÷ " ref ": median | min .. max | req/s: median | min .. max | p50 µs | p99 µs |"
   print "|---|---|---|---|---|---|---|---|---|---|---|"
   print "config,file,rounds,cpu_us_median,cpu_us_min,cpu_us_max,ratio_ref_median,ratio_ref_min,ratio_ref_max,rps_median,rps_min,rps_max,p50_us_median,p99_us_median" >summary

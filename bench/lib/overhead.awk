@@ -6,7 +6,7 @@
 # overhead = 1 - ratio. Per configuration and file: median over the rounds,
 # min .. max, mean and its 95% confidence interval (Student t, n - 1 degrees
 # of freedom). A round whose row or baseline row is not ok does not count.
-# POSIX awk (Debian's mawk); sort_n, median and label: lib/stats.awk.
+# POSIX awk (Debian's mawk); reading the CSV, median and label: lib/stats.awk.
 function t975(df,   z) { # two-sided 95% quantile of Student's t
   if (df <= 30) return tq[df]
   z = 1.959964 # Cornish-Fisher expansion around the normal quantile
@@ -15,23 +15,14 @@ function t975(df,   z) { # two-sided 95% quantile of Student's t
 }
 function pct(x) { return sprintf("%.1f%%", 100 * x) }
 BEGIN {
-  FS = ","
   split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 " \
     "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", tq, " ")
 }
-NR == 1 {
-  for (i = 1; i <= NF; i++) col[$i] = i
-  next
-}
 {
-  r = $col["round"]; f = $col["file"]; c = $col["config"]
   ok[r, f, c] = $col["status"] == "ok" && $col["rps"] > 0
   rps[r, f, c] = $col["rps"]
-  if (!(r in seen)) { seen[r] = 1; rounds[++nr] = r }
 }
 END {
-  nc = split(configs, cfg, " ")
-  nf = split(files, fil, " ")
   print "| configuration | file | pairs | median req/s | overhead: median | min .. max | mean | 95% CI of the mean |"
   print "|---|---|---|---|---|---|---|---|"
   print "config,file,pairs,median_rps,overhead_median_pct,overhead_min_pct,overhead_max_pct,overhead_mean_pct,ci95_low_pct,ci95_high_pct" >summary
