@@ -26,8 +26,7 @@ set -euo pipefail
 rounds=5 duration=3 bin=$release_bin
 bench_args rounds:count duration:count bin -- "$@"
 bench_beneath "$bin"
-command -v wrk >/dev/null || die "wrk is missing (scripts/deps.sh test)"
-command -v htpasswd >/dev/null || die "htpasswd is missing (apache2-utils)"
+bench_need wrk htpasswd
 bench_pinning
 bench_work beneath-access-cpu
 

@@ -29,9 +29,7 @@ set -euo pipefail
 rounds=5 duration=3 bin=$release_bin
 bench_args rounds:count duration:count bin -- "$@"
 bench_beneath "$bin"
-for t in wrk nginx curl gzip; do
-  command -v $t >/dev/null || die "$t is missing (scripts/deps.sh test)"
-done
+bench_need wrk nginx curl gzip
 bench_pinning
 bench_work beneath-compress-cpu # nginx's worker runs as nobody: the dir is 755
 

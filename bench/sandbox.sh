@@ -35,9 +35,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-for tool in wrk taskset curl; do
-  command -v "$tool" >/dev/null || die "$tool is missing (scripts/deps.sh test)"
-done
+bench_need wrk taskset curl
 [ -x "$bin" ] || die "$bin: not an executable (build the release preset)"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (server on 0, wrk on 1)"
 mkdir -p "$out"

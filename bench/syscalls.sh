@@ -30,9 +30,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$n" in '' | *[!0-9]* | 0) die "-n must be a whole number > 0" ;; esac
-for t in strace curl taskset setsid timeout; do
-  command -v "$t" >/dev/null || die "$t is missing (scripts/deps.sh test installs it)"
-done
+bench_need strace curl taskset setsid timeout
 [ -x "$beneath_bin" ] || beneath_bin=""
 bench_pinning
 bench_work beneath-syscalls small

@@ -8,8 +8,9 @@
 # a single beneath, or fill the per-
 # configuration arrays c_name c_server c_backend c_flags c_threads c_pinned
 # c_opts (and c_bin, optional: another beneath binary for that row) and call
-# start_all; measure with precheck, wrk_row, server_cpu_ns and
-# syscalls_row; stop_all.
+# start_all; measure with precheck (precheck_all), wrk_row, server_cpu_ns
+# and syscalls_row, in rotated rounds (bench_rounds); stop_all. med_min_max
+# sums a series up.
 # Helpers touch these globals: root, run, work, beneath_bin, srv_pid,
 # srv_main, srv_port, pin_server, pin_client, pinning.
 # shellcheck shell=bash
@@ -70,7 +71,11 @@ bench_args() {
     [ $# -ge 2 ] || die "$1 needs a value"
     case $kind in
     :count) whole "$1" "$2" && printf -v "$var" '%s' "$2" ;;
-    :list) eval "$var+=(\"\$2\")" ;; # var: a name from the script's own list
+    :list)
+      local -n bench_list=$var
+      bench_list+=("$2")
+      unset -n bench_list
+      ;;
     *) printf -v "$var" '%s' "$2" ;;
     esac
     shift 2
