@@ -73,16 +73,16 @@ measure() { # NAME PATH: one wrk run; prints ns per request
 }
 
 # warm-up: fills the auth cache and the page cache
-files=(/file.txt)
+files=(/file.txt) # what every round serves (bench_rounds)
 for n in "${names[@]}"; do
   code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: bench.example" \
     ${hdr[$n]:+-H "${hdr[$n]}"} "http://127.0.0.1:${port[$n]}${files[0]}")
   [ "$code" = 200 ] || die "$n answers $code"
 done
 
-declare -A res
-measure_into_res() { res[$4]+="$(measure "$4" "$3") "; } # ROUND POS PATH NAME
-bench_rounds "$rounds" measure_into_res "${names[@]}"
+declare -A res # NAME: its ns per request of every round
+record() { res[$4]+="$(measure "$4" "$3") "; } # ROUND POS PATH NAME: NAME's ns/request
+bench_rounds "$rounds" record "${names[@]}"
 
 echo "# server CPU per request (ns), $rounds rounds of ${duration}s, $pinning"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -127,10 +127,10 @@ measure() { # NAME PATH: one wrk run; prints ns per request
   echo $(((after - before) / reqs))
 }
 
-declare -A res
-files=(/style.css)
-measure_into_res() { res[$4]+="$(measure "$4" "$3") "; } # ROUND POS PATH NAME
-bench_rounds "$rounds" measure_into_res "${names[@]}"
+declare -A res # NAME: its ns per request of every round
+files=(/style.css) # what every round serves (bench_rounds)
+record() { res[$4]+="$(measure "$4" "$3") "; } # ROUND POS PATH NAME: NAME's ns/request
+bench_rounds "$rounds" record "${names[@]}"
 
 echo "# server CPU per request (ns) for GET /style.css (20480 bytes), $rounds rounds of ${duration}s, wrk -t1 -c8, $pinning"
 echo "# $("$bin" --version 2>&1 | head -n 1); nginx $(nginx -v 2>&1 | sed 's/.*version: //'); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
