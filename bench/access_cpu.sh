@@ -20,77 +20,52 @@
 # order; the report gives the median and the range over the rounds. On a
 # shared machine the range is the honest part of the figure.
 set -euo pipefail
-prog=bench/access_cpu.sh
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source-path=SCRIPTDIR
-source "$here/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-rounds=5 duration=3 bin="$here/../build/release/server/beneath"
-while [ $# -gt 0 ]; do
-  case $1 in
-  --rounds) rounds=$2; shift 2 ;;
-  --duration) duration=$2; shift 2 ;;
-  --bin) bin=$2; shift 2 ;;
-  *) die "unknown argument $1" ;;
-  esac
-done
-[ -x "$bin" ] || die "no beneath at $bin (cmake --build --preset release)"
-command -v wrk >/dev/null || die "wrk is missing (scripts/deps.sh test)"
-command -v htpasswd >/dev/null || die "htpasswd is missing (apache2-utils)"
+rounds=5 duration=3 bin=$release_bin
+bench_args rounds:count duration:count bin -- "$@"
+bench_beneath "$bin"
+bench_need wrk htpasswd
 bench_pinning
+bench_work beneath-access-cpu
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-access-cpu.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do stop_pid "$p"; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-mkdir -p "$tmp/www"
-head -c 1024 /dev/urandom | base64 -w 76 | head -c 1024 >"$tmp/www/file.txt"
-htpasswd -cbB -C 5 "$tmp/users" bench secret 2>/dev/null
+head -c 1024 /dev/urandom | base64 -w 76 | head -c 1024 >"$root/file.txt"
+htpasswd -cbB -C 5 "$work/users" bench secret 2>/dev/null
 for i in $(seq 100); do
   if [ $((i % 2)) -eq 0 ]; then
     echo "/old/page-$i.html /new/page-$i.html 301"
   else
     echo "/section-$i/* /moved-$i/:splat 302"
   fi
-done >"$tmp/redirects"
-printf '/*\n  X-Frame-Options: DENY\n' >"$tmp/headers"
+done >"$work/redirects"
+printf '/*\n  X-Frame-Options: DENY\n' >"$work/headers"
 auth_header="Authorization: Basic $(printf bench:secret | base64)"
 
 names=(base allow auth redirects vhost all)
-declare -A opts hdr port
+declare -A opts hdr port pid_of
 opts[base]=""
 opts[allow]="--allow 10.0.0.0/8,127.0.0.0/8,192.168.0.0/16"
-opts[auth]="--auth /**=$tmp/users"
-opts[redirects]="--redirects $tmp/redirects"
-opts[vhost]="--vhost bench.example=$tmp/www"
-opts[all]="${opts[allow]} ${opts[auth]} ${opts[redirects]} ${opts[vhost]} --headers-file $tmp/headers"
+opts[auth]="--auth /**=$work/users"
+opts[redirects]="--redirects $work/redirects"
+opts[vhost]="--vhost bench.example=$root"
+opts[all]="${opts[allow]} ${opts[auth]} ${opts[redirects]} ${opts[vhost]} --headers-file $work/headers"
 for n in "${names[@]}"; do hdr[$n]=""; done
 hdr[auth]=$auth_header
 hdr[all]=$auth_header
-declare -A pid_of
 for n in "${names[@]}"; do
   # shellcheck disable=SC2086 # the options are words
-  "${pin_server[@]}" "$bin" --listen 127.0.0.1:0 --threads 1 --access-log off \
-    --root "$tmp/www" ${opts[$n]} 2>"$tmp/$n.err" &
-  pid_of[$n]=$!
-  pids+=("$!")
-done
-for n in "${names[@]}"; do
-  port[$n]=$(listen_port "$tmp/$n.err" 100)
-  [ -n "${port[$n]}" ] || die "$n did not start: $(cat "$tmp/$n.err")"
+  start_beneath "$work/$n.err" --threads 1 --root "$root" ${opts[$n]}
+  pid_of[$n]=$bench_pid port[$n]=$bench_port
 done
 
-measure() { # NAME: one wrk run; prints ns per request
+measure() { # NAME PATH: one wrk run; prints ns per request
   local n=$1 before after reqs
   local -a h=()
   [ -n "${hdr[$n]}" ] && h=(-H "${hdr[$n]}")
   before=$(server_cpu_ns "${pid_of[$n]}")
   reqs=$("${pin_client[@]}" wrk -t1 -c8 -d"${duration}s" -H "Host: bench.example" \
-    "${h[@]}" "http://127.0.0.1:${port[$n]}/file.txt" |
+    "${h[@]}" "http://127.0.0.1:${port[$n]}$2" |
     awk '/requests in/ {print $1}')
   after=$(server_cpu_ns "${pid_of[$n]}")
   [ "${reqs:-0}" -gt 0 ] || die "$n: wrk completed no request"
@@ -98,28 +73,23 @@ measure() { # NAME: one wrk run; prints ns per request
 }
 
 # warm-up: fills the auth cache and the page cache
+files=(/file.txt) # what every round serves (bench_rounds)
 for n in "${names[@]}"; do
   code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: bench.example" \
-    ${hdr[$n]:+-H "${hdr[$n]}"} "http://127.0.0.1:${port[$n]}/file.txt")
+    ${hdr[$n]:+-H "${hdr[$n]}"} "http://127.0.0.1:${port[$n]}${files[0]}")
   [ "$code" = 200 ] || die "$n answers $code"
 done
 
-declare -A res
-for r in $(seq 0 $((rounds - 1))); do
-  for k in $(seq 0 $((${#names[@]} - 1))); do
-    n=${names[$(((k + r) % ${#names[@]}))]}
-    res[$n]+="$(measure "$n") "
-  done
-  note "round $((r + 1))/$rounds done"
-done
+declare -A res # NAME: its ns per request of every round
+record() { res[$4]+="$(measure "$4" "$3") "; } # ROUND POS PATH NAME: NAME's ns/request
+bench_rounds "$rounds" record "${names[@]}"
 
 echo "# server CPU per request (ns), $rounds rounds of ${duration}s, $pinning"
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-10s %8s %8s %8s %10s\n' config median min max vs-base
 base_med=0
 for n in "${names[@]}"; do
-  read -r med min max < <(tr ' ' '\n' <<<"${res[$n]}" | grep . | sort -n |
-    awk '{v[NR]=$1} END {print v[int((NR+1)/2)], v[1], v[NR]}')
+  read -r med min max < <(med_min_max "${res[$n]}")
   [ "$n" = base ] && base_med=$med
   printf '%-10s %8d %8d %8d %+10d\n' "$n" "$med" "$min" "$max" $((med - base_med))
 done

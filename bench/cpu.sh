@@ -33,72 +33,28 @@
 # --beneath. bench/README.md ("Server CPU per request") says why.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-whole() { # NAME VALUE [0ok]: VALUE must be a whole number > 0 (>= 0 with 0ok)
-  case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
-  [ "$2" != 0 ] || [ "${3:-}" = 0ok ] || die "$1 must be > 0"
-}
-
-quick=0
-rounds=""
-duration=""
-conns=50
-nsys=""
-out=""
-only=""
-beneath_bin=""
-also=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-  --quick) quick=1 ;;
-  --rounds) rounds=${2:?--rounds needs a count} && shift ;;
-  --duration) duration=${2:?--duration needs seconds} && shift ;;
-  --conns) conns=${2:?--conns needs a count} && shift ;;
-  --syscalls) nsys=${2:?--syscalls needs a count} && shift ;;
-  --out) out=${2:?--out needs a directory} && shift ;;
-  --only) only=${2:?--only needs a regex} && shift ;;
-  --beneath) beneath_bin=${2:?--beneath needs a path} && shift ;;
-  --also)
-    also+=("${2:?--also needs NAME=PATH}")
-    shift
-    ;;
-  -h | --help) bench_usage ;;
-  *) bench_bad_arg "$1" ;;
-  esac
-  shift
-done
+quick=0 rounds="" duration="" conns=50 syscalls="" out="" only="" beneath="" also=()
+bench_args quick:flag rounds:count duration:count conns:count syscalls out only beneath also:list -- "$@"
 if [ "$quick" = 1 ]; then
-  rounds=${rounds:-2} duration=${duration:-1} nsys=${nsys:-200}
+  rounds=${rounds:-2} duration=${duration:-1} nsys=${syscalls:-200}
 else
-  rounds=${rounds:-5} duration=${duration:-3} nsys=${nsys:-1000}
+  rounds=${rounds:-5} duration=${duration:-3} nsys=${syscalls:-1000}
 fi
-whole --rounds "$rounds"
-whole --duration "$duration"
-whole --conns "$conns"
-whole --syscalls "$nsys" 0ok
-suffix=""
-[ "$quick" = 0 ] || suffix=-quick
-out=${out:-$top/build/bench$suffix/cpu}
+[ "$nsys" = 0 ] || whole --syscalls "$nsys"
 files=(1k-d1 1k-d8)
 
-for tool in curl wrk taskset setsid timeout; do
-  command -v "$tool" >/dev/null || die "$tool is missing (scripts/deps.sh test installs it)"
-done
+bench_need curl wrk taskset setsid timeout
 [ "$nsys" = 0 ] || command -v strace >/dev/null || {
   note "warning: strace is missing: no system call counts"
   nsys=0
 }
 bench_pinning
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -f "$out"/cpu.csv "$out"/cpu.md "$out"/summary.csv "$out"/syscalls.csv "$out"/server-*.log
-
-[ -n "$beneath_bin" ] || bench_build "$out"
-[ -x "$beneath_bin" ] || die "beneath binary not found or not executable: $beneath_bin"
-
+bench_out cpu
+rm -f "$out"/syscalls.csv
+bench_beneath "$beneath" "$out"
 bench_work beneath-cpu small
 
 # --- configurations -----------------------------------------------------------
@@ -143,44 +99,30 @@ live=()
 for ci in "${!c_name[@]}"; do
   if [ -n "${c_skip[ci]}" ]; then
     note "warning: ${c_name[ci]}: ${c_skip[ci]}: not measured"
-    continue
+  else
+    live+=("$ci")
   fi
-  # Every configuration must serve both files (200, full body, keep-alive)
-  # before anything is measured: a refusal must never pass for speed.
-  for key in "${files[@]}"; do
-    read -r st ka < <(precheck "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "${file_bytes[$key]}")
-    if [ "$st" != ok ] || [ "$ka" != yes ]; then
-      die "${c_name[ci]}: ${file_path[$key]}: status $st, keep-alive $ka (log: $out/server-*.log)"
-    fi
-  done
-  live+=("$ci")
 done
-nlive=${#live[@]}
-[ "$nlive" -gt 0 ] || die "no server started"
+[ "${#live[@]}" -gt 0 ] || die "no server started"
+precheck_all "${live[@]}"
 
 # Warm-up: one unrecorded second per server
 warm_up "${file_path[${files[1]}]}" "$conns" "${live[@]}"
 
 csv=$out/cpu.csv
 echo "round,position,file,path,config,server,connections,status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket,cpu_ns,cpu_ns_per_request" >"$csv"
-for round in $(seq "$rounds"); do
-  note "round $round/$rounds ($((SECONDS - t0)) s)"
-  for key in "${files[@]}"; do
-    # rotated order: round r starts with configuration (r - 1) mod n
-    for pos in $(seq 0 $((nlive - 1))); do
-      ci=${live[$(((pos + round - 1) % nlive))]}
-      before=$(server_cpu_ns "${c_pid[ci]}")
-      wr=$(wrk_row "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "$conns" yes "$duration")
-      after=$(server_cpu_ns "${c_pid[ci]}")
-      [ "$wr" != wrk-failed ] || wr="wrk-failed,,0,,,,,,"
-      IFS=, read -r _ _ reqs _ <<<"$wr"
-      used=$((after - before))
-      per=""
-      [ "${reqs:-0}" -gt 0 ] && per=$((used / reqs))
-      echo "$round,$((pos + 1)),$key,${file_path[$key]},${c_name[ci]},${c_server[ci]},$conns,$wr,$used,$per" >>"$csv"
-    done
-  done
-done
+cpu_row() { # ROUND POS FILE CI: one wrk run, the server's CPU time around it
+  local key=$3 ci=$4 before after wr reqs used per=""
+  before=$(server_cpu_ns "${c_pid[ci]}")
+  wr=$(wrk_row "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "$conns" yes "$duration")
+  after=$(server_cpu_ns "${c_pid[ci]}")
+  [ "$wr" != wrk-failed ] || wr="wrk-failed,,0,,,,,,"
+  IFS=, read -r _ _ reqs _ <<<"$wr"
+  used=$((after - before))
+  [ "${reqs:-0}" -eq 0 ] || per=$((used / reqs))
+  echo "$1,$2,$key,${file_path[$key]},${c_name[ci]},${c_server[ci]},$conns,$wr,$used,$per" >>"$csv"
+}
+bench_rounds "$rounds" cpu_row "${live[@]}"
 
 # System calls per request, one server at a time (the others idle)
 echo "config,file,requests,syscalls,per_request,top_per_request" >"$out/syscalls.csv"

@@ -8,29 +8,16 @@
 # Without --beneath, build/release/server/beneath. Not a timed test: the
 # figures depend on the machine and its load.
 set -euo pipefail
-bin=build/release/server/beneath
-entries=100000
-rounds=5
-while [ $# -gt 0 ]; do
-  case $1 in
-  --beneath) bin=$2; shift 2 ;;
-  --entries) entries=$2; shift 2 ;;
-  --rounds) rounds=$2; shift 2 ;;
-  *) echo "usage: $0 [--beneath PATH] [--entries N] [--rounds N]" >&2; exit 2 ;;
-  esac
-done
-[ -x "$bin" ] || { echo "no server binary at $bin (build the release preset)" >&2; exit 2; }
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-listing-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+beneath=$release_bin entries=100000 rounds=5
+bench_args beneath entries:count rounds:count -- "$@"
+bench_beneath "$beneath"
+bench_work beneath-listing
 
-mkdir -p "$tmp/www/big"
-python3 - "$tmp/www/big" "$entries" <<'PY'
+mkdir -p "$root/big"
+python3 - "$root/big" "$entries" <<'PY'
 import os, sys
 d, n = sys.argv[1], int(sys.argv[2])
 for i in range(n):
@@ -38,15 +25,9 @@ for i in range(n):
         f.write("x" * (i % 5000))
 PY
 
-"$bin" --listen 127.0.0.1:0 --listing on --access-log off "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  grep -q 'listening on http://' "$tmp/err" && break
-  sleep 0.05
-done
-url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-[ -n "$url" ] || { cat "$tmp/err" >&2; exit 1; }
-hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$pid/status"; }
+start_beneath "$work/err" --listing on "$root"
+url=http://127.0.0.1:$bench_port
+hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$bench_pid/status"; }
 echo "directory: $entries entries; server peak RSS before: $(hwm)"
 
 stats() { # the times on stdin, one per line
@@ -58,13 +39,13 @@ for form in html json; do
   accept=text/html
   [ $form = json ] && accept=application/json
   for _ in $(seq "$rounds"); do
-    curl -s -o "$tmp/page" -H "Accept: $accept" -w '%{time_total}\n' "$url/big/"
+    curl -s -o "$work/page" -H "Accept: $accept" -w '%{time_total}\n' "$url/big/"
   done | stats | sed "s/^/$form: /"
   if [ $form = html ]; then
-    n=$(grep -o 'href="./' "$tmp/page" | wc -l)
+    n=$(grep -o 'href="./' "$work/page" | wc -l)
   else
-    n=$(grep -o '"name":' "$tmp/page" | wc -l)
+    n=$(grep -o '"name":' "$work/page" | wc -l)
   fi
-  echo "$form: $(stat -c %s "$tmp/page") bytes, $n entries"
+  echo "$form: $(stat -c %s "$work/page") bytes, $n entries"
 done
 echo "server peak RSS after: $(hwm)"

@@ -22,9 +22,8 @@
 # Timing figures on a shared machine are noise: look at min/max.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 duration=3
 rounds=5
@@ -41,9 +40,7 @@ while getopts d:r:c:f: o; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || bench_usage 2 >&2
-for t in curl wrk taskset setsid timeout; do
-  command -v "$t" >/dev/null || die "$t is missing (scripts/deps.sh test installs it)"
-done
+bench_need curl wrk taskset setsid timeout
 
 bench_pinning
 bench_work beneath-modes all

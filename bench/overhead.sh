@@ -20,57 +20,22 @@
 # bench/README.md ("Paired confinement overhead") says why.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-whole() { # NAME VALUE: VALUE must be a whole number > 0
-  case "$2" in '' | *[!0-9]* | 0) die "$1 must be a whole number > 0, not '$2'" ;; esac
-}
-
-quick=0
-pairs=""
-duration=""
-conns=50
-out=""
-beneath_bin=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-  --quick) quick=1 ;;
-  --pairs) pairs=${2:?--pairs needs a count} && shift ;;
-  --duration) duration=${2:?--duration needs seconds} && shift ;;
-  --conns) conns=${2:?--conns needs a count} && shift ;;
-  --out) out=${2:?--out needs a directory} && shift ;;
-  --beneath) beneath_bin=${2:?--beneath needs a path} && shift ;;
-  -h | --help) bench_usage ;;
-  *) bench_bad_arg "$1" ;;
-  esac
-  shift
-done
+quick=0 pairs="" duration="" conns=50 out="" beneath=""
+bench_args quick:flag pairs:count duration:count conns:count out beneath -- "$@"
 if [ "$quick" = 1 ]; then
   pairs=${pairs:-2} duration=${duration:-1}
 else
   pairs=${pairs:-10} duration=${duration:-2}
 fi
-whole --pairs "$pairs"
-whole --duration "$duration"
-whole --conns "$conns"
-suffix=""
-[ "$quick" = 0 ] || suffix=-quick
-out=${out:-$top/build/bench$suffix/overhead}
 files=(1k-d1 1k-d8)
 
-for tool in curl wrk taskset setsid timeout; do
-  command -v "$tool" >/dev/null || die "$tool is missing (scripts/deps.sh test installs it)"
-done
+bench_need curl wrk taskset setsid timeout
 bench_pinning
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -f "$out"/overhead.csv "$out"/overhead.md "$out"/summary.csv "$out"/server-*.log
-
-[ -n "$beneath_bin" ] || bench_build "$out"
-[ -x "$beneath_bin" ] || die "beneath binary not found or not executable: $beneath_bin"
-
+bench_out overhead
+bench_beneath "$beneath" "$out"
 bench_work beneath-overhead small
 
 # --- configurations: one table, one row each; the first is the baseline ---------
@@ -92,7 +57,6 @@ for spec in "${configs[@]}"; do
   c_threads+=(1) c_pinned+=(yes) c_opts+=("$opts")
 done
 baseline=${c_name[0]}
-nconf=${#c_name[@]}
 
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 t0=$SECONDS
@@ -101,34 +65,20 @@ for ci in "${!c_name[@]}"; do
   [ -z "${c_skip[ci]}" ] || die "${c_name[ci]}: ${c_skip[ci]} (log: $out/server-*.log)"
 done
 
-# Every configuration must serve both files (200, full body, keep-alive)
-# before anything is measured: a refusal must never pass for speed.
-for ci in "${!c_name[@]}"; do
-  for key in "${files[@]}"; do
-    read -r st ka < <(precheck "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "${file_bytes[$key]}")
-    if [ "$st" != ok ] || [ "$ka" != yes ]; then
-      die "${c_name[ci]}: ${file_path[$key]}: status $st, keep-alive $ka (log: $out/server-*.log)"
-    fi
-  done
-done
+precheck_all "${!c_name[@]}"
 
 # Warm-up: one unrecorded second per server
 warm_up "${file_path[${files[1]}]}" "$conns" "${!c_name[@]}"
 
 csv=$out/overhead.csv
 echo "round,position,file,path,config,backend,flags,options,connections,status,duration_s,requests,rps,p50_us,p99_us,mbps,err_status,err_socket" >"$csv"
-for round in $(seq "$pairs"); do
-  note "round $round/$pairs ($((SECONDS - t0)) s)"
-  for key in "${files[@]}"; do
-    # rotated order: round r starts with configuration (r - 1) mod n
-    for pos in $(seq 0 $((nconf - 1))); do
-      ci=$(((pos + round - 1) % nconf))
-      wr=$(wrk_row "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "$conns" yes "$duration")
-      [ "$wr" != wrk-failed ] || wr="wrk-failed,,,,,,,,"
-      echo "$round,$((pos + 1)),$key,${file_path[$key]},${c_name[ci]},${c_backend[ci]},${c_flags[ci]//,/+},${c_opts[ci]},$conns,$wr" >>"$csv"
-    done
-  done
-done
+overhead_row() { # ROUND POS FILE CI: one wrk run
+  local key=$3 ci=$4 wr
+  wr=$(wrk_row "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "$conns" yes "$duration")
+  [ "$wr" != wrk-failed ] || wr="wrk-failed,,,,,,,,"
+  echo "$1,$2,$key,${file_path[$key]},${c_name[ci]},${c_backend[ci]},${c_flags[ci]//,/+},${c_opts[ci]},$conns,$wr" >>"$csv"
+}
+bench_rounds "$pairs" overhead_row "${!c_name[@]}"
 series_s=$((SECONDS - t0))
 stop_all
 

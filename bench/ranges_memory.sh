@@ -6,46 +6,30 @@
 # server's peak RSS (VmHWM) before and after, and the bytes each client got.
 #   bench/ranges_memory.sh [--beneath PATH] [--clients N] [--size-mib N]
 set -euo pipefail
-bin=build/release/server/beneath
-clients=20
-mib=256
-while [ $# -gt 0 ]; do
-  case $1 in
-  --beneath) bin=$2; shift 2 ;;
-  --clients) clients=$2; shift 2 ;;
-  --size-mib) mib=$2; shift 2 ;;
-  *) echo "usage: $0 [--beneath PATH] [--clients N] [--size-mib N]" >&2; exit 2 ;;
-  esac
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-ranges-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-mkdir "$tmp/www"
-truncate -s "${mib}M" "$tmp/www/big.bin"
-"$bin" --listen 127.0.0.1:0 --access-log off "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  grep -q 'listening on http://' "$tmp/err" && break
-  sleep 0.05
-done
-url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$pid/status"; }
-size=$((mib * 1024 * 1024))
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+beneath=$release_bin clients=20 size_mib=256
+bench_args beneath clients:count size-mib:count -- "$@"
+bench_beneath "$beneath"
+bench_work beneath-ranges
+
+truncate -s "${size_mib}M" "$root/big.bin"
+start_beneath "$work/err" "$root"
+url=http://127.0.0.1:$bench_port
+hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$bench_pid/status"; }
+size=$((size_mib * 1024 * 1024))
 step=$((size / 32))
 ranges=
 for i in $(seq 0 15); do
   ranges="$ranges${ranges:+,}$((2 * i * step))-$(((2 * i + 1) * step - 1))"
 done
-echo "server peak RSS before: $(hwm); $clients clients x 16 parts of $mib MiB (half the file each)"
+echo "server peak RSS before: $(hwm); $clients clients x 16 parts of $size_mib MiB (half the file each)"
 start=$(date +%s.%N)
 for c in $(seq "$clients"); do
-  curl -s -o /dev/null -w '%{http_code} %{size_download}\n' -r "$ranges" "$url/big.bin" >"$tmp/c$c" &
+  curl -s -o /dev/null -w '%{http_code} %{size_download}\n' -r "$ranges" "$url/big.bin" >"$work/c$c" &
 done
-wait $(jobs -p | grep -v "^$pid$") 2>/dev/null || true
+wait $(jobs -p | grep -v "^$bench_pid$") 2>/dev/null || true
 end=$(date +%s.%N)
-sort "$tmp"/c* | uniq -c
+sort "$work"/c* | uniq -c
 echo "server peak RSS after: $(hwm); $(echo "$end - $start" | bc) s wall"

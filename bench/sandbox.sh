@@ -18,9 +18,8 @@
 # and the median of the per-round ratio to "off" (out/sandbox.md).
 # Default --beneath: build/release/server/beneath; --out: build/bench/sandbox.
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 bin=$top/build/release/server/beneath rounds=10 duration=2 conns=50
 out=$top/build/bench/sandbox
@@ -36,9 +35,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-for tool in wrk taskset curl; do
-  command -v "$tool" >/dev/null || die "$tool is missing (scripts/deps.sh test)"
-done
+bench_need wrk taskset curl
 [ -x "$bin" ] || die "$bin: not an executable (build the release preset)"
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (server on 0, wrk on 1)"
 mkdir -p "$out"

@@ -13,9 +13,8 @@
 # Needs strace and curl; nginx and lighttpd rows are skipped when missing.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 n=1000
 beneath_bin=$top/build/release/server/beneath
@@ -31,9 +30,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$n" in '' | *[!0-9]* | 0) die "-n must be a whole number > 0" ;; esac
-for t in strace curl taskset setsid timeout; do
-  command -v "$t" >/dev/null || die "$t is missing (scripts/deps.sh test installs it)"
-done
+bench_need strace curl taskset setsid timeout
 [ -x "$beneath_bin" ] || beneath_bin=""
 bench_pinning
 bench_work beneath-syscalls small

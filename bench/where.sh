@@ -19,9 +19,8 @@
 # build/bench/where). Needs perf (Debian: linux-perf) and root.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
-. "$here/lib/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 server=beneath
 beneath_bin=""

@@ -1,28 +1,33 @@
 # bench/lib/common.sh: what the bench scripts share; sourced, not run.
-# Before sourcing, set
-#   here   the bench/ directory (templates, lib/wrk-report.lua)
-#   prog   optional: the name messages start with (default bench/SCRIPT)
-# It sets top (the source tree) and bench_usage (print the script's header).
-# Then: bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
-# bench_build OUT (release preset) or set beneath_bin; fill the per-
+# Before sourcing, set prog (optional): the name messages start with
+# (default bench/SCRIPT). It sets here (the bench/ directory: templates,
+# lib/wrk-report.lua), top (the source tree) and release_bin (the release
+# preset's beneath). Then: bench_args (options), whole (checks counts);
+# bench_pinning; bench_work PREFIX (temp dir, tree, cleanup trap);
+# bench_build OUT (release preset) or bench_beneath PATH; start_beneath for
+# a single beneath, or fill the per-
 # configuration arrays c_name c_server c_backend c_flags c_threads c_pinned
 # c_opts (and c_bin, optional: another beneath binary for that row) and call
-# start_all; measure with precheck, wrk_row, server_cpu_ns and
-# syscalls_row; stop_all.
+# start_all; measure with precheck (precheck_all), wrk_row, server_cpu_ns
+# and syscalls_row, in rotated rounds (bench_rounds); stop_all. med_min_max
+# sums a series up.
 # Helpers touch these globals: root, run, work, beneath_bin, srv_pid,
 # srv_main, srv_port, pin_server, pin_client, pinning.
 # shellcheck shell=bash
 # Globals set here are read by the sourcing script and the other way round:
 # shellcheck disable=SC2034,SC2154
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 top=$(dirname "$here")
+release_bin=$top/build/release/server/beneath
 bench_script=${BASH_SOURCE[1]}
 prog=${prog:-bench/${bench_script##*/}}
 
 # bench_usage [STATUS]: print the sourcing script's header comment (line 2 up
-# to the first line that is not a comment) without its '# ', exit STATUS
+# to the first line that is not a comment, but the SPDX line) without its
+# '# ', exit STATUS
 bench_usage() {
-  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$bench_script"
+  sed -n '2,/^[^#]/{/^# SPDX-License-Identifier:/d;/^#/s/^# \{0,1\}//p}' "$bench_script"
   exit "${1:-0}"
 }
 
@@ -32,13 +37,74 @@ bench_bad_arg() {
   bench_usage 2 >&2
 }
 
+# bench_args NAME[:KIND]... -- ARG...: the script's options, each --NAME
+# VALUE: VALUE goes to the variable NAME (a dash in NAME an underscore; the
+# script sets its default before). KIND count: VALUE must be a whole number
+# > 0; list: VALUE is added to the array NAME (the option may come again);
+# flag: the option takes no value and sets NAME to 1. -h/--help prints the
+# usage, anything else ends in bench_bad_arg.
+bench_args() {
+  local -a specs=()
+  local spec name var kind
+  while [ "$1" != -- ]; do
+    specs+=("$1")
+    shift
+  done
+  shift
+  while [ $# -gt 0 ]; do
+    case $1 in -h | --help) bench_usage ;; esac
+    kind=none
+    for spec in "${specs[@]}"; do
+      name=${spec%%:*}
+      [ "$1" = "--$name" ] || continue
+      var=${name//-/_} kind=${spec#"$name"}
+      break
+    done
+    case $kind in
+    none) bench_bad_arg "$1" ;;
+    :flag)
+      printf -v "$var" 1
+      shift
+      continue
+      ;;
+    esac
+    [ $# -ge 2 ] || die "$1 needs a value"
+    case $kind in
+    :count) whole "$1" "$2" && printf -v "$var" '%s' "$2" ;;
+    :list)
+      local -n bench_list=$var
+      bench_list+=("$2")
+      unset -n bench_list
+      ;;
+    *) printf -v "$var" '%s' "$2" ;;
+    esac
+    shift 2
+  done
+}
+
 die() {
   echo "$prog: $*" >&2
   exit 1
 }
 note() { echo "$prog: $*" >&2; }
 
+bench_need() { # TOOL...: each must be installed
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || die "$tool is missing (scripts/deps.sh test installs it)"
+  done
+}
+
+whole() { # NAME VALUE...: each VALUE must be a whole number > 0
+  while [ $# -gt 0 ]; do
+    case "$2" in '' | *[!0-9]*) die "$1 must be a whole number, not '$2'" ;; esac
+    [ "$2" != 0 ] || die "$1 must be > 0"
+    shift 2
+  done
+}
+
 # --- CPU pinning: server on CPU 0, wrk on CPU 1 ---------------------------------
+pin_server=() pin_client=() pinning="not pinned" # until bench_pinning
 bench_pinning() {
   if [ "$(nproc)" -ge 2 ]; then
     pin_server=(taskset -c 0)
@@ -50,6 +116,29 @@ bench_pinning() {
     pinning="NOT pinned: only $(nproc) CPU"
     note "warning: fewer than 2 CPUs, nothing pinned; figures are not comparable"
   fi
+}
+
+# bench_beneath PATH [OUT]: use the beneath binary PATH (beneath_bin); with
+# PATH "", build the release preset first (bench_build OUT)
+bench_beneath() {
+  if [ -z "$1" ]; then
+    bench_build "$2"
+    set -- "$beneath_bin"
+  fi
+  [ -x "$1" ] || die "no beneath at $1 (cmake --build --preset release)"
+  beneath_bin=$1
+}
+
+# bench_out NAME: the output directory out (default build/bench/NAME, with
+# quick=1 build/bench-quick/NAME), made, absolute, and without an earlier
+# run's NAME.csv, NAME.md, summary.csv and server logs
+bench_out() {
+  local suffix=""
+  [ "${quick:-0}" = 0 ] || suffix=-quick
+  out=${out:-$top/build/bench$suffix/$1}
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+  rm -f "$out/$1.csv" "$out/$1.md" "$out"/summary.csv "$out"/server-*.log
 }
 
 # bench_build OUT: build the release preset (log OUT/build.log), set beneath_bin
@@ -73,7 +162,9 @@ hold_pid=""
 strace_pid=""
 child_pid="" # a child script (bench/run: overhead.sh), TERMed on exit
 work=""
-c_pid=() # per configuration: see start_all
+c_pid=()     # per configuration: see start_all
+bench_pids=() # the servers start_beneath started
+t0=0          # bench_rounds notes the seconds since
 
 # listen_port LOG TRIES: wait up to TRIES x 50 ms for beneath's 'listening on'
 # line in LOG; print its port (nothing if it did not come)
@@ -120,6 +211,8 @@ stop_all() {
 }
 
 bench_cleanup() {
+  local p
+  for p in "${bench_pids[@]}"; do stop_pid "$p"; done
   [ -z "$child_pid" ] || stop_pid "$child_pid"
   [ -z "$strace_pid" ] || stop_pid "$strace_pid"
   [ -z "$hold_pid" ] || stop_pid "$hold_pid"
@@ -160,8 +253,9 @@ make_tree() { # small|all: small = the 1 KiB files at depth 1 and 8 only
   chmod -R a+rX "$root"
 }
 
-# bench_work PREFIX small|all: a fresh temp dir (removed on exit, also on
-# Ctrl-C, with every server killed) holding the tree (root) and run files (run)
+# bench_work PREFIX [small|all]: a fresh temp dir (removed on exit, also on
+# Ctrl-C, with every server killed) holding the tree (root; made when small or
+# all is given) and run files (run)
 bench_work() {
   work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
   chmod 755 "$work" # nginx workers run as nobody
@@ -170,7 +264,7 @@ bench_work() {
   mkdir -p "$root" "$run"
   trap bench_cleanup EXIT
   trap 'exit 130' INT TERM HUP
-  make_tree "$2"
+  [ -z "${2:-}" ] || make_tree "$2"
 }
 
 free_port() { # a port nobody listens on (checked, not reserved)
@@ -254,6 +348,20 @@ start_server() {
   wait_http "$srv_port"
 }
 
+# start_beneath LOG OPTION...: $beneath_bin --listen 127.0.0.1:0 --access-log
+# off OPTION..., on the server's CPU (bench_pinning), stderr to LOG; waits for
+# its listening line. Sets bench_pid and bench_port; the server is stopped on
+# exit (bench_work's trap).
+start_beneath() {
+  local log=$1
+  shift
+  "${pin_server[@]}" "$beneath_bin" --listen 127.0.0.1:0 --access-log off "$@" 2>"$log" &
+  bench_pid=$!
+  bench_pids+=("$bench_pid")
+  bench_port=$(listen_port "$log" 200)
+  [ -n "$bench_port" ] || die "beneath did not start (${log##*/}): $(cat "$log")"
+}
+
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo ""; }
 
 # start_all LOGDIR: start the server of every configuration c_name[ci] (arrays
@@ -303,6 +411,44 @@ start_all() {
 }
 
 # --- measuring ----------------------------------------------------------------------
+# precheck_all CI...: every configuration CI must serve every file of files
+# (200, the whole body, keep-alive) before anything is measured: a refusal
+# must never pass for speed. Dies otherwise.
+precheck_all() {
+  local ci key st ka
+  for ci in "$@"; do
+    for key in "${files[@]}"; do
+      read -r st ka < <(precheck "http://127.0.0.1:${c_port[ci]}${file_path[$key]}" "${file_bytes[$key]}")
+      if [ "$st" != ok ] || [ "$ka" != yes ]; then
+        die "${c_name[ci]}: ${file_path[$key]}: status $st, keep-alive $ka (log: $out/server-*.log)"
+      fi
+    done
+  done
+}
+
+# bench_rounds ROUNDS FN ITEM...: ROUNDS rounds; in each, for every file of
+# files, FN ROUND POS FILE ITEM for every ITEM (POS counts from 1), the order
+# rotated by one per round: round r starts with the r-th ITEM, wrapping.
+# Notes each round's start with the seconds since t0.
+bench_rounds() {
+  local rounds=$1 fn=$2 round key pos
+  shift 2
+  for round in $(seq "$rounds"); do
+    note "round $round/$rounds ($((SECONDS - t0)) s)"
+    for key in "${files[@]}"; do
+      for pos in $(seq $#); do
+        "$fn" "$round" "$pos" "$key" "${@:$(((pos + round - 2) % $# + 1)):1}"
+      done
+    done
+  done
+}
+
+# med_min_max "VALUE...": "MEDIAN MIN MAX" of whole numbers separated by
+# spaces (of an even count, the lower of the two middle ones is the median)
+med_min_max() {
+  tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
+
 # precheck URL BYTES: two GETs on one curl; prints "STATUS KEEPALIVE" where
 # STATUS is ok, http-NNN or short-body and KEEPALIVE yes/no (did the second
 # request reuse the connection).

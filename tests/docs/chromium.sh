@@ -13,18 +13,9 @@
 set -euo pipefail
 bin=$1
 site=$2
-for tool in chromium gzip brotli zstd; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-chromium-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+# shellcheck source=tests/lib/chromium.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/chromium.sh"
+chromium_setup beneath-chromium gzip brotli zstd
 
 # The site, without the generated 4 MiB download, with sidecars next to
 # every compressible file (what a docs build step would produce).
@@ -38,25 +29,12 @@ find "$tmp/www" -type f \( -name '*.html' -o -name '*.css' -o -name '*.js' -o -n
     zstd -q -k -f "$f"
   done
 
-"$bin" --listen 127.0.0.1:0 --precompressed br,zst,gz --access-log "$tmp/access" \
-  --security-headers "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  grep -q 'listening on http://' "$tmp/err" && break
-  kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-  sleep 0.05
-done
-url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-[ -n "$url" ] || fail "no listening line"
-
-chrome() {
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-    --disable-dev-shm-usage --user-data-dir="$tmp/profile" \
-    --window-size=1024,768 "$@" 2>>"$tmp/chromium.log"
-}
+serve --precompressed br,zst,gz --access-log "$tmp/access" --security-headers "$tmp/www"
+# The pages at desktop size.
+desktop() { chrome --window-size=1024,768 "$@"; }
 
 # 1. The DOM after scripts ran.
-chrome --dump-dom "$url/" >"$tmp/dom.html" || fail "chromium --dump-dom failed: $(tail -5 "$tmp/chromium.log")"
+desktop --dump-dom "$url/" >"$tmp/dom.html" || fail "chromium --dump-dom failed: $(tail -5 "$tmp/chromium.log")"
 grep -q '<title>beneath' "$tmp/dom.html" || fail "no title in the DOM"
 grep -q '<button id="theme-toggle" type="button">' "$tmp/dom.html" ||
   fail "site.js did not run (theme button still hidden): $(grep -o '<button[^>]*>' "$tmp/dom.html")"
@@ -75,8 +53,8 @@ for asset in assets/style.css assets/site.js; do
 done
 
 # 3. A screenshot that is not blank.
-(cd "$tmp" && chrome --screenshot="$tmp/page.png" "$url/") || fail "screenshot failed"
-(cd "$tmp" && chrome --screenshot="$tmp/blank.png" "data:text/html,<title>x</title>") ||
+(cd "$tmp" && desktop --screenshot="$tmp/page.png" "$url/") || fail "screenshot failed"
+(cd "$tmp" && desktop --screenshot="$tmp/blank.png" "data:text/html,<title>x</title>") ||
   fail "blank screenshot failed"
 page=$(stat -c %s "$tmp/page.png")
 blank=$(stat -c %s "$tmp/blank.png")

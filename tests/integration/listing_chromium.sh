@@ -16,18 +16,9 @@
 # when chromium or python3 is missing.
 set -euo pipefail
 bin=$1
-for tool in chromium python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-listing-chromium-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+# shellcheck source=tests/lib/chromium.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/chromium.sh"
+chromium_setup beneath-listing-chromium python3
 
 # The directory: sizes that sort differently from the names, a
 # subdirectory, and names that need escaping (one not UTF-8).
@@ -38,20 +29,7 @@ head -c 40000 /dev/zero >"$tmp/www/d/c-middle.css"
 printf x >"$tmp/www/d/<b>&\"q'.txt"
 printf x >"$tmp/www/d/$(printf 'bad\xff.txt')"
 
-"$bin" --listen 127.0.0.1:0 --listing on --access-log off "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  grep -q 'listening on http://' "$tmp/err" && break
-  kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-  sleep 0.05
-done
-url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-[ -n "$url" ] || fail "no listening line"
-
-chrome() {
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-    --disable-dev-shm-usage --user-data-dir="$tmp/profile" "$@" 2>>"$tmp/chromium.log"
-}
+serve --listing on --access-log off "$tmp/www"
 
 # 1. The DOM.
 chrome --window-size=1024,768 --dump-dom "$url/d/?sort=size&order=desc" >"$tmp/dom.html" ||

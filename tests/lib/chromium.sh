@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# tests/lib/chromium.sh: what the headless Chromium tests share
+# (tests/docs/chromium.sh, tests/integration/listing_chromium.sh); sourced,
+# not run. The sourcing script sets bin (the beneath binary) and calls
+#   chromium_setup NAME TOOL...  exit 77 (skipped) unless chromium and every
+#                                TOOL are installed; then a temp dir, tmp
+#                                (NAME-XXXXXX), removed on exit with the server
+#   serve OPTION...              beneath --listen 127.0.0.1:0 OPTION..., its
+#                                stderr in $tmp/err; sets pid and url
+#   chrome FLAG...               headless Chromium, a profile in tmp, its
+#                                stderr added to $tmp/chromium.log
+#   fail MESSAGE...              say FAIL with the server's stderr, exit 1
+# Globals set here are read by the sourcing script and the other way round:
+# shellcheck disable=SC2034,SC2154
+
+chromium_setup() {
+  local name=$1 tool
+  shift
+  for tool in chromium "$@"; do
+    command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
+  done
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name-XXXXXX")
+  pid=
+  trap chromium_cleanup EXIT
+}
+
+chromium_cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+
+fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+
+serve() {
+  "$bin" --listen 127.0.0.1:0 "$@" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 200); do
+    grep -q 'listening on http://' "$tmp/err" && break
+    kill -0 "$pid" 2>/dev/null || fail "beneath exited"
+    sleep 0.05
+  done
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
+  [ -n "$url" ] || fail "no listening line"
+}
+
+chrome() {
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    --disable-dev-shm-usage --user-data-dir="$tmp/profile" "$@" 2>>"$tmp/chromium.log"
+}
