@@ -18,6 +18,7 @@
  */
 #include "log.h"
 
+#include "bgthread.h"
 #include "log_line.h"
 #include "log_template.h"
 
@@ -26,7 +27,6 @@
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -124,17 +124,8 @@ static void *writer(void *arg);
 /* Start the writer thread, under l->lock; 0 or -errno. */
 static int start_writer(struct log *l)
 {
-    /*
-     * The writer takes no signal: SIGTERM must reach main's signalfd, not
-     * kill the process through a thread that does not block it.
-     */
-    sigset_t all, old;
-    int err;
+    int err = bgthread_start(&l->writer, writer, l);
 
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    err = -pthread_create(&l->writer, NULL, writer, l);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!err)
         l->running = true;
     return err;
@@ -147,9 +138,7 @@ static void log_free(struct log *l)
     free(l->buf);
     free(l->path);
     free(l->format);
-    pthread_cond_destroy(&l->drained);
-    pthread_cond_destroy(&l->wake);
-    pthread_mutex_destroy(&l->lock);
+    bgthread_sync_destroy(&l->lock, &l->wake, &l->drained);
     free(l);
 }
 
@@ -161,10 +150,11 @@ int log_open(const char *where, const char *format, struct log **out)
 
     if (!l)
         return -ENOMEM;
+    if (bgthread_sync_init(&l->lock, &l->wake, &l->drained) != 0) {
+        free(l);
+        return -ENOMEM;
+    }
     l->fd = -1;
-    pthread_mutex_init(&l->lock, NULL);
-    pthread_cond_init(&l->wake, NULL);
-    pthread_cond_init(&l->drained, NULL);
     l->format = strdup(format);
     if (!l->format)
         goto out_free;
