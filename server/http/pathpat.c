@@ -295,12 +295,18 @@ static int key_of(const struct pathpat *p, const char **k, size_t *klen,
     return 0;
 }
 
-int pathpat_index_build(struct pathpat_index *ix,
-                        const struct pathpat *const *pats, size_t n)
+int pathpat_index_build(struct pathpat_index *ix, const struct pathpat *first,
+                        size_t stride, size_t n)
 {
     size_t n_exact = 0, n_first = 0, used = 0;
+    const struct pathpat **pats = calloc(n ? n : 1, sizeof *pats);
 
     memset(ix, 0, sizeof *ix);
+    if (!pats)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        pats[i] = (const struct pathpat *)(const void *)((const char *)first +
+                                                         i * stride);
     ix->pats = pats;
     ix->n = n;
     for (size_t i = 0; i < n; i++) {
@@ -455,6 +461,7 @@ void pathpat_index_free(struct pathpat_index *ix)
 {
     if (!ix)
         return;
+    free(ix->pats);
     free(ix->exact);
     free(ix->first);
     free(ix->lists);
