@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,23 @@ void print_str(FILE *out, const char *name, const char *s)
         fputc(*s, out);
     }
     fputs("\"\n", out);
+}
+
+void print_strf(FILE *out, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char *text = NULL;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(out, "%s = ?\n", name);
+        return;
+    }
+    print_str(out, name, text);
+    free(text);
 }
 
 /* ---- strings and paths ---- */
