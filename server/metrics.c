@@ -18,27 +18,17 @@
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 
-struct bucket {
-    uint64_t ns; /* upper bound, inclusive */
-    const char *le;
+/* Bucket upper bounds in ns, inclusive; the last is +Inf. */
+static const uint64_t buckets[METRICS_N_BUCKETS] = {
+    1000,     2500,     5000,      10000,      25000,   50000,
+    100000,   250000,   500000,    1000000,    2500000, 5000000,
+    10000000, 25000000, 100000000, UINT64_MAX,
 };
 
-static const struct bucket buckets[METRICS_N_BUCKETS] = {
-    {1000, "1e-06"},      {2500, "2.5e-06"},   {5000, "5e-06"},
-    {10000, "1e-05"},     {25000, "2.5e-05"},  {50000, "5e-05"},
-    {100000, "0.0001"},   {250000, "0.00025"}, {500000, "0.0005"},
-    {1000000, "0.001"},   {2500000, "0.0025"}, {5000000, "0.005"},
-    {10000000, "0.01"},   {25000000, "0.025"}, {100000000, "0.1"},
-    {UINT64_MAX, "+Inf"},
-};
-
-static const struct bucket req_buckets[METRICS_N_BUCKETS] = {
-    {100000, "0.0001"},   {250000, "0.00025"}, {500000, "0.0005"},
-    {1000000, "0.001"},   {2500000, "0.0025"}, {5000000, "0.005"},
-    {10000000, "0.01"},   {25000000, "0.025"}, {50000000, "0.05"},
-    {100000000, "0.1"},   {250000000, "0.25"}, {500000000, "0.5"},
-    {1000000000, "1"},    {2500000000, "2.5"}, {5000000000, "5"},
-    {UINT64_MAX, "+Inf"},
+static const uint64_t req_buckets[METRICS_N_BUCKETS] = {
+    100000,     250000,     500000,     1000000,    2500000,   5000000,
+    10000000,   25000000,   50000000,   100000000,  250000000, 500000000,
+    1000000000, 2500000000, 5000000000, UINT64_MAX,
 };
 
 static const char *const classes[METRICS_N_CLASSES] = {"1xx", "2xx", "3xx",
@@ -143,7 +133,7 @@ void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
 
     metrics_count_response(m, status, bytes);
     add(&m->coded_bytes[coding_index(coding)], bytes);
-    for (i = 0; ns > req_buckets[i].ns; i++)
+    for (i = 0; ns > req_buckets[i]; i++)
         ;
     add(&h->bucket[i], 1);
     add(&h->sum_ns, ns);
@@ -196,7 +186,7 @@ void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
     size_t b = backend_index(backend), i;
 
     if (b < METRICS_N_BACKENDS) {
-        for (i = 0; ns > buckets[i].ns; i++)
+        for (i = 0; ns > buckets[i]; i++)
             ;
         add(&m->resolve[b].bucket[i], 1);
         add(&m->resolve[b].sum_ns, ns);
@@ -274,15 +264,19 @@ static void put_seconds(struct out *o, uint64_t ns)
 
 /* One series of histogram @name: cumulative buckets, sum and count. */
 static void put_histogram(struct out *o, const char *name, const char *labels,
-                          const struct metrics_histogram *h,
-                          const struct bucket *le)
+                          const struct metrics_histogram *h, const uint64_t *le)
 {
     uint64_t cum = 0, sum = get(&h->sum_ns);
 
     for (size_t i = 0; i < METRICS_N_BUCKETS; i++) {
         cum += get(&h->bucket[i]);
-        put(o, "%s_bucket{%s,le=\"%s\"} %llu\n", name, labels, le[i].le,
-            (unsigned long long)cum);
+        put(o, "%s_bucket{%s,le=\"", name, labels);
+        /* seconds as Prometheus writes them: 2.5e-06, 0.0001, 5, +Inf */
+        if (le[i] == UINT64_MAX)
+            put(o, "+Inf");
+        else
+            put(o, "%g", (double)le[i] / 1e9);
+        put(o, "\"} %llu\n", (unsigned long long)cum);
     }
     put(o, "%s_sum{%s} ", name, labels);
     put_seconds(o, sum);
