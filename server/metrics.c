@@ -242,6 +242,16 @@ static void head(struct out *o, const char *name, const char *type,
     put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* One series of a counter: @name{@labels} @v, or @name @v without labels. */
+static void sample(struct out *o, const char *name, const char *labels,
+                   uint64_t v)
+{
+    if (labels)
+        put(o, "%s{%s} %llu\n", name, labels, (unsigned long long)v);
+    else
+        put(o, "%s %llu\n", name, (unsigned long long)v);
+}
+
 /* "E%d", the name, or "other" for errno slot @e of a by-errno table. */
 static const char *errno_label(int e, char buf[16])
 {
@@ -305,20 +315,18 @@ static void render_requests(const struct metrics *m, struct out *o)
     }
     head(o, "beneath_http_sent_bytes_total", "counter",
          "Response body bytes sent.");
-    put(o, "beneath_http_sent_bytes_total %llu\n",
-        (unsigned long long)get(&m->sent_bytes));
+    sample(o, "beneath_http_sent_bytes_total", NULL, get(&m->sent_bytes));
 }
 
 static void render_reply(const struct metrics *m, struct out *o)
 {
-    head(o, "beneath_reply_cache_total", "counter",
+    static const char name[] = "beneath_reply_cache_total";
+
+    head(o, name, "counter",
          "Responses of small unchanged files answered from the reply cache "
          "(hit), and put into it (kept).");
-    put(o,
-        "beneath_reply_cache_total{result=\"hit\"} %llu\n"
-        "beneath_reply_cache_total{result=\"kept\"} %llu\n",
-        (unsigned long long)get(&m->reply_hits),
-        (unsigned long long)get(&m->reply_kept));
+    sample(o, name, "result=\"hit\"", get(&m->reply_hits));
+    sample(o, name, "result=\"kept\"", get(&m->reply_kept));
 }
 
 /* The series of a by-errno counter table, those that are not zero. */
@@ -385,6 +393,8 @@ static void render_request_histograms(const struct metrics *m, struct out *o)
 
 static void render_traffic(const struct metrics *m, struct out *o)
 {
+    static const char tls[] = "beneath_tls_handshakes_total";
+
     head(o, "beneath_http_sent_coded_bytes_total", "counter",
          "Response body bytes sent, by content coding.");
     for (size_t i = 0; i < METRICS_N_CODINGS; i++)
@@ -397,18 +407,14 @@ static void render_traffic(const struct metrics *m, struct out *o)
     head(o, "beneath_open_connections", "gauge", "Connections open now.");
     put(o, "beneath_open_connections %lld\n",
         (long long)get(&m->open_connections));
-    head(o, "beneath_tls_handshakes_total", "counter",
+    head(o, tls, "counter",
          "TLS connections closed, by whether their handshake finished.");
-    put(o,
-        "beneath_tls_handshakes_total{result=\"ok\"} %llu\n"
-        "beneath_tls_handshakes_total{result=\"failed\"} %llu\n",
-        (unsigned long long)get(&m->tls_ok),
-        (unsigned long long)get(&m->tls_failed));
+    sample(o, tls, "result=\"ok\"", get(&m->tls_ok));
+    sample(o, tls, "result=\"failed\"", get(&m->tls_failed));
     head(o, "beneath_access_log_dropped_total", "counter",
          "Access log lines dropped: the disk or the log's reader did not keep "
          "up.");
-    put(o, "beneath_access_log_dropped_total %llu\n",
-        (unsigned long long)get(&m->log_dropped));
+    sample(o, "beneath_access_log_dropped_total", NULL, get(&m->log_dropped));
 }
 
 /* The hit and miss series of one cache. */
@@ -437,21 +443,18 @@ static void render_caches(const struct metrics *m, struct out *o)
 
 static void render_access(const struct metrics *m, struct out *o)
 {
-    head(o, "beneath_refused_total", "counter",
+    static const char refused[] = "beneath_refused_total";
+
+    head(o, refused, "counter",
          "Connections closed at accept by --allow/--deny (address), requests "
          "refused for the client behind a trusted proxy (forwarded), requests "
          "answered 401 (auth).");
-    put(o,
-        "beneath_refused_total{reason=\"address\"} %llu\n"
-        "beneath_refused_total{reason=\"forwarded\"} %llu\n"
-        "beneath_refused_total{reason=\"auth\"} %llu\n",
-        (unsigned long long)get(&m->refused_address),
-        (unsigned long long)get(&m->refused_forwarded),
-        (unsigned long long)get(&m->auth_failures));
+    sample(o, refused, "reason=\"address\"", get(&m->refused_address));
+    sample(o, refused, "reason=\"forwarded\"", get(&m->refused_forwarded));
+    sample(o, refused, "reason=\"auth\"", get(&m->auth_failures));
     head(o, "beneath_auth_failures_total", "counter",
          "Requests answered 401: missing or wrong credentials.");
-    put(o, "beneath_auth_failures_total %llu\n",
-        (unsigned long long)get(&m->auth_failures));
+    sample(o, "beneath_auth_failures_total", NULL, get(&m->auth_failures));
 }
 
 size_t metrics_render(const struct metrics *m, char *buf, size_t size)
