@@ -299,7 +299,8 @@ int pathpat_index_build(struct pathpat_index *ix, const struct pathpat *first,
                         size_t stride, size_t n)
 {
     size_t n_exact = 0, n_first = 0, used = 0;
-    const struct pathpat **pats = calloc(n ? n : 1, sizeof *pats);
+    const struct pathpat **pats =
+        calloc(n ? n : 1, sizeof(const struct pathpat *));
 
     memset(ix, 0, sizeof *ix);
     if (!pats)
