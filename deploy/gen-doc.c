@@ -35,38 +35,135 @@ static void roff(FILE *f, const char *s)
     }
 }
 
+/* @before, then @s as roff text, then @after. */
+static void roff_between(FILE *f, const char *before, const char *s,
+                         const char *after)
+{
+    fputs(before, f);
+    roff(f, s);
+    fputs(after, f);
+}
+
 static void man_option(FILE *f, const struct conf_option_doc *d)
 {
-    fputs(".TP\n\\fB\\-\\-", f);
-    roff(f, d->name);
-    fputs("\\fR", f);
-    if (d->metavar) {
-        fputs(" \\fI", f);
-        roff(f, d->metavar);
-        fputs("\\fR", f);
-    }
-    fputc('\n', f);
-    roff(f, d->help);
-    fputs(".\n", f);
-    if (d->dflt_help) {
-        fputs("Default: ", f);
-        roff(f, d->dflt_help);
-        fputs(".\n", f);
-    }
+    roff_between(f, ".TP\n\\fB\\-\\-", d->name, "\\fR");
+    if (d->metavar)
+        roff_between(f, " \\fI", d->metavar, "\\fR");
+    roff_between(f, "\n", d->help, ".\n");
+    if (d->dflt_help)
+        roff_between(f, "Default: ", d->dflt_help, ".\n");
     if (d->in_env) {
-        fputs("Environment: \\fB", f);
-        roff(f, d->env);
-        fputs("\\fR", f);
-        if (d->in_file) {
-            fputs("; file key: \\fB", f);
-            roff(f, d->name);
-            fputs("\\fR", f);
-        }
+        roff_between(f, "Environment: \\fB", d->env, "\\fR");
+        if (d->in_file)
+            roff_between(f, "; file key: \\fB", d->name, "\\fR");
         fputs(".\n", f);
     } else {
         fputs("Command line only.\n", f);
     }
 }
+
+/* The page up to the options' list. */
+static const char man_head[] =
+    ".SH NAME\n"
+    "beneath \\- serve static files confined beneath a directory\n"
+    ".SH SYNOPSIS\n"
+    ".B beneath\n"
+    "[\\fIOPTIONS\\fR] [\\fIROOT\\fR]\n"
+    ".br\n"
+    ".B beneath \\-\\-probe\n"
+    "\\fIURL\\fR\n"
+    ".SH DESCRIPTION\n"
+    ".B beneath\n"
+    "serves the files beneath \\fIROOT\\fR (default: the current "
+    "directory) over HTTP and HTTPS.\n"
+    "Every request path is opened from a directory descriptor of the "
+    "root by a confined resolver: the kernel's \\fBopenat2\\fR(2) with "
+    "\\fBRESOLVE_*\\fR flags (Linux 5.6 and later), or, where that "
+    "system call is missing or blocked (older kernels, container "
+    "seccomp profiles), a userspace emulation with the same "
+    "semantics.\n"
+    "A path that would lead out of the root through \\fB..\\fR, an "
+    "absolute path or a symbolic link is refused (403), never "
+    "served.\n"
+    ".PP\n"
+    "On start-up it prints one line per listener, the root, the "
+    "resolver backend that serves and why, and the confinement flags, "
+    "then one access-log line per request.\n"
+    ".SH OPTIONS\n"
+    "Each option is also an environment variable and a configuration "
+    "file key, unless marked otherwise.\n"
+    "On/off options may be given alone (\\fB\\-\\-listing\\fR means "
+    "on).\n"
+    "\\fB\\-h\\fR is \\fB\\-\\-help\\fR.\n";
+
+/* The page after the options' list. */
+static const char man_tail[] =
+    ".SH CONFIGURATION FILE\n"
+    "The file named by \\fB\\-\\-config\\fR or \\fBBENEATH_CONFIG\\fR "
+    "holds one \\fIname\\fR \\fB=\\fR \\fIvalue\\fR per line; lines "
+    "starting with \\fB#\\fR are comments; \"double quotes\" keep "
+    "leading and trailing spaces.\n"
+    "Precedence: command line, then environment, then file, then "
+    "default.\n"
+    "A repeatable option given in a higher source replaces the lower "
+    "source's list.\n"
+    "Errors name \\fIFILE\\fB:\\fILINE\\fR, and every error of a run is "
+    "reported.\n"
+    ".SH ENVIRONMENT\n"
+    ".TP\n"
+    ".B BENEATH_\\fINAME\\fR\n"
+    "an option, dashes as underscores (\\fBBENEATH_ACCESS_LOG=off\\fR). "
+    "A \\fBBENEATH_\\fR variable that looks like a misspelt option is "
+    "an error.\n"
+    ".TP\n"
+    ".B LISTEN_FDS\\fR, \\fBLISTEN_PID\n"
+    "socket activation (\\fBsystemd.socket\\fR(5)): the passed sockets "
+    "replace the \\fB\\-\\-listen\\fR addresses.\n"
+    ".TP\n"
+    ".B NOTIFY_SOCKET\n"
+    "service manager notification (\\fBsd_notify\\fR(3)): READY=1 once "
+    "serving, RELOADING=1 and READY=1 around a reload, STOPPING=1 on "
+    "shutdown.\n"
+    ".SH SIGNALS\n"
+    ".TP\n"
+    ".B SIGHUP\n"
+    "reopen the root, the access log and the TLS certificate; a "
+    "failure keeps the old one.\n"
+    ".TP\n"
+    ".BR SIGTERM \", \" SIGINT\n"
+    "stop accepting, let requests in flight finish (at most "
+    "\\fB\\-\\-shutdown\\-timeout\\fR), exit 0.\n"
+    ".SH EXIT STATUS\n"
+    "0 after a clean shutdown, \\fB\\-\\-help\\fR, \\fB\\-\\-version\\fR, "
+    "\\fB\\-\\-check\\fR or a successful \\fB\\-\\-probe\\fR; 1 for a "
+    "failed probe or a failure while serving; 2 for a configuration "
+    "error.\n"
+    ".SH FILES\n"
+    ".TP\n"
+    ".I /etc/beneath/beneath.conf\n"
+    "the example configuration that the systemd unit reads.\n"
+    ".TP\n"
+    ".IR beneath.service \", \" beneath.socket\n"
+    "the systemd units: a hardened service (\\fBType=notify\\fR, "
+    "\\fBDynamicUser=yes\\fR) and its optional socket activation.\n"
+    ".SH EXAMPLES\n"
+    "Serve the current directory on http://127.0.0.1:8080:\n"
+    ".PP\n"
+    ".EX\n"
+    "beneath .\n"
+    ".EE\n"
+    ".PP\n"
+    "Serve a site on all addresses with a health path, and check it "
+    "from a health check:\n"
+    ".PP\n"
+    ".EX\n"
+    "beneath \\-\\-listen 0.0.0.0:8080 \\-\\-health /healthz /srv/www\n"
+    "beneath \\-\\-probe http://127.0.0.1:8080/healthz\n"
+    ".EE\n"
+    ".SH SEE ALSO\n"
+    "\\fBbeneath\\-resolve\\fR(1), \\fBopenat2\\fR(2), "
+    "\\fBsystemd.service\\fR(5), \\fBsystemd.socket\\fR(5), "
+    "\\fBsd_notify\\fR(3)\n";
 
 static int man(FILE *f, const char *version)
 {
@@ -78,108 +175,10 @@ static int man(FILE *f, const char *version)
             "not edit.\n"
             ".TH BENEATH 1 \"\" \"beneath %s\" \"User Commands\"\n",
             version);
-    fputs(".SH NAME\n"
-          "beneath \\- serve static files confined beneath a directory\n"
-          ".SH SYNOPSIS\n"
-          ".B beneath\n"
-          "[\\fIOPTIONS\\fR] [\\fIROOT\\fR]\n"
-          ".br\n"
-          ".B beneath \\-\\-probe\n"
-          "\\fIURL\\fR\n"
-          ".SH DESCRIPTION\n"
-          ".B beneath\n"
-          "serves the files beneath \\fIROOT\\fR (default: the current "
-          "directory) over HTTP and HTTPS.\n"
-          "Every request path is opened from a directory descriptor of the "
-          "root by a confined resolver: the kernel's \\fBopenat2\\fR(2) with "
-          "\\fBRESOLVE_*\\fR flags (Linux 5.6 and later), or, where that "
-          "system call is missing or blocked (older kernels, container "
-          "seccomp profiles), a userspace emulation with the same "
-          "semantics.\n"
-          "A path that would lead out of the root through \\fB..\\fR, an "
-          "absolute path or a symbolic link is refused (403), never "
-          "served.\n"
-          ".PP\n"
-          "On start-up it prints one line per listener, the root, the "
-          "resolver backend that serves and why, and the confinement flags, "
-          "then one access-log line per request.\n"
-          ".SH OPTIONS\n"
-          "Each option is also an environment variable and a configuration "
-          "file key, unless marked otherwise.\n"
-          "On/off options may be given alone (\\fB\\-\\-listing\\fR means "
-          "on).\n"
-          "\\fB\\-h\\fR is \\fB\\-\\-help\\fR.\n",
-          f);
+    fputs(man_head, f);
     for (size_t i = 0; conf_option_doc(i, &d) == 0; i++)
         man_option(f, &d);
-    fputs(
-        ".SH CONFIGURATION FILE\n"
-        "The file named by \\fB\\-\\-config\\fR or \\fBBENEATH_CONFIG\\fR "
-        "holds one \\fIname\\fR \\fB=\\fR \\fIvalue\\fR per line; lines "
-        "starting with \\fB#\\fR are comments; \"double quotes\" keep "
-        "leading and trailing spaces.\n"
-        "Precedence: command line, then environment, then file, then "
-        "default.\n"
-        "A repeatable option given in a higher source replaces the lower "
-        "source's list.\n"
-        "Errors name \\fIFILE\\fB:\\fILINE\\fR, and every error of a run is "
-        "reported.\n"
-        ".SH ENVIRONMENT\n"
-        ".TP\n"
-        ".B BENEATH_\\fINAME\\fR\n"
-        "an option, dashes as underscores (\\fBBENEATH_ACCESS_LOG=off\\fR). "
-        "A \\fBBENEATH_\\fR variable that looks like a misspelt option is "
-        "an error.\n"
-        ".TP\n"
-        ".B LISTEN_FDS\\fR, \\fBLISTEN_PID\n"
-        "socket activation (\\fBsystemd.socket\\fR(5)): the passed sockets "
-        "replace the \\fB\\-\\-listen\\fR addresses.\n"
-        ".TP\n"
-        ".B NOTIFY_SOCKET\n"
-        "service manager notification (\\fBsd_notify\\fR(3)): READY=1 once "
-        "serving, RELOADING=1 and READY=1 around a reload, STOPPING=1 on "
-        "shutdown.\n"
-        ".SH SIGNALS\n"
-        ".TP\n"
-        ".B SIGHUP\n"
-        "reopen the root, the access log and the TLS certificate; a "
-        "failure keeps the old one.\n"
-        ".TP\n"
-        ".BR SIGTERM \", \" SIGINT\n"
-        "stop accepting, let requests in flight finish (at most "
-        "\\fB\\-\\-shutdown\\-timeout\\fR), exit 0.\n"
-        ".SH EXIT STATUS\n"
-        "0 after a clean shutdown, \\fB\\-\\-help\\fR, \\fB\\-\\-version\\fR, "
-        "\\fB\\-\\-check\\fR or a successful \\fB\\-\\-probe\\fR; 1 for a "
-        "failed probe or a failure while serving; 2 for a configuration "
-        "error.\n"
-        ".SH FILES\n"
-        ".TP\n"
-        ".I /etc/beneath/beneath.conf\n"
-        "the example configuration that the systemd unit reads.\n"
-        ".TP\n"
-        ".IR beneath.service \", \" beneath.socket\n"
-        "the systemd units: a hardened service (\\fBType=notify\\fR, "
-        "\\fBDynamicUser=yes\\fR) and its optional socket activation.\n"
-        ".SH EXAMPLES\n"
-        "Serve the current directory on http://127.0.0.1:8080:\n"
-        ".PP\n"
-        ".EX\n"
-        "beneath .\n"
-        ".EE\n"
-        ".PP\n"
-        "Serve a site on all addresses with a health path, and check it "
-        "from a health check:\n"
-        ".PP\n"
-        ".EX\n"
-        "beneath \\-\\-listen 0.0.0.0:8080 \\-\\-health /healthz /srv/www\n"
-        "beneath \\-\\-probe http://127.0.0.1:8080/healthz\n"
-        ".EE\n"
-        ".SH SEE ALSO\n"
-        "\\fBbeneath\\-resolve\\fR(1), \\fBopenat2\\fR(2), "
-        "\\fBsystemd.service\\fR(5), \\fBsystemd.socket\\fR(5), "
-        "\\fBsd_notify\\fR(3)\n",
-        f);
+    fputs(man_tail, f);
     return 0;
 }
 

@@ -254,6 +254,40 @@ static int vhosts_load(struct access *a, const struct conf *c,
     return problems;
 }
 
+static int error_pages_load(struct access *a, const struct conf *c)
+{
+    int problems = 0;
+
+    for (size_t i = 0; i < c->error_page.n; i++) {
+        char err[256];
+        int r = error_pages_add(&a->error_pages, c->error_page.v[i], err,
+                                sizeof err);
+
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: error-page %s: %s\n", c->error_page.v[i],
+                    err);
+            problems++;
+        }
+    }
+    return problems;
+}
+
+/*
+ * The rules a first load gave (@r: its problems, or -ENOMEM; @rules: NULL
+ * unless @r is 0) into a new holder *@out that reloads publish to. Returns
+ * @r, or -ENOMEM.
+ */
+static int rules_keep(int r, struct access_rules *rules, struct live **out)
+{
+    if (r == 0 && live_new(rules, rules_free, out) < 0) {
+        rules_free(rules);
+        return -ENOMEM;
+    }
+    return r;
+}
+
 /* Warn about an --error-page file a site root does not have. */
 static void check_pages(const struct access *a, const struct site *s)
 {
@@ -304,19 +338,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     } while (0)
     ADD(lists_load(a, c));
     ADD(vhosts_load(a, c, dir_cache));
-    for (size_t i = 0; i < c->error_page.n; i++) {
-        char err[256];
-
-        r = error_pages_add(&a->error_pages, c->error_page.v[i], err,
-                            sizeof err);
-        if (r == -ENOMEM)
-            goto out_nomem;
-        if (r < 0) {
-            fprintf(stderr, "beneath: error-page %s: %s\n", c->error_page.v[i],
-                    err);
-            problems++;
-        }
-    }
+    ADD(error_pages_load(a, c));
     ADD(auth_new(c, &a->auth));
     if (c->redirects && !(a->redirects_path = strdup(c->redirects)))
         goto out_nomem;
@@ -326,13 +348,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
         struct access_rules *g = NULL;
 
         r = global_load(a, "", &g);
-        if (r < 0)
-            goto out_nomem;
-        problems += r;
-        if (r == 0 && live_new(g, rules_free, &a->global) < 0) {
-            rules_free(g);
-            goto out_nomem;
-        }
+        ADD(rules_keep(r, g, &a->global));
     }
     for (size_t i = 0; a->site_files && i <= a->n_vhosts; i++) {
         struct site *s = i < a->n_vhosts ? &a->vhosts[i] : &a->dflt;
@@ -341,13 +357,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
         if (!s->root)
             continue;
         r = site_load(a, s, "", &sr);
-        if (r < 0)
-            goto out_nomem;
-        problems += r;
-        if (r == 0 && live_new(sr, rules_free, &s->files) < 0) {
-            rules_free(sr);
-            goto out_nomem;
-        }
+        ADD(rules_keep(r, sr, &s->files));
     }
     for (size_t i = 0; i <= a->n_vhosts; i++)
         check_pages(a, i < a->n_vhosts ? &a->vhosts[i] : &a->dflt);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * log.c - access log lines: Common Log Format + referer and agent (combined)
- * with the resolver backend and errno appended (and duration_us with
- * combined+duration), one JSON object a line, or an operator's template.
+ * log.c - the access log's file, buffer and writer thread; the lines
+ * themselves (combined, JSON, templates) are made by log_line.c.
  *
  * Workers never write: each line is built in a stack buffer and copied
  * into the log's buffer under a mutex held only for that copy (at most
@@ -19,16 +18,15 @@
  */
 #include "log.h"
 
+#include "bgthread.h"
+#include "log_line.h"
 #include "log_template.h"
-#include "resolver.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,11 +36,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Escaped bytes kept of one client-supplied field; the rest becomes "...". */
-#define LOG_FIELD_MAX 1000
-/* A line is cut at LOG_LINE_MAX (log.h): six such fields and the fixed parts
- * always fit; a template naming many long fields may be cut. */
 
 struct log {
     int fd; /* -1 when off */
@@ -131,20 +124,22 @@ static void *writer(void *arg);
 /* Start the writer thread, under l->lock; 0 or -errno. */
 static int start_writer(struct log *l)
 {
-    /*
-     * The writer takes no signal: SIGTERM must reach main's signalfd, not
-     * kill the process through a thread that does not block it.
-     */
-    sigset_t all, old;
-    int err;
+    int err = bgthread_start(&l->writer, writer, l);
 
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    err = -pthread_create(&l->writer, NULL, writer, l);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!err)
         l->running = true;
     return err;
+}
+
+/* Free @l's memory and its lock (the fd is the caller's to close). */
+static void log_free(struct log *l)
+{
+    free(l->spare);
+    free(l->buf);
+    free(l->path);
+    free(l->format);
+    bgthread_sync_destroy(&l->lock, &l->wake, &l->drained);
+    free(l);
 }
 
 int log_open(const char *where, const char *format, struct log **out)
@@ -155,10 +150,11 @@ int log_open(const char *where, const char *format, struct log **out)
 
     if (!l)
         return -ENOMEM;
+    if (bgthread_sync_init(&l->lock, &l->wake, &l->drained) != 0) {
+        free(l);
+        return -ENOMEM;
+    }
     l->fd = -1;
-    pthread_mutex_init(&l->lock, NULL);
-    pthread_cond_init(&l->wake, NULL);
-    pthread_cond_init(&l->drained, NULL);
     l->format = strdup(format);
     if (!l->format)
         goto out_free;
@@ -193,14 +189,7 @@ out_close:
     if (l->owned)
         close(l->fd);
 out_free:
-    free(l->spare);
-    free(l->buf);
-    free(l->path);
-    free(l->format);
-    pthread_cond_destroy(&l->drained);
-    pthread_cond_destroy(&l->wake);
-    pthread_mutex_destroy(&l->lock);
-    free(l);
+    log_free(l);
     return err;
 }
 
@@ -294,355 +283,7 @@ void log_close(struct log *l)
                 n);
     if (l->owned && l->fd >= 0)
         close(l->fd);
-    free(l->spare);
-    free(l->buf);
-    free(l->path);
-    free(l->format);
-    pthread_cond_destroy(&l->drained);
-    pthread_cond_destroy(&l->wake);
-    pthread_mutex_destroy(&l->lock);
-    free(l);
-}
-
-struct line {
-    char buf[LOG_LINE_MAX];
-    size_t len;
-};
-
-static void put(struct line *ln, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void put(struct line *ln, const char *fmt, ...)
-{
-    va_list ap;
-    size_t room = sizeof ln->buf - 1 - ln->len; /* keep one for '\n' */
-
-    va_start(ap, fmt);
-    int n = vsnprintf(ln->buf + ln->len, room + 1, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        ln->len += (size_t)n < room ? (size_t)n : room;
-}
-
-static void put_mem(struct line *ln, const char *s, size_t n)
-{
-    size_t room = sizeof ln->buf - 1 - ln->len;
-
-    if (n > room)
-        n = room;
-    memcpy(ln->buf + ln->len, s, n);
-    ln->len += n;
-}
-
-static void put_lit(struct line *ln, const char *s)
-{
-    put_mem(ln, s, strlen(s));
-}
-
-static void putc_(struct line *ln, char c)
-{
-    if (ln->len < sizeof ln->buf - 1)
-        ln->buf[ln->len++] = c;
-}
-
-/* The length of the valid UTF-8 sequence of 2 to 4 bytes at @s, or 0. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* overlong forms, surrogates and code points past U+10FFFF */
-    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
-}
-
-enum esc {
-    ESC_JSON,   /* JSON string contents; invalid UTF-8 bytes as \u00HH */
-    ESC_QUOTED, /* inside "": '"', '\', controls and non-ASCII as \xHH */
-    ESC_BARE,   /* unquoted: a space too, so the line splits on spaces */
-};
-
-/* The client-controlled string @s escaped for @esc (no quotes added). */
-static void put_esc(struct line *ln, const char *s, enum esc esc)
-{
-    size_t start = ln->len;
-
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        unsigned c = *p;
-
-        if (ln->len - start >= LOG_FIELD_MAX) {
-            put_lit(ln, "...");
-            break;
-        }
-        if (esc == ESC_JSON) {
-            size_t n = c >= 0x80 ? utf8_seq(p) : 0;
-
-            if (n) {
-                put_mem(ln, (const char *)p, n);
-                p += n - 1;
-            } else if (c == '"' || c == '\\') {
-                put(ln, "\\%c", c);
-            } else if (c < 0x20 || c >= 0x7f) {
-                put(ln, "\\u%04x", c);
-            } else {
-                putc_(ln, (char)c);
-            }
-        } else if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f ||
-                   (esc == ESC_BARE && c == ' ')) {
-            put(ln, "\\x%02x", c);
-        } else {
-            putc_(ln, (char)c);
-        }
-    }
-}
-
-/* A quoted client-controlled string; NULL is "-" (combined) or null. */
-static void put_str(struct line *ln, const char *s, bool json)
-{
-    if (!s) {
-        put_lit(ln, json ? "null" : "\"-\"");
-        return;
-    }
-    putc_(ln, '"');
-    put_esc(ln, s, json ? ESC_JSON : ESC_QUOTED);
-    putc_(ln, '"');
-}
-
-/* The errno's name (EXDEV), or its number when it has none. */
-static const char *errno_text(int err, char buf[16])
-{
-    const char *name = resolver_errno_name(err);
-
-    if (name)
-        return name;
-    snprintf(buf, 16, "%d", err);
-    return buf;
-}
-
-/* An unquoted token: escaped with spaces too, "-" for NULL. */
-static void put_bare(struct line *ln, const char *s)
-{
-    if (!s)
-        putc_(ln, '-');
-    else
-        put_esc(ln, s, ESC_BARE);
-}
-
-static void put_clf_time(struct line *ln, time_t t)
-{
-    char date[64];
-    struct tm tm;
-
-    localtime_r(&t, &tm);
-    strftime(date, sizeof date, "%d/%b/%Y:%H:%M:%S %z", &tm);
-    put_lit(ln, date);
-}
-
-/* RFC 3339 in UTC with milliseconds: 2026-12-04T12:31:23.456Z */
-static void put_rfc3339(struct line *ln, time_t t, unsigned msec)
-{
-    char date[64];
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-    put(ln, "%s.%03uZ", date, msec % 1000);
-}
-
-/* The request line as received, escaped, without the quotes. */
-static void put_request(struct line *ln, const struct log_record *r)
-{
-    put_esc(ln, r->method ? r->method : "-", ESC_QUOTED);
-    putc_(ln, ' ');
-    put_esc(ln, r->target ? r->target : "-", ESC_QUOTED);
-    putc_(ln, ' ');
-    put_esc(ln, r->version ? r->version : "-", ESC_QUOTED);
-}
-
-static void put_combined(struct line *ln, const struct log_record *r,
-                         bool duration)
-{
-    put_bare(ln, r->client);
-    put_lit(ln, " - ");
-    put_bare(ln, r->user);
-    put_lit(ln, " [");
-    put_clf_time(ln, r->time);
-    put_lit(ln, "] \"");
-    put_request(ln, r);
-    put(ln, "\" %u %llu ", r->status, (unsigned long long)r->bytes);
-    put_str(ln, r->referer, false);
-    putc_(ln, ' ');
-    put_str(ln, r->agent, false);
-    put(ln, " resolver=%s", r->backend ? r->backend : "-");
-    if (r->err) {
-        char e[16];
-        put(ln, " errno=%s", errno_text(r->err, e));
-    }
-    if (duration)
-        put(ln, " duration_us=%llu", (unsigned long long)r->duration_us);
-}
-
-static void put_json(struct line *ln, const struct log_record *r)
-{
-    put_lit(ln, "{\"time\":\"");
-    put_rfc3339(ln, r->time, r->msec);
-    put_lit(ln, "\",\"client\":");
-    put_str(ln, r->client, true);
-    put_lit(ln, ",\"user\":");
-    put_str(ln, r->user, true);
-    put_lit(ln, ",\"method\":");
-    put_str(ln, r->method, true);
-    put_lit(ln, ",\"target\":");
-    put_str(ln, r->target, true);
-    put_lit(ln, ",\"protocol\":");
-    put_str(ln, r->version, true);
-    put(ln, ",\"status\":%u,\"bytes\":%llu,\"duration_us\":%llu,\"host\":",
-        r->status, (unsigned long long)r->bytes,
-        (unsigned long long)r->duration_us);
-    put_str(ln, r->host, true);
-    put_lit(ln, ",\"vhost\":");
-    put_str(ln, r->vhost, true);
-    put_lit(ln, ",\"tls\":");
-    put_str(ln, r->tls, true);
-    put_lit(ln, ",\"encoding\":");
-    put_str(ln, r->encoding, true);
-    put_lit(ln, ",\"referer\":");
-    put_str(ln, r->referer, true);
-    put_lit(ln, ",\"agent\":");
-    put_str(ln, r->agent, true);
-    put_lit(ln, ",\"resolver\":");
-    put_str(ln, r->backend, true);
-    put_lit(ln, ",\"errno\":");
-    if (r->err) {
-        char e[16];
-        put(ln, "\"%s\"", errno_text(r->err, e));
-    } else {
-        put_lit(ln, "null");
-    }
-    putc_(ln, '}');
-}
-
-/*
- * One field of a template. Strings are escaped as inside quotes ('"', '\',
- * controls, non-ASCII as \xHH), so an operator's "$agent" stays one field.
- */
-static void put_field(struct line *ln, int f, const struct log_record *r)
-{
-    char e[16];
-
-    switch ((enum log_field)f) {
-    case LOG_FIELD_TIME:
-        put_rfc3339(ln, r->time, r->msec);
-        return;
-    case LOG_FIELD_TIME_LOCAL:
-        put_clf_time(ln, r->time);
-        return;
-    case LOG_FIELD_CLIENT:
-        put_bare(ln, r->client);
-        return;
-    case LOG_FIELD_USER:
-        put_bare(ln, r->user);
-        return;
-    case LOG_FIELD_REQUEST:
-        put_request(ln, r);
-        return;
-    case LOG_FIELD_METHOD:
-        put_bare(ln, r->method);
-        return;
-    case LOG_FIELD_TARGET:
-        put_bare(ln, r->target);
-        return;
-    case LOG_FIELD_PROTOCOL:
-        put_bare(ln, r->version);
-        return;
-    case LOG_FIELD_STATUS:
-        put(ln, "%u", r->status);
-        return;
-    case LOG_FIELD_BYTES:
-        put(ln, "%llu", (unsigned long long)r->bytes);
-        return;
-    case LOG_FIELD_DURATION_US:
-        put(ln, "%llu", (unsigned long long)r->duration_us);
-        return;
-    case LOG_FIELD_HOST:
-        put_bare(ln, r->host);
-        return;
-    case LOG_FIELD_VHOST:
-        put_bare(ln, r->vhost);
-        return;
-    case LOG_FIELD_TLS:
-        put_bare(ln, r->tls);
-        return;
-    case LOG_FIELD_ENCODING:
-        put_bare(ln, r->encoding);
-        return;
-    case LOG_FIELD_REFERER:
-        put_esc(ln, r->referer ? r->referer : "-", ESC_QUOTED);
-        return;
-    case LOG_FIELD_AGENT:
-        put_esc(ln, r->agent ? r->agent : "-", ESC_QUOTED);
-        return;
-    case LOG_FIELD_RESOLVER:
-        put_bare(ln, r->backend);
-        return;
-    case LOG_FIELD_ERRNO:
-        put_lit(ln, r->err ? errno_text(r->err, e) : "-");
-        return;
-    case LOG_FIELD_COUNT:
-        return;
-    }
-}
-
-static void format_line(const struct log_template *t,
-                        const struct log_record *r, struct line *ln)
-{
-    ln->len = 0;
-    switch (t->kind) {
-    case LOG_KIND_COMBINED:
-    case LOG_KIND_COMBINED_DURATION:
-        put_combined(ln, r, t->kind == LOG_KIND_COMBINED_DURATION);
-        break;
-    case LOG_KIND_JSON:
-        put_json(ln, r);
-        break;
-    case LOG_KIND_TEMPLATE:
-        for (size_t i = 0; i < t->n; i++) {
-            const struct log_template_part *p = &t->part[i];
-
-            if (p->field < 0)
-                put_mem(ln, t->text + p->off, p->len);
-            else
-                put_field(ln, p->field, r);
-        }
-        break;
-    }
-    ln->buf[ln->len++] = '\n';
-}
-
-int log_format_line(const char *format, const struct log_record *r, char *buf,
-                    size_t size)
-{
-    struct log_template t;
-    struct line ln;
-    char msg[256];
-
-    if (log_template_parse(format, &t, msg, sizeof msg) != 0)
-        return -EINVAL;
-    format_line(&t, r, &ln);
-    size_t n = ln.len < size ? ln.len : (size ? size - 1 : 0);
-    if (size) {
-        memcpy(buf, ln.buf, n);
-        buf[n] = '\0';
-    }
-    return (int)ln.len;
+    log_free(l);
 }
 
 /* @n lines the reader had no room for: count them, say so now and then. */
@@ -752,12 +393,12 @@ static void *writer(void *arg)
 
 void log_write(struct log *l, const struct log_record *r)
 {
-    struct line ln;
+    struct log_line ln;
     bool full, wake;
 
     if (!l || l->fd < 0)
         return;
-    format_line(&l->tpl, r, &ln);
+    log_line_format(&l->tpl, r, &ln);
     pthread_mutex_lock(&l->lock);
     /* no writer thread (out of threads): the line cannot go anywhere */
     full = l->len + ln.len > LOG_BUFFER_SIZE ||

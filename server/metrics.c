@@ -18,28 +18,17 @@
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 
-static const struct {
-    uint64_t ns; /* upper bound, inclusive */
-    const char *le;
-} buckets[METRICS_N_BUCKETS] = {
-    {1000, "1e-06"},      {2500, "2.5e-06"},   {5000, "5e-06"},
-    {10000, "1e-05"},     {25000, "2.5e-05"},  {50000, "5e-05"},
-    {100000, "0.0001"},   {250000, "0.00025"}, {500000, "0.0005"},
-    {1000000, "0.001"},   {2500000, "0.0025"}, {5000000, "0.005"},
-    {10000000, "0.01"},   {25000000, "0.025"}, {100000000, "0.1"},
-    {UINT64_MAX, "+Inf"},
+/* Bucket upper bounds in ns, inclusive; the last is +Inf. */
+static const uint64_t buckets[METRICS_N_BUCKETS] = {
+    1000,     2500,     5000,      10000,      25000,   50000,
+    100000,   250000,   500000,    1000000,    2500000, 5000000,
+    10000000, 25000000, 100000000, UINT64_MAX,
 };
 
-static const struct {
-    uint64_t ns;
-    const char *le;
-} req_buckets[METRICS_N_BUCKETS] = {
-    {100000, "0.0001"},   {250000, "0.00025"}, {500000, "0.0005"},
-    {1000000, "0.001"},   {2500000, "0.0025"}, {5000000, "0.005"},
-    {10000000, "0.01"},   {25000000, "0.025"}, {50000000, "0.05"},
-    {100000000, "0.1"},   {250000000, "0.25"}, {500000000, "0.5"},
-    {1000000000, "1"},    {2500000000, "2.5"}, {5000000000, "5"},
-    {UINT64_MAX, "+Inf"},
+static const uint64_t req_buckets[METRICS_N_BUCKETS] = {
+    100000,     250000,     500000,     1000000,    2500000,   5000000,
+    10000000,   25000000,   50000000,   100000000,  250000000, 500000000,
+    1000000000, 2500000000, 5000000000, UINT64_MAX,
 };
 
 static const char *const classes[METRICS_N_CLASSES] = {"1xx", "2xx", "3xx",
@@ -144,7 +133,7 @@ void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
 
     metrics_count_response(m, status, bytes);
     add(&m->coded_bytes[coding_index(coding)], bytes);
-    for (i = 0; ns > req_buckets[i].ns; i++)
+    for (i = 0; ns > req_buckets[i]; i++)
         ;
     add(&h->bucket[i], 1);
     add(&h->sum_ns, ns);
@@ -197,7 +186,7 @@ void metrics_count_resolve(struct metrics *m, enum resolver_backend backend,
     size_t b = backend_index(backend), i;
 
     if (b < METRICS_N_BACKENDS) {
-        for (i = 0; ns > buckets[i].ns; i++)
+        for (i = 0; ns > buckets[i]; i++)
             ;
         add(&m->resolve[b].bucket[i], 1);
         add(&m->resolve[b].sum_ns, ns);
@@ -246,94 +235,21 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o,
         o->len += (size_t)n;
 }
 
-static void render_requests(const struct metrics *m, struct out *o)
+/* The # HELP and # TYPE lines of metric @name. */
+static void head(struct out *o, const char *name, const char *type,
+                 const char *help)
 {
-    put(o, "# HELP beneath_http_requests_total HTTP responses sent, by status "
-           "class and code.\n"
-           "# TYPE beneath_http_requests_total counter\n");
-    for (unsigned code = 0; code < METRICS_MAX_STATUS; code++) {
-        uint64_t v = get(&m->status[code]);
-
-        if (v == 0)
-            continue;
-        if (code == 0)
-            put(o,
-                "beneath_http_requests_total{class=\"other\",code=\"other\"} "
-                "%llu\n",
-                (unsigned long long)v);
-        else
-            put(o,
-                "beneath_http_requests_total{class=\"%uxx\",code=\"%u\"} "
-                "%llu\n",
-                code / 100, code, (unsigned long long)v);
-    }
-    put(o,
-        "# HELP beneath_http_sent_bytes_total Response body bytes sent.\n"
-        "# TYPE beneath_http_sent_bytes_total counter\n"
-        "beneath_http_sent_bytes_total %llu\n",
-        (unsigned long long)get(&m->sent_bytes));
+    put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void render_reply(const struct metrics *m, struct out *o)
+/* One series of a counter: @name{@labels} @v, or @name @v without labels. */
+static void sample(struct out *o, const char *name, const char *labels,
+                   uint64_t v)
 {
-    put(o,
-        "# HELP beneath_reply_cache_total Responses of small unchanged "
-        "files answered from the reply cache (hit), and put into it (kept).\n"
-        "# TYPE beneath_reply_cache_total counter\n"
-        "beneath_reply_cache_total{result=\"hit\"} %llu\n"
-        "beneath_reply_cache_total{result=\"kept\"} %llu\n",
-        (unsigned long long)get(&m->reply_hits),
-        (unsigned long long)get(&m->reply_kept));
-}
-
-static void render_errors(const struct metrics *m, struct out *o)
-{
-    put(o, "# HELP beneath_resolver_errors_total Resolutions that failed, by "
-           "errno; EXDEV and ELOOP are confinement refusals.\n"
-           "# TYPE beneath_resolver_errors_total counter\n");
-    for (int e = 0; e < METRICS_MAX_ERRNO; e++) {
-        uint64_t v = get(&m->resolve_errors[e]);
-        const char *name = e > 0 ? resolver_errno_name(e) : NULL;
-
-        if (v == 0)
-            continue;
-        if (name != NULL)
-            put(o, "beneath_resolver_errors_total{errno=\"%s\"} %llu\n", name,
-                (unsigned long long)v);
-        else if (e > 0)
-            put(o, "beneath_resolver_errors_total{errno=\"E%d\"} %llu\n", e,
-                (unsigned long long)v);
-        else
-            put(o, "beneath_resolver_errors_total{errno=\"other\"} %llu\n",
-                (unsigned long long)v);
-    }
-}
-
-static void render_histograms(const struct metrics *m, struct out *o)
-{
-    put(o, "# HELP beneath_resolver_duration_seconds Time to resolve a "
-           "request path beneath the root, by backend.\n"
-           "# TYPE beneath_resolver_duration_seconds histogram\n");
-    for (size_t b = 0; b < METRICS_N_BACKENDS; b++) {
-        const struct metrics_histogram *h = &m->resolve[b];
-        const char *name = resolver_backend_name(backends[b]);
-        uint64_t cum = 0, sum = get(&h->sum_ns);
-
-        for (size_t i = 0; i < METRICS_N_BUCKETS; i++) {
-            cum += get(&h->bucket[i]);
-            put(o,
-                "beneath_resolver_duration_seconds_bucket{backend=\"%s\","
-                "le=\"%s\"} %llu\n",
-                name, buckets[i].le, (unsigned long long)cum);
-        }
-        put(o,
-            "beneath_resolver_duration_seconds_sum{backend=\"%s\"} "
-            "%llu.%09llu\n"
-            "beneath_resolver_duration_seconds_count{backend=\"%s\"} %llu\n",
-            name, (unsigned long long)(sum / 1000000000u),
-            (unsigned long long)(sum % 1000000000u), name,
-            (unsigned long long)cum);
-    }
+    if (labels)
+        put(o, "%s{%s} %llu\n", name, labels, (unsigned long long)v);
+    else
+        put(o, "%s %llu\n", name, (unsigned long long)v);
 }
 
 /* "E%d", the name, or "other" for errno slot @e of a by-errno table. */
@@ -356,129 +272,189 @@ static void put_seconds(struct out *o, uint64_t ns)
         (unsigned long long)(ns % 1000000000u));
 }
 
+/* One series of histogram @name: cumulative buckets, sum and count. */
+static void put_histogram(struct out *o, const char *name, const char *labels,
+                          const struct metrics_histogram *h, const uint64_t *le)
+{
+    uint64_t cum = 0, sum = get(&h->sum_ns);
+
+    for (size_t i = 0; i < METRICS_N_BUCKETS; i++) {
+        cum += get(&h->bucket[i]);
+        put(o, "%s_bucket{%s,le=\"", name, labels);
+        /* seconds as Prometheus writes them: 2.5e-06, 0.0001, 5, +Inf */
+        if (le[i] == UINT64_MAX)
+            put(o, "+Inf");
+        else
+            put(o, "%g", (double)le[i] / 1e9);
+        put(o, "\"} %llu\n", (unsigned long long)cum);
+    }
+    put(o, "%s_sum{%s} ", name, labels);
+    put_seconds(o, sum);
+    put(o, "\n%s_count{%s} %llu\n", name, labels, (unsigned long long)cum);
+}
+
+static void render_requests(const struct metrics *m, struct out *o)
+{
+    head(o, "beneath_http_requests_total", "counter",
+         "HTTP responses sent, by status class and code.");
+    for (unsigned code = 0; code < METRICS_MAX_STATUS; code++) {
+        uint64_t v = get(&m->status[code]);
+
+        if (v == 0)
+            continue;
+        if (code == 0)
+            put(o,
+                "beneath_http_requests_total{class=\"other\",code=\"other\"} "
+                "%llu\n",
+                (unsigned long long)v);
+        else
+            put(o,
+                "beneath_http_requests_total{class=\"%uxx\",code=\"%u\"} "
+                "%llu\n",
+                code / 100, code, (unsigned long long)v);
+    }
+    head(o, "beneath_http_sent_bytes_total", "counter",
+         "Response body bytes sent.");
+    sample(o, "beneath_http_sent_bytes_total", NULL, get(&m->sent_bytes));
+}
+
+static void render_reply(const struct metrics *m, struct out *o)
+{
+    static const char name[] = "beneath_reply_cache_total";
+
+    head(o, name, "counter",
+         "Responses of small unchanged files answered from the reply cache "
+         "(hit), and put into it (kept).");
+    sample(o, name, "result=\"hit\"", get(&m->reply_hits));
+    sample(o, name, "result=\"kept\"", get(&m->reply_kept));
+}
+
+/* The series of a by-errno counter table, those that are not zero. */
+static void render_by_errno(struct out *o, const char *name,
+                            const _Atomic uint64_t *by_errno)
+{
+    char e[16];
+
+    for (int i = 0; i < METRICS_MAX_ERRNO; i++) {
+        uint64_t v = get(&by_errno[i]);
+
+        if (v)
+            put(o, "%s{errno=\"%s\"} %llu\n", name, errno_label(i, e),
+                (unsigned long long)v);
+    }
+}
+
+static void render_errors(const struct metrics *m, struct out *o)
+{
+    head(o, "beneath_resolver_errors_total", "counter",
+         "Resolutions that failed, by errno; EXDEV and ELOOP are confinement "
+         "refusals.");
+    render_by_errno(o, "beneath_resolver_errors_total", m->resolve_errors);
+}
+
+static void render_histograms(const struct metrics *m, struct out *o)
+{
+    char labels[64];
+
+    head(o, "beneath_resolver_duration_seconds", "histogram",
+         "Time to resolve a request path beneath the root, by backend.");
+    for (size_t b = 0; b < METRICS_N_BACKENDS; b++) {
+        snprintf(labels, sizeof labels, "backend=\"%s\"",
+                 resolver_backend_name(backends[b]));
+        put_histogram(o, "beneath_resolver_duration_seconds", labels,
+                      &m->resolve[b], buckets);
+    }
+}
+
 static void render_request_histograms(const struct metrics *m, struct out *o)
 {
-    put(o, "# HELP beneath_http_request_duration_seconds Time from a "
-           "request's complete headers to its queued response, by status "
-           "class and resolver backend (none: no path resolved).\n"
-           "# TYPE beneath_http_request_duration_seconds histogram\n");
+    char labels[64];
+
+    head(o, "beneath_http_request_duration_seconds", "histogram",
+         "Time from a request's complete headers to its queued response, by "
+         "status class and resolver backend (none: no path resolved).");
     for (size_t c = 0; c < METRICS_N_CLASSES; c++)
         for (size_t b = 0; b < METRICS_N_REQ_BACKENDS; b++) {
             const struct metrics_histogram *h = &m->request[c][b];
-            const char *name = b < METRICS_N_BACKENDS
-                                   ? resolver_backend_name(backends[b])
-                                   : "none";
-            uint64_t v[METRICS_N_BUCKETS], cum = 0, sum = get(&h->sum_ns);
+            uint64_t n = 0;
 
             for (size_t i = 0; i < METRICS_N_BUCKETS; i++)
-                cum += v[i] = get(&h->bucket[i]);
-            if (cum == 0)
+                n += get(&h->bucket[i]);
+            if (n == 0)
                 continue; /* series appear with their first request */
-            cum = 0;
-            for (size_t i = 0; i < METRICS_N_BUCKETS; i++) {
-                cum += v[i];
-                put(o,
-                    "beneath_http_request_duration_seconds_bucket{class=\"%s\","
-                    "backend=\"%s\",le=\"%s\"} %llu\n",
-                    classes[c], name, req_buckets[i].le,
-                    (unsigned long long)cum);
-            }
-            put(o,
-                "beneath_http_request_duration_seconds_sum{class=\"%s\","
-                "backend=\"%s\"} ",
-                classes[c], name);
-            put_seconds(o, sum);
-            put(o,
-                "\nbeneath_http_request_duration_seconds_count{class=\"%s\","
-                "backend=\"%s\"} %llu\n",
-                classes[c], name, (unsigned long long)cum);
+            snprintf(labels, sizeof labels, "class=\"%s\",backend=\"%s\"",
+                     classes[c],
+                     b < METRICS_N_BACKENDS ? resolver_backend_name(backends[b])
+                                            : "none");
+            put_histogram(o, "beneath_http_request_duration_seconds", labels, h,
+                          req_buckets);
         }
 }
 
 static void render_traffic(const struct metrics *m, struct out *o)
 {
-    char e[16];
+    static const char tls[] = "beneath_tls_handshakes_total";
 
-    put(o, "# HELP beneath_http_sent_coded_bytes_total Response body bytes "
-           "sent, by content coding.\n"
-           "# TYPE beneath_http_sent_coded_bytes_total counter\n");
+    head(o, "beneath_http_sent_coded_bytes_total", "counter",
+         "Response body bytes sent, by content coding.");
     for (size_t i = 0; i < METRICS_N_CODINGS; i++)
         put(o, "beneath_http_sent_coded_bytes_total{coding=\"%s\"} %llu\n",
             codings[i], (unsigned long long)get(&m->coded_bytes[i]));
-    put(o, "# HELP beneath_http_refusals_total Responses that answer an errno "
-           "(403 for EXDEV/ELOOP/EACCES, 404 for ENOENT, 500), by errno.\n"
-           "# TYPE beneath_http_refusals_total counter\n");
-    for (int i = 0; i < METRICS_MAX_ERRNO; i++) {
-        uint64_t v = get(&m->refusals[i]);
+    head(o, "beneath_http_refusals_total", "counter",
+         "Responses that answer an errno (403 for EXDEV/ELOOP/EACCES, 404 for "
+         "ENOENT, 500), by errno.");
+    render_by_errno(o, "beneath_http_refusals_total", m->refusals);
+    head(o, "beneath_open_connections", "gauge", "Connections open now.");
+    put(o, "beneath_open_connections %lld\n",
+        (long long)get(&m->open_connections));
+    head(o, tls, "counter",
+         "TLS connections closed, by whether their handshake finished.");
+    sample(o, tls, "result=\"ok\"", get(&m->tls_ok));
+    sample(o, tls, "result=\"failed\"", get(&m->tls_failed));
+    head(o, "beneath_access_log_dropped_total", "counter",
+         "Access log lines dropped: the disk or the log's reader did not keep "
+         "up.");
+    sample(o, "beneath_access_log_dropped_total", NULL, get(&m->log_dropped));
+}
 
-        if (v)
-            put(o, "beneath_http_refusals_total{errno=\"%s\"} %llu\n",
-                errno_label(i, e), (unsigned long long)v);
-    }
+/* The hit and miss series of one cache. */
+static void put_cache(struct out *o, const char *name, uint64_t hits,
+                      uint64_t misses)
+{
     put(o,
-        "# HELP beneath_open_connections Connections open now.\n"
-        "# TYPE beneath_open_connections gauge\n"
-        "beneath_open_connections %lld\n"
-        "# HELP beneath_tls_handshakes_total TLS connections closed, by "
-        "whether their handshake finished.\n"
-        "# TYPE beneath_tls_handshakes_total counter\n"
-        "beneath_tls_handshakes_total{result=\"ok\"} %llu\n"
-        "beneath_tls_handshakes_total{result=\"failed\"} %llu\n"
-        "# HELP beneath_access_log_dropped_total Access log lines dropped: "
-        "the disk or the log's reader did not keep up.\n"
-        "# TYPE beneath_access_log_dropped_total counter\n"
-        "beneath_access_log_dropped_total %llu\n",
-        (long long)get(&m->open_connections),
-        (unsigned long long)get(&m->tls_ok),
-        (unsigned long long)get(&m->tls_failed),
-        (unsigned long long)get(&m->log_dropped));
+        "beneath_cache_requests_total{cache=\"%s\",result=\"hit\"} %llu\n"
+        "beneath_cache_requests_total{cache=\"%s\",result=\"miss\"} %llu\n",
+        name, (unsigned long long)hits, name, (unsigned long long)misses);
 }
 
 static void render_caches(const struct metrics *m, struct out *o)
 {
-    put(o,
-        "# HELP beneath_cache_requests_total Lookups of the server's caches: "
-        "etag (content hashes), directory (the resolver's emulation), and "
-        "any other registered.\n"
-        "# TYPE beneath_cache_requests_total counter\n"
-        "beneath_cache_requests_total{cache=\"directory\",result=\"hit\"} "
-        "%llu\n"
-        "beneath_cache_requests_total{cache=\"directory\",result=\"miss\"} "
-        "%llu\n",
-        (unsigned long long)get(&m->dir_hits),
-        (unsigned long long)get(&m->dir_misses));
+    head(o, "beneath_cache_requests_total", "counter",
+         "Lookups of the server's caches: etag (content hashes), directory "
+         "(the resolver's emulation), and any other registered.");
+    put_cache(o, "directory", get(&m->dir_hits), get(&m->dir_misses));
     for (size_t i = 0; i < m->n_caches; i++) {
         uint64_t hits = 0, misses = 0;
 
         m->caches[i].read(m->caches[i].arg, &hits, &misses);
-        put(o,
-            "beneath_cache_requests_total{cache=\"%s\",result=\"hit\"} "
-            "%llu\n"
-            "beneath_cache_requests_total{cache=\"%s\",result=\"miss\"} "
-            "%llu\n",
-            m->caches[i].name, (unsigned long long)hits, m->caches[i].name,
-            (unsigned long long)misses);
+        put_cache(o, m->caches[i].name, hits, misses);
     }
 }
 
 static void render_access(const struct metrics *m, struct out *o)
 {
-    put(o,
-        "# HELP beneath_refused_total Connections closed at accept by "
-        "--allow/--deny (address), requests refused for the client behind a "
-        "trusted proxy (forwarded), requests answered 401 (auth).\n"
-        "# TYPE beneath_refused_total counter\n"
-        "beneath_refused_total{reason=\"address\"} %llu\n"
-        "beneath_refused_total{reason=\"forwarded\"} %llu\n"
-        "beneath_refused_total{reason=\"auth\"} %llu\n"
-        "# HELP beneath_auth_failures_total Requests answered 401: missing "
-        "or wrong credentials.\n"
-        "# TYPE beneath_auth_failures_total counter\n"
-        "beneath_auth_failures_total %llu\n",
-        (unsigned long long)get(&m->refused_address),
-        (unsigned long long)get(&m->refused_forwarded),
-        (unsigned long long)get(&m->auth_failures),
-        (unsigned long long)get(&m->auth_failures));
+    static const char refused[] = "beneath_refused_total";
+
+    head(o, refused, "counter",
+         "Connections closed at accept by --allow/--deny (address), requests "
+         "refused for the client behind a trusted proxy (forwarded), requests "
+         "answered 401 (auth).");
+    sample(o, refused, "reason=\"address\"", get(&m->refused_address));
+    sample(o, refused, "reason=\"forwarded\"", get(&m->refused_forwarded));
+    sample(o, refused, "reason=\"auth\"", get(&m->auth_failures));
+    head(o, "beneath_auth_failures_total", "counter",
+         "Requests answered 401: missing or wrong credentials.");
+    sample(o, "beneath_auth_failures_total", NULL, get(&m->auth_failures));
 }
 
 size_t metrics_render(const struct metrics *m, char *buf, size_t size)

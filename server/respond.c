@@ -96,8 +96,9 @@ enum MHD_Result req_queue(struct req *r, unsigned status,
     return req_deliver(r, status, resp, body, false);
 }
 
-/* A small built-in HTML body for @status. */
-enum MHD_Result req_simple(struct req *r, unsigned status)
+/* A response with the small built-in HTML body for @status, of *@len
+ * bytes. */
+static struct MHD_Response *builtin_page(unsigned status, uint64_t *len)
 {
     char body[256];
     int n = snprintf(body, sizeof body,
@@ -108,12 +109,24 @@ enum MHD_Result req_simple(struct req *r, unsigned status)
     struct MHD_Response *resp =
         MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
 
+    if (resp)
+        MHD_add_response_header(resp, "Content-Type",
+                                "text/html; charset=utf-8");
+    *len = (uint64_t)n;
+    return resp;
+}
+
+/* A small built-in HTML body for @status. */
+enum MHD_Result req_simple(struct req *r, unsigned status)
+{
+    uint64_t n;
+    struct MHD_Response *resp = builtin_page(status, &n);
+
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", "text/html; charset=utf-8");
     if (status == STATUS_METHOD_NOT_ALLOWED)
         MHD_add_response_header(resp, "Allow", HTTP_ALLOW);
-    return req_queue(r, status, resp, (uint64_t)n);
+    return req_queue(r, status, resp, n);
 }
 
 /* A file sent whole as the body of an error status (an error page). */
@@ -171,21 +184,12 @@ static enum MHD_Result listing(struct req *r)
 static enum MHD_Result redirect_to(struct req *r, unsigned status,
                                    const char *location)
 {
-    char html[256];
-    int n = snprintf(html, sizeof html,
-                     "<!DOCTYPE html>\n<html><head><title>%u %s</title>"
-                     "</head><body><h1>%u %s</h1></body></html>\n",
-                     status, status_reason((int)status), status,
-                     status_reason((int)status));
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer((size_t)n, html, MHD_RESPMEM_MUST_COPY);
+    uint64_t n;
+    struct MHD_Response *resp = builtin_page(status, &n);
 
-    if (resp) {
+    if (resp)
         MHD_add_response_header(resp, "Location", location);
-        MHD_add_response_header(resp, "Content-Type",
-                                "text/html; charset=utf-8");
-    }
-    return req_queue(r, status, resp, (uint64_t)n);
+    return req_queue(r, status, resp, n);
 }
 
 static enum MHD_Result redirect(struct req *r)

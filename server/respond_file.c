@@ -344,13 +344,13 @@ static struct MHD_Response *body_mem(struct compress_body *b, uint64_t start,
 /*
  * Several ranges of the plan's file: one multipart/byteranges 206 streamed
  * from the fd, which the response takes over. HEAD gets the same headers
- * (libmicrohttpd sends no body for it). *@done false, and nothing queued,
- * when the set cannot be written as parts.
+ * (libmicrohttpd sends no body for it). Whether it answered (*@ret its
+ * result); false, and nothing queued, when the set cannot be written as
+ * parts.
  */
-static enum MHD_Result byteranges(struct req *r, const struct range_set *rs,
-                                  const char *type, const char *cc,
-                                  const char *etag, const struct etag_value *ev,
-                                  bool *done)
+static bool byteranges(struct req *r, const struct range_set *rs,
+                       const char *type, const char *cc, const char *etag,
+                       const struct etag_value *ev, enum MHD_Result *ret)
 {
     struct plan *p = r->plan;
     struct multipart m;
@@ -359,17 +359,75 @@ static enum MHD_Result byteranges(struct req *r, const struct range_set *rs,
 
     byteranges_boundary(boundary);
     /* a type too long for a part header: the caller sends the whole file */
-    *done =
-        multipart_init(&m, rs, (uint64_t)p->st.st_size, type, boundary) == 0;
-    if (!*done)
-        return MHD_NO;
+    if (multipart_init(&m, rs, (uint64_t)p->st.st_size, type, boundary) != 0)
+        return false;
+    *ret = MHD_NO;
     resp = byteranges_response(p->fd, &m);
     if (!resp)
-        return MHD_NO;
+        return true;
     p->fd = -1; /* the response owns it now */
     multipart_content_type(&m, ctype);
     file_headers(r, resp, true, ctype, cc, etag, ev);
-    return req_queue(r, STATUS_PARTIAL_CONTENT, resp, m.total);
+    *ret = req_queue(r, STATUS_PARTIAL_CONTENT, resp, m.total);
+    return true;
+}
+
+/* The Cache-Control of --cache for the file; a headers file's Cache-Control
+ * for the path wins over it. */
+static const char *cache_control(struct req *r)
+{
+    if (!r->conf->cache ||
+        (r->ah && access_headers_sets(r->ah, "Cache-Control")))
+        return NULL;
+    return cache_rules_match(r->conf->cache, r->plan->name);
+}
+
+/*
+ * The variant compressed on the fly in @enc, when the cache has it or makes
+ * it now: the response is then the variant's, with its own tags (@etag and
+ * @alt rewritten) and no identity digest. NULL: the identity file.
+ */
+static struct compress_body *variant(struct req *r, enum negotiate_encoding enc,
+                                     char etag[ETAG_LEN], char alt[ETAG_LEN],
+                                     struct etag_value *ev)
+{
+    struct compress_body *cb = compressed(r, enc, etag, ev->pending);
+
+    if (!cb)
+        return NULL;
+    r->plan->encoding = negotiate_token(enc);
+    r->res->encoding = r->plan->encoding; /* for the log and metrics */
+    variant_tag(r->plan, etag);
+    alt_tag(r->plan, etag, alt);
+    ev->repr_digest[0] = '\0';
+    return cb;
+}
+
+/* The conditionals against the current @tags: 0, 304 or 412. */
+static int conditionals(struct req *r, const char *const *tags, size_t n)
+{
+    struct cond_request cr = {
+        .if_match = req_header(r, "If-Match"),
+        .if_none_match = req_header(r, "If-None-Match"),
+        .if_modified_since = req_header(r, "If-Modified-Since"),
+        .if_unmodified_since = req_header(r, "If-Unmodified-Since"),
+    };
+
+    return cond_evaluate_any(&cr, tags, n, r->plan->st.st_mtim.tv_sec);
+}
+
+/* The Range asked for, over @size bytes: RANGE_NONE without one, or when
+ * If-Range names another version than @tags. */
+static enum range_result wanted_range(struct req *r, uint64_t size,
+                                      const char *const *tags, size_t n,
+                                      struct range_set *rs)
+{
+    const char *range = req_header(r, "Range");
+
+    if (!range || !range_if_range_any(req_header(r, "If-Range"), tags, n,
+                                      r->plan->st.st_mtim.tv_sec))
+        return RANGE_NONE;
+    return range_plan(range, size, rs);
 }
 
 /* A regular file: validators, conditionals, Range, body. */
@@ -380,23 +438,15 @@ enum MHD_Result respond_file(struct req *r)
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct etag_value ev = {0};
-    const char *range;
     struct range_set rs;
     enum MHD_Result multi;
-    bool sent;
     const char *type = mime_type(p->name);
-    /* a headers file's Cache-Control for the path wins over --cache */
-    const char *cc =
-        r->conf->cache &&
-                !(r->ah && access_headers_sets(r->ah, "Cache-Control"))
-            ? cache_rules_match(r->conf->cache, p->name)
-            : NULL;
+    const char *cc = cache_control(r);
     enum negotiate_encoding enc;
     bool otf = on_the_fly(r, &enc);
     /* the reply cache holds identity bodies only */
     bool reuse = !otf && reusable(r);
     struct reply_hit hit = {0};
-    struct compress_body *cb = NULL;
 
     if (reuse && reply_cache_find(r->conf->serial, &p->st, type, cc, &hit)) {
         memcpy(etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
@@ -404,42 +454,23 @@ enum MHD_Result respond_file(struct req *r)
     } else {
         validators(r, etag, alt, &ev);
     }
-    if (otf)
-        cb = compressed(r, enc, etag, ev.pending);
-    if (cb) {
-        /* the variant: its own tags, length and no identity digest */
-        r->plan->encoding = negotiate_token(enc);
-        r->res->encoding = r->plan->encoding; /* for the log and metrics */
-        variant_tag(p, etag);
-        alt_tag(p, etag, alt);
-        ev.repr_digest[0] = '\0';
+    struct compress_body *cb = otf ? variant(r, enc, etag, alt, &ev) : NULL;
+    if (cb)
         size = len = cb->len;
-    }
     const char *tags[2] = {etag, alt};
     size_t n_tags = alt[0] ? 2 : 1;
-    struct cond_request cr = {
-        .if_match = req_header(r, "If-Match"),
-        .if_none_match = req_header(r, "If-None-Match"),
-        .if_modified_since = req_header(r, "If-Modified-Since"),
-        .if_unmodified_since = req_header(r, "If-Unmodified-Since"),
-    };
-    int c = cond_evaluate_any(&cr, tags, n_tags, p->st.st_mtim.tv_sec);
+    int c = conditionals(r, tags, n_tags);
     if (c == STATUS_PRECONDITION_FAILED) {
         compress_body_put(cb);
         return req_simple(r, STATUS_PRECONDITION_FAILED);
     }
     if (c == STATUS_NOT_MODIFIED) {
         status = STATUS_NOT_MODIFIED;
-    } else if ((range = req_header(r, "Range")) &&
-               range_if_range_any(req_header(r, "If-Range"), tags, n_tags,
-                                  p->st.st_mtim.tv_sec)) {
-        switch (range_plan(range, size, &rs)) {
+    } else {
+        switch (wanted_range(r, size, tags, n_tags, &rs)) {
         case RANGE_MULTI:
             /* a coded variant's parts would read as coded bodies: whole */
-            if (p->encoding)
-                break;
-            multi = byteranges(r, &rs, type, cc, etag, &ev, &sent);
-            if (sent)
+            if (!p->encoding && byteranges(r, &rs, type, cc, etag, &ev, &multi))
                 return multi;
             break; /* not representable: the whole file */
         case RANGE_SINGLE:

@@ -183,25 +183,26 @@ ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 typedef ssize_t (*record_recv_fn)(gnutls_session_t, void *, size_t);
 typedef int (*handshake_fn)(gnutls_session_t);
 
-static void *real(const char *name)
+/* GnuTLS's @name, looked up on the first call into @slot. */
+static void *real(_Atomic(void *) *slot, const char *name)
 {
-    void *f = dlsym(RTLD_NEXT, name);
+    void *f = atomic_load_explicit(slot, memory_order_relaxed);
 
-    if (!f)
-        abort(); /* GnuTLS is linked: the symbol exists */
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        if (!f)
+            abort(); /* GnuTLS is linked: the symbol exists */
+        atomic_store_explicit(slot, f, memory_order_relaxed);
+    }
     return f;
 }
 
 ssize_t gnutls_record_recv(gnutls_session_t s, void *data, size_t n)
 {
-    static _Atomic(record_recv_fn) fn;
-    record_recv_fn f = atomic_load_explicit(&fn, memory_order_relaxed);
+    static _Atomic(void *) fn;
+    record_recv_fn f = (record_recv_fn)real(&fn, "gnutls_record_recv");
     struct wire_conn *w;
 
-    if (!f) {
-        f = (record_recv_fn)real("gnutls_record_recv");
-        atomic_store_explicit(&fn, f, memory_order_relaxed);
-    }
     ssize_t r = f(s, data, n);
     if (r > 0 && (w = lookup(gnutls_transport_get_int(s))) && w->tls)
         framing_scan_filter(&w->scan, data, (size_t)r);
@@ -210,14 +211,10 @@ ssize_t gnutls_record_recv(gnutls_session_t s, void *data, size_t n)
 
 int gnutls_handshake(gnutls_session_t s)
 {
-    static _Atomic(handshake_fn) fn;
-    handshake_fn f = atomic_load_explicit(&fn, memory_order_relaxed);
+    static _Atomic(void *) fn;
+    handshake_fn f = (handshake_fn)real(&fn, "gnutls_handshake");
     struct wire_conn *w;
 
-    if (!f) {
-        f = (handshake_fn)real("gnutls_handshake");
-        atomic_store_explicit(&fn, f, memory_order_relaxed);
-    }
     int r = f(s);
     /*
      * A failed handshake ends with the alert that names the failure

@@ -92,6 +92,10 @@ extern const struct type t_listen, t_port;
 
 /* "name = value", quoted when the bare form would not read back the same. */
 void print_str(FILE *out, const char *name, const char *s);
+/* print_str of a value made from @fmt; out of memory, "name = ?": a line
+ * that fails loudly if read back. */
+void print_strf(FILE *out, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* 0, or -EINVAL with a message: a control character in @val. */
 int check_text(const char *val, char *err);
 /* on/true/yes/1 and off/false/no/0; 0 or -EINVAL. */

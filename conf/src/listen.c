@@ -234,23 +234,14 @@ static void listen_print(FILE *out, const struct opt *o, const struct conf *c)
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct conf_listen *l = &c->listen[i];
 
-        char *text = NULL;
-        int n;
-
-        if (l->kind == CONF_LISTEN_UNIX)
-            n = asprintf(&text, "unix:%s", l->path);
-        else
-            n = asprintf(&text, "%s%s%s%s:%u", l->tls ? "https://" : "",
-                         strchr(l->host, ':') ? "[" : "", l->host,
-                         strchr(l->host, ':') ? "]" : "", l->port);
-        if (n < 0) {
-            /* out of memory: leave a line that fails loudly if read back */
-            fprintf(out, "%s = ?\n", o->name);
+        /* quoted when needed: "unix:/x " keeps its space */
+        if (l->kind == CONF_LISTEN_UNIX) {
+            print_strf(out, o->name, "unix:%s", l->path);
             continue;
         }
-        /* quoted when needed: "unix:/x " keeps its space */
-        print_str(out, o->name, text);
-        free(text);
+        bool v6 = strchr(l->host, ':') != NULL;
+        print_strf(out, o->name, "%s%s%s%s:%u", l->tls ? "https://" : "",
+                   v6 ? "[" : "", l->host, v6 ? "]" : "", l->port);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,23 @@ void print_str(FILE *out, const char *name, const char *s)
         fputc(*s, out);
     }
     fputs("\"\n", out);
+}
+
+void print_strf(FILE *out, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char *text = NULL;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(out, "%s = ?\n", name);
+        return;
+    }
+    print_str(out, name, text);
+    free(text);
 }
 
 /* ---- strings and paths ---- */
@@ -244,15 +262,22 @@ range:
     return -EINVAL;
 }
 
-static int uint_parse(const struct opt *o, struct conf *c, const char *val,
-                      char *err)
+/* A number with one of @units' suffixes into the option's unsigned. */
+static int unsigned_parse(const struct opt *o, struct conf *c, const char *val,
+                          const struct unit *units, size_t n_units, char *err)
 {
     unsigned long long v;
-    int r = number(o, val, NULL, 0, &v, err);
+    int r = number(o, val, units, n_units, &v, err);
 
     if (r == 0)
         *(unsigned *)field(o, c) = (unsigned)v;
     return r;
+}
+
+static int uint_parse(const struct opt *o, struct conf *c, const char *val,
+                      char *err)
+{
+    return unsigned_parse(o, c, val, NULL, 0, err);
 }
 
 static void uint_print(FILE *out, const struct opt *o, const struct conf *c)
@@ -298,12 +323,7 @@ static const struct unit second_units[] = {
 static int seconds_parse(const struct opt *o, struct conf *c, const char *val,
                          char *err)
 {
-    unsigned long long v;
-    int r = number(o, val, second_units, N_ELEMS(second_units), &v, err);
-
-    if (r == 0)
-        *(unsigned *)field(o, c) = (unsigned)v;
-    return r;
+    return unsigned_parse(o, c, val, second_units, N_ELEMS(second_units), err);
 }
 
 const struct type t_uint = {"N", uint_parse, uint_print, uint_reset, 0};

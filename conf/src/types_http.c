@@ -223,17 +223,9 @@ static int headers_parse(const struct opt *o, struct conf *c, const char *val,
 
 static void headers_print(FILE *out, const struct opt *o, const struct conf *c)
 {
-    for (size_t i = 0; i < c->n_headers_given; i++) {
-        char *text = NULL;
-
-        if (asprintf(&text, "%s: %s", c->headers.v[i].name,
-                     c->headers.v[i].value) < 0) {
-            fprintf(out, "%s = ?\n", o->name);
-            continue;
-        }
-        print_str(out, o->name, text);
-        free(text);
-    }
+    for (size_t i = 0; i < c->n_headers_given; i++)
+        print_strf(out, o->name, "%s: %s", c->headers.v[i].name,
+                   c->headers.v[i].value);
 }
 
 static void headers_reset(const struct opt *o, struct conf *c)
@@ -286,18 +278,11 @@ static void relative_print(FILE *out, const struct opt *o, const struct conf *c,
                            const char *prefix)
 {
     char *const *f = cfield(o, c);
-    char *text = NULL;
 
-    if (*f == NULL) {
+    if (*f == NULL)
         fprintf(out, "# %s = (not set)\n", o->name);
-        return;
-    }
-    if (asprintf(&text, "%s%s", prefix, *f) < 0) {
-        fprintf(out, "%s = ?\n", o->name);
-        return;
-    }
-    print_str(out, o->name, text);
-    free(text);
+    else
+        print_strf(out, o->name, "%s%s", prefix, *f);
 }
 
 static void urlpath_print(FILE *out, const struct opt *o, const struct conf *c)

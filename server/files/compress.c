@@ -12,11 +12,12 @@
  */
 #include "compress.h"
 
+#include "bgthread.h"
+
 #include <brotli/encode.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,23 +364,12 @@ int compress_cache_new(struct compress_cache **out,
     if (!c->cfg.queue_max)
         c->cfg.queue_max = 16;
     c->queue = calloc(c->cfg.queue_max, sizeof *c->queue);
-    if (!c->queue)
+    if (!c->queue || bgthread_sync_init(&c->lock, &c->work, &c->idle) != 0)
         goto out_free;
-    if (pthread_mutex_init(&c->lock, NULL) != 0)
-        goto out_free_queue;
-    if (pthread_cond_init(&c->work, NULL) != 0)
-        goto out_destroy_lock;
-    if (pthread_cond_init(&c->idle, NULL) != 0)
-        goto out_destroy_work;
     *out = c;
     return 0;
-out_destroy_work:
-    pthread_cond_destroy(&c->work);
-out_destroy_lock:
-    pthread_mutex_destroy(&c->lock);
-out_free_queue:
-    free(c->queue);
 out_free:
+    free(c->queue);
     free(c);
     return -ENOMEM;
 }
@@ -401,9 +391,7 @@ void compress_cache_free(struct compress_cache *c)
     }
     while (c->head)
         drop(c, c->head);
-    pthread_cond_destroy(&c->idle);
-    pthread_cond_destroy(&c->work);
-    pthread_mutex_destroy(&c->lock);
+    bgthread_sync_destroy(&c->lock, &c->work, &c->idle);
     free(c->queue);
     free(c);
 }
@@ -531,16 +519,10 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Start the background thread with every signal blocked (a process-directed
- * SIGTERM must reach main's signalfd). Returns whether it runs. */
+/* Start the background thread. Returns whether it runs. */
 static bool start_worker(struct compress_cache *c)
 {
-    sigset_t all, old;
-
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    c->started = pthread_create(&c->thread, NULL, worker, c) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    c->started = bgthread_start(&c->thread, worker, c) == 0;
     return c->started;
 }
 

@@ -12,6 +12,7 @@
  */
 #include "etag_cache.h"
 
+#include "bgthread.h"
 #include "field.h"
 
 #include <errno.h>
@@ -19,7 +20,6 @@
 #include <inttypes.h>
 #include <openssl/evp.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,19 +376,12 @@ static void *worker(void *arg);
 
 /*
  * The background thread, started with the first queued file (lock held).
- * It starts with every signal blocked: a process-directed SIGTERM must reach
- * the thread that waits for it (main's signalfd), never kill the process
- * through this one. Returns 0 or the error of pthread_create.
+ * Returns 0 or the -errno of pthread_create.
  */
 static int start_worker(struct etag_cache *c)
 {
-    sigset_t all, old;
-    int rc;
+    int rc = bgthread_start(&c->thread, worker, c);
 
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = pthread_create(&c->thread, NULL, worker, c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     c->started = rc == 0;
     return rc;
 }
@@ -604,19 +597,11 @@ int etag_cache_new(struct etag_cache **out, const struct etag_cache_config *cfg)
         rc = -EIO;
         goto out_free;
     }
-    if (pthread_mutex_init(&c->lock, NULL) != 0)
+    if (bgthread_sync_init(&c->lock, &c->work, &c->idle) != 0)
         goto out_free_md;
-    if (pthread_cond_init(&c->work, NULL) != 0)
-        goto out_destroy_lock;
-    if (pthread_cond_init(&c->idle, NULL) != 0)
-        goto out_destroy_work;
     *out = c;
     return 0;
 
-out_destroy_work:
-    pthread_cond_destroy(&c->work);
-out_destroy_lock:
-    pthread_mutex_destroy(&c->lock);
 out_free_md:
     EVP_MD_free(c->md);
 out_free:
@@ -643,9 +628,7 @@ void etag_cache_free(struct etag_cache *c)
         c->q_head = (c->q_head + 1) % c->cfg.queue_max;
         c->q_len--;
     }
-    pthread_cond_destroy(&c->idle);
-    pthread_cond_destroy(&c->work);
-    pthread_mutex_destroy(&c->lock);
+    bgthread_sync_destroy(&c->lock, &c->work, &c->idle);
     EVP_MD_free(c->md);
     free(c->queue);
     free(c->buckets);

@@ -133,64 +133,33 @@ void listing_order_from(const char *sort, const char *order,
         o->desc = true;
 }
 
-static int by_size_asc(const void *a, const void *b)
+/*
+ * @arg's order (a struct listing_order): by its key, reversed by desc, and
+ * entries equal in size or time by name, ascending.
+ */
+static int by_order(const void *a, const void *b, void *arg)
 {
+    const struct listing_order *o = arg;
     const struct listing_entry *x = a, *y = b;
+    int c = 0;
 
-    if (x->size != y->size)
-        return x->size < y->size ? -1 : 1;
+    if (o->key == LISTING_BY_SIZE && x->size != y->size)
+        c = x->size < y->size ? -1 : 1;
+    else if (o->key == LISTING_BY_TIME && x->mtime != y->mtime)
+        c = x->mtime < y->mtime ? -1 : 1;
+    else if (o->key == LISTING_BY_NAME)
+        c = strcmp(x->name, y->name);
+    if (c)
+        return o->desc ? -c : c;
     return strcmp(x->name, y->name);
-}
-
-static int by_size_desc(const void *a, const void *b)
-{
-    const struct listing_entry *x = a, *y = b;
-
-    if (x->size != y->size)
-        return x->size > y->size ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static int by_time_asc(const void *a, const void *b)
-{
-    const struct listing_entry *x = a, *y = b;
-
-    if (x->mtime != y->mtime)
-        return x->mtime < y->mtime ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static int by_time_desc(const void *a, const void *b)
-{
-    const struct listing_entry *x = a, *y = b;
-
-    if (x->mtime != y->mtime)
-        return x->mtime > y->mtime ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static int by_name_desc(const void *a, const void *b)
-{
-    return by_name(b, a);
 }
 
 void listing_sort(struct listing *l, const struct listing_order *o)
 {
-    int (*cmp)(const void *, const void *) = by_name;
+    struct listing_order order = *o;
 
-    switch (o->key) {
-    case LISTING_BY_NAME:
-        cmp = o->desc ? by_name_desc : by_name;
-        break;
-    case LISTING_BY_SIZE:
-        cmp = o->desc ? by_size_desc : by_size_asc;
-        break;
-    case LISTING_BY_TIME:
-        cmp = o->desc ? by_time_desc : by_time_asc;
-        break;
-    }
     if (l->n > 1)
-        qsort(l->v, l->n, sizeof *l->v, cmp);
+        qsort_r(l->v, l->n, sizeof *l->v, by_order, &order);
 }
 
 void listing_human_size(uint64_t n, char out[LISTING_HUMAN_LEN])
@@ -252,6 +221,12 @@ size_t listing_utf8_len(const unsigned char *s)
     return 0;
 }
 
+/* The characters written as an entity in text and attribute values. */
+static const char *const entity[0x80] = {
+    ['&'] = "&amp;",  ['<'] = "&lt;",   ['>'] = "&gt;",
+    ['"'] = "&quot;", ['\''] = "&#39;",
+};
+
 /* Text or an attribute value: entities; U+FFFD for bad or control bytes. */
 static void html_escape(FILE *f, const char *str)
 {
@@ -265,25 +240,10 @@ static void html_escape(FILE *f, const char *str)
             s++;
             continue;
         }
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
+        if (n == 1 && entity[*s])
+            fputs(entity[*s], f);
+        else
             fwrite(s, 1, n, f);
-        }
         s += n;
     }
 }

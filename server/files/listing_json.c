@@ -57,6 +57,12 @@ static void put(struct buf *b, const char *s)
 }
 
 /* @str as the inside of a JSON string. */
+/* The characters JSON escapes with a backslash and a letter. */
+static const char *const json_escape[0x80] = {
+    ['"'] = "\\\"", ['\\'] = "\\\\", ['\b'] = "\\b", ['\f'] = "\\f",
+    ['\n'] = "\\n", ['\r'] = "\\r",  ['\t'] = "\\t",
+};
+
 static void put_escaped(struct buf *b, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -75,35 +81,13 @@ static void put_escaped(struct buf *b, const char *str)
             s += n;
             continue;
         }
-        switch (*s) {
-        case '"':
-            put(b, "\\\"");
-            break;
-        case '\\':
-            put(b, "\\\\");
-            break;
-        case '\b':
-            put(b, "\\b");
-            break;
-        case '\f':
-            put(b, "\\f");
-            break;
-        case '\n':
-            put(b, "\\n");
-            break;
-        case '\r':
-            put(b, "\\r");
-            break;
-        case '\t':
-            put(b, "\\t");
-            break;
-        default:
-            if (*s < 0x20 || *s == 0x7f) {
-                snprintf(esc, sizeof(esc), "\\u%04x", *s);
-                put(b, esc);
-            } else {
-                put_mem(b, (const char *)s, 1);
-            }
+        if (json_escape[*s]) {
+            put(b, json_escape[*s]);
+        } else if (*s < 0x20 || *s == 0x7f) {
+            snprintf(esc, sizeof(esc), "\\u%04x", *s);
+            put(b, esc);
+        } else {
+            put_mem(b, (const char *)s, 1);
         }
         s++;
     }

@@ -143,12 +143,7 @@ int headers_file_parse(struct headers_file *h, const char *text, size_t len,
         cur = r;
         bad_path = false;
     }
-    h->pats = calloc(h->n ? h->n : 1, sizeof(const struct pathpat *));
-    if (!h->pats)
-        goto out_free;
-    for (size_t i = 0; i < h->n; i++)
-        h->pats[i] = &h->v[i].path;
-    if (pathpat_index_build(&h->ix, h->pats, h->n) < 0)
+    if (pathpat_index_build(&h->ix, &h->v[0].path, sizeof *h->v, h->n) < 0)
         goto out_free;
     if (lines_diag_count(d) == before)
         return 0;
@@ -210,7 +205,6 @@ void headers_file_free(struct headers_file *h)
     for (size_t i = 0; h->v && i < h->n; i++)
         rule_free(&h->v[i]);
     free(h->v);
-    free(h->pats);
     pathpat_index_free(&h->ix);
     memset(h, 0, sizeof *h);
 }

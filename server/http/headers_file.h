@@ -43,7 +43,6 @@ struct headers_rule {
 struct headers_file {
     struct headers_rule *v;
     size_t n;
-    const struct pathpat **pats;
     struct pathpat_index ix;
 };
 

@@ -58,6 +58,35 @@ bool pathpat_has_var(const struct pathpat *p, const char *name, size_t len)
     return false;
 }
 
+/* Count the placeholder segment @q (@n bytes, ':' first) of @p, checking
+ * its name. Returns 0 or -EINVAL. */
+static int add_var(struct pathpat *p, const char *q, size_t n, char *err,
+                   size_t err_size)
+{
+    bool ok = n > 1;
+
+    for (size_t i = 1; i < n; i++)
+        ok = ok && var_char(q[i]);
+    if (!ok || (n == 6 && memcmp(q + 1, "splat", 5) == 0)) {
+        errbuf_say(err, err_size,
+                   "'%.*s': a placeholder is ':' and letters, digits "
+                   "or '_' (and not :splat, which '*' captures)",
+                   (int)(n > 64 ? 64 : n), q);
+        return -EINVAL;
+    }
+    if (pathpat_has_var(p, q + 1, n - 1)) {
+        errbuf_say(err, err_size, "'%.*s' appears twice",
+                   (int)(n > 64 ? 64 : n), q);
+        return -EINVAL;
+    }
+    if (++p->n_vars > PATHPAT_MAX_VARS) {
+        errbuf_say(err, err_size, "more than %d placeholders",
+                   PATHPAT_MAX_VARS);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int pathpat_parse(struct pathpat *p, const char *s, size_t len, char *err,
                   size_t err_size)
 {
@@ -113,29 +142,8 @@ int pathpat_parse(struct pathpat *p, const char *s, size_t len, char *err,
                        (int)(len > 64 ? 64 : len), s);
             goto out_free;
         }
-        if (q[0] == ':') {
-            bool ok = n > 1;
-
-            for (size_t i = 1; i < n; i++)
-                ok = ok && var_char(q[i]);
-            if (!ok || (n == 6 && memcmp(q + 1, "splat", 5) == 0)) {
-                errbuf_say(err, err_size,
-                           "'%.*s': a placeholder is ':' and letters, digits "
-                           "or '_' (and not :splat, which '*' captures)",
-                           (int)(n > 64 ? 64 : n), q);
-                goto out_free;
-            }
-            if (pathpat_has_var(p, q + 1, n - 1)) {
-                errbuf_say(err, err_size, "'%.*s' appears twice",
-                           (int)(n > 64 ? 64 : n), q);
-                goto out_free;
-            }
-            if (++p->n_vars > PATHPAT_MAX_VARS) {
-                errbuf_say(err, err_size, "more than %d placeholders",
-                           PATHPAT_MAX_VARS);
-                goto out_free;
-            }
-        }
+        if (q[0] == ':' && add_var(p, q, n, err, err_size) != 0)
+            goto out_free;
         p->seg[p->n] = strndup(q, n);
         if (!p->seg[p->n]) {
             ret = -ENOMEM;
@@ -287,12 +295,19 @@ static int key_of(const struct pathpat *p, const char **k, size_t *klen,
     return 0;
 }
 
-int pathpat_index_build(struct pathpat_index *ix,
-                        const struct pathpat *const *pats, size_t n)
+int pathpat_index_build(struct pathpat_index *ix, const struct pathpat *first,
+                        size_t stride, size_t n)
 {
     size_t n_exact = 0, n_first = 0, used = 0;
+    const struct pathpat **pats =
+        calloc(n ? n : 1, sizeof(const struct pathpat *));
 
     memset(ix, 0, sizeof *ix);
+    if (!pats)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        pats[i] = (const struct pathpat *)(const void *)((const char *)first +
+                                                         i * stride);
     ix->pats = pats;
     ix->n = n;
     for (size_t i = 0; i < n; i++) {
@@ -447,6 +462,7 @@ void pathpat_index_free(struct pathpat_index *ix)
 {
     if (!ix)
         return;
+    free(ix->pats);
     free(ix->exact);
     free(ix->first);
     free(ix->lists);

@@ -85,7 +85,7 @@ void pathpat_free(struct pathpat *p);
 struct pathpat_slot;
 
 struct pathpat_index {
-    const struct pathpat *const *pats; /* borrowed, in rule order */
+    const struct pathpat **pats; /* in rule order (the patterns borrowed) */
     size_t n;
     struct pathpat_slot *exact, *first; /* open addressing, power of 2 */
     size_t exact_cap, first_cap;
@@ -95,13 +95,14 @@ struct pathpat_index {
 };
 
 /*
- * pathpat_index_build - index the @n patterns @pats (borrowed: they must
- * outlive @ix) into @ix.
+ * pathpat_index_build - index @n patterns into @ix: @first and those every
+ * @stride bytes after it, the same member of each of an array of rules
+ * (borrowed: they must outlive @ix).
  *
  * Returns 0 or -ENOMEM.
  */
-int pathpat_index_build(struct pathpat_index *ix,
-                        const struct pathpat *const *pats, size_t n);
+int pathpat_index_build(struct pathpat_index *ix, const struct pathpat *first,
+                        size_t stride, size_t n);
 
 /*
  * pathpat_index_first - the number of the first pattern (in the order

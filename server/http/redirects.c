@@ -408,12 +408,7 @@ int redirects_parse(struct redirects *r, const char *text, size_t len,
         if (pr == 0)
             r->n++;
     }
-    r->pats = calloc(r->n ? r->n : 1, sizeof(const struct pathpat *));
-    if (!r->pats)
-        goto out_free;
-    for (size_t i = 0; i < r->n; i++)
-        r->pats[i] = &r->v[i].from;
-    if (pathpat_index_build(&r->ix, r->pats, r->n) < 0)
+    if (pathpat_index_build(&r->ix, &r->v[0].from, sizeof *r->v, r->n) < 0)
         goto out_free;
     for (size_t i = 0; i < r->n; i++)
         check_loop(r, i, name, d);
@@ -432,7 +427,6 @@ void redirects_free(struct redirects *r)
     for (size_t i = 0; r->v && i < r->n; i++)
         rule_free(&r->v[i]);
     free(r->v);
-    free(r->pats);
     pathpat_index_free(&r->ix);
     memset(r, 0, sizeof *r);
 }

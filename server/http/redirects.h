@@ -56,7 +56,6 @@ struct redirect_rule {
 struct redirects {
     struct redirect_rule *v;
     size_t n;
-    const struct pathpat **pats; /* &v[i].from, for the index */
     struct pathpat_index ix;
 };
 
