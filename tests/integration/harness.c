@@ -1317,6 +1317,14 @@ struct http_response *raw_get(unsigned port, const char *target)
         10000);
 }
 
+struct http_response *expect_get(const struct server *s, const char *target,
+                                 int status, const char *what)
+{
+    struct http_response *r = raw_get(s->port, target);
+    EXPECT_STATUS(r, status, what ? what : hfmt("GET %s", target));
+    return r;
+}
+
 /* --- libcurl client ----------------------------------------------------- */
 
 size_t http_write(char *data, size_t size, size_t nmemb, void *ud)

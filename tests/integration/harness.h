@@ -285,8 +285,12 @@ bool raw_wait_closed(struct raw_conn *c, int ms);
 void raw_close(struct raw_conn *c);
 /* Connect, send @req, read one response, close. */
 struct http_response *raw_request(unsigned port, const char *req, int ms);
-/* raw_request with "GET @target HTTP/1.1\r\nHost: x\r\n\r\n". */
+/* raw_request with "GET @target HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n". */
 struct http_response *raw_get(unsigned port, const char *target);
+/* raw_get @target from @s and expect @status; @what names the request in the
+ * message (NULL: "GET @target"). Returns the response. */
+struct http_response *expect_get(const struct server *s, const char *target,
+                                 int status, const char *what);
 
 /* --- libcurl client ---------------------------------------------------- */
 
