@@ -1325,6 +1325,15 @@ struct http_response *expect_get(const struct server *s, const char *target,
     return r;
 }
 
+struct http_response *expect_get_body(const struct server *s,
+                                      const char *target, const char *body,
+                                      const char *what)
+{
+    struct http_response *r = raw_get(s->port, target);
+    EXPECT_BODY(r, body, what ? what : hfmt("GET %s", target));
+    return r;
+}
+
 /* --- libcurl client ----------------------------------------------------- */
 
 size_t http_write(char *data, size_t size, size_t nmemb, void *ud)

@@ -291,6 +291,10 @@ struct http_response *raw_get(unsigned port, const char *target);
  * message (NULL: "GET @target"). Returns the response. */
 struct http_response *expect_get(const struct server *s, const char *target,
                                  int status, const char *what);
+/* raw_get @target from @s and expect a 200 whose body is the string @body. */
+struct http_response *expect_get_body(const struct server *s,
+                                      const char *target, const char *body,
+                                      const char *what);
 
 /* --- libcurl client ---------------------------------------------------- */
 

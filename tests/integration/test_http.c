@@ -320,8 +320,8 @@ START_TEST(dir_redirect)
     };
     struct server *s = start_default();
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
-        struct http_response *r = raw_get(s->port, cases[i].target);
-        EXPECT_STATUS(r, 301, cases[i].target);
+        struct http_response *r =
+            expect_get(s, cases[i].target, 301, cases[i].target);
         const char *lp = location_path(r);
         EXPECT(http_header(r, "Set-Cookie") == NULL,
                "%s: a header was injected through the query", cases[i].target);
@@ -587,14 +587,13 @@ START_TEST(target_lengths)
     for (size_t i = 0; i < N_ELEMS(lens); i++) {
         char *name = hfill(lens[i], 'n');
         name[0] = '/';
-        struct http_response *r = raw_get(s->port, name);
-        EXPECT_STATUS(r, 404, hfmt("a %zu-byte missing path", lens[i]));
+        expect_get(s, name, 404, hfmt("a %zu-byte missing path", lens[i]));
         char *dots = hfmt("%s", "");
         while (strlen(dots) + 12 < lens[i])
             dots = hfmt("%s./", dots);
-        r = raw_get(s->port, hfmt("/%srange.txt", dots));
-        EXPECT_BODY(r, site.range,
-                    hfmt("a %zu-byte path to /range.txt", strlen(dots) + 10));
+        expect_get_body(
+            s, hfmt("/%srange.txt", dots), site.range,
+            hfmt("a %zu-byte path to /range.txt", strlen(dots) + 10));
     }
     server_stop_clean(s);
 }
@@ -656,8 +655,7 @@ START_TEST(traversal_case)
     const char *t = traversal[_i].target;
     /* raw: curl would normalise the dots */
     int want = traversal[_i].status;
-    struct http_response *r = raw_get(s->port, t);
-    EXPECT_STATUS(r, want, hfmt("GET %s", t));
+    struct http_response *r = expect_get(s, t, want, hfmt("GET %s", t));
     r = raw_request(s->port, hfmt("HEAD %s HTTP/1.1\r\nHost: x\r\n\r\n", t),
                     10000);
     EXPECT_STATUS(r, want, hfmt("HEAD %s", t));
@@ -756,9 +754,8 @@ START_TEST(traversal_no_xdev)
                             .bind_src = tree_path(b, "other"),
                             .bind_dst = tree_path(w, "mnt")};
     struct server *s = server_start_opts(&o);
-    struct http_response *r = raw_get(s->port, "/mnt/f.txt");
-    EXPECT_BODY(r, "ON-THE-MOUNT\n",
-                "default confine: a file on a bind mount inside the root");
+    expect_get_body(s, "/mnt/f.txt", "ON-THE-MOUNT\n",
+                    "default confine: a file on a bind mount inside the root");
     server_stop_clean(s);
 
     o.args = (const char *[]){"--confine", "beneath,no-xdev", NULL};
@@ -1221,8 +1218,8 @@ END_TEST
 START_TEST(error_plain_404)
 {
     struct server *s = server_start(site.plain, NULL);
-    struct http_response *r = raw_get(s->port, "/missing.html");
-    EXPECT_STATUS(r, 404, "404 without 404.html");
+    struct http_response *r =
+        expect_get(s, "/missing.html", 404, "404 without 404.html");
     EXPECT(strstr(r->body, "CUSTOM-404-PAGE") == NULL, "custom page leaked");
     const char *cl = http_header(r, "Content-Length");
     EXPECT(cl == NULL || strtoul(cl, NULL, 10) == r->body_len,
@@ -1509,28 +1506,25 @@ START_TEST(dir_moved_out_between_requests)
     char *secret = hfmt("moved-out-%s", hrandom(16));
     harness_forbid(secret);
     struct server *s = server_start(w, "--threads", "1", NULL);
-    struct http_response *r;
-    for (int i = 0; i < 3; i++) {
-        r = raw_get(s->port, "/docs/v1/page.html");
-        EXPECT_BODY(r, "v1 page\n", "before the move");
-    }
+    for (int i = 0; i < 3; i++)
+        expect_get_body(s, "/docs/v1/page.html", "v1 page\n",
+                        "before the move");
     EXPECT(rename(tree_path(w, "docs/v1"), tree_path(outside, "v1")) == 0,
            "rename: %s", strerror(errno));
     tree_write_str(outside, "v1/secret.html", secret);
-    r = raw_get(s->port, "/docs/v1/secret.html");
-    EXPECT_STATUS(r, 404, "a file in the moved-out directory");
-    r = raw_get(s->port, "/docs/v1/page.html");
-    EXPECT_STATUS(r, 404, "the old page in the moved-out directory");
+    expect_get(s, "/docs/v1/secret.html", 404,
+               "a file in the moved-out directory");
+    expect_get(s, "/docs/v1/page.html", 404,
+               "the old page in the moved-out directory");
     /* A symlink in its place, to the outside: refused under beneath. */
     tree_symlink(w, tree_path(outside, "v1"), "docs/v1");
-    r = raw_get(s->port, "/docs/v1/secret.html");
-    EXPECT_STATUS(r, 403, "through an absolute symlink to the moved directory");
+    expect_get(s, "/docs/v1/secret.html", 403,
+               "through an absolute symlink to the moved directory");
     /* And a new directory of the same name is served. */
     EXPECT(unlink(tree_path(w, "docs/v1")) == 0, "unlink");
     tree_mkdir(w, "docs/v1");
     tree_write_str(w, "docs/v1/page.html", "v1 again\n");
-    r = raw_get(s->port, "/docs/v1/page.html");
-    EXPECT_BODY(r, "v1 again\n", "the new directory");
+    expect_get_body(s, "/docs/v1/page.html", "v1 again\n", "the new directory");
     server_stop_clean(s);
 }
 END_TEST
@@ -1565,8 +1559,7 @@ START_TEST(no_fd_growth)
     struct http_response *r;
     for (size_t i = 0; i < N_ELEMS(paths); i++)
         r = raw_get(s->port, paths[i]); /* warm up */
-    r = raw_get(s->port, "/index.html");
-    EXPECT_STATUS(r, 200, "warm-up");
+    expect_get(s, "/index.html", 200, "warm-up");
     int before = server_fd_count_settled(s);
     EXPECT(before > 0, "cannot count the server's fds");
     struct validators v = get_validators(s, "/range.txt");

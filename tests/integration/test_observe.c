@@ -141,32 +141,29 @@ START_TEST(vhost_field)
 }
 END_TEST
 
-/* A template and combined+duration, as documented. */
+/* A template and combined+duration, as documented: the line a GET gets. */
 START_TEST(template_and_duration)
 {
-    struct server *s = server_start(
-        www, "--log-format",
-        "$client \"$request\" $status $bytes $duration_us host=$host", NULL);
-    struct http_response *r = raw_get(s->port, "/index.html?t=1");
-    EXPECT_STATUS(r, 200, "GET /index.html");
-    EXPECT(file_wait_for(s->out_path, "host=127", 5000), "no line:\n%s",
-           server_stdout(s));
-    EXPECT(run(hfmt("grep -Eqx '127\\.0\\.0\\.1 \"GET /index\\.html\\?t=1 "
-                    "HTTP/1\\.1\" 200 6 [0-9]+ host=127\\.0\\.0\\.1' %s",
-                    s->out_path)) == 0,
-           "template line:\n%s", server_stdout(s));
-    server_stop_clean(s);
-
-    s = server_start(www, "--log-format", "combined+duration", NULL);
-    r = raw_get(s->port, "/index.html");
-    EXPECT_STATUS(r, 200, "GET /index.html");
-    EXPECT(file_wait_for(s->out_path, "duration_us=", 5000), "no line:\n%s",
-           server_stdout(s));
-    EXPECT(run(hfmt("grep -Eq '\" 200 6 \"-\" \"-\" resolver=[a-z]+ "
-                    "duration_us=[0-9]+$' %s",
-                    s->out_path)) == 0,
-           "combined+duration line:\n%s", server_stdout(s));
-    server_stop_clean(s);
+    static const struct {
+        const char *format, *target, *wait, *grep;
+    } cases[] = {
+        {"$client \"$request\" $status $bytes $duration_us host=$host",
+         "/index.html?t=1", "host=127",
+         "-Eqx '127\\.0\\.0\\.1 \"GET /index\\.html\\?t=1 HTTP/1\\.1\" 200 6 "
+         "[0-9]+ host=127\\.0\\.0\\.1'"},
+        {"combined+duration", "/index.html", "duration_us=",
+         "-Eq '\" 200 6 \"-\" \"-\" resolver=[a-z]+ duration_us=[0-9]+$'"},
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        struct server *s =
+            server_start(www, "--log-format", cases[i].format, NULL);
+        expect_get(s, cases[i].target, 200, "GET /index.html");
+        EXPECT(file_wait_for(s->out_path, cases[i].wait, 5000),
+               "%s: no line:\n%s", cases[i].format, server_stdout(s));
+        EXPECT(run(hfmt("grep %s %s", cases[i].grep, s->out_path)) == 0,
+               "%s: line:\n%s", cases[i].format, server_stdout(s));
+        server_stop_clean(s);
+    }
 }
 END_TEST
 

@@ -320,8 +320,7 @@ START_TEST(cli_env_listen_real)
     struct server *s = server_start_opts(&o);
     EXPECT(strcmp(s->hosts[0], "127.0.0.1") == 0, "listening on %s",
            s->hosts[0]);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "ENV-LISTEN\n", "BENEATH_LISTEN server");
+    expect_get_body(s, "/", "ENV-LISTEN\n", "BENEATH_LISTEN server");
     server_stop_clean(s);
 
     /* the command line replaces the environment's list as a whole */
@@ -457,8 +456,7 @@ START_TEST(startup_fd_budget)
            "no warning about the lowered cache:\n%s", e);
     EXPECT(strstr(e, "directory cache: 26 per worker") != NULL,
            "the resolver line does not give the cache size:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/a/b/f.txt");
-    EXPECT_BODY(r, "nested\n", "GET /a/b/f.txt");
+    expect_get_body(s, "/a/b/f.txt", "nested\n", "GET /a/b/f.txt");
     server_stop_clean(s);
 }
 END_TEST
@@ -507,8 +505,7 @@ START_TEST(startup_line)
                strstr(e, "no-magiclinks,beneath"),
            "start-up lines lack the default flags beneath,no-magiclinks:\n%s",
            e);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 200, "GET /");
+    expect_get(s, "/", 200, "GET /");
     server_stop_clean(s);
 }
 END_TEST
@@ -552,14 +549,11 @@ START_TEST(startup_auto_fallback)
            "openat2 blocked with %s: start-up does not say the emulation "
            "serves:\n%s",
            strerror(errs[_i]), e);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "FALLBACK\n", "fallback: GET /");
+    expect_get_body(s, "/", "FALLBACK\n", "fallback: GET /");
     static const char *const t[] = {"/../secret.txt", "/%2e%2e/secret.txt",
                                     "/link-abs", "/link-rel"};
-    for (size_t i = 0; i < N_ELEMS(t); i++) {
-        r = raw_get(s->port, t[i]);
-        EXPECT_STATUS(r, 403, t[i]);
-    }
+    for (size_t i = 0; i < N_ELEMS(t); i++)
+        expect_get(s, t[i], 403, t[i]);
     server_stop_clean(s);
 }
 END_TEST
@@ -741,15 +735,14 @@ START_TEST(limit_slowloris)
             }
         }
         if (!served) {
-            struct http_response *r = raw_get(s->port, "/");
-            EXPECT_BODY(r, "FAST\n", "a normal client during the slowloris");
+            expect_get_body(s, "/", "FAST\n",
+                            "a normal client during the slowloris");
             served = true;
         }
         sleep_ms(250);
     }
     EXPECT(served, "no normal request made");
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 200, "after the slowloris");
+    expect_get(s, "/", 200, "after the slowloris");
     server_stop_clean(s);
 }
 END_TEST
@@ -1130,8 +1123,7 @@ START_TEST(swap_root_gone)
     char *said = server_stderr_since_startup(s);
     EXPECT(strstr(said, "current") != NULL,
            "SIGHUP with the root gone: no message naming the root:\n%s", said);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "V1\n", "the old root after a failed reload");
+    expect_get_body(s, "/", "V1\n", "the old root after a failed reload");
     server_stop_clean(s);
 }
 END_TEST
@@ -1144,8 +1136,7 @@ START_TEST(swap_hup_fd_stable)
     char *logp = tree_path(d, "access.log");
     struct server *s =
         server_start(w, "--access-log", logp, "--threads", "2", NULL);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 200, "GET /");
+    expect_get(s, "/", 200, "GET /");
     int before = server_fd_count_settled(s);
     /* the server may keep the previous root open a while for requests in
      * flight (bounded retention); what must not happen is growth with the
@@ -1155,8 +1146,7 @@ START_TEST(swap_hup_fd_stable)
     for (int phase = 0; phase < 2; phase++) {
         for (int i = 0; i < (phase == 0 ? 5 : 25); i++, n++) {
             server_signal(s, SIGHUP);
-            r = raw_get(s->port, hfmt("/?hup=%d", n));
-            EXPECT_STATUS(r, 200, "GET / between SIGHUPs");
+            expect_get(s, hfmt("/?hup=%d", n), 200, "GET / between SIGHUPs");
         }
         EXPECT(file_wait_for(logp, hfmt("hup=%d ", n - 1), 5000) ||
                    file_wait_for(logp, hfmt("hup=%d", n - 1), 100),
@@ -1224,8 +1214,7 @@ START_TEST(user_drops_privileges)
     };
     struct server *s = server_start_opts(&o);
     EXPECT(s->port == port, "listening on %u, want %u", s->port, port);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "AS-NOBODY\n", "GET / as nobody");
+    expect_get_body(s, "/", "AS-NOBODY\n", "GET / as nobody");
     char *uid = status_field(s->pid, "Uid");
     char *gid = status_field(s->pid, "Gid");
     char *groups = status_field(s->pid, "Groups");
@@ -1236,8 +1225,7 @@ START_TEST(user_drops_privileges)
     EXPECT(strcmp(groups, "") == 0 || strcmp(groups, "65534") == 0 ||
                strcmp(groups, "65534 ") == 0,
            "supplementary groups kept after --user nobody: '%s'", groups);
-    r = raw_get(s->port, "/private.txt");
-    EXPECT_STATUS(r, 403, "a root-only file as nobody (EACCES)");
+    expect_get(s, "/private.txt", 403, "a root-only file as nobody (EACCES)");
     server_stop_clean(s);
 }
 END_TEST
