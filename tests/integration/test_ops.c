@@ -570,6 +570,8 @@ static bool have_ipv6_loopback(void)
     return ok;
 }
 
+/* Listening on [::1] alone, then on [::1] beside the default 127.0.0.1:
+ * every listener answers. */
 START_TEST(startup_ipv6)
 {
     if (!have_ipv6_loopback()) {
@@ -579,42 +581,23 @@ START_TEST(startup_ipv6)
     char *w = tree_site("V6\n");
     struct server_opts o = {
         .root = w,
-        .no_listen = true,
+        .no_listen = _i == 0,
         .args = (const char *[]){"--listen", "[::1]:0", NULL},
+        .n_listen = _i + 1,
     };
     struct server *s = server_start_opts(&o);
-    EXPECT(strcmp(s->hosts[0], "[::1]") == 0,
+    EXPECT(_i == 1 || strcmp(s->hosts[0], "[::1]") == 0,
            "want 'listening on http://[::1]:PORT', got host %s", s->hosts[0]);
-    struct raw_conn *c = raw_connect_host("::1", s->port);
-    EXPECT(c != NULL, "connect [::1]:%u: %s", s->port, strerror(errno));
-    raw_send_str(c, "GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n");
-    struct http_response *r = raw_read(c, false, 5000);
-    EXPECT_BODY(r, "V6\n", "GET over ::1");
-    server_stop_clean(s);
-}
-END_TEST
-
-START_TEST(startup_two_listeners)
-{
-    if (!have_ipv6_loopback()) {
-        fprintf(stderr, "SKIP startup_two_listeners: no ::1\n");
-        return;
-    }
-    char *w = tree_site("TWO\n");
-    struct server_opts o = {
-        .root = w,
-        .args = (const char *[]){"--listen", "[::1]:0", NULL},
-        .n_listen = 2,
-    };
-    struct server *s = server_start_opts(&o);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < o.n_listen; i++) {
         bool v6 = s->hosts[i][0] == '[';
         struct raw_conn *c =
             raw_connect_host(v6 ? "::1" : "127.0.0.1", s->ports[i]);
-        EXPECT(c != NULL, "connect %s:%u", s->hosts[i], s->ports[i]);
-        raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        EXPECT(c != NULL, "connect %s:%u: %s", s->hosts[i], s->ports[i],
+               strerror(errno));
+        raw_send_str(c,
+                     hfmt("GET / HTTP/1.1\r\nHost: %s\r\n\r\n", s->hosts[i]));
         struct http_response *r = raw_read(c, false, 5000);
-        EXPECT_BODY(r, "TWO\n", hfmt("listener %s", s->hosts[i]));
+        EXPECT_BODY(r, "V6\n", hfmt("GET over listener %s", s->hosts[i]));
     }
     server_stop_clean(s);
 }
@@ -1022,17 +1005,59 @@ static void wait_count(struct looper *l, int more)
     EXPECT(atomic_load(&l->n) >= target, "the client loop stalled");
 }
 
-/* @swap flips the tree; then SIGHUP; the looping client must see no
- * failure, v1 until SIGHUP (the root is an fd), then v2 and never v1 again. */
-static void swap_case(const char *root, const char *sandbox,
-                      void (*swap)(void *), void *ud)
+static void flip_symlink(const char *dir)
 {
-    struct server *s = server_start(root, "--sandbox", sandbox, NULL);
+    /* atomic: make the new link, rename it over "current" */
+    char *tmp = tree_path(dir, "current.tmp");
+    EXPECT(symlink("releases/2", tmp) == 0, "symlink: %s", strerror(errno));
+    EXPECT(rename(tmp, tree_path(dir, "current")) == 0, "rename: %s",
+           strerror(errno));
+}
+
+static void exchange_dirs(const char *dir)
+{
+    /* the atomic form of "mv www old; mv new www" */
+    EXPECT(syscall(SYS_renameat2, AT_FDCWD, tree_path(dir, "www"), AT_FDCWD,
+                   tree_path(dir, "www.new"), 2 /* RENAME_EXCHANGE */) == 0,
+           "renameat2: %s", strerror(errno));
+}
+
+/* Ways to put a new tree (V2) where the served one (V1) was: the tree (for
+ * tree_build), the root path in it, and @swap, which swaps it atomically. */
+static const struct {
+    const char *tree[4];
+    const char *root;
+    const char *sandbox;
+    void (*swap)(const char *dir);
+} swaps[] = {
+    {{"releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
+      "current -> releases/1"},
+     "current",
+     "on",
+     flip_symlink},
+    /* Without the sandbox: Landlock's rules name inodes, and the tree
+     * renamed onto the root's path is not beneath the old root's rule
+     * (docs/security.md; test_sandbox.c checks that it answers 403). */
+    {{"www/index.html=V1\n", "www.new/index.html=V2\n"},
+     "www",
+     "off",
+     exchange_dirs},
+};
+
+/* The tree is swapped; then SIGHUP; the looping client must see no failure,
+ * v1 until SIGHUP (the root is an fd), then v2 and never v1 again. */
+START_TEST(swap_case)
+{
+    char *b = tree_new();
+    for (const char *const *e = swaps[_i].tree; *e; e++)
+        tree_build(b, *e, NULL);
+    struct server *s = server_start(tree_path(b, swaps[_i].root), "--sandbox",
+                                    swaps[_i].sandbox, NULL);
     struct looper l = {.s = s};
     pthread_t th;
     EXPECT(pthread_create(&th, NULL, loop_thread, &l) == 0, "pthread_create");
     wait_count(&l, 20);
-    swap(ud);
+    swaps[_i].swap(b);
     wait_count(&l, 20);
     int v2_before_hup = atomic_load(&l.v2_seen);
     server_signal(s, SIGHUP);
@@ -1056,50 +1081,6 @@ static void swap_case(const char *root, const char *sandbox,
            "the old tree was served %d times after the new one",
            atomic_load(&l.v1_after_v2));
     server_stop_clean(s);
-}
-
-struct swap_paths {
-    char *a, *b, *tmp;
-};
-
-static void flip_symlink(void *ud)
-{
-    struct swap_paths *p = ud;
-    /* atomic: make the new link, rename it over "current" */
-    EXPECT(symlink("releases/2", p->tmp) == 0, "symlink: %s", strerror(errno));
-    EXPECT(rename(p->tmp, p->a) == 0, "rename: %s", strerror(errno));
-}
-
-static void exchange_dirs(void *ud)
-{
-    struct swap_paths *p = ud;
-    /* the atomic form of "mv www old; mv new www" */
-    EXPECT(syscall(SYS_renameat2, AT_FDCWD, p->a, AT_FDCWD, p->b,
-                   2 /* RENAME_EXCHANGE */) == 0,
-           "renameat2: %s", strerror(errno));
-}
-
-START_TEST(swap_symlink_flip)
-{
-    char *b = tree_new();
-    tree_build(b, "releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
-               "current -> releases/1", NULL);
-    struct swap_paths p = {.a = tree_path(b, "current"),
-                           .tmp = tree_path(b, "current.tmp")};
-    swap_case(p.a, "on", flip_symlink, &p);
-}
-END_TEST
-
-START_TEST(swap_rename_tree)
-{
-    char *b = tree_new();
-    tree_build(b, "www/index.html=V1\n", "www.new/index.html=V2\n", NULL);
-    struct swap_paths p = {.a = tree_path(b, "www"),
-                           .b = tree_path(b, "www.new")};
-    /* Without the sandbox: Landlock's rules name inodes, and the tree
-     * renamed onto the root's path is not beneath the old root's rule
-     * (docs/security.md; test_sandbox.c checks that it answers 403). */
-    swap_case(p.a, "off", exchange_dirs, &p);
 }
 END_TEST
 
@@ -1132,8 +1113,7 @@ START_TEST(swap_hup_fd_stable)
 {
     /* Every reload closes the root it replaces and the log it reopens. */
     char *w = tree_site("HUP\n");
-    char *d = tree_new();
-    char *logp = tree_path(d, "access.log");
+    char *logp = tree_path(tree_new(), "access.log");
     struct server *s =
         server_start(w, "--access-log", logp, "--threads", "2", NULL);
     expect_get(s, "/", 200, "GET /");
@@ -1266,16 +1246,17 @@ const struct check_main check_main = {
                           &cli_help_version, &cli_root_missing,
                           &cli_listen_in_use}},
                {"startup",
-                .loops = {{&startup_line, 3}, {&startup_auto_fallback, 2}},
-                .tests = {&startup_fd_budget, &startup_confine_flags_shown,
-                          &startup_ipv6, &startup_two_listeners}},
+                .loops = {{&startup_line, 3},
+                          {&startup_auto_fallback, 2},
+                          {&startup_ipv6, 2}},
+                .tests = {&startup_fd_budget, &startup_confine_flags_shown}},
                {"limits", .tests = {&limit_per_ip, &limit_total,
                                     &limit_slowloris, &limit_idle_timeout}},
                {"signals", .loops = {{&signal_term_idle, 2}},
                 .tests = {&signal_term_drain, &signal_term_bounded,
                           &signal_hup_reopens_log}},
-               {"swap", .tests = {&swap_symlink_flip, &swap_rename_tree,
-                                  &swap_root_gone, &swap_hup_fd_stable}},
+               {"swap", .loops = {{&swap_case, N_ELEMS(swaps)}},
+                .tests = {&swap_root_gone, &swap_hup_fd_stable}},
                {"user", .tests = {&user_unknown}}},
     .suites = {
         {ops_root_suite, "--user drops privileges only when started as root"}}};
