@@ -1298,10 +1298,16 @@ void raw_close(struct raw_conn *c)
     free(c);
 }
 
-struct http_response *raw_request(unsigned port, const char *req, int ms)
+struct raw_conn *raw_open(unsigned port)
 {
     struct raw_conn *c = raw_connect(port);
     EXPECT(c != NULL, "connect 127.0.0.1:%u: %s", port, strerror(errno));
+    return c;
+}
+
+struct http_response *raw_request(unsigned port, const char *req, int ms)
+{
+    struct raw_conn *c = raw_open(port);
     int rc = raw_send_str(c, req);
     EXPECT(rc == 0, "send: %s", strerror(-rc));
     bool head = strncmp(req, "HEAD ", 5) == 0;

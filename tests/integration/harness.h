@@ -272,6 +272,8 @@ struct raw_conn {
 /* Connect to 127.0.0.1:@port (or [::1] if @v6). NULL with errno on failure. */
 struct raw_conn *raw_connect(unsigned port);
 struct raw_conn *raw_connect_host(const char *host, unsigned port);
+/* raw_connect, failing the test (with errno) when it cannot connect. */
+struct raw_conn *raw_open(unsigned port);
 /* Send exactly @len bytes (bounded). Returns 0 or -errno. */
 int raw_send(struct raw_conn *c, const void *data, size_t len);
 int raw_send_str(struct raw_conn *c, const char *s);

@@ -158,8 +158,7 @@ START_TEST(file_head)
 
     /* raw: a HEAD then a GET on one connection; any stray body bytes of
      * the HEAD would corrupt the second response */
-    struct raw_conn *c = raw_connect(s->port);
-    EXPECT(c != NULL, "connect");
+    struct raw_conn *c = raw_open(s->port);
     raw_send_str(c, "HEAD /range.txt HTTP/1.1\r\nHost: x\r\n\r\n");
     struct http_response *r1 = raw_read(c, true, 5000);
     EXPECT_STATUS(r1, 200, "raw HEAD");
@@ -227,8 +226,7 @@ START_TEST(keepalive_raw)
     /* MHD 0.9.75 closes after every response queued on the first handler
      * call: every one of these must keep the connection open. */
     struct server *s = start_default();
-    struct raw_conn *c = raw_connect(s->port);
-    EXPECT(c != NULL, "connect");
+    struct raw_conn *c = raw_open(s->port);
     for (size_t i = 0; i < N_ELEMS(keepalive); i++) {
         const char *req = request_text(keepalive[i].req);
         EXPECT(raw_send_str(c, req) == 0,
@@ -688,8 +686,7 @@ START_TEST(traversal_fifo_does_not_block)
     struct server *s = server_start(site.www, "--threads", "2", NULL);
     struct raw_conn *c[6];
     for (size_t i = 0; i < N_ELEMS(c); i++) {
-        c[i] = raw_connect(s->port);
-        EXPECT(c[i] != NULL, "connect %zu", i);
+        c[i] = raw_open(s->port);
         raw_send_str(c[i], "GET /fifo HTTP/1.1\r\nHost: x\r\n\r\n");
     }
     expect_get(s, "/readme.txt", 200, "GET while FIFO requests are pending");

@@ -608,8 +608,7 @@ END_TEST
 /* A connection that has completed one request (so the server holds it). */
 static struct raw_conn *held_conn(const struct server *s)
 {
-    struct raw_conn *c = raw_connect(s->port);
-    EXPECT(c != NULL, "connect: %s", strerror(errno));
+    struct raw_conn *c = raw_open(s->port);
     raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     struct http_response *r = raw_read(c, false, 5000);
     EXPECT_STATUS(r, 200, "a held connection's first request");
@@ -696,8 +695,7 @@ START_TEST(limit_slowloris)
     struct raw_conn *slow[4];
     bool closed[4] = {0};
     for (size_t i = 0; i < N_ELEMS(slow); i++) {
-        slow[i] = raw_connect(s->port);
-        EXPECT(slow[i] != NULL, "connect");
+        slow[i] = raw_open(s->port);
         raw_send_str(slow[i], "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
     }
     long long start = now_ms(), deadline = start + 15000;
@@ -734,8 +732,7 @@ START_TEST(limit_idle_timeout)
 {
     char *w = tree_site("IDLE\n");
     struct server *s = server_start(w, "--timeout", "1", NULL);
-    struct raw_conn *idle = raw_connect(s->port);
-    EXPECT(idle != NULL, "connect");
+    struct raw_conn *idle = raw_open(s->port);
     struct raw_conn *kept = held_conn(s);
     EXPECT(raw_wait_closed(idle, 10000),
            "an idle connection (nothing sent) stayed open 10 s with "

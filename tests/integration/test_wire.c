@@ -198,8 +198,7 @@ START_TEST(half_request_then_fin)
     struct server *s = server_start(www, "--header-timeout", "10", NULL);
 
     for (size_t i = 0; i < N_ELEMS(partial); i++) {
-        struct raw_conn *c = raw_connect(s->port);
-        EXPECT(c != NULL, "connect");
+        struct raw_conn *c = raw_open(s->port);
         /* one segment with the FIN: a pause would let the server read the
          * bytes first and see the FIN as a new event */
         EXPECT(send(c->fd, partial[i], strlen(partial[i]), MSG_MORE) > 0,
@@ -249,8 +248,7 @@ START_TEST(slow_body_answered_at_once)
     struct server *s = server_start(www, "--timeout", "30", NULL);
 
     for (size_t i = 0; i < N_ELEMS(heads); i++) {
-        struct raw_conn *c = raw_connect(s->port);
-        EXPECT(c != NULL, "connect");
+        struct raw_conn *c = raw_open(s->port);
         EXPECT(raw_send_str(c, heads[i]) == 0, "send");
         EXPECT(raw_send_str(c, "x") == 0, "send");
         long long t0 = now_ms();
