@@ -142,8 +142,7 @@ START_TEST(check_beside_running_server)
            "--check beside a running server: no warning:\n%s", err);
     EXPECT(strstr(out, hfmt("listen = %s\n", addr)) != NULL,
            "--check did not print the configuration:\n%s", out);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200, "the running server after --check: %d", r->status);
+    expect_get(s, "/", 200, "the running server after --check");
     server_stop_clean(s);
 }
 END_TEST
@@ -195,8 +194,7 @@ START_TEST(hash_in_values)
                         "header = \"X-Quoted: c #d\"  # quoted\n",
                         log));
     struct server *s = server_start(w, "--config", conf, NULL);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200, "GET /: %d", r->status);
+    struct http_response *r = expect_get(s, "/", 200, NULL);
     EXPECT(http_header(r, "X-Frag") &&
                strcmp(http_header(r, "X-Frag"), "a#b") == 0,
            "X-Frag: %s", http_header(r, "X-Frag") ?: "(none)");

@@ -204,8 +204,7 @@ START_TEST(reload_listen_needs_restart)
                strstr(e, "beneath: SIGHUP: needs a restart to change: listen, "
                          "threads (the running values stay)\n") != NULL,
            "the log does not say a restart is needed:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200, "the old listener after SIGHUP: %d", r->status);
+    expect_get(s, "/", 200, "the old listener after SIGHUP");
     EXPECT(raw_connect(other) == NULL,
            "port %u is listening: a listen change needs a restart", other);
     server_stop_clean(s);

@@ -303,8 +303,7 @@ START_TEST(provisional_tag_keeps_matching)
     memset(data, 'z', size);
     tree_write(www, "big.bin", data, size);
     struct server *s = server_start(www, NULL);
-    struct http_response *r = raw_get(s->port, "/big.bin");
-    EXPECT(r->status == 200, "status %d", r->status);
+    struct http_response *r = expect_get(s, "/big.bin", 200, NULL);
     const char *first = http_header(r, "ETag");
     EXPECT(first != NULL, "no ETag");
     first = hfmt("%s", first);
