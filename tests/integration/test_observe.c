@@ -22,8 +22,7 @@ static char *www;
 static void test_setup(void)
 {
     harness_test_setup();
-    www = tree_new();
-    tree_write_str(www, "index.html", "hello\n");
+    www = tree_site("hello\n");
     tree_write_str(www, "style.css", "body { color: red }\n");
     tree_write_str(www, "style.css.br", "BROTLI");
 }
@@ -123,8 +122,7 @@ END_TEST
 /* The vhost that answered, and the user of a Basic authentication. */
 START_TEST(vhost_field)
 {
-    char *docs = tree_new();
-    tree_write_str(docs, "index.html", "docs\n");
+    char *docs = tree_site("docs\n");
     struct server *s =
         server_start(www, "--log-format", "$vhost $host $status", "--vhost",
                      hfmt("*.docs.example=%s", docs), NULL);

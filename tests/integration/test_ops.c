@@ -1098,10 +1098,10 @@ START_TEST(swap_root_gone)
            "beneath exited on SIGHUP with its root "
            "gone: %s",
            wstatus_str(s->wstatus));
+    expect_get_body(s, "/", "V1\n", "the old root after a failed reload");
     char *said = server_stderr_since_startup(s);
     EXPECT(strstr(said, "current") != NULL,
            "SIGHUP with the root gone: no message naming the root:\n%s", said);
-    expect_get_body(s, "/", "V1\n", "the old root after a failed reload");
     server_stop_clean(s);
 }
 END_TEST

@@ -108,8 +108,7 @@ END_TEST
  */
 START_TEST(reload_header_cached_reply)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
+    char *w = tree_site("x\n");
     char *d = tree_new();
     char *conf =
         write_conf(d, "header = X-Gen: one\ncache-default = no-cache\n");
