@@ -194,9 +194,9 @@ START_TEST(metrics_listen_promtool)
     char *url = metrics_url(s);
 
     for (int i = 0; i < 5; i++)
-        EXPECT_STATUS(raw_get(s->port, "/index.html"), 200, "GET");
-    EXPECT_STATUS(raw_get(s->port, "/missing"), 404, "GET /missing");
-    EXPECT_STATUS(raw_get(s->port, "/metrics"), 404, "site /metrics");
+        expect_get(s, "/index.html", 200, "GET");
+    expect_get(s, "/missing", 404, "GET /missing");
+    expect_get(s, "/metrics", 404, "site /metrics");
     char *file = scrape(url);
     EXPECT(run(hfmt("promtool check metrics < %s >&2", file)) == 0,
            "promtool refused the scrape (its messages above)");

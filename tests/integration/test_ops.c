@@ -924,7 +924,7 @@ START_TEST(signal_hup_reopens_log)
     char *w = tree_site("LOG\n");
     char *d = tree_new();
     char *logp = tree_path(d, "access.log");
-    char *rotated = tree_path(d, "access.log.1");
+    char *rotated = hfmt("%s.1", logp);
     struct server *s = server_start(w, "--access-log", logp, NULL);
     raw_get(s->port, "/?marker=before-rotate");
     EXPECT(file_wait_for(logp, "marker=before-rotate", 5000),

@@ -298,10 +298,7 @@ END_TEST
 START_TEST(provisional_tag_keeps_matching)
 {
     size_t size = 4u << 20;
-    char *data = hbuf(size);
-
-    memset(data, 'z', size);
-    tree_write(www, "big.bin", data, size);
+    tree_write(www, "big.bin", hfill(size, 'z'), size);
     struct server *s = server_start(www, NULL);
     struct http_response *r = expect_get(s, "/big.bin", 200, NULL);
     const char *first = http_header(r, "ETag");

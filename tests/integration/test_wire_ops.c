@@ -174,9 +174,7 @@ END_TEST
 START_TEST(truncated_while_sent)
 {
     size_t size = 64u << 20;
-    char *data = hbuf(size);
-    memset(data, 't', size);
-    tree_write(www, "huge.bin", data, size);
+    tree_write(www, "huge.bin", hfill(size, 't'), size);
     struct server *s = server_start(www, "--timeout", "30", NULL);
     struct raw_conn *c = raw_connect(s->port);
     int small = 65536;
