@@ -380,9 +380,7 @@ END_TEST
 
 START_TEST(cache_rule_errors)
 {
-    static const struct {
-        const char *arg, *value, *msg;
-    } bad[] = {
+    static const struct bad_option bad[] = {
         {"--cache", "*.css", "--cache: '*.css': expected GLOB"},
         {"--cache", "a**b=max-age=1", "--cache: 'a**b=max-age=1': bad glob"},
         {"--header", "Bad Name: x", "--header: 'Bad Name: x': the header name"},
@@ -390,20 +388,7 @@ START_TEST(cache_rule_errors)
         {"--precompressed", "br,deflate", "'deflate' is not br, zst or gz"},
     };
 
-    for (size_t i = 0; i < N_ELEMS(bad); i++) {
-        const char *args[] = {bad[i].arg,    bad[i].value, "--listen",
-                              "127.0.0.1:0", "--check",    www,
-                              NULL};
-        char *out, *err;
-        int ws = beneath_run(args, NULL, 10000, &out, &err);
-
-        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
-               "%s %s: %s, want exit 2\n%s", bad[i].arg, bad[i].value,
-               wstatus_str(ws), err);
-        EXPECT(strstr(err, bad[i].msg) != NULL,
-               "%s %s: stderr lacks \"%s\":\n%s", bad[i].arg, bad[i].value,
-               bad[i].msg, err);
-    }
+    expect_bad_options(bad, N_ELEMS(bad), www);
 }
 END_TEST
 

@@ -902,6 +902,24 @@ int beneath_run(const char **args, const char **env, int ms, char **out,
     return ws;
 }
 
+void expect_bad_options(const struct bad_option *rows, size_t n,
+                        const char *root)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct bad_option *b = &rows[i];
+        const char *args[] = {b->opt,        b->value, "--check", "--listen",
+                              "127.0.0.1:0", root,     NULL};
+        char *out, *err;
+        int ws = beneath_run(args, NULL, 30000, &out, &err);
+
+        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
+               "%s %s: %s, want exit 2\n%s", b->opt, b->value, wstatus_str(ws),
+               err);
+        EXPECT(strstr(err, b->msg) != NULL, "%s %s: stderr lacks \"%s\":\n%s",
+               b->opt, b->value, b->msg, err);
+    }
+}
+
 /* --- responses ---------------------------------------------------------- */
 
 bool http_value_eq(const char *a, const char *b)

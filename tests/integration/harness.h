@@ -219,6 +219,17 @@ bool file_wait_for(const char *path, const char *needle, int ms);
 int beneath_run(const char **args, const char **env, int ms, char **out,
                 char **err);
 
+/* An option with a bad value, and what beneath must say about it. */
+struct bad_option {
+    const char *opt, *value, *msg;
+};
+/*
+ * expect_bad_options - for each of the @n @rows, `beneath OPT VALUE --check
+ * --listen 127.0.0.1:0 @root` exits 2 with the row's msg in its stderr.
+ */
+void expect_bad_options(const struct bad_option *rows, size_t n,
+                        const char *root);
+
 /* beneath_run's wait status @ws is exit @code; @err: its stderr. */
 #define EXPECT_EXIT(ws, code, err)                                             \
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \

@@ -720,18 +720,11 @@ START_TEST(traversal_special_files)
 
     /* --index names with ".." or an absolute path are refused up front
      * (exit 2), as every configuration error is */
-    const char *idx[] = {"../secret.txt,index.html",
-                         hfmt("%s,index.html", site.secret_path)};
-    for (size_t i = 0; i < N_ELEMS(idx); i++) {
-        char *out, *err;
-        int ws =
-            beneath_run((const char *[]){"--check", "--index", idx[i], w, NULL},
-                        NULL, 10000, &out, &err);
-        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
-               "--index %s: %s, want exit status 2", idx[i], wstatus_str(ws));
-        EXPECT(strstr(err, "--index") != NULL,
-               "--index %s refused without naming --index:\n%s", idx[i], err);
-    }
+    const struct bad_option idx[] = {
+        {"--index", "../secret.txt,index.html", "--index"},
+        {"--index", hfmt("%s,index.html", site.secret_path), "--index"},
+    };
+    expect_bad_options(idx, N_ELEMS(idx), w);
 }
 END_TEST
 
