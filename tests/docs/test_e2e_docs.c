@@ -345,10 +345,8 @@ END_TEST
 
 /* ---- Cache-Control -------------------------------------------------- */
 
-static const struct {
-    const char *path;
-    const char *want;
-} cache_rows[] = {
+/* A path and its Cache-Control. */
+static const struct target_want cache_rows[] = {
     {"/app.css", "max-age=31536000, immutable"},
     {"/only.js", "max-age=31536000, immutable"},
     {"/assets/app.0123abcd.js", "public, max-age=604800"},
@@ -366,12 +364,12 @@ START_TEST(cache_rules)
 
     for (size_t i = 0; i < N_ELEMS(cache_rows); i++) {
         struct http_response *r =
-            expect_get(s, cache_rows[i].path, 200, cache_rows[i].path);
+            expect_get(s, cache_rows[i].target, 200, cache_rows[i].target);
         EXPECT_HEADER(r, "Cache-Control", cache_rows[i].want,
-                      cache_rows[i].path);
-        r = get_ae(s, cache_rows[i].path, NULL,
+                      cache_rows[i].target);
+        r = get_ae(s, cache_rows[i].target, NULL,
                    hfmt("If-None-Match: %s", http_header(r, "ETag")));
-        EXPECT_STATUS(r, 304, cache_rows[i].path);
+        EXPECT_STATUS(r, 304, cache_rows[i].target);
         EXPECT_HEADER(r, "Cache-Control", cache_rows[i].want, "304");
     }
     server_stop_clean(s);

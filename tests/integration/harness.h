@@ -257,6 +257,11 @@ struct http_response {
     struct http_response *next;
 };
 
+/* A request target and a value its answer must carry (a table row). */
+struct target_want {
+    const char *target, *want;
+};
+
 /* First value of header @name (case-insensitive), NULL if absent. */
 const char *http_header(const struct http_response *r, const char *name);
 size_t http_header_count(const struct http_response *r, const char *name);

@@ -303,10 +303,7 @@ static const char *location_path(const struct http_response *r)
 
 START_TEST(dir_redirect)
 {
-    static const struct {
-        const char *target;
-        const char *want;
-    } cases[] = {
+    static const struct target_want cases[] = {
         {"/sub", "/sub/"},
         {"/sub?a=1&b=two", "/sub/?a=1&b=two"},
         {"/sub/deeper", "/sub/deeper/"},

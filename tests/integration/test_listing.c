@@ -200,7 +200,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "e2e_listing",
-    .fixture = {tree_setup, harness_test_teardown, harness_suite_setup,
-                harness_suite_teardown, 120},
-    .tcases = {{"listing", .loops = {{&order_case, N_ELEMS(orders)}},
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {{"listing", .setup = tree_setup,
+                .loops = {{&order_case, N_ELEMS(orders)}},
                 .tests = {&page, &json_compatible, &large_directory}}}};
