@@ -261,6 +261,11 @@ struct http_response {
 struct target_want {
     const char *target, *want;
 };
+/* A request target and the status of its answer (a table row). */
+struct target_status {
+    const char *target;
+    int status;
+};
 
 /* First value of header @name (case-insensitive), NULL if absent. */
 const char *http_header(const struct http_response *r, const char *name);

@@ -196,11 +196,9 @@ END_TEST
 
 /* Requests on one connection, each answered with the connection kept open;
  * not in the README beyond "keep-alive works": nginx keeps the connection
- * open after 301, 403, 404, 405 and 416 too. */
-static const struct {
-    const char *req; /* as request_text() reads it */
-    int status;
-} keepalive[] = {
+ * open after 301, 403, 404, 405 and 416 too. The targets as request_text()
+ * reads them. */
+static const struct target_status keepalive[] = {
     {"/index.html", 200},
     {"/range.txt", 200},
     {"HEAD /range.txt", 200},
@@ -228,12 +226,12 @@ START_TEST(keepalive_raw)
     struct server *s = start_default();
     struct raw_conn *c = raw_open(s->port);
     for (size_t i = 0; i < N_ELEMS(keepalive); i++) {
-        const char *req = request_text(keepalive[i].req);
+        const char *req = request_text(keepalive[i].target);
         EXPECT(raw_send_str(c, req) == 0,
                "request %zu: send failed (connection closed?)", i);
         struct http_response *r =
             raw_read(c, strncmp(req, "HEAD ", 5) == 0, 10000);
-        EXPECT_STATUS(r, keepalive[i].status, keepalive[i].req);
+        EXPECT_STATUS(r, keepalive[i].status, keepalive[i].target);
         EXPECT(!r->closed, "request %zu (%d) closed the connection:\n%s", i,
                r->status, r->head);
     }
@@ -596,10 +594,7 @@ END_TEST
 
 /* ===== traversal ========================================================= */
 
-static const struct {
-    const char *target;
-    int status;
-} traversal[] = {
+static const struct target_status traversal[] = {
     {"/../secret.txt", 403},
     {"/..", 403},
     {"/../", 403},
@@ -1622,11 +1617,9 @@ START_TEST(concurrent_clients)
      * two workers: every one gets its own right answer. */
     harness_forbid(site.secret);
     struct server *s = server_start(site.www, "--threads", "2", NULL);
-    static const struct {
-        const char *path;
-        int status;
-    } kinds[] = {{"/big.bin", 200}, {"/range.txt", 200}, {"/link-abs", 403},
-                 {"/missing", 404}, {"/sub", 301},       {"/index.html", 200}};
+    static const struct target_status kinds[] = {
+        {"/big.bin", 200}, {"/range.txt", 200}, {"/link-abs", 403},
+        {"/missing", 404}, {"/sub", 301},       {"/index.html", 200}};
     enum { N = 48 };
     CURLM *m = curl_multi_init();
     CURL *e[N];
@@ -1635,7 +1628,7 @@ START_TEST(concurrent_clients)
     for (int i = 0; i < N; i++) {
         e[i] = curl_easy_init();
         curl_easy_setopt(e[i], CURLOPT_URL,
-                         server_url(s, 0, kinds[i % N_ELEMS(kinds)].path));
+                         server_url(s, 0, kinds[i % N_ELEMS(kinds)].target));
         curl_easy_setopt(e[i], CURLOPT_WRITEFUNCTION, http_write);
         curl_easy_setopt(e[i], CURLOPT_WRITEDATA, &x[i]);
         curl_easy_setopt(e[i], CURLOPT_NOSIGNAL, 1L);
@@ -1654,7 +1647,7 @@ START_TEST(concurrent_clients)
     for (int i = 0; i < N; i++) {
         long st = 0;
         curl_easy_getinfo(e[i], CURLINFO_RESPONSE_CODE, &st);
-        const char *path = kinds[i % N_ELEMS(kinds)].path;
+        const char *path = kinds[i % N_ELEMS(kinds)].target;
         bool ok = st == kinds[i % N_ELEMS(kinds)].status;
         if (ok && strcmp(path, "/big.bin") == 0)
             ok = x[i].n == SITE_BIG_LEN &&
@@ -1675,7 +1668,7 @@ START_TEST(concurrent_clients)
     }
     curl_multi_cleanup(m);
     EXPECT(bad < 0, "concurrent transfer %d (%s) wrong: status %ld", bad,
-           bad >= 0 ? kinds[bad % N_ELEMS(kinds)].path : "", bad_status);
+           bad >= 0 ? kinds[bad % N_ELEMS(kinds)].target : "", bad_status);
     server_stop_clean(s);
 }
 END_TEST
