@@ -104,20 +104,22 @@ static const struct {
     const char *encoding;
     const char *body;
 } neg[] = {
-    {"/app.css", NULL, NULL, "PLAIN-CSS body { color: red }\n"},
+    /* the variant the weights pick, the first configured (br) on a tie */
     {"/app.css", "br", "br", "BR-BODY"},
-    {"/app.css", "gzip", "gzip", "GZ-BODY-1"},
-    {"/app.css", "zstd", "zstd", "ZST-BODY-22"},
-    {"/app.css", "br;q=0", NULL, "PLAIN-CSS body { color: red }\n"},
-    {"/app.css", "br;q=0, gzip", "gzip", "GZ-BODY-1"},
     {"/app.css", "*", "br", "BR-BODY"},
-    {"/app.css", "*;q=0", NULL, "PLAIN-CSS body { color: red }\n"},
     {"/app.css", "gzip;q=0.5, br;q=0.9", "br", "BR-BODY"},
-    {"/app.css", "gzip, br;q=0.9", "gzip", "GZ-BODY-1"},
     {"/app.css", "gzip, deflate, br, zstd", "br", "BR-BODY"},
-    {"/app.css", "identity", NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "gzip", "gzip", "GZ-BODY-1"},
+    {"/app.css", "br;q=0, gzip", "gzip", "GZ-BODY-1"},
+    {"/app.css", "gzip, br;q=0.9", "gzip", "GZ-BODY-1"},
     {"/app.css", "GZIP;Q=1", "gzip", "GZ-BODY-1"},
+    {"/app.css", "zstd", "zstd", "ZST-BODY-22"},
     {"/app.css", "gzip;q=2, zstd", "zstd", "ZST-BODY-22"},
+    /* no variant acceptable: the plain file */
+    {"/app.css", NULL, NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "br;q=0", NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "*;q=0", NULL, "PLAIN-CSS body { color: red }\n"},
+    {"/app.css", "identity", NULL, "PLAIN-CSS body { color: red }\n"},
     /* variant missing: the next acceptable one, else the plain file */
     {"/only.js", "br, gzip", "gzip", "GZ-ONLY"},
     {"/only.js", "br, zstd", NULL, "PLAIN-JS\n"},
@@ -301,8 +303,7 @@ START_TEST(no_fd_growth)
      * directory cache then holds every directory it will. */
     for (size_t i = 0; i < N_ELEMS(reqs); i++)
         r = http_get(s, reqs[i].path);
-    r = http_get(s, "/guide.html");
-    EXPECT_STATUS(r, 200, "warm-up");
+    expect_get(s, "/guide.html", 200, "warm-up");
     for (int tries = 0; tries < 100; tries++) {
         before = server_fd_count(s);
         usleep(20000);
@@ -344,10 +345,8 @@ END_TEST
 
 /* ---- Cache-Control -------------------------------------------------- */
 
-static const struct {
-    const char *path;
-    const char *want;
-} cache_rows[] = {
+/* A path and its Cache-Control. */
+static const struct target_want cache_rows[] = {
     {"/app.css", "max-age=31536000, immutable"},
     {"/only.js", "max-age=31536000, immutable"},
     {"/assets/app.0123abcd.js", "public, max-age=604800"},
@@ -364,13 +363,13 @@ START_TEST(cache_rules)
                      "--cache-default", "no-cache", NULL);
 
     for (size_t i = 0; i < N_ELEMS(cache_rows); i++) {
-        struct http_response *r = http_get(s, cache_rows[i].path);
-        EXPECT_STATUS(r, 200, cache_rows[i].path);
+        struct http_response *r =
+            expect_get(s, cache_rows[i].target, 200, cache_rows[i].target);
         EXPECT_HEADER(r, "Cache-Control", cache_rows[i].want,
-                      cache_rows[i].path);
-        r = get_ae(s, cache_rows[i].path, NULL,
+                      cache_rows[i].target);
+        r = get_ae(s, cache_rows[i].target, NULL,
                    hfmt("If-None-Match: %s", http_header(r, "ETag")));
-        EXPECT_STATUS(r, 304, cache_rows[i].path);
+        EXPECT_STATUS(r, 304, cache_rows[i].target);
         EXPECT_HEADER(r, "Cache-Control", cache_rows[i].want, "304");
     }
     server_stop_clean(s);
@@ -379,9 +378,7 @@ END_TEST
 
 START_TEST(cache_rule_errors)
 {
-    static const struct {
-        const char *arg, *value, *msg;
-    } bad[] = {
+    static const struct bad_option bad[] = {
         {"--cache", "*.css", "--cache: '*.css': expected GLOB"},
         {"--cache", "a**b=max-age=1", "--cache: 'a**b=max-age=1': bad glob"},
         {"--header", "Bad Name: x", "--header: 'Bad Name: x': the header name"},
@@ -389,20 +386,7 @@ START_TEST(cache_rule_errors)
         {"--precompressed", "br,deflate", "'deflate' is not br, zst or gz"},
     };
 
-    for (size_t i = 0; i < N_ELEMS(bad); i++) {
-        const char *args[] = {bad[i].arg,    bad[i].value, "--listen",
-                              "127.0.0.1:0", "--check",    www,
-                              NULL};
-        char *out, *err;
-        int ws = beneath_run(args, NULL, 10000, &out, &err);
-
-        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
-               "%s %s: %s, want exit 2\n%s", bad[i].arg, bad[i].value,
-               wstatus_str(ws), err);
-        EXPECT(strstr(err, bad[i].msg) != NULL,
-               "%s %s: stderr lacks \"%s\":\n%s", bad[i].arg, bad[i].value,
-               bad[i].msg, err);
-    }
+    expect_bad_options(bad, N_ELEMS(bad), www);
 }
 END_TEST
 
@@ -417,8 +401,7 @@ START_TEST(security_and_extra_headers)
     const int want[] = {200, 404, 301, 403};
 
     for (size_t i = 0; i < N_ELEMS(paths); i++) {
-        struct http_response *r = http_get(s, paths[i]);
-        EXPECT_STATUS(r, want[i], paths[i]);
+        struct http_response *r = expect_get(s, paths[i], want[i], paths[i]);
         EXPECT_HEADER(r, "X-Content-Type-Options", "nosniff", paths[i]);
         EXPECT(http_header_count(r, "X-Content-Type-Options") == 1,
                "%s: nosniff twice", paths[i]);
@@ -467,27 +450,20 @@ START_TEST(try_html)
     struct server *s = server_start(www, "--try-html", NULL);
     struct http_response *r;
 
-    r = http_get(s, "/guide");
-    EXPECT_STATUS(r, 200, "/guide -> guide.html");
+    r = expect_get(s, "/guide", 200, "/guide -> guide.html");
     EXPECT(strcmp(r->body, "GUIDE-HTML\n") == 0, "body %s", r->body);
     EXPECT(http_value_eq(http_header(r, "Content-Type"),
                          "text/html; charset=utf-8"),
            "type %s", http_header(r, "Content-Type"));
-    r = http_get(s, "/evil");
-    EXPECT_STATUS(r, 403, "/evil -> evil.html escaping the root");
-    r = http_get(s, "/dir");
-    EXPECT_STATUS(r, 301, "an existing directory wins over dir.html");
-    r = http_get(s, "/guide/");
-    EXPECT_STATUS(r, 404, "no try-html with a trailing slash");
-    r = http_get(s, "/missing");
-    EXPECT_STATUS(r, 404, "neither missing nor missing.html");
-    r = http_get(s, "/../secret");
-    EXPECT_STATUS(r, 403, "/../secret (the resolver refuses it)");
+    expect_get(s, "/evil", 403, "/evil -> evil.html escaping the root");
+    expect_get(s, "/dir", 301, "an existing directory wins over dir.html");
+    expect_get(s, "/guide/", 404, "no try-html with a trailing slash");
+    expect_get(s, "/missing", 404, "neither missing nor missing.html");
+    expect_get(s, "/../secret", 403, "/../secret (the resolver refuses it)");
     server_stop_clean(s);
 
     s = server_start(www, NULL);
-    r = http_get(s, "/guide");
-    EXPECT_STATUS(r, 404, "try-html off");
+    expect_get(s, "/guide", 404, "try-html off");
     server_stop_clean(s);
 }
 END_TEST
@@ -498,27 +474,23 @@ START_TEST(fallback)
                                     "--precompressed", "br", NULL);
     struct http_response *r;
 
-    r = http_get(s, "/app/route/42");
-    EXPECT_STATUS(r, 200, "SPA route");
+    r = expect_get(s, "/app/route/42", 200, "SPA route");
     EXPECT(strcmp(r->body, "SPA-SHELL\n") == 0, "body %s", r->body);
     r = http_do(NULL, s, "HEAD", "/x", NULL);
     EXPECT_STATUS(r, 200, "HEAD falls back too");
     r = http_do(NULL, s, "POST", "/x", NULL);
     EXPECT_STATUS(r, 405, "POST does not fall back");
-    r = http_get(s, "/evil.html");
-    EXPECT_STATUS(r, 403, "a refusal is not a 404: no fallback");
+    expect_get(s, "/evil.html", 403, "a refusal is not a 404: no fallback");
     r = http_get(s, "/guide.html");
     EXPECT(strcmp(r->body, "GUIDE-HTML\n") == 0, "existing files win");
     server_stop_clean(s);
 
     /* A fallback outside the root is refused by the resolver: plain 404. */
     s = server_start(www, "--fallback", "../secret.txt", NULL);
-    r = http_get(s, "/nope");
-    EXPECT_STATUS(r, 404, "escaping fallback");
+    expect_get(s, "/nope", 404, "escaping fallback");
     server_stop_clean(s);
     s = server_start(www, "--fallback", "evil.html", NULL);
-    r = http_get(s, "/nope");
-    EXPECT_STATUS(r, 404, "fallback symlink escaping");
+    expect_get(s, "/nope", 404, "fallback symlink escaping");
     server_stop_clean(s);
 }
 END_TEST
@@ -570,17 +542,14 @@ END_TEST
 START_TEST(health)
 {
     struct server *s = server_start(www, "--health", "/healthz", NULL);
-    struct http_response *r = http_get(s, "/healthz");
-
-    EXPECT_STATUS(r, 200, "health");
+    struct http_response *r = expect_get(s, "/healthz", 200, "health");
     EXPECT(strcmp(r->body, "ok\n") == 0, "health body %s", r->body);
     EXPECT_HEADER(r, "Cache-Control", "no-store", "health");
     r = http_do(NULL, s, "HEAD", "/healthz", NULL);
     EXPECT_STATUS(r, 200, "HEAD health");
     server_stop_clean(s);
     s = server_start(www, NULL);
-    r = http_get(s, "/healthz");
-    EXPECT_STATUS(r, 404, "health off by default");
+    expect_get(s, "/healthz", 404, "health off by default");
     server_stop_clean(s);
 }
 END_TEST

@@ -902,6 +902,24 @@ int beneath_run(const char **args, const char **env, int ms, char **out,
     return ws;
 }
 
+void expect_bad_options(const struct bad_option *rows, size_t n,
+                        const char *root)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct bad_option *b = &rows[i];
+        const char *args[] = {b->opt,        b->value, "--check", "--listen",
+                              "127.0.0.1:0", root,     NULL};
+        char *out, *err;
+        int ws = beneath_run(args, NULL, 30000, &out, &err);
+
+        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2,
+               "%s %s: %s, want exit 2\n%s", b->opt, b->value, wstatus_str(ws),
+               err);
+        EXPECT(strstr(err, b->msg) != NULL, "%s %s: stderr lacks \"%s\":\n%s",
+               b->opt, b->value, b->msg, err);
+    }
+}
+
 /* --- responses ---------------------------------------------------------- */
 
 bool http_value_eq(const char *a, const char *b)
@@ -1298,10 +1316,16 @@ void raw_close(struct raw_conn *c)
     free(c);
 }
 
-struct http_response *raw_request(unsigned port, const char *req, int ms)
+struct raw_conn *raw_open(unsigned port)
 {
     struct raw_conn *c = raw_connect(port);
     EXPECT(c != NULL, "connect 127.0.0.1:%u: %s", port, strerror(errno));
+    return c;
+}
+
+struct http_response *raw_request(unsigned port, const char *req, int ms)
+{
+    struct raw_conn *c = raw_open(port);
     int rc = raw_send_str(c, req);
     EXPECT(rc == 0, "send: %s", strerror(-rc));
     bool head = strncmp(req, "HEAD ", 5) == 0;
@@ -1315,6 +1339,23 @@ struct http_response *raw_get(unsigned port, const char *target)
     return raw_request(
         port, hfmt("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", target),
         10000);
+}
+
+struct http_response *expect_get(const struct server *s, const char *target,
+                                 int status, const char *what)
+{
+    struct http_response *r = raw_get(s->port, target);
+    EXPECT_STATUS(r, status, what ? what : hfmt("GET %s", target));
+    return r;
+}
+
+struct http_response *expect_get_body(const struct server *s,
+                                      const char *target, const char *body,
+                                      const char *what)
+{
+    struct http_response *r = raw_get(s->port, target);
+    EXPECT_BODY(r, body, what ? what : hfmt("GET %s", target));
+    return r;
 }
 
 /* --- libcurl client ----------------------------------------------------- */

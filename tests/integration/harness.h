@@ -219,6 +219,17 @@ bool file_wait_for(const char *path, const char *needle, int ms);
 int beneath_run(const char **args, const char **env, int ms, char **out,
                 char **err);
 
+/* An option with a bad value, and what beneath must say about it. */
+struct bad_option {
+    const char *opt, *value, *msg;
+};
+/*
+ * expect_bad_options - for each of the @n @rows, `beneath OPT VALUE --check
+ * --listen 127.0.0.1:0 @root` exits 2 with the row's msg in its stderr.
+ */
+void expect_bad_options(const struct bad_option *rows, size_t n,
+                        const char *root);
+
 /* beneath_run's wait status @ws is exit @code; @err: its stderr. */
 #define EXPECT_EXIT(ws, code, err)                                             \
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == (code),                         \
@@ -244,6 +255,16 @@ struct http_response {
     int error;         /* 0, ETIMEDOUT, ECONNRESET, EPROTO, ... */
     long num_connects; /* libcurl: new connections for this request */
     struct http_response *next;
+};
+
+/* A request target and a value its answer must carry (a table row). */
+struct target_want {
+    const char *target, *want;
+};
+/* A request target and the status of its answer (a table row). */
+struct target_status {
+    const char *target;
+    int status;
 };
 
 /* First value of header @name (case-insensitive), NULL if absent. */
@@ -272,6 +293,8 @@ struct raw_conn {
 /* Connect to 127.0.0.1:@port (or [::1] if @v6). NULL with errno on failure. */
 struct raw_conn *raw_connect(unsigned port);
 struct raw_conn *raw_connect_host(const char *host, unsigned port);
+/* raw_connect, failing the test (with errno) when it cannot connect. */
+struct raw_conn *raw_open(unsigned port);
 /* Send exactly @len bytes (bounded). Returns 0 or -errno. */
 int raw_send(struct raw_conn *c, const void *data, size_t len);
 int raw_send_str(struct raw_conn *c, const char *s);
@@ -285,8 +308,16 @@ bool raw_wait_closed(struct raw_conn *c, int ms);
 void raw_close(struct raw_conn *c);
 /* Connect, send @req, read one response, close. */
 struct http_response *raw_request(unsigned port, const char *req, int ms);
-/* raw_request with "GET @target HTTP/1.1\r\nHost: x\r\n\r\n". */
+/* raw_request with "GET @target HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n". */
 struct http_response *raw_get(unsigned port, const char *target);
+/* raw_get @target from @s and expect @status; @what names the request in the
+ * message (NULL: "GET @target"). Returns the response. */
+struct http_response *expect_get(const struct server *s, const char *target,
+                                 int status, const char *what);
+/* raw_get @target from @s and expect a 200 whose body is the string @body. */
+struct http_response *expect_get_body(const struct server *s,
+                                      const char *target, const char *body,
+                                      const char *what);
 
 /* --- libcurl client ---------------------------------------------------- */
 

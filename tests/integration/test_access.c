@@ -525,9 +525,7 @@ END_TEST
 
 START_TEST(addr_bad_cidrs)
 {
-    static const struct {
-        const char *opt, *val, *msg;
-    } bad[] = {
+    static const struct bad_option bad[] = {
         {"--allow", "10.0.0.1/8",
          "beneath: --allow: '10.0.0.1/8' has host bits set (the network is "
          "10.0.0.0/8)"},
@@ -544,14 +542,7 @@ START_TEST(addr_bad_cidrs)
     };
     char *www = plain_site();
 
-    for (size_t i = 0; i < N_ELEMS(bad); i++) {
-        char *err =
-            refused((const char *[]){bad[i].opt, bad[i].val, "--check",
-                                     "--listen", "127.0.0.1:0", www, NULL},
-                    NULL);
-        EXPECT(strstr(err, bad[i].msg), "%s %s:\n%s", bad[i].opt, bad[i].val,
-               err);
-    }
+    expect_bad_options(bad, N_ELEMS(bad), www);
     /* the same in a file and in the environment */
     char *conf = tree_path(www, "b.conf");
     tree_write_str(www, "b.conf", "allow = 10.0.0.0/8\nallow = 1.2.3.4/16\n");

@@ -142,8 +142,7 @@ START_TEST(reply_cache_never_stale)
     settle(w, files);
     struct server *s =
         server_start(w, "--threads", "1", "--metrics", "/m", NULL);
-    struct raw_conn *rc = raw_connect(s->port);
-    EXPECT(rc, "connect");
+    struct raw_conn *rc = raw_open(s->port);
 
     for (int i = 0; i < 3; i++)
         get_f(rc, a, "first GETs: wrong body");
@@ -195,8 +194,7 @@ START_TEST(same_size_rewrite_served_fresh)
     tree_write(w, "f.html", a, 1024);
     tree_mtime(w, "f.html", 1000000000);
     struct server *s = server_start(w, NULL);
-    struct raw_conn *rc = raw_connect(s->port);
-    EXPECT(rc, "connect");
+    struct raw_conn *rc = raw_open(s->port);
 
     for (int i = 0; i < 3; i++)
         get_f(rc, a, "first GETs: wrong body");
@@ -222,8 +220,7 @@ START_TEST(symlink_swap_refused)
     tree_write_str(out, "secret.html", secret);
     tree_write_str(w, "f.html", "inside\n");
     struct server *s = server_start(w, NULL);
-    struct raw_conn *rc = raw_connect(s->port);
-    EXPECT(rc, "connect");
+    struct raw_conn *rc = raw_open(s->port);
 
     for (int i = 0; i < 3; i++) {
         struct http_response *r = ka(rc, "GET", "/f.html", NULL);
@@ -271,8 +268,7 @@ START_TEST(range_304_head_by_size)
     if (settled)
         settle(w, names);
     s = server_start(w, "--threads", "1", "--metrics", "/m", NULL);
-    rc = raw_connect(s->port);
-    EXPECT(rc, "connect");
+    rc = raw_open(s->port);
     for (size_t i = 0; i < N_ELEMS(sizes); i++) {
         size_t n = sizes[i], len;
         const char *path = hfmt("/f%zu.bin", n);

@@ -58,9 +58,7 @@ START_TEST(lone_number_serves_cwd)
     struct server *s = server_start_opts(&o);
     EXPECT(s->port == port && strcmp(s->hosts[0], "127.0.0.1") == 0,
            "listening on %s:%u, want 127.0.0.1:%u", s->hosts[0], s->port, port);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200 && strcmp(r->body, "cwd-site\n") == 0,
-           "GET / from the current directory: %d %s", r->status, r->body);
+    expect_get_body(s, "/", "cwd-site\n", "GET / from the current directory");
     server_stop_clean(s);
 }
 END_TEST
@@ -81,9 +79,7 @@ START_TEST(port_forms)
         struct server_opts o = {.no_listen = true, .args = forms[i]};
         struct server *s = server_start_opts(&o);
         EXPECT(s->port == port, "form %d: port %u, want %u", i, s->port, port);
-        struct http_response *r = raw_get(s->port, "/");
-        EXPECT(r->status == 200 && strcmp(r->body, "root-site\n") == 0,
-               "form %d: GET /: %d %s", i, r->status, r->body);
+        expect_get_body(s, "/", "root-site\n", hfmt("form %d: GET /", i));
         server_stop_clean(s);
     }
 }
@@ -142,8 +138,7 @@ START_TEST(check_beside_running_server)
            "--check beside a running server: no warning:\n%s", err);
     EXPECT(strstr(out, hfmt("listen = %s\n", addr)) != NULL,
            "--check did not print the configuration:\n%s", out);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200, "the running server after --check: %d", r->status);
+    expect_get(s, "/", 200, "the running server after --check");
     server_stop_clean(s);
 }
 END_TEST
@@ -172,9 +167,8 @@ START_TEST(check_creates_nothing)
         beneath_run((const char *[]){"--check", "--access-log", nodir, w, NULL},
                     NULL, 10000, &out, &err);
     EXPECT_EXIT(ws, 2, err);
-    EXPECT(strstr(err, hfmt("beneath: access-log %s: No such file or "
-                            "directory",
-                            nodir)) != NULL,
+    EXPECT(strstr(err, hfmt("beneath: access-log %s: %s", nodir,
+                            strerror(ENOENT))) != NULL,
            "a log in a missing directory:\n%s", err);
     EXPECT(!exists(nodir), "--check created %s", nodir);
 }
@@ -195,8 +189,7 @@ START_TEST(hash_in_values)
                         "header = \"X-Quoted: c #d\"  # quoted\n",
                         log));
     struct server *s = server_start(w, "--config", conf, NULL);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200, "GET /: %d", r->status);
+    struct http_response *r = expect_get(s, "/", 200, NULL);
     EXPECT(http_header(r, "X-Frag") &&
                strcmp(http_header(r, "X-Frag"), "a#b") == 0,
            "X-Frag: %s", http_header(r, "X-Frag") ?: "(none)");

@@ -128,12 +128,12 @@ START_TEST(page)
     EXPECT(!strstr(b, "hidden"), "a dotfile in the listing");
     EXPECT(strstr(b, "<p>6 entries, times in UTC.</p>"), "no entry count");
     /* the links reach the files */
-    EXPECT_BODY(http_get(s, "/d/%3Cb%3E%26%22q%27.txt"), "esc", "escaped link");
-    EXPECT_BODY(http_get(s, "/d/bad%FF.txt"), "bad", "a link of a bad name");
+    expect_get_body(s, "/d/%3Cb%3E%26%22q%27.txt", "esc", "escaped link");
+    expect_get_body(s, "/d/bad%FF.txt", "bad", "a link of a bad name");
     /* the column links as a browser resolves them against /d/ */
     EXPECT(strstr(b, "href=\"?sort=size&amp;order=asc\">Size</a>"),
            "no size column link:\n%s", b);
-    EXPECT_STATUS(http_get(s, "/d/?sort=size&order=asc"), 200, "column link");
+    expect_get(s, "/d/?sort=size&order=asc", 200, "column link");
     /* the root: no parent link */
     r = http_get(s, "/");
     EXPECT_STATUS(r, 200, "/");
@@ -193,14 +193,14 @@ START_TEST(large_directory)
            "JSON without truncated/total: ...%s",
            r->body + (r->body_len > 200 ? r->body_len - 200 : 0));
     /* the server still answers promptly */
-    EXPECT_STATUS(http_get(s, "/many/f00001"), 200, "a file of it");
+    expect_get(s, "/many/f00001", 200, "a file of it");
     server_stop_clean(s);
 }
 END_TEST
 
 const struct check_main check_main = {
     .suite = "e2e_listing",
-    .fixture = {tree_setup, harness_test_teardown, harness_suite_setup,
-                harness_suite_teardown, 120},
-    .tcases = {{"listing", .loops = {{&order_case, N_ELEMS(orders)}},
+    .fixture = HARNESS_FIXTURE(120),
+    .tcases = {{"listing", .setup = tree_setup,
+                .loops = {{&order_case, N_ELEMS(orders)}},
                 .tests = {&page, &json_compatible, &large_directory}}}};

@@ -22,8 +22,7 @@ static char *www;
 static void test_setup(void)
 {
     harness_test_setup();
-    www = tree_new();
-    tree_write_str(www, "index.html", "hello\n");
+    www = tree_site("hello\n");
     tree_write_str(www, "style.css", "body { color: red }\n");
     tree_write_str(www, "style.css.br", "BROTLI");
 }
@@ -123,8 +122,7 @@ END_TEST
 /* The vhost that answered, and the user of a Basic authentication. */
 START_TEST(vhost_field)
 {
-    char *docs = tree_new();
-    tree_write_str(docs, "index.html", "docs\n");
+    char *docs = tree_site("docs\n");
     struct server *s =
         server_start(www, "--log-format", "$vhost $host $status", "--vhost",
                      hfmt("*.docs.example=%s", docs), NULL);
@@ -141,32 +139,29 @@ START_TEST(vhost_field)
 }
 END_TEST
 
-/* A template and combined+duration, as documented. */
+/* A template and combined+duration, as documented: the line a GET gets. */
 START_TEST(template_and_duration)
 {
-    struct server *s = server_start(
-        www, "--log-format",
-        "$client \"$request\" $status $bytes $duration_us host=$host", NULL);
-    struct http_response *r = raw_get(s->port, "/index.html?t=1");
-    EXPECT_STATUS(r, 200, "GET /index.html");
-    EXPECT(file_wait_for(s->out_path, "host=127", 5000), "no line:\n%s",
-           server_stdout(s));
-    EXPECT(run(hfmt("grep -Eqx '127\\.0\\.0\\.1 \"GET /index\\.html\\?t=1 "
-                    "HTTP/1\\.1\" 200 6 [0-9]+ host=127\\.0\\.0\\.1' %s",
-                    s->out_path)) == 0,
-           "template line:\n%s", server_stdout(s));
-    server_stop_clean(s);
-
-    s = server_start(www, "--log-format", "combined+duration", NULL);
-    r = raw_get(s->port, "/index.html");
-    EXPECT_STATUS(r, 200, "GET /index.html");
-    EXPECT(file_wait_for(s->out_path, "duration_us=", 5000), "no line:\n%s",
-           server_stdout(s));
-    EXPECT(run(hfmt("grep -Eq '\" 200 6 \"-\" \"-\" resolver=[a-z]+ "
-                    "duration_us=[0-9]+$' %s",
-                    s->out_path)) == 0,
-           "combined+duration line:\n%s", server_stdout(s));
-    server_stop_clean(s);
+    static const struct {
+        const char *format, *target, *wait, *grep;
+    } cases[] = {
+        {"$client \"$request\" $status $bytes $duration_us host=$host",
+         "/index.html?t=1", "host=127",
+         "-Eqx '127\\.0\\.0\\.1 \"GET /index\\.html\\?t=1 HTTP/1\\.1\" 200 6 "
+         "[0-9]+ host=127\\.0\\.0\\.1'"},
+        {"combined+duration", "/index.html", "duration_us=",
+         "-Eq '\" 200 6 \"-\" \"-\" resolver=[a-z]+ duration_us=[0-9]+$'"},
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        struct server *s =
+            server_start(www, "--log-format", cases[i].format, NULL);
+        expect_get(s, cases[i].target, 200, "GET /index.html");
+        EXPECT(file_wait_for(s->out_path, cases[i].wait, 5000),
+               "%s: no line:\n%s", cases[i].format, server_stdout(s));
+        EXPECT(run(hfmt("grep %s %s", cases[i].grep, s->out_path)) == 0,
+               "%s: line:\n%s", cases[i].format, server_stdout(s));
+        server_stop_clean(s);
+    }
 }
 END_TEST
 
@@ -199,9 +194,9 @@ START_TEST(metrics_listen_promtool)
     char *url = metrics_url(s);
 
     for (int i = 0; i < 5; i++)
-        EXPECT_STATUS(raw_get(s->port, "/index.html"), 200, "GET");
-    EXPECT_STATUS(raw_get(s->port, "/missing"), 404, "GET /missing");
-    EXPECT_STATUS(raw_get(s->port, "/metrics"), 404, "site /metrics");
+        expect_get(s, "/index.html", 200, "GET");
+    expect_get(s, "/missing", 404, "GET /missing");
+    expect_get(s, "/metrics", 404, "site /metrics");
     char *file = scrape(url);
     EXPECT(run(hfmt("promtool check metrics < %s >&2", file)) == 0,
            "promtool refused the scrape (its messages above)");
@@ -250,8 +245,7 @@ START_TEST(tls_version_and_handshakes)
     EXPECT(run(hfmt("curl -skf -o /dev/null https://127.0.0.1:%u/", port)) == 0,
            "curl https");
     /* plain HTTP on the HTTPS port: no handshake */
-    struct raw_conn *c = raw_connect(port);
-    EXPECT(c != NULL, "connect");
+    struct raw_conn *c = raw_open(port);
     EXPECT(raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") == 0, "send");
     raw_wait_closed(c, 3000);
     raw_close(c);
@@ -288,8 +282,7 @@ START_TEST(fifo_nobody_reads)
                                     "--metrics-listen", "127.0.0.1:0", NULL);
     char *url = metrics_url(s);
     char *path = hfmt("/%s", hfill(900, 'q'));
-    struct raw_conn *c = raw_connect(s->port);
-    EXPECT(c != NULL, "connect");
+    struct raw_conn *c = raw_open(s->port);
     struct timespec t0, t1;
     double worst = 0;
     for (int i = 0; i < 1500; i++) {

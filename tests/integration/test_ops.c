@@ -320,8 +320,7 @@ START_TEST(cli_env_listen_real)
     struct server *s = server_start_opts(&o);
     EXPECT(strcmp(s->hosts[0], "127.0.0.1") == 0, "listening on %s",
            s->hosts[0]);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "ENV-LISTEN\n", "BENEATH_LISTEN server");
+    expect_get_body(s, "/", "ENV-LISTEN\n", "BENEATH_LISTEN server");
     server_stop_clean(s);
 
     /* the command line replaces the environment's list as a whole */
@@ -457,8 +456,7 @@ START_TEST(startup_fd_budget)
            "no warning about the lowered cache:\n%s", e);
     EXPECT(strstr(e, "directory cache: 26 per worker") != NULL,
            "the resolver line does not give the cache size:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/a/b/f.txt");
-    EXPECT_BODY(r, "nested\n", "GET /a/b/f.txt");
+    expect_get_body(s, "/a/b/f.txt", "nested\n", "GET /a/b/f.txt");
     server_stop_clean(s);
 }
 END_TEST
@@ -507,8 +505,7 @@ START_TEST(startup_line)
                strstr(e, "no-magiclinks,beneath"),
            "start-up lines lack the default flags beneath,no-magiclinks:\n%s",
            e);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 200, "GET /");
+    expect_get(s, "/", 200, "GET /");
     server_stop_clean(s);
 }
 END_TEST
@@ -552,14 +549,11 @@ START_TEST(startup_auto_fallback)
            "openat2 blocked with %s: start-up does not say the emulation "
            "serves:\n%s",
            strerror(errs[_i]), e);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "FALLBACK\n", "fallback: GET /");
+    expect_get_body(s, "/", "FALLBACK\n", "fallback: GET /");
     static const char *const t[] = {"/../secret.txt", "/%2e%2e/secret.txt",
                                     "/link-abs", "/link-rel"};
-    for (size_t i = 0; i < N_ELEMS(t); i++) {
-        r = raw_get(s->port, t[i]);
-        EXPECT_STATUS(r, 403, t[i]);
-    }
+    for (size_t i = 0; i < N_ELEMS(t); i++)
+        expect_get(s, t[i], 403, t[i]);
     server_stop_clean(s);
 }
 END_TEST
@@ -576,6 +570,8 @@ static bool have_ipv6_loopback(void)
     return ok;
 }
 
+/* Listening on [::1] alone, then on [::1] beside the default 127.0.0.1:
+ * every listener answers. */
 START_TEST(startup_ipv6)
 {
     if (!have_ipv6_loopback()) {
@@ -585,42 +581,23 @@ START_TEST(startup_ipv6)
     char *w = tree_site("V6\n");
     struct server_opts o = {
         .root = w,
-        .no_listen = true,
+        .no_listen = _i == 0,
         .args = (const char *[]){"--listen", "[::1]:0", NULL},
+        .n_listen = _i + 1,
     };
     struct server *s = server_start_opts(&o);
-    EXPECT(strcmp(s->hosts[0], "[::1]") == 0,
+    EXPECT(_i == 1 || strcmp(s->hosts[0], "[::1]") == 0,
            "want 'listening on http://[::1]:PORT', got host %s", s->hosts[0]);
-    struct raw_conn *c = raw_connect_host("::1", s->port);
-    EXPECT(c != NULL, "connect [::1]:%u: %s", s->port, strerror(errno));
-    raw_send_str(c, "GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n");
-    struct http_response *r = raw_read(c, false, 5000);
-    EXPECT_BODY(r, "V6\n", "GET over ::1");
-    server_stop_clean(s);
-}
-END_TEST
-
-START_TEST(startup_two_listeners)
-{
-    if (!have_ipv6_loopback()) {
-        fprintf(stderr, "SKIP startup_two_listeners: no ::1\n");
-        return;
-    }
-    char *w = tree_site("TWO\n");
-    struct server_opts o = {
-        .root = w,
-        .args = (const char *[]){"--listen", "[::1]:0", NULL},
-        .n_listen = 2,
-    };
-    struct server *s = server_start_opts(&o);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < o.n_listen; i++) {
         bool v6 = s->hosts[i][0] == '[';
         struct raw_conn *c =
             raw_connect_host(v6 ? "::1" : "127.0.0.1", s->ports[i]);
-        EXPECT(c != NULL, "connect %s:%u", s->hosts[i], s->ports[i]);
-        raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        EXPECT(c != NULL, "connect %s:%u: %s", s->hosts[i], s->ports[i],
+               strerror(errno));
+        raw_send_str(c,
+                     hfmt("GET / HTTP/1.1\r\nHost: %s\r\n\r\n", s->hosts[i]));
         struct http_response *r = raw_read(c, false, 5000);
-        EXPECT_BODY(r, "TWO\n", hfmt("listener %s", s->hosts[i]));
+        EXPECT_BODY(r, "V6\n", hfmt("GET over listener %s", s->hosts[i]));
     }
     server_stop_clean(s);
 }
@@ -631,8 +608,7 @@ END_TEST
 /* A connection that has completed one request (so the server holds it). */
 static struct raw_conn *held_conn(const struct server *s)
 {
-    struct raw_conn *c = raw_connect(s->port);
-    EXPECT(c != NULL, "connect: %s", strerror(errno));
+    struct raw_conn *c = raw_open(s->port);
     raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     struct http_response *r = raw_read(c, false, 5000);
     EXPECT_STATUS(r, 200, "a held connection's first request");
@@ -719,8 +695,7 @@ START_TEST(limit_slowloris)
     struct raw_conn *slow[4];
     bool closed[4] = {0};
     for (size_t i = 0; i < N_ELEMS(slow); i++) {
-        slow[i] = raw_connect(s->port);
-        EXPECT(slow[i] != NULL, "connect");
+        slow[i] = raw_open(s->port);
         raw_send_str(slow[i], "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
     }
     long long start = now_ms(), deadline = start + 15000;
@@ -741,15 +716,14 @@ START_TEST(limit_slowloris)
             }
         }
         if (!served) {
-            struct http_response *r = raw_get(s->port, "/");
-            EXPECT_BODY(r, "FAST\n", "a normal client during the slowloris");
+            expect_get_body(s, "/", "FAST\n",
+                            "a normal client during the slowloris");
             served = true;
         }
         sleep_ms(250);
     }
     EXPECT(served, "no normal request made");
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 200, "after the slowloris");
+    expect_get(s, "/", 200, "after the slowloris");
     server_stop_clean(s);
 }
 END_TEST
@@ -758,8 +732,7 @@ START_TEST(limit_idle_timeout)
 {
     char *w = tree_site("IDLE\n");
     struct server *s = server_start(w, "--timeout", "1", NULL);
-    struct raw_conn *idle = raw_connect(s->port);
-    EXPECT(idle != NULL, "connect");
+    struct raw_conn *idle = raw_open(s->port);
     struct raw_conn *kept = held_conn(s);
     EXPECT(raw_wait_closed(idle, 10000),
            "an idle connection (nothing sent) stayed open 10 s with "
@@ -951,7 +924,7 @@ START_TEST(signal_hup_reopens_log)
     char *w = tree_site("LOG\n");
     char *d = tree_new();
     char *logp = tree_path(d, "access.log");
-    char *rotated = tree_path(d, "access.log.1");
+    char *rotated = hfmt("%s.1", logp);
     struct server *s = server_start(w, "--access-log", logp, NULL);
     raw_get(s->port, "/?marker=before-rotate");
     EXPECT(file_wait_for(logp, "marker=before-rotate", 5000),
@@ -1029,17 +1002,59 @@ static void wait_count(struct looper *l, int more)
     EXPECT(atomic_load(&l->n) >= target, "the client loop stalled");
 }
 
-/* @swap flips the tree; then SIGHUP; the looping client must see no
- * failure, v1 until SIGHUP (the root is an fd), then v2 and never v1 again. */
-static void swap_case(const char *root, const char *sandbox,
-                      void (*swap)(void *), void *ud)
+static void flip_symlink(const char *dir)
 {
-    struct server *s = server_start(root, "--sandbox", sandbox, NULL);
+    /* atomic: make the new link, rename it over "current" */
+    char *tmp = tree_path(dir, "current.tmp");
+    EXPECT(symlink("releases/2", tmp) == 0, "symlink: %s", strerror(errno));
+    EXPECT(rename(tmp, tree_path(dir, "current")) == 0, "rename: %s",
+           strerror(errno));
+}
+
+static void exchange_dirs(const char *dir)
+{
+    /* the atomic form of "mv www old; mv new www" */
+    EXPECT(syscall(SYS_renameat2, AT_FDCWD, tree_path(dir, "www"), AT_FDCWD,
+                   tree_path(dir, "www.new"), 2 /* RENAME_EXCHANGE */) == 0,
+           "renameat2: %s", strerror(errno));
+}
+
+/* Ways to put a new tree (V2) where the served one (V1) was: the tree (for
+ * tree_build), the root path in it, and @swap, which swaps it atomically. */
+static const struct {
+    const char *tree[4];
+    const char *root;
+    const char *sandbox;
+    void (*swap)(const char *dir);
+} swaps[] = {
+    {{"releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
+      "current -> releases/1"},
+     "current",
+     "on",
+     flip_symlink},
+    /* Without the sandbox: Landlock's rules name inodes, and the tree
+     * renamed onto the root's path is not beneath the old root's rule
+     * (docs/security.md; test_sandbox.c checks that it answers 403). */
+    {{"www/index.html=V1\n", "www.new/index.html=V2\n"},
+     "www",
+     "off",
+     exchange_dirs},
+};
+
+/* The tree is swapped; then SIGHUP; the looping client must see no failure,
+ * v1 until SIGHUP (the root is an fd), then v2 and never v1 again. */
+START_TEST(swap_case)
+{
+    char *b = tree_new();
+    for (const char *const *e = swaps[_i].tree; *e; e++)
+        tree_build(b, *e, NULL);
+    struct server *s = server_start(tree_path(b, swaps[_i].root), "--sandbox",
+                                    swaps[_i].sandbox, NULL);
     struct looper l = {.s = s};
     pthread_t th;
     EXPECT(pthread_create(&th, NULL, loop_thread, &l) == 0, "pthread_create");
     wait_count(&l, 20);
-    swap(ud);
+    swaps[_i].swap(b);
     wait_count(&l, 20);
     int v2_before_hup = atomic_load(&l.v2_seen);
     server_signal(s, SIGHUP);
@@ -1064,50 +1079,6 @@ static void swap_case(const char *root, const char *sandbox,
            atomic_load(&l.v1_after_v2));
     server_stop_clean(s);
 }
-
-struct swap_paths {
-    char *a, *b, *tmp;
-};
-
-static void flip_symlink(void *ud)
-{
-    struct swap_paths *p = ud;
-    /* atomic: make the new link, rename it over "current" */
-    EXPECT(symlink("releases/2", p->tmp) == 0, "symlink: %s", strerror(errno));
-    EXPECT(rename(p->tmp, p->a) == 0, "rename: %s", strerror(errno));
-}
-
-static void exchange_dirs(void *ud)
-{
-    struct swap_paths *p = ud;
-    /* the atomic form of "mv www old; mv new www" */
-    EXPECT(syscall(SYS_renameat2, AT_FDCWD, p->a, AT_FDCWD, p->b,
-                   2 /* RENAME_EXCHANGE */) == 0,
-           "renameat2: %s", strerror(errno));
-}
-
-START_TEST(swap_symlink_flip)
-{
-    char *b = tree_new();
-    tree_build(b, "releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
-               "current -> releases/1", NULL);
-    struct swap_paths p = {.a = tree_path(b, "current"),
-                           .tmp = tree_path(b, "current.tmp")};
-    swap_case(p.a, "on", flip_symlink, &p);
-}
-END_TEST
-
-START_TEST(swap_rename_tree)
-{
-    char *b = tree_new();
-    tree_build(b, "www/index.html=V1\n", "www.new/index.html=V2\n", NULL);
-    struct swap_paths p = {.a = tree_path(b, "www"),
-                           .b = tree_path(b, "www.new")};
-    /* Without the sandbox: Landlock's rules name inodes, and the tree
-     * renamed onto the root's path is not beneath the old root's rule
-     * (docs/security.md; test_sandbox.c checks that it answers 403). */
-    swap_case(p.a, "off", exchange_dirs, &p);
-}
 END_TEST
 
 START_TEST(swap_root_gone)
@@ -1127,11 +1098,10 @@ START_TEST(swap_root_gone)
            "beneath exited on SIGHUP with its root "
            "gone: %s",
            wstatus_str(s->wstatus));
+    expect_get_body(s, "/", "V1\n", "the old root after a failed reload");
     char *said = server_stderr_since_startup(s);
     EXPECT(strstr(said, "current") != NULL,
            "SIGHUP with the root gone: no message naming the root:\n%s", said);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "V1\n", "the old root after a failed reload");
     server_stop_clean(s);
 }
 END_TEST
@@ -1140,12 +1110,10 @@ START_TEST(swap_hup_fd_stable)
 {
     /* Every reload closes the root it replaces and the log it reopens. */
     char *w = tree_site("HUP\n");
-    char *d = tree_new();
-    char *logp = tree_path(d, "access.log");
+    char *logp = tree_path(tree_new(), "access.log");
     struct server *s =
         server_start(w, "--access-log", logp, "--threads", "2", NULL);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 200, "GET /");
+    expect_get(s, "/", 200, "GET /");
     int before = server_fd_count_settled(s);
     /* the server may keep the previous root open a while for requests in
      * flight (bounded retention); what must not happen is growth with the
@@ -1155,8 +1123,7 @@ START_TEST(swap_hup_fd_stable)
     for (int phase = 0; phase < 2; phase++) {
         for (int i = 0; i < (phase == 0 ? 5 : 25); i++, n++) {
             server_signal(s, SIGHUP);
-            r = raw_get(s->port, hfmt("/?hup=%d", n));
-            EXPECT_STATUS(r, 200, "GET / between SIGHUPs");
+            expect_get(s, hfmt("/?hup=%d", n), 200, "GET / between SIGHUPs");
         }
         EXPECT(file_wait_for(logp, hfmt("hup=%d ", n - 1), 5000) ||
                    file_wait_for(logp, hfmt("hup=%d", n - 1), 100),
@@ -1224,8 +1191,7 @@ START_TEST(user_drops_privileges)
     };
     struct server *s = server_start_opts(&o);
     EXPECT(s->port == port, "listening on %u, want %u", s->port, port);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT_BODY(r, "AS-NOBODY\n", "GET / as nobody");
+    expect_get_body(s, "/", "AS-NOBODY\n", "GET / as nobody");
     char *uid = status_field(s->pid, "Uid");
     char *gid = status_field(s->pid, "Gid");
     char *groups = status_field(s->pid, "Groups");
@@ -1236,8 +1202,7 @@ START_TEST(user_drops_privileges)
     EXPECT(strcmp(groups, "") == 0 || strcmp(groups, "65534") == 0 ||
                strcmp(groups, "65534 ") == 0,
            "supplementary groups kept after --user nobody: '%s'", groups);
-    r = raw_get(s->port, "/private.txt");
-    EXPECT_STATUS(r, 403, "a root-only file as nobody (EACCES)");
+    expect_get(s, "/private.txt", 403, "a root-only file as nobody (EACCES)");
     server_stop_clean(s);
 }
 END_TEST
@@ -1278,16 +1243,17 @@ const struct check_main check_main = {
                           &cli_help_version, &cli_root_missing,
                           &cli_listen_in_use}},
                {"startup",
-                .loops = {{&startup_line, 3}, {&startup_auto_fallback, 2}},
-                .tests = {&startup_fd_budget, &startup_confine_flags_shown,
-                          &startup_ipv6, &startup_two_listeners}},
+                .loops = {{&startup_line, 3},
+                          {&startup_auto_fallback, 2},
+                          {&startup_ipv6, 2}},
+                .tests = {&startup_fd_budget, &startup_confine_flags_shown}},
                {"limits", .tests = {&limit_per_ip, &limit_total,
                                     &limit_slowloris, &limit_idle_timeout}},
                {"signals", .loops = {{&signal_term_idle, 2}},
                 .tests = {&signal_term_drain, &signal_term_bounded,
                           &signal_hup_reopens_log}},
-               {"swap", .tests = {&swap_symlink_flip, &swap_rename_tree,
-                                  &swap_root_gone, &swap_hup_fd_stable}},
+               {"swap", .loops = {{&swap_case, N_ELEMS(swaps)}},
+                .tests = {&swap_root_gone, &swap_hup_fd_stable}},
                {"user", .tests = {&user_unknown}}},
     .suites = {
         {ops_root_suite, "--user drops privileges only when started as root"}}};

@@ -32,13 +32,15 @@ static int count(const char *text, const char *needle)
     return n;
 }
 
-/* Replace @path's content atomically (a reader never sees half a file). */
-static void write_conf(const char *dir, const char *name, const char *text)
+/* Replace the content of @dir/b.conf atomically (a reader never sees half a
+ * file); returns its path. */
+static char *write_conf(const char *dir, const char *text)
 {
-    char *tmp = hfmt("%s.tmp", name);
-    tree_write_str(dir, tmp, text);
-    EXPECT(rename(tree_path(dir, tmp), tree_path(dir, name)) == 0, "rename: %s",
+    char *conf = tree_path(dir, "b.conf");
+    tree_write_str(dir, "b.conf.tmp", text);
+    EXPECT(rename(tree_path(dir, "b.conf.tmp"), conf) == 0, "rename: %s",
            strerror(errno));
+    return conf;
 }
 
 /* SIGHUP, then wait until stderr holds @needle once more than before. */
@@ -58,8 +60,7 @@ static void hup_and_wait(struct server *s, const char *needle)
  * @dir/b.conf (rewrite it there with write_conf). */
 static struct server *start_conf(const char *dir, const char *text)
 {
-    write_conf(dir, "b.conf", text);
-    return server_start(tree_site("x\n"), "--config", tree_path(dir, "b.conf"),
+    return server_start(tree_site("x\n"), "--config", write_conf(dir, text),
                         NULL);
 }
 
@@ -80,7 +81,7 @@ START_TEST(reload_header)
     EXPECT(strcmp(header_of(r, "X-Gen"), "one") == 0, "before: X-Gen %s",
            header_of(r, "X-Gen"));
 
-    write_conf(d, "b.conf", "header = X-Gen: two\nsecurity-headers = on\n");
+    write_conf(d, "header = X-Gen: two\nsecurity-headers = on\n");
     hup_and_wait(s, APPLIED);
     EXPECT(strstr(server_stderr(s),
                   APPLIED "changed: header, security-headers\n") != NULL,
@@ -107,11 +108,10 @@ END_TEST
  */
 START_TEST(reload_header_cached_reply)
 {
-    char *w = tree_new();
-    tree_write_str(w, "index.html", "x\n");
+    char *w = tree_site("x\n");
     char *d = tree_new();
-    char *conf = tree_path(d, "b.conf");
-    write_conf(d, "b.conf", "header = X-Gen: one\ncache-default = no-cache\n");
+    char *conf =
+        write_conf(d, "header = X-Gen: one\ncache-default = no-cache\n");
     /* the reply cache keeps only files changed 2 s (and more) ago */
     sleep_ms(2200);
     struct server *s =
@@ -127,8 +127,7 @@ START_TEST(reload_header_cached_reply)
     for (int gen = 0; gen < 2; gen++) {
         const char *want = gen ? "three" : "two";
         write_conf(
-            d, "b.conf",
-            hfmt("header = X-Gen: %s\ncache-default = no-cache\n", want));
+            d, hfmt("header = X-Gen: %s\ncache-default = no-cache\n", want));
         hup_and_wait(s, APPLIED);
         for (int i = 0; i < 3; i++) {
             r = raw_get(s->port, "/");
@@ -144,10 +143,9 @@ START_TEST(reload_bad_file_keeps_old)
 {
     char *d = tree_new();
     struct server *s = start_conf(d, "header = X-Gen: one\n");
-    char *conf = tree_path(d, "b.conf");
 
-    write_conf(d, "b.conf",
-               "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
+    char *conf =
+        write_conf(d, "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
     hup_and_wait(s, KEPT);
     char *e = server_stderr(s);
     EXPECT(strstr(e, hfmt("beneath: SIGHUP: %s:2: threads: 0 is out of range "
@@ -166,7 +164,7 @@ START_TEST(reload_bad_file_keeps_old)
            header_of(r, "X-Gen"));
 
     /* a good file after the bad one is applied */
-    write_conf(d, "b.conf", "header = X-Gen: four\n");
+    write_conf(d, "header = X-Gen: four\n");
     hup_and_wait(s, APPLIED);
     r = raw_get(s->port, "/");
     EXPECT(strcmp(header_of(r, "X-Gen"), "four") == 0, "X-Gen %s",
@@ -179,8 +177,7 @@ START_TEST(reload_listen_needs_restart)
 {
     char *w = tree_site("x\n");
     char *d = tree_new();
-    char *conf = tree_path(d, "b.conf");
-    write_conf(d, "b.conf", "listen = 127.0.0.1:0\n");
+    char *conf = write_conf(d, "listen = 127.0.0.1:0\n");
     struct server_opts o = {
         .root = w,
         .no_listen = true,
@@ -199,16 +196,14 @@ START_TEST(reload_listen_needs_restart)
     close(fd);
     unsigned other = ntohs(sa.sin_port);
     write_conf(
-        d, "b.conf",
-        hfmt("listen = 127.0.0.1:%u\nthreads = 1\nlisting = on\n", other));
+        d, hfmt("listen = 127.0.0.1:%u\nthreads = 1\nlisting = on\n", other));
     hup_and_wait(s, APPLIED);
     char *e = server_stderr(s);
     EXPECT(strstr(e, APPLIED "changed: listing\n") != NULL &&
                strstr(e, "beneath: SIGHUP: needs a restart to change: listen, "
                          "threads (the running values stay)\n") != NULL,
            "the log does not say a restart is needed:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/");
-    EXPECT(r->status == 200, "the old listener after SIGHUP: %d", r->status);
+    expect_get(s, "/", 200, "the old listener after SIGHUP");
     EXPECT(raw_connect(other) == NULL,
            "port %u is listening: a listen change needs a restart", other);
     server_stop_clean(s);
@@ -281,7 +276,7 @@ START_TEST(reload_under_load)
         EXPECT(pthread_create(&th[i], NULL, load_thread, &l) == 0,
                "pthread_create");
     for (int i = 1; i <= 50; i++) {
-        write_conf(d, "b.conf", gen[i % 2]);
+        write_conf(d, gen[i % 2]);
         hup_and_wait(s, APPLIED);
     }
     atomic_store(&l.stop, true);

@@ -118,8 +118,7 @@ START_TEST(startup_line_on)
     /* the line comes before the listening line, in the start-up block */
     EXPECT(strstr(e, "sandbox: ") < strstr(e, "listening on"),
            "the sandbox line is not part of the start-up block:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/readme.txt");
-    EXPECT_STATUS(r, 200, "GET /readme.txt");
+    expect_get(s, "/readme.txt", 200, "GET /readme.txt");
     server_stop_clean(s);
 }
 END_TEST
@@ -150,10 +149,8 @@ START_TEST(startup_line_off_and_strict)
     EXPECT(strstr(e, " calls, kill for the rest)"),
            "--sandbox strict: the line does not say refused calls kill:\n%s",
            e);
-    struct http_response *r = raw_get(s->port, "/sub/");
-    EXPECT_STATUS(r, 200, "strict: GET /sub/");
-    r = raw_get(s->port, "/link-abs");
-    EXPECT_STATUS(r, 403, "strict: GET /link-abs");
+    expect_get(s, "/sub/", 200, "strict: GET /sub/");
+    expect_get(s, "/link-abs", 403, "strict: GET /link-abs");
     server_stop_clean(s);
 }
 END_TEST
@@ -219,8 +216,8 @@ START_TEST(lexical_contained_by_landlock)
     struct http_response *r = raw_get(s->port, "/link-ok");
     EXPECT(r->status == 200 && strcmp(r->body, site.range) == 0,
            "GET /link-ok: %d", r->status);
-    r = raw_get(s->port, "/link-ok-dir/index.html");
-    EXPECT_STATUS(r, 200, "GET /link-ok-dir/index.html");
+    expect_get(s, "/link-ok-dir/index.html", 200,
+               "GET /link-ok-dir/index.html");
     server_stop_clean(s);
     /* the refusals are the kernel's: EACCES in the access log */
     EXPECT(strstr(server_stdout(s), "errno=EACCES"),
@@ -350,8 +347,7 @@ START_TEST(fault_hook_walls)
         expect_try(e, w->name, "read /etc/shadow", w->read_outside);
     }
     /* the server still serves, and its own log still takes lines */
-    struct http_response *r = raw_get(s->port, "/readme.txt");
-    EXPECT_STATUS(r, 200, "GET /readme.txt after the tries");
+    expect_get(s, "/readme.txt", 200, "GET /readme.txt after the tries");
     server_stop_clean(s);
     EXPECT(file_wait_for(tree_path(logdir, "access.log"), "/readme.txt", 2000),
            "%s: the access log did not get the request", w->name);
@@ -401,8 +397,7 @@ START_TEST(kernel_without_landlock)
     EXPECT(proc_status(s, "Seccomp") &&
                strcmp(proc_status(s, "Seccomp"), "2") == 0,
            "no Landlock: Seccomp: %s", proc_status(s, "Seccomp"));
-    struct http_response *r = raw_get(s->port, "/sub/");
-    EXPECT_STATUS(r, 200, "no Landlock: GET /sub/");
+    expect_get(s, "/sub/", 200, "no Landlock: GET /sub/");
     server_stop_clean(s);
     char *out, *err;
     int ws =
@@ -494,10 +489,8 @@ START_TEST(outer_filter_before)
                strcmp(proc_status(s, "Seccomp_filters"), "2") == 0,
            "Seccomp_filters: %s, want 2 (outer + ours)",
            proc_status(s, "Seccomp_filters"));
-    struct http_response *r = raw_get(s->port, "/sub/deeper/");
-    EXPECT_STATUS(r, 200, "GET /sub/deeper/");
-    r = raw_get(s->port, "/link-rel");
-    EXPECT_STATUS(r, 403, "GET /link-rel");
+    expect_get(s, "/sub/deeper/", 200, "GET /sub/deeper/");
+    expect_get(s, "/link-rel", 403, "GET /link-rel");
     server_stop_clean(s);
     EXPECT(strstr(server_stdout(s), "resolver=emulated") &&
                !strstr(server_stdout(s), "resolver=kernel"),
@@ -534,12 +527,10 @@ START_TEST(outer_filter_after)
            "Seccomp_filters: %s, want 2 (ours + the later one)",
            proc_status(s, "Seccomp_filters"));
     for (int i = 0; i < 3; i++) {
-        struct http_response *r = raw_get(s->port, "/sub/deeper/");
-        EXPECT_STATUS(r, 200, "GET /sub/deeper/ after the block");
-        r = raw_get(s->port, "/link-rel");
-        EXPECT_STATUS(r, 403, "GET /link-rel after the block");
-        r = raw_get(s->port, "/../secret.txt");
-        EXPECT_STATUS(r, 403, "GET /../secret.txt after the block");
+        expect_get(s, "/sub/deeper/", 200, "GET /sub/deeper/ after the block");
+        expect_get(s, "/link-rel", 403, "GET /link-rel after the block");
+        expect_get(s, "/../secret.txt", 403,
+                   "GET /../secret.txt after the block");
     }
     server_stop_clean(s);
     char *log = server_stdout(s);
@@ -596,8 +587,7 @@ START_TEST(swap_symlink_within_releases)
     } while (r->status == 200 && now_ms() < deadline);
     if (landlock_abi() > 0)
         EXPECT_STATUS(r, 403, "GET / after a flip out of releases/");
-    r = raw_get(s->port, "/../secret.txt");
-    EXPECT_STATUS(r, 403, "GET /../secret.txt");
+    expect_get(s, "/../secret.txt", 403, "GET /../secret.txt");
     server_stop_clean(s);
 }
 END_TEST
@@ -625,8 +615,7 @@ START_TEST(swap_rename_not_followed)
            "renameat2: %s", strerror(errno));
     server_signal(s, SIGHUP);
     wait_stderr(s, "reopened", 5000);
-    r = raw_get(s->port, "/");
-    EXPECT_STATUS(r, 403, "GET / after a rename swap");
+    r = expect_get(s, "/", 403, "GET / after a rename swap");
     EXPECT(strstr(r->body ? r->body : "", "V2") == NULL, "V2 served");
     server_stop_clean(s);
     EXPECT(strstr(server_stdout(s), "errno=EACCES"),
@@ -642,8 +631,7 @@ START_TEST(log_rotation_reopens)
     char *e = server_stderr(s);
     if (landlock_abi() > 0)
         EXPECT(strstr(e, "write 1 log file"), "the log is not named:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/readme.txt?first");
-    EXPECT_STATUS(r, 200, "GET first");
+    expect_get(s, "/readme.txt?first", 200, "GET first");
     EXPECT(file_wait_for(logp, "?first", 2000), "no first line");
     EXPECT(rename(logp, tree_path(d, "access.log.1")) == 0, "rotate: %s",
            strerror(errno));
@@ -652,8 +640,7 @@ START_TEST(log_rotation_reopens)
     struct stat st;
     while (stat(logp, &st) != 0 && now_ms() < deadline)
         sleep_ms(10);
-    r = raw_get(s->port, "/readme.txt?second");
-    EXPECT_STATUS(r, 200, "GET second");
+    expect_get(s, "/readme.txt?second", 200, "GET second");
     EXPECT(file_wait_for(logp, "?second", 2000),
            "the log was not created again after rotation:\n%s",
            server_stderr_since_startup(s));

@@ -43,10 +43,8 @@ START_TEST(stalled_log_reader)
     EXPECT(reader >= 0, "open fifo");
     struct server *s = server_start(www, "--access-log", fifo,
                                     "--shutdown-timeout", "3", NULL);
-    for (int i = 0; i < 1500; i++) {
-        struct http_response *r = raw_get(s->port, "/index.html");
-        EXPECT(r->status == 200, "request %d: status %d", i, r->status);
-    }
+    for (int i = 0; i < 1500; i++)
+        expect_get(s, "/index.html", 200, hfmt("request %d", i));
     long long t0 = now_ms();
     server_signal(s, SIGTERM);
     EXPECT(server_wait(s, 6000), "SIGTERM: still running after 6 s");
@@ -164,8 +162,7 @@ START_TEST(fd_limit_lowers_connections)
     /* (300 - 64) / 2 */
     EXPECT(strstr(e, "--max-connections lowered from 1024 to 118") != NULL,
            "no warning:\n%s", e);
-    struct http_response *r = raw_get(s->port, "/index.html");
-    EXPECT(r->status == 200, "status %d", r->status);
+    expect_get(s, "/index.html", 200, NULL);
     server_stop_clean(s);
 }
 END_TEST
@@ -177,9 +174,7 @@ END_TEST
 START_TEST(truncated_while_sent)
 {
     size_t size = 64u << 20;
-    char *data = hbuf(size);
-    memset(data, 't', size);
-    tree_write(www, "huge.bin", data, size);
+    tree_write(www, "huge.bin", hfill(size, 't'), size);
     struct server *s = server_start(www, "--timeout", "30", NULL);
     struct raw_conn *c = raw_connect(s->port);
     int small = 65536;
