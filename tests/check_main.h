@@ -5,9 +5,12 @@
  * A test binary defines its tests with START_TEST and one table, and links
  * the check_main library. Most describe their suite as data:
  *
+ *     LOOP_TEST(parse_case, cases) { ... cases[_i] ... }
+ *     END_TEST
+ *
  *     const struct check_main check_main = {
  *         .suite = "date",
- *         .tcases = {{"parse", .loops = {{&parse_case, N_ELEMS(cases)}},
+ *         .tcases = {{"parse", .loops = {LOOP(parse_case)},
  *                     .tests = {&format_round_trip}}}};
  *
  * and a tcase with a checked fixture: {"lines", setup, teardown, .tests =
@@ -39,6 +42,20 @@ struct check_loop {
     const TTest *const *test;
     int rows;
 };
+
+/*
+ * LOOP_TEST(name, table) starts a test run once per row of @table (_i is
+ * the row), and LOOP(name) is its entry in a tcase's .loops: the row count
+ * is written where the table is indexed, so no entry can pair a test with
+ * another table's length.
+ */
+#define LOOP_TEST(name, table)                                                 \
+    enum { name##_rows = (int)N_ELEMS(table) };                                \
+    START_TEST(name)
+#define LOOP(name)                                                             \
+    {                                                                          \
+        &(name), name##_rows                                                   \
+    }
 
 /* What runs around the tests of a tcase; a field left unset is not used. */
 struct check_fixture {

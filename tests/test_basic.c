@@ -36,7 +36,7 @@ static const struct {
     {"Basic Y", NULL, NULL},
 };
 
-START_TEST(parse_case)
+LOOP_TEST(parse_case, cases)
 {
     char buf[128];
     const char *user = NULL, *password = NULL;
@@ -100,5 +100,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "basic",
-    .tcases = {{"basic", .loops = {{&parse_case, N_ELEMS(cases)}},
+    .tcases = {{"basic", .loops = {LOOP(parse_case)},
                 .tests = {&long_user, &challenge}}}};

@@ -45,7 +45,7 @@ static const struct text_case match_cases[] = {
     {"", "default"},
 };
 
-START_TEST(match_case)
+LOOP_TEST(match_case, match_cases)
 {
     struct cache_rules r = {0};
     char err[128];
@@ -97,7 +97,7 @@ static const struct spec_case bad_cases[] = {
     {"///=max-age=1", "empty glob"},
 };
 
-START_TEST(bad_case)
+LOOP_TEST(bad_case, bad_cases)
 {
     struct cache_rules r = {0};
     char err[160] = "";
@@ -127,7 +127,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "cache_rules",
-    .tcases = {{"core",
-                .loops = {{&match_case, N_ELEMS(match_cases)},
-                          {&bad_case, N_ELEMS(bad_cases)}},
+    .tcases = {{"core", .loops = {LOOP(match_case), LOOP(bad_case)},
                 .tests = {&no_default, &value_kept_verbatim}}}};

@@ -40,7 +40,7 @@ static const struct spec_case lists[] = {
     {"10.0.0.0 /8", "'10.0.0.0 ' is not an IPv4 or IPv6 address"},
 };
 
-START_TEST(list_case)
+LOOP_TEST(list_case, lists)
 {
     struct cidr_list l = {0};
     char err[256] = "";
@@ -75,7 +75,7 @@ static const struct match_case matches[] = {
     {"10.0.0.0/8,::1", "::1", 1},
 };
 
-START_TEST(match_case)
+LOOP_TEST(match_case, matches)
 {
     struct cidr_list l = {0};
     struct cidr_addr a;
@@ -117,7 +117,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "cidr",
-    .tcases = {{"cidr",
-                .loops = {{&list_case, N_ELEMS(lists)},
-                          {&match_case, N_ELEMS(matches)}},
+    .tcases = {{"cidr", .loops = {LOOP(list_case), LOOP(match_case)},
                 .tests = {&sockaddr_forms}}}};

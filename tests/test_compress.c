@@ -109,7 +109,7 @@ static const struct {
     {NEGOTIATE_ZSTD, COMPRESS_BEST, 300000},
 };
 
-START_TEST(round_trip)
+LOOP_TEST(round_trip, rounds)
 {
     size_t n = rounds[_i].size;
     char *t = text(n), *back = malloc(n + 16);
@@ -313,8 +313,7 @@ END_TEST
 const struct check_main check_main = {
     .suite = "compress",
     .tcases = {{"encoders", fixture_dir_setup, fixture_dir_teardown,
-                .loops = {{&round_trip, N_ELEMS(rounds)}},
-                .tests = {&too_big_and_short}},
+                .loops = {LOOP(round_trip)}, .tests = {&too_big_and_short}},
                {"cache", fixture_dir_setup, fixture_dir_teardown,
                 .tests = {&cache_hit_and_keys, &budget_lru_and_holders,
                           &changed_and_no_gain, &queue_once}}}};

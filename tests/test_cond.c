@@ -48,7 +48,7 @@ static const struct {
     {{.if_match = ETAG, .if_none_match = ETAG}, 304},
 };
 
-START_TEST(cond_case)
+LOOP_TEST(cond_case, cases)
 {
     ck_assert_int_eq(cond_evaluate(&cases[_i].r, ETAG, MTIME), cases[_i].want);
 }
@@ -67,5 +67,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "cond",
-    .tcases = {{"evaluate", .loops = {{&cond_case, N_ELEMS(cases)}},
+    .tcases = {{"evaluate", .loops = {LOOP(cond_case)},
                 .tests = {&weak_etag_strong_compare}}}};

@@ -187,7 +187,7 @@ static const struct text_case file_errors[] = {
      "t.conf:2: duplicate key 'threads' (first at line 1)\n"},
 };
 
-START_TEST(file_error)
+LOOP_TEST(file_error, file_errors)
 {
     conf_file_refused(file_errors[_i].in, -1, file_errors[_i].want);
 }
@@ -265,7 +265,7 @@ static const struct text_case file_values[] = {
     {"listen = unix:rel.sock\n", "listen = unix:rel.sock\n"},
 };
 
-START_TEST(file_value)
+LOOP_TEST(file_value, file_values)
 {
     conf_file_prints(file_values[_i].in, file_values[_i].want);
 }
@@ -336,7 +336,7 @@ static const struct {
      "--threads: 0 is out of range 1..1024\n"},
 };
 
-START_TEST(cli_error)
+LOOP_TEST(cli_error, cli_errors)
 {
     conf_args_refused(cli_errors[_i].args, NULL, cli_errors[_i].want);
 }
@@ -365,7 +365,7 @@ static const struct {
     {{"--confine=no-jumps"}, "confine = beneath,no-xdev,no-magiclinks\n"},
 };
 
-START_TEST(cli_value)
+LOOP_TEST(cli_value, cli_values)
 {
     conf_args_prints(cli_values[_i].args, cli_values[_i].want_line);
 }
@@ -424,7 +424,7 @@ static const struct {
      "\"$request\" $status')\n"},
 };
 
-START_TEST(env_error)
+LOOP_TEST(env_error, env_errors)
 {
     conf_args_refused(NULL, env_errors[_i].env, env_errors[_i].want);
 }
@@ -522,7 +522,7 @@ static const struct {
     {true, true, true, 7, 5, 3, {7001}},
 };
 
-START_TEST(precedence_case)
+LOOP_TEST(precedence_case, precedence)
 {
     char *path = temp_file(precedence_file);
     char *cfg;
@@ -667,7 +667,7 @@ static const struct {
     {{"--timeout", "1h", "--header-timeout", "1", "--shutdown-timeout", "0"}},
 };
 
-START_TEST(round_trip)
+LOOP_TEST(round_trip, round_trips)
 {
     struct conf a, b;
     struct conf_diag d = {0};
@@ -756,18 +756,13 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "conf",
-    .tcases = {{"file",
-                .loops = {{&file_error, N_ELEMS(file_errors)},
-                          {&file_value, N_ELEMS(file_values)}},
+    .tcases = {{"file", .loops = {LOOP(file_error), LOOP(file_value)},
                 .tests = {&file_nul_byte, &file_unreadable, &listen_fields}},
-               {"cli",
-                .loops = {{&cli_error, N_ELEMS(cli_errors)},
-                          {&cli_value, N_ELEMS(cli_values)}},
+               {"cli", .loops = {LOOP(cli_error), LOOP(cli_value)},
                 .tests = {&cli_actions}},
-               {"env", .loops = {{&env_error, N_ELEMS(env_errors)}},
-                .tests = {&env_values}},
-               {"sources", .loops = {{&precedence_case, N_ELEMS(precedence)}},
+               {"env", .loops = {LOOP(env_error)}, .tests = {&env_values}},
+               {"sources", .loops = {LOOP(precedence_case)},
                 .tests = {&defaults, &config_cli_over_env,
                           &repeat_in_one_source_appends}},
-               {"output", .loops = {{&round_trip, N_ELEMS(round_trips)}},
+               {"output", .loops = {LOOP(round_trip)},
                 .tests = {&help_mentions_every_option, &no_fd_leak}}}};

@@ -36,7 +36,7 @@ static const struct {
     {"Sun Nov 6 08:49:37 1994", 0, 0},
 };
 
-START_TEST(parse_case)
+LOOP_TEST(parse_case, cases)
 {
     time_t t = -1;
     int r = date_parse(cases[_i].s, &t);
@@ -69,5 +69,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "date",
-    .tcases = {{"parse", .loops = {{&parse_case, N_ELEMS(cases)}},
-                .tests = {&format_round_trip}}}};
+    .tcases = {
+        {"parse", .loops = {LOOP(parse_case)}, .tests = {&format_round_trip}}}};

@@ -28,7 +28,7 @@ static const struct spec_case specs[] = {
     {"401=/x.html", "status 401 has an error page already"},
 };
 
-START_TEST(spec_case)
+LOOP_TEST(spec_case, specs)
 {
     struct error_pages e = {0};
     char err[128] = "";
@@ -62,5 +62,4 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "error_pages",
-    .tcases = {{"error_pages", .loops = {{&spec_case, N_ELEMS(specs)}},
-                .tests = {&find}}}};
+    .tcases = {{"error_pages", .loops = {LOOP(spec_case)}, .tests = {&find}}}};

@@ -143,7 +143,7 @@ static const struct {
     {"replaced by rename, same bytes: new inode", REPLACE_SAME_BYTES, true},
 };
 
-START_TEST(change_detection)
+LOOP_TEST(change_detection, changes)
 {
     struct etag_cache *c = make(ETAG_MODE_CONTENT, 0, 0);
     struct etag_value before, after;
@@ -454,7 +454,7 @@ static const struct {
     {",,,", false},
 };
 
-START_TEST(want_digest)
+LOOP_TEST(want_digest, wants)
 {
     ck_assert_msg(etag_cache_want_digest(wants[_i].field) == wants[_i].want,
                   "'%s': want %d", wants[_i].field, wants[_i].want);
@@ -465,9 +465,9 @@ END_TEST
 const struct check_main check_main = {
     .suite = "etag_cache",
     .tcases = {{"cache", fixture_dir_setup, fixture_dir_teardown, .timeout = 60,
-                .loops = {{&change_detection, N_ELEMS(changes)}},
+                .loops = {LOOP(change_detection)},
                 .tests = {&known_vector_and_hit, &empty_file, &lru_eviction,
                           &big_file_pending_then_ready, &destroy_with_queue,
                           &same_content_different_mtime, &mtime_mode, &off_mode,
                           &not_regular, &bad_mode, &threads}},
-               {"want_digest", .loops = {{&want_digest, N_ELEMS(wants)}}}}};
+               {"want_digest", .loops = {LOOP(want_digest)}}}};

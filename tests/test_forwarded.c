@@ -42,7 +42,7 @@ static const struct {
     {"10.0.0.1", "for=\"a,b\", for=198.51.100.8", NULL, "198.51.100.8", 1},
 };
 
-START_TEST(client_case)
+LOOP_TEST(client_case, cases)
 {
     struct cidr_list trusted = {0};
     struct cidr_addr c;
@@ -65,4 +65,4 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "forwarded",
-    .tcases = {{"forwarded", .loops = {{&client_case, N_ELEMS(cases)}}}}};
+    .tcases = {{"forwarded", .loops = {LOOP(client_case)}}}};

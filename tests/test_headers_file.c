@@ -38,7 +38,7 @@ static const struct spec_case files[] = {
     {"/a\n  X-A: 1\0\n", "h:2: NUL byte in line"},
 };
 
-START_TEST(file_case)
+LOOP_TEST(file_case, files)
 {
     struct headers_file h;
     struct lines_diag d = {0};
@@ -90,7 +90,7 @@ static const struct {
     {"/embed/widget", "X-Robots-Tag: all|", "X-Frame-Options|"},
 };
 
-START_TEST(collect_case)
+LOOP_TEST(collect_case, collects)
 {
     struct headers_file h;
     struct lines_diag d = {0};
@@ -132,7 +132,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "headers_file",
-    .tcases = {{"headers_file",
-                .loops = {{&file_case, N_ELEMS(files)},
-                          {&collect_case, N_ELEMS(collects)}},
+    .tcases = {{"headers_file", .loops = {LOOP(file_case), LOOP(collect_case)},
                 .tests = {&megabyte_line}}}};

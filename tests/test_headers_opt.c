@@ -40,7 +40,7 @@ static const struct {
     {"Cache-Control: no-store", -EINVAL, NULL, "--cache"},
 };
 
-START_TEST(add_case)
+LOOP_TEST(add_case, cases)
 {
     struct headers_opt h = {0};
     char err[160] = "";
@@ -109,5 +109,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "headers_opt",
-    .tcases = {{"core", .loops = {{&add_case, N_ELEMS(cases)}},
+    .tcases = {{"core", .loops = {LOOP(add_case)},
                 .tests = {&security_set, &operator_header_wins}}}};

@@ -42,7 +42,7 @@ static const struct text_case norm[] = {
     {"xn--dj-kia8a.example", "xn--dj-kia8a.example"},
 };
 
-START_TEST(normalize_case)
+LOOP_TEST(normalize_case, norm)
 {
     char out[HOST_MAX];
     int r = host_normalize(norm[_i].in, out);
@@ -83,7 +83,7 @@ static const struct {
     {"http://docs..example.com/", -EINVAL, NULL},
 };
 
-START_TEST(target_case)
+LOOP_TEST(target_case, targets)
 {
     char out[HOST_MAX];
 
@@ -125,7 +125,7 @@ static const struct {
      "[IPv6])"},
 };
 
-START_TEST(pattern_case)
+LOOP_TEST(pattern_case, patterns)
 {
     char out[HOST_MAX], err[256] = "";
     int r = host_pattern_check(patterns[_i].name, out, err, sizeof err);
@@ -159,8 +159,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "host",
-    .tcases = {{"host",
-                .loops = {{&normalize_case, N_ELEMS(norm)},
-                          {&target_case, N_ELEMS(targets)},
-                          {&pattern_case, N_ELEMS(patterns)}},
-                .tests = {&long_names, &matching}}}};
+    .tcases = {
+        {"host",
+         .loops = {LOOP(normalize_case), LOOP(target_case), LOOP(pattern_case)},
+         .tests = {&long_names, &matching}}}};

@@ -37,7 +37,7 @@ static const struct {
     {"d\xc3\xa9j\xc3\xa0 vu:" BCRYPT, "d\xc3\xa9j\xc3\xa0 vu", HTPASSWD_BCRYPT},
 };
 
-START_TEST(good_line)
+LOOP_TEST(good_line, good)
 {
     struct htpasswd h;
     struct lines_diag d = {0};
@@ -93,7 +93,7 @@ static const struct spec_case bad[] = {
     {"alice:" SHA512, "pw:2: user 'alice' is already defined at line 1"},
 };
 
-START_TEST(bad_line)
+LOOP_TEST(bad_line, bad)
 {
     struct htpasswd h;
     struct lines_diag d = {0};
@@ -193,7 +193,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "htpasswd",
-    .tcases = {
-        {"htpasswd",
-         .loops = {{&good_line, N_ELEMS(good)}, {&bad_line, N_ELEMS(bad)}},
-         .tests = {&structure, &long_line, &many_users}}}};
+    .tcases = {{"htpasswd", .loops = {LOOP(good_line), LOOP(bad_line)},
+                .tests = {&structure, &long_line, &many_users}}}};

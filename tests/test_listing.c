@@ -145,7 +145,7 @@ static const struct name_case names[] = {
     {"?sort=x", "?sort=x", "%3Fsort%3Dx"},
 };
 
-START_TEST(html_name_case)
+LOOP_TEST(html_name_case, names)
 {
     char name[64];
     struct listing_entry e = {.name = name, .kind = LISTING_FILE};
@@ -201,7 +201,7 @@ static const struct {
     {UINT64_MAX, "16 EiB"},
 };
 
-START_TEST(human_size_case)
+LOOP_TEST(human_size_case, sizes)
 {
     char out[LISTING_HUMAN_LEN];
 
@@ -231,7 +231,7 @@ static const struct {
     {"", "", "a b c d"},
 };
 
-START_TEST(order_case)
+LOOP_TEST(order_case, orders)
 {
     struct listing_entry e[] = {
         {"d", LISTING_FILE, 5, 100},
@@ -304,7 +304,6 @@ const struct check_main check_main = {
                 .tests = {&collect_sorted_no_dotfiles, &collect_bounded,
                           &html_escapes, &empty_root_listing}},
                {"render",
-                .loops = {{&html_name_case, N_ELEMS(names)},
-                          {&human_size_case, N_ELEMS(sizes)},
-                          {&order_case, N_ELEMS(orders)}},
+                .loops = {LOOP(html_name_case), LOOP(human_size_case),
+                          LOOP(order_case)},
                 .tests = {&column_links, &times}}}};

@@ -38,7 +38,7 @@ static const struct name_case name_cases[] = {
     {"-._~", "\"-._~\"", "\"-._~\""},
 };
 
-START_TEST(name_case)
+LOOP_TEST(name_case, name_cases)
 {
     char name[64];
     struct listing_entry e = {.name = name, .kind = LISTING_FILE};
@@ -144,6 +144,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "listing_json",
-    .tcases = {{"core", .loops = {{&name_case, N_ELEMS(name_cases)}},
+    .tcases = {{"core", .loops = {LOOP(name_case)},
                 .tests = {&whole_document, &truncated_listing, &empty_directory,
                           &grows}}}};

@@ -188,7 +188,7 @@ static const struct text_case templates[] = {
     {"$status", "403\n"},
 };
 
-START_TEST(template_case)
+LOOP_TEST(template_case, templates)
 {
     char buf[LOG_LINE_MAX];
 
@@ -209,7 +209,7 @@ static const struct spec_case bad_templates[] = {
     {"$", "unknown log field"},
 };
 
-START_TEST(bad_template_case)
+LOOP_TEST(bad_template_case, bad_templates)
 {
     struct log_template t;
     char err[512] = "";
@@ -232,7 +232,7 @@ static const char *const hostile[] = {
     "\xc3",        "\xed\xa0\x80", "a b",
 };
 
-START_TEST(hostile_case)
+LOOP_TEST(hostile_case, hostile)
 {
     const char *v = hostile[_i];
     struct log_record r = rec;
@@ -373,7 +373,6 @@ const struct check_main check_main = {
          .tests = {&combined, &json, &user_field, &long_fields_are_cut,
                    &reopen_after_rotation, &open_errors, &combined_duration,
                    &stalled_reader, &threads_whole_lines}},
-        {"templates", .loops = {{&template_case, N_ELEMS(templates)},
-                                {&hostile_case, N_ELEMS(hostile)}}},
+        {"templates", .loops = {LOOP(template_case), LOOP(hostile_case)}},
         {"bad templates", setup, fixture_dir_teardown,
-         .loops = {{&bad_template_case, N_ELEMS(bad_templates)}}}}};
+         .loops = {LOOP(bad_template_case)}}}};

@@ -27,7 +27,7 @@ static const struct text_case cases[] = {
     {"", "application/octet-stream"},
 };
 
-START_TEST(mime_case)
+LOOP_TEST(mime_case, cases)
 {
     ck_assert_str_eq(mime_type(cases[_i].in), cases[_i].want);
 }
@@ -45,7 +45,7 @@ static const struct {
     {"a.unknown", false},
 };
 
-START_TEST(compressible_case)
+LOOP_TEST(compressible_case, compressible)
 {
     ck_assert_int_eq(mime_compressible(compressible[_i].name),
                      compressible[_i].want);
@@ -54,6 +54,4 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "mime",
-    .tcases = {
-        {"table", .loops = {{&mime_case, N_ELEMS(cases)},
-                            {&compressible_case, N_ELEMS(compressible)}}}}};
+    .tcases = {{"table", .loops = {LOOP(mime_case), LOOP(compressible_case)}}}};

@@ -79,7 +79,7 @@ static const struct {
      "\r\n--B--\r\n"},
 };
 
-START_TEST(body_case)
+LOOP_TEST(body_case, bodies)
 {
     struct multipart m;
     /* every step size from 1 byte (a step inside every header) up */
@@ -135,7 +135,7 @@ static const struct {
     {{RANGE_MAX_PARTS + 1, {{0, 1}}}, 100, "t", "B"}, /* too many parts */
 };
 
-START_TEST(bad_case)
+LOOP_TEST(bad_case, bad)
 {
     struct multipart m;
 
@@ -211,6 +211,5 @@ END_TEST
 const struct check_main check_main = {
     .suite = "multipart",
     .tcases = {
-        {"writer", file_setup, NULL,
-         .loops = {{&body_case, N_ELEMS(bodies)}, {&bad_case, N_ELEMS(bad)}},
+        {"writer", file_setup, NULL, .loops = {LOOP(body_case), LOOP(bad_case)},
          .tests = {&past_end, &long_type, &boundary_and_type, &big_numbers}}}};

@@ -65,7 +65,7 @@ static const struct {
     {"zstd;q=0.8, gzip;q=0.8, br;q=0.7", all, 3, "zstd,gzip,br"},
 };
 
-START_TEST(order_case)
+LOOP_TEST(order_case, cases)
 {
     struct negotiate_accept a;
     enum negotiate_encoding out[NEGOTIATE_N_ENCODINGS];
@@ -124,7 +124,7 @@ static const struct {
     {"br, gz", -EINVAL, NULL, " gz"},
 };
 
-START_TEST(prefs_case)
+LOOP_TEST(prefs_case, prefs_cases)
 {
     enum negotiate_encoding out[NEGOTIATE_N_ENCODINGS];
     const char *bad = NULL;
@@ -158,7 +158,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "negotiate",
-    .tcases = {{"core",
-                .loops = {{&order_case, N_ELEMS(cases)},
-                          {&prefs_case, N_ELEMS(prefs_cases)}},
+    .tcases = {{"core", .loops = {LOOP(order_case), LOOP(prefs_case)},
                 .tests = {&qvalues, &names, &compressible}}}};

@@ -52,7 +52,7 @@ static const struct {
     {"", 100, RANGE_NONE, 0, 0},
 };
 
-START_TEST(range_case)
+LOOP_TEST(range_case, cases)
 {
     uint64_t start = 0, len = 0;
     enum range_result r =
@@ -130,7 +130,7 @@ static const struct {
 };
 #undef P
 
-START_TEST(plan_case)
+LOOP_TEST(plan_case, plans)
 {
     struct range_set s;
     char got[512] = "";
@@ -209,7 +209,7 @@ START_TEST(plan_bounds)
 }
 END_TEST
 
-START_TEST(if_range_case)
+LOOP_TEST(if_range_case, if_range_cases)
 {
     ck_assert_int_eq(range_if_range(if_range_cases[_i].if_range, ETAG, MTIME),
                      if_range_cases[_i].want);
@@ -218,8 +218,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "range",
-    .tcases = {{"parse",
-                .loops = {{&range_case, N_ELEMS(cases)},
-                          {&plan_case, N_ELEMS(plans)},
-                          {&if_range_case, N_ELEMS(if_range_cases)}},
-                .tests = {&plan_bounds}}}};
+    .tcases = {
+        {"parse",
+         .loops = {LOOP(range_case), LOOP(plan_case), LOOP(if_range_case)},
+         .tests = {&plan_bounds}}}};

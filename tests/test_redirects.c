@@ -44,7 +44,7 @@ static const struct {
     {"/a/:x/*", "/a/1/2/3", 1, "x=1;splat=2/3;"},
 };
 
-START_TEST(pattern_case)
+LOOP_TEST(pattern_case, pats)
 {
     struct pathpat p;
     struct pathpat_caps caps;
@@ -161,7 +161,7 @@ static int parse_line2(const char *line, struct redirects *r,
     return redirects_parse(r, text, strlen(text), "r", d);
 }
 
-START_TEST(line_case)
+LOOP_TEST(line_case, lines_tab)
 {
     struct redirects r;
     struct lines_diag d = {0};
@@ -178,7 +178,7 @@ START_TEST(line_case)
 }
 END_TEST
 
-START_TEST(bad_line_case)
+LOOP_TEST(bad_line_case, bad_lines)
 {
     struct redirects r;
     struct lines_diag d = {0};
@@ -226,7 +226,7 @@ static const struct {
     {"/other", NULL, 0, NULL},
 };
 
-START_TEST(site_case)
+LOOP_TEST(site_case, site_cases)
 {
     struct redirects r;
     struct lines_diag d = {0};
@@ -360,8 +360,6 @@ END_TEST
 const struct check_main check_main = {
     .suite = "redirects",
     .tcases = {{"redirects",
-                .loops = {{&pattern_case, N_ELEMS(pats)},
-                          {&line_case, N_ELEMS(lines_tab)},
-                          {&bad_line_case, N_ELEMS(bad_lines)},
-                          {&site_case, N_ELEMS(site_cases)}},
+                .loops = {LOOP(pattern_case), LOOP(line_case),
+                          LOOP(bad_line_case), LOOP(site_case)},
                 .tests = {&first_match_wins, &long_line, &ten_thousand}}}};

@@ -18,7 +18,7 @@ static const struct {
     {ENOSYS, 500}, {0, 500},
 };
 
-START_TEST(errno_case)
+LOOP_TEST(errno_case, errno_cases)
 {
     ck_assert_int_eq(status_from_errno(errno_cases[_i].err),
                      errno_cases[_i].want);
@@ -38,7 +38,7 @@ static const struct {
     {299, "Unknown"},
 };
 
-START_TEST(reason_case)
+LOOP_TEST(reason_case, reason_cases)
 {
     ck_assert_str_eq(status_reason(reason_cases[_i].code),
                      reason_cases[_i].want);
@@ -47,5 +47,4 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "status",
-    .tcases = {{"table", .loops = {{&errno_case, N_ELEMS(errno_cases)},
-                                   {&reason_case, N_ELEMS(reason_cases)}}}}};
+    .tcases = {{"table", .loops = {LOOP(errno_case), LOOP(reason_case)}}}};

@@ -79,7 +79,7 @@ static const struct {
     {"/a.b/c", DENY, 0, "a.b/c", NULL, 0, "/a.b/c"},
 };
 
-START_TEST(decode_case)
+LOOP_TEST(decode_case, cases)
 {
     char buf[256];
     struct target t;
@@ -114,5 +114,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "target",
-    .tcases = {{"decode", .loops = {{&decode_case, N_ELEMS(cases)}},
+    .tcases = {{"decode", .loops = {LOOP(decode_case)},
                 .tests = {&buffer_too_small}}}};

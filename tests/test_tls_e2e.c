@@ -470,7 +470,7 @@ static const struct {
     {"encrypted key with password file", ENCRYPTED_KEY, 0, "loaded"},
 };
 
-START_TEST(startup_checks)
+LOOP_TEST(startup_checks, starts)
 {
     const char *args[16];
     size_t n = 0;
@@ -648,7 +648,7 @@ const struct check_main check_main = {
     .suite = "tls_e2e",
     .fixture = HARNESS_FIXTURE(120),
     .tcases = {
-        {"https", test_setup, .loops = {{&startup_checks, N_ELEMS(starts)}},
+        {"https", test_setup, .loops = {LOOP(startup_checks)},
          .tests = {&self_signed_get, &https_range_and_big, &https_304_by_etag,
                    &verified_chain, &sighup_swap, &replicas_same_etag,
                    &big_file_hashed_in_background}}}};

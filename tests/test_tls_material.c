@@ -282,7 +282,7 @@ static const char *build(enum scenario s)
     return pw;
 }
 
-START_TEST(material_case)
+LOOP_TEST(material_case, cases)
 {
     struct tls_material m;
     struct tls_material_diag d;
@@ -452,7 +452,7 @@ END_TEST
 const struct check_main check_main = {
     .suite = "tls_material",
     .tcases = {{"load", setup, fixture_dir_teardown,
-                .loops = {{&material_case, N_ELEMS(cases)}},
+                .loops = {LOOP(material_case)},
                 .tests = {&output_round_trip, &too_large}},
                {"self_signed", setup, fixture_dir_teardown,
                 .tests = {&self_signed, &self_signed_bad_days}}}};

@@ -31,7 +31,7 @@ static const struct {
     {"private/", true, "/private/"},
 };
 
-START_TEST(normalize_case)
+LOOP_TEST(normalize_case, norm)
 {
     char out[64];
 
@@ -81,7 +81,7 @@ static const struct match_case globs[] = {
     {"*.pdf, drafts/*", "drafts/a/x.html", 0},
 };
 
-START_TEST(glob_case)
+LOOP_TEST(glob_case, globs)
 {
     struct glob_set s;
     char err[128];
@@ -111,7 +111,5 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "urlpath",
-    .tcases = {{"urlpath",
-                .loops = {{&normalize_case, N_ELEMS(norm)},
-                          {&glob_case, N_ELEMS(globs)}},
+    .tcases = {{"urlpath", .loops = {LOOP(normalize_case), LOOP(glob_case)},
                 .tests = {&normalize_small, &encode, &glob_errors}}}};

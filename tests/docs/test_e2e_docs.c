@@ -135,7 +135,7 @@ static const struct {
     {"/dir/", "gzip", NULL, "DIR-INDEX\n"},
 };
 
-START_TEST(negotiation)
+LOOP_TEST(negotiation, neg)
 {
     struct server *s = pc_server();
     struct http_response *r = get_ae(s, neg[_i].path, neg[_i].ae, NULL);
@@ -847,7 +847,7 @@ const struct check_main check_main = {
                 .unchecked_teardown = harness_suite_teardown,
                 .timeout = 120},
     .tcases = {
-        {"precompressed", .loops = {{&negotiation, N_ELEMS(neg)}},
+        {"precompressed", .loops = {LOOP(negotiation)},
          .tests = {&off_by_default, &preference_order, &vary,
                    &variant_range_and_conditionals, &no_fd_growth}},
         {"rules",

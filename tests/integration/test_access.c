@@ -644,7 +644,7 @@ static const struct {
     {"docs.example.com/x", 400, ""},
 };
 
-START_TEST(vhost_hosts)
+LOOP_TEST(vhost_hosts, hosts)
 {
     struct sites t = make_sites();
     struct server *s = start(NULL, vhost_args(&t, true));
@@ -869,7 +869,7 @@ static const struct {
     {"/missing", 404, "custom 4xx page"},
 };
 
-START_TEST(rules_site_files)
+LOOP_TEST(rules_site_files, rules)
 {
     char *outside, *www = rules_site(&outside);
     struct server *s =
@@ -1129,8 +1129,8 @@ const struct check_main check_main = {
                            &auth_bad_files, &auth_many_users}},
         {"addresses",
          .tests = {&addr_allow_deny, &addr_trusted_proxy, &addr_bad_cidrs}},
-        {"vhosts", .loops = {{&vhost_hosts, N_ELEMS(hosts)}},
+        {"vhosts", .loops = {LOOP(vhost_hosts)},
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
-        {"rules", .loops = {{&rules_site_files, N_ELEMS(rules)}},
+        {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
                    &rules_bad_input, &error_pages}}}};

@@ -71,7 +71,7 @@ static const struct {
                                   "b-small.txt c-middle.css a-big.bin"},
 };
 
-START_TEST(order_case)
+LOOP_TEST(order_case, orders)
 {
     struct server *s = server_start(root, "--listing", "on", NULL);
     const char *path = hfmt("/d/%s", orders[_i].query);
@@ -201,6 +201,5 @@ END_TEST
 const struct check_main check_main = {
     .suite = "e2e_listing",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"listing", .setup = tree_setup,
-                .loops = {{&order_case, N_ELEMS(orders)}},
+    .tcases = {{"listing", .setup = tree_setup, .loops = {LOOP(order_case)},
                 .tests = {&page, &json_compatible, &large_directory}}}};

@@ -1043,7 +1043,7 @@ static const struct {
 
 /* The tree is swapped; then SIGHUP; the looping client must see no failure,
  * v1 until SIGHUP (the root is an fd), then v2 and never v1 again. */
-START_TEST(swap_case)
+LOOP_TEST(swap_case, swaps)
 {
     char *b = tree_new();
     for (const char *const *e = swaps[_i].tree; *e; e++)
@@ -1252,7 +1252,7 @@ const struct check_main check_main = {
                {"signals", .loops = {{&signal_term_idle, 2}},
                 .tests = {&signal_term_drain, &signal_term_bounded,
                           &signal_hup_reopens_log}},
-               {"swap", .loops = {{&swap_case, N_ELEMS(swaps)}},
+               {"swap", .loops = {LOOP(swap_case)},
                 .tests = {&swap_root_gone, &swap_hup_fd_stable}},
                {"user", .tests = {&user_unknown}}},
     .suites = {

@@ -229,7 +229,7 @@ static const struct {
      200, NULL},
 };
 
-START_TEST(set_case)
+LOOP_TEST(set_case, sets)
 {
     struct server *s = start();
     bool txt_file = strcmp(sets[_i].path, "/t.txt") == 0;
@@ -418,6 +418,6 @@ const struct check_main check_main = {
     .fixture = {tree_setup, harness_test_teardown, harness_suite_setup,
                 harness_suite_teardown, 120},
     .tcases = {
-        {"multipart", .loops = {{&set_case, N_ELEMS(sets)}},
+        {"multipart", .loops = {LOOP(set_case)},
          .tests = {&curl_two_ranges, &head_and_keepalive, &conditionals}},
         {"bounds", .tests = {&ten_thousand_ranges, &apache_killer}}}};

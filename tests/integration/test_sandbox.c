@@ -305,7 +305,7 @@ static void expect_try(const char *err, const char *wall, const char *shown,
                shown, got);
 }
 
-START_TEST(fault_hook_walls)
+LOOP_TEST(fault_hook_walls, walls)
 {
     const struct wall_case *w = &walls[_i];
     int abi = landlock_abi();
@@ -467,7 +467,7 @@ END_TEST
 
 static const int outer_errs[] = {ENOSYS, EPERM};
 
-START_TEST(outer_filter_before)
+LOOP_TEST(outer_filter_before, outer_errs)
 {
     /* A container's filter answers openat2 before beneath starts: the probe
      * falls back to the emulation, our filter stacks on top, both stay. */
@@ -498,7 +498,7 @@ START_TEST(outer_filter_before)
 }
 END_TEST
 
-START_TEST(outer_filter_after)
+LOOP_TEST(outer_filter_after, outer_errs)
 {
     /* The other order: the sandbox first, then a filter that blocks
      * openat2 (installed by the hook after ours, as an outer one would be
@@ -706,13 +706,12 @@ const struct check_main check_main = {
          .tests = {&lexical_contained_by_landlock,
                    &lexical_leaks_without_sandbox}},
         {"faults", .unchecked_setup = site_suite_setup,
-         .loops = {{&fault_hook_walls, N_ELEMS(walls)}},
+         .loops = {LOOP(fault_hook_walls)},
          .tests = {&fault_hook_strict_kills, &kernel_without_landlock,
                    &release_binary_has_no_hook,
                    &sanitizer_reports_from_inside}},
         {"outer", .unchecked_setup = site_suite_setup,
-         .loops = {{&outer_filter_before, N_ELEMS(outer_errs)},
-                   {&outer_filter_after, N_ELEMS(outer_errs)}}},
+         .loops = {LOOP(outer_filter_before), LOOP(outer_filter_after)}},
         {"features", .unchecked_setup = site_suite_setup,
          .tests = {&swap_symlink_within_releases, &swap_rename_not_followed,
                    &log_rotation_reopens, &emulated_cache_under_sandbox}}}};
