@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * conf_fixture.h - what the configuration suites (test_conf.c,
- * test_conf_values.c) share: parse a string, load an argument list, and
- * turn messages and a printed configuration into one string to compare.
+ * test_conf_file.c, test_conf_values.c) share: parse a string, load an
+ * argument list, and turn messages and a printed configuration into one
+ * string to compare.
  */
 #ifndef CONF_FIXTURE_H
 #define CONF_FIXTURE_H
