@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * access.h - what the two suites of test_e2e_access share (test_access.c
+ * defines it): a server on a root with more arguments, a start-up that must
+ * be refused, and the second suite (test_access_sites.c).
+ */
+#ifndef ACCESS_H
+#define ACCESS_H
+
+#include "harness.h"
+
+/* A server on @root (NULL: none) with the NULL-ended @args. */
+struct server *start(const char *root, const char **args);
+/* The stderr of a run that must fail at start-up (exit 2); its time in *@ms. */
+char *refused(const char **args, long long *ms);
+
+/* Virtual hosts, _redirects and _headers, error pages. */
+Suite *access_sites_suite(void);
+
+#endif

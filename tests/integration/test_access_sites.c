@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_access_sites.c - where requests go, against the real binary (the
+ * second suite of test_e2e_access): virtual hosts (Host headers; a symlink
+ * from one site into another refused under the backend in
+ * BENEATH_E2E_RESOLVER), _redirects and _headers in the conventions of a
+ * real static site, error pages, SIGHUP reloads, and the bad input of the
+ * issue (a 1 MiB _headers line, 10,000 redirects, a missing vhost root).
+ */
+#include "access.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* An mtime long past: the reply cache keeps only files that settled. */
+#define SITE_MTIME_OLD ((time_t)1704164645)
+
+/* A raw request with the given head lines to 127.0.0.1:@port. */
+static struct http_response *with_host(const struct server *s,
+                                       const char *target, const char *host)
+{
+    return raw_request(
+        s->port,
+        host ? hfmt("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                    target, host)
+             : hfmt("GET %s HTTP/1.0\r\n\r\n", target),
+        10000);
+}
+
+/* ---- virtual hosts ---- */
+
+struct sites {
+    char *base, *a, *b, *dflt, *v6;
+};
+
+static struct sites make_sites(void)
+{
+    struct sites t;
+
+    t.base = tree_new();
+    t.a = tree_path(t.base, "a");
+    t.b = tree_path(t.base, "b");
+    t.dflt = tree_path(t.base, "default");
+    t.v6 = tree_path(t.base, "v6");
+    tree_mkdir(t.base, "a");
+    tree_mkdir(t.base, "b");
+    tree_mkdir(t.base, "default");
+    tree_mkdir(t.base, "v6");
+    tree_write_str(t.a, "index.html", "site A\n");
+    tree_write_str(t.a, "404.html", "A has no such page\n");
+    tree_write_str(t.a, "only-a.txt", "a secret of site A\n");
+    tree_mkdir(t.a, "private");
+    tree_write_str(t.a, "private/x.txt", "A private\n");
+    tree_write_str(t.b, "index.html", "site B\n");
+    tree_write_str(t.b, "404.html", "B has no such page\n");
+    tree_write_str(t.dflt, "index.html", "the default site\n");
+    tree_write_str(t.v6, "index.html", "the IPv6 literal site\n");
+    /* links from B into A: absolute, relative, and a directory */
+    tree_symlink(t.b, hfmt("%s/only-a.txt", t.a), "abs-link.txt");
+    tree_symlink(t.b, "../a/only-a.txt", "rel-link.txt");
+    tree_symlink(t.b, "../a", "a-dir");
+    return t;
+}
+
+static const char **vhost_args(const struct sites *t, bool with_root)
+{
+    const char **v = (const char **)hbuf(16 * sizeof(char *));
+    size_t n = 0;
+
+    v[n++] = "--vhost";
+    v[n++] = hfmt("docs.example.com=%s", t->a);
+    v[n++] = "--vhost";
+    v[n++] = hfmt("*.b.example=%s", t->b);
+    v[n++] = "--vhost";
+    v[n++] = hfmt("[::1]=%s", t->v6);
+    if (with_root) {
+        v[n++] = "--root";
+        v[n++] = t->dflt;
+    }
+    v[n] = NULL;
+    return v;
+}
+
+static const struct {
+    const char *host; /* NULL: HTTP/1.0 without Host */
+    int status;
+    const char *body; /* substring */
+} hosts[] = {
+    {"docs.example.com", 200, "site A"},
+    {"DOCS.Example.COM", 200, "site A"},
+    {"docs.example.com.", 200, "site A"},
+    {"docs.example.com:8080", 200, "site A"},
+    {"Docs.Example.Com.:80", 200, "site A"},
+    {"x.b.example", 200, "site B"},
+    {"deep.x.b.example", 200, "site B"},
+    {"b.example", 200, "the default site"}, /* *.b.example needs a label */
+    {"other.example", 200, "the default site"},
+    {"[::1]", 200, "the IPv6 literal site"},
+    {"[::1]:8080", 200, "the IPv6 literal site"},
+    {"127.0.0.1", 200, "the default site"},
+    {NULL, 200, "the default site"},
+    {"docs..example.com", 400, ""},
+    {"docs.example.com:http", 400, ""},
+    {"docs example.com", 400, ""},
+    {"[::1", 400, ""},
+    {"user@docs.example.com", 400, ""},
+    {"docs.example.com/x", 400, ""},
+};
+
+LOOP_TEST(vhost_hosts, hosts)
+{
+    struct sites t = make_sites();
+    struct server *s = start(NULL, vhost_args(&t, true));
+    struct http_response *r = with_host(s, "/", hosts[_i].host);
+
+    EXPECT_STATUS(r, hosts[_i].status, hfmt("Host %s", hosts[_i].host));
+    EXPECT(strstr(r->body, hosts[_i].body), "Host %s: body %s", hosts[_i].host,
+           r->body);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(vhost_each_site)
+{
+    struct sites t = make_sites();
+    struct server *s = start(NULL, vhost_args(&t, true));
+    struct http_response *r;
+
+    /* each host has its own 404 page */
+    r = with_host(s, "/missing", "docs.example.com");
+    EXPECT(r->status == 404 && strstr(r->body, "A has no such page"),
+           "A's 404: %d %s", r->status, r->body);
+    r = with_host(s, "/missing", "x.b.example");
+    EXPECT(r->status == 404 && strstr(r->body, "B has no such page"),
+           "B's 404: %d %s", r->status, r->body);
+    /* absolute-form: the target's authority wins over Host (RFC 9112) */
+    r = raw_request(s->port,
+                    "GET http://docs.example.com/ HTTP/1.1\r\nHost: "
+                    "x.b.example\r\nConnection: close\r\n\r\n",
+                    10000);
+    EXPECT(r->status == 200 && strstr(r->body, "site A"), "absolute-form: %s",
+           r->body);
+    /* a path of B can never reach A's tree, whatever the link */
+    static const char *const links[] = {"/abs-link.txt", "/rel-link.txt",
+                                        "/a-dir/only-a.txt", "/../a/only-a.txt",
+                                        "/a-dir/private/x.txt"};
+    for (size_t i = 0; i < N_ELEMS(links); i++) {
+        r = with_host(s, links[i], "x.b.example");
+        EXPECT(r->status == 403 || r->status == 404, "%s from B under %s: %d",
+               links[i], harness_backend(), r->status);
+        EXPECT(strstr(r->body, "a secret of site A") == NULL &&
+                   strstr(r->body, "A private") == NULL,
+               "%s from B served A's file", links[i]);
+    }
+    r = with_host(s, "/abs-link.txt", "x.b.example");
+    EXPECT_STATUS(r, 403, "an absolute link into A");
+    r = with_host(s, "/rel-link.txt", "x.b.example");
+    EXPECT_STATUS(r, 403, "a relative link into A");
+    server_stop_clean(s);
+
+    /* without --root, a Host no vhost names is 421 */
+    s = start(NULL, vhost_args(&t, false));
+    r = with_host(s, "/", "other.example");
+    EXPECT_STATUS(r, 421, "unknown Host without --root");
+    r = with_host(s, "/", NULL);
+    EXPECT_STATUS(r, 421, "no Host without --root");
+    r = with_host(s, "/", "docs.example.com");
+    EXPECT_STATUS(r, 200, "a vhost without --root");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "SIGHUP: configuration applied", 5000),
+           "a reload without --root:\n%s", server_stderr(s));
+    r = with_host(s, "/", "docs.example.com");
+    EXPECT_STATUS(r, 200, "a vhost without --root after SIGHUP");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* SIGHUP reopens every vhost root (a deploy renames a new tree in). */
+START_TEST(vhost_reload)
+{
+    struct sites t = make_sites();
+    const char **args = vhost_args(&t, true);
+    size_t n = 0;
+
+    /* A tree renamed onto a root's path is outside the sandbox's Landlock
+     * rules, which name the inodes seen at start (docs/security.md); this
+     * deploy style needs --sandbox off. */
+    while (args[n])
+        n++;
+    args[n++] = "--sandbox";
+    args[n++] = "off";
+    args[n] = NULL;
+    struct server *s = start(NULL, args);
+
+    EXPECT(strstr(with_host(s, "/", "x.b.example")->body, "site B"), "before");
+    char *next = tree_path(t.base, "b-next"), *old = tree_path(t.base, "b-old");
+    tree_mkdir(t.base, "b-next");
+    tree_write_str(next, "index.html", "site B, version 2\n");
+    ck_assert_int_eq(rename(t.b, old), 0);
+    ck_assert_int_eq(rename(next, t.b), 0);
+    EXPECT(strstr(with_host(s, "/", "x.b.example")->body, "site B\n"),
+           "the old tree serves until SIGHUP");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "vhost *.b.example: root", 5000),
+           "no reload line:\n%s", server_stderr(s));
+    EXPECT(strstr(with_host(s, "/", "x.b.example")->body, "version 2"),
+           "the new tree after SIGHUP");
+    EXPECT(strstr(with_host(s, "/", "docs.example.com")->body, "site A"),
+           "A unchanged");
+    /* a root that went: the old one stays */
+    char *gone = tree_path(t.base, "gone");
+    ck_assert_int_eq(rename(t.a, gone), 0);
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "keeping the old root", 5000),
+           "no keep line:\n%s", server_stderr(s));
+    EXPECT(strstr(with_host(s, "/", "docs.example.com")->body, "site A"),
+           "A after its root went");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(vhost_bad)
+{
+    char *d = tree_new(), *err;
+
+    err = refused((const char *[]){"--vhost", hfmt("a.example=%s/none", d),
+                                   "--root", d, "--check", "--listen",
+                                   "127.0.0.1:0", NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("beneath: vhost a.example: root %s/none: No such "
+                            "file or directory",
+                            d)),
+           "missing root:\n%s", err);
+    err = refused((const char *[]){"--vhost", "a.example:80=/x", "--check",
+                                   "--listen", "127.0.0.1:0", NULL},
+                  NULL);
+    EXPECT(strstr(err, "--vhost: 'a.example:80': a virtual host has no port"),
+           "port:\n%s", err);
+    err = refused((const char *[]){"--vhost", "nothing", "--check", "--listen",
+                                   "127.0.0.1:0", NULL},
+                  NULL);
+    EXPECT(strstr(err, "--vhost: expected NAME=ROOT"), "syntax:\n%s", err);
+    err = refused((const char *[]){"--vhost", hfmt("a.example=%s", d),
+                                   "--vhost", hfmt("A.Example.=%s", d),
+                                   "--check", "--listen", "127.0.0.1:0", NULL},
+                  NULL);
+    EXPECT(strstr(err, "a.example is given twice"), "twice:\n%s", err);
+}
+END_TEST
+
+/* ---- _redirects and _headers ---- */
+
+/*
+ * A site laid out like a Jekyll/Hugo blog moved to a new structure, with a
+ * single-page app under /app: the _redirects of such a site on Netlify.
+ */
+static const char site_redirects[] =
+    "# moved pages\n"
+    "/feed.xml                       /blog/feed.xml          301\n"
+    "/blog/:year/:month/:day/:slug   /blog/:slug/            301\n"
+    "/docs/latest/*                  /docs/v3/:splat         302\n"
+    "/go/:name                       https://example.org/:name  307\n"
+    "/old-about                      /about/                 308\n"
+    "# an existing file shadows a rule unless it is forced\n"
+    "/about/                         /elsewhere              301\n"
+    "/legacy.html                    /about/                 301!\n"
+    "# rewrites: served through the resolver under the same URL\n"
+    "/find                           /search/index.html      200\n"
+    "/escape/*                       /escape-link/:splat     200\n"
+    "/app/*                          /app/index.html         200\n";
+
+static const char site_headers[] = "/*\n"
+                                   "  X-Frame-Options: DENY\n"
+                                   "  X-Robots-Tag: all\n"
+                                   "/app/*\n"
+                                   "  Cache-Control: no-cache\n"
+                                   "/drafts/*\n"
+                                   "  ! X-Robots-Tag\n"
+                                   "  X-Robots-Tag: noindex\n"
+                                   "  ! X-Team\n";
+
+static char *rules_site(char **outside)
+{
+    char *d = tree_new(), *www = tree_path(d, "www");
+
+    tree_mkdir(d, "www");
+    *outside = tree_path(d, "outside.txt");
+    tree_write_str(d, "outside.txt", "OUTSIDE THE ROOT\n");
+    tree_write_str(www, "index.html", "home\n");
+    tree_mkdir(www, "about");
+    tree_write_str(www, "about/index.html", "about us\n");
+    tree_write_str(www, "legacy.html", "the legacy page\n");
+    tree_mkdir(www, "search");
+    tree_write_str(www, "search/index.html", "search page\n");
+    tree_mkdir(www, "app");
+    tree_write_str(www, "app/index.html", "the app shell\n");
+    tree_write_str(www, "app/app.js", "console.log(1)\n");
+    tree_mkdir(www, "drafts");
+    tree_write_str(www, "drafts/x.html", "draft\n");
+    tree_mkdir(www, "errors");
+    tree_write_str(www, "errors/4xx.html", "custom 4xx page\n");
+    tree_write_str(www, "50x.html", "custom 5xx page\n");
+    tree_symlink(www, "..", "escape-link");
+    tree_write_str(www, "_redirects", site_redirects);
+    tree_write_str(www, "_headers", site_headers);
+    tree_symlink(www, "_redirects", "rules.txt");
+    return www;
+}
+
+static const struct {
+    const char *target;
+    int status;
+    const char *location; /* or a body substring for 200/4xx */
+} rules[] = {
+    {"/feed.xml", 301, "/blog/feed.xml"},
+    {"/feed.xml?utm_source=rss", 301, "/blog/feed.xml?utm_source=rss"},
+    {"/blog/2019/04/01/hello-world", 301, "/blog/hello-world/"},
+    {"/blog/2019/04/01/caf%C3%A9", 301, "/blog/caf%C3%A9/"},
+    {"/docs/latest/guide/install.html", 302, "/docs/v3/guide/install.html"},
+    {"/docs/latest/", 302, "/docs/v3/"},
+    {"/go/beneath?x=1", 307, "https://example.org/beneath?x=1"},
+    {"/old-about", 308, "/about/"},
+    {"/about/", 200, "about us"},      /* shadowed by the file */
+    {"/legacy.html", 301, "/about/"},  /* forced */
+    {"/find?q=x", 200, "search page"}, /* rewrite */
+    {"/app/settings/profile", 200, "the app shell"},
+    {"/app/app.js", 200, "console.log"}, /* the asset is not rewritten */
+    {"/escape/outside.txt", 403, "custom 4xx page"}, /* resolver refuses */
+    {"/_redirects", 404, "custom 4xx page"},
+    {"/_headers", 404, "custom 4xx page"},
+    {"/rules.txt", 404, "custom 4xx page"}, /* a link to _redirects */
+    {"/missing", 404, "custom 4xx page"},
+};
+
+LOOP_TEST(rules_site_files, rules)
+{
+    char *outside, *www = rules_site(&outside);
+    struct server *s =
+        start(www, (const char *[]){"--site-files", "on", "--error-page",
+                                    "403,404=/errors/4xx.html", "--error-page",
+                                    "500,502,503=/50x.html", NULL});
+    struct http_response *r = raw_get(s->port, rules[_i].target);
+
+    harness_forbid("OUTSIDE THE ROOT");
+    harness_forbid("/feed.xml   "); /* the rule file's text */
+    EXPECT_STATUS(r, rules[_i].status, rules[_i].target);
+    if (rules[_i].status >= 300 && rules[_i].status < 400)
+        EXPECT(http_header(r, "Location") &&
+                   strcmp(http_header(r, "Location"), rules[_i].location) == 0,
+               "%s: Location %s, want %s", rules[_i].target,
+               http_header(r, "Location"), rules[_i].location);
+    else
+        EXPECT(strstr(r->body, rules[_i].location), "%s: body %s",
+               rules[_i].target, r->body);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(rules_headers)
+{
+    char *outside, *www = rules_site(&outside);
+    struct server *s = start(
+        www, (const char *[]){"--site-files", "on", "--header", "X-Team: docs",
+                              "--cache", "*.js=max-age=60", NULL});
+    struct http_response *r;
+
+    r = http_get(s, "/");
+    EXPECT(http_header(r, "X-Frame-Options") &&
+               strcmp(http_header(r, "X-Frame-Options"), "DENY") == 0 &&
+               strcmp(http_header(r, "X-Robots-Tag"), "all") == 0 &&
+               strcmp(http_header(r, "X-Team"), "docs") == 0,
+           "headers of /:\n%s", r->head);
+    r = http_get(s, "/drafts/x.html");
+    EXPECT(strcmp(http_header(r, "X-Robots-Tag"), "noindex") == 0 &&
+               http_header_count(r, "X-Robots-Tag") == 1 &&
+               http_header(r, "X-Team") == NULL,
+           "! removes earlier ones and --header:\n%s", r->head);
+    r = http_get(s, "/app/app.js");
+    EXPECT(strcmp(http_header(r, "Cache-Control"), "no-cache") == 0 &&
+               http_header_count(r, "Cache-Control") == 1,
+           "_headers' Cache-Control wins over --cache:\n%s", r->head);
+    r = http_get(s, "/missing");
+    EXPECT(r->status == 404 && http_header(r, "X-Frame-Options"),
+           "headers on a 404 too:\n%s", r->head);
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * Headers go by request path, the reply cache keeps responses by file: a
+ * path with header rules never takes (nor leaves) a cached response.
+ */
+START_TEST(rules_reply_cache)
+{
+    char *www = tree_new();
+    struct http_response *r;
+
+    tree_write_str(www, "page.html", "a small page\n");
+    tree_mtime(www, "page.html", SITE_MTIME_OLD);
+    tree_write_str(www, "_headers", "/special\n  X-Special: yes\n");
+    tree_write_str(www, "_redirects", "/special /page.html 200\n");
+    struct server *s = start(
+        www, (const char *[]){"--site-files", "on", "--threads", "1", NULL});
+    /* the cache keeps a file whose ctime is REPLY_CACHE_SETTLE_S old */
+    sleep(3);
+    for (int i = 0; i < 3; i++) {
+        r = http_get(s, "/page.html");
+        EXPECT(r->status == 200 && !http_header(r, "X-Special"),
+               "plain page:\n%s", r->head);
+    }
+    r = http_get(s, "/special");
+    EXPECT(r->status == 200 && strcmp(r->body, "a small page\n") == 0 &&
+               http_header(r, "X-Special"),
+           "the rewrite with its header:\n%s", r->head);
+    r = http_get(s, "/page.html");
+    EXPECT(!http_header(r, "X-Special"), "the header leaked:\n%s", r->head);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* --redirects and --headers-file: files read by path, re-read on SIGHUP. */
+START_TEST(rules_files_reload)
+{
+    char *outside, *www = rules_site(&outside);
+    char *d = tree_new(), *rf = tree_path(d, "redirects"),
+         *hf = tree_path(d, "headers");
+
+    tree_write_str(d, "redirects", "/a /b 302\n");
+    tree_write_str(d, "headers", "/*\n  X-Version: 1\n");
+    struct server *s =
+        start(www, (const char *[]){"--redirects", rf, "--headers-file", hf,
+                                    "--fallback", "/index.html", NULL});
+    struct http_response *r = http_get(s, "/a");
+    EXPECT(r->status == 302 && strcmp(http_header(r, "Location"), "/b") == 0 &&
+               strcmp(http_header(r, "X-Version"), "1") == 0,
+           "a rule wins over --fallback:\n%s", r->head);
+    r = http_get(s, "/no-rule-no-file");
+    EXPECT(r->status == 200 && strcmp(r->body, "home\n") == 0,
+           "--fallback where no rule matches: %d %s", r->status, r->body);
+    r = http_get(s, "/_redirects");
+    EXPECT_STATUS(r, 200, "without --site-files the file is content");
+    tree_write_str(d, "redirects", "/a /c 302\n");
+    tree_write_str(d, "headers", "/*\n  X-Version: 2\n");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "SIGHUP: root", 5000), "no reload");
+    usleep(100000);
+    r = http_get(s, "/a");
+    EXPECT(strcmp(http_header(r, "Location"), "/c") == 0 &&
+               strcmp(http_header(r, "X-Version"), "2") == 0,
+           "after SIGHUP:\n%s", r->head);
+    /* a loop: refused, the old rules stay */
+    tree_write_str(d, "redirects", "/a /b 302\n/b /a 302\n");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "keeping the --redirects", 5000),
+           "no keep line:\n%s", server_stderr(s));
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("beneath: SIGHUP: %s:1: redirect loop: line 1 -> "
+                       "line 2 -> line 1",
+                       rf)),
+           "the loop named:\n%s", server_stderr(s));
+    r = http_get(s, "/a");
+    EXPECT(strcmp(http_header(r, "Location"), "/c") == 0, "old rules kept");
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(rules_bad_input)
+{
+    char *d = tree_new(), *www = tree_path(d, "www"), *err;
+    long long ms;
+
+    tree_mkdir(d, "www");
+    tree_write_str(www, "index.html", "x\n");
+    /* a 1 MiB header line */
+    size_t n = 1 << 20;
+    char *big = hbuf(n + 64);
+    strcpy(big, "/*\n  X-Big: ");
+    memset(big + strlen(big), 'v', n);
+    strcat(big, "\n");
+    tree_write_str(www, "_headers", big);
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  &ms);
+    EXPECT(strstr(err, hfmt("beneath: %s/_headers:2: line longer than 8192 "
+                            "bytes",
+                            www)),
+           "1 MiB line:\n%s", err);
+    fprintf(stderr, "e2e: a 1 MiB _headers line refused in %lld ms\n", ms);
+    unlink(tree_path(www, "_headers"));
+    /* Netlify features beyond the subset, each named */
+    tree_write_str(www, "_redirects",
+                   "/store id=:id /blog/:id 301\n"
+                   "/a /b 404\n"
+                   "/c http://example.org/\n"
+                   "/d //example.org/\n"
+                   "https://old.example/* /x 301\n"
+                   "/e /f/:slug\n");
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    static const char *const msgs[] = {
+        ":1: query-parameter matching ('id=:id') is not supported",
+        ":2: status 404: only 200 (rewrite), 301, 302, 303, 307 and 308",
+        ":3: 'http://example.org/' leaves the origin over plain HTTP",
+        ":4: '//example.org/' would leave the origin (protocol-relative)",
+        ":5: rules for a host are not supported",
+        ":6: TO uses :slug, which FROM does not define",
+    };
+    for (size_t i = 0; i < N_ELEMS(msgs); i++)
+        EXPECT(strstr(err, hfmt("%s/_redirects%s", www, msgs[i])),
+               "missing '%s':\n%s", msgs[i], err);
+    /* a _redirects that is a link out of the root is refused, not read */
+    unlink(tree_path(www, "_redirects"));
+    tree_write_str(d, "elsewhere", "/a /b\n");
+    tree_symlink(www, "../elsewhere", "_redirects");
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("%s/_redirects: Invalid cross-device link (EXDEV)",
+                            www)) ||
+               strstr(err, hfmt("%s/_redirects: Too many levels of symbolic "
+                                "links (ELOOP)",
+                                www)),
+           "escaping _redirects:\n%s", err);
+    unlink(tree_path(www, "_redirects"));
+    /* 10,000 redirects: start-up time, and the last rule answers */
+    char *rf = tree_path(d, "many");
+    FILE *f = fopen(rf, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 10000; i++)
+        fprintf(f, "/old/page-%d.html /new/page-%d.html 301\n", i, i);
+    fclose(f);
+    long long t0 = now_ms();
+    struct server *s = start(www, (const char *[]){"--redirects", rf, NULL});
+    fprintf(stderr, "e2e: start-up with 10,000 redirects: %lld ms\n",
+            now_ms() - t0);
+    struct http_response *r = http_get(s, "/old/page-9999.html");
+    EXPECT(r->status == 301 &&
+               strcmp(http_header(r, "Location"), "/new/page-9999.html") == 0,
+           "rule 10000:\n%s", r->head);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* Error pages: the original status, under each site's root. */
+START_TEST(error_pages)
+{
+    char *outside, *www = rules_site(&outside), *err, *out;
+    tree_write_str(www, "errors/400.json", "{\"error\": \"bad request\"}\n");
+    struct server *s = start(
+        www, (const char *[]){"--error-page", "403,404=/errors/4xx.html",
+                              "--error-page", "400=/errors/400.json", NULL});
+    struct http_response *r;
+
+    r = http_get(s, "/missing");
+    EXPECT(r->status == 404 && strcmp(r->body, "custom 4xx page\n") == 0,
+           "404: %s", r->body);
+    r = http_get(s, "/escape-link/outside.txt");
+    EXPECT(r->status == 403 && strcmp(r->body, "custom 4xx page\n") == 0,
+           "403: %s", r->body);
+    r = raw_get(s->port, "/bad%zzescape");
+    EXPECT(r->status == 400 && strstr(r->body, "bad request") &&
+               http_header(r, "Content-Type") &&
+               strncmp(http_header(r, "Content-Type"), "application/json",
+                       16) == 0,
+           "400 with a JSON page, typed by its name:\n%s%s", r->head, r->body);
+    server_stop_clean(s);
+    /* a page the root does not have: a warning, the built-in page */
+    int ws = beneath_run((const char *[]){"--error-page", "404=/nope.html",
+                                          "--check", "--listen", "127.0.0.1:0",
+                                          www, NULL},
+                         NULL, 30000, &out, &err);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0 &&
+               strstr(err, hfmt("beneath: warning: error-page 404: /nope.html "
+                                "under %s: No such file or directory",
+                                www)),
+           "warning:\n%s", err);
+    err = refused((const char *[]){"--error-page", "404=/a.html",
+                                   "--error-page", "404=/b.html", "--check",
+                                   "--listen", "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, "status 404 has an error page already"), "twice:\n%s",
+           err);
+}
+END_TEST
+Suite *access_sites_suite(void)
+{
+    Suite *su = suite_create("e2e_access");
+    TCase *tc = harness_tcase(su, "vhosts", NULL, NULL, 120);
+
+    tcase_add_loop_test(tc, vhost_hosts, 0, vhost_hosts_rows);
+    tcase_add_test(tc, vhost_each_site);
+    tcase_add_test(tc, vhost_reload);
+    tcase_add_test(tc, vhost_bad);
+    tc = harness_tcase(su, "rules", NULL, NULL, 120);
+    tcase_add_loop_test(tc, rules_site_files, 0, rules_site_files_rows);
+    tcase_add_test(tc, rules_headers);
+    tcase_add_test(tc, rules_reply_cache);
+    tcase_add_test(tc, rules_files_reload);
+    tcase_add_test(tc, rules_bad_input);
+    tcase_add_test(tc, error_pages);
+    return su;
+}
