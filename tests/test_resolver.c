@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_resolver.c - the resolver's case table, run against every backend,
- * the beneath-resolve contract, and the test process's fixture: a private
- * mount namespace with a tree holding directories, files, relative and
- * absolute symlinks, escaping and returning links, chains, loops, 40 and 41
- * links, a FIFO, a tmpfs, a bind mount, a nosymfollow bind mount and procfs.
+ * its API, and the test process's set-up and tear-down around the fixture
+ * tree of test_resolver_tree.c. The beneath-resolve contract is in
+ * test_resolver_cli.c.
  */
 #include "test_resolver.h"
 
@@ -20,13 +19,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef MS_NOSYMFOLLOW
-#define MS_NOSYMFOLLOW 256
-#endif
-
-char tr_tmp[1024];
-char tr_root[1100];
 
 #define B RESOLVER_BENEATH
 #define IR RESOLVER_IN_ROOT
@@ -590,121 +582,6 @@ START_TEST(names)
 }
 END_TEST
 
-/* Run beneath-resolve; returns its exit status, stdout in @out. */
-static int run_cli(char *out, size_t size, const char *const *args)
-{
-    const char *argv[16];
-    int pipefd[2];
-    size_t n = 0;
-    size_t argc = 0;
-    int status;
-    pid_t pid;
-
-    argv[argc++] = BENEATH_RESOLVE_PATH;
-    for (; *args && argc < N_ELEMS(argv) - 1; args++)
-        argv[argc++] = *args;
-    argv[argc] = NULL;
-    ck_assert_int_eq(pipe2(pipefd, O_CLOEXEC), 0);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-
-        dup2(pipefd[1], 1);
-        if (null >= 0)
-            dup2(null, 2);
-        execv(argv[0], (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    for (;;) {
-        ssize_t r = read(pipefd[0], out + n, size - 1 - n);
-
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    out[n] = '\0';
-    close(pipefd[0]);
-    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    ck_assert(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
-
-static const struct {
-    const char *args[8]; /* "ROOT" is replaced by the fixture root */
-    int status;
-    const char *out; /* "ROOT" in it likewise; NULL: not checked */
-} cli_cases[] = {
-    {{"--backend", "emulated", "--oflags", "rdonly", "ROOT", "a/b/f"},
-     0,
-     "ok emulated ROOT/a/b/f\n"},
-    {{"--backend", "kernel", "ROOT", "rel"}, 0, "ok kernel ROOT/a/b\n"},
-    {{"--backend", "lexical", "ROOT", "a/../f"}, 0, "ok lexical ROOT/f\n"},
-    {{"--nofollow", "--backend", "emulated", "ROOT", "relf"},
-     0,
-     "ok emulated ROOT/relf\n"},
-    {{"--flags", "in-root", "--backend", "kernel", "ROOT", "/a/b/../b/f"},
-     0,
-     "ok kernel ROOT/a/b/f\n"},
-    {{"--oflags", "path,directory", "--backend", "emulated", "ROOT", "d"},
-     0,
-     "ok emulated ROOT/d\n"},
-    {{"ROOT", "../secret"}, 1, "EXDEV\n"},
-    {{"--backend", "emulated", "ROOT", "esc"}, 1, "EXDEV\n"},
-    {{"--flags", "no-symlinks", "--oflags", "rdonly", "ROOT", "relf"},
-     1,
-     "ELOOP\n"},
-    {{"--flags", "in-root", "ROOT", "missing"}, 1, "ENOENT\n"},
-    {{"--oflags", "rdonly,directory", "ROOT", "f"}, 1, "ENOTDIR\n"},
-    {{"--flags", "no-jumps", "ROOT", "mnt/x"}, 1, "EXDEV\n"},
-    {{"--oflags", "rdonly", "ROOT", "fifo"}, 0, NULL},
-    {{"--flags", "bogus", "ROOT", "f"}, 2, ""},
-    {{"--flags", "beneath,in-root", "ROOT", "f"}, 2, ""},
-    {{"--backend", "nope", "ROOT", "f"}, 2, ""},
-    {{"--oflags", "write", "ROOT", "f"}, 2, ""},
-    {{"ROOT"}, 2, ""},
-    {{"ROOT", "f", "g"}, 2, ""},
-    {{"--frobnicate", "ROOT", "f"}, 2, ""},
-    {{"/nonexistent-root-dir", "f"}, 2, ""},
-};
-
-static void subst_root(const char *in, char *out, size_t size)
-{
-    const char *at = strstr(in, "ROOT");
-
-    if (!at)
-        snprintf(out, size, "%s", in);
-    else
-        snprintf(out, size, "%.*s%s%s", (int)(at - in), in, tr_root, at + 4);
-}
-
-START_TEST(cli)
-{
-    char argbuf[8][PATH_MAX];
-    const char *args[9];
-    char want[PATH_MAX + 64];
-    char out[PATH_MAX + 64];
-    size_t n = 0;
-    int st;
-
-    for (; n < 8 && cli_cases[_i].args[n]; n++) {
-        subst_root(cli_cases[_i].args[n], argbuf[n], sizeof(argbuf[n]));
-        args[n] = argbuf[n];
-    }
-    args[n] = NULL;
-    st = run_cli(out, sizeof(out), args);
-    ck_assert_msg(st == cli_cases[_i].status, "case %d: exit %d, want %d (%s)",
-                  _i, st, cli_cases[_i].status, out);
-    if (cli_cases[_i].out) {
-        subst_root(cli_cases[_i].out, want, sizeof(want));
-        ck_assert_str_eq(out, want);
-    } else {
-        ck_assert_int_eq(strncmp(out, "ok ", 3), 0);
-    }
-}
-END_TEST
-
 static Suite *resolver_suite(void)
 {
     Suite *s = suite_create("table");
@@ -736,169 +613,6 @@ static Suite *resolver_suite(void)
     return s;
 }
 
-static Suite *cli_suite(void)
-{
-    Suite *s = suite_create("cli");
-    TCase *tc = tr_tcase(s, "beneath-resolve", 0);
-    tcase_add_loop_test(tc, cli, 0, (int)N_ELEMS(cli_cases));
-    return s;
-}
-
-/* The fixture tree, relative to the tmpdir; mounts are added after. */
-static const char *const tree[] = {
-    "secret=outside the root",
-    "out/secret=outside the root, next to the race directory",
-    "root/f=f",
-    "root/a/b/f=abf",
-    "root/a/b/c/",
-    "root/a/up -> ../f",
-    "root/a/back2 -> ../../root/a/b/f",
-    "root/d/",
-    "root/rel -> a/b",
-    "root/relf -> a/b/f",
-    "root/reldir_slash -> a/b/",
-    "root/relf_slash -> a/b/f/",
-    "root/esc -> ../secret",
-    "root/back -> ../root/f",
-    "root/absf -> /f",
-    "root/absab -> /a/b",
-    "root/abs_etc -> /etc",
-    "root/absroot -> /",
-    "root/dotlink -> .",
-    "root/loop1 -> loop2",
-    "root/loop2 -> loop1",
-    "root/selfloop -> selfloop",
-    "root/fifo|",
-    "root/mnt/",
-    "root/bind/",
-    "root/nosym/",
-    "root/to_mnt -> mnt/x",
-    "root/proc/",
-    "root/r/mv/d1/",
-    "root/r/mv/f=race",
-    "root/deep/f=deep",
-    ("root/deep/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/21/22/23/24/"
-     "25/26/27/28/29/30/31/32/33/34/35/36/37/38/39/40/f=deep 40"),
-};
-
-static const char *const mnt_tree[] = {
-    "x=on tmpfs",
-    "sub/",
-    "up -> ../f",
-};
-
-#define CHAIN 41
-
-static int build_generated(const char **bad)
-{
-    /* chain/l00 -> l01 -> ... -> l40 -> ../f: 41 links from l00, 40 from l01
-     */
-    static char chain[CHAIN][32];
-    static const char *chain_spec[CHAIN];
-    /* lg1 -> "lg2/./././..." and so on: link texts that together pass 4096 */
-    static char lg[4][TR_PATH_MAX];
-    static const char *lg_spec[4];
-    int err;
-
-    for (int i = 0; i < CHAIN; i++) {
-        if (i + 1 < CHAIN)
-            snprintf(chain[i], sizeof(chain[i]), "root/chain/l%02d -> l%02d", i,
-                     i + 1);
-        else
-            snprintf(chain[i], sizeof(chain[i]), "root/chain/l%02d -> ../f", i);
-        chain_spec[i] = chain[i];
-    }
-    err = fixture_build(tr_tmp, chain_spec, CHAIN, bad);
-    if (err < 0)
-        return err;
-    for (int i = 0; i < 4; i++) {
-        int n = snprintf(lg[i], sizeof(lg[i]), "root/lg%d -> ", i + 1);
-
-        if (i < 3) {
-            n += snprintf(lg[i] + n, sizeof(lg[i]) - (size_t)n, "lg%d/", i + 2);
-            for (int k = 0; k < 1990; k++)
-                n += snprintf(lg[i] + n, sizeof(lg[i]) - (size_t)n, "./");
-        } else {
-            snprintf(lg[i] + n, sizeof(lg[i]) - (size_t)n, "a/b");
-        }
-        lg_spec[i] = lg[i];
-    }
-    return fixture_build(tr_tmp, lg_spec, 4, bad);
-}
-
-static const char *const mounts[] = {"root/proc", "root/nosym", "root/bind",
-                                     "root/mnt"};
-
-static int setup_tree(void)
-{
-    char src[PATH_MAX];
-    char dst[PATH_MAX];
-    const char *bad = NULL;
-    int err;
-
-    if (unshare(CLONE_NEWNS) < 0) {
-        fprintf(stderr,
-                "test_resolver: FAIL: unshare(CLONE_NEWNS): %s: these tests "
-                "need root to make mounts in a private namespace\n",
-                strerror(errno));
-        return -1;
-    }
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-        fprintf(stderr, "test_resolver: FAIL: make / private: %s\n",
-                strerror(errno));
-        return -1;
-    }
-    err = fixture_make(tree, N_ELEMS(tree), tr_tmp, sizeof(tr_tmp), &bad);
-    if (err == 0)
-        err = build_generated(&bad);
-    if (err < 0) {
-        fprintf(stderr, "test_resolver: FAIL: fixture entry \"%s\": %s\n",
-                bad ? bad : "(mkdtemp)", strerror(-err));
-        return -1;
-    }
-    snprintf(tr_root, sizeof(tr_root), "%s/root", tr_tmp);
-    snprintf(dst, sizeof(dst), "%s/mnt", tr_root);
-    if (mount("tmpfs", dst, "tmpfs", 0, "size=1m,mode=0755") < 0)
-        goto fail_mount;
-    if (fixture_build(dst, mnt_tree, N_ELEMS(mnt_tree), &bad) < 0)
-        goto fail_mount;
-    snprintf(src, sizeof(src), "%s/a", tr_root);
-    snprintf(dst, sizeof(dst), "%s/bind", tr_root);
-    if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
-        goto fail_mount;
-    snprintf(dst, sizeof(dst), "%s/nosym", tr_root);
-    if (mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
-        mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSYMFOLLOW, NULL) < 0)
-        goto fail_mount;
-    snprintf(dst, sizeof(dst), "%s/proc", tr_root);
-    if (mount("proc", dst, "proc", 0, NULL) < 0)
-        goto fail_mount;
-    snprintf(dst, sizeof(dst), "%s/d", tr_root);
-    if (chdir(dst) < 0)
-        goto fail_mount;
-    return 0;
-fail_mount:
-    fprintf(stderr, "test_resolver: FAIL: mounting/preparing %s: %s\n", dst,
-            strerror(errno));
-    return -1;
-}
-
-static void remove_tree(void)
-{
-    char dst[PATH_MAX];
-
-    if (chdir("/") < 0)
-        perror("chdir /");
-    if (!tr_tmp[0])
-        return;
-    for (size_t i = 0; i < N_ELEMS(mounts); i++) {
-        snprintf(dst, sizeof(dst), "%s/%s", tr_tmp, mounts[i]);
-        umount2(dst, MNT_DETACH);
-    }
-    if (fixture_remove(tr_tmp) < 0)
-        fprintf(stderr, "test_resolver: could not remove %s\n", tr_tmp);
-}
-
 /* The fd count once the tree is made: nothing may leak an fd past it. */
 static int fds_at_start;
 
@@ -908,8 +622,8 @@ static int setup(int argc, char **argv)
         print_lexical_skips();
         return CHECK_SKIP;
     }
-    if (setup_tree() < 0) {
-        remove_tree();
+    if (tr_tree_setup() < 0) {
+        tr_tree_remove();
         return EXIT_FAILURE;
     }
     fds_at_start = fixture_count_fds();
@@ -925,18 +639,18 @@ static int teardown(void)
                 fds_at_start, fixture_count_fds());
         failed++;
     }
-    remove_tree();
+    tr_tree_remove();
     return failed;
 }
 
-/* Every suite works in the tree of setup_tree, which makes mounts. */
+/* Every suite works in the tree of tr_tree_setup, which makes mounts. */
 #define MOUNTS "tmpfs, bind and proc mounts in a private mount namespace"
 
 const struct check_main check_main = {
     .suites =
         {
             {resolver_suite, MOUNTS},
-            {cli_suite, MOUNTS},
+            {resolver_cli_suite, MOUNTS},
             {resolver_differential_suite, MOUNTS},
             {resolver_race_suite, MOUNTS},
             {resolver_fallback_suite, MOUNTS},

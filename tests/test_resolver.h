@@ -70,6 +70,17 @@ void tr_fd_teardown(void);
  */
 TCase *tr_tcase(Suite *s, const char *name, int timeout);
 
+/*
+ * test_resolver_tree.c: tr_tree_setup makes the tree in a private mount
+ * namespace and chdirs into it (0, or -1 said on stderr); tr_tree_remove
+ * unmounts and removes it.
+ */
+int tr_tree_setup(void);
+void tr_tree_remove(void);
+
+/* test_resolver_cli.c */
+Suite *resolver_cli_suite(void);
+
 /* test_resolver_stress.c */
 Suite *resolver_differential_suite(void);
 Suite *resolver_race_suite(void);
