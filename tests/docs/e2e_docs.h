@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * e2e_docs.h - what the two suites of test_e2e_docs share (test_e2e_docs.c
+ * defines it): the fixture site, made once per tcase, and a GET with an
+ * Accept-Encoding.
+ */
+#ifndef E2E_DOCS_H
+#define E2E_DOCS_H
+
+#include "harness.h"
+
+/* The fixture site's root: every file at one old mtime, with sidecars. */
+extern char *www;
+
+/*
+ * Unchecked: make the site (after harness_suite_setup). Checked: the
+ * harness's, and no reply may carry the secret kept outside the root.
+ */
+void docs_suite_setup(void);
+void docs_test_setup(void);
+
+/* GET @path with Accept-Encoding @ae and one more header line @extra (each
+ * NULL: none). */
+struct http_response *get_ae(struct server *s, const char *path, const char *ae,
+                             const char *extra);
+
+/* Health, metrics, Server-Timing, listeners, a SIGHUP root flip. */
+Suite *docs_ops_suite(void);
+
+#endif
