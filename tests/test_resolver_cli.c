@@ -125,6 +125,7 @@ START_TEST(cli)
     }
 }
 END_TEST
+
 Suite *resolver_cli_suite(void)
 {
     Suite *s = suite_create("cli");

@@ -587,6 +587,7 @@ START_TEST(error_pages)
            err);
 }
 END_TEST
+
 Suite *access_sites_suite(void)
 {
     Suite *su = suite_create("e2e_access");
