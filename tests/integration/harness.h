@@ -295,6 +295,9 @@ struct raw_conn *raw_connect(unsigned port);
 struct raw_conn *raw_connect_host(const char *host, unsigned port);
 /* raw_connect, failing the test (with errno) when it cannot connect. */
 struct raw_conn *raw_open(unsigned port);
+/* raw_open to @s, one GET / answered 200 and the connection kept open: a
+ * connection the server holds (keep-alive), counted against its limits. */
+struct raw_conn *raw_held(const struct server *s);
 /* Send exactly @len bytes (bounded). Returns 0 or -errno. */
 int raw_send(struct raw_conn *c, const void *data, size_t len);
 int raw_send_str(struct raw_conn *c, const char *s);
