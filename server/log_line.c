@@ -14,6 +14,7 @@
 #include "log_line.h"
 
 #include "resolver.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -65,25 +66,6 @@ static void putc_(struct log_line *ln, char c)
         ln->buf[ln->len++] = c;
 }
 
-/* The length of the valid UTF-8 sequence of 2 to 4 bytes at @s, or 0. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* overlong forms, surrogates and code points past U+10FFFF */
-    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return n;
-}
-
 enum esc {
     ESC_JSON,   /* JSON string contents; invalid UTF-8 bytes as \u00HH */
     ESC_QUOTED, /* inside "": '"', '\', controls and non-ASCII as \xHH */
@@ -103,7 +85,7 @@ static void put_esc(struct log_line *ln, const char *s, enum esc esc)
             break;
         }
         if (esc == ESC_JSON) {
-            size_t n = c >= 0x80 ? utf8_seq(p) : 0;
+            size_t n = c >= 0x80 ? utf8_len(p) : 0;
 
             if (n) {
                 put_mem(ln, (const char *)p, n);

@@ -11,6 +11,8 @@
  */
 #include "listing.h"
 
+#include "utf8.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -195,32 +197,6 @@ void listing_human_size(uint64_t n, char out[LISTING_HUMAN_LEN])
     }
 }
 
-size_t listing_utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-        unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
-        unsigned char hi = c == 0xed ? 0x9f : 0xbf; /* no surrogates */
-
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-        unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
-        unsigned char hi = c == 0xf4 ? 0x8f : 0xbf; /* <= U+10FFFF */
-
-        return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
-                       (s[3] & 0xc0) == 0x80
-                   ? 4
-                   : 0;
-    }
-    return 0;
-}
-
 /* The characters written as an entity in text and attribute values. */
 static const char *const entity[0x80] = {
     ['&'] = "&amp;",  ['<'] = "&lt;",   ['>'] = "&gt;",
@@ -233,7 +209,7 @@ static void html_escape(FILE *f, const char *str)
     const unsigned char *s = (const unsigned char *)str;
 
     while (*s) {
-        size_t n = listing_utf8_len(s);
+        size_t n = utf8_len(s);
 
         if (n == 0 || *s < 0x20 || *s == 0x7f) {
             fputs("\xef\xbf\xbd", f);

@@ -100,13 +100,6 @@ void listing_sort(struct listing *l, const struct listing_order *o);
 void listing_human_size(uint64_t n, char out[LISTING_HUMAN_LEN]);
 
 /*
- * listing_utf8_len - length of the well-formed UTF-8 sequence at @s (RFC
- * 3629; overlong forms, surrogates and values above U+10FFFF are not), or
- * 0 when the byte at @s does not start one. @s is NUL-terminated.
- */
-size_t listing_utf8_len(const unsigned char *s);
-
-/*
  * listing_html - render @l as an HTML page titled with @path (decoded,
  * root-relative, "" for the root), in order @o (column headers link to the
  * other orders). Names are HTML-escaped in text (bytes that are not UTF-8

@@ -8,6 +8,8 @@
  */
 #include "listing_json.h"
 
+#include "utf8.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -68,7 +70,7 @@ static void put_escaped(struct buf *b, const char *str)
     const unsigned char *s = (const unsigned char *)str;
 
     while (*s != '\0') {
-        size_t n = listing_utf8_len(s);
+        size_t n = utf8_len(s);
         char esc[8];
 
         if (n == 0) {
