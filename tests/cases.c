@@ -24,11 +24,12 @@ char *cases_long_line(const char *head, char fill, size_t n, const char *tail)
 {
     size_t h = strlen(head), t = strlen(tail);
     char *s = malloc(h + n + t + 1);
+    char *p;
 
     ck_assert_ptr_nonnull(s);
-    memcpy(s, head, h);
-    memset(s + h, fill, n);
-    memcpy(s + h + n, tail, t + 1);
+    p = stpcpy(s, head);
+    memset(p, fill, n);
+    memcpy(p + n, tail, t + 1);
     return s;
 }
 

@@ -389,9 +389,8 @@ static void *hammer(void *p)
         a->seed = a->seed * 1103515245u + 12345u;
         i = (a->seed >> 16) % N_FILES;
         snprintf(name, sizeof(name), "h%u", i);
-        if (get(a->c, name, true, &v) != 0)
-            a->bad++;
-        else if (!v.pending && strcmp(v.etag, a->want[i]) != 0)
+        if (get(a->c, name, true, &v) != 0 ||
+            (!v.pending && strcmp(v.etag, a->want[i]) != 0))
             a->bad++;
     }
     return NULL;
@@ -401,7 +400,7 @@ static void *hammer(void *p)
 START_TEST(threads)
 {
     struct etag_cache *ref = make(ETAG_MODE_CONTENT, 0, 1 << 30);
-    struct etag_cache *c = make(ETAG_MODE_CONTENT, 3, 64 * 1024);
+    struct etag_cache *c = make(ETAG_MODE_CONTENT, 3, (off_t)64 * 1024);
     struct worker_arg args[N_THREADS];
     pthread_t t[N_THREADS];
     char want[N_FILES][ETAG_LEN];

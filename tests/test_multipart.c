@@ -194,7 +194,7 @@ START_TEST(big_numbers)
     ck_assert_int_eq(
         multipart_init(&m, &s, size, "application/octet-stream", b), 0);
     ck_assert_uint_gt(m.total, sum);
-    ck_assert_uint_lt(m.total - sum, 16 * 200);
+    ck_assert_uint_lt(m.total - sum, (uintmax_t)16 * 200);
     /* the last byte before the close delimiter is the file's last byte */
     uint64_t off;
     size_t flen;

@@ -70,16 +70,14 @@ LOOP_TEST(order_case, cases)
     struct negotiate_accept a;
     enum negotiate_encoding out[NEGOTIATE_N_ENCODINGS];
     char got[64] = "";
-    size_t n;
+    size_t n, len = 0;
 
     negotiate_parse(cases[_i].header, &a);
     n = negotiate_order(&a, cases[_i].prefs, cases[_i].n_prefs, out);
     ck_assert_uint_le(n, cases[_i].n_prefs);
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            strcat(got, ",");
-        strcat(got, negotiate_token(out[i]));
-    }
+    for (size_t i = 0; i < n && len < sizeof got; i++)
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%s",
+                                i > 0 ? "," : "", negotiate_token(out[i]));
     ck_assert_msg(strcmp(got, cases[_i].want) == 0,
                   "Accept-Encoding: %s -> \"%s\", want \"%s\"",
                   cases[_i].header ? cases[_i].header : "(none)", got,

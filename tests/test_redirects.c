@@ -304,7 +304,7 @@ START_TEST(ten_thousand)
     static const char *const shapes[] = {"exact", "/first/*", "/:lang/second"};
     static const size_t sizes[] = {100, 10000};
     const size_t lookups = 20000;
-    size_t cap = 10000 * 64;
+    size_t cap = (size_t)10000 * 64;
     char *t = malloc(cap), path[64];
 
     for (size_t z = 0; z < 2 * N_ELEMS(shapes); z++) {

@@ -60,7 +60,7 @@ int main(int argc, char *argv[])
 
         if (strlen(upath) >= sizeof sun.sun_path)
             return fprintf(stderr, "sd_launch: unix path too long\n"), 127;
-        strcpy(sun.sun_path, upath);
+        memcpy(sun.sun_path, upath, strlen(upath) + 1);
         unlink(upath);
         fd = socket(AF_UNIX, SOCK_STREAM, 0);
         if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 ||

@@ -108,7 +108,7 @@ void tree_socket(const char *dir, const char *rel)
     char *p = tree_path(dir, rel);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     ck_assert_msg(strlen(p) < sizeof(sa.sun_path), "socket path too long");
-    strcpy(sa.sun_path, p);
+    memcpy(sa.sun_path, p, strlen(p) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ck_assert_msg(fd >= 0, "socket: %s", strerror(errno));
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
