@@ -178,12 +178,18 @@ agree(uint64_t rflags, int want_err, const char *file, int line,
                   path, name_of(k.err), name_of(want_err));
 }
 
-static struct resolver_cache_stats stats(void)
+static struct resolver_cache_stats stats_of(const struct resolver_cache *c)
 {
     struct resolver_cache_stats st;
 
-    resolver_cache_get_stats(sc.cache, &st);
+    resolver_cache_get_stats(c, &st);
     return st;
+}
+
+/* The scratch tree's cache's. */
+static struct resolver_cache_stats stats(void)
+{
+    return stats_of(sc.cache);
 }
 
 /* Warm the cache with a/b (and the scratch dir and a): 3 directories. */
@@ -323,6 +329,16 @@ START_TEST(full)
 }
 END_TEST
 
+/* @path below @root_fd opened with @how, and closed: it must open. */
+static void open_ok(int root_fd, const char *path,
+                    const struct resolver_how *how)
+{
+    int fd = resolver_open_how(root_fd, path, how, NULL);
+
+    ck_assert_msg(fd >= 0, "%s: %s", path, strerror(-fd));
+    close(fd);
+}
+
 START_TEST(api)
 {
     struct resolver_cache *c = NULL;
@@ -332,7 +348,6 @@ START_TEST(api)
                                .backend = RESOLVER_BACKEND_KERNEL};
     int root_fd = tr_open_root(NULL);
     int other_fd = tr_open_root("a");
-    int fd;
 
     ck_assert_int_ge(root_fd, 0);
     ck_assert_int_ge(other_fd, 0);
@@ -344,18 +359,13 @@ START_TEST(api)
     how.cache = c;
     ck_assert_int_eq(resolver_open_how(other_fd, "b", &how, NULL), -EINVAL);
     /* The kernel backend does not touch it. */
-    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    resolver_cache_get_stats(c, &st);
+    open_ok(root_fd, "a/b/f", &how);
+    st = stats_of(c);
     ck_assert_uint_eq(st.hits + st.misses + st.adds + st.flushes, 0);
     how.backend = RESOLVER_BACKEND_EMULATED;
-    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    resolver_cache_get_stats(c, &st);
-    ck_assert_uint_eq(st.adds, 2);
-    ck_assert_int_eq(st.off_errno, 0);
+    open_ok(root_fd, "a/b/f", &how);
+    ck_assert_uint_eq(stats_of(c).adds, 2);
+    ck_assert_int_eq(stats_of(c).off_errno, 0);
     resolver_cache_free(c);
     resolver_cache_free(NULL);
     close(other_fd);
@@ -363,65 +373,59 @@ START_TEST(api)
 }
 END_TEST
 
+/* A cache of 8 on tr_root/<sub> (NULL: tr_root), and a how through it. */
+struct cached_root {
+    int fd;
+    struct resolver_cache *cache;
+    struct resolver_how how;
+};
+
+static void cached_root_open(struct cached_root *r, const char *sub)
+{
+    r->fd = tr_open_root(sub);
+    ck_assert_int_ge(r->fd, 0);
+    ck_assert_int_eq(resolver_cache_new(r->fd, 8, &r->cache), 0);
+    r->how = (struct resolver_how){.open_flags = O_RDONLY,
+                                   .resolve = RESOLVER_BENEATH,
+                                   .backend = RESOLVER_BACKEND_EMULATED,
+                                   .cache = r->cache};
+}
+
+static void cached_root_close(struct cached_root *r)
+{
+    resolver_cache_free(r->cache);
+    close(r->fd);
+}
+
 /* procfs changes without events: a root there turns the cache off. */
 START_TEST(procfs_off)
 {
-    struct resolver_cache *c;
-    struct resolver_cache_stats st;
-    struct resolver_how how = {.open_flags = O_RDONLY,
-                               .resolve = RESOLVER_BENEATH,
-                               .backend = RESOLVER_BACKEND_EMULATED};
-    int root_fd = tr_open_root("proc");
-    int fd;
+    struct cached_root r;
 
-    ck_assert_int_ge(root_fd, 0);
-    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
-    how.cache = c;
-    for (int i = 0; i < 2; i++) {
-        fd = resolver_open_how(root_fd, "sys/kernel/ostype", &how, NULL);
-        ck_assert_int_ge(fd, 0);
-        close(fd);
-    }
-    resolver_cache_get_stats(c, &st);
-    ck_assert_int_eq(st.off_errno, EXDEV);
-    ck_assert_uint_eq(st.dirs, 0);
-    ck_assert_uint_eq(st.hits, 0);
-    resolver_cache_free(c);
-    close(root_fd);
+    cached_root_open(&r, "proc");
+    for (int i = 0; i < 2; i++)
+        open_ok(r.fd, "sys/kernel/ostype", &r.how);
+    ck_assert_int_eq(stats_of(r.cache).off_errno, EXDEV);
+    ck_assert_uint_eq(stats_of(r.cache).dirs, 0);
+    ck_assert_uint_eq(stats_of(r.cache).hits, 0);
+    cached_root_close(&r);
 }
 END_TEST
 
 /* Directories on another mount (the fixture's bind mount) are not kept. */
 START_TEST(other_mount_not_kept)
 {
-    struct resolver_cache *c;
-    struct resolver_cache_stats st;
-    struct resolver_how how = {.open_flags = O_RDONLY,
-                               .resolve = RESOLVER_BENEATH,
-                               .backend = RESOLVER_BACKEND_EMULATED};
-    int root_fd = tr_open_root(NULL);
-    int fd;
+    struct cached_root r;
 
-    ck_assert_int_ge(root_fd, 0);
-    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
-    how.cache = c;
-    for (int i = 0; i < 3; i++) {
-        fd = resolver_open_how(root_fd, "bind/b/f", &how, NULL);
-        ck_assert_int_ge(fd, 0);
-        close(fd);
-    }
-    resolver_cache_get_stats(c, &st);
-    ck_assert_uint_eq(st.dirs, 0);
-    how.resolve = RESOLVER_NO_JUMPS;
-    ck_assert_int_eq(resolver_open_how(root_fd, "bind/b/f", &how, NULL),
-                     -EXDEV);
-    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    resolver_cache_get_stats(c, &st);
-    ck_assert_uint_eq(st.dirs, 2);
-    resolver_cache_free(c);
-    close(root_fd);
+    cached_root_open(&r, NULL);
+    for (int i = 0; i < 3; i++)
+        open_ok(r.fd, "bind/b/f", &r.how);
+    ck_assert_uint_eq(stats_of(r.cache).dirs, 0);
+    r.how.resolve = RESOLVER_NO_JUMPS;
+    ck_assert_int_eq(resolver_open_how(r.fd, "bind/b/f", &r.how, NULL), -EXDEV);
+    open_ok(r.fd, "a/b/f", &r.how);
+    ck_assert_uint_eq(stats_of(r.cache).dirs, 2);
+    cached_root_close(&r);
 }
 END_TEST
 
