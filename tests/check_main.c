@@ -13,29 +13,28 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A tcase's fixture field, or the default of check_main.fixture. */
-#define OR_MAIN(t, field) ((t)->field ? (t)->field : check_main.fixture.field)
+/* A tcase's fixture field, or the default of @fixture. */
+#define OR_FIXTURE(t, fixture, field)                                          \
+    ((t)->field ? (t)->field : (fixture)->field)
 
-/* The suite that check_main.suite and .tcases describe. */
-static Suite *described_suite(void)
+Suite *check_suite_make(const char *name, const struct check_fixture *fixture,
+                        const struct check_tcase *tcases, size_t n)
 {
-    Suite *s = suite_create(check_main.suite);
+    Suite *s = suite_create(name);
 
-    for (size_t i = 0; i < N_ELEMS(check_main.tcases); i++) {
-        const struct check_tcase *t = &check_main.tcases[i];
-        TCase *tc;
+    for (const struct check_tcase *t = tcases; t < tcases + n && t->name; t++) {
+        TCase *tc = tcase_create(t->name);
 
-        if (t->name == NULL)
-            break;
-        tc = tcase_create(t->name);
-        if (OR_MAIN(t, setup) || OR_MAIN(t, teardown))
-            tcase_add_checked_fixture(tc, OR_MAIN(t, setup),
-                                      OR_MAIN(t, teardown));
-        if (OR_MAIN(t, unchecked_setup) || OR_MAIN(t, unchecked_teardown))
-            tcase_add_unchecked_fixture(tc, OR_MAIN(t, unchecked_setup),
-                                        OR_MAIN(t, unchecked_teardown));
-        if (OR_MAIN(t, timeout))
-            tcase_set_timeout(tc, OR_MAIN(t, timeout));
+        if (OR_FIXTURE(t, fixture, setup) || OR_FIXTURE(t, fixture, teardown))
+            tcase_add_checked_fixture(tc, OR_FIXTURE(t, fixture, setup),
+                                      OR_FIXTURE(t, fixture, teardown));
+        if (OR_FIXTURE(t, fixture, unchecked_setup) ||
+            OR_FIXTURE(t, fixture, unchecked_teardown))
+            tcase_add_unchecked_fixture(
+                tc, OR_FIXTURE(t, fixture, unchecked_setup),
+                OR_FIXTURE(t, fixture, unchecked_teardown));
+        if (OR_FIXTURE(t, fixture, timeout))
+            tcase_set_timeout(tc, OR_FIXTURE(t, fixture, timeout));
         for (size_t k = 0; k < N_ELEMS(t->loops) && t->loops[k].test; k++)
             tcase_add_loop_test(tc, *t->loops[k].test, 0, t->loops[k].rows);
         for (size_t k = 0; k < N_ELEMS(t->tests) && t->tests[k]; k++)
@@ -73,7 +72,11 @@ int main(int argc, char **argv)
         status = check_main.setup(argc, argv);
     if (status != 0)
         return status;
-    sr = srunner_create(check_main.suite ? described_suite() : NULL);
+    sr = srunner_create(
+        check_main.suite
+            ? check_suite_make(check_main.suite, &check_main.fixture,
+                               check_main.tcases, N_ELEMS(check_main.tcases))
+            : NULL);
     for (const struct check_suite *cs = check_main.suites; cs < end; cs++)
         if (cs->needs_root == NULL || root)
             srunner_add_suite(sr, cs->make());

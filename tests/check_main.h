@@ -17,8 +17,10 @@
  * ...}.
  *
  * (a START_TEST is named with &, so the table is a constant). A suite whose
- * tcases are made in a loop, or that needs unchecked fixtures, is built in
- * code by a function listed in .suites instead, or as well.
+ * tcases are made in a loop is built in code by a function listed in .suites
+ * instead, or as well; one whose table needs values known only at run time
+ * (a loop over another file's table) returns check_suite_make() of a table
+ * it fills in.
  *
  * The shared main runs every suite with one SRunner, so CK_RUN_SUITE,
  * CK_RUN_CASE, CK_FORK, CK_VERBOSITY and CK_DEFAULT_TIMEOUT work as Check
@@ -31,6 +33,7 @@
 #define CHECK_MAIN_H
 
 #include <check.h>
+#include <stddef.h>
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -99,6 +102,14 @@ struct check_main {
     /* Optional, once after the suites: returns the failures it found. */
     int (*teardown)(void);
 };
+
+/*
+ * check_suite_make - the suite @name of the tcases @tcases describe (the
+ * list ends at .name == NULL, or after @n), built as check_main.suite and
+ * .tcases are: a fixture field a tcase leaves unset is @fixture's.
+ */
+Suite *check_suite_make(const char *name, const struct check_fixture *fixture,
+                        const struct check_tcase *tcases, size_t n);
 
 /* Defined by each test binary. */
 extern const struct check_main check_main;

@@ -85,7 +85,7 @@ static const struct text_case file_errors[] = {
     {"listing # = on\n", "t.conf:1: missing '=' after 'listing'\n"},
 };
 
-START_TEST(file_error)
+LOOP_TEST(file_error, file_errors)
 {
     ck_assert_uint_eq(
         conf_file_refused(file_errors[_i].in, -1, file_errors[_i].want), 0);
@@ -145,7 +145,7 @@ static const struct {
      "ROOT: more than one document root ('www', 'site')\n"},
 };
 
-START_TEST(other_error)
+LOOP_TEST(other_error, other_errors)
 {
     conf_args_refused(other_errors[_i].args, other_errors[_i].env,
                       other_errors[_i].want);
@@ -191,7 +191,7 @@ static const struct text_case file_values[] = {
     {"index = a.html,b#.html\n", "index = \"a.html,b#.html\"\n"},
 };
 
-START_TEST(file_value)
+LOOP_TEST(file_value, file_values)
 {
     conf_file_prints(file_values[_i].in, file_values[_i].want);
 }
@@ -212,7 +212,7 @@ static const struct text_case hash_rows[] = {
     {"# threads = 1#2\n", ""},
 };
 
-START_TEST(hash_warning)
+LOOP_TEST(hash_warning, hash_rows)
 {
     conf_file_warns(hash_rows[_i].in, hash_rows[_i].want);
 }
@@ -304,7 +304,7 @@ static const struct {
     {{"--root", "www", "8000"}, "www", {8000}, "127.0.0.1"},
 };
 
-START_TEST(port_case)
+LOOP_TEST(port_case, port_rows)
 {
     struct conf c;
     struct conf_diag d = {0};
@@ -398,26 +398,9 @@ START_TEST(round_trip)
 }
 END_TEST
 
-static Suite *conf_values_suite(void)
-{
-    Suite *s = suite_create("conf_values");
-    TCase *tc = tcase_create("errors");
-
-    tcase_add_loop_test(tc, file_error, 0, N_ELEMS(file_errors));
-    tcase_add_loop_test(tc, other_error, 0, N_ELEMS(other_errors));
-    suite_add_tcase(s, tc);
-    tc = tcase_create("values");
-    tcase_add_loop_test(tc, file_value, 0, N_ELEMS(file_values));
-    tcase_add_loop_test(tc, hash_warning, 0, N_ELEMS(hash_rows));
-    tcase_add_test(tc, typed_values);
-    tcase_add_test(tc, headers_across_sources);
-    tcase_add_test(tc, round_trip);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("cli");
-    tcase_add_loop_test(tc, port_case, 0, N_ELEMS(port_rows));
-    tcase_add_test(tc, short_actions);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{.make = conf_values_suite}}};
+const struct check_main check_main = {
+    .suite = "conf_values",
+    .tcases = {{"errors", .loops = {LOOP(file_error), LOOP(other_error)}},
+               {"values", .loops = {LOOP(file_value), LOOP(hash_warning)},
+                .tests = {&typed_values, &headers_across_sources, &round_trip}},
+               {"cli", .loops = {LOOP(port_case)}, .tests = {&short_actions}}}};

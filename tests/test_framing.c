@@ -92,7 +92,7 @@ static size_t scan_len(size_t i)
     return scans[i].len ? scans[i].len : strlen(scans[i].bytes);
 }
 
-START_TEST(scan_whole)
+LOOP_TEST(scan_whole, scans)
 {
     struct framing_scan s;
 
@@ -109,7 +109,7 @@ START_TEST(scan_whole)
 }
 END_TEST
 
-START_TEST(scan_bytewise)
+LOOP_TEST(scan_bytewise, scans)
 {
     struct framing_scan s;
     unsigned got = 0;
@@ -156,7 +156,7 @@ static const struct {
      NULL},
 };
 
-START_TEST(filter_case)
+LOOP_TEST(filter_case, filters)
 {
     struct framing_scan s;
     size_t n = strlen(filters[_i].in);
@@ -262,7 +262,7 @@ static const struct {
     {"HTTP/1.1", {"Transfer-Encoding", ","}, 400, true, FRAMING_TE_NOT_CHUNKED},
 };
 
-START_TEST(fields_case)
+LOOP_TEST(fields_case, fields)
 {
     struct framing_fields f;
     enum framing_why why = FRAMING_FINE;
@@ -289,20 +289,9 @@ START_TEST(why_texts)
 }
 END_TEST
 
-static Suite *framing_suite(void)
-{
-    Suite *s = suite_create("framing");
-    TCase *tc = tcase_create("scan");
-
-    tcase_add_loop_test(tc, scan_whole, 0, (int)N_ELEMS(scans));
-    tcase_add_loop_test(tc, scan_bytewise, 0, (int)N_ELEMS(scans));
-    tcase_add_loop_test(tc, filter_case, 0, (int)N_ELEMS(filters));
-    suite_add_tcase(s, tc);
-    tc = tcase_create("fields");
-    tcase_add_loop_test(tc, fields_case, 0, (int)N_ELEMS(fields));
-    tcase_add_test(tc, why_texts);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{.make = framing_suite}}};
+const struct check_main check_main = {
+    .suite = "framing",
+    .tcases = {
+        {"scan",
+         .loops = {LOOP(scan_whole), LOOP(scan_bytewise), LOOP(filter_case)}},
+        {"fields", .loops = {LOOP(fields_case)}, .tests = {&why_texts}}}};

@@ -382,15 +382,12 @@ void tr_fd_teardown(void)
                   fds_before, now);
 }
 
-TCase *tr_tcase(Suite *s, const char *name, int timeout)
+Suite *tr_suite(const char *name, const struct check_tcase *tcases, size_t n)
 {
-    TCase *tc = tcase_create(name);
+    static const struct check_fixture fds = {.setup = tr_fd_setup,
+                                             .teardown = tr_fd_teardown};
 
-    tcase_add_checked_fixture(tc, tr_fd_setup, tr_fd_teardown);
-    if (timeout)
-        tcase_set_timeout(tc, timeout);
-    suite_add_tcase(s, tc);
-    return tc;
+    return check_suite_make(name, &fds, tcases, n);
 }
 
 static void table_run(int i, enum resolver_backend backend)
@@ -584,33 +581,18 @@ END_TEST
 
 static Suite *resolver_suite(void)
 {
-    Suite *s = suite_create("table");
-    TCase *tc;
-
     lex_rows_fill();
-    const struct {
-        const char *name;
-        const TTest *test;
-        int rows;
-    } per_backend[] = {
-        {"kernel", table_kernel, (int)tr_n_cases},
-        {"emulated", table_emulated, (int)tr_n_cases},
-        {"auto", table_auto, (int)tr_n_cases},
-        {"lexical", table_lexical, n_lex_rows},
+    const int rows = (int)tr_n_cases;
+    const struct check_tcase tcases[] = {
+        {"kernel", .loops = {{&table_kernel, rows}}},
+        {"emulated", .loops = {{&table_emulated, rows}}},
+        {"auto", .loops = {{&table_auto, rows}}},
+        {"lexical", .unchecked_setup = print_lexical_skips,
+         .loops = {{&table_lexical, n_lex_rows}}},
+        {"api", .tests = {&default_backend, &root_at_fdcwd, &bad_root, &names}},
     };
 
-    for (size_t i = 0; i < N_ELEMS(per_backend); i++) {
-        tc = tr_tcase(s, per_backend[i].name, 0);
-        tcase_add_loop_test(tc, per_backend[i].test, 0, per_backend[i].rows);
-        if (per_backend[i].test == table_lexical)
-            tcase_add_unchecked_fixture(tc, print_lexical_skips, NULL);
-    }
-    tc = tr_tcase(s, "api", 0);
-    tcase_add_test(tc, default_backend);
-    tcase_add_test(tc, root_at_fdcwd);
-    tcase_add_test(tc, bad_root);
-    tcase_add_test(tc, names);
-    return s;
+    return tr_suite("table", tcases, N_ELEMS(tcases));
 }
 
 /* The fd count once the tree is made: nothing may leak an fd past it. */

@@ -65,10 +65,10 @@ void tr_fd_setup(void);
 void tr_fd_teardown(void);
 
 /*
- * tr_tcase - a TCase @name added to @s with that fixture, and a timeout of
- * @timeout seconds per test (0: Check's default).
+ * tr_suite - the suite @name of @tcases (check_suite_make), each with that
+ * fixture unless it names its own checked fixture.
  */
-TCase *tr_tcase(Suite *s, const char *name, int timeout);
+Suite *tr_suite(const char *name, const struct check_tcase *tcases, size_t n);
 
 /*
  * test_resolver_tree.c: tr_tree_setup makes the tree in a private mount

@@ -47,13 +47,17 @@ START_TEST(table)
 }
 END_TEST
 
-/* A scratch tree for one test: tr_root/<name>, and tr_tmp/<name>-out. */
-struct scratch {
+/*
+ * The scratch tree of the test that runs, made and removed around each of
+ * the "changes" tests: tr_root/<name> and tr_tmp/<name>-out (the name is
+ * the test's process id), and a cache of 64 directories.
+ */
+static struct {
     char in[PATH_MAX];
     char out[PATH_MAX];
     int root_fd;
     struct resolver_cache *cache;
-};
+} sc;
 
 /* @base/@fmt..., in one of 4 rotating static buffers. */
 __attribute__((format(printf, 2, 3))) static const char *
@@ -80,29 +84,33 @@ static void write_file(const char *path, const char *text)
     close(fd);
 }
 
-static void scratch_init(struct scratch *s, const char *name, unsigned max)
+/* Checked fixture: the fd count (tr_fd_setup), then the scratch tree. */
+static void scratch_setup(void)
 {
     static const char *const spec[] = {"a/b/f=abf", "a/g=ag", "m/x/f=mxf"};
     const char *bad = NULL;
+    long name = (long)getpid();
 
-    snprintf(s->in, sizeof(s->in), "%s/%s", tr_root, name);
-    snprintf(s->out, sizeof(s->out), "%s/%s-out", tr_tmp, name);
-    ck_assert_int_eq(mkdir(s->in, 0755), 0);
-    ck_assert_int_eq(mkdir(s->out, 0755), 0);
-    ck_assert_msg(fixture_build(s->in, spec, N_ELEMS(spec), &bad) == 0,
+    tr_fd_setup();
+    snprintf(sc.in, sizeof(sc.in), "%s/%ld", tr_root, name);
+    snprintf(sc.out, sizeof(sc.out), "%s/%ld-out", tr_tmp, name);
+    ck_assert_int_eq(mkdir(sc.in, 0755), 0);
+    ck_assert_int_eq(mkdir(sc.out, 0755), 0);
+    ck_assert_msg(fixture_build(sc.in, spec, N_ELEMS(spec), &bad) == 0,
                   "fixture %s", bad ? bad : "?");
-    s->root_fd = tr_open_root(NULL);
-    ck_assert_int_ge(s->root_fd, 0);
-    ck_assert_int_eq(resolver_cache_new(s->root_fd, max, &s->cache), 0);
+    sc.root_fd = tr_open_root(NULL);
+    ck_assert_int_ge(sc.root_fd, 0);
+    ck_assert_int_eq(resolver_cache_new(sc.root_fd, 64, &sc.cache), 0);
 }
 
-static void scratch_free(struct scratch *s)
+static void scratch_teardown(void)
 {
-    resolver_cache_free(s->cache);
-    close(s->root_fd);
-    umount2(at(s->in, "m"), MNT_DETACH);
-    ck_assert_int_eq(fixture_remove(s->in), 0);
-    ck_assert_int_eq(fixture_remove(s->out), 0);
+    resolver_cache_free(sc.cache);
+    close(sc.root_fd);
+    umount2(at(sc.in, "m"), MNT_DETACH);
+    ck_assert_int_eq(fixture_remove(sc.in), 0);
+    ck_assert_int_eq(fixture_remove(sc.out), 0);
+    tr_fd_teardown();
 }
 
 struct answer {
@@ -111,18 +119,17 @@ struct answer {
     ino_t ino;
 };
 
-static struct answer ask(struct scratch *s, const char *path, uint64_t rflags,
-                         bool cached)
+static struct answer ask(const char *path, uint64_t rflags, bool cached)
 {
     struct resolver_how how = {
         .open_flags = OFLAGS,
         .resolve = rflags,
         .backend = cached ? RESOLVER_BACKEND_EMULATED : RESOLVER_BACKEND_KERNEL,
-        .cache = cached ? s->cache : NULL,
+        .cache = cached ? sc.cache : NULL,
     };
     struct answer a = {0, 0, 0};
     struct stat st;
-    int fd = resolver_open_how(s->root_fd, path, &how, NULL);
+    int fd = resolver_open_how(sc.root_fd, path, &how, NULL);
 
     if (fd < 0) {
         a.err = -fd;
@@ -144,12 +151,12 @@ static const char *name_of(int err)
  * Resolve @rel (below the scratch tree) with the cache and with the
  * kernel; they must agree, and the answer must be @want_err (0: a file).
  */
-#define AGREE(s, rflags, want_err, ...)                                        \
-    agree((s), (rflags), (want_err), __FILE__, __LINE__, __VA_ARGS__)
+#define AGREE(rflags, want_err, ...)                                           \
+    agree((rflags), (want_err), __FILE__, __LINE__, __VA_ARGS__)
 
-__attribute__((format(printf, 6, 7))) static void
-agree(struct scratch *s, uint64_t rflags, int want_err, const char *file,
-      int line, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static void
+agree(uint64_t rflags, int want_err, const char *file, int line,
+      const char *fmt, ...)
 {
     char rel[PATH_MAX];
     char path[2 * PATH_MAX];
@@ -160,9 +167,9 @@ agree(struct scratch *s, uint64_t rflags, int want_err, const char *file,
     va_start(ap, fmt);
     vsnprintf(rel, sizeof(rel), fmt, ap);
     va_end(ap);
-    snprintf(path, sizeof(path), "%s/%s", strrchr(s->in, '/') + 1, rel);
-    c = ask(s, path, rflags, true);
-    k = ask(s, path, rflags, false);
+    snprintf(path, sizeof(path), "%s/%s", strrchr(sc.in, '/') + 1, rel);
+    c = ask(path, rflags, true);
+    k = ask(path, rflags, false);
     ck_assert_msg(c.err == k.err && c.dev == k.dev && c.ino == k.ino,
                   "%s:%d: \"%s\": cache %s, kernel %s%s", file, line, path,
                   name_of(c.err), name_of(k.err),
@@ -171,177 +178,166 @@ agree(struct scratch *s, uint64_t rflags, int want_err, const char *file,
                   path, name_of(k.err), name_of(want_err));
 }
 
-static struct resolver_cache_stats stats(struct scratch *s)
+static struct resolver_cache_stats stats_of(const struct resolver_cache *c)
 {
     struct resolver_cache_stats st;
 
-    resolver_cache_get_stats(s->cache, &st);
+    resolver_cache_get_stats(c, &st);
     return st;
 }
 
-/* Warm the cache with a/b (and the scratch dir and a): 3 directories. */
-static void warm(struct scratch *s)
+/* The scratch tree's cache's. */
+static struct resolver_cache_stats stats(void)
 {
-    AGREE(s, RESOLVER_BENEATH, 0, "a/b/f");
-    uint64_t hits = stats(s).hits;
-    AGREE(s, RESOLVER_BENEATH, 0, "a/b/f");
-    ck_assert_uint_ge(stats(s).hits, hits + 3);
+    return stats_of(sc.cache);
+}
+
+/* Warm the cache with a/b (and the scratch dir and a): 3 directories. */
+static void warm(void)
+{
+    AGREE(RESOLVER_BENEATH, 0, "a/b/f");
+    uint64_t hits = stats().hits;
+    AGREE(RESOLVER_BENEATH, 0, "a/b/f");
+    ck_assert_uint_ge(stats().hits, hits + 3);
 }
 
 /* A directory moved out of the root: never used again from the cache. */
 START_TEST(moved_out)
 {
-    struct scratch s;
-
-    scratch_init(&s, "moved_out", 64);
-    warm(&s);
-    ck_assert_uint_ge(stats(&s).adds, 3);
-    ck_assert_uint_eq(stats(&s).dirs, 3);
-    ck_assert_int_eq(rename(at(s.in, "a/b"), at(s.out, "b")), 0);
-    write_file(at(s.out, "b/secret"), "outside");
-    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/secret");
-    AGREE(&s, RESOLVER_IN_ROOT, ENOENT, "a/b/secret");
-    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/f");
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/g");
-    ck_assert_uint_ge(stats(&s).rewalks, 1);
+    warm();
+    ck_assert_uint_ge(stats().adds, 3);
+    ck_assert_uint_eq(stats().dirs, 3);
+    ck_assert_int_eq(rename(at(sc.in, "a/b"), at(sc.out, "b")), 0);
+    write_file(at(sc.out, "b/secret"), "outside");
+    AGREE(RESOLVER_BENEATH, ENOENT, "a/b/secret");
+    AGREE(RESOLVER_IN_ROOT, ENOENT, "a/b/secret");
+    AGREE(RESOLVER_BENEATH, ENOENT, "a/b/f");
+    AGREE(RESOLVER_BENEATH, 0, "a/g");
+    ck_assert_uint_ge(stats().rewalks, 1);
     /* Moved back, it is found again. */
-    ck_assert_int_eq(rename(at(s.out, "b"), at(s.in, "a/b")), 0);
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/secret");
-    scratch_free(&s);
+    ck_assert_int_eq(rename(at(sc.out, "b"), at(sc.in, "a/b")), 0);
+    AGREE(RESOLVER_BENEATH, 0, "a/b/secret");
 }
 END_TEST
 
 /* An ancestor moved away and another directory put in its place. */
 START_TEST(ancestor_replaced)
 {
-    struct scratch s;
-
-    scratch_init(&s, "ancestor_replaced", 64);
-    warm(&s);
-    ck_assert_int_eq(rename(at(s.in, "a"), at(s.out, "a")), 0);
-    ck_assert_int_eq(mkdir(at(s.in, "a"), 0755), 0);
-    ck_assert_int_eq(mkdir(at(s.in, "a/b"), 0755), 0);
-    write_file(at(s.in, "a/b/new"), "new");
-    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/f");
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/new");
-    scratch_free(&s);
+    warm();
+    ck_assert_int_eq(rename(at(sc.in, "a"), at(sc.out, "a")), 0);
+    ck_assert_int_eq(mkdir(at(sc.in, "a"), 0755), 0);
+    ck_assert_int_eq(mkdir(at(sc.in, "a/b"), 0755), 0);
+    write_file(at(sc.in, "a/b/new"), "new");
+    AGREE(RESOLVER_BENEATH, ENOENT, "a/b/f");
+    AGREE(RESOLVER_BENEATH, 0, "a/b/new");
 }
 END_TEST
 
 /* RENAME_EXCHANGE of a cached directory with an absolute symlink. */
 START_TEST(exchanged_with_symlink)
 {
-    struct scratch s;
     char target[PATH_MAX];
 
-    scratch_init(&s, "exchanged", 64);
-    ck_assert_int_eq(mkdir(at(s.out, "b"), 0755), 0);
-    write_file(at(s.out, "b/f"), "outside");
-    warm(&s);
-    snprintf(target, sizeof(target), "%s", s.out);
-    ck_assert_int_eq(symlink(target, at(s.in, "s")), 0);
-    ck_assert_int_eq(renameat2(AT_FDCWD, at(s.in, "a"), AT_FDCWD, at(s.in, "s"),
-                               RENAME_EXCHANGE),
+    ck_assert_int_eq(mkdir(at(sc.out, "b"), 0755), 0);
+    write_file(at(sc.out, "b/f"), "outside");
+    warm();
+    snprintf(target, sizeof(target), "%s", sc.out);
+    ck_assert_int_eq(symlink(target, at(sc.in, "s")), 0);
+    ck_assert_int_eq(renameat2(AT_FDCWD, at(sc.in, "a"), AT_FDCWD,
+                               at(sc.in, "s"), RENAME_EXCHANGE),
                      0);
-    AGREE(&s, RESOLVER_BENEATH, EXDEV, "a/b/f");
-    AGREE(&s, RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, ELOOP, "a/b/f");
-    AGREE(&s, RESOLVER_BENEATH, 0, "s/b/f");
-    scratch_free(&s);
+    AGREE(RESOLVER_BENEATH, EXDEV, "a/b/f");
+    AGREE(RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, ELOOP, "a/b/f");
+    AGREE(RESOLVER_BENEATH, 0, "s/b/f");
 }
 END_TEST
 
 /* A mount on top of a cached directory, then gone again. */
 START_TEST(mounted_over)
 {
-    struct scratch s;
-
-    scratch_init(&s, "mounted_over", 64);
-    AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
-    AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
-    ck_assert_int_eq(mount("tmpfs", at(s.in, "m"), "tmpfs", 0, "size=64k"), 0);
-    AGREE(&s, RESOLVER_BENEATH, ENOENT, "m/x/f");
-    ck_assert_int_eq(mkdir(at(s.in, "m/x"), 0755), 0);
-    write_file(at(s.in, "m/x/f"), "on tmpfs");
-    AGREE(&s, RESOLVER_BENEATH, 0, "m/x/f");
-    AGREE(&s, RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
-    AGREE(&s, RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
-    ck_assert_int_eq(umount2(at(s.in, "m"), 0), 0);
-    AGREE(&s, RESOLVER_NO_JUMPS, 0, "m/x/f");
-    scratch_free(&s);
+    AGREE(RESOLVER_NO_JUMPS, 0, "m/x/f");
+    AGREE(RESOLVER_NO_JUMPS, 0, "m/x/f");
+    ck_assert_int_eq(mount("tmpfs", at(sc.in, "m"), "tmpfs", 0, "size=64k"), 0);
+    AGREE(RESOLVER_BENEATH, ENOENT, "m/x/f");
+    ck_assert_int_eq(mkdir(at(sc.in, "m/x"), 0755), 0);
+    write_file(at(sc.in, "m/x/f"), "on tmpfs");
+    AGREE(RESOLVER_BENEATH, 0, "m/x/f");
+    AGREE(RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
+    AGREE(RESOLVER_NO_JUMPS, EXDEV, "m/x/f");
+    ck_assert_int_eq(umount2(at(sc.in, "m"), 0), 0);
+    AGREE(RESOLVER_NO_JUMPS, 0, "m/x/f");
 }
 END_TEST
 
 /* rmdir and mkdir of the same name: the new directory, not the old fd. */
 START_TEST(recreated)
 {
-    struct scratch s;
-
-    scratch_init(&s, "recreated", 64);
-    warm(&s);
-    ck_assert_int_eq(unlink(at(s.in, "a/b/f")), 0);
-    ck_assert_int_eq(rmdir(at(s.in, "a/b")), 0);
-    ck_assert_int_eq(mkdir(at(s.in, "a/b"), 0755), 0);
-    write_file(at(s.in, "a/b/f"), "again");
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
-    scratch_free(&s);
+    warm();
+    ck_assert_int_eq(unlink(at(sc.in, "a/b/f")), 0);
+    ck_assert_int_eq(rmdir(at(sc.in, "a/b")), 0);
+    ck_assert_int_eq(mkdir(at(sc.in, "a/b"), 0755), 0);
+    write_file(at(sc.in, "a/b/f"), "again");
+    AGREE(RESOLVER_BENEATH, 0, "a/b/f");
 }
 END_TEST
 
 /* A directory's own attributes changing empties the cache. */
 START_TEST(attributes)
 {
-    struct scratch s;
     uint64_t flushes;
 
-    scratch_init(&s, "attributes", 64);
-    warm(&s);
-    flushes = stats(&s).flushes;
-    ck_assert_int_eq(chmod(at(s.in, "a"), 0700), 0);
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
-    ck_assert_uint_eq(stats(&s).flushes, flushes + 1);
-    scratch_free(&s);
+    warm();
+    flushes = stats().flushes;
+    ck_assert_int_eq(chmod(at(sc.in, "a"), 0700), 0);
+    AGREE(RESOLVER_BENEATH, 0, "a/b/f");
+    ck_assert_uint_eq(stats().flushes, flushes + 1);
 }
 END_TEST
 
 /* Files coming and going in cached directories do not empty it. */
 START_TEST(file_changes_kept)
 {
-    struct scratch s;
     struct resolver_cache_stats before;
 
-    scratch_init(&s, "file_changes", 64);
-    warm(&s);
-    before = stats(&s);
-    write_file(at(s.in, "a/b/tmp"), "x");
-    ck_assert_int_eq(rename(at(s.in, "a/b/tmp"), at(s.in, "a/b/new")), 0);
-    ck_assert_int_eq(chmod(at(s.in, "a/b/new"), 0600), 0);
-    ck_assert_int_eq(unlink(at(s.in, "a/g")), 0);
-    ck_assert_int_eq(symlink("b/new", at(s.in, "a/g")), 0);
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/b/new");
-    AGREE(&s, RESOLVER_BENEATH, ENOENT, "a/b/tmp");
-    AGREE(&s, RESOLVER_BENEATH, 0, "a/g");
-    AGREE(&s, RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, ELOOP, "a/g");
-    ck_assert_uint_eq(stats(&s).flushes, before.flushes);
-    ck_assert_uint_ge(stats(&s).hits, before.hits + 3);
-    scratch_free(&s);
+    warm();
+    before = stats();
+    write_file(at(sc.in, "a/b/tmp"), "x");
+    ck_assert_int_eq(rename(at(sc.in, "a/b/tmp"), at(sc.in, "a/b/new")), 0);
+    ck_assert_int_eq(chmod(at(sc.in, "a/b/new"), 0600), 0);
+    ck_assert_int_eq(unlink(at(sc.in, "a/g")), 0);
+    ck_assert_int_eq(symlink("b/new", at(sc.in, "a/g")), 0);
+    AGREE(RESOLVER_BENEATH, 0, "a/b/new");
+    AGREE(RESOLVER_BENEATH, ENOENT, "a/b/tmp");
+    AGREE(RESOLVER_BENEATH, 0, "a/g");
+    AGREE(RESOLVER_BENEATH | RESOLVER_NO_SYMLINKS, ELOOP, "a/g");
+    ck_assert_uint_eq(stats().flushes, before.flushes);
+    ck_assert_uint_ge(stats().hits, before.hits + 3);
 }
 END_TEST
 
 /* A cache of 2 directories on a path of 3: it fills, empties, refills. */
 START_TEST(full)
 {
-    struct scratch s;
-
-    scratch_init(&s, "full", 2);
+    resolver_cache_free(sc.cache);
+    ck_assert_int_eq(resolver_cache_new(sc.root_fd, 2, &sc.cache), 0);
     for (int i = 0; i < 4; i++) {
-        AGREE(&s, RESOLVER_BENEATH, 0, "a/b/f");
-        AGREE(&s, RESOLVER_IN_ROOT, 0, "m/x/f");
+        AGREE(RESOLVER_BENEATH, 0, "a/b/f");
+        AGREE(RESOLVER_IN_ROOT, 0, "m/x/f");
     }
-    ck_assert_uint_le(stats(&s).dirs, 2);
-    ck_assert_uint_ge(stats(&s).flushes, 2);
-    scratch_free(&s);
+    ck_assert_uint_le(stats().dirs, 2);
+    ck_assert_uint_ge(stats().flushes, 2);
 }
 END_TEST
+
+/* @path below @root_fd opened with @how, and closed: it must open. */
+static void open_ok(int root_fd, const char *path,
+                    const struct resolver_how *how)
+{
+    int fd = resolver_open_how(root_fd, path, how, NULL);
+
+    ck_assert_msg(fd >= 0, "%s: %s", path, strerror(-fd));
+    close(fd);
+}
 
 START_TEST(api)
 {
@@ -352,7 +348,6 @@ START_TEST(api)
                                .backend = RESOLVER_BACKEND_KERNEL};
     int root_fd = tr_open_root(NULL);
     int other_fd = tr_open_root("a");
-    int fd;
 
     ck_assert_int_ge(root_fd, 0);
     ck_assert_int_ge(other_fd, 0);
@@ -364,18 +359,13 @@ START_TEST(api)
     how.cache = c;
     ck_assert_int_eq(resolver_open_how(other_fd, "b", &how, NULL), -EINVAL);
     /* The kernel backend does not touch it. */
-    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    resolver_cache_get_stats(c, &st);
+    open_ok(root_fd, "a/b/f", &how);
+    st = stats_of(c);
     ck_assert_uint_eq(st.hits + st.misses + st.adds + st.flushes, 0);
     how.backend = RESOLVER_BACKEND_EMULATED;
-    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    resolver_cache_get_stats(c, &st);
-    ck_assert_uint_eq(st.adds, 2);
-    ck_assert_int_eq(st.off_errno, 0);
+    open_ok(root_fd, "a/b/f", &how);
+    ck_assert_uint_eq(stats_of(c).adds, 2);
+    ck_assert_int_eq(stats_of(c).off_errno, 0);
     resolver_cache_free(c);
     resolver_cache_free(NULL);
     close(other_fd);
@@ -383,85 +373,72 @@ START_TEST(api)
 }
 END_TEST
 
+/* A cache of 8 on tr_root/<sub> (NULL: tr_root), and a how through it. */
+struct cached_root {
+    int fd;
+    struct resolver_cache *cache;
+    struct resolver_how how;
+};
+
+static void cached_root_open(struct cached_root *r, const char *sub)
+{
+    r->fd = tr_open_root(sub);
+    ck_assert_int_ge(r->fd, 0);
+    ck_assert_int_eq(resolver_cache_new(r->fd, 8, &r->cache), 0);
+    r->how = (struct resolver_how){.open_flags = O_RDONLY,
+                                   .resolve = RESOLVER_BENEATH,
+                                   .backend = RESOLVER_BACKEND_EMULATED,
+                                   .cache = r->cache};
+}
+
+static void cached_root_close(struct cached_root *r)
+{
+    resolver_cache_free(r->cache);
+    close(r->fd);
+}
+
 /* procfs changes without events: a root there turns the cache off. */
 START_TEST(procfs_off)
 {
-    struct resolver_cache *c;
-    struct resolver_cache_stats st;
-    struct resolver_how how = {.open_flags = O_RDONLY,
-                               .resolve = RESOLVER_BENEATH,
-                               .backend = RESOLVER_BACKEND_EMULATED};
-    int root_fd = tr_open_root("proc");
-    int fd;
+    struct cached_root r;
 
-    ck_assert_int_ge(root_fd, 0);
-    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
-    how.cache = c;
-    for (int i = 0; i < 2; i++) {
-        fd = resolver_open_how(root_fd, "sys/kernel/ostype", &how, NULL);
-        ck_assert_int_ge(fd, 0);
-        close(fd);
-    }
-    resolver_cache_get_stats(c, &st);
-    ck_assert_int_eq(st.off_errno, EXDEV);
-    ck_assert_uint_eq(st.dirs, 0);
-    ck_assert_uint_eq(st.hits, 0);
-    resolver_cache_free(c);
-    close(root_fd);
+    cached_root_open(&r, "proc");
+    for (int i = 0; i < 2; i++)
+        open_ok(r.fd, "sys/kernel/ostype", &r.how);
+    ck_assert_int_eq(stats_of(r.cache).off_errno, EXDEV);
+    ck_assert_uint_eq(stats_of(r.cache).dirs, 0);
+    ck_assert_uint_eq(stats_of(r.cache).hits, 0);
+    cached_root_close(&r);
 }
 END_TEST
 
 /* Directories on another mount (the fixture's bind mount) are not kept. */
 START_TEST(other_mount_not_kept)
 {
-    struct resolver_cache *c;
-    struct resolver_cache_stats st;
-    struct resolver_how how = {.open_flags = O_RDONLY,
-                               .resolve = RESOLVER_BENEATH,
-                               .backend = RESOLVER_BACKEND_EMULATED};
-    int root_fd = tr_open_root(NULL);
-    int fd;
+    struct cached_root r;
 
-    ck_assert_int_ge(root_fd, 0);
-    ck_assert_int_eq(resolver_cache_new(root_fd, 8, &c), 0);
-    how.cache = c;
-    for (int i = 0; i < 3; i++) {
-        fd = resolver_open_how(root_fd, "bind/b/f", &how, NULL);
-        ck_assert_int_ge(fd, 0);
-        close(fd);
-    }
-    resolver_cache_get_stats(c, &st);
-    ck_assert_uint_eq(st.dirs, 0);
-    how.resolve = RESOLVER_NO_JUMPS;
-    ck_assert_int_eq(resolver_open_how(root_fd, "bind/b/f", &how, NULL),
-                     -EXDEV);
-    fd = resolver_open_how(root_fd, "a/b/f", &how, NULL);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    resolver_cache_get_stats(c, &st);
-    ck_assert_uint_eq(st.dirs, 2);
-    resolver_cache_free(c);
-    close(root_fd);
+    cached_root_open(&r, NULL);
+    for (int i = 0; i < 3; i++)
+        open_ok(r.fd, "bind/b/f", &r.how);
+    ck_assert_uint_eq(stats_of(r.cache).dirs, 0);
+    r.how.resolve = RESOLVER_NO_JUMPS;
+    ck_assert_int_eq(resolver_open_how(r.fd, "bind/b/f", &r.how, NULL), -EXDEV);
+    open_ok(r.fd, "a/b/f", &r.how);
+    ck_assert_uint_eq(stats_of(r.cache).dirs, 2);
+    cached_root_close(&r);
 }
 END_TEST
 
 Suite *resolver_cache_suite(void)
 {
-    Suite *s = suite_create("cache");
-    TCase *tc = tr_tcase(s, "table", 0);
-    tcase_add_loop_test(tc, table, 0, (int)tr_n_cases);
-    tc = tr_tcase(s, "changes", 0);
-    tcase_add_test(tc, moved_out);
-    tcase_add_test(tc, ancestor_replaced);
-    tcase_add_test(tc, exchanged_with_symlink);
-    tcase_add_test(tc, mounted_over);
-    tcase_add_test(tc, recreated);
-    tcase_add_test(tc, attributes);
-    tcase_add_test(tc, file_changes_kept);
-    tcase_add_test(tc, full);
-    tc = tr_tcase(s, "api", 0);
-    tcase_add_test(tc, api);
-    tcase_add_test(tc, procfs_off);
-    tcase_add_test(tc, other_mount_not_kept);
-    return s;
+    const struct check_tcase tcases[] = {
+        {"table", .loops = {{&table, (int)tr_n_cases}}},
+        {"changes", scratch_setup, scratch_teardown,
+         .tests = {&moved_out, &ancestor_replaced, &exchanged_with_symlink,
+                   &mounted_over, &recreated, &attributes, &file_changes_kept,
+                   &full}},
+        {"api", .tests = {&api, &procfs_off, &other_mount_not_kept}},
+    };
+
+    return tr_suite("cache", tcases, N_ELEMS(tcases));
 }

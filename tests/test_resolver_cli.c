@@ -128,8 +128,8 @@ END_TEST
 
 Suite *resolver_cli_suite(void)
 {
-    Suite *s = suite_create("cli");
-    TCase *tc = tr_tcase(s, "beneath-resolve", 0);
-    tcase_add_loop_test(tc, cli, 0, (int)N_ELEMS(cli_cases));
-    return s;
+    static const struct check_tcase tcases[] = {
+        {"beneath-resolve", .loops = {{&cli, (int)N_ELEMS(cli_cases)}}}};
+
+    return tr_suite("cli", tcases, N_ELEMS(tcases));
 }

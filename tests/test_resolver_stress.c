@@ -292,13 +292,13 @@ END_TEST
 
 Suite *resolver_differential_suite(void)
 {
-    Suite *s = suite_create("differential");
-    TCase *tc = tr_tcase(s, "generated", 600);
-    tcase_add_test(tc, differential);
-    tcase_add_test(tc, differential_magic);
-    tc = tr_tcase(s, "table-rows", 0);
-    tcase_add_loop_test(tc, differential_table, 0, (int)tr_n_cases);
-    return s;
+    const struct check_tcase tcases[] = {
+        {"generated", .timeout = 600,
+         .tests = {&differential, &differential_magic}},
+        {"table-rows", .loops = {{&differential_table, (int)tr_n_cases}}},
+    };
+
+    return tr_suite("differential", tcases, N_ELEMS(tcases));
 }
 
 /*
@@ -447,10 +447,10 @@ END_TEST
 
 Suite *resolver_race_suite(void)
 {
-    Suite *s = suite_create("race");
-    TCase *tc = tr_tcase(s, "rename", 600);
-    tcase_add_test(tc, rename_race);
-    return s;
+    static const struct check_tcase tcases[] = {
+        {"rename", .timeout = 600, .tests = {&rename_race}}};
+
+    return tr_suite("race", tcases, N_ELEMS(tcases));
 }
 
 /* The fallback: a seccomp filter answers openat2 with @err. */
@@ -621,11 +621,9 @@ END_TEST
 
 Suite *resolver_fallback_suite(void)
 {
-    Suite *s = suite_create("fallback");
-    TCase *tc = tr_tcase(s, "seccomp", 0);
-    tcase_add_test(tc, fallback_enosys);
-    tcase_add_test(tc, fallback_eperm);
-    tcase_add_test(tc, fallback_late_enosys);
-    tcase_add_test(tc, fallback_late_eperm);
-    return s;
+    static const struct check_tcase tcases[] = {
+        {"seccomp", .tests = {&fallback_enosys, &fallback_eperm,
+                              &fallback_late_enosys, &fallback_late_eperm}}};
+
+    return tr_suite("fallback", tcases, N_ELEMS(tcases));
 }

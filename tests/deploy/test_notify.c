@@ -123,20 +123,9 @@ START_TEST(notify_unset_is_silent)
 }
 END_TEST
 
-static Suite *notify_suite(void)
-{
-    Suite *s = suite_create("notify");
-    TCase *tc = tcase_create("lifecycle");
-
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, harness_test_setup, harness_test_teardown);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, notify_path_socket);
-    tcase_add_test(tc, notify_abstract_socket);
-    tcase_add_test(tc, notify_unset_is_silent);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{.make = notify_suite}}};
+const struct check_main check_main = {
+    .suite = "notify",
+    .fixture = HARNESS_FIXTURE(60),
+    .tcases = {
+        {"lifecycle", .tests = {&notify_path_socket, &notify_abstract_socket,
+                                &notify_unset_is_silent}}}};

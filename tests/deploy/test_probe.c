@@ -168,21 +168,8 @@ START_TEST(probe_times_out)
 }
 END_TEST
 
-static Suite *probe_suite(void)
-{
-    Suite *s = suite_create("probe");
-    TCase *tc = tcase_create("probe");
-
-    tcase_add_unchecked_fixture(tc, harness_suite_setup,
-                                harness_suite_teardown);
-    tcase_add_checked_fixture(tc, harness_test_setup, harness_test_teardown);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, probe_answers);
-    tcase_add_test(tc, probe_https_and_unix);
-    tcase_add_test(tc, probe_failures);
-    tcase_add_test(tc, probe_times_out);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-const struct check_main check_main = {.suites = {{.make = probe_suite}}};
+const struct check_main check_main = {
+    .suite = "probe",
+    .fixture = HARNESS_FIXTURE(60),
+    .tcases = {{"probe", .tests = {&probe_answers, &probe_https_and_unix,
+                                   &probe_failures, &probe_times_out}}}};

@@ -19,6 +19,14 @@ extern char *www;
 void docs_suite_setup(void);
 void docs_test_setup(void);
 
+/* Those, and 120 s per test: the fixture of every tcase of both suites. */
+#define DOCS_FIXTURE                                                           \
+    {                                                                          \
+        .setup = docs_test_setup, .teardown = harness_test_teardown,           \
+        .unchecked_setup = docs_suite_setup,                                   \
+        .unchecked_teardown = harness_suite_teardown, .timeout = 120           \
+    }
+
 /* GET @path with Accept-Encoding @ae and one more header line @extra (each
  * NULL: none). */
 struct http_response *get_ae(struct server *s, const char *path, const char *ae,

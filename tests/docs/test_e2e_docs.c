@@ -540,11 +540,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "e2e_docs",
-    .fixture = {.setup = docs_test_setup,
-                .teardown = harness_test_teardown,
-                .unchecked_setup = docs_suite_setup,
-                .unchecked_teardown = harness_suite_teardown,
-                .timeout = 120},
+    .fixture = DOCS_FIXTURE,
     .tcases = {{"precompressed", .loops = {LOOP(negotiation)},
                 .tests = {&off_by_default, &preference_order, &vary,
                           &variant_range_and_conditionals, &no_fd_growth}},

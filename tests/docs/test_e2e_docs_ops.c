@@ -324,17 +324,12 @@ END_TEST
 
 Suite *docs_ops_suite(void)
 {
-    Suite *su = suite_create("e2e_docs");
-    TCase *tc =
-        harness_tcase(su, "ops", docs_suite_setup, docs_test_setup, 120);
+    static const struct check_fixture fixture = DOCS_FIXTURE;
+    static const struct check_tcase tcases[] = {
+        {"ops",
+         .tests = {&health, &metrics, &server_timing, &unix_listener,
+                   &socket_activation, &socket_activation_foreign_pid,
+                   &socket_activation_bad_fd, &root_flip_with_variants}}};
 
-    tcase_add_test(tc, health);
-    tcase_add_test(tc, metrics);
-    tcase_add_test(tc, server_timing);
-    tcase_add_test(tc, unix_listener);
-    tcase_add_test(tc, socket_activation);
-    tcase_add_test(tc, socket_activation_foreign_pid);
-    tcase_add_test(tc, socket_activation_bad_fd);
-    tcase_add_test(tc, root_flip_with_variants);
-    return su;
+    return check_suite_make("e2e_docs", &fixture, tcases, N_ELEMS(tcases));
 }

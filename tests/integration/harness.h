@@ -293,6 +293,9 @@ struct raw_conn {
 /* Connect to 127.0.0.1:@port (or [::1] if @v6). NULL with errno on failure. */
 struct raw_conn *raw_connect(unsigned port);
 struct raw_conn *raw_connect_host(const char *host, unsigned port);
+/* raw_connect_host from the local address @src (NULL: the kernel's choice). */
+struct raw_conn *raw_connect_from(const char *src, const char *host,
+                                  unsigned port);
 /* raw_connect, failing the test (with errno) when it cannot connect. */
 struct raw_conn *raw_open(unsigned port);
 /* raw_open to @s, one GET / answered 200 and the connection kept open: a

@@ -110,24 +110,32 @@ static bool header_has_token(const struct http_response *r, const char *name,
 
 /* --- raw-socket client -------------------------------------------------- */
 
-struct raw_conn *raw_connect_host(const char *host, unsigned port)
+struct raw_conn *raw_connect_from(const char *src, const char *host,
+                                  unsigned port)
 {
     const struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
                                    .ai_socktype = SOCK_STREAM};
-    struct addrinfo *ai;
+    struct addrinfo *ai, *from = NULL;
     char service[16];
 
     snprintf(service, sizeof(service), "%u", port);
     if (getaddrinfo(host, service, &hints, &ai) != 0)
         return NULL;
+    if (src && getaddrinfo(src, "0", &hints, &from) != 0) {
+        freeaddrinfo(ai);
+        return NULL;
+    }
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int err = fd < 0 ? errno : 0;
-    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+    if (fd >= 0 && ((from && bind(fd, from->ai_addr, from->ai_addrlen) != 0) ||
+                    connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)) {
         err = errno;
         close(fd);
         fd = -1;
     }
     freeaddrinfo(ai);
+    if (from)
+        freeaddrinfo(from);
     if (fd < 0) {
         errno = err;
         return NULL;
@@ -138,6 +146,11 @@ struct raw_conn *raw_connect_host(const char *host, unsigned port)
     c->fd = fd;
     harness_add_conn(c);
     return c;
+}
+
+struct raw_conn *raw_connect_host(const char *host, unsigned port)
+{
+    return raw_connect_from(NULL, host, port);
 }
 
 struct raw_conn *raw_connect(unsigned port)

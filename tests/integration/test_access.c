@@ -11,16 +11,12 @@
 #include "access.h"
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -124,45 +120,20 @@ struct reply {
 static struct reply from(const char *src, const char *dst, unsigned port,
                          const char *path, const char *extra)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET}, da = sa;
+    struct raw_conn *c = raw_connect_from(src, dst, port);
     struct reply r = {0, ""};
-    char buf[65536];
-    size_t len = 0;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-    ck_assert_int_ge(fd, 0);
-    inet_pton(AF_INET, src, &sa.sin_addr);
-    inet_pton(AF_INET, dst, &da.sin_addr);
-    da.sin_port = htons((uint16_t)port);
-    ck_assert_msg(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0,
-                  "bind %s: %s", src, strerror(errno));
-    ck_assert_msg(connect(fd, (struct sockaddr *)&da, sizeof da) == 0,
-                  "connect %s:%u: %s", dst, port, strerror(errno));
-    char *req =
-        hfmt("GET %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n\r\n", path,
-             extra);
-    if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
-        close(fd);
-        return r;
+    EXPECT(c != NULL, "connect %s:%u from %s: %s", dst, port, src,
+           strerror(errno));
+    if (raw_send_str(c, hfmt("GET %s HTTP/1.1\r\nHost: x\r\n%s"
+                             "Connection: close\r\n\r\n",
+                             path, extra)) == 0) {
+        struct http_response *h = raw_read(c, false, 10000);
+
+        r.status = h->status;
+        r.text = hfmt("%s%s", h->head, h->body);
     }
-    long long deadline = now_ms() + 10000;
-    for (;;) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        long long left = deadline - now_ms();
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-            break;
-        ssize_t n = recv(fd, buf + len, sizeof buf - 1 - len, 0);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-        if (len == sizeof buf - 1)
-            break;
-    }
-    close(fd);
-    buf[len] = '\0';
-    r.text = hmem(buf, len);
-    if (len > 12 && strncmp(buf, "HTTP/1.1 ", 9) == 0)
-        r.status = atoi(buf + 9);
+    raw_close(c);
     return r;
 }
 

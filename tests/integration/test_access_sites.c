@@ -590,19 +590,14 @@ END_TEST
 
 Suite *access_sites_suite(void)
 {
-    Suite *su = suite_create("e2e_access");
-    TCase *tc = harness_tcase(su, "vhosts", NULL, NULL, 120);
+    static const struct check_fixture fixture = HARNESS_FIXTURE(120);
+    static const struct check_tcase tcases[] = {
+        {"vhosts", .loops = {LOOP(vhost_hosts)},
+         .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
+        {"rules", .loops = {LOOP(rules_site_files)},
+         .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
+                   &rules_bad_input, &error_pages}},
+    };
 
-    tcase_add_loop_test(tc, vhost_hosts, 0, vhost_hosts_rows);
-    tcase_add_test(tc, vhost_each_site);
-    tcase_add_test(tc, vhost_reload);
-    tcase_add_test(tc, vhost_bad);
-    tc = harness_tcase(su, "rules", NULL, NULL, 120);
-    tcase_add_loop_test(tc, rules_site_files, 0, rules_site_files_rows);
-    tcase_add_test(tc, rules_headers);
-    tcase_add_test(tc, rules_reply_cache);
-    tcase_add_test(tc, rules_files_reload);
-    tcase_add_test(tc, rules_bad_input);
-    tcase_add_test(tc, error_pages);
-    return su;
+    return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
 }

@@ -484,26 +484,20 @@ START_TEST(user_unknown)
 }
 END_TEST
 
+static const struct check_fixture ops_fixture = HARNESS_FIXTURE(OPS_TIMEOUT);
+
 Suite *ops_suite(const struct check_tcase *t)
 {
-    Suite *su = suite_create("e2e_ops");
-    TCase *tc = harness_tcase(su, t->name, NULL, NULL, OPS_TIMEOUT);
-
-    for (size_t k = 0; k < N_ELEMS(t->loops) && t->loops[k].test; k++)
-        tcase_add_loop_test(tc, *t->loops[k].test, 0, t->loops[k].rows);
-    for (size_t k = 0; k < N_ELEMS(t->tests) && t->tests[k]; k++)
-        tcase_add_test(tc, *t->tests[k]);
-    return su;
+    return check_suite_make("e2e_ops", &ops_fixture, t, 1);
 }
 
 /* What only root can do: bind a privileged port, then drop to nobody. */
 static Suite *ops_root_suite(void)
 {
-    Suite *su = suite_create("e2e_ops_root");
-    TCase *tc = harness_tcase(su, "user", NULL, NULL, OPS_TIMEOUT);
+    static const struct check_tcase user = {"user",
+                                            .tests = {&user_drops_privileges}};
 
-    tcase_add_test(tc, user_drops_privileges);
-    return su;
+    return check_suite_make("e2e_ops_root", &ops_fixture, &user, 1);
 }
 
 const struct check_main check_main = {

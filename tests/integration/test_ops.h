@@ -13,9 +13,8 @@
 #define OPS_TIMEOUT 60
 
 /*
- * ops_suite - a suite named e2e_ops of the one tcase @t (name, loops, tests;
- * its fixture fields are not used) with the harness's fixtures and
- * OPS_TIMEOUT.
+ * ops_suite - a suite named e2e_ops of the one tcase @t, with the harness's
+ * fixtures and OPS_TIMEOUT where @t leaves its fixture fields unset.
  */
 Suite *ops_suite(const struct check_tcase *t);
 

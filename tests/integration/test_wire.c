@@ -146,7 +146,7 @@ static const struct {
     {"pipelined then bad", REQ "\r\n" REQ "A : b\r\n\r\n", 0, {200, 400}, true},
 };
 
-START_TEST(hostile_case)
+LOOP_TEST(hostile_case, hostile)
 {
     struct server *s = server_start(www, NULL);
     struct raw_conn *c = raw_connect(s->port);
@@ -339,23 +339,21 @@ START_TEST(provisional_tag_keeps_matching)
 }
 END_TEST
 
+/* Named for the resolver backend it runs on. */
 static Suite *wire_suite(void)
 {
+    static const struct check_fixture fixture = HARNESS_FIXTURE(60);
+    static const struct check_tcase tcases[] = {
+        {"hostile", test_setup, .loops = {LOOP(hostile_case)}},
+        {"slow", test_setup,
+         .tests = {&half_request_then_fin, &request_then_fin,
+                   &slow_body_answered_at_once, &plain_http_on_https_port}},
+        {"validators", test_setup, .tests = {&provisional_tag_keeps_matching}},
+    };
     static char name[64];
-    snprintf(name, sizeof name, "e2e_wire_%s", harness_backend());
-    Suite *su = suite_create(name);
-    TCase *tc;
 
-    tc = harness_tcase(su, "hostile", NULL, test_setup, 60);
-    tcase_add_loop_test(tc, hostile_case, 0, (int)N_ELEMS(hostile));
-    tc = harness_tcase(su, "slow", NULL, test_setup, 60);
-    tcase_add_test(tc, half_request_then_fin);
-    tcase_add_test(tc, request_then_fin);
-    tcase_add_test(tc, slow_body_answered_at_once);
-    tcase_add_test(tc, plain_http_on_https_port);
-    tc = harness_tcase(su, "validators", NULL, test_setup, 60);
-    tcase_add_test(tc, provisional_tag_keeps_matching);
-    return su;
+    snprintf(name, sizeof name, "e2e_wire_%s", harness_backend());
+    return check_suite_make(name, &fixture, tcases, N_ELEMS(tcases));
 }
 
 const struct check_main check_main = {.suites = {{.make = wire_suite}}};
