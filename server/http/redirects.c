@@ -412,12 +412,11 @@ int redirects_parse(struct redirects *r, const char *text, size_t len,
         goto out_free;
     for (size_t i = 0; i < r->n; i++)
         check_loop(r, i, name, d);
-    if (lines_diag_count(d) == before)
-        return 0;
-    ret = -EINVAL;
+    ret = lines_diag_verdict(d, before);
 out_free:
-    redirects_free(r);
-    return d->oom ? -ENOMEM : ret;
+    if (ret < 0)
+        redirects_free(r);
+    return ret;
 }
 
 void redirects_free(struct redirects *r)
