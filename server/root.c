@@ -36,20 +36,22 @@ static void generation_close(void *p)
     free(g);
 }
 
-static int generation_open(const char *path, struct generation **out)
+/* @path opened as a new generation, or NULL and *@err. */
+static struct generation *generation_open(const char *path, int *err)
 {
     struct generation *g = malloc(sizeof *g);
 
-    if (!g)
-        return -ENOMEM;
+    if (!g) {
+        *err = -ENOMEM;
+        return NULL;
+    }
     g->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (g->fd < 0) {
-        int err = -errno;
+        *err = -errno;
         free(g);
-        return err;
+        return NULL;
     }
-    *out = g;
-    return 0;
+    return g;
 }
 
 /* A thread's resolver cache for generation @value, or NULL. */
@@ -72,14 +74,15 @@ static void cache_free(void *rc)
 int root_open(const char *path, unsigned dir_cache, struct root **out)
 {
     struct root *r = calloc(1, sizeof *r);
-    int err;
+    int err = -ENOMEM;
 
     if (!r)
         return -ENOMEM;
     r->dir_cache = dir_cache;
     r->path = strdup(path);
-    err = r->path ? generation_open(path, &r->cur) : -ENOMEM;
-    if (err)
+    if (r->path)
+        r->cur = generation_open(path, &err);
+    if (!r->cur)
         goto out_free;
     err = live_new(r->cur, generation_close, &r->live);
     if (err)
@@ -102,16 +105,16 @@ int root_reload(struct root *r)
 
 int root_move(struct root *r, const char *path)
 {
-    struct generation *g = NULL;
     char *copy = path == r->path ? r->path : strdup(path);
-    int err = copy ? generation_open(path, &g) : -ENOMEM;
+    int err = -ENOMEM;
+    struct generation *g = copy ? generation_open(path, &err) : NULL;
 
-    if (err == 0) {
+    if (g) {
         err = live_publish(r->live, g);
         if (err)
             generation_close(g);
     }
-    if (err) {
+    if (!g || err) {
         if (copy != r->path)
             free(copy);
         return err;
