@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * live.c - generations of a value with per-thread references, the pattern of
- * root.c for any immutable value.
+ * live.c - generations of a value with per-thread references (the
+ * configuration, the document root, the access files' rules).
  *
  * Invariant: a generation is released only when its reference count drops
  * to 0; the current generation holds one reference for itself and each
- * thread holds one for the generation it last got. Counts change under the
- * lock; the fast path (nothing published since the thread's last call) takes
- * no lock: one atomic load of the current generation's number.
+ * thread holds one for the generation it last got. A thread's local data
+ * (live_set_local) is made for the generation it holds and dropped before
+ * that reference is. Counts change under the lock; the fast path (nothing
+ * published since the thread's last call) takes no lock: one atomic load of
+ * the current generation's number.
  */
 #include "live.h"
 
@@ -28,12 +30,16 @@ struct live {
     atomic_uint id;    /* cur->id, readable without the lock */
     pthread_key_t key; /* -> struct ref */
     void (*release)(void *);
+    void *(*make)(void *value, void *arg); /* live_set_local, or NULL */
+    void (*drop)(void *local);
+    void *arg;
 };
 
 /* One thread's reference. */
 struct ref {
     struct live *l;
     struct gen *g;
+    void *local; /* made for g->value */
 };
 
 /* Drop one reference; under l->lock. */
@@ -45,10 +51,19 @@ static void unref(struct live *l, struct gen *g)
     }
 }
 
+/* Drop the thread's local data, made for the generation it still holds. */
+static void leave(struct ref *r)
+{
+    if (r->local)
+        r->l->drop(r->local);
+    r->local = NULL;
+}
+
 static void ref_drop(void *p)
 {
     struct ref *r = p;
 
+    leave(r);
     pthread_mutex_lock(&r->l->lock);
     unref(r->l, r->g);
     pthread_mutex_unlock(&r->l->lock);
@@ -74,6 +89,14 @@ int live_new(void *first, void (*release)(void *), struct live **out)
     l->release = release;
     *out = l;
     return 0;
+}
+
+void live_set_local(struct live *l, void *(*make)(void *value, void *arg),
+                    void (*drop)(void *local), void *arg)
+{
+    l->make = make;
+    l->drop = drop;
+    l->arg = arg;
 }
 
 int live_publish(struct live *l, void *next)
@@ -110,13 +133,23 @@ void *live_get(struct live *l)
     }
     if (!r->g ||
         r->g->id != atomic_load_explicit(&l->id, memory_order_acquire)) {
+        leave(r);
         pthread_mutex_lock(&l->lock);
         unref(l, r->g);
         r->g = l->cur;
         r->g->refs++;
         pthread_mutex_unlock(&l->lock);
+        if (l->make)
+            r->local = l->make(r->g->value, l->arg);
     }
     return r->g->value;
+}
+
+void *live_local(struct live *l)
+{
+    struct ref *r = pthread_getspecific(l->key);
+
+    return r ? r->local : NULL;
 }
 
 void live_free(struct live *l)

@@ -25,6 +25,16 @@ struct live;
 int live_new(void *first, void (*release)(void *), struct live **out);
 
 /*
+ * live_set_local - give each thread data of its own for the value it holds
+ * (a cache that borrows from the value): @make(value, @arg) makes it when a
+ * thread's live_get takes a value, NULL meaning none, and @drop releases it
+ * before the thread lets go of that value (on moving to a newer one, on
+ * exit, in live_free). Call it once, before any live_get.
+ */
+void live_set_local(struct live *l, void *(*make)(void *value, void *arg),
+                    void (*drop)(void *local), void *arg);
+
+/*
  * live_publish - make @next current for every thread's next live_get. The
  * previous value is released when the last thread holding it moves on.
  *
@@ -41,6 +51,12 @@ int live_publish(struct live *l, void *next);
  * reference.
  */
 void *live_get(struct live *l);
+
+/*
+ * live_local - the calling thread's data (live_set_local) for the value
+ * live_get last returned to it, or NULL.
+ */
+void *live_local(struct live *l);
 
 /*
  * live_free - release the holder and the current value. Every thread that

@@ -61,7 +61,8 @@ struct resolver_cache *root_dir_cache(struct root *r);
  * root_dup - a new fd (O_CLOEXEC, owned by the caller) for the current
  * root generation, without taking a thread reference: for reading files of
  * the site itself (_redirects, _headers) through the resolver at start-up
- * and on reload.
+ * and on reload. Called on the thread that reloads (the main thread), as
+ * root_reload and root_move are.
  *
  * Returns an fd, or -errno of fcntl(F_DUPFD_CLOEXEC).
  */

@@ -11,6 +11,7 @@
  */
 #include "listing.h"
 
+#include "urlpath.h"
 #include "utf8.h"
 
 #include <dirent.h>
@@ -227,15 +228,10 @@ static void html_escape(FILE *f, const char *str)
 /* Percent-encode everything but unreserved characters (RFC 3986 2.3). */
 static void url_escape(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-            c == '~')
-            fputc(c, f);
-        else
-            fprintf(f, "%%%02X", c);
-    }
+    char enc[3];
+
+    for (; *s; s++)
+        fwrite(enc, 1, urlpath_encode_byte((unsigned char)*s, enc), f);
 }
 
 /*

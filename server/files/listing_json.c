@@ -8,6 +8,7 @@
  */
 #include "listing_json.h"
 
+#include "urlpath.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -105,18 +106,11 @@ static void put_string(struct buf *b, const char *str)
 /* Percent-encode every byte but RFC 3986 unreserved ones. */
 static void put_href(struct buf *b, const char *name, bool dir)
 {
-    static const char hex[] = "0123456789ABCDEF";
+    char enc[3];
 
     put(b, "\"");
-    for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
-        char enc[3] = {'%', hex[*s >> 4], hex[*s & 15]};
-
-        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-            (*s >= '0' && *s <= '9') || strchr("-._~", *s) != NULL)
-            put_mem(b, (const char *)s, 1);
-        else
-            put_mem(b, enc, 3);
-    }
+    for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+        put_mem(b, enc, urlpath_encode_byte(*s, enc));
     put(b, dir ? "/\"" : "\"");
 }
 

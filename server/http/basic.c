@@ -9,6 +9,7 @@
  */
 #include "basic.h"
 
+#include "digits.h"
 #include "field.h"
 
 #include <errno.h>
@@ -16,21 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-static int b64val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
 
 /* Decode @len base64 characters into @out; the byte count, or -1. */
 static long b64decode(const char *s, size_t len, char *out, size_t size)
@@ -47,7 +33,7 @@ static long b64decode(const char *s, size_t len, char *out, size_t size)
     if (len % 4 == 1)
         return -1;
     for (size_t i = 0; i < len; i++) {
-        int v = b64val((unsigned char)s[i]);
+        int v = digits_value(DIGITS_BASE64, (unsigned char)s[i]);
 
         if (v < 0)
             return -1;

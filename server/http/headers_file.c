@@ -145,12 +145,11 @@ int headers_file_parse(struct headers_file *h, const char *text, size_t len,
     }
     if (pathpat_index_build(&h->ix, &h->v[0].path, sizeof *h->v, h->n) < 0)
         goto out_free;
-    if (lines_diag_count(d) == before)
-        return 0;
-    ret = -EINVAL;
+    ret = lines_diag_verdict(d, before);
 out_free:
-    headers_file_free(h);
-    return d->oom ? -ENOMEM : ret;
+    if (ret < 0)
+        headers_file_free(h);
+    return ret;
 }
 
 struct collect {

@@ -198,12 +198,11 @@ int htpasswd_parse(struct htpasswd *h, const char *text, size_t len,
                            h->v[i].user, h->v[i - 1].line);
     if (h->n == 0 && lines_diag_count(d) == before)
         lines_diag_add(d, name, 1, "no users: nobody could log in");
-    if (lines_diag_count(d) == before)
-        return 0;
-    err = -EINVAL;
+    err = lines_diag_verdict(d, before);
 out_free:
-    htpasswd_free(h);
-    return d->oom ? -ENOMEM : err;
+    if (err < 0)
+        htpasswd_free(h);
+    return err;
 }
 
 const struct htpasswd_entry *htpasswd_find(const struct htpasswd *h,

@@ -4,6 +4,7 @@
  */
 #include "lines.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,13 @@ void lines_diag_add(struct lines_diag *d, const char *name, unsigned line,
 size_t lines_diag_count(const struct lines_diag *d)
 {
     return d->n + d->dropped + (d->oom ? 1 : 0);
+}
+
+int lines_diag_verdict(const struct lines_diag *d, size_t before)
+{
+    if (lines_diag_count(d) == before)
+        return 0;
+    return d->oom ? -ENOMEM : -EINVAL;
 }
 
 void lines_diag_free(struct lines_diag *d)

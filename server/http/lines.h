@@ -72,6 +72,14 @@ __attribute__((format(printf, 4, 5))) void lines_diag_add(struct lines_diag *d,
 /* lines_diag_count - every message added, kept or not. */
 size_t lines_diag_count(const struct lines_diag *d);
 
+/*
+ * lines_diag_verdict - what a parser returns once it has read the whole
+ * file, @before being lines_diag_count(@d) when it started: 0 when no
+ * message was added since, -ENOMEM when one could not be allocated,
+ * otherwise -EINVAL (the messages say why).
+ */
+int lines_diag_verdict(const struct lines_diag *d, size_t before);
+
 /* lines_diag_free - release the messages; @d may be zeroed or NULL. */
 void lines_diag_free(struct lines_diag *d);
 

@@ -9,6 +9,8 @@
  */
 #include "multipart.h"
 
+#include "digits.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -24,7 +26,7 @@ _Static_assert(MULTIPART_BOUNDARY_LEN == 2 * MULTIPART_RANDOM,
 void multipart_boundary(const unsigned char random[MULTIPART_RANDOM],
                         char out[MULTIPART_BOUNDARY_LEN + 1])
 {
-    static const char hex[] = "0123456789abcdef";
+    static const char hex[] = DIGITS_HEX_LOWER;
 
     for (size_t i = 0; i < MULTIPART_RANDOM; i++) {
         out[2 * i] = hex[random[i] >> 4];

@@ -25,10 +25,15 @@ struct pathpat_slot {
     size_t start, count; /* in lists[] */
 };
 
-static bool var_char(char c)
+size_t pathpat_var_len(const char *s, size_t len)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
+    size_t n = 0;
+
+    while (n < len &&
+           ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+            (s[n] >= '0' && s[n] <= '9') || s[n] == '_'))
+        n++;
+    return n;
 }
 
 void pathpat_free(struct pathpat *p)
@@ -63,10 +68,8 @@ bool pathpat_has_var(const struct pathpat *p, const char *name, size_t len)
 static int add_var(struct pathpat *p, const char *q, size_t n, char *err,
                    size_t err_size)
 {
-    bool ok = n > 1;
+    bool ok = n > 1 && pathpat_var_len(q + 1, n - 1) == n - 1;
 
-    for (size_t i = 1; i < n; i++)
-        ok = ok && var_char(q[i]);
     if (!ok || (n == 6 && memcmp(q + 1, "splat", 5) == 0)) {
         errbuf_say(err, err_size,
                    "'%.*s': a placeholder is ':' and letters, digits "

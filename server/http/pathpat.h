@@ -79,6 +79,10 @@ const char *pathpat_caps_find(const struct pathpat_caps *caps, const char *name,
 /* pathpat_has_var - whether @p defines the placeholder @name (@len bytes). */
 bool pathpat_has_var(const struct pathpat *p, const char *name, size_t len);
 
+/* pathpat_var_len - how many of the @len bytes at @s, from the first, may
+ * make a placeholder's name (letters, digits and '_'). */
+size_t pathpat_var_len(const char *s, size_t len);
+
 /* pathpat_free - release what @p owns; @p may be zeroed or NULL. */
 void pathpat_free(struct pathpat *p);
 

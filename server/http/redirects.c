@@ -22,12 +22,6 @@
 /* Redirects followed from one rule by the loop check. */
 #define REDIRECTS_CHAIN_MAX 16
 
-static bool var_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
-}
-
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t';
@@ -86,10 +80,8 @@ static bool authority_ok(const char *to, size_t len)
  */
 static size_t defined_var(const struct pathpat *from, const char *s, size_t len)
 {
-    size_t n = 0;
+    size_t n = pathpat_var_len(s, len);
 
-    while (n < len && var_char(s[n]))
-        n++;
     for (; n > 0; n--)
         if (pathpat_has_var(from, s, n))
             return n;
@@ -103,9 +95,8 @@ static int check_vars(const struct pathpat *from, const char *to, size_t len,
     for (size_t i = 0; i < len; i++) {
         if (to[i] != ':' || i == 0 || to[i - 1] != '/')
             continue;
-        size_t n = 0;
-        while (i + 1 + n < len && var_char(to[i + 1 + n]))
-            n++;
+        size_t n = pathpat_var_len(to + i + 1, len - i - 1);
+
         if (n > 0 && defined_var(from, to + i + 1, n) == 0) {
             errbuf_say(err, err_size,
                        "TO uses :%.*s, which FROM does not define%s",
@@ -412,12 +403,11 @@ int redirects_parse(struct redirects *r, const char *text, size_t len,
         goto out_free;
     for (size_t i = 0; i < r->n; i++)
         check_loop(r, i, name, d);
-    if (lines_diag_count(d) == before)
-        return 0;
-    ret = -EINVAL;
+    ret = lines_diag_verdict(d, before);
 out_free:
-    redirects_free(r);
-    return d->oom ? -ENOMEM : ret;
+    if (ret < 0)
+        redirects_free(r);
+    return ret;
 }
 
 void redirects_free(struct redirects *r)

@@ -10,22 +10,12 @@
  */
 #include "target.h"
 
+#include "digits.h"
 #include "status.h"
 
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
-
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 static int ctl(unsigned char c)
 {
@@ -117,8 +107,8 @@ int target_decode(const char *raw, unsigned flags, char *buf, size_t size,
     for (; p < end; p++) {
         unsigned char c = (unsigned char)*p;
         if (c == '%') {
-            int hi = hexval((unsigned char)p[1]);
-            int lo = hi < 0 ? -1 : hexval((unsigned char)p[2]);
+            int hi = digits_hex((unsigned char)p[1]);
+            int lo = hi < 0 ? -1 : digits_hex((unsigned char)p[2]);
             if (lo < 0)
                 return STATUS_BAD_REQUEST;
             c = (unsigned char)(hi << 4 | lo);

@@ -4,6 +4,8 @@
  */
 #include "urlpath.h"
 
+#include "digits.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -43,20 +45,37 @@ int urlpath_normalize(const char *path, bool slash, char *out, size_t size)
     return 0;
 }
 
+static bool unreserved(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || (c != '\0' && strchr("-._~", c) != NULL);
+}
+
 static bool plain(unsigned char c, bool keep_slash)
 {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-        (c >= '0' && c <= '9'))
+    if (unreserved(c))
         return true;
     if (c == '/')
         return keep_slash;
-    return strchr("-._~!$&'()*+,;=:@", c) != NULL && c != '\0';
+    return strchr("!$&'()*+,;=:@", c) != NULL && c != '\0';
+}
+
+/* @c into @out, as it is when @as_is, else as "%HH"; the bytes written. */
+static size_t put(unsigned char c, bool as_is, char *out)
+{
+    if (as_is) {
+        out[0] = (char)c;
+        return 1;
+    }
+    out[0] = '%';
+    out[1] = DIGITS_HEX_UPPER[c >> 4];
+    out[2] = DIGITS_HEX_UPPER[c & 15];
+    return 3;
 }
 
 size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
                       size_t size)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t o = 0, written = 0;
 
     for (size_t i = 0; i < len; i++) {
@@ -64,19 +83,16 @@ size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
         size_t need = plain(c, keep_slash) ? 1 : 3;
 
         /* whole escapes only: a cut one would read as another byte */
-        if (written == o && o + need < size) {
-            if (need == 1) {
-                out[o] = (char)c;
-            } else {
-                out[o] = '%';
-                out[o + 1] = hex[c >> 4];
-                out[o + 2] = hex[c & 15];
-            }
-            written += need;
-        }
+        if (written == o && o + need < size)
+            written += put(c, need == 1, out + o);
         o += need;
     }
     if (size > 0)
         out[written] = '\0';
     return o;
+}
+
+size_t urlpath_encode_byte(unsigned char c, char out[3])
+{
+    return put(c, unreserved(c), out);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * urlpath.h - URL paths as rules see them: lexical normalisation for
- * matching, and percent-encoding for Location headers.
+ * matching, and percent-encoding for Location headers and listings' links.
  *
  * The resolver still receives the decoded path as it came (it is the one
  * that decides what ".." and symlinks mean on disk); rules (--auth globs,
@@ -37,5 +37,15 @@ int urlpath_normalize(const char *path, bool slash, char *out, size_t size);
  */
 size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
                       size_t size);
+
+/*
+ * urlpath_encode_byte - @c where only unreserved characters (RFC 3986 2.3)
+ * stay as they are: @c itself, or "%HH", in @out. The strict rule for a
+ * name in a listing's links: the result means nothing to a path, a query,
+ * HTML or JSON, so it goes into any of them unescaped.
+ *
+ * Returns the bytes written to @out: 1 or 3.
+ */
+size_t urlpath_encode_byte(unsigned char c, char out[3]);
 
 #endif
