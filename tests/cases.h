@@ -17,6 +17,7 @@
 #ifndef CASES_H
 #define CASES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* An input that is accepted, or refused with a message. */
@@ -29,6 +30,12 @@ struct spec_case {
 struct text_case {
     const char *in;
     const char *want;
+};
+
+/* An input and whether a predicate holds for it. */
+struct pred_case {
+    const char *in;
+    bool want;
 };
 
 /* A list of rules, a subject, and whether the list matches it. */

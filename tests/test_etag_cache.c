@@ -5,6 +5,7 @@
  * files (pending, then ready), identical content under different mtimes, the
  * mtime and off modes, and many threads at once.
  */
+#include "cases.h"
 #include "check_main.h"
 #include "etag_cache.h"
 #include "fixture.h"
@@ -432,10 +433,7 @@ START_TEST(threads)
 }
 END_TEST
 
-static const struct {
-    const char *field;
-    bool want;
-} wants[] = {
+static const struct pred_case wants[] = {
     {"sha-256=1", true},
     {"sha-256=10", true},
     {"sha-512=3, sha-256=1", true},
@@ -455,8 +453,8 @@ static const struct {
 
 LOOP_TEST(want_digest, wants)
 {
-    ck_assert_msg(etag_cache_want_digest(wants[_i].field) == wants[_i].want,
-                  "'%s': want %d", wants[_i].field, wants[_i].want);
+    ck_assert_msg(etag_cache_want_digest(wants[_i].in) == wants[_i].want,
+                  "'%s': want %d", wants[_i].in, wants[_i].want);
     ck_assert(!etag_cache_want_digest(NULL));
 }
 END_TEST

@@ -34,10 +34,7 @@ LOOP_TEST(mime_case, cases)
 END_TEST
 
 /* The table's compressible flag: text yes, compressed formats no. */
-static const struct {
-    const char *name;
-    bool want;
-} compressible[] = {
+static const struct pred_case compressible[] = {
     {"a.html", true},     {"a.CSS", true},  {"a.js", true},
     {"a.json", true},     {"a.svg", true},  {"a.wasm", true},
     {"a.ttf", true},      {"a.png", false}, {"a.woff2", false},
@@ -47,7 +44,7 @@ static const struct {
 
 LOOP_TEST(compressible_case, compressible)
 {
-    ck_assert_int_eq(mime_compressible(compressible[_i].name),
+    ck_assert_int_eq(mime_compressible(compressible[_i].in),
                      compressible[_i].want);
 }
 END_TEST
