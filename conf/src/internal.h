@@ -96,6 +96,10 @@ void print_str(FILE *out, const char *name, const char *s);
  * that fails loudly if read back. */
 void print_strf(FILE *out, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* print_str of a value that @build(f, @arg) writes into memory; out of
+ * memory, "name = @bad": a line that fails loudly if read back. */
+void print_built(FILE *out, const char *name, const char *bad,
+                 void (*build)(FILE *f, const void *arg), const void *arg);
 /* 0, or -EINVAL with a message: a control character in @val. */
 int check_text(const char *val, char *err);
 /* on/true/yes/1 and off/false/no/0; 0 or -EINVAL. */

@@ -63,6 +63,25 @@ void print_strf(FILE *out, const char *name, const char *fmt, ...)
     free(text);
 }
 
+void print_built(FILE *out, const char *name, const char *bad,
+                 void (*build)(FILE *f, const void *arg), const void *arg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    if (f == NULL) {
+        fprintf(out, "%s = %s\n", name, bad);
+        return;
+    }
+    build(f, arg);
+    if (fclose(f) != 0) /* the text may be cut short */
+        fprintf(out, "%s = %s\n", name, bad);
+    else
+        print_str(out, name, text);
+    free(text);
+}
+
 /* ---- strings and paths ---- */
 
 /* apply() has already refused the empty value, for every type */
@@ -533,24 +552,18 @@ out_free:
     return r;
 }
 
-static void list_print(FILE *out, const struct opt *o, const struct conf *c)
+static void list_build(FILE *f, const void *arg)
 {
-    const struct conf_strv *v = cfield(o, c);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    const struct conf_strv *v = arg;
 
-    if (f == NULL) {
-        /* out of memory: a line that fails loudly if read back */
-        fprintf(out, "%s = ,\n", o->name);
-        return;
-    }
     for (size_t i = 0; i < v->n; i++)
         fprintf(f, "%s%s", i ? "," : "", v->v[i]);
-    fclose(f);
-    /* quoted when an item holds '#' */
-    print_str(out, o->name, text);
-    free(text);
+}
+
+static void list_print(FILE *out, const struct opt *o, const struct conf *c)
+{
+    /* quoted when an item holds '#'; "," (an empty item) is refused */
+    print_built(out, o->name, ",", list_build, cfield(o, c));
 }
 
 static void list_reset(const struct opt *o, struct conf *c)

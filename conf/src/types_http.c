@@ -109,29 +109,26 @@ static void glob_print(FILE *out, char *const *comps)
         fprintf(out, "%s%s", i ? "/" : "", comps[i]);
 }
 
+/* One rule as GLOBS=VALUE. */
+static void rule_build(FILE *f, const void *arg)
+{
+    const struct cache_rule *rule = arg;
+
+    for (size_t j = 0; j < rule->n_globs; j++) {
+        if (j)
+            fputc(',', f);
+        glob_print(f, rule->globs[j]);
+    }
+    fprintf(f, "=%s", rule->value);
+}
+
 static void cache_print(FILE *out, const struct opt *o, const struct conf *c)
 {
     const struct cache_rules *r = cfield(o, c);
 
-    for (size_t i = 0; i < r->n; i++) {
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-
-        if (f == NULL) {
-            fprintf(out, "%s = ?\n", o->name);
-            continue;
-        }
-        for (size_t j = 0; j < r->v[i].n_globs; j++) {
-            if (j)
-                fputc(',', f);
-            glob_print(f, r->v[i].globs[j]);
-        }
-        fprintf(f, "=%s", r->v[i].value);
-        fclose(f);
-        print_str(out, o->name, text);
-        free(text);
-    }
+    /* "?" (no '=') is refused */
+    for (size_t i = 0; i < r->n; i++)
+        print_built(out, o->name, "?", rule_build, &r->v[i]);
 }
 
 /* The rules go; the default, which cache-default owns, stays. */
