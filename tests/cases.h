@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* An input that is accepted, or refused with a message. */
 struct spec_case {
@@ -29,6 +30,12 @@ struct spec_case {
 /* An input and the one output it must give. */
 struct text_case {
     const char *in;
+    const char *want;
+};
+
+/* A number and the one text it must give. */
+struct num_case {
+    uint64_t in;
     const char *want;
 };
 

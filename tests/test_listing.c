@@ -178,10 +178,7 @@ START_TEST(empty_root_listing)
 }
 END_TEST
 
-static const struct {
-    uint64_t n;
-    const char *want;
-} sizes[] = {
+static const struct num_case sizes[] = {
     {0, "0 B"},
     {1, "1 B"},
     {1023, "1023 B"},
@@ -205,9 +202,9 @@ LOOP_TEST(human_size_case, sizes)
 {
     char out[LISTING_HUMAN_LEN];
 
-    listing_human_size(sizes[_i].n, out);
+    listing_human_size(sizes[_i].in, out);
     ck_assert_msg(strcmp(out, sizes[_i].want) == 0, "%llu: '%s', want '%s'",
-                  (unsigned long long)sizes[_i].n, out, sizes[_i].want);
+                  (unsigned long long)sizes[_i].in, out, sizes[_i].want);
 }
 END_TEST
 

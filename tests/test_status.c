@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* test_status.c - the errno -> status table and reason phrases. */
+#include "cases.h"
 #include "check_main.h"
 #include "status.h"
 
@@ -25,10 +26,7 @@ LOOP_TEST(errno_case, errno_cases)
 }
 END_TEST
 
-static const struct {
-    int code;
-    const char *want;
-} reason_cases[] = {
+static const struct num_case reason_cases[] = {
     {200, "OK"},
     {206, "Partial Content"},
     {304, "Not Modified"},
@@ -40,7 +38,7 @@ static const struct {
 
 LOOP_TEST(reason_case, reason_cases)
 {
-    ck_assert_str_eq(status_reason(reason_cases[_i].code),
+    ck_assert_str_eq(status_reason((int)reason_cases[_i].in),
                      reason_cases[_i].want);
 }
 END_TEST
