@@ -254,7 +254,7 @@ const char *tr_case_path(const struct tr_case *c, char *buf, size_t size)
         return buf;
     }
     /* "@4095": "./" repeated, then "f", 4095 bytes; "@4096": one more */
-    n = (size_t)atoi(c->path + 1);
+    n = (size_t)strtoul(c->path + 1, NULL, 10);
     if (n + 1 > size)
         n = size - 1;
     for (size_t i = 0; i + 1 < n; i += 2)

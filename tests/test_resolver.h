@@ -29,7 +29,9 @@ extern char tr_root[1100];
  * give the same answer (false for every row about symlinks or security: the
  * lexical run skips those rows and says how many).
  */
-struct tr_case {
+/* The columns in the order a row reads; the padding is not worth a less
+ * readable table. */
+struct tr_case { // NOLINT(clang-analyzer-optin.performance.Padding)
     const char *root;
     const char *path;
     int oflags;

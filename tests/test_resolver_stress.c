@@ -314,14 +314,14 @@ static struct stat secret1;
 static struct stat secret2;
 
 struct walker {
-    enum resolver_backend backend;
     uint64_t rflags;
-    bool cached; /* with a directory cache of its own */
     struct resolver_cache_stats st;
     long walks;
     long opened;
     long escaped;
     long eagain;
+    enum resolver_backend backend;
+    bool cached; /* with a directory cache of its own */
 };
 
 static const char *const race_paths[] = {
@@ -416,7 +416,7 @@ START_TEST(rename_race)
     atomic_store(&race_done, true);
     for (size_t i = 0; i < N_ELEMS(walkers); i++)
         pthread_join(threads[i], NULL);
-    ck_assert_int_eq(renames, 2 * RACE_RENAMES);
+    ck_assert_int_eq(renames, 2L * RACE_RENAMES);
     for (size_t i = 0; i < N_ELEMS(walkers); i++) {
         char flags[64];
 

@@ -63,7 +63,7 @@ static bool parse_head(struct http_response *r)
     char *p = r->head;
     if (strncmp(p, "HTTP/1.", 7) != 0 || strlen(p) < 12 || p[8] != ' ')
         return false;
-    r->status = atoi(p + 9);
+    r->status = (int)strtol(p + 9, NULL, 10);
     char *eol = strstr(p, "\r\n");
     if (eol == NULL)
         return false;
@@ -191,7 +191,7 @@ static ssize_t fill(struct raw_conn *c, long long deadline)
     if (c->eof)
         return 0;
     if (c->cap - c->len < 65536) {
-        size_t ncap = c->cap ? c->cap * 2 : 65536 * 2;
+        size_t ncap = c->cap ? c->cap * 2 : (size_t)65536 * 2;
         char *nb = realloc(c->buf, ncap);
         if (nb == NULL)
             harness_die_oom();
