@@ -55,7 +55,7 @@ static void fingerprint(const char *pem, struct hs *r)
     if (x == NULL)
         return;
     if (X509_digest(x, EVP_sha256(), md, &n) == 1 && n == 32) {
-        for (unsigned int i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++)
             snprintf(fp + 3 * i, sizeof(fp) - 3 * i,
                      i + 1 < n ? "%02X:" : "%02X", md[i]);
         r->cert_fp = hfmt("%s", fp);

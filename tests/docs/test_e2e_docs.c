@@ -303,7 +303,7 @@ START_TEST(no_fd_growth)
     /* Warm up with every path (one worker): the emulated backend's
      * directory cache then holds every directory it will. */
     for (size_t i = 0; i < N_ELEMS(reqs); i++)
-        r = http_get(s, reqs[i].path);
+        http_get(s, reqs[i].path);
     expect_get(s, "/guide.html", 200, "warm-up");
     for (int tries = 0; tries < 100; tries++) {
         before = server_fd_count(s);
@@ -548,4 +548,4 @@ const struct check_main check_main = {
                                    &security_and_extra_headers,
                                    &headers_from_config_file}},
                {"routes", .tests = {&try_html, &fallback, &json_listing}}},
-    .suites = {{docs_ops_suite}}};
+    .suites = {{.make = docs_ops_suite}}};

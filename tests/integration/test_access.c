@@ -103,7 +103,7 @@ static int curl_u(const struct server *s, const char *path, const char *userpwd,
     EXPECT(st == 0 && code, "curl %s failed: %d", path, st);
     if (body)
         *body = tree_read(bp, NULL);
-    return atoi(code);
+    return (int)strtol(code, NULL, 10);
 }
 
 /* ---- a raw client with a chosen source address ---- */
@@ -347,6 +347,8 @@ START_TEST(auth_bad_files)
     ws = beneath_run((const char *[]){"--check", "--listen", "127.0.0.1:0",
                                       "--auth", hfmt("/**=%s", f), d, NULL},
                      NULL, 30000, &out, &err);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "--check: %s\n%s",
+           wstatus_str(ws), err);
     EXPECT(strstr(err, "warning") == NULL, "loopback warned:\n%s", err);
 }
 END_TEST
@@ -525,4 +527,4 @@ const struct check_main check_main = {
                                   &auth_bad_files, &auth_many_users}},
                {"addresses", .tests = {&addr_allow_deny, &addr_trusted_proxy,
                                        &addr_bad_cidrs}}},
-    .suites = {{access_sites_suite}}};
+    .suites = {{.make = access_sites_suite}}};

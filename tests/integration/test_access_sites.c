@@ -8,6 +8,7 @@
  * issue (a 1 MiB _headers line, 10,000 redirects, a missing vhost root).
  */
 #include "access.h"
+#include "cases.h"
 #include "harness.h"
 
 #include <stdio.h>
@@ -476,12 +477,9 @@ START_TEST(rules_bad_input)
     tree_mkdir(d, "www");
     tree_write_str(www, "index.html", "x\n");
     /* a 1 MiB header line */
-    size_t n = 1 << 20;
-    char *big = hbuf(n + 64);
-    strcpy(big, "/*\n  X-Big: ");
-    memset(big + strlen(big), 'v', n);
-    strcat(big, "\n");
+    char *big = cases_long_line("/*\n  X-Big: ", 'v', (size_t)1 << 20, "\n");
     tree_write_str(www, "_headers", big);
+    free(big);
     err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
                                    "127.0.0.1:0", www, NULL},
                   &ms);

@@ -255,7 +255,7 @@ START_TEST(hostile_accept_encoding)
     for (int i = 0; i < 1000; i++)
         m += (size_t)sprintf(many + m, "%scoding%d;q=0.%03d", i ? ", " : "", i,
                              i % 999 + 1);
-    strcat(many, ", gzip;q=0.001");
+    snprintf(many + m, (size_t)1000 * 24 - m, ", gzip;q=0.001");
     for (int i = 0; i < 1000; i++)
         d += (size_t)sprintf(dup + d, "%sgzip;q=%d", i ? "," : "", i ? 1 : 0);
     struct http_response *r =

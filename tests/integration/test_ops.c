@@ -238,7 +238,7 @@ static long long conf_number(const char *text, const char *key)
         n *= 1024;
         end++;
     } else if (*end == 'M' || *end == 'm') {
-        n *= 1024 * 1024;
+        n *= 1024LL * 1024;
         end++;
     }
     return *end == '\0' ? n : -1;
@@ -256,7 +256,7 @@ START_TEST(cli_default_limits)
         {"timeout", 1, 600},
         {"header-timeout", 1, 120},
         {"max-connections", 16, 1000000},
-        {"max-header-size", 1024, 1024 * 1024},
+        {"max-header-size", 1024, 1024LL * 1024},
         {"shutdown-timeout", 1, 600},
     };
     char *out, *err;
@@ -513,8 +513,9 @@ const struct check_main check_main = {
                           &cli_listen_in_use}},
                {"user", .tests = {&user_unknown}}},
     .suites = {
-        {ops_startup_suite},
-        {ops_limits_suite},
-        {ops_signals_suite},
-        {ops_swap_suite},
-        {ops_root_suite, "--user drops privileges only when started as root"}}};
+        {.make = ops_startup_suite},
+        {.make = ops_limits_suite},
+        {.make = ops_signals_suite},
+        {.make = ops_swap_suite},
+        {.make = ops_root_suite,
+         .needs_root = "--user drops privileges only when started as root"}}};

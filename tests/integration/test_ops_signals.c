@@ -36,7 +36,7 @@ START_TEST(signal_term_idle)
 }
 END_TEST
 
-#define DRAIN_LEN (16 * 1024 * 1024)
+#define DRAIN_LEN ((size_t)16 * 1024 * 1024)
 
 struct download {
     const struct server *s;
@@ -107,8 +107,8 @@ START_TEST(signal_term_drain)
     pthread_t th;
     EXPECT(pthread_create(&th, NULL, dl_thread, &d) == 0, "pthread_create");
     long long deadline = now_ms() + 10000;
-    while (atomic_load(&d.progress) < 256 * 1024 && !atomic_load(&d.done) &&
-           now_ms() < deadline)
+    while (atomic_load(&d.progress) < (size_t)256 * 1024 &&
+           !atomic_load(&d.done) && now_ms() < deadline)
         sleep_ms(10);
     bool in_flight = !atomic_load(&d.done) && atomic_load(&d.progress) > 0;
     server_signal(s, SIGTERM);
@@ -152,7 +152,7 @@ START_TEST(signal_term_drain)
            pending, refused ? "; a later one was refused" : "");
     EXPECT(d.rc == CURLE_OK && d.status == 200,
            "the download in flight at SIGTERM failed: %s, status %ld, %zu of "
-           "%d bytes",
+           "%zu bytes",
            curl_easy_strerror(d.rc), d.status, d.got, DRAIN_LEN);
     EXPECT(d.got == DRAIN_LEN && d.same, "download: %zu bytes, content %s",
            d.got, d.same ? "ok" : "differs");

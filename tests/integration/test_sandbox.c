@@ -325,7 +325,7 @@ LOOP_TEST(fault_hook_walls, walls)
         hfmt("%s read:%s read:/etc/shadow write:%s connect:127.0.0.1:1 "
              "fork map-exec%s",
              w->extra, site.secret_path, outside,
-             w->exec && strcmp(w->exec, "-") ? " exec:/bin/true" : "");
+             w->exec && strcmp(w->exec, "-") != 0 ? " exec:/bin/true" : "");
     const char *args[] = {"--access-log", tree_path(logdir, "access.log"),
                           "--sandbox", w->sandbox, NULL};
     struct server *s = start_hooked(hook, args);
@@ -333,7 +333,7 @@ LOOP_TEST(fault_hook_walls, walls)
 
     expect_try(e, w->name, hfmt("read %s", site.secret_path), w->read_outside);
     expect_try(e, w->name, hfmt("write %s", outside), w->write_outside);
-    if (w->exec && strcmp(w->exec, "-"))
+    if (w->exec && strcmp(w->exec, "-") != 0)
         expect_try(e, w->name, "exec /bin/true", w->exec);
     expect_try(e, w->name, "connect 127.0.0.1:1", w->connect);
     expect_try(e, w->name, "fork -", w->fork);
