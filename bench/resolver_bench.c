@@ -179,42 +179,41 @@ static void cleanup(const char *root)
         fprintf(stderr, "resolver_bench: could not remove %s\n", root);
 }
 
-int main(int argc, char **argv)
-{
-    const char *csv_path = NULL;
-    char root[256] = "/tmp/beneath-bench-XXXXXX";
-    const char *tmp = getenv("TMPDIR");
-    long n = 2000;
-    int rounds = 20;
-    FILE *csv = NULL;
-    int errs[N_ELEMS(methods)] = {0};
-    const char *only = NULL;
-    int only_depth = 0;
-    int only_links = -1;
-    struct resolver_cache *cache = NULL;
-    int root_fd;
-    int c;
-    int ret = 1;
+/* What the command line asks for. */
+struct opts {
+    long n;           /* calls per round */
+    int rounds;       /* rounds; each method keeps its best */
+    const char *csv;  /* -o, or NULL */
+    const char *only; /* -m backend[:flags], or NULL: every method */
+    int only_depth;   /* -d, or 0: every depth */
+    int only_links;   /* -l, or -1: every link count */
+};
 
+/* The options into @o: -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    *o = (struct opts){.n = 2000, .rounds = 20, .only_links = -1};
     while ((c = getopt(argc, argv, "n:r:o:d:l:m:h")) != -1) {
         switch (c) {
         case 'd':
-            only_depth = (int)parse_num(optarg);
+            o->only_depth = (int)parse_num(optarg);
             break;
         case 'l':
-            only_links = (int)parse_num(optarg);
+            o->only_links = (int)parse_num(optarg);
             break;
         case 'm':
-            only = optarg;
+            o->only = optarg;
             break;
         case 'n':
-            n = parse_num(optarg);
+            o->n = parse_num(optarg);
             break;
         case 'r':
-            rounds = (int)parse_num(optarg);
+            o->rounds = (int)parse_num(optarg);
             break;
         case 'o':
-            csv_path = optarg;
+            o->csv = optarg;
             break;
         default:
             fprintf(stderr, "usage: resolver_bench [-n calls] [-r rounds] "
@@ -225,10 +224,76 @@ int main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    if (n <= 0 || rounds <= 0) {
+    if (o->n <= 0 || o->rounds <= 0) {
         fprintf(stderr, "resolver_bench: -n and -r must be positive\n");
         return 2;
     }
+    return -1;
+}
+
+/*
+ * measure - every wanted method on the path of @depth directories and
+ * @links symlinks: its best round, printed (and written to @csv) with its
+ * ratio to the first method, the floor.
+ */
+static void measure(const struct opts *o, int root_fd,
+                    struct resolver_cache *cache, int depth, int links,
+                    FILE *csv)
+{
+    char path[512];
+    double best[N_ELEMS(methods)] = {0};
+    int errs[N_ELEMS(methods)] = {0};
+    double floor_ns;
+
+    make_path(path, sizeof(path), depth, links);
+    /* Rounds interleave the methods so that load from elsewhere hits them
+     * alike; each keeps its best round. */
+    for (int r = 0; r < o->rounds; r++) {
+        for (size_t m = 0; m < N_ELEMS(methods); m++) {
+            double ns;
+
+            if (!wanted(&methods[m], links, o->only) || errs[m])
+                continue;
+            ns = run(&methods[m], root_fd, cache, path, o->n, &errs[m]);
+            if (r == 0 || ns < best[m])
+                best[m] = ns;
+        }
+    }
+    floor_ns = best[0];
+    for (size_t m = 0; m < N_ELEMS(methods); m++) {
+        char flags[128];
+
+        if (!wanted(&methods[m], links, o->only))
+            continue;
+        resolver_flags_format(methods[m].resolve, flags, sizeof(flags));
+        if (errs[m]) {
+            printf("%5d %5d  %-14s %-32s %10s (%s)\n", depth, links,
+                   methods[m].name, flags, "-", strerror(errs[m]));
+            continue;
+        }
+        printf("%5d %5d  %-14s %-32s %10.0f %7.2f\n", depth, links,
+               methods[m].name, flags, best[m],
+               floor_ns > 0 ? best[m] / floor_ns : 0);
+        if (csv)
+            fprintf(csv, "%d,%d,%s,\"%s\",%.1f,%.3f\n", depth, links,
+                    methods[m].name, flags, best[m],
+                    floor_ns > 0 ? best[m] / floor_ns : 0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    char root[256] = "/tmp/beneath-bench-XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    struct resolver_cache *cache = NULL;
+    FILE *csv = NULL;
+    struct opts o;
+    int root_fd, err;
+    int ret = parse_args(argc, argv, &o);
+
+    if (ret >= 0)
+        return ret;
+    ret = 1;
     if (tmp && *tmp)
         snprintf(root, sizeof(root), "%s/beneath-bench-XXXXXX", tmp);
     if (!mkdtemp(root)) {
@@ -244,76 +309,34 @@ int main(int argc, char **argv)
         perror("resolver_bench: open root");
         goto out_remove;
     }
-    c = resolver_cache_new(root_fd, 1024, &cache);
-    if (c < 0) {
+    err = resolver_cache_new(root_fd, 1024, &cache);
+    if (err < 0) {
         fprintf(stderr, "resolver_bench: resolver_cache_new: %s\n",
-                strerror(-c));
+                strerror(-err));
         goto out_close;
     }
-    if (csv_path) {
-        csv = fopen(csv_path, "w");
+    if (o.csv) {
+        csv = fopen(o.csv, "w");
         if (!csv) {
-            perror(csv_path);
+            perror(o.csv);
             goto out_free_cache;
         }
         fprintf(csv, "depth,links,backend,flags,ns_per_op,ratio_to_floor\n");
     }
     printf("resolver micro-benchmark: open+close of a file, O_RDONLY, "
            "best of %d x %ld calls\n",
-           rounds, n);
+           o.rounds, o.n);
     printf("%5s %5s  %-14s %-32s %10s %7s\n", "depth", "links", "backend",
            "flags", "ns/op", "x floor");
-    for (size_t d = 0; d < N_ELEMS(depths); d++) {
-        for (size_t l = 0; l < N_ELEMS(link_counts); l++) {
-            char path[512];
-            double best[N_ELEMS(methods)] = {0};
-            double floor_ns;
-
-            if (link_counts[l] > depths[d] ||
-                (only_depth && depths[d] != only_depth) ||
-                (only_links >= 0 && link_counts[l] != only_links))
-                continue;
-            make_path(path, sizeof(path), depths[d], link_counts[l]);
-            /* Rounds interleave the methods so that load from elsewhere
-             * hits them alike; each keeps its best round. */
-            for (int r = 0; r < rounds; r++) {
-                for (size_t m = 0; m < N_ELEMS(methods); m++) {
-                    double ns;
-
-                    if (!wanted(&methods[m], link_counts[l], only) || errs[m])
-                        continue;
-                    ns = run(&methods[m], root_fd, cache, path, n, &errs[m]);
-                    if (r == 0 || ns < best[m])
-                        best[m] = ns;
-                }
-            }
-            floor_ns = best[0];
-            for (size_t m = 0; m < N_ELEMS(methods); m++) {
-                char flags[128];
-
-                if (!wanted(&methods[m], link_counts[l], only))
-                    continue;
-                resolver_flags_format(methods[m].resolve, flags, sizeof(flags));
-                if (errs[m]) {
-                    printf("%5d %5d  %-14s %-32s %10s (%s)\n", depths[d],
-                           link_counts[l], methods[m].name, flags, "-",
-                           strerror(errs[m]));
-                    continue;
-                }
-                printf("%5d %5d  %-14s %-32s %10.0f %7.2f\n", depths[d],
-                       link_counts[l], methods[m].name, flags, best[m],
-                       floor_ns > 0 ? best[m] / floor_ns : 0);
-                if (csv)
-                    fprintf(csv, "%d,%d,%s,\"%s\",%.1f,%.3f\n", depths[d],
-                            link_counts[l], methods[m].name, flags, best[m],
-                            floor_ns > 0 ? best[m] / floor_ns : 0);
-            }
-            memset(errs, 0, sizeof(errs));
-        }
-    }
+    for (size_t d = 0; d < N_ELEMS(depths); d++)
+        for (size_t l = 0; l < N_ELEMS(link_counts); l++)
+            if (link_counts[l] <= depths[d] &&
+                (!o.only_depth || depths[d] == o.only_depth) &&
+                (o.only_links < 0 || link_counts[l] == o.only_links))
+                measure(&o, root_fd, cache, depths[d], link_counts[l], csv);
     ret = 0;
     if (csv && fclose(csv) != 0) {
-        perror(csv_path);
+        perror(o.csv);
         ret = 1;
     }
 out_free_cache:
