@@ -65,63 +65,20 @@ bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
     return false;
 }
 
-/* Every value of one request header, joined with ", ". */
-struct joined {
-    const char *name;
-    char *buf;
-    size_t len;
-    bool oom;
-};
-
-static enum MHD_Result join_value(void *cls, enum MHD_ValueKind kind,
-                                  const char *key, const char *value)
+unsigned access_client(struct access *a, const struct request *rq, char *client,
+                       size_t size)
 {
-    struct joined *j = cls;
-    size_t n = value ? strlen(value) : 0;
-    char *b;
-
-    (void)kind;
-    if (!value || strcasecmp(key, j->name) != 0)
-        return MHD_YES;
-    b = realloc(j->buf, j->len + n + 3);
-    if (!b) {
-        j->oom = true;
-        return MHD_NO;
-    }
-    j->buf = b;
-    if (j->len) {
-        memcpy(j->buf + j->len, ", ", 2);
-        j->len += 2;
-    }
-    memcpy(j->buf + j->len, value, n + 1);
-    j->len += n;
-    return MHD_YES;
-}
-
-unsigned access_client(struct access *a, struct MHD_Connection *mc,
-                       char *client, size_t size)
-{
-    const union MHD_ConnectionInfo *ci;
-    struct joined fwd = {.name = "Forwarded"},
-                  xff = {.name = "X-Forwarded-For"};
     struct cidr_addr c;
     unsigned hops, status = 0;
 
     if (!a || a->trusted.n == 0)
         return 0;
-    ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!ci || peer_of(ci->client_addr, &c) < 0 ||
+    if (!rq->peer || peer_of(rq->peer, &c) < 0 ||
         !cidr_list_match(&a->trusted, &c))
         return 0;
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &fwd);
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &xff);
-    /* out of memory for the list: the proxy stays the client, refused
-     * below unless the rules let the proxy itself in */
-    hops = fwd.oom || xff.oom
-               ? 0
-               : forwarded_client(&a->trusted, fwd.buf, xff.buf, &c);
-    free(fwd.buf);
-    free(xff.buf);
+    /* every line of each, joined by the transport (http/request.h) */
+    hops = forwarded_client(&a->trusted, rq->field[RF_FORWARDED],
+                            rq->field[RF_X_FORWARDED_FOR], &c);
     if (hops)
         cidr_addr_format(&c, client, size);
     if ((a->allow.n || a->deny.n) && !allowed(a, &c)) {
@@ -154,8 +111,7 @@ static struct site *pick(struct access *a, const char *host)
 }
 
 unsigned access_site(struct access *a, struct root *root_only,
-                     struct MHD_Connection *mc, const char *raw_target,
-                     struct access_site *out)
+                     const struct request *rq, struct access_site *out)
 {
     struct site *s;
 
@@ -170,11 +126,10 @@ unsigned access_site(struct access *a, struct root *root_only,
     s = &a->dflt;
     if (a->n_vhosts) {
         char host[HOST_MAX];
-        int r = host_from_target(raw_target, host);
+        int r = host_from_target(rq->target, host);
 
         if (r == -ENOENT) {
-            const char *h =
-                MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
+            const char *h = rq->field[RF_HOST];
 
             host[0] = '\0';
             r = h ? host_normalize(h, host) : 0;
@@ -294,8 +249,10 @@ bool access_headers_any(const struct access_headers *h)
            h->out[1].n_removed;
 }
 
-void access_headers_add(const struct access_headers *h,
-                        struct MHD_Response *resp)
+void access_headers_each(const struct access_headers *h,
+                         void (*add)(void *arg, const char *name,
+                                     const char *value),
+                         void *arg)
 {
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < h->out[k].n_add; i++) {
@@ -304,6 +261,6 @@ void access_headers_add(const struct access_headers *h,
             /* the site's "! Name" also drops the --headers-file one */
             if (k == 0 && headers_file_removed(&h->out[1], x->name))
                 continue;
-            MHD_add_response_header(resp, x->name, x->value);
+            add(arg, x->name, x->value);
         }
 }

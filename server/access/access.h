@@ -23,10 +23,10 @@
 #include "conf.h"
 #include "http/error_pages.h"
 #include "http/headers_file.h"
+#include "http/request.h"
 #include "observe/metrics.h"
 #include "runtime/root.h"
 
-#include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -101,20 +101,19 @@ bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len);
  *
  * Returns 0, or 403 (counted).
  */
-unsigned access_client(struct access *a, struct MHD_Connection *mc,
-                       char *client, size_t size);
+unsigned access_client(struct access *a, const struct request *rq, char *client,
+                       size_t size);
 
 /*
- * access_site - the site of a request: its Host (or the authority of an
- * absolute-form @raw_target) picks a vhost, else the --root site.
+ * access_site - the site of @rq: its Host (or the authority of an
+ * absolute-form target) picks a vhost, else the --root site.
  * @root_only is the root to use when @a is NULL.
  *
  * Returns 0 with @out filled, 400 for a garbage Host, 421 when no site
  * serves that Host.
  */
 unsigned access_site(struct access *a, struct root *root_only,
-                     struct MHD_Connection *mc, const char *raw_target,
-                     struct access_site *out);
+                     const struct request *rq, struct access_site *out);
 
 /* ---- what respond asks the view (all take the normalised path) ---- */
 
@@ -156,8 +155,11 @@ bool access_headers_sets(const struct access_headers *h, const char *name);
 /* access_headers_any - whether the files give @h's path any header op. */
 bool access_headers_any(const struct access_headers *h);
 
-/* access_headers_add - add the files' headers to @resp. */
-void access_headers_add(const struct access_headers *h,
-                        struct MHD_Response *resp);
+/* access_headers_each - call @add(@arg, name, value) for each of the files'
+ * headers, in order. */
+void access_headers_each(const struct access_headers *h,
+                         void (*add)(void *arg, const char *name,
+                                     const char *value),
+                         void *arg);
 
 #endif

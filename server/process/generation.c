@@ -93,6 +93,8 @@ static void policy(struct generation *g, const struct generation_base *b)
         .compress = c->compress.v,
         .n_compress = b->compress_cache ? c->compress.n : 0,
         .compress_cache = b->compress_cache,
+        .access = b->access,
+        .root = b->root,
     };
 }
 

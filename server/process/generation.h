@@ -25,6 +25,8 @@ struct generation_base {
     files_resolved_fn *resolved; /* after every resolver call, or NULL */
     void *resolved_arg;
     const struct error_pages *error_pages; /* --error-page (access.c) */
+    struct access *access;                 /* the sites and rules, or NULL */
+    struct root *root;                     /* the --root site's root, or NULL */
 };
 
 struct generation_log; /* an access log shared by generations */

@@ -456,6 +456,8 @@ static int check_generation(struct server *s)
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
         .error_pages = access_error_pages(s->access),
+        .access = s->access,
+        .root = s->root,
     };
     err = generation_new(&s->c, &s->base, NULL, &g);
     if (err) {

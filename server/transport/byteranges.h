@@ -27,10 +27,4 @@
  */
 struct MHD_Response *byteranges_response(int fd, const struct multipart *m);
 
-/*
- * byteranges_boundary - a fresh random boundary (getrandom), or a boundary
- * from the clock and a counter when the kernel has no entropy to give yet.
- */
-void byteranges_boundary(char out[MULTIPART_BOUNDARY_LEN + 1]);
-
 #endif
