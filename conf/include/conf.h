@@ -19,8 +19,8 @@
  * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
  */
-#ifndef CONF_H
-#define CONF_H
+#ifndef BENEATH_CONF_H
+#define BENEATH_CONF_H
 
 #include "http/cache_rules.h"
 #include "http/headers_opt.h"

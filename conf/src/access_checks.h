@@ -5,8 +5,8 @@
  * auth-realm), for the option table. Each writes a sentence to @err (ERR_MAX
  * bytes) and returns -EINVAL, or returns 0.
  */
-#ifndef CONF_ACCESS_CHECKS_H
-#define CONF_ACCESS_CHECKS_H
+#ifndef BENEATH_CONF_ACCESS_CHECKS_H
+#define BENEATH_CONF_ACCESS_CHECKS_H
 
 #include "internal.h"
 

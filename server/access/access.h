@@ -17,8 +17,8 @@
  * again on SIGHUP (access_reload), where a file that fails keeps what it
  * had and the reason is logged.
  */
-#ifndef ACCESS_H
-#define ACCESS_H
+#ifndef BENEATH_ACCESS_H
+#define BENEATH_ACCESS_H
 
 #include "conf.h"
 #include "http/error_pages.h"

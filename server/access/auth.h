@@ -17,8 +17,8 @@
  * and again on SIGHUP; a file that cannot be read or has errors then keeps
  * the users it had, and the reason is logged.
  */
-#ifndef AUTH_H
-#define AUTH_H
+#ifndef BENEATH_ACCESS_AUTH_H
+#define BENEATH_ACCESS_AUTH_H
 
 #include "conf.h"
 

@@ -14,8 +14,8 @@
  * ready a lookup answers "pending" with the mtime-size ETag, so hashing a big
  * file never stalls the request that found it.
  */
-#ifndef ETAG_CACHE_H
-#define ETAG_CACHE_H
+#ifndef BENEATH_FILES_ETAG_CACHE_H
+#define BENEATH_FILES_ETAG_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>

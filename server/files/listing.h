@@ -11,8 +11,8 @@
  * listing costs at most LISTING_MAX fstatat calls, LISTING_MAX names in
  * memory and a page of LISTING_MAX rows, however large the directory.
  */
-#ifndef LISTING_H
-#define LISTING_H
+#ifndef BENEATH_FILES_LISTING_H
+#define BENEATH_FILES_LISTING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * (validators, conditionals, Range, body, headers) and plan_close releases
  * it. Nothing here knows libmicrohttpd.
  */
-#ifndef FILES_LOOKUP_H
-#define FILES_LOOKUP_H
+#ifndef BENEATH_FILES_LOOKUP_H
+#define BENEATH_FILES_LOOKUP_H
 
 #include "http/error_pages.h"
 #include "http/method.h"

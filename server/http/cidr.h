@@ -11,8 +11,8 @@
  * message names the network that was probably meant. Zone ids ("%eth0")
  * are refused: a rule about one link is not expressible here.
  */
-#ifndef CIDR_H
-#define CIDR_H
+#ifndef BENEATH_HTTP_CIDR_H
+#define BENEATH_HTTP_CIDR_H
 
 #include <stdbool.h>
 #include <stddef.h>

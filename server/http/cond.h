@@ -2,8 +2,8 @@
 /*
  * cond.h - conditional requests (RFC 9110 section 13) for GET and HEAD.
  */
-#ifndef COND_H
-#define COND_H
+#ifndef BENEATH_HTTP_COND_H
+#define BENEATH_HTTP_COND_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  * proxy, never a value the client may have written. Forwarded wins when a
  * request carries both.
  */
-#ifndef FORWARDED_H
-#define FORWARDED_H
+#ifndef BENEATH_HTTP_FORWARDED_H
+#define BENEATH_HTTP_FORWARDED_H
 
 #include "http/cidr.h"
 

@@ -4,6 +4,7 @@
  */
 #include "http/headers_opt.h"
 
+#include "common/elems.h"
 #include "http/errbuf.h"
 #include "http/field.h"
 
@@ -34,8 +35,6 @@ static const struct {
     {"X-Frame-Options", "DENY"},
     {"Content-Security-Policy", "frame-ancestors 'none'"},
 };
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static int append(struct headers_opt *h, const char *name, size_t name_len,
                   const char *value, size_t value_len)

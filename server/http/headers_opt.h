@@ -21,8 +21,8 @@
  * know, so that one is left to --header. No Strict-Transport-Security: it is
  * only meaningful over TLS and hard to undo, so it must be asked for.
  */
-#ifndef HEADERS_OPT_H
-#define HEADERS_OPT_H
+#ifndef BENEATH_HTTP_HEADERS_OPT_H
+#define BENEATH_HTTP_HEADERS_OPT_H
 
 #include <stddef.h>
 

@@ -63,8 +63,8 @@ int request_add_field(struct request *rq, struct arena *a, const char *name,
         return 0;
     }
     size_t n = strlen(old);
-    char *j = n + 2 + value_len >= n ? arena_alloc(a, n + 2 + value_len + 1)
-                                     : NULL;
+    char *j =
+        n + 2 + value_len >= n ? arena_alloc(a, n + 2 + value_len + 1) : NULL;
     if (!j)
         return -ENOMEM;
     memcpy(j, old, n);
@@ -75,8 +75,8 @@ int request_add_field(struct request *rq, struct arena *a, const char *name,
     return 0;
 }
 
-const char *request_query_param(const char *target, const char *name,
-                                char *buf, size_t size)
+const char *request_query_param(const char *target, const char *name, char *buf,
+                                size_t size)
 {
     const char *q = target ? strchr(target, '?') : NULL;
     size_t nlen = strlen(name);

@@ -66,8 +66,8 @@ struct request {
      */
     const char *target;
     enum http_version version;
-    const char *version_name; /* "HTTP/1.1", "HTTP/2.0" (the log) */
-    const char *field[RF_N];  /* NULL: absent */
+    const char *version_name;  /* "HTTP/1.1", "HTTP/2.0" (the log) */
+    const char *field[RF_N];   /* NULL: absent */
     unsigned char count[RF_N]; /* field lines met (saturates at 255) */
     /* the connection */
     const struct sockaddr *peer; /* the client's address, or NULL */
@@ -120,7 +120,7 @@ static inline const char *request_get(const struct request *rq,
  * Returns @buf, or NULL when the parameter is absent, malformed or longer
  * than @size - 1.
  */
-const char *request_query_param(const char *target, const char *name,
-                                char *buf, size_t size);
+const char *request_query_param(const char *target, const char *name, char *buf,
+                                size_t size);
 
 #endif

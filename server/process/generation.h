@@ -5,8 +5,8 @@
  * log), built at start-up and again by each good SIGHUP, and held in a struct
  * live while worker threads use it.
  */
-#ifndef GENERATION_H
-#define GENERATION_H
+#ifndef BENEATH_PROCESS_GENERATION_H
+#define BENEATH_PROCESS_GENERATION_H
 
 #include "conf.h"
 #include "files/etag_cache.h"

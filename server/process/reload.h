@@ -3,8 +3,8 @@
  * reload.h - SIGHUP: read the configuration again and apply what can change
  * without a restart.
  */
-#ifndef RELOAD_H
-#define RELOAD_H
+#ifndef BENEATH_PROCESS_RELOAD_H
+#define BENEATH_PROCESS_RELOAD_H
 
 #include "process/generation.h"
 #include "runtime/live.h"

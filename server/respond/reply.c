@@ -8,8 +8,6 @@
  */
 #include "respond/reply.h"
 
-#include "respond/reply_cache.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +27,9 @@ void reply_add(struct reply *r, const char *name, const char *value)
 {
     if (r->n_fields == r->cap_fields) {
         size_t cap = r->cap_fields * 2;
-        struct reply_field *f =
-            r->field == r->inline_fields
-                ? malloc(cap * sizeof *f)
-                : realloc(r->field, cap * sizeof *f);
+        struct reply_field *f = r->field == r->inline_fields
+                                    ? malloc(cap * sizeof *f)
+                                    : realloc(r->field, cap * sizeof *f);
 
         if (!f) {
             r->failed = true;
@@ -132,6 +129,7 @@ static void body_release(struct reply *r)
     r->release_arg = NULL;
     r->data = NULL;
     r->body = REPLY_BODY_NONE;
+    r->cached = NULL; /* its reference was the bytes' */
 }
 
 void reply_drop_body(struct reply *r)
@@ -143,9 +141,6 @@ void reply_drop_body(struct reply *r)
 void reply_release(struct reply *r)
 {
     body_release(r);
-    if (r->cached)
-        reply_entry_put(r->cached);
-    r->cached = NULL;
     r->wire = NULL;
     for (size_t i = 0; i < r->n_owned; i++)
         free(r->owned[i]);

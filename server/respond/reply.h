@@ -67,17 +67,17 @@ struct reply {
     bool head;
     uint64_t length; /* bytes of the body (sent or not) */
     enum reply_body body;
-    const char *data;                /* BYTES */
-    void (*release)(void *arg);      /* BYTES: called once, at release */
+    const char *data;           /* BYTES */
+    void (*release)(void *arg); /* BYTES: called once, at release */
     void *release_arg;
-    int fd;                          /* FD, MULTIPART: owned; else -1 */
-    uint64_t offset;                 /* FD */
-    struct multipart *mp;            /* MULTIPART: owned */
+    int fd;               /* FD, MULTIPART: owned; else -1 */
+    uint64_t offset;      /* FD */
+    struct multipart *mp; /* MULTIPART: owned */
     /*
      * From the reply cache: the entry the fields and body are borrowed
-     * from (a reference, released with the reply), and the calling
-     * thread's slot where a transport may keep its wire form of that
-     * entry (valid until this thread's next respond()).
+     * from (its reference is the bytes body's, released with it), and the
+     * calling thread's slot where a transport may keep its wire form of
+     * that entry (valid until this thread's next respond()).
      */
     struct reply_entry *cached;
     struct reply_wire *wire;

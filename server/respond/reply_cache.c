@@ -181,14 +181,20 @@ bool reply_cache_find(uint64_t serial, const struct stat *st, const char *type,
     return true;
 }
 
+static void entry_put(void *e)
+{
+    reply_entry_put(e);
+}
+
 void reply_use_hit(struct reply *r, struct reply_hit *hit)
 {
     struct reply_entry *e = hit->entry;
 
     for (size_t i = 0; i < e->n_fields; i++)
         reply_add(r, e->field[i].name, e->field[i].value);
-    reply_set_bytes(r, e->body, e->length, NULL, NULL);
-    r->cached = e; /* the hit's reference */
+    /* the body holds the hit's reference: its release puts it */
+    reply_set_bytes(r, e->body, e->length, entry_put, e);
+    r->cached = e;
     r->wire = hit->wire;
     *hit = (struct reply_hit){0};
 }

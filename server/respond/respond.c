@@ -26,112 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_field(void *out, const char *name, const char *value)
-{
-    reply_add(out, name, value);
-}
-
-void req_common_headers(struct req *r)
-{
-    struct reply *out = r->out;
-    const struct headers_opt *h = r->conf->headers;
-    bool vary_encoding =
-        (r->plan && r->plan->vary_encoding) || r->vary_compress;
-
-    if ((!h || !headers_opt_find(h, "X-Content-Type-Options")) &&
-        !(r->ah && access_headers_drop(r->ah, "X-Content-Type-Options")))
-        reply_add(out, "X-Content-Type-Options", "nosniff");
-    for (size_t i = 0; h && i < h->n; i++)
-        if (!r->ah || !access_headers_drop(r->ah, h->v[i].name))
-            reply_add(out, h->v[i].name, h->v[i].value);
-    if (r->ah)
-        access_headers_each(r->ah, add_field, out);
-    if (vary_encoding || r->vary_accept)
-        reply_add(out, "Vary",
-                  vary_encoding && r->vary_accept ? "Accept-Encoding, Accept"
-                  : vary_encoding                 ? "Accept-Encoding"
-                                                  : "Accept");
-    if (r->conf->server_timing)
-        reply_addf(out, "Server-Timing", "resolve;dur=%.3f",
-                   r->plan ? (double)r->plan->resolve_ns / 1e6 : 0.0);
-    if (r->rq->tls && r->conf->hsts &&
-        !(h && headers_opt_find(h, "Strict-Transport-Security")))
-        reply_addf(out, "Strict-Transport-Security", "max-age=%u",
-                   r->conf->hsts);
-}
-
-/*
- * Out of memory while the reply was built: whatever it holds goes, and a
- * bare 500 without a body answers (nothing here allocates).
- */
-static void bare_500(struct reply *out)
-{
-    struct respond_result res = out->res;
-
-    reply_release(out);
-    reply_init(out);
-    out->res = res;
-    out->res.err = out->res.err ? out->res.err : 12; /* ENOMEM */
-    out->status = out->res.status = STATUS_INTERNAL_SERVER_ERROR;
-}
-
-void req_finish(struct req *r, unsigned status)
-{
-    struct reply *out = r->out;
-
-    out->status = status;
-    req_common_headers(r);
-    if (status == STATUS_UNAUTHORIZED && r->challenge)
-        reply_add(out, "WWW-Authenticate", r->challenge);
-    if (r->rq->method == HTTP_HEAD || status == STATUS_NOT_MODIFIED ||
-        status == STATUS_NO_CONTENT)
-        reply_drop_body(out);
-    out->res.status = status;
-    out->res.bytes = out->head ? 0 : out->length;
-    if (out->failed)
-        bare_500(out);
-}
-
-void req_builtin_page(struct req *r, unsigned status)
-{
-    struct reply *out = r->out;
-    size_t room = sizeof out->scratch - out->scratch_used;
-    char *body = out->scratch + out->scratch_used;
-    int n = snprintf(body, room,
-                     "<!DOCTYPE html>\n<html><head><title>%u %s</title></head>"
-                     "<body><h1>%u %s</h1></body></html>\n",
-                     status, status_reason((int)status), status,
-                     status_reason((int)status));
-
-    if (n < 0 || (size_t)n >= room) {
-        out->failed = true;
-        return;
-    }
-    out->scratch_used += (size_t)n + 1;
-    reply_set_bytes(out, body, (uint64_t)n, NULL, NULL);
-    reply_add(out, "Content-Type", "text/html; charset=utf-8");
-}
-
-/* A small built-in HTML body for @status. */
-static void simple(struct req *r, unsigned status)
-{
-    req_builtin_page(r, status);
-    if (status == STATUS_METHOD_NOT_ALLOWED)
-        reply_add(r->out, "Allow", HTTP_ALLOW);
-    req_finish(r, status);
-}
-
-/* A file sent whole as the body of an error status (an error page). */
-static void page(struct req *r)
-{
-    struct plan *p = r->plan;
-
-    reply_set_fd(r->out, p->fd, 0, (uint64_t)p->st.st_size);
-    p->fd = -1; /* the reply owns it now */
-    reply_add(r->out, "Content-Type", mime_type(p->name));
-    req_finish(r, p->status);
-}
-
 static void free_text(void *text)
 {
     free(text);
@@ -158,7 +52,7 @@ static void listing(struct req *r)
     listing_free(&l);
     if (err) {
         r->out->res.err = -err;
-        simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
         return;
     }
     reply_set_bytes(r->out, text, len, free_text, text);
@@ -189,13 +83,13 @@ static void emit(struct req *r, struct plan *p)
     res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
     switch (p->kind) {
     case PLAN_STATUS:
-        simple(r, p->status);
+        req_simple(r, p->status);
         break;
     case PLAN_FILE:
         respond_file(r);
         break;
     case PLAN_PAGE:
-        page(r);
+        req_page(r);
         break;
     case PLAN_LISTING:
         listing(r);
@@ -221,7 +115,7 @@ static void builtin(struct req *r, bool metrics)
         char *text = metrics_render_alloc(r->conf->metrics, &len);
 
         if (!text) {
-            simple(r, STATUS_INTERNAL_SERVER_ERROR);
+            req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
             return;
         }
         reply_set_bytes(out, text, len, free_text, text);
@@ -239,15 +133,6 @@ static void options(struct req *r)
 {
     reply_add(r->out, "Allow", HTTP_ALLOW);
     req_finish(r, STATUS_NO_CONTENT);
-}
-
-void req_fail(struct req *r, unsigned status)
-{
-    const struct files_request *rq = r->lookup;
-    struct plan p;
-
-    files_lookup_status(&r->conf->files, rq, status, &p);
-    emit(r, &p);
 }
 
 /* Look the request up and turn the plan into the reply; a site's own rule
@@ -439,12 +324,12 @@ void respond(const struct request *rq, const struct respond_conf *conf,
     if (!status)
         status = access_site(conf->access, conf->root, rq, &site);
     if (status) {
-        simple(&r, status);
+        req_simple(&r, status);
         return;
     }
     out->res.vhost = site.vhost;
     if (rq->method == HTTP_OTHER) {
-        simple(&r, STATUS_METHOD_NOT_ALLOWED);
+        req_simple(&r, STATUS_METHOD_NOT_ALLOWED);
         return;
     }
     /* the directory cache's hits and misses of this request, when shown */
@@ -465,5 +350,5 @@ void respond_error(const struct request *rq, const struct respond_conf *conf,
     struct req r = {.rq = rq, .conf = conf, .out = out};
 
     reply_init(out);
-    simple(&r, status);
+    req_simple(&r, status);
 }

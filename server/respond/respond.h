@@ -11,8 +11,8 @@
  * validators, conditionals, Range, variants, the reply cache, error
  * pages. Nothing here knows a wire library; a transport writes the reply.
  */
-#ifndef BENEATH_RESPOND_RESPOND_H
-#define BENEATH_RESPOND_RESPOND_H
+#ifndef BENEATH_RESPOND_H
+#define BENEATH_RESPOND_H
 
 #include "files/compress.h"
 #include "files/etag_cache.h"

@@ -53,6 +53,13 @@ void req_finish(struct req *r, unsigned status);
  */
 void req_fail(struct req *r, unsigned status);
 
+/* req_page - r->plan, a PLAN_PAGE, as the reply: the file with its status. */
+void req_page(struct req *r);
+
+/* req_simple - the built-in page of @status as the whole reply (with Allow
+ * for a 405). */
+void req_simple(struct req *r, unsigned status);
+
 /* req_builtin_page - the small built-in HTML body of @status, with its
  * Content-Type; the fields common to every reply are left to the caller. */
 void req_builtin_page(struct req *r, unsigned status);

@@ -8,8 +8,8 @@
  * bytes of state, whatever the file or range sizes. No sendfile (the parts
  * are interleaved with delimiter text), on HTTP and HTTPS alike.
  */
-#ifndef BYTERANGES_H
-#define BYTERANGES_H
+#ifndef BENEATH_TRANSPORT_BYTERANGES_H
+#define BENEATH_TRANSPORT_BYTERANGES_H
 
 #include "http/multipart.h"
 

@@ -4,8 +4,8 @@
  * watchdog) and daemon_request.c (one request: the handler, its log line)
  * share: the per-connection state and the daemon it belongs to.
  */
-#ifndef BENEATH_DAEMON_INTERNAL_H
-#define BENEATH_DAEMON_INTERNAL_H
+#ifndef BENEATH_TRANSPORT_DAEMON_INTERNAL_H
+#define BENEATH_TRANSPORT_DAEMON_INTERNAL_H
 
 #include "http/arena.h"
 #include "http/request.h"

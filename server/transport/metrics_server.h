@@ -4,8 +4,8 @@
  * of their own (plain HTTP, one thread, GET/HEAD /metrics only), so a
  * server whose site is public need not publish its metrics.
  */
-#ifndef METRICS_SERVER_H
-#define METRICS_SERVER_H
+#ifndef BENEATH_TRANSPORT_METRICS_SERVER_H
+#define BENEATH_TRANSPORT_METRICS_SERVER_H
 
 #include "observe/metrics.h"
 

@@ -32,11 +32,6 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
-static void entry_done(void *e)
-{
-    reply_entry_put(e);
-}
-
 /*
  * A small file's bytes from memory: one pread of the whole range, so that
  * libmicrohttpd sends headers and body in one system call instead of a
@@ -76,22 +71,13 @@ static struct MHD_Response *make(struct reply *r, bool tls)
         if (r->length == 0)
             return MHD_create_response_from_buffer(0, NULL,
                                                    MHD_RESPMEM_PERSISTENT);
-        return MHD_create_response_from_callback(r->length, 4096, no_body,
-                                                 NULL, NULL);
+        return MHD_create_response_from_callback(r->length, 4096, no_body, NULL,
+                                                 NULL);
     case REPLY_BODY_BYTES:
-        if (r->cached) {
-            /* the entry's bytes, for as long as libmicrohttpd sends them */
-            resp = MHD_create_response_from_buffer_with_free_callback_cls(
-                (size_t)r->length, (void *)(uintptr_t)r->data, entry_done,
-                reply_entry_get(r->cached));
-            if (!resp)
-                reply_entry_put(r->cached);
-            return resp;
-        }
         if (!r->release)
-            return MHD_create_response_from_buffer(
-                (size_t)r->length, (void *)(uintptr_t)r->data,
-                MHD_RESPMEM_MUST_COPY);
+            return MHD_create_response_from_buffer((size_t)r->length,
+                                                   (void *)(uintptr_t)r->data,
+                                                   MHD_RESPMEM_MUST_COPY);
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
             (size_t)r->length, (void *)(uintptr_t)r->data, r->release,
             r->release_arg);
@@ -159,8 +145,7 @@ enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r,
     struct MHD_Response *resp;
     enum MHD_Result ret;
     /* a whole kept 200: its response may be kept beside it */
-    bool keep = r->wire && r->cached && r->body == REPLY_BODY_BYTES &&
-                !r->head;
+    bool keep = r->wire && r->cached && r->body == REPLY_BODY_BYTES && !r->head;
 
     if (r->wire && r->wire->wire) {
         stamp(r->wire);

@@ -4,8 +4,8 @@
  * defines it): a server on a root with more arguments, a start-up that must
  * be refused, and the second suite (test_access_sites.c).
  */
-#ifndef ACCESS_H
-#define ACCESS_H
+#ifndef BENEATH_TESTS_INTEGRATION_ACCESS_H
+#define BENEATH_TESTS_INTEGRATION_ACCESS_H
 
 #include "harness.h"
 
