@@ -38,6 +38,8 @@ struct lookup {
     const struct files_request *rq;
     struct plan *p;
     enum resolver_backend last; /* the backend of the last resolver call */
+    bool refused;               /* a status decided before lookup: never the
+                                   fallback, which answers "not found" only */
 };
 
 static uint64_t now_ns(void)
@@ -256,7 +258,8 @@ static void fail(struct lookup *l, unsigned status)
     struct plan *p = l->p;
 
     if (l->rq->root_fd >= 0 && !l->rq->bare &&
-        ((status == STATUS_NOT_FOUND && fallback(l)) || error_page(l, status)))
+        ((status == STATUS_NOT_FOUND && !l->refused && fallback(l)) ||
+         error_page(l, status)))
         return;
     if (p->fd >= 0)
         close(p->fd);
@@ -371,7 +374,7 @@ void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,
                          struct plan *p)
 {
-    struct lookup l = {.conf = conf, .rq = rq, .p = p};
+    struct lookup l = {.conf = conf, .rq = rq, .p = p, .refused = true};
 
     init(p);
     fail(&l, status);

@@ -96,9 +96,9 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
 
 /*
  * files_lookup_status - the plan for @status decided before any path was
- * looked at (a bad target, 405, 401 ...): for 404 the fallback, then the
- * status's --error-page (for 404 by default /404.html) when the root has
- * it, else a built-in body.
+ * looked at (a bad target, a hidden file, 405, 401 ...): the status's
+ * --error-page (for 404 by default /404.html) when the root has it, else a
+ * built-in body. Never the fallback: a path refused is not a path missing.
  */
 void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,

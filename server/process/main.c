@@ -250,7 +250,7 @@ struct server {
     struct metrics_server *msrv; /* serving it */
     struct etag_cache *etags;
     struct compress_cache *compress; /* bodies compressed on the fly */
-    struct generation_base base;
+    struct respond_base base;
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
     struct reload reload;
@@ -449,7 +449,7 @@ static int check_generation(struct server *s)
     char *log = s->c.access_log;
     int err;
 
-    s->base = (struct generation_base){
+    s->base = (struct respond_base){
         .etags = s->etags,
         .compress_cache = s->compress,
         .metrics = &s->metrics,

@@ -18,7 +18,7 @@ struct reload {
     struct generation *cur;  /* the current generation (held by live) */
     struct live *live;       /* of struct daemon_gen, for the workers */
     struct root *root;
-    const struct generation_base *base;
+    const struct respond_base *base;
 };
 
 /*

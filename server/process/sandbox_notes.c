@@ -6,7 +6,6 @@
  * and the walls, which call it.
  */
 #include "process/sandbox_walls.h"
-
 #include "resolver.h"
 
 #include <stdarg.h>

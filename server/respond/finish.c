@@ -10,10 +10,9 @@
  * Both respond.c and respond_file.c call down into this file, never the
  * other way.
  */
-#include "respond/respond_internal.h"
-
 #include "http/mime.h"
 #include "http/status.h"
+#include "respond/respond_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

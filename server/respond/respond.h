@@ -14,6 +14,7 @@
 #ifndef BENEATH_RESPOND_H
 #define BENEATH_RESPOND_H
 
+#include "conf.h"
 #include "files/compress.h"
 #include "files/etag_cache.h"
 #include "files/lookup.h"
@@ -52,6 +53,26 @@ struct respond_conf {
     struct access *access;
     struct root *root;
 };
+
+/* What every generation's policy shares with the server: made once at
+ * start-up, borrowed by each respond_conf. */
+struct respond_base {
+    struct etag_cache *etags;
+    struct compress_cache *compress_cache; /* bodies compressed on the fly */
+    struct metrics *metrics;
+    files_resolved_fn *resolved; /* after every resolver call, or NULL */
+    void *resolved_arg;
+    const struct error_pages *error_pages; /* --error-page (access.c) */
+    struct access *access;                 /* the sites and rules, or NULL */
+    struct root *root;                     /* the --root site's root, or NULL */
+};
+
+/*
+ * respond_policy - the reply policy of the configuration @c (borrowed: it
+ * must outlive @out) with what @b shares, into @out; a new serial.
+ */
+void respond_policy(const struct conf *c, const struct respond_base *b,
+                    struct respond_conf *out);
 
 /*
  * respond - the answer to @rq under @conf, into @out (initialised here;
