@@ -157,8 +157,10 @@ static void file_headers(struct req *r, bool full, const struct file_meta *m,
      * is no ETag. Repr-Digest stays when asked for: it validates the
      * cached copy the 304 refreshes.
      */
-    if (full)
-        reply_add(out, "Content-Type", type);
+    if (full && type == m->type)
+        reply_add(out, "Content-Type", type); /* mime_type's: static */
+    else if (full)
+        reply_addf(out, "Content-Type", "%s", type); /* the caller's buffer */
     if (full || !m->etag[0]) {
         date_format(p->st.st_mtim.tv_sec, lastmod);
         reply_addf(out, "Last-Modified", "%s", lastmod);
