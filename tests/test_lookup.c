@@ -138,6 +138,9 @@ static const struct row {
     /* the fallback is for GET and HEAD only */
     {LISTING, HTTP_OPTIONS, "/missing", NULL, NULL, PLAN_PAGE, 404, "404.html",
      NULL, false, ENOENT},
+    /* ENOTDIR is a path not found too */
+    {LISTING, HTTP_GET, "/guide.html/x", NULL, NULL, PLAN_FILE, 200,
+     "index.html", NULL, false, 0},
     /* a refusal is not turned into the fallback */
     {LISTING, HTTP_GET, "/escape", NULL, NULL, PLAN_STATUS, 403, "", NULL,
      false, EXDEV},
@@ -209,6 +212,29 @@ START_TEST(status_404_page)
 }
 END_TEST
 
+/*
+ * A status decided before lookup (a dotfile, a hidden name) is a refusal:
+ * it keeps its status and may get its error page, never the fallback.
+ */
+START_TEST(status_never_fallback)
+{
+    struct files_conf conf;
+    struct files_request rq = {.root_fd = root_fd, .method = HTTP_GET};
+    struct plan p;
+
+    make_conf(LISTING, &conf);
+    files_lookup_status(&conf, &rq, STATUS_NOT_FOUND, &p);
+    ck_assert_int_eq(p.kind, PLAN_PAGE);
+    ck_assert_uint_eq(p.status, STATUS_NOT_FOUND);
+    ck_assert_str_eq(p.name, "404.html");
+    plan_close(&p);
+    files_lookup_status(&conf, &rq, STATUS_FORBIDDEN, &p);
+    ck_assert_int_eq(p.kind, PLAN_STATUS);
+    ck_assert_uint_eq(p.status, STATUS_FORBIDDEN);
+    plan_close(&p);
+}
+END_TEST
+
 /* A root that could not be opened answers by its errno, with no lookup. */
 START_TEST(root_missing)
 {
@@ -269,4 +295,5 @@ const struct check_main check_main = {
     .tcases = {
         {"core", setup, teardown,
          .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))}},
-         .tests = {&status_404_page, &root_missing, &resolved_hook}}}};
+         .tests = {&status_404_page, &status_never_fallback, &root_missing,
+                   &resolved_hook}}}};

@@ -14,6 +14,11 @@
  * - A sidecar or path.html that the resolver refuses (a link out of the
  *   root) is not a candidate; the plain file is served, or the refusal of
  *   path.html is reported instead of the 404 of the plain path.
+ * - The fallback is the last candidate of a path *not found* (ENOENT,
+ *   ENOTDIR), never the answer to one refused. Every refusal leaves
+ *   through fail(), which may pick an error page (a file looked up like
+ *   any other, whose own failure gives the built-in body) but never makes
+ *   a success.
  *
  * The plan owns at most one fd at a time: a candidate replaces the one
  * before it only once it is known to be served.
@@ -206,9 +211,53 @@ static void file(struct lookup *l, int fd, const struct stat *st,
 }
 
 /*
- * --fallback: a GET or HEAD that would be 404 gets this file with 200 (a
- * single-page app routes on the client). If it is missing or refused, the
- * 404 stands.
+ * The error page of @status: its --error-page file, or for 404 /404.html
+ * (non-empty), when the root has it; sent with @status.
+ */
+static void error_page(struct lookup *l, unsigned status)
+{
+    const char *path = error_pages_find(l->conf->error_pages, status);
+    struct stat st;
+    int fd;
+
+    if (!path && status != STATUS_NOT_FOUND)
+        return;
+    fd = open_regular(l, path ? path : "404.html", &st, false);
+    if (fd < 0)
+        return;
+    if (!path && st.st_size == 0) {
+        close(fd);
+        return;
+    }
+    set_name(l->p, path ? path : "404.html");
+    take_fd(l->p, PLAN_PAGE, status, fd, &st);
+}
+
+/*
+ * The error exit: @status with its error page (a file looked up like any
+ * other candidate, whose own failure gives the built-in body). It never
+ * makes a success: a refusal stays a refusal.
+ */
+static void fail(struct lookup *l, unsigned status)
+{
+    struct plan *p = l->p;
+
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    p->kind = PLAN_STATUS;
+    p->status = status;
+    p->name[0] = '\0';
+    if (l->rq->root_fd >= 0)
+        error_page(l, status);
+}
+
+/*
+ * --fallback, the last candidate: a GET or HEAD whose path was not found
+ * gets this file with 200 (a single-page app routes on the client). Only
+ * for a path not found, never for one refused. Returns false when there is
+ * no fallback to serve (none configured, another method, the file missing):
+ * the 404 stands.
  */
 static bool fallback(struct lookup *l)
 {
@@ -222,47 +271,30 @@ static bool fallback(struct lookup *l)
     if (fd < 0)
         return false;
     l->p->err = 0;
+    l->p->not_found = false;
     l->p->backend = l->last;
     file(l, fd, &st, l->conf->fallback);
     return true;
 }
 
 /*
- * The error page of @status: its --error-page file, or for 404 /404.html
- * (non-empty), when the root has it; sent with @status.
+ * The path was not found (@err: ENOENT or ENOTDIR): the fallback, else 404.
+ * A bare request keeps a bare 404 (no fallback, no page): its caller tries
+ * a rewrite first.
  */
-static bool error_page(struct lookup *l, unsigned status)
-{
-    const char *path = error_pages_find(l->conf->error_pages, status);
-    struct stat st;
-    int fd;
-
-    if (!path && status != STATUS_NOT_FOUND)
-        return false;
-    fd = open_regular(l, path ? path : "404.html", &st, false);
-    if (fd < 0)
-        return false;
-    if (!path && st.st_size == 0) {
-        close(fd);
-        return false;
-    }
-    set_name(l->p, path ? path : "404.html");
-    take_fd(l->p, PLAN_PAGE, status, fd, &st);
-    return true;
-}
-
-static void fail(struct lookup *l, unsigned status)
+static void missing(struct lookup *l, int err)
 {
     struct plan *p = l->p;
 
-    if (l->rq->root_fd >= 0 && !l->rq->bare &&
-        ((status == STATUS_NOT_FOUND && fallback(l)) || error_page(l, status)))
+    p->err = err;
+    p->not_found = true;
+    if (l->rq->bare) {
+        p->kind = PLAN_STATUS;
+        p->status = STATUS_NOT_FOUND;
         return;
-    if (p->fd >= 0)
-        close(p->fd);
-    p->fd = -1;
-    p->kind = PLAN_STATUS;
-    p->status = status;
+    }
+    if (!fallback(l))
+        fail(l, STATUS_NOT_FOUND);
 }
 
 /* Directory without a trailing slash: 301 to the slash form, query kept. */
@@ -393,6 +425,10 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
     fd = open_beneath(&l, t->path, O_RDONLY | O_NONBLOCK, true);
     if (fd == -ENOENT && try_html(&l, &fd))
         return;
+    if (fd == -ENOENT || fd == -ENOTDIR) {
+        missing(&l, -fd);
+        return;
+    }
     if (fd < 0) {
         refuse(&l, fd);
         return;

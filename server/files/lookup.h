@@ -56,8 +56,8 @@ struct files_request {
     const struct target *target;
     const char *accept;          /* Accept header, or NULL */
     const char *accept_encoding; /* Accept-Encoding header, or NULL */
-    bool bare;                   /* a 404 stays a bare 404 (no fallback, no
-                                    error page): the caller decides */
+    bool bare; /* a path not found stays a bare 404 (no fallback, no error
+                  page): the caller decides (a _redirects rule) */
 };
 
 enum plan_kind {
@@ -79,6 +79,8 @@ struct plan {
     bool json;            /* PLAN_LISTING: JSON rather than HTML */
     char *location;       /* PLAN_REDIRECT; owned */
     int err;              /* errno of a refusal or failure, or 0 */
+    bool not_found;       /* 404 because the path is not there (ENOENT,
+                             ENOTDIR), not because it was refused */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
     uint64_t resolve_ns;           /* time spent in the resolver; counted
                                       only when files_conf.resolved is set */
@@ -96,9 +98,10 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
 
 /*
  * files_lookup_status - the plan for @status decided before any path was
- * looked at (a bad target, 405, 401 ...): for 404 the fallback, then the
- * status's --error-page (for 404 by default /404.html) when the root has
- * it, else a built-in body.
+ * looked at (a bad target, a hidden name, 401 ...): the status's
+ * --error-page (for 404 by default /404.html) when the root has it, else a
+ * built-in body. Never the fallback: a status decided here is a refusal,
+ * and a refusal never turns into a success.
  */
 void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,

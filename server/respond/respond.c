@@ -372,7 +372,7 @@ static enum MHD_Result with_rules(struct req *r, struct files_request *rq,
         rq->bare = true;
         files_lookup(&r->conf->files, rq, &p);
         rq->bare = false;
-        if (p.status != STATUS_NOT_FOUND) {
+        if (!p.not_found) {
             free(at.url);
             if (p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
                 plan_close(&p);

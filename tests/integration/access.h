@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * access.h - what the two suites of test_e2e_access share (test_access.c
+ * access.h - what the suites of test_e2e_access share (test_access.c
  * defines it): a server on a root with more arguments, a start-up that must
- * be refused, and the second suite (test_access_sites.c).
+ * be refused, and the other suites (test_access_sites.c,
+ * test_access_candidates.c).
  */
 #ifndef ACCESS_H
 #define ACCESS_H
@@ -16,5 +17,7 @@ char *refused(const char **args, long long *ms);
 
 /* Virtual hosts, _redirects and _headers, error pages. */
 Suite *access_sites_suite(void);
+/* Rules judged on each candidate lookup opens (test_access_candidates.c). */
+Suite *access_candidates_suite(void);
 
 #endif

@@ -527,4 +527,5 @@ const struct check_main check_main = {
                                   &auth_bad_files, &auth_many_users}},
                {"addresses", .tests = {&addr_allow_deny, &addr_trusted_proxy,
                                        &addr_bad_cidrs}}},
-    .suites = {{.make = access_sites_suite}}};
+    .suites = {{.make = access_sites_suite},
+               {.make = access_candidates_suite}}};
