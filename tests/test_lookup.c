@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@ static const char *const tree[] = {
     "up -> ..",
     "sub/page -> ../guide.html",
     "loop -> loop",
+    "priv/index.html=private index",
+    "priv/page.html=private page",
+    "data.json={}",
+    "data.json.gz=GZ",
 };
 
 static char root_path[PATH_MAX];
@@ -192,6 +197,83 @@ START_TEST(lookup_row)
 }
 END_TEST
 
+/*
+ * The judge is asked of every candidate lookup opens, and a refusal of any
+ * of them is the answer: each row protects one file (@refuse, as lookup
+ * opens it) and asks for it in one way.
+ */
+static const struct judged_row {
+    enum conf_kind conf;
+    const char *target, *accept_encoding;
+    const char *refuse; /* the protected file */
+    enum plan_kind kind;
+    unsigned status;
+    const char *name;
+} judged_rows[] = {
+    /* the request's own path */
+    {PLAIN, "/guide.html", NULL, "guide.html", PLAN_STATUS, 401, ""},
+    /* path.html of --try-html */
+    {PLAIN, "/guide", NULL, "guide.html", PLAN_STATUS, 401, ""},
+    {PLAIN, "/priv/page", NULL, "priv/page.html", PLAN_STATUS, 401, ""},
+    /* the index file */
+    {PLAIN, "/priv/", NULL, "priv/index.html", PLAN_STATUS, 401, ""},
+    {PLAIN, "/", NULL, "index.html", PLAN_STATUS, 401, ""},
+    /* the directory to list */
+    {LISTING, "/nolist/", NULL, "nolist/", PLAN_STATUS, 401, ""},
+    /* the sidecar chosen */
+    {PLAIN, "/style.css", "gzip", "style.css.gz", PLAN_STATUS, 401, ""},
+    {PLAIN, "/style.css", "br", "style.css", PLAN_STATUS, 401, ""},
+    /* the fallback */
+    {LISTING, "/missing", NULL, "index.html", PLAN_STATUS, 401, ""},
+    /* an error page refused: the built-in body, the status unchanged */
+    {PLAIN, "/missing", NULL, "404.html", PLAN_STATUS, 404, ""},
+    /* what the rule does not name is served */
+    {PLAIN, "/style.css", "gzip", "style.css.br", PLAN_FILE, 200, "style.css"},
+    {PLAIN, "/priv/page.html", NULL, "priv/index.html", PLAN_FILE, 200,
+     "priv/page.html"},
+    {LISTING, "/missing", NULL, "404.html", PLAN_FILE, 200, "index.html"},
+};
+
+static unsigned refuse_one(void *arg, const char *path, const struct stat *st,
+                           unsigned status)
+{
+    const char *protected = arg;
+
+    ck_assert_ptr_nonnull(st);
+    (void)status;
+    return strcmp(path, protected) == 0 ? STATUS_UNAUTHORIZED : 0;
+}
+
+LOOP_TEST(judged_row, judged_rows)
+{
+    const struct judged_row *w = &judged_rows[_i];
+    struct files_conf conf;
+    struct target t;
+    struct plan p;
+    char buf[256];
+    int fds = fixture_count_fds();
+
+    make_conf(w->conf, &conf);
+    ck_assert_int_eq(
+        target_decode(w->target, TARGET_DENY_DOTFILES, buf, sizeof buf, &t), 0);
+    struct files_request rq = {
+        .root_fd = root_fd,
+        .method = HTTP_GET,
+        .target = &t,
+        .accept_encoding = w->accept_encoding,
+        .judge = {refuse_one, (void *)(uintptr_t)w->refuse},
+    };
+    files_lookup(&conf, &rq, &p);
+    ck_assert_msg(p.kind == w->kind && p.status == w->status,
+                  "%s protecting %s: kind %d status %u, want %d %u", w->target,
+                  w->refuse, p.kind, p.status, w->kind, w->status);
+    ck_assert_str_eq(p.name, w->name);
+    ck_assert_int_eq(fixture_count_fds(), fds + (p.fd >= 0));
+    plan_close(&p);
+    ck_assert_int_eq(fixture_count_fds(), fds);
+}
+END_TEST
+
 /* A status decided before lookup: 404 still finds the 404 page. */
 START_TEST(status_404_page)
 {
@@ -294,6 +376,7 @@ const struct check_main check_main = {
     .suite = "lookup",
     .tcases = {
         {"core", setup, teardown,
-         .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))}},
+         .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))},
+                   LOOP(judged_row)},
          .tests = {&status_404_page, &status_never_fallback, &root_missing,
                    &resolved_hook}}}};

@@ -23,6 +23,7 @@
 #include "access/access_internal.h"
 #include "http/forwarded.h"
 #include "http/host.h"
+#include "http/urlpath.h"
 #include "runtime/live.h"
 
 #include <errno.h>
@@ -200,19 +201,61 @@ unsigned access_site(struct access *a, struct root *root_only,
 
 /* ---- what respond asks ---- */
 
-unsigned access_auth(const struct access_view *v, const char *path,
-                     const char *authorization, char *user, size_t size)
+void access_check_init(struct access_check *c, const struct access_view *v,
+                       const char *authorization, char *user, size_t size)
 {
-    unsigned st;
-
+    *c = (struct access_check){.v = v,
+                               .authorization = authorization,
+                               .user = user,
+                               .size = size,
+                               .passed = -1};
     if (size)
         user[0] = '\0';
-    if (!v->a || !v->a->auth)
+}
+
+/* --auth for the normalised @path; a 401 counted when @counted. */
+static unsigned auth_path(struct access_check *c, const char *path,
+                          bool counted)
+{
+    struct access *a = c->v->a;
+    int rule = a ? auth_rule(a->auth, path) : -1;
+
+    if (rule < 0 || rule == c->passed)
         return 0;
-    st = auth_check(v->a->auth, path, authorization, user, size);
-    if (st && v->a->metrics)
-        metrics_count(&v->a->metrics->auth_failures);
-    return st;
+    if (auth_verify(a->auth, rule, c->authorization, c->user, c->size)) {
+        if (counted && a->metrics)
+            metrics_count(&a->metrics->auth_failures);
+        return 401;
+    }
+    c->passed = rule;
+    return 0;
+}
+
+unsigned access_check_path(struct access_check *c, const char *path)
+{
+    return auth_path(c, path, true);
+}
+
+unsigned access_may_serve(void *check, const char *path, const struct stat *st,
+                          unsigned status)
+{
+    struct access_check *c = check;
+    size_t len = strlen(path), need = len + 3;
+    char small[512], *big = NULL;
+    char *norm = need <= sizeof small ? small : (big = malloc(need));
+    unsigned refused = 0;
+
+    if (!norm)
+        return 500;
+    /* rules match the lexically normalised path, as for the request's */
+    if (urlpath_normalize(path, len == 0 || path[len - 1] == '/', norm, need) !=
+            0 ||
+        access_hidden_name(c->v, norm) || (st && access_hidden_file(c->v, st)))
+        refused = 404;
+    else if (status != 401)
+        refused = auth_path(c, norm, status < 400);
+    free(big);
+    return refused;
 }
 
 const char *access_challenge(const struct access_view *v)

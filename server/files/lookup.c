@@ -2,6 +2,19 @@
 /*
  * lookup.c - the candidates of one request, in order, through the resolver.
  *
+ * The invariant (DESIGN.md: every decision of who may see what is made on
+ * each file lookup actually opens, not on the path that was asked): every
+ * candidate that can become the plan - the request's path, path.html,
+ * each index file, the directory to list, the sidecar chosen, the
+ * fallback, an error page, a _redirects rewrite target (looked up as a
+ * request) - is opened and fstat()ed, then judged by judge(), the request's
+ * files_judge (the access rules: auth globs, the site's own rule files),
+ * and only then taken into the plan; a listing shows only the entries the
+ * judge lets through. A rule that matches any candidate protects it: the
+ * refusal (401, 403, 404) is the answer, never a later candidate. Not
+ * judged, as they serve nothing: a variant opened only to learn that it
+ * exists (Vary), a directory answered with a 301.
+ *
  * Security decisions, all here:
  * - Every path, including the index file, the sidecars, path.html, the
  *   fallback and the error pages, is opened by the confined resolver from the
@@ -135,13 +148,34 @@ static void refuse(struct lookup *l, int err)
 }
 
 /*
+ * The one place a candidate is decided: whether the request may be answered
+ * with the file @path (@st), sent with @status, by the request's judge (the
+ * access rules).
+ *
+ * Returns 0, or the status that refuses it.
+ */
+static unsigned judge(const struct files_judge *j, const char *path,
+                      const struct stat *st, unsigned status)
+{
+    return j->may_serve ? j->may_serve(j->arg, path, st, status) : 0;
+}
+
+/* A candidate the judge refused with @status: the answer is that refusal. */
+static void deny(struct lookup *l, unsigned status)
+{
+    l->p->err = 0; /* a rule, not an errno */
+    fail(l, status);
+}
+
+/*
  * Open @path + the suffix of @enc as a variant of the file @st: a regular
  * file not older than it. Returns an fd (owned by the caller) and its stat,
- * or -1.
+ * or -1. With @refused, the variant is a candidate to serve and is judged:
+ * a refusal is -1 with its status in *@refused.
  */
 static int open_variant(struct lookup *l, const char *path,
                         enum negotiate_encoding enc, const struct stat *st,
-                        struct stat *vst)
+                        struct stat *vst, unsigned *refused)
 {
     char vpath[PATH_MAX];
     int fd;
@@ -160,14 +194,20 @@ static int open_variant(struct lookup *l, const char *path,
         close(fd); /* stale: ignored */
         return -1;
     }
+    if (refused && (*refused = judge(&l->rq->judge, vpath, vst, STATUS_OK))) {
+        close(fd);
+        return -1;
+    }
     return fd;
 }
 
 /*
- * Serve the regular file @fd (owned) at @path: the best variant the client
- * accepts, else the file. Vary: Accept-Encoding is sent when any variant
- * exists, also to a client that accepts none of them (so a shared cache
- * never hands a compressed body to it, nor the plain one to everybody).
+ * Serve the regular file @fd (owned) at @path, if the judge lets it: the
+ * best variant the client accepts, else the file. Vary: Accept-Encoding is
+ * sent when any variant exists, also to a client that accepts none of them
+ * (so a shared cache never hands a compressed body to it, nor the plain
+ * one to everybody). A variant only opened to learn that it exists is not
+ * served and not judged.
  */
 static void file(struct lookup *l, int fd, const struct stat *st,
                  const char *path)
@@ -176,9 +216,14 @@ static void file(struct lookup *l, int fd, const struct stat *st,
     enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
     struct negotiate_accept a;
     struct stat vst;
-    unsigned tried = 0;
+    unsigned tried = 0, refused = judge(&l->rq->judge, path, st, STATUS_OK);
     size_t n;
 
+    if (refused) {
+        close(fd);
+        deny(l, refused);
+        return;
+    }
     set_name(l->p, path);
     take_fd(l->p, PLAN_FILE, STATUS_OK, fd, st);
     if (conf->n_precompressed == 0 || !negotiate_compressible(mime_type(path)))
@@ -186,9 +231,13 @@ static void file(struct lookup *l, int fd, const struct stat *st,
     negotiate_parse(l->rq->accept_encoding, &a);
     n = negotiate_order(&a, conf->precompressed, conf->n_precompressed, order);
     for (size_t i = 0; i < n; i++) {
-        int vfd = open_variant(l, path, order[i], st, &vst);
+        int vfd = open_variant(l, path, order[i], st, &vst, &refused);
 
         tried |= 1u << order[i];
+        if (refused) {
+            deny(l, refused);
+            return;
+        }
         if (vfd < 0)
             continue;
         take_fd(l->p, PLAN_FILE, STATUS_OK, vfd, &vst);
@@ -202,7 +251,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
 
         if (tried & (1u << e))
             continue;
-        vfd = open_variant(l, path, e, st, &vst);
+        vfd = open_variant(l, path, e, st, &vst, NULL);
         if (vfd >= 0) {
             close(vfd);
             l->p->vary_encoding = true;
@@ -225,7 +274,8 @@ static void error_page(struct lookup *l, unsigned status)
     fd = open_regular(l, path ? path : "404.html", &st, false);
     if (fd < 0)
         return;
-    if (!path && st.st_size == 0) {
+    if ((!path && st.st_size == 0) ||
+        judge(&l->rq->judge, path ? path : "404.html", &st, status)) {
         close(fd);
         return;
     }
@@ -327,6 +377,7 @@ static void directory(struct lookup *l, const char *path)
 {
     char ipath[PATH_MAX];
     struct stat st;
+    unsigned refused;
     int fd;
 
     for (size_t i = 0; i < l->conf->n_index; i++) {
@@ -358,9 +409,16 @@ static void directory(struct lookup *l, const char *path)
         refuse(l, err);
         return;
     }
+    refused = judge(&l->rq->judge, path, &st, STATUS_OK);
+    if (refused) {
+        close(fd);
+        deny(l, refused);
+        return;
+    }
     set_name(l->p, path);
     take_fd(l->p, PLAN_LISTING, STATUS_OK, fd, &st);
     l->p->json = negotiate_wants_json(l->rq->accept);
+    l->p->judge = l->rq->judge;
 }
 
 /*

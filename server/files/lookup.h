@@ -32,6 +32,26 @@
 typedef void files_resolved_fn(void *arg, enum resolver_backend backend,
                                uint64_t ns, int ret);
 
+/*
+ * files_may_serve_fn - the question asked of every candidate lookup opens
+ * before it may become the plan: may this request be answered with the
+ * file @path (root-relative as lookup opened it, "private/index.html"; a
+ * directory to list ends with '/'), whose fstat is @st (NULL when only the
+ * name is known: a listing entry past the listing's bound)? @status is what
+ * it would be sent with: 200 for content, the error status for an error
+ * page.
+ *
+ * Returns 0 (it may), or the status that refuses it: 401, 403 or 404.
+ */
+typedef unsigned files_may_serve_fn(void *arg, const char *path,
+                                    const struct stat *st, unsigned status);
+
+/* The judge of one request's candidates (the access rules), or none. */
+struct files_judge {
+    files_may_serve_fn *may_serve; /* NULL: every candidate may be served */
+    void *arg;
+};
+
 /* The lookup policy: which candidates exist and how paths are confined. */
 struct files_conf {
     uint64_t confine; /* RESOLVER_* flags */
@@ -58,6 +78,7 @@ struct files_request {
     const char *accept_encoding; /* Accept-Encoding header, or NULL */
     bool bare; /* a path not found stays a bare 404 (no fallback, no error
                   page): the caller decides (a _redirects rule) */
+    struct files_judge judge; /* asked of every candidate */
 };
 
 enum plan_kind {
@@ -74,13 +95,15 @@ struct plan {
     unsigned status;
     int fd; /* owned; -1 when the kind has none */
     struct stat st;
-    const char *encoding; /* Content-Encoding of the variant, or NULL */
-    bool vary_encoding;   /* the file has variants: Vary: Accept-Encoding */
-    bool json;            /* PLAN_LISTING: JSON rather than HTML */
-    char *location;       /* PLAN_REDIRECT; owned */
-    int err;              /* errno of a refusal or failure, or 0 */
-    bool not_found;       /* 404 because the path is not there (ENOENT,
-                             ENOTDIR), not because it was refused */
+    const char *encoding;     /* Content-Encoding of the variant, or NULL */
+    bool vary_encoding;       /* the file has variants: Vary: Accept-Encoding */
+    bool json;                /* PLAN_LISTING: JSON rather than HTML */
+    char *location;           /* PLAN_REDIRECT; owned */
+    struct files_judge judge; /* PLAN_LISTING: the request's, which hides
+                                 the entries it may not fetch */
+    int err;                  /* errno of a refusal or failure, or 0 */
+    bool not_found;           /* 404 because the path is not there (ENOENT,
+                                 ENOTDIR), not because it was refused */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
     uint64_t resolve_ns;           /* time spent in the resolver; counted
                                       only when files_conf.resolved is set */

@@ -299,16 +299,12 @@ static enum MHD_Result status_page(struct req *r, struct files_request *rq,
     return emit_plan(r, &p);
 }
 
-/* Look @rq up and emit it; a site's own rule file is answered 404. */
+/* Look @rq up (its judge decides every candidate) and emit it. */
 static enum MHD_Result lookup_emit(struct req *r, struct files_request *rq)
 {
     struct plan p;
 
     files_lookup(&r->conf->files, rq, &p);
-    if (r->av && p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
-        plan_close(&p);
-        return status_page(r, rq, STATUS_NOT_FOUND);
-    }
     return emit_plan(r, &p);
 }
 
@@ -330,10 +326,7 @@ static enum MHD_Result rewrite(struct req *r, struct files_request *rq,
     if (!status && urlpath_normalize(t.path, t.slash, norm, len + 2) != 0)
         status = STATUS_NOT_FOUND;
     if (!status)
-        status = (int)access_auth(r->av, norm, req_header(r, "Authorization"),
-                                  r->res->user, sizeof r->res->user);
-    if (status == STATUS_UNAUTHORIZED)
-        r->challenge = access_challenge(r->av);
+        status = (int)access_check_path(rq->judge.arg, norm);
     if (!status && access_hidden_name(r->av, norm))
         status = STATUS_NOT_FOUND;
     if (status) {
@@ -374,10 +367,6 @@ static enum MHD_Result with_rules(struct req *r, struct files_request *rq,
         rq->bare = false;
         if (!p.not_found) {
             free(at.url);
-            if (p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
-                plan_close(&p);
-                return status_page(r, rq, STATUS_NOT_FOUND);
-            }
             return emit_plan(r, &p);
         }
         plan_close(&p);
@@ -411,10 +400,18 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
         .target = &t,
     };
     struct access_headers ah;
+    struct access_check check;
     char *norm = NULL, small[512];
     enum MHD_Result ret;
 
     memset(res, 0, sizeof *res);
+    if (r.av) {
+        /* the rules judge the request's path and every candidate */
+        access_check_init(&check, r.av, req_header(&r, "Authorization"),
+                          res->user, sizeof res->user);
+        rq.judge = (struct files_judge){access_may_serve, &check};
+        r.challenge = access_challenge(r.av);
+    }
     if (method == HTTP_OTHER)
         return req_simple(&r, STATUS_METHOD_NOT_ALLOWED);
     unsigned flags = (method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
@@ -438,10 +435,8 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
         r.norm = np;
         access_headers(r.av, np, &ah);
         r.ah = &ah;
-        status = (int)access_auth(r.av, np, req_header(&r, "Authorization"),
-                                  res->user, sizeof res->user);
+        status = (int)access_check_path(&check, np);
         if (status) {
-            r.challenge = access_challenge(r.av);
             ret = status_page(&r, &rq, (unsigned)status);
             free(norm);
             return ret;

@@ -15,6 +15,16 @@ struct server *start(const char *root, const char **args);
 /* The stderr of a run that must fail at start-up (exit 2); its time in *@ms. */
 char *refused(const char **args, long long *ms);
 
+/* htpasswd -b[c]B FILE USER PASSWORD (Debian's apache2-utils). */
+void htpasswd_add(const char *file, const char *user, const char *pw,
+                  bool create);
+/*
+ * curl -u USER:PASSWORD URL (the real command line client): the status, and
+ * the body in *@body when not NULL. @userpwd NULL: no credentials.
+ */
+int curl_u(const struct server *s, const char *path, const char *userpwd,
+           char **body);
+
 /* Virtual hosts, _redirects and _headers, error pages. */
 Suite *access_sites_suite(void);
 /* Rules judged on each candidate lookup opens (test_access_candidates.c). */

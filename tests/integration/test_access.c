@@ -61,9 +61,8 @@ static int run(const char *const argv[], const char *out_path)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
-/* htpasswd -b[c]B FILE USER PASSWORD (Debian's apache2-utils). */
-static void htpasswd_add(const char *file, const char *user, const char *pw,
-                         bool create)
+void htpasswd_add(const char *file, const char *user, const char *pw,
+                  bool create)
 {
     const char *argv[] = {
         "htpasswd", create ? "-cbB" : "-bB", "-C", "5", file, user, pw, NULL};
@@ -75,12 +74,8 @@ static void htpasswd_add(const char *file, const char *user, const char *pw,
            st);
 }
 
-/*
- * curl -u USER:PASSWORD URL (the real command line client): the status, and
- * the body in *@body when not NULL. @userpwd NULL: no credentials.
- */
-static int curl_u(const struct server *s, const char *path, const char *userpwd,
-                  char **body)
+int curl_u(const struct server *s, const char *path, const char *userpwd,
+           char **body)
 {
     char *dir = tree_new(), *bp = tree_path(dir, "body"),
          *sp = tree_path(dir, "status");

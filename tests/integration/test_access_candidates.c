@@ -23,11 +23,10 @@ START_TEST(fallback_not_for_refusals)
                "www/.env=SECRET=1\n", "outside.txt=outside\n",
                "www/out -> ../outside.txt", "www/_redirects=/old /new 301\n",
                NULL);
-    struct server *s =
-        start(www, (const char *[]){"--fallback", "index.html", "--site-files",
-                                    "on", NULL});
+    struct server *s = start(www, (const char *[]){"--fallback", "index.html",
+                                                   "--site-files", "on", NULL});
     static const struct target_status refused[] = {
-        {"/.git/config", 404}, {"/.env", 404},     {"/.git/", 404},
+        {"/.git/config", 404}, {"/.env", 404},       {"/.git/", 404},
         {"/out", 403},         {"/_redirects", 404},
     };
 
@@ -49,11 +48,86 @@ START_TEST(fallback_not_for_refusals)
 }
 END_TEST
 
+/* A public page, a private folder with its index and a secret page. */
+static char *private_site(char **users)
+{
+    char *d = tree_new(), *www = tree_path(d, "www");
+
+    tree_build(d, "www/index.html=public\n",
+               "www/private/index.html=private index\n",
+               "www/private/secret.html=the secret\n", NULL);
+    *users = tree_path(d, "users");
+    htpasswd_add(*users, "alice", "pw", true);
+    return www;
+}
+
+/*
+ * Each request of @rows without credentials, by raw client: its status,
+ * and none of the site's private words in a refusal.
+ */
+static void expect_statuses(const struct server *s,
+                            const struct target_status *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct http_response *r =
+            expect_get(s, rows[i].target, rows[i].status, NULL);
+
+        EXPECT(r->status == 200 ||
+                   (!strstr(r->body, "secret") && !strstr(r->body, "private")),
+               "GET %s: %d leaks:\n%s", rows[i].target, r->status, r->body);
+    }
+}
+
+/*
+ * A file-name glob protects the file whichever candidate opens it: the
+ * index of /private/, path.html of /private/secret (issue: both were 200).
+ */
+START_TEST(auth_index_and_try_html)
+{
+    char *users, *www = private_site(&users), *body = NULL;
+    struct server *s =
+        start(www, (const char *[]){"--auth", hfmt("*.html=%s", users),
+                                    "--try-html", "on", NULL});
+    static const struct target_status globbed[] = {
+        {"/private/secret.html", 401},
+        {"/private/secret", 401},
+        {"/private/", 401},
+        {"/", 401},
+    };
+
+    expect_statuses(s, globbed, N_ELEMS(globbed));
+    EXPECT(curl_u(s, "/private/secret", "alice:pw", &body) == 200 &&
+               strcmp(body, "the secret\n") == 0,
+           "alice, path.html: %s", body);
+    EXPECT(curl_u(s, "/private/", "alice:pw", &body) == 200 &&
+               strcmp(body, "private index\n") == 0,
+           "alice, the index: %s", body);
+    server_stop_clean(s);
+
+    /* a rule naming the index file, without --try-html */
+    s = start(www, (const char *[]){
+                       "--auth", hfmt("/private/index.html=%s", users), NULL});
+    static const struct target_status named[] = {
+        {"/private/", 401},
+        {"/private/index.html", 401},
+        {"/private/./", 401},
+    };
+    expect_statuses(s, named, N_ELEMS(named));
+    expect_get_body(s, "/", "public\n", "GET /");
+    expect_get(s, "/private/secret.html", 200, NULL);
+    EXPECT(curl_u(s, "/private/", "alice:pw", &body) == 200 &&
+               strcmp(body, "private index\n") == 0,
+           "alice, the index: %s", body);
+    server_stop_clean(s);
+}
+END_TEST
+
 Suite *access_candidates_suite(void)
 {
     static const struct check_fixture fixture = HARNESS_FIXTURE(120);
     static const struct check_tcase tcases[] = {
-        {"candidates", .tests = {&fallback_not_for_refusals}},
+        {"candidates",
+         .tests = {&fallback_not_for_refusals, &auth_index_and_try_html}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
