@@ -220,9 +220,11 @@ static const struct judged_row {
     {PLAIN, "/", NULL, "index.html", PLAN_STATUS, 401, ""},
     /* the directory to list */
     {LISTING, "/nolist/", NULL, "nolist/", PLAN_STATUS, 401, ""},
-    /* the sidecar chosen */
+    /* the sidecar chosen, and a sidecar asked for by its own name */
     {PLAIN, "/style.css", "gzip", "style.css.gz", PLAN_STATUS, 401, ""},
     {PLAIN, "/style.css", "br", "style.css", PLAN_STATUS, 401, ""},
+    {PLAIN, "/data.json.gz", NULL, "data.json", PLAN_STATUS, 401, ""},
+    {PLAIN, "/style.css.br", NULL, "style.css", PLAN_STATUS, 401, ""},
     /* the fallback */
     {LISTING, "/missing", NULL, "index.html", PLAN_STATUS, 401, ""},
     /* an error page refused: the built-in body, the status unchanged */

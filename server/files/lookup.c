@@ -150,14 +150,44 @@ static void refuse(struct lookup *l, int err)
 /*
  * The one place a candidate is decided: whether the request may be answered
  * with the file @path (@st), sent with @status, by the request's judge (the
- * access rules).
+ * access rules). A compressed copy is judged as the file it compresses too:
+ * "data.json.gz" (".br", ".zst"; every suffix, whatever --precompressed
+ * says, and repeated: "a.json.gz.br") is also "data.json", so a rule for
+ * *.json protects its sidecars asked for by their own names.
  *
  * Returns 0, or the status that refuses it.
  */
 static unsigned judge(const struct files_judge *j, const char *path,
                       const struct stat *st, unsigned status)
 {
-    return j->may_serve ? j->may_serve(j->arg, path, st, status) : 0;
+    char base[PATH_MAX];
+    size_t n = strnlen(path, sizeof base);
+    unsigned refused;
+    bool stripped = true;
+
+    if (!j->may_serve)
+        return 0;
+    refused = j->may_serve(j->arg, path, st, status);
+    if (refused || n >= sizeof base)
+        return refused;
+    memcpy(base, path, n + 1);
+    while (!refused && stripped) {
+        stripped = false;
+        for (int e = 0; e < NEGOTIATE_N_ENCODINGS && !stripped; e++) {
+            const char *sfx = negotiate_suffix((enum negotiate_encoding)e);
+            size_t k = strlen(sfx);
+
+            if (n > k && base[n - k - 1] != '/' &&
+                memcmp(base + n - k, sfx, k) == 0) {
+                n -= k;
+                base[n] = '\0';
+                stripped = true;
+            }
+        }
+        if (stripped)
+            refused = j->may_serve(j->arg, base, st, status);
+    }
+    return refused;
 }
 
 /* A candidate the judge refused with @status: the answer is that refusal. */

@@ -122,12 +122,46 @@ START_TEST(auth_index_and_try_html)
 }
 END_TEST
 
+/*
+ * A sidecar is the file it compresses: asked for by its own name, it is
+ * judged as that file too (issue: /docs/data.json.gz was 200).
+ */
+START_TEST(auth_sidecar_by_name)
+{
+    char *users, *www = private_site(&users), *body = NULL;
+
+    tree_build(www, "docs/data.json={\"secret\": 1}\n", "docs/data.json.gz=GZ",
+               "docs/data.json.br=BR", "docs/public.txt=public\n",
+               "docs/public.txt.gz=GZ", NULL);
+    struct server *s =
+        start(www, (const char *[]){"--auth", hfmt("*.json=%s", users),
+                                    "--precompressed", "gz", NULL});
+    static const struct target_status rows[] = {
+        {"/docs/data.json", 401},
+        {"/docs/data.json.gz", 401},
+        {"/docs/data.json.br", 401},
+        {"/docs/public.txt.gz", 200},
+    };
+
+    expect_statuses(s, rows, N_ELEMS(rows));
+    struct http_response *r =
+        http_do(NULL, s, "GET", "/docs/data.json",
+                (const char *[]){"Accept-Encoding: gzip", NULL});
+    EXPECT_STATUS(r, 401, "data.json, gzip accepted");
+    EXPECT(curl_u(s, "/docs/data.json.gz", "alice:pw", &body) == 200 &&
+               strcmp(body, "GZ") == 0,
+           "alice: %s", body);
+    server_stop_clean(s);
+}
+END_TEST
+
 Suite *access_candidates_suite(void)
 {
     static const struct check_fixture fixture = HARNESS_FIXTURE(120);
     static const struct check_tcase tcases[] = {
         {"candidates",
-         .tests = {&fallback_not_for_refusals, &auth_index_and_try_html}},
+         .tests = {&fallback_not_for_refusals, &auth_index_and_try_html,
+                   &auth_sidecar_by_name}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
