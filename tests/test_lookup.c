@@ -29,6 +29,8 @@ static const char *const tree[] = {
     "guide.html=guide",
     "docs/index.html=docs",
     "nolist/a.txt=a",
+    "nolist/secret.txt=s",
+    "nolist/hidden/x=x",
     "style.css=body{}",
     "style.css.br=BR",
     "style.css.gz=GZ",
@@ -276,6 +278,52 @@ LOOP_TEST(judged_row, judged_rows)
 }
 END_TEST
 
+/* Refuses nolist/secret.txt and the directory nolist/hidden/. */
+static unsigned refuse_two(void *arg, const char *path, const struct stat *st,
+                           unsigned status)
+{
+    (void)arg;
+    (void)st;
+    (void)status;
+    return strcmp(path, "nolist/secret.txt") == 0 ||
+                   strcmp(path, "nolist/hidden/") == 0
+               ? STATUS_UNAUTHORIZED
+               : 0;
+}
+
+/* A listing shows only the entries the request's judge lets through. */
+START_TEST(listing_judged)
+{
+    struct files_conf conf;
+    struct listing l;
+    struct target t;
+    struct plan p;
+    char buf[32];
+
+    make_conf(LISTING, &conf);
+    ck_assert_int_eq(target_decode("/nolist/", 0, buf, sizeof buf, &t), 0);
+    struct files_request rq = {.root_fd = root_fd,
+                               .method = HTTP_GET,
+                               .target = &t,
+                               .judge = {refuse_two, NULL}};
+    files_lookup(&conf, &rq, &p);
+    ck_assert_int_eq(p.kind, PLAN_LISTING);
+    ck_assert_int_eq(files_listing(&p, false, &l), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_uint_eq(l.total, 1);
+    ck_assert_str_eq(l.v[0].name, "a.txt");
+    listing_free(&l);
+    /* without a judge: all three */
+    rq.judge = (struct files_judge){0};
+    plan_close(&p);
+    files_lookup(&conf, &rq, &p);
+    ck_assert_int_eq(files_listing(&p, false, &l), 0);
+    ck_assert_uint_eq(l.n, 3);
+    listing_free(&l);
+    plan_close(&p);
+}
+END_TEST
+
 /* A status decided before lookup: 404 still finds the 404 page. */
 START_TEST(status_404_page)
 {
@@ -380,5 +428,5 @@ const struct check_main check_main = {
         {"core", setup, teardown,
          .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))},
                    LOOP(judged_row)},
-         .tests = {&status_404_page, &status_never_fallback, &root_missing,
-                   &resolved_hook}}}};
+         .tests = {&status_404_page, &status_never_fallback, &listing_judged,
+                   &root_missing, &resolved_hook}}}};

@@ -45,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,6 +539,26 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
         redirect(&l);
     else
         directory(&l, t->path);
+}
+
+/* listing_keep_fn of files_listing: @arg is the plan. */
+static bool visible(void *arg, const char *name, bool dir,
+                    const struct stat *st)
+{
+    const struct plan *p = arg;
+    char path[PATH_MAX];
+
+    /* a name too long to be asked for cannot be fetched: not shown */
+    return (size_t)snprintf(path, sizeof path, "%s%s%s", p->name, name,
+                            dir ? "/" : "") < sizeof path &&
+           judge(&p->judge, path, st, STATUS_OK) == 0;
+}
+
+int files_listing(const struct plan *p, bool dotfiles, struct listing *out)
+{
+    return listing_collect_keep(p->fd, dotfiles, LISTING_MAX,
+                                p->judge.may_serve ? visible : NULL,
+                                (void *)(uintptr_t)p, out);
 }
 
 void plan_close(struct plan *p)

@@ -13,6 +13,7 @@
 #ifndef FILES_LOOKUP_H
 #define FILES_LOOKUP_H
 
+#include "files/listing.h"
 #include "http/error_pages.h"
 #include "http/method.h"
 #include "http/negotiate.h"
@@ -129,6 +130,17 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
 void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,
                          struct plan *p);
+
+/*
+ * files_listing - the entries of the PLAN_LISTING @p's directory (as
+ * listing_collect, names starting with '.' only with @dotfiles) that the
+ * request could fetch: each is judged by the plan's judge as "DIR/NAME"
+ * (a directory as "DIR/NAME/"), and what it refuses is neither shown nor
+ * counted. Release @out with listing_free whatever the result.
+ *
+ * Returns what listing_collect returns.
+ */
+int files_listing(const struct plan *p, bool dotfiles, struct listing *out);
 
 /* plan_close - release what @p owns; safe to call twice. */
 void plan_close(struct plan *p);

@@ -150,7 +150,7 @@ static enum MHD_Result listing(struct req *r)
     struct listing l = {0};
     char *text = NULL;
     size_t len = 0;
-    int err = listing_collect(p->fd, r->conf->files.dotfiles, &l);
+    int err = files_listing(p, r->conf->files.dotfiles, &l);
     struct listing_order o;
 
     plan_close(p);

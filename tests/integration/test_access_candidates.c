@@ -155,13 +155,66 @@ START_TEST(auth_sidecar_by_name)
 }
 END_TEST
 
+/*
+ * A listing shows only what the requester could fetch: no names or sizes
+ * of protected files, no protected folder, no rule file of the site.
+ */
+START_TEST(listing_hides_protected)
+{
+    char *users, *d = tree_new(), *www = tree_path(d, "www"), *body = NULL;
+
+    tree_build(d, "www/public.txt=public\n", "www/private/report.txt=figures\n",
+               "www/data.json={}\n", "www/data.json.gz=GZ",
+               "www/open/a.txt=a\n", "www/open/b.json=b\n",
+               "www/_headers=/*\n  X-Team: docs\n", NULL);
+    users = tree_path(d, "users");
+    htpasswd_add(users, "alice", "pw", true);
+    struct server *s = start(
+        www, (const char *[]){"--listing", "on", "--site-files", "on", "--auth",
+                              hfmt("/private/**, *.json=%s", users), NULL});
+    static const struct target_want shown[] = {
+        {"/", "public.txt"},
+        {"/", "open/"},
+        {"/open/", "a.txt"},
+    };
+    static const struct target_want hidden[] = {
+        {"/", "private"},
+        {"/", "data.json"},
+        {"/", "_headers"},
+        {"/open/", "b.json"},
+    };
+    struct http_response *r;
+
+    for (size_t i = 0; i < N_ELEMS(shown); i++) {
+        r = expect_get(s, shown[i].target, 200, NULL);
+        EXPECT(strstr(r->body, shown[i].want), "%s lists no %s:\n%s",
+               shown[i].target, shown[i].want, r->body);
+    }
+    for (size_t i = 0; i < N_ELEMS(hidden); i++) {
+        r = expect_get(s, hidden[i].target, 200, NULL);
+        EXPECT(!strstr(r->body, hidden[i].want), "%s lists %s:\n%s",
+               hidden[i].target, hidden[i].want, r->body);
+    }
+    r = http_do(NULL, s, "GET", "/",
+                (const char *[]){"Accept: application/json", NULL});
+    EXPECT(r->status == 200 && !strstr(r->body, "private") &&
+               !strstr(r->body, "data.json") && strstr(r->body, "public.txt"),
+           "the JSON listing:\n%s", r->body);
+    /* credentials that pass the rule show what they open */
+    EXPECT(curl_u(s, "/", "alice:pw", &body) == 200 &&
+               strstr(body, "data.json") && strstr(body, "private"),
+           "alice's listing:\n%s", body);
+    server_stop_clean(s);
+}
+END_TEST
+
 Suite *access_candidates_suite(void)
 {
     static const struct check_fixture fixture = HARNESS_FIXTURE(120);
     static const struct check_tcase tcases[] = {
         {"candidates",
          .tests = {&fallback_not_for_refusals, &auth_index_and_try_html,
-                   &auth_sidecar_by_name}},
+                   &auth_sidecar_by_name, &listing_hides_protected}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
