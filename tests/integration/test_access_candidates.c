@@ -208,13 +208,123 @@ START_TEST(listing_hides_protected)
 }
 END_TEST
 
+/* ---- the invariant as a table ---- */
+
+/*
+ * The two servers of the table: the candidates of a site with protected
+ * files (MAIN), and a site whose fallback and error page are protected
+ * files (PAGES).
+ */
+enum table_server { MAIN, PAGES };
+
+/*
+ * Every kind of candidate lookup opens x every way to address a protected
+ * file: the answer is 401 (an --auth rule) or 403 (a refusal whose error
+ * page is protected), and no protected byte ("SECRET") is ever sent.
+ */
+static const struct invariant_row {
+    enum table_server server;
+    const char *method, *target, *header; /* header: "" or "Name: v\r\n" */
+    int want;
+} invariant_rows[] = {
+    /* the request's own path */
+    {MAIN, "GET", "/private/page.html", "", 401},
+    {MAIN, "HEAD", "/private/page.html", "", 401},
+    {MAIN, "GET", "/private/page.html", "Range: bytes=0-3\r\n", 401},
+    {MAIN, "GET", "/public/../private/page.html", "", 401},
+    {MAIN, "GET", "//private//./page.html", "", 401},
+    {MAIN, "GET", "/%70rivate/page%2ehtml", "", 401},
+    {MAIN, "GET", "http://x/private/page.html", "", 401},
+    {MAIN, "GET", "/page.secret.html", "", 401},
+    /* the index file */
+    {MAIN, "GET", "/private/", "", 401},
+    {MAIN, "GET", "/public/../private/", "", 401},
+    {MAIN, "GET", "/vault/", "", 401},
+    {MAIN, "GET", "/vault/./", "", 401},
+    {MAIN, "HEAD", "/vault/", "", 401},
+    /* path.html of --try-html */
+    {MAIN, "GET", "/private/page", "", 401},
+    {MAIN, "GET", "/page.secret", "", 401},
+    {MAIN, "GET", "/public/../page.secret", "", 401},
+    {MAIN, "GET", "/%70age.secret", "Range: bytes=0-3\r\n", 401},
+    /* a sidecar: chosen by Accept-Encoding, or asked for by its name */
+    {MAIN, "GET", "/docs/data.json", "Accept-Encoding: gzip\r\n", 401},
+    {MAIN, "GET", "/docs/data.json.gz", "", 401},
+    {MAIN, "GET", "/docs//data.json.gz", "Accept-Encoding: gzip\r\n", 401},
+    {MAIN, "GET", "/docs/data.json.br", "", 401},
+    {MAIN, "GET", "/docs/style.css", "Accept-Encoding: gzip\r\n", 401},
+    /* a _redirects rewrite target */
+    {MAIN, "GET", "/go/anything", "", 401},
+    {MAIN, "GET", "/find", "", 401},
+    {MAIN, "HEAD", "/find", "", 401},
+    /* the fallback */
+    {PAGES, "GET", "/no/such/page", "", 401},
+    {PAGES, "GET", "/no/such/page", "Range: bytes=0-3\r\n", 401},
+    {PAGES, "HEAD", "/index.html/x", "", 401},
+    /* an error page: the status stays, the body is the built-in one */
+    {PAGES, "GET", "/escape", "", 403},
+    {PAGES, "GET", "/.git/config", "", 404},
+};
+
+START_TEST(invariant_table)
+{
+    char *users, *d = tree_new(), *www = tree_path(d, "www");
+    char *pages = tree_path(d, "pages");
+
+    tree_build(
+        d, "www/index.html=home\n", "www/public/index.html=public\n",
+        "www/private/index.html=SECRET-1\n", "www/private/page.html=SECRET-2\n",
+        "www/page.secret.html=SECRET-3\n",
+        "www/vault/index.secret.html=SECRET-4\n",
+        "www/docs/data.json=SECRET-5\n", "www/docs/data.json.gz=SECRET-6",
+        "www/docs/data.json.br=SECRET-7", "www/docs/style.css=body{}\n",
+        "www/docs/style.css.gz=SECRET-8",
+        "www/_redirects=/go/* /private/page.html 200\n"
+        "/find /docs/data.json 200\n",
+        "pages/index.html=public\n", "pages/app.html=SECRET-9\n",
+        "pages/oops.html=SECRET-10\n", "pages/404.html=SECRET-11\n",
+        "pages/.git/config=SECRET-12\n", "outside=x\n",
+        "pages/escape -> ../outside", NULL);
+    users = tree_path(d, "users");
+    htpasswd_add(users, "alice", "pw", true);
+    harness_forbid("SECRET");
+    struct server *srv[2];
+    srv[MAIN] = start(
+        www, (const char *[]){
+                 "--auth",
+                 hfmt("/private/**, *.secret.html, *.json, *.css.gz=%s", users),
+                 "--try-html", "on", "--precompressed", "gz", "--index",
+                 "index.html,index.secret.html", "--site-files", "on", NULL});
+    srv[PAGES] = start(
+        pages,
+        (const char *[]){
+            "--auth", hfmt("/app.html, /oops.html, /404.html=%s", users),
+            "--fallback", "app.html", "--error-page", "403=/oops.html", NULL});
+
+    for (size_t i = 0; i < N_ELEMS(invariant_rows); i++) {
+        const struct invariant_row *w = &invariant_rows[i];
+        struct http_response *r = raw_request(
+            srv[w->server]->port,
+            hfmt("%s %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n\r\n",
+                 w->method, w->target, w->header),
+            10000);
+
+        EXPECT(r->status == w->want, "row %zu: %s %s (%s): %d, want %d\n%s", i,
+               w->method, w->target, w->header, r->status, w->want, r->head);
+    }
+    server_stop_clean(srv[MAIN]);
+    server_stop_clean(srv[PAGES]);
+}
+END_TEST
+
 Suite *access_candidates_suite(void)
 {
     static const struct check_fixture fixture = HARNESS_FIXTURE(120);
     static const struct check_tcase tcases[] = {
         {"candidates",
          .tests = {&fallback_not_for_refusals, &auth_index_and_try_html,
-                   &auth_sidecar_by_name, &listing_hides_protected}},
+                   &auth_sidecar_by_name, &listing_hides_protected,
+                   &invariant_table}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
