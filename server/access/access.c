@@ -16,7 +16,8 @@
  *   to be the same file (a link to it), compared by device and inode.
  * - Address rules: --deny wins over --allow. The client behind a trusted
  *   proxy is the rightmost untrusted hop (forwarded.c), never a value the
- *   client could have placed further left.
+ *   client could have placed further left, read only from the header that
+ *   proxy is configured to write (X-Forwarded-For unless said otherwise).
  * - A Host that is not a host name is 400; one that no site serves is 421
  *   (RFC 9110 15.5.20), not another site's answer.
  */
@@ -103,10 +104,11 @@ unsigned access_client(struct access *a, struct MHD_Connection *mc,
                        char *client, size_t size)
 {
     const union MHD_ConnectionInfo *ci;
-    struct joined fwd = {.name = "Forwarded"},
-                  xff = {.name = "X-Forwarded-For"};
+    struct joined j[FORWARDED_N_HEADERS];
+    const char *values[FORWARDED_N_HEADERS];
     struct cidr_addr c;
     unsigned hops, status = 0;
+    bool oom = false;
 
     if (!a || a->trusted.n == 0)
         return 0;
@@ -114,15 +116,17 @@ unsigned access_client(struct access *a, struct MHD_Connection *mc,
     if (!ci || peer_of(ci->client_addr, &c) < 0 ||
         !cidr_list_match(&a->trusted, &c))
         return 0;
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &fwd);
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &xff);
+    for (int h = 0; h < FORWARDED_N_HEADERS; h++) {
+        j[h] = (struct joined){.name = forwarded_header_names[h]};
+        MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &j[h]);
+        values[h] = j[h].buf;
+        oom = oom || j[h].oom;
+    }
     /* out of memory for the list: the proxy stays the client, refused
      * below unless the rules let the proxy itself in */
-    hops = fwd.oom || xff.oom
-               ? 0
-               : forwarded_client(&a->trusted, fwd.buf, xff.buf, &c);
-    free(fwd.buf);
-    free(xff.buf);
+    hops = oom ? 0 : forwarded_client(&a->trusted, values, &c);
+    for (int h = 0; h < FORWARDED_N_HEADERS; h++)
+        free(j[h].buf);
     if (hops)
         cidr_addr_format(&c, client, size);
     if ((a->allow.n || a->deny.n) && !allowed(a, &c)) {
