@@ -52,19 +52,38 @@ static int peer_of(const struct sockaddr *sa, struct cidr_addr *out)
     return cidr_addr_from_sockaddr(sa, len, out);
 }
 
-bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
+/* access_accept; @proxies: a trusted proxy is let in (its requests are
+ * checked one by one). */
+static bool accept_peer(struct access *a, const struct sockaddr *sa,
+                        socklen_t len, bool proxies)
 {
     struct cidr_addr c;
 
-    if (!a || (a->allow.n == 0 && a->deny.n == 0))
+    if (!access_addresses(a))
         return true;
     if (cidr_addr_from_sockaddr(sa, len, &c) < 0)
         return true; /* AF_UNIX: local, the socket's permissions decide */
-    if (cidr_list_match(&a->trusted, &c) || allowed(a, &c))
+    if ((proxies && cidr_list_match(&a->trusted, &c)) || allowed(a, &c))
         return true;
     if (a->metrics)
         metrics_count(&a->metrics->refused_address);
     return false;
+}
+
+bool access_addresses(const struct access *a)
+{
+    return a && (a->allow.n || a->deny.n);
+}
+
+bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
+{
+    return accept_peer(a, sa, len, true);
+}
+
+bool access_accept_direct(struct access *a, const struct sockaddr *sa,
+                          socklen_t len)
+{
+    return accept_peer(a, sa, len, false);
 }
 
 /* Every value of one request header, joined with ", ". */

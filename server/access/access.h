@@ -95,6 +95,17 @@ void access_free(struct access *a);
 bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len);
 
 /*
+ * access_accept_direct - access_accept for a listener whose requests are
+ * not checked one by one (--metrics-listen): a trusted proxy gets no pass
+ * for being one, its own address must be allowed.
+ */
+bool access_accept_direct(struct access *a, const struct sockaddr *sa,
+                          socklen_t len);
+
+/* access_addresses - whether @a has address rules (--allow or --deny). */
+bool access_addresses(const struct access *a);
+
+/*
  * access_client - for a request from a trusted proxy: the client from
  * Forwarded / X-Forwarded-For as text into @client (@size bytes; left
  * untouched otherwise), checked against --allow/--deny.

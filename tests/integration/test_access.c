@@ -491,6 +491,61 @@ START_TEST(addr_trusted_proxy)
 }
 END_TEST
 
+/* The port of --metrics-listen, from the start-up lines. */
+static unsigned metrics_port(const struct server *s)
+{
+    const char *needle = "beneath: metrics on http://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p, "no metrics line:\n%s", server_stderr(s));
+    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
+}
+
+/*
+ * --metrics-listen answers only whom --allow/--deny let in, as the site
+ * does; a trusted proxy gets no pass there (its requests are not checked
+ * one by one on that listener).
+ */
+START_TEST(addr_metrics_listen)
+{
+    char *www = plain_site();
+    struct server *s =
+        start(www, (const char *[]){"--metrics-listen", "127.0.0.1:0",
+                                    "--allow", "127.0.0.1", "--trusted-proxy",
+                                    "127.0.0.4", NULL});
+    unsigned mp = metrics_port(s);
+    struct reply r;
+
+    r = from("127.0.0.1", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 200, "127.0.0.1 allowed: %d", r.status);
+    r = from("127.0.0.2", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 0, "127.0.0.2 not in --allow got %d", r.status);
+    r = from("127.0.0.4", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 0, "the trusted proxy got %d", r.status);
+    r = from("127.0.0.1", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(strstr(r.text, "beneath_refused_total{reason=\"address\"} 2"),
+           "two refusals counted:\n%s", r.text);
+    EXPECT(strstr(server_stderr(s), "beneath: metrics: --allow/--deny apply "
+                                    "to their listener too\n"),
+           "no start-up line:\n%s", server_stderr(s));
+    server_stop_clean(s);
+
+    s = start(www, (const char *[]){"--metrics-listen", "127.0.0.1:0", "--deny",
+                                    "127.0.0.3", NULL});
+    mp = metrics_port(s);
+    r = from("127.0.0.3", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 0, "127.0.0.3 denied got %d", r.status);
+    r = from("127.0.0.2", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 200, "127.0.0.2 not denied: %d", r.status);
+    server_stop_clean(s);
+    /* without address rules: no line */
+    s = start(www, (const char *[]){"--metrics-listen", "127.0.0.1:0", NULL});
+    EXPECT(!strstr(server_stderr(s), "beneath: metrics: --allow"),
+           "a line without rules:\n%s", server_stderr(s));
+    server_stop_clean(s);
+}
+END_TEST
+
 /* ---- nginx in front (Debian's nginx-light and its proxy_params) ---- */
 
 /* A port on 127.0.0.1 free a moment ago. */
@@ -651,6 +706,7 @@ const struct check_main check_main = {
     .tcases = {{"auth", .tests = {&auth_basic, &auth_whole_site, &auth_reload,
                                   &auth_bad_files, &auth_many_users}},
                {"addresses", .tests = {&addr_allow_deny, &addr_trusted_proxy,
-                                       &addr_behind_nginx, &addr_bad_cidrs}}},
+                                       &addr_behind_nginx, &addr_metrics_listen,
+                                       &addr_bad_cidrs}}},
     .suites = {{.make = access_sites_suite},
                {.make = access_candidates_suite}}};
