@@ -544,6 +544,38 @@ START_TEST(rules_bad_input)
 }
 END_TEST
 
+/*
+ * The headers the server owns (RFC 9110/9530) are refused in a _headers
+ * file, added or removed, with FILE:LINE; a reply never carries two
+ * digests.
+ */
+START_TEST(rules_owned_headers)
+{
+    char *www = tree_site("home\n"), *err;
+
+    tree_write_str(www, "_headers",
+                   "/*\n  X-Ok: 1\n  Repr-Digest: sha-256=:AAAA:\n"
+                   "  ! Vary\n  Content-Digest: sha-256=:AAAA:\n");
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    static const char *const msgs[] = {
+        ":3: Repr-Digest is set by the server and cannot be added",
+        ":4: Vary is set by the server and cannot be removed",
+        ":5: Content-Digest is set by the server and cannot be added",
+    };
+    for (size_t i = 0; i < N_ELEMS(msgs); i++)
+        EXPECT(strstr(err, hfmt("%s/_headers%s", www, msgs[i])),
+               "missing '%s':\n%s", msgs[i], err);
+    err = refused((const char *[]){"--header",
+                                   "Repr-Digest: sha-256=:AAAA:", "--check",
+                                   "--listen", "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, "Repr-Digest is set by the server and cannot be added"),
+           "--header:\n%s", err);
+}
+END_TEST
+
 /* Error pages: the original status, under each site's root. */
 START_TEST(error_pages)
 {
@@ -594,7 +626,7 @@ Suite *access_sites_suite(void)
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
-                   &rules_bad_input, &error_pages}},
+                   &rules_bad_input, &rules_owned_headers, &error_pages}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
