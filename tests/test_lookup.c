@@ -324,45 +324,29 @@ START_TEST(listing_judged)
 }
 END_TEST
 
-/* A status decided before lookup: 404 still finds the 404 page. */
-START_TEST(status_404_page)
+/*
+ * A status decided before lookup (a bad target, a dotfile, a hidden name)
+ * is a refusal: it keeps its status and may get its error page (404 finds
+ * the 404 page), never the fallback (the LISTING conf has one).
+ */
+static const enum conf_kind status_confs[] = {PLAIN, LISTING};
+
+LOOP_TEST(status_page_only, status_confs)
 {
     struct files_conf conf;
     struct files_request rq = {.root_fd = root_fd, .method = HTTP_GET};
     struct plan p;
 
-    make_conf(PLAIN, &conf);
+    make_conf(status_confs[_i], &conf);
     files_lookup_status(&conf, &rq, STATUS_NOT_FOUND, &p);
     ck_assert_int_eq(p.kind, PLAN_PAGE);
+    ck_assert_uint_eq(p.status, STATUS_NOT_FOUND);
     ck_assert_str_eq(p.name, "404.html");
     plan_close(&p);
     files_lookup_status(&conf, &rq, STATUS_BAD_REQUEST, &p);
     ck_assert_int_eq(p.kind, PLAN_STATUS);
     ck_assert_uint_eq(p.status, STATUS_BAD_REQUEST);
     ck_assert_int_eq(p.fd, -1);
-    plan_close(&p);
-}
-END_TEST
-
-/*
- * A status decided before lookup (a dotfile, a hidden name) is a refusal:
- * it keeps its status and may get its error page, never the fallback.
- */
-START_TEST(status_never_fallback)
-{
-    struct files_conf conf;
-    struct files_request rq = {.root_fd = root_fd, .method = HTTP_GET};
-    struct plan p;
-
-    make_conf(LISTING, &conf);
-    files_lookup_status(&conf, &rq, STATUS_NOT_FOUND, &p);
-    ck_assert_int_eq(p.kind, PLAN_PAGE);
-    ck_assert_uint_eq(p.status, STATUS_NOT_FOUND);
-    ck_assert_str_eq(p.name, "404.html");
-    plan_close(&p);
-    files_lookup_status(&conf, &rq, STATUS_FORBIDDEN, &p);
-    ck_assert_int_eq(p.kind, PLAN_STATUS);
-    ck_assert_uint_eq(p.status, STATUS_FORBIDDEN);
     plan_close(&p);
 }
 END_TEST
@@ -427,6 +411,6 @@ const struct check_main check_main = {
     .tcases = {
         {"core", setup, teardown,
          .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))},
-                   LOOP(judged_row)},
-         .tests = {&status_404_page, &status_never_fallback, &listing_judged,
-                   &root_missing, &resolved_hook}}}};
+                   LOOP(judged_row),
+                   LOOP(status_page_only)},
+         .tests = {&listing_judged, &root_missing, &resolved_hook}}}};

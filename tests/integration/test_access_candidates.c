@@ -78,13 +78,23 @@ static void expect_statuses(const struct server *s,
     }
 }
 
+/* alice (password "pw") gets @path with 200 and the body @want. */
+static void expect_alice(const struct server *s, const char *path,
+                         const char *want)
+{
+    char *body = NULL;
+
+    EXPECT(curl_u(s, path, "alice:pw", &body) == 200 && strcmp(body, want) == 0,
+           "alice, %s: %s", path, body);
+}
+
 /*
  * A file-name glob protects the file whichever candidate opens it: the
  * index of /private/, path.html of /private/secret (issue: both were 200).
  */
 START_TEST(auth_index_and_try_html)
 {
-    char *users, *www = private_site(&users), *body = NULL;
+    char *users, *www = private_site(&users);
     struct server *s =
         start(www, (const char *[]){"--auth", hfmt("*.html=%s", users),
                                     "--try-html", "on", NULL});
@@ -96,12 +106,8 @@ START_TEST(auth_index_and_try_html)
     };
 
     expect_statuses(s, globbed, N_ELEMS(globbed));
-    EXPECT(curl_u(s, "/private/secret", "alice:pw", &body) == 200 &&
-               strcmp(body, "the secret\n") == 0,
-           "alice, path.html: %s", body);
-    EXPECT(curl_u(s, "/private/", "alice:pw", &body) == 200 &&
-               strcmp(body, "private index\n") == 0,
-           "alice, the index: %s", body);
+    expect_alice(s, "/private/secret", "the secret\n");
+    expect_alice(s, "/private/", "private index\n");
     server_stop_clean(s);
 
     /* a rule naming the index file, without --try-html */
@@ -115,9 +121,7 @@ START_TEST(auth_index_and_try_html)
     expect_statuses(s, named, N_ELEMS(named));
     expect_get_body(s, "/", "public\n", "GET /");
     expect_get(s, "/private/secret.html", 200, NULL);
-    EXPECT(curl_u(s, "/private/", "alice:pw", &body) == 200 &&
-               strcmp(body, "private index\n") == 0,
-           "alice, the index: %s", body);
+    expect_alice(s, "/private/", "private index\n");
     server_stop_clean(s);
 }
 END_TEST
@@ -128,7 +132,7 @@ END_TEST
  */
 START_TEST(auth_sidecar_by_name)
 {
-    char *users, *www = private_site(&users), *body = NULL;
+    char *users, *www = private_site(&users);
 
     tree_build(www, "docs/data.json={\"secret\": 1}\n", "docs/data.json.gz=GZ",
                "docs/data.json.br=BR", "docs/public.txt=public\n",
@@ -148,9 +152,7 @@ START_TEST(auth_sidecar_by_name)
         http_do(NULL, s, "GET", "/docs/data.json",
                 (const char *[]){"Accept-Encoding: gzip", NULL});
     EXPECT_STATUS(r, 401, "data.json, gzip accepted");
-    EXPECT(curl_u(s, "/docs/data.json.gz", "alice:pw", &body) == 200 &&
-               strcmp(body, "GZ") == 0,
-           "alice: %s", body);
+    expect_alice(s, "/docs/data.json.gz", "GZ");
     server_stop_clean(s);
 }
 END_TEST
