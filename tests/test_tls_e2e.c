@@ -7,7 +7,7 @@
  * (new connections get the new one, an open keep-alive connection goes on, a
  * bad new one is refused), start-up checks (exit 2 with the file named), two
  * servers over two copies of a tree with different mtimes (same ETag), and a
- * big file served with an mtime ETag until its hash is ready.
+ * big file served without an ETag until its hash is ready.
  */
 #include "harness.h"
 #include "tls_fixture.h"
