@@ -169,6 +169,7 @@ static int problem(struct acme_client *c, const char *url,
     if (t && strncmp(t, PROBLEM, strlen(PROBLEM)) == 0)
         t += strlen(PROBLEM);
     snprintf(type, size, "%s", t ? t : "");
+    snprintf(c->problem, sizeof c->problem, "%s", type);
     acme_log(c->log, ACME_LOG_ERROR, "acme: %s: HTTP %ld %s: %s", url,
              r->status, t ? t : "(no problem type)",
              detail ? detail : "(no detail)");
@@ -195,6 +196,7 @@ int acme_client_post(struct acme_client *c, const char *url,
     char err[512], type[128];
     int e = 0;
 
+    c->problem[0] = '\0';
     for (int tries = 0; tries < NONCE_TRIES; tries++) {
         char *jws;
 

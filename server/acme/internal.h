@@ -23,9 +23,11 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -148,6 +150,7 @@ struct acme_client {
     char *thumbprint;
     char *kid; /* the account URL, once known */
     time_t retry_after; /* the CA's last Retry-After, absolute; 0: none */
+    char problem[128];  /* the last problem's type, without the prefix */
 };
 /* Fetch the directory. 0 or a negative errno (logged). */
 int acme_client_open(struct acme_client *c, const char *directory,
@@ -179,6 +182,8 @@ json_t *acme_client_json(struct acme_client *c, const struct acme_response *r,
 struct acme_publisher {
     int (*publish)(void *arg, enum acme_challenge_type type, const char *name,
                    const char *token, const char *keyauth);
+    /* all published: wait until the material is visible (replicas) */
+    int (*ready)(void *arg);
     void (*withdraw)(void *arg, enum acme_challenge_type type,
                      const char *name, const char *token);
     void *arg;
@@ -192,6 +197,11 @@ struct acme_publisher {
 int acme_order(struct acme_client *c, char *const *names, size_t n,
                enum acme_challenge_type type, const struct acme_publisher *pub,
                char **chain_pem, char **key_pem);
+
+/* RFC 8555 8.1: a token is base64url (it also names a file). */
+bool acme_token_ok(const char *token);
+/* "http-01" or "tls-alpn-01". */
+const char *acme_challenge_name(enum acme_challenge_type t);
 
 /* ---- acme_store.c ---- */
 
@@ -217,5 +227,81 @@ int acme_store_mkdir(int dirfd, const char *name);
 int acme_store_lock(int dirfd, const char *name);
 /* A directory name for the CA @url ("127.0.0.1_14000_dir"). */
 void acme_store_ca_id(const char *url, char *buf, size_t size);
+
+/* ---- the manager (acme.c: open, thread, status; acme_attempt.c) ---- */
+
+/* One certificate: its names, and what is known of it (under a->mu). */
+struct acme_item {
+    char *id;
+    struct acme_names names;
+    char **owned; /* names.v, owned */
+    uint32_t rnd; /* its jitter, drawn once */
+    time_t not_before, not_after;
+    char ari_id[160];
+    time_t ari_start, ari_end;
+    unsigned failures;
+    time_t failed_at, retry_after, next;
+    char last_error[256];
+    /* what cert.pem was when last read (another replica may replace it) */
+    ino_t ino;
+    struct timespec mtime;
+    bool waiting; /* another replica holds its lock; said once */
+};
+
+/* A challenge file of another replica, answered from memory too. */
+struct acme_shared {
+    char *token;
+    char *name;
+    enum acme_challenge_type type;
+    bool seen; /* in the last scan */
+};
+
+struct acme {
+    char *directory, *ca_root, *email;
+    char ca_id[128];
+    enum acme_challenge_type challenge;
+    struct acme_challenges *ch; /* borrowed */
+    void (*install)(void *arg, const struct acme_cert *cert);
+    void (*log_fn)(void *arg, enum acme_log_level level, const char *msg);
+    void *arg;
+    time_t (*clock)(void *arg);
+    struct acme_backoff backoff;
+    unsigned share_delay;
+    struct acme_logger logger;
+    char last_error[256]; /* the last error logged, for the item's state */
+    int dirfd;
+    struct acme_item *items;
+    size_t n_items;
+    struct acme_shared *shared; /* imported from challenges/ */
+    size_t n_shared;
+    char **own; /* tokens this process published */
+    size_t n_own;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* CLOCK_MONOTONIC */
+    atomic_bool stop;
+};
+
+/* The manager's clock. */
+time_t acme_now(struct acme *a);
+/* Sleep until @until on the manager's clock; -ECANCELED when stopping. */
+int acme_sleep_until(void *arg, time_t until);
+/* Recompute it->next (under a->mu). */
+void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now);
+/*
+ * acme_item_load - read certs/ID/ (cert, key, state); install the
+ * certificate when it is new to this process. Returns 0, -ENOENT when there
+ * is no usable certificate, or -ENOMEM.
+ */
+int acme_item_load(struct acme *a, struct acme_item *it);
+/* Order or renew @it now, holding its lock (acme_attempt.c). */
+void acme_attempt(struct acme *a, struct acme_item *it);
+/* Answer the challenge files other replicas published (acme_share.c). */
+void acme_shared_scan(struct acme *a);
+/* The publisher that writes to memory and challenges/ (acme_share.c). */
+void acme_share_publisher(struct acme *a, struct acme_publisher *pub);
+/* Forget every imported and own challenge (acme_close). */
+void acme_shared_clear(struct acme *a);
 
 #endif

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acme.c - the manager (acme.h): the certificates of one configuration,
+ * what --acme-dir holds of them, and the thread that keeps them current.
+ *
+ * The thread's loop: answer the challenge files other replicas published,
+ * notice a cert.pem another replica replaced, and order the certificate
+ * whose next attempt is the earliest once it is due (acme_attempt.c);
+ * between these it sleeps on a condition variable, at most a second (the
+ * pace at which replicas see each other's files), and acme_close wakes it.
+ * Nothing here talks to the CA: acme_open and a restart use only the files.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Seconds between two looks at the shared directory. */
+#define SCAN_INTERVAL 1
+
+const char *acme_ca_url(const char *value)
+{
+    if (strcmp(value, "letsencrypt") == 0)
+        return ACME_CA_LETSENCRYPT;
+    if (strcmp(value, "letsencrypt-staging") == 0)
+        return ACME_CA_LETSENCRYPT_STAGING;
+    if (strncmp(value, "https://", 8) == 0 && value[8] != '\0' &&
+        value[8] != '/' && !strpbrk(value, " \t\r\n"))
+        return value;
+    return NULL;
+}
+
+time_t acme_now(struct acme *a)
+{
+    return a->clock ? a->clock(a->arg) : time(NULL);
+}
+
+int acme_sleep_until(void *arg, time_t until)
+{
+    struct acme *a = arg;
+    time_t delta = until - acme_now(a);
+    struct timespec ts;
+    int r = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += delta > 0 ? delta : 0;
+    pthread_mutex_lock(&a->mu);
+    while (!atomic_load(&a->stop) && r == 0)
+        r = pthread_cond_timedwait(&a->cv, &a->mu, &ts);
+    pthread_mutex_unlock(&a->mu);
+    return atomic_load(&a->stop) ? -ECANCELED : 0;
+}
+
+/* The logger: the caller's callback, and the last error for the state. */
+static void log_through(void *arg, enum acme_log_level level, const char *msg)
+{
+    struct acme *a = arg;
+
+    if (level == ACME_LOG_ERROR)
+        snprintf(a->last_error, sizeof a->last_error, "%s", msg);
+    if (a->log_fn)
+        a->log_fn(a->arg, level, msg);
+}
+
+void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now)
+{
+    time_t renew = acme_renew_at(it->not_before, it->not_after, it->ari_start,
+                                 it->ari_end, it->rnd);
+    time_t retry = acme_retry_at(it->failed_at, it->failures, it->retry_after,
+                                 a->backoff, it->rnd);
+
+    it->next = acme_next_attempt(renew, it->not_after, retry, it->failures,
+                                 now);
+}
+
+int acme_check(const struct acme_config *cfg, char *err, size_t errlen)
+{
+    FILE *f;
+    bool pem = false;
+    char line[128];
+
+    if (cfg->directory == NULL || acme_ca_url(cfg->directory) == NULL) {
+        snprintf(err, errlen, "--acme-ca: '%.64s' is not an https:// URL, "
+                 "letsencrypt or letsencrypt-staging",
+                 cfg->directory ? cfg->directory : "");
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < cfg->n_certs; i++) {
+        for (size_t j = 0; j < cfg->certs[i].n; j++) {
+            if (!acme_is_name(cfg->certs[i].v[j])) {
+                snprintf(err, errlen, "--acme: '%.64s' is not a DNS name",
+                         cfg->certs[i].v[j]);
+                return -EINVAL;
+            }
+        }
+    }
+    if (cfg->dir == NULL || cfg->dir[0] != '/') {
+        snprintf(err, errlen, "--acme-dir: '%.64s' is not an absolute path",
+                 cfg->dir ? cfg->dir : "");
+        return -EINVAL;
+    }
+    if (cfg->ca_root == NULL)
+        return 0;
+    f = fopen(cfg->ca_root, "re");
+    if (f == NULL) {
+        snprintf(err, errlen, "--acme-ca-root: %s: %s", cfg->ca_root,
+                 strerror(errno));
+        return -EINVAL;
+    }
+    while (!pem && fgets(line, sizeof line, f))
+        pem = strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
+    fclose(f);
+    if (!pem) {
+        snprintf(err, errlen, "--acme-ca-root: %s: no PEM certificate",
+                 cfg->ca_root);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int item_init(struct acme_item *it, const struct acme_names *names)
+{
+    if (names->n == 0 || RAND_bytes((unsigned char *)&it->rnd,
+                                    sizeof it->rnd) != 1)
+        return -EINVAL;
+    it->owned = calloc(names->n, sizeof *it->owned);
+    if (it->owned == NULL)
+        return -ENOMEM;
+    it->names = (struct acme_names){.v = it->owned, .n = names->n};
+    for (size_t i = 0; i < names->n; i++) {
+        it->owned[i] = strdup(names->v[i]);
+        if (it->owned[i] == NULL)
+            return -ENOMEM;
+        /* names are compared and stored lower case */
+        for (char *p = it->owned[i]; *p; p++) {
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        }
+    }
+    it->id = strdup(it->owned[0]);
+    return it->id ? 0 : -ENOMEM;
+}
+
+static void item_free(struct acme_item *it)
+{
+    for (size_t i = 0; it->owned && i < it->names.n; i++)
+        free(it->owned[i]);
+    free(it->owned);
+    free(it->id);
+}
+
+static int copy_config(struct acme *a, const struct acme_config *cfg)
+{
+    struct acme_backoff dflt = ACME_BACKOFF_DEFAULT;
+
+    a->directory = strdup(acme_ca_url(cfg->directory));
+    a->ca_root = cfg->ca_root ? strdup(cfg->ca_root) : NULL;
+    a->email = cfg->email ? strdup(cfg->email) : NULL;
+    if (!a->directory || (cfg->ca_root && !a->ca_root) ||
+        (cfg->email && !a->email))
+        return -ENOMEM;
+    acme_store_ca_id(a->directory, a->ca_id, sizeof a->ca_id);
+    a->challenge = cfg->challenge;
+    a->ch = cfg->challenges;
+    a->install = cfg->install;
+    a->log_fn = cfg->log;
+    a->arg = cfg->arg;
+    a->clock = cfg->clock;
+    a->backoff = cfg->backoff.first ? cfg->backoff : dflt;
+    a->share_delay = cfg->share_delay ? cfg->share_delay : 2;
+    a->logger = (struct acme_logger){.fn = log_through, .arg = a};
+    a->items = calloc(cfg->n_certs ? cfg->n_certs : 1, sizeof *a->items);
+    if (a->items == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < cfg->n_certs; i++) {
+        int r = item_init(&a->items[i], &cfg->certs[i]);
+
+        a->n_items = i + 1;
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
+              size_t errlen)
+{
+    struct acme *a = calloc(1, sizeof *a);
+    pthread_condattr_t ca;
+    int r;
+
+    *out = NULL;
+    if (a == NULL)
+        return -ENOMEM;
+    a->dirfd = -1;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    r = acme_check(cfg, err, errlen);
+    if (r < 0)
+        goto out_close;
+    r = copy_config(a, cfg);
+    if (r < 0) {
+        snprintf(err, errlen, "acme: out of memory");
+        goto out_close;
+    }
+    a->dirfd = acme_store_open(cfg->dir);
+    if (a->dirfd < 0) {
+        r = a->dirfd;
+        snprintf(err, errlen, "--acme-dir: %s: %s", cfg->dir, strerror(-r));
+        goto out_close;
+    }
+    for (size_t i = 0; i < a->n_items; i++) {
+        struct acme_item *it = &a->items[i];
+
+        r = acme_item_load(a, it);
+        if (r == -ENOMEM)
+            goto out_close;
+        acme_item_schedule(a, it, acme_now(a));
+    }
+    *out = a;
+    return 0;
+out_close:
+    acme_close(a);
+    return r;
+}
+
+/* The item whose next attempt comes first. */
+static struct acme_item *earliest(struct acme *a)
+{
+    struct acme_item *first = NULL;
+
+    for (size_t i = 0; i < a->n_items; i++) {
+        if (first == NULL || a->items[i].next < first->next)
+            first = &a->items[i];
+    }
+    return first;
+}
+
+/* A cert.pem replaced since it was read: another replica's order. */
+static void notice_replaced(struct acme *a)
+{
+    for (size_t i = 0; i < a->n_items; i++) {
+        struct acme_item *it = &a->items[i];
+        char path[512];
+        struct stat st;
+
+        snprintf(path, sizeof path, "certs/%s/cert.pem", it->id);
+        if (fstatat(a->dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        if (st.st_ino == it->ino && st.st_mtim.tv_sec == it->mtime.tv_sec &&
+            st.st_mtim.tv_nsec == it->mtime.tv_nsec)
+            continue;
+        acme_item_load(a, it);
+    }
+}
+
+static void *run(void *arg)
+{
+    struct acme *a = arg;
+
+    while (!atomic_load(&a->stop)) {
+        struct acme_item *it;
+        time_t now, until;
+
+        acme_shared_scan(a);
+        notice_replaced(a);
+        now = acme_now(a);
+        it = earliest(a);
+        if (it && it->next <= now) {
+            acme_attempt(a, it);
+            continue;
+        }
+        until = now + SCAN_INTERVAL;
+        if (it && it->next < until)
+            until = it->next;
+        acme_sleep_until(a, until);
+    }
+    return NULL;
+}
+
+int acme_start(struct acme *a)
+{
+    int r = pthread_create(&a->thread, NULL, run, a);
+
+    if (r != 0)
+        return -r;
+    a->started = true;
+    return 0;
+}
+
+int acme_status(struct acme *a, size_t i, time_t now, struct acme_status *st)
+{
+    const struct acme_item *it;
+
+    if (i >= a->n_items)
+        return -ENOENT;
+    it = &a->items[i];
+    pthread_mutex_lock(&a->mu);
+    *st = (struct acme_status){
+        .state = acme_cert_state_at(it->not_after, now),
+        .not_after = it->not_after,
+        .expiry_seconds =
+            it->not_after ? acme_expiry_seconds(it->not_after, now) : 0,
+        .next = it->next,
+        .failures = it->failures,
+    };
+    snprintf(st->id, sizeof st->id, "%s", it->id);
+    snprintf(st->last_error, sizeof st->last_error, "%s", it->last_error);
+    pthread_mutex_unlock(&a->mu);
+    return 0;
+}
+
+void acme_close(struct acme *a)
+{
+    if (a == NULL)
+        return;
+    if (a->started) {
+        pthread_mutex_lock(&a->mu);
+        atomic_store(&a->stop, true);
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        pthread_join(a->thread, NULL);
+    }
+    acme_shared_clear(a);
+    for (size_t i = 0; i < a->n_items; i++)
+        item_free(&a->items[i]);
+    free(a->items);
+    if (a->dirfd >= 0)
+        close(a->dirfd);
+    free(a->directory);
+    free(a->ca_root);
+    free(a->email);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+}
