@@ -48,7 +48,7 @@ bool acme_is_name(const char *name)
 }
 
 /* A subjectAltName of DNS names, or NULL. */
-static X509_EXTENSION *san(char *const *names, size_t n)
+static X509_EXTENSION *san(const char *const *names, size_t n)
 {
     GENERAL_NAMES *gens = GENERAL_NAMES_new();
     X509_EXTENSION *ext = NULL;
@@ -93,7 +93,7 @@ char *acme_csr(EVP_PKEY *k, char *const *names, size_t n)
 
     if (req == NULL || exts == NULL || n == 0)
         goto out_free;
-    X509_EXTENSION *ext = san(names, n);
+    X509_EXTENSION *ext = san((const char *const *)names, n);
     if (ext == NULL || sk_X509_EXTENSION_push(exts, ext) == 0) {
         X509_EXTENSION_free(ext);
         goto out_free;
@@ -151,7 +151,7 @@ static int random_serial(X509 *x)
 int acme_alpn_cert(const char *name, const char *keyauth, X509 **cert,
                    EVP_PKEY **key)
 {
-    char *const names[] = {(char *)name};
+    const char *const names[] = {name};
     X509_EXTENSION *alt = san(names, 1), *id = acme_identifier(keyauth);
     EVP_PKEY *k = acme_key_new();
     X509 *x = X509_new();
