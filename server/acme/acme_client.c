@@ -166,13 +166,16 @@ static int problem(struct acme_client *c, const char *url,
     size_t i;
     json_t *sub;
 
-    if (t && strncmp(t, PROBLEM, strlen(PROBLEM)) == 0)
-        t += strlen(PROBLEM);
-    snprintf(type, size, "%s", t ? t : "");
+    snprintf(type, size, "%s",
+             t && strncmp(t, PROBLEM, strlen(PROBLEM)) == 0
+                 ? t + strlen(PROBLEM)
+                 : "");
     snprintf(c->problem, sizeof c->problem, "%s", type);
-    acme_log(c->log, ACME_LOG_ERROR, "acme: %s: HTTP %ld %s: %s", url,
-             r->status, t ? t : "(no problem type)",
-             detail ? detail : "(no detail)");
+    /* a refused nonce is routine (retried), not an error */
+    acme_log(c->log,
+             strcmp(type, "badNonce") == 0 ? ACME_LOG_INFO : ACME_LOG_ERROR,
+             "acme: %s: HTTP %ld %s: %s", url, r->status,
+             t ? t : "(no problem type)", detail ? detail : "(no detail)");
     json_array_foreach(subs, i, sub)
     {
         const char *sd = json_string_value(json_object_get(sub, "detail"));
@@ -226,6 +229,8 @@ int acme_client_post(struct acme_client *c, const char *url,
         acme_log(c->log, ACME_LOG_INFO, "acme: badNonce, retrying with the "
                  "CA's fresh nonce");
     }
+    acme_log(c->log, ACME_LOG_ERROR, "acme: %s: the CA refused %d nonces in "
+             "a row (urn:ietf:params:acme:error:badNonce)", url, NONCE_TRIES);
     return e;
 }
 
