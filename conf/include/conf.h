@@ -76,6 +76,11 @@ struct conf_encodings {
     size_t n; /* 0: off */
 };
 
+enum conf_acme_challenge {
+    CONF_ACME_HTTP01,
+    CONF_ACME_TLSALPN01,
+};
+
 enum conf_sandbox {
     CONF_SANDBOX_ON,     /* Landlock and seccomp as far as the kernel goes */
     CONF_SANDBOX_OFF,    /* neither */
@@ -146,6 +151,18 @@ struct conf {
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
+
+    /*
+     * ACME (docs/acme.md): certificates from a CA. Checked here (syntax,
+     * names, across options); the server's --check reads acme_ca_root.
+     */
+    struct conf_strv acme; /* "DOMAIN[,DOMAIN...]": one certificate each */
+    char *acme_email;      /* the account's contact, or NULL */
+    char *acme_ca;         /* https:// URL, letsencrypt, letsencrypt-staging */
+    char *acme_ca_root;    /* PEM trust anchor of the CA's HTTPS, or NULL */
+    char *acme_dir;        /* account, keys, certificates, state */
+    char *acme_challenge;  /* "http-01", "tls-alpn-01" or NULL: see
+                              conf_acme_challenge */
 
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
@@ -262,6 +279,12 @@ int conf_option_doc(size_t i, struct conf_option_doc *d);
  * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
+
+/*
+ * conf_acme_challenge - the ACME challenge to answer: --acme-challenge, or
+ * by default tls-alpn-01 when a listener is on port 443, else http-01.
+ */
+enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);
