@@ -14,6 +14,7 @@
  * Signals are blocked in every thread and read from a signalfd here.
  */
 #include "access.h"
+#include "acme_conf.h"
 #include "certs.h"
 #include "conf.h"
 #include "daemon.h"
@@ -495,7 +496,7 @@ static int phase_check(struct server *s)
     errors += err;
     errors += check_outputs(s);
     if (check)
-        errors += check_log(&s->c);
+        errors += check_log(&s->c) + acme_conf_check(&s->c);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
