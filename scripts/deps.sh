@@ -10,7 +10,7 @@ test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
   man-db systemd dpkg-dev jq podman runc catatonit netavark aardvark-dns
-  iptables apache2-utils prometheus python3-minimal)
+  iptables apache2-utils prometheus python3-minimal pebble)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = test ]; then

@@ -25,18 +25,6 @@
 /* Seconds between two looks at the shared directory. */
 #define SCAN_INTERVAL 1
 
-const char *acme_ca_url(const char *value)
-{
-    if (strcmp(value, "letsencrypt") == 0)
-        return ACME_CA_LETSENCRYPT;
-    if (strcmp(value, "letsencrypt-staging") == 0)
-        return ACME_CA_LETSENCRYPT_STAGING;
-    if (strncmp(value, "https://", 8) == 0 && value[8] != '\0' &&
-        value[8] != '/' && !strpbrk(value, " \t\r\n"))
-        return value;
-    return NULL;
-}
-
 time_t acme_now(struct acme *a)
 {
     return a->clock ? a->clock(a->arg) : time(NULL);
@@ -78,51 +66,6 @@ void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now)
 
     it->next = acme_next_attempt(renew, it->not_after, retry, it->failures,
                                  now);
-}
-
-int acme_check(const struct acme_config *cfg, char *err, size_t errlen)
-{
-    FILE *f;
-    bool pem = false;
-    char line[128];
-
-    if (cfg->directory == NULL || acme_ca_url(cfg->directory) == NULL) {
-        snprintf(err, errlen, "--acme-ca: '%.64s' is not an https:// URL, "
-                 "letsencrypt or letsencrypt-staging",
-                 cfg->directory ? cfg->directory : "");
-        return -EINVAL;
-    }
-    for (size_t i = 0; i < cfg->n_certs; i++) {
-        for (size_t j = 0; j < cfg->certs[i].n; j++) {
-            if (!acme_is_name(cfg->certs[i].v[j])) {
-                snprintf(err, errlen, "--acme: '%.64s' is not a DNS name",
-                         cfg->certs[i].v[j]);
-                return -EINVAL;
-            }
-        }
-    }
-    if (cfg->dir == NULL || cfg->dir[0] != '/') {
-        snprintf(err, errlen, "--acme-dir: '%.64s' is not an absolute path",
-                 cfg->dir ? cfg->dir : "");
-        return -EINVAL;
-    }
-    if (cfg->ca_root == NULL)
-        return 0;
-    f = fopen(cfg->ca_root, "re");
-    if (f == NULL) {
-        snprintf(err, errlen, "--acme-ca-root: %s: %s", cfg->ca_root,
-                 strerror(errno));
-        return -EINVAL;
-    }
-    while (!pem && fgets(line, sizeof line, f))
-        pem = strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
-    fclose(f);
-    if (!pem) {
-        snprintf(err, errlen, "--acme-ca-root: %s: no PEM certificate",
-                 cfg->ca_root);
-        return -EINVAL;
-    }
-    return 0;
 }
 
 static int item_init(struct acme_item *it, const struct acme_names *names)
@@ -264,6 +207,29 @@ static void notice_replaced(struct acme *a)
     }
 }
 
+/* A certificate within ACME_WARN_SECONDS of its end: said once. */
+static void warn_expiring(struct acme *a, time_t now)
+{
+    for (size_t i = 0; i < a->n_items; i++) {
+        struct acme_item *it = &a->items[i];
+        enum acme_cert_state st = acme_cert_state_at(it->not_after, now);
+
+        if (st != ACME_CERT_WARNING && st != ACME_CERT_EXPIRED)
+            continue;
+        if (it->warned == it->not_after)
+            continue;
+        it->warned = it->not_after;
+        if (st == ACME_CERT_EXPIRED)
+            acme_log(&a->logger, ACME_LOG_WARNING,
+                     "acme: %s: the certificate expired %lld s ago", it->id,
+                     -acme_expiry_seconds(it->not_after, now));
+        else
+            acme_log(&a->logger, ACME_LOG_WARNING,
+                     "acme: %s: the certificate expires in %lld s", it->id,
+                     acme_expiry_seconds(it->not_after, now));
+    }
+}
+
 static void *run(void *arg)
 {
     struct acme *a = arg;
@@ -275,6 +241,7 @@ static void *run(void *arg)
         acme_shared_scan(a);
         notice_replaced(a);
         now = acme_now(a);
+        warn_expiring(a, now);
         it = earliest(a);
         if (it && it->next <= now) {
             acme_attempt(a, it);

@@ -138,6 +138,10 @@ struct acme;
  */
 const char *acme_ca_url(const char *value);
 
+/* acme_is_name - a DNS name a CA may validate by HTTP-01 or TLS-ALPN-01:
+ * two or more LDH labels, no wildcard. */
+bool acme_is_name(const char *name);
+
 /*
  * acme_check - validate @cfg without touching the network or the
  * directory's contents (--check): the names, the URL, a readable PEM

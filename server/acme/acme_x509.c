@@ -24,29 +24,6 @@
 /* id-pe-acmeIdentifier (RFC 8737 6.1) */
 #define OID_ACME_IDENTIFIER "1.3.6.1.5.5.7.1.31"
 
-bool acme_is_name(const char *name)
-{
-    size_t len = strlen(name), label = 0;
-
-    if (len == 0 || len > 253 || name[len - 1] == '.')
-        return false;
-    for (const char *p = name; *p; p++) {
-        if (*p == '.') {
-            if (label == 0 || p[-1] == '-')
-                return false;
-            label = 0;
-            continue;
-        }
-        if (!isalnum((unsigned char)*p) && *p != '-')
-            return false;
-        if (label == 0 && *p == '-')
-            return false;
-        if (++label > 63)
-            return false;
-    }
-    return name[len - 1] != '-' && strchr(name, '.') != NULL;
-}
-
 /* A subjectAltName of DNS names, or NULL. */
 static X509_EXTENSION *san(const char *const *names, size_t n)
 {

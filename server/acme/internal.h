@@ -95,8 +95,6 @@ struct acme_chain_info {
 int acme_chain_check(const char *pem, size_t len, const char *key_pem,
                      char *const *names, size_t n,
                      struct acme_chain_info *info, char *err, size_t errlen);
-/* acme_is_name - a DNS name we may order: LDH labels, no wildcard. */
-bool acme_is_name(const char *name);
 
 /* ---- acme_http.c ---- */
 
@@ -246,6 +244,7 @@ struct acme_item {
     ino_t ino;
     struct timespec mtime;
     bool waiting; /* another replica holds its lock; said once */
+    time_t warned; /* the not_after whose coming expiry was logged */
 };
 
 /* A challenge file of another replica, answered from memory too. */

@@ -118,11 +118,12 @@ START_TEST(restart_offline)
 }
 END_TEST
 
-/* Four years on, the five-year certificate is due: renewed, installed. */
+/* Three days before the five-year certificate ends (a clock moved on):
+ * a warning, the renewal, the new certificate installed. */
 START_TEST(renewal_forced)
 {
     struct agent_proc a, b;
-    const char *args[] = {"--names", "a.test", "--clock-offset", "126230400",
+    const char *args[] = {"--names", "a.test", "--clock-offset", "157507200",
                           NULL};
 
     pebble_start(&pb, NULL);
@@ -130,6 +131,7 @@ START_TEST(renewal_forced)
     ck_assert_int_eq(agent_stop(&a), 0);
     agent_start(&pb, &b, "renew", args);
     EXPECT_LINE(&b, "installed a.test stored=1", 10);
+    EXPECT_LINE(&b, "log WARNING acme: a.test: the certificate expires in", 10);
     EXPECT_LINE(&b, "a.test: renewing", 10);
     EXPECT_LINE(&b, "installed a.test stored=0", ISSUE);
     ck_assert(tls_verifies(&pb, pb.root, "a.test"));
