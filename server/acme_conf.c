@@ -42,8 +42,8 @@ int acme_conf_build(const struct conf *c, struct acme_conf *out)
         out->n_certs = i + 1;
         if (out->names[i] == NULL || v == NULL)
             goto out_free;
-        out->certs[i] = (struct acme_names){.v = v,
-                                            .n = split(out->names[i], v)};
+        out->certs[i] =
+            (struct acme_names){.v = v, .n = split(out->names[i], v)};
     }
     out->cfg = (struct acme_config){
         .directory = c->acme_ca,

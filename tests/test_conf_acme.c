@@ -94,9 +94,9 @@ static const struct {
      "# acme-challenge = (not set)\n"
      "acme-dir = /var/lib/beneath/acme\n"
      "# acme-email = (not set)\n"},
-    {{"--acme", "a.example,www.a.example", "--acme", "b.example",
-      "--acme-ca", "letsencrypt-staging", "--acme-email", "ops@a.example",
-      "--acme-dir", "/srv/acme"},
+    {{"--acme", "a.example,www.a.example", "--acme", "b.example", "--acme-ca",
+      "letsencrypt-staging", "--acme-email", "ops@a.example", "--acme-dir",
+      "/srv/acme"},
      "acme = a.example,www.a.example\n"
      "acme = b.example\n"
      "acme-ca = letsencrypt-staging\n"},
@@ -141,6 +141,5 @@ END_TEST
 const struct check_main check_main = {
     .suite = "conf_acme",
     .tcases = {{"values", .loops = {LOOP(file_error), LOOP(load_error),
-                                    LOOP(print_case),
-                                    LOOP(challenge_case)}}},
+                                    LOOP(print_case), LOOP(challenge_case)}}},
 };

@@ -64,14 +64,14 @@ void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now)
     time_t retry = acme_retry_at(it->failed_at, it->failures, it->retry_after,
                                  a->backoff, it->rnd);
 
-    it->next = acme_next_attempt(renew, it->not_after, retry, it->failures,
-                                 now);
+    it->next =
+        acme_next_attempt(renew, it->not_after, retry, it->failures, now);
 }
 
 static int item_init(struct acme_item *it, const struct acme_names *names)
 {
-    if (names->n == 0 || RAND_bytes((unsigned char *)&it->rnd,
-                                    sizeof it->rnd) != 1)
+    if (names->n == 0 ||
+        RAND_bytes((unsigned char *)&it->rnd, sizeof it->rnd) != 1)
         return -EINVAL;
     it->owned = calloc(names->n, sizeof *it->owned);
     if (it->owned == NULL)

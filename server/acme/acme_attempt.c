@@ -39,8 +39,8 @@ static void read_state(struct acme *a, struct acme_item *it)
     if (st == NULL)
         return;
     pthread_mutex_lock(&a->mu);
-    it->failures = (unsigned)json_integer_value(json_object_get(st,
-                                                                "failures"));
+    it->failures =
+        (unsigned)json_integer_value(json_object_get(st, "failures"));
     it->failed_at = json_integer_value(json_object_get(st, "failed_at"));
     it->retry_after = json_integer_value(json_object_get(st, "retry_after"));
     snprintf(it->last_error, sizeof it->last_error, "%s",
@@ -59,8 +59,8 @@ static int write_state(struct acme *a, struct acme_item *it)
 
     for (size_t i = 0; names && i < it->names.n; i++)
         json_array_append_new(names, json_string(it->names.v[i]));
-    st = json_pack("{s:o, s:I, s:I, s:I, s:s, s:I}", "names", names,
-                   "failures", (json_int_t)it->failures, "failed_at",
+    st = json_pack("{s:o, s:I, s:I, s:I, s:s, s:I}", "names", names, "failures",
+                   (json_int_t)it->failures, "failed_at",
                    (json_int_t)it->failed_at, "retry_after",
                    (json_int_t)it->retry_after, "last_error", it->last_error,
                    "not_after", (json_int_t)it->not_after);
@@ -253,10 +253,11 @@ static int obtain(struct acme *a, struct acme_item *it, char **chain,
     if (r == 0)
         r = account(a, &c, &akey);
     if (r == 0)
-        r = acme_order(&c, it->names.v, it->names.n, a->challenge, &pub,
-                       chain, key);
+        r = acme_order(&c, it->names.v, it->names.n, a->challenge, &pub, chain,
+                       key);
     if (r == -EPROTO && strcmp(c.problem, "accountDoesNotExist") == 0) {
-        acme_log(&a->logger, ACME_LOG_WARNING, "acme: the CA does not know "
+        acme_log(&a->logger, ACME_LOG_WARNING,
+                 "acme: the CA does not know "
                  "the stored account; registering the key again");
         snprintf(dir, sizeof dir, "accounts/%s", a->ca_id);
         r = acme_client_account(&c, a->email);
@@ -310,8 +311,10 @@ static void succeeded(struct acme *a, struct acme_item *it, const char *chain,
     r = save(a, it, chain, key, &st);
     if (r < 0) {
         /* served anyway; the next start orders again */
-        acme_log(&a->logger, ACME_LOG_ERROR, "acme: %s: storing the "
-                 "certificate: %s", it->id, strerror(-r));
+        acme_log(&a->logger, ACME_LOG_ERROR,
+                 "acme: %s: storing the "
+                 "certificate: %s",
+                 it->id, strerror(-r));
         st = (struct stat){0};
     }
     adopt(a, it, &info, &st);
@@ -319,9 +322,10 @@ static void succeeded(struct acme *a, struct acme_item *it, const char *chain,
     acme_item_schedule(a, it, acme_now(a));
     pthread_mutex_unlock(&a->mu);
     install(a, it, chain, key, false);
-    acme_log(&a->logger, ACME_LOG_INFO, "acme: %s: certificate obtained, "
-             "valid for %lld s, renewal in %lld s", it->id,
-             (long long)(info.not_after - acme_now(a)),
+    acme_log(&a->logger, ACME_LOG_INFO,
+             "acme: %s: certificate obtained, "
+             "valid for %lld s, renewal in %lld s",
+             it->id, (long long)(info.not_after - acme_now(a)),
              (long long)(it->next - acme_now(a)));
 }
 
@@ -339,15 +343,17 @@ static void failed(struct acme *a, struct acme_item *it, time_t retry_after)
     pthread_mutex_unlock(&a->mu);
     write_state(a, it);
     if (it->not_after)
-        acme_log(&a->logger, ACME_LOG_WARNING, "acme: %s: attempt %u failed; "
+        acme_log(&a->logger, ACME_LOG_WARNING,
+                 "acme: %s: attempt %u failed; "
                  "keeping the certificate that expires in %lld s; next "
-                 "attempt in %lld s", it->id, it->failures,
-                 acme_expiry_seconds(it->not_after, now),
+                 "attempt in %lld s",
+                 it->id, it->failures, acme_expiry_seconds(it->not_after, now),
                  (long long)(it->next - now));
     else
-        acme_log(&a->logger, ACME_LOG_WARNING, "acme: %s: attempt %u failed; "
-                 "no certificate yet; next attempt in %lld s", it->id,
-                 it->failures, (long long)(it->next - now));
+        acme_log(&a->logger, ACME_LOG_WARNING,
+                 "acme: %s: attempt %u failed; "
+                 "no certificate yet; next attempt in %lld s",
+                 it->id, it->failures, (long long)(it->next - now));
 }
 
 void acme_attempt(struct acme *a, struct acme_item *it)
@@ -362,8 +368,10 @@ void acme_attempt(struct acme *a, struct acme_item *it)
     fd = r < 0 ? r : acme_store_lock(a->dirfd, path);
     if (fd == -EWOULDBLOCK) {
         if (!it->waiting)
-            acme_log(&a->logger, ACME_LOG_INFO, "acme: %s: another replica "
-                     "is ordering it; waiting for its result", it->id);
+            acme_log(&a->logger, ACME_LOG_INFO,
+                     "acme: %s: another replica "
+                     "is ordering it; waiting for its result",
+                     it->id);
         it->waiting = true;
         pthread_mutex_lock(&a->mu);
         it->next = now + 1;

@@ -7,6 +7,7 @@
  * the read side, the ACME thread the write side for a few microseconds.
  */
 #include "acme_challenges.h"
+
 #include "internal.h"
 
 #include <errno.h>
@@ -73,8 +74,8 @@ static struct entry *find(struct acme_challenges *ch, const char *key,
     return NULL;
 }
 
-int acme_http01_lookup(struct acme_challenges *ch, const char *token,
-                       char *buf, size_t size)
+int acme_http01_lookup(struct acme_challenges *ch, const char *token, char *buf,
+                       size_t size)
 {
     struct entry *e;
     int r = -ENOENT;

@@ -45,8 +45,8 @@ void acme_challenges_free(struct acme_challenges *ch);
  * Returns its length, -ENOENT when no order waits on @token (answer 404),
  * or -ENOSPC.
  */
-int acme_http01_lookup(struct acme_challenges *ch, const char *token,
-                       char *buf, size_t size);
+int acme_http01_lookup(struct acme_challenges *ch, const char *token, char *buf,
+                       size_t size);
 
 /*
  * acme_tlsalpn01_lookup - the certificate and key to present when a client

@@ -54,7 +54,8 @@ int acme_check(const struct acme_config *cfg, char *err, size_t errlen)
     char line[128];
 
     if (cfg->directory == NULL || acme_ca_url(cfg->directory) == NULL) {
-        snprintf(err, errlen, "--acme-ca: '%.64s' is not an https:// URL, "
+        snprintf(err, errlen,
+                 "--acme-ca: '%.64s' is not an https:// URL, "
                  "letsencrypt or letsencrypt-staging",
                  cfg->directory ? cfg->directory : "");
         return -EINVAL;
@@ -91,4 +92,3 @@ int acme_check(const struct acme_config *cfg, char *err, size_t errlen)
     }
     return 0;
 }
-

@@ -37,15 +37,16 @@ json_t *acme_client_json(struct acme_client *c, const struct acme_response *r,
     if (j && json_is_object(j))
         return j;
     json_decref(j);
-    acme_log(c->log, ACME_LOG_ERROR, "acme: %s: the CA's answer is not a JSON "
-             "object (%s)", what, jerr.text);
+    acme_log(c->log, ACME_LOG_ERROR,
+             "acme: %s: the CA's answer is not a JSON "
+             "object (%s)",
+             what, jerr.text);
     return NULL;
 }
 
 int acme_client_open(struct acme_client *c, const char *directory,
                      const char *ca_root, const atomic_bool *stop,
-                     const struct acme_logger *log,
-                     struct acme_sleeper sleeper)
+                     const struct acme_logger *log, struct acme_sleeper sleeper)
 {
     struct acme_response r;
     char err[512];
@@ -59,15 +60,14 @@ int acme_client_open(struct acme_client *c, const char *directory,
     c->directory = strdup(directory);
     if (c->directory == NULL)
         return -ENOMEM;
-    e = acme_http_request(&c->http, directory, NULL, NULL, &r, err,
-                          sizeof err);
+    e = acme_http_request(&c->http, directory, NULL, NULL, &r, err, sizeof err);
     if (e == -EIO)
         acme_log(log, ACME_LOG_ERROR, "acme: directory: %s", err);
     if (e < 0)
         return e;
     if (r.status != 200) {
-        acme_log(log, ACME_LOG_ERROR, "acme: directory %s: HTTP %ld",
-                 directory, r.status);
+        acme_log(log, ACME_LOG_ERROR, "acme: directory %s: HTTP %ld", directory,
+                 r.status);
         acme_response_free(&r);
         return -EPROTO;
     }
@@ -84,8 +84,10 @@ int acme_client_open(struct acme_client *c, const char *directory,
         e = dup_field(dir, "renewalInfo", &c->renewal_info);
     json_decref(dir);
     if (e == 0 && (!c->new_nonce || !c->new_account || !c->new_order)) {
-        acme_log(log, ACME_LOG_ERROR, "acme: directory %s lacks newNonce, "
-                 "newAccount or newOrder", directory);
+        acme_log(log, ACME_LOG_ERROR,
+                 "acme: directory %s lacks newNonce, "
+                 "newAccount or newOrder",
+                 directory);
         e = -EPROTO;
     }
     return e;
@@ -179,8 +181,8 @@ static int problem(struct acme_client *c, const char *url,
     json_array_foreach(subs, i, sub)
     {
         const char *sd = json_string_value(json_object_get(sub, "detail"));
-        const char *id = json_string_value(json_object_get(
-            json_object_get(sub, "identifier"), "value"));
+        const char *id = json_string_value(
+            json_object_get(json_object_get(sub, "identifier"), "value"));
 
         acme_log(c->log, ACME_LOG_ERROR, "acme:   %s: %s", id ? id : "?",
                  sd ? sd : "(no detail)");
@@ -226,11 +228,14 @@ int acme_client_post(struct acme_client *c, const char *url,
         acme_response_free(r);
         if (strcmp(type, "badNonce") != 0)
             return e;
-        acme_log(c->log, ACME_LOG_INFO, "acme: badNonce, retrying with the "
+        acme_log(c->log, ACME_LOG_INFO,
+                 "acme: badNonce, retrying with the "
                  "CA's fresh nonce");
     }
-    acme_log(c->log, ACME_LOG_ERROR, "acme: %s: the CA refused %d nonces in "
-             "a row (urn:ietf:params:acme:error:badNonce)", url, NONCE_TRIES);
+    acme_log(c->log, ACME_LOG_ERROR,
+             "acme: %s: the CA refused %d nonces in "
+             "a row (urn:ietf:params:acme:error:badNonce)",
+             url, NONCE_TRIES);
     return e;
 }
 

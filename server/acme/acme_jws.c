@@ -202,11 +202,11 @@ out_md:
     return out;
 }
 
-char *acme_jws(EVP_PKEY *k, const char *kid, const char *nonce,
-               const char *url, const char *payload)
+char *acme_jws(EVP_PKEY *k, const char *kid, const char *nonce, const char *url,
+               const char *payload)
 {
-    json_t *prot = json_pack("{s:s, s:s, s:s}", "alg", "ES256", "nonce",
-                             nonce, "url", url);
+    json_t *prot = json_pack("{s:s, s:s, s:s}", "alg", "ES256", "nonce", nonce,
+                             "url", url);
     char *prot_text = NULL, *prot64 = NULL, *pay64 = NULL, *input = NULL;
     char *sig = NULL, *out = NULL;
     json_t *jws;

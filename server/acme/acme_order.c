@@ -238,8 +238,8 @@ static int order_wait(struct acme_client *c, const char *url, json_t **order,
             json_t *err = json_object_get(*order, "error");
             const char *d = json_string_value(json_object_get(err, "detail"));
 
-            acme_log(c->log, ACME_LOG_ERROR, "acme: order %s is %s: %s", url,
-                     s, d ? d : "(no detail)");
+            acme_log(c->log, ACME_LOG_ERROR, "acme: order %s is %s: %s", url, s,
+                     d ? d : "(no detail)");
             return -EPROTO;
         }
         e = wait_poll(c);
@@ -265,9 +265,8 @@ static int new_order(struct acme_client *c, char *const *names, size_t n,
     int e;
 
     for (size_t i = 0; ids && i < n; i++)
-        json_array_append_new(ids,
-                              json_pack("{s:s, s:s}", "type", "dns", "value",
-                                        names[i]));
+        json_array_append_new(
+            ids, json_pack("{s:s, s:s}", "type", "dns", "value", names[i]));
     req = json_pack("{s:o}", "identifiers", ids);
     payload = req ? json_dumps(req, JSON_COMPACT) : NULL;
     json_decref(req);
@@ -329,12 +328,12 @@ static int download(struct acme_client *c, json_t *order, char **chain)
     int e;
 
     if (url == NULL) {
-        acme_log(c->log, ACME_LOG_ERROR, "acme: valid order without a "
+        acme_log(c->log, ACME_LOG_ERROR,
+                 "acme: valid order without a "
                  "certificate URL");
         return -EPROTO;
     }
-    e = acme_client_post(c, url, NULL, "application/pem-certificate-chain",
-                         &r);
+    e = acme_client_post(c, url, NULL, "application/pem-certificate-chain", &r);
     if (e < 0)
         return e;
     *chain = r.body;

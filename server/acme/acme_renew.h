@@ -25,7 +25,10 @@ struct acme_backoff {
     unsigned first;
     unsigned max;
 };
-#define ACME_BACKOFF_DEFAULT {.first = 60, .max = 6 * 3600}
+#define ACME_BACKOFF_DEFAULT                                                   \
+    {                                                                          \
+        .first = 60, .max = 6 * 3600                                           \
+    }
 
 enum acme_cert_state {
     ACME_CERT_NONE,    /* no certificate yet */

@@ -46,8 +46,10 @@ static int publish(void *arg, enum acme_challenge_type type, const char *name,
         r = acme_store_write(a->dirfd, path, text, strlen(text), 0600);
     free(text);
     if (r < 0)
-        acme_log(&a->logger, ACME_LOG_ERROR, "acme: %s: challenge material: "
-                 "%s", name, strerror(-r));
+        acme_log(&a->logger, ACME_LOG_ERROR,
+                 "acme: %s: challenge material: "
+                 "%s",
+                 name, strerror(-r));
     return r;
 }
 
@@ -58,8 +60,8 @@ static int ready(void *arg)
     return acme_sleep_until(a, acme_now(a) + (time_t)a->share_delay);
 }
 
-static void withdraw(void *arg, enum acme_challenge_type type,
-                     const char *name, const char *token)
+static void withdraw(void *arg, enum acme_challenge_type type, const char *name,
+                     const char *token)
 {
     struct acme *a = arg;
     char path[256];
@@ -81,10 +83,8 @@ static void withdraw(void *arg, enum acme_challenge_type type,
 
 void acme_share_publisher(struct acme *a, struct acme_publisher *pub)
 {
-    *pub = (struct acme_publisher){.publish = publish,
-                                   .ready = ready,
-                                   .withdraw = withdraw,
-                                   .arg = a};
+    *pub = (struct acme_publisher){
+        .publish = publish, .ready = ready, .withdraw = withdraw, .arg = a};
 }
 
 static bool is_own(const struct acme *a, const char *token)

@@ -22,8 +22,8 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <openssl/rand.h>
 #include <fcntl.h>
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,8 +218,8 @@ out_close:
 
 int acme_store_lock(int dirfd, const char *name)
 {
-    int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-                    0600);
+    int fd =
+        openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
     if (fd < 0)
         return -errno;

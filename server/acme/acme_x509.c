@@ -198,8 +198,8 @@ static void ari_id(X509 *leaf, char *buf, size_t size)
 /* Every DNS SAN of @leaf is one of @names, and every name is there. */
 static bool names_equal(X509 *leaf, char *const *names, size_t n)
 {
-    GENERAL_NAMES *gens = X509_get_ext_d2i(leaf, NID_subject_alt_name, NULL,
-                                           NULL);
+    GENERAL_NAMES *gens =
+        X509_get_ext_d2i(leaf, NID_subject_alt_name, NULL, NULL);
     size_t seen = 0;
     bool ok = gens != NULL;
 
@@ -212,10 +212,10 @@ static bool names_equal(X509 *leaf, char *const *names, size_t n)
             continue;
         s = g->d.dNSName;
         for (size_t j = 0; j < n && !found; j++)
-            found = strlen(names[j]) == (size_t)ASN1_STRING_length(s) &&
-                    strncasecmp(names[j],
-                                (const char *)ASN1_STRING_get0_data(s),
-                                strlen(names[j])) == 0;
+            found =
+                strlen(names[j]) == (size_t)ASN1_STRING_length(s) &&
+                strncasecmp(names[j], (const char *)ASN1_STRING_get0_data(s),
+                            strlen(names[j])) == 0;
         ok = found;
         seen++;
     }
@@ -224,8 +224,8 @@ static bool names_equal(X509 *leaf, char *const *names, size_t n)
 }
 
 int acme_chain_check(const char *pem, size_t len, const char *key_pem,
-                     char *const *names, size_t n,
-                     struct acme_chain_info *info, char *err, size_t errlen)
+                     char *const *names, size_t n, struct acme_chain_info *info,
+                     char *err, size_t errlen)
 {
     BIO *b = BIO_new_mem_buf(pem, (int)len);
     EVP_PKEY *key = NULL;

@@ -38,9 +38,9 @@ struct acme_logger {
     void (*fn)(void *arg, enum acme_log_level level, const char *msg);
     void *arg;
 };
-__attribute__((format(printf, 3, 4))) void
-acme_log(const struct acme_logger *l, enum acme_log_level level,
-         const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void acme_log(const struct acme_logger *l,
+                                                    enum acme_log_level level,
+                                                    const char *fmt, ...);
 
 /* ---- acme_jws.c ---- */
 
@@ -63,8 +63,8 @@ char *acme_thumbprint(EVP_PKEY *k);
  * POST-as-GET) signed ES256 with @k; the protected header names @kid, or
  * carries the JWK when @kid is NULL. Returns the JSON text, malloc'd, or NULL.
  */
-char *acme_jws(EVP_PKEY *k, const char *kid, const char *nonce,
-               const char *url, const char *payload);
+char *acme_jws(EVP_PKEY *k, const char *kid, const char *nonce, const char *url,
+               const char *payload);
 
 /* ---- acme_x509.c ---- */
 
@@ -93,8 +93,8 @@ struct acme_chain_info {
  * and fill @info. Returns 0, or -EINVAL with a sentence in @err.
  */
 int acme_chain_check(const char *pem, size_t len, const char *key_pem,
-                     char *const *names, size_t n,
-                     struct acme_chain_info *info, char *err, size_t errlen);
+                     char *const *names, size_t n, struct acme_chain_info *info,
+                     char *err, size_t errlen);
 
 /* ---- acme_http.c ---- */
 
@@ -146,7 +146,7 @@ struct acme_client {
     char *nonce;
     EVP_PKEY *key; /* borrowed: the account key */
     char *thumbprint;
-    char *kid; /* the account URL, once known */
+    char *kid;          /* the account URL, once known */
     time_t retry_after; /* the CA's last Retry-After, absolute; 0: none */
     char problem[128];  /* the last problem's type, without the prefix */
 };
@@ -157,8 +157,7 @@ int acme_client_open(struct acme_client *c, const char *directory,
                      struct acme_sleeper sleeper);
 void acme_client_close(struct acme_client *c);
 /* Use @key for the account; @kid its URL when known, else NULL. */
-int acme_client_set_key(struct acme_client *c, EVP_PKEY *key,
-                        const char *kid);
+int acme_client_set_key(struct acme_client *c, EVP_PKEY *key, const char *kid);
 /*
  * acme_client_post - a signed POST of @payload (NULL: POST-as-GET) to @url,
  * badNonce retried; an error status is logged with the problem's detail.
@@ -182,8 +181,8 @@ struct acme_publisher {
                    const char *token, const char *keyauth);
     /* all published: wait until the material is visible (replicas) */
     int (*ready)(void *arg);
-    void (*withdraw)(void *arg, enum acme_challenge_type type,
-                     const char *name, const char *token);
+    void (*withdraw)(void *arg, enum acme_challenge_type type, const char *name,
+                     const char *token);
     void *arg;
 };
 /*
@@ -243,7 +242,7 @@ struct acme_item {
     /* what cert.pem was when last read (another replica may replace it) */
     ino_t ino;
     struct timespec mtime;
-    bool waiting; /* another replica holds its lock; said once */
+    bool waiting;  /* another replica holds its lock; said once */
     time_t warned; /* the not_after whose coming expiry was logged */
 };
 

@@ -19,8 +19,9 @@
  *              [--challenge http-01|tls-alpn-01] [--clock-offset S]
  *              [--sabotage] [--share-delay S] [--backoff S]
  */
-#include "acme.h"
 #include "acme_agent.h"
+
+#include "acme.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -78,8 +79,8 @@ static void on_install(void *arg, const struct acme_cert *cert)
     s->key = PEM_read_bio_PrivateKey(k, NULL, NULL, NULL);
     for (size_t i = 0; i < cert->names->n && i < AGENT_MAX_NAMES; i++)
         snprintf(s->names[i], sizeof s->names[i], "%s", cert->names->v[i]);
-    s->n_names = cert->names->n < AGENT_MAX_NAMES ? cert->names->n
-                                                  : AGENT_MAX_NAMES;
+    s->n_names =
+        cert->names->n < AGENT_MAX_NAMES ? cert->names->n : AGENT_MAX_NAMES;
     pthread_mutex_unlock(&ag.mu);
     ERR_clear_error();
     BIO_free(b);
@@ -151,9 +152,8 @@ static int parse_args(int argc, char **argv, struct acme_config *cfg)
 
 int main(int argc, char **argv)
 {
-    struct acme_config cfg = {.log = on_log,
-                              .install = on_install,
-                              .clock = agent_clock};
+    struct acme_config cfg = {
+        .log = on_log, .install = on_install, .clock = agent_clock};
     pthread_t http_thread, tls_thread;
     struct acme *a = NULL;
     char err[512];

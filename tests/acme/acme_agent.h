@@ -18,7 +18,7 @@
 /* A certificate the library installed, served for its names. */
 struct served {
     X509 *leaf;
-    STACK_OF(X509) *chain;
+    STACK_OF(X509) * chain;
     EVP_PKEY *key;
     char names[AGENT_MAX_NAMES][256];
     size_t n_names;

@@ -50,8 +50,7 @@ static int listen_on(int port)
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0 ||
-        bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-        listen(fd, 16) < 0) {
+        bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 16) < 0) {
         close(fd);
         return -1;
     }
@@ -170,7 +169,10 @@ static bool hello_acme(SSL *ssl)
     const unsigned char *p;
     size_t len, i;
 
-    if (!SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &p, &len) || len < 2)
+    if (!SSL_client_hello_get0_ext(
+            ssl, TLSEXT_TYPE_application_layer_protocol_negotiation, &p,
+            &len) ||
+        len < 2)
         return false;
     for (i = 2; i < len; i += 1 + (size_t)p[i]) {
         if (p[i] == sizeof proto - 1 && i + 1 + p[i] <= len &&
@@ -223,8 +225,8 @@ static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 
     (void)ssl;
     (void)arg;
-    if (SSL_select_next_proto(&sel, outlen, acme, sizeof acme - 1, in,
-                              inlen) != OPENSSL_NPN_NEGOTIATED)
+    if (SSL_select_next_proto(&sel, outlen, acme, sizeof acme - 1, in, inlen) !=
+        OPENSSL_NPN_NEGOTIATED)
         return SSL_TLSEXT_ERR_NOACK;
     *out = sel;
     return SSL_TLSEXT_ERR_OK;

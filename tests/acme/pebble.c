@@ -152,10 +152,22 @@ void pebble_setup(struct pebble *p)
     snprintf(dns, sizeof dns, "127.0.0.1:%d", p->dns_port);
     snprintf(mgmt, sizeof mgmt, "127.0.0.1:%d", p->cts_port);
     snprintf(cmd, sizeof cmd, "%s/challtestsrv.log", p->dir);
-    const char *argv[] = {"pebble-challtestsrv", "-defaultIPv4", "127.0.0.1",
-                    "-defaultIPv6", "", "-dns01", dns, "-http01", "",
-                    "-https01", "", "-tlsalpn01", "", "-management", mgmt,
-                    NULL};
+    const char *argv[] = {"pebble-challtestsrv",
+                          "-defaultIPv4",
+                          "127.0.0.1",
+                          "-defaultIPv6",
+                          "",
+                          "-dns01",
+                          dns,
+                          "-http01",
+                          "",
+                          "-https01",
+                          "",
+                          "-tlsalpn01",
+                          "",
+                          "-management",
+                          mgmt,
+                          NULL};
     p->cts = spawn(argv, NULL, cmd);
     wait_port(p->cts_port, p->cts, "pebble-challtestsrv");
 }
@@ -245,9 +257,17 @@ void agent_start(struct pebble *p, struct agent_proc *a, const char *tag,
 {
     char http[16], tls[16];
     const char *bin = getenv("ACME_AGENT_BIN");
-    const char *argv[40] = {bin ? bin : "acme_agent", "--ca", p->directory,
-                            "--ca-root", p->api_cert, "--dir", p->acme_dir,
-                            "--http-port", http, "--tls-port", tls};
+    const char *argv[40] = {bin ? bin : "acme_agent",
+                            "--ca",
+                            p->directory,
+                            "--ca-root",
+                            p->api_cert,
+                            "--dir",
+                            p->acme_dir,
+                            "--http-port",
+                            http,
+                            "--tls-port",
+                            tls};
     size_t n = 11;
 
     snprintf(http, sizeof http, "%d", p->http_port);

@@ -64,8 +64,8 @@ static const struct {
     uint32_t rnd;
     time_t want;
 } retry_cases[] = {
-    {1, 0, 0, T0 + 60},        {2, 0, 0, T0 + 120},
-    {3, 0, 0, T0 + 240},       {30, 0, 0, T0 + 21600}, /* the ceiling */
+    {1, 0, 0, T0 + 60},           {2, 0, 0, T0 + 120},
+    {3, 0, 0, T0 + 240},          {30, 0, 0, T0 + 21600}, /* the ceiling */
     {1, 0, 0xffffffffu, T0 + 65}, /* a tenth of jitter at most */
     {1, T0 + 3600, 0, T0 + 3600}, /* the CA's Retry-After is respected */
     {3, T0 + 10, 0, T0 + 240},    /* but never shortens the backoff */
@@ -87,8 +87,7 @@ START_TEST(next_and_state)
     /* no certificate: now; failed: after the backoff; else the renewal */
     ck_assert_int_eq(acme_next_attempt(0, 0, 0, 0, T0), T0);
     ck_assert_int_eq(acme_next_attempt(0, 0, T0 + 60, 1, T0), T0 + 60);
-    ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, 0, 0, T0),
-                     T0 + 500);
+    ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, 0, 0, T0), T0 + 500);
     ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, T0 + 700, 2, T0),
                      T0 + 700);
     ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, T0 + 100, 2, T0),
@@ -108,14 +107,19 @@ static const struct {
     const char *name;
     bool ok;
 } name_cases[] = {
-    {"example.org", true},   {"a-b.example.org", true},
+    {"example.org", true},
+    {"a-b.example.org", true},
     {"xn--bcher-kva.example", true},
-    {"localhost", false},    /* one label: no public CA names it */
+    {"localhost", false},     /* one label: no public CA names it */
     {"*.example.org", false}, /* wildcards need DNS-01 */
-    {"-a.example.org", false}, {"a-.example.org", false},
-    {"a..example.org", false}, {".example.org", false},
-    {"example.org.", false},  {"exa_mple.org", false},
-    {"a.b/c", false},        {"", false},
+    {"-a.example.org", false},
+    {"a-.example.org", false},
+    {"a..example.org", false},
+    {".example.org", false},
+    {"example.org.", false},
+    {"exa_mple.org", false},
+    {"a.b/c", false},
+    {"", false},
 };
 
 LOOP_TEST(name_case, name_cases)
@@ -185,7 +189,8 @@ START_TEST(jws_verifies)
     ck_assert_ptr_null(json_object_get(prot, "kid"));
     /* r || s, 64 bytes, verifies over "protected.payload" */
     ck_assert_uint_eq(unb64url(s64, raw, sizeof raw), 64);
-    ECDSA_SIG_set0(sig, BN_bin2bn(raw, 32, NULL), BN_bin2bn(raw + 32, 32, NULL));
+    ECDSA_SIG_set0(sig, BN_bin2bn(raw, 32, NULL),
+                   BN_bin2bn(raw + 32, 32, NULL));
     dlen = i2d_ECDSA_SIG(sig, &der);
     snprintf(input, sizeof input, "%s.%s", p64, y64);
     ck_assert_int_eq(EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, k), 1);
@@ -234,7 +239,7 @@ START_TEST(csr_names)
     const unsigned char *p = der;
     size_t n = unb64url(csr, der, sizeof der);
     X509_REQ *req = d2i_X509_REQ(NULL, &p, (long)n);
-    STACK_OF(X509_EXTENSION) *exts;
+    STACK_OF(X509_EXTENSION) * exts;
     GENERAL_NAMES *gens;
 
     ck_assert_ptr_nonnull(req);
@@ -318,8 +323,7 @@ START_TEST(http01_concurrent)
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, read_loop, &rs[i]);
     for (int i = 0; i < 20000; i++) {
-        ck_assert_int_eq(acme_challenges_put_http01(ch, "tok", "tok.thumb"),
-                         0);
+        ck_assert_int_eq(acme_challenges_put_http01(ch, "tok", "tok.thumb"), 0);
         acme_challenges_put_http01(ch, "other", "other.thumb");
         acme_challenges_drop_http01(ch, "tok");
     }
@@ -350,8 +354,7 @@ START_TEST(store_files)
     ck_assert_uint_eq(st.st_mode & 0777, 0700);
     ck_assert_int_eq(acme_store_open("relative/dir"), -EINVAL);
     ck_assert_int_eq(acme_store_mkdir(fd, "certs/x"), 0);
-    ck_assert_int_eq(acme_store_write(fd, "certs/x/key.pem", "k1", 2, 0600),
-                     0);
+    ck_assert_int_eq(acme_store_write(fd, "certs/x/key.pem", "k1", 2, 0600), 0);
     ck_assert_int_eq(acme_store_write(fd, "certs/x/key.pem", "k22", 3, 0600),
                      0);
     ck_assert_int_eq(acme_store_read(fd, "certs/x/key.pem", &data, &len), 0);
@@ -359,8 +362,7 @@ START_TEST(store_files)
     free(data);
     ck_assert_int_eq(fstatat(fd, "certs/x/key.pem", &st, 0), 0);
     ck_assert_uint_eq(st.st_mode & 0777, 0600);
-    ck_assert_int_eq(acme_store_read(fd, "certs/x/none", &data, &len),
-                     -ENOENT);
+    ck_assert_int_eq(acme_store_read(fd, "certs/x/none", &data, &len), -ENOENT);
     /* no temporary file is left behind */
     snprintf(path, sizeof path, "%s/var/lib/acme/certs/x", fixture_dir);
     DIR *d = opendir(path);
@@ -433,6 +435,5 @@ const struct check_main check_main = {
                                     &csr_names, &alpn_certificate}},
                {"challenges", .tests = {&http01_concurrent}},
                {"store", fixture_dir_setup, fixture_dir_teardown,
-                .tests = {&store_files, &store_lock_two_processes,
-                          &ca_ids}}},
+                .tests = {&store_files, &store_lock_two_processes, &ca_ids}}},
 };

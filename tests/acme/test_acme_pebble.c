@@ -149,10 +149,11 @@ END_TEST
 START_TEST(refusals_keep_old)
 {
     const char *reject[] = {"PEBBLE_WFE_NONCEREJECT=100", NULL};
-    const char *args[] = {"--names", "a.test", "--clock-offset", "126230400",
-                          "--backoff", "3600", NULL};
-    const char *bad[] = {"--names", "a.test", "--clock-offset", "126230400",
-                         "--backoff", "3600", "--sabotage", NULL};
+    const char *args[] = {"--names",   "a.test",    "--clock-offset",
+                          "126230400", "--backoff", "3600",
+                          NULL};
+    const char *bad[] = {"--names",   "a.test", "--clock-offset", "126230400",
+                         "--backoff", "3600",   "--sabotage",     NULL};
     struct agent_proc a, b, c;
     char old_root[256], path[512], *state;
     FILE *f;
@@ -166,8 +167,7 @@ START_TEST(refusals_keep_old)
     agent_start(&pb, &b, "nonce", args);
     EXPECT_LINE(&b, "attempt 1 failed; keeping the certificate", ISSUE);
     ck_assert_int_ge(agent_count(&b, "badNonce, retrying"), 3);
-    ck_assert_int_ge(agent_count(&b, "urn:ietf:params:acme:error:badNonce"),
-                     1);
+    ck_assert_int_ge(agent_count(&b, "urn:ietf:params:acme:error:badNonce"), 1);
     ck_assert(tls_verifies(&pb, old_root, "a.test"));
     ck_assert_int_eq(agent_stop(&b), 0);
     snprintf(path, sizeof path, "%s/certs/a.test/state.json", pb.acme_dir);
@@ -192,8 +192,9 @@ START_TEST(refusals_keep_old)
     bad[3] = "126237600"; /* two hours later */
     agent_start(&pb, &c, "invalid", bad);
     EXPECT_LINE(&c, "attempt 2 failed; keeping the certificate", ISSUE);
-    EXPECT_LINE(&c, "challenge http-01: urn:ietf:params:acme:error:"
-                    "unauthorized",
+    EXPECT_LINE(&c,
+                "challenge http-01: urn:ietf:params:acme:error:"
+                "unauthorized",
                 1);
     ck_assert(tls_verifies(&pb, old_root, "a.test"));
     ck_assert_int_eq(agent_stop(&c), 0);
@@ -234,15 +235,13 @@ START_TEST(two_replicas)
               agent_count(&b, "installed r.test stored=0");
     ck_assert_msg(ordered == 1, "ordered %d times\nA:\n%s", ordered,
                   agent_output(&a));
-    ck_assert_int_eq(agent_count(&a, ": order https") +
-                         agent_count(&b, ": order https"),
-                     1);
+    ck_assert_int_eq(
+        agent_count(&a, ": order https") + agent_count(&b, ": order https"), 1);
     ck_assert_int_eq(agent_count(&a, "another replica is ordering") +
                          agent_count(&b, "another replica is ordering"),
                      1);
-    ck_assert_int_eq(agent_count(&a, "account https") +
-                         agent_count(&b, "account https"),
-                     1);
+    ck_assert_int_eq(
+        agent_count(&a, "account https") + agent_count(&b, "account https"), 1);
     ck_assert(tls_verifies(&pb, pb.root, "s.test"));
     ck_assert_int_eq(agent_stop(&a), 0);
     ck_assert_int_eq(agent_stop(&b), 0);
@@ -265,8 +264,8 @@ const struct check_main check_main = {
     .suite = "acme_pebble",
     .setup = need_pebble,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
-    .tcases = {{"issue", .tests = {&http01_san, &tlsalpn01,
-                                   &bad_nonce_retried}},
+    .tcases = {{"issue",
+                .tests = {&http01_san, &tlsalpn01, &bad_nonce_retried}},
                {"restart", .tests = {&restart_offline, &renewal_forced}},
                {"refuse", .tests = {&refusals_keep_old}},
                {"replicas", .tests = {&two_replicas}}},

@@ -185,12 +185,13 @@ START_TEST(check_acme)
     char *out, *err;
     int ws;
 
-    tree_write_str(d, "root.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n"
-                                  "-----END CERTIFICATE-----\n");
+    tree_write_str(d, "root.pem",
+                   "-----BEGIN CERTIFICATE-----\nMIIB\n"
+                   "-----END CERTIFICATE-----\n");
     ws = beneath_run((const char *[]){"--check", "--acme", "a.example",
                                       "--acme-ca", "https://127.0.0.1:9/dir",
-                                      "--acme-ca-root", root, "--acme-dir",
-                                      dir, w, NULL},
+                                      "--acme-ca-root", root, "--acme-dir", dir,
+                                      w, NULL},
                      NULL, 10000, &out, &err);
     EXPECT_EXIT(ws, 0, err);
     EXPECT(strstr(out, "acme = a.example\n") != NULL, "%s", out);
