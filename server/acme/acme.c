@@ -230,6 +230,49 @@ static void warn_expiring(struct acme *a, time_t now)
     }
 }
 
+void acme_ari_check(struct acme *a, time_t now)
+{
+    struct acme_sleeper sleeper = {.sleep = acme_sleep_until, .arg = a};
+    struct acme_client c = {0};
+    bool open = false;
+    int r = 0;
+
+    for (size_t i = 0; i < a->n_items; i++) {
+        struct acme_item *it = &a->items[i];
+        time_t start = 0, end = 0, next;
+
+        if (it->not_after == 0 || !it->ari_id[0] || it->ari_next > now)
+            continue;
+        if (!open) {
+            open = true;
+            r = acme_client_open(&c, a->directory, a->ca_root, &a->stop,
+                                 &a->logger, sleeper);
+            c.http.clock = a->clock;
+            c.http.clock_arg = a->arg;
+            if (r < 0)
+                break;
+        }
+        r = acme_ari_fetch(&c, it->ari_id, now, &start, &end, &next);
+        pthread_mutex_lock(&a->mu);
+        it->ari_next = r == -ENOENT ? now + 86400 : next;
+        if (r == 0) {
+            it->ari_start = start;
+            it->ari_end = end;
+            acme_item_schedule(a, it, now);
+        }
+        pthread_mutex_unlock(&a->mu);
+    }
+    if (open && r < 0 && r != -ENOENT) {
+        /* the CA unreachable: ask again in an hour */
+        for (size_t i = 0; i < a->n_items; i++) {
+            if (a->items[i].ari_next <= now)
+                a->items[i].ari_next = now + 3600;
+        }
+    }
+    if (open)
+        acme_client_close(&c);
+}
+
 static void *run(void *arg)
 {
     struct acme *a = arg;
@@ -242,6 +285,7 @@ static void *run(void *arg)
         notice_replaced(a);
         now = acme_now(a);
         warn_expiring(a, now);
+        acme_ari_check(a, now);
         it = earliest(a);
         if (it && it->next <= now) {
             acme_attempt(a, it);

@@ -102,6 +102,11 @@ static void adopt(struct acme *a, struct acme_item *it,
     pthread_mutex_lock(&a->mu);
     it->not_before = info->not_before;
     it->not_after = info->not_after;
+    if (strcmp(it->ari_id, info->ari_id) != 0) {
+        /* a new certificate: its own window, asked for in 1 to 6 hours */
+        it->ari_start = it->ari_end = 0;
+        it->ari_next = acme_now(a) + 3600 + (time_t)(it->rnd % (5 * 3600));
+    }
     snprintf(it->ari_id, sizeof it->ari_id, "%s", info->ari_id);
     it->ino = st->st_ino;
     it->mtime = st->st_mtim;

@@ -28,12 +28,12 @@ void acme_log(const struct acme_logger *l, enum acme_log_level level,
     char msg[1024];
     va_list ap;
 
-    if (l == NULL || l->fn == NULL)
-        return;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (l && l->fn) {
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        l->fn(l->arg, level, msg);
+    }
     va_end(ap);
-    l->fn(l->arg, level, msg);
 }
 
 char *acme_b64url(const unsigned char *p, size_t n)

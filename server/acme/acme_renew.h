@@ -18,7 +18,7 @@
 #include <time.h>
 
 /* A certificate expiring within this many seconds is a warning. */
-#define ACME_WARN_SECONDS (7 * 86400)
+#define ACME_WARN_SECONDS ((time_t)7 * 86400)
 
 /* The backoff after failures: first delay, ceiling (seconds). */
 struct acme_backoff {

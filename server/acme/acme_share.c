@@ -105,7 +105,8 @@ static struct acme_shared *find_shared(struct acme *a, const char *token)
     return NULL;
 }
 
-static void unanswer(struct acme *a, struct acme_shared *s)
+/* Stop answering @s and free what it holds. */
+static void forget(struct acme *a, struct acme_shared *s)
 {
     if (s->type == ACME_HTTP01)
         acme_challenges_drop_http01(a->ch, s->token);
@@ -113,7 +114,6 @@ static void unanswer(struct acme *a, struct acme_shared *s)
         acme_challenges_drop_tlsalpn01(a->ch, s->name);
     free(s->token);
     free(s->name);
-    *s = a->shared[--a->n_shared];
 }
 
 /* Answer the file challenges/@token another replica wrote. */
@@ -187,18 +187,23 @@ void acme_shared_scan(struct acme *a)
             import(a, dirfd(d), de->d_name);
     }
     closedir(d);
-    for (size_t i = 0; i < a->n_shared;) {
+    /* keep the ones still there, in place */
+    size_t kept = 0;
+
+    for (size_t i = 0; i < a->n_shared; i++) {
         if (a->shared[i].seen)
-            i++;
+            a->shared[kept++] = a->shared[i];
         else
-            unanswer(a, &a->shared[i]);
+            forget(a, &a->shared[i]);
     }
+    a->n_shared = kept;
 }
 
 void acme_shared_clear(struct acme *a)
 {
-    while (a->n_shared > 0)
-        unanswer(a, &a->shared[0]);
+    for (size_t i = 0; i < a->n_shared; i++)
+        forget(a, &a->shared[i]);
+    a->n_shared = 0;
     free(a->shared);
     a->shared = NULL;
     for (size_t i = 0; i < a->n_own; i++)

@@ -139,7 +139,7 @@ int acme_alpn_cert(const char *name, const char *keyauth, X509 **cert,
     err = -EIO;
     if (X509_set_version(x, 2) != 1 || !random_serial(x) ||
         X509_gmtime_adj(X509_getm_notBefore(x), -86400) == NULL ||
-        X509_gmtime_adj(X509_getm_notAfter(x), 7 * 86400) == NULL ||
+        X509_gmtime_adj(X509_getm_notAfter(x), 7L * 86400) == NULL ||
         (strlen(name) <= 64 && set_cn(X509_get_subject_name(x), name) != 1) ||
         X509_set_issuer_name(x, X509_get_subject_name(x)) != 1 ||
         X509_add_ext(x, alt, -1) != 1 || X509_add_ext(x, id, -1) != 1 ||

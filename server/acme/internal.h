@@ -200,6 +200,18 @@ bool acme_token_ok(const char *token);
 /* "http-01" or "tls-alpn-01". */
 const char *acme_challenge_name(enum acme_challenge_type t);
 
+/* ---- acme_ari.c ---- */
+
+/* The suggestedWindow of a renewalInfo body (RFC 9773 4.2). 0 or -EPROTO. */
+int acme_ari_parse(const char *body, size_t len, time_t *start, time_t *end);
+/*
+ * acme_ari_fetch - GET renewalInfo/@ari_id: the window, and in *@next when
+ * to ask again. Returns 0, -ENOENT (the CA offers no renewalInfo), -EPROTO,
+ * -EIO, -ECANCELED or -ENOMEM.
+ */
+int acme_ari_fetch(struct acme_client *c, const char *ari_id, time_t now,
+                   time_t *start, time_t *end, time_t *next);
+
 /* ---- acme_store.c ---- */
 
 /*
@@ -242,8 +254,9 @@ struct acme_item {
     /* what cert.pem was when last read (another replica may replace it) */
     ino_t ino;
     struct timespec mtime;
-    bool waiting;  /* another replica holds its lock; said once */
-    time_t warned; /* the not_after whose coming expiry was logged */
+    bool waiting;    /* another replica holds its lock; said once */
+    time_t warned;   /* the not_after whose coming expiry was logged */
+    time_t ari_next; /* when to ask for renewalInfo next */
 };
 
 /* A challenge file of another replica, answered from memory too. */
@@ -293,6 +306,8 @@ void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now);
  * is no usable certificate, or -ENOMEM.
  */
 int acme_item_load(struct acme *a, struct acme_item *it);
+/* Ask the CA's renewalInfo for the items whose time has come (acme.c). */
+void acme_ari_check(struct acme *a, time_t now);
 /* Order or renew @it now, holding its lock (acme_attempt.c). */
 void acme_attempt(struct acme *a, struct acme_item *it);
 /* Answer the challenge files other replicas published (acme_share.c). */

@@ -103,6 +103,14 @@ static int split_names(char *list, struct acme_names *out, char **store)
     return n ? 0 : -1;
 }
 
+static long number(const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+
+    return *end == '\0' && n >= 0 && n < 1000000 ? n : 0;
+}
+
 static int parse_args(int argc, char **argv, struct acme_config *cfg)
 {
     static char *names[AGENT_MAX_CERTS][AGENT_MAX_NAMES];
@@ -133,16 +141,16 @@ static int parse_args(int argc, char **argv, struct acme_config *cfg)
                 return -1;
             cfg->n_certs++;
         } else if (strcmp(o, "--http-port") == 0)
-            ag.http_port = atoi(v);
+            ag.http_port = (int)number(v);
         else if (strcmp(o, "--tls-port") == 0)
-            ag.tls_port = atoi(v);
+            ag.tls_port = (int)number(v);
         else if (strcmp(o, "--clock-offset") == 0)
             ag.clock_offset = strtoll(v, NULL, 10);
         else if (strcmp(o, "--share-delay") == 0)
-            cfg->share_delay = (unsigned)atoi(v);
+            cfg->share_delay = (unsigned)number(v);
         else if (strcmp(o, "--backoff") == 0)
-            cfg->backoff = (struct acme_backoff){.first = (unsigned)atoi(v),
-                                                 .max = (unsigned)atoi(v)};
+            cfg->backoff = (struct acme_backoff){.first = (unsigned)number(v),
+                                                 .max = (unsigned)number(v)};
         else
             return -1;
     }

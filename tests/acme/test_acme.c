@@ -59,16 +59,15 @@ LOOP_TEST(renew_case, renew_cases)
 END_TEST
 
 static const struct {
+    time_t retry_after, want;
     unsigned failures;
-    time_t retry_after;
     uint32_t rnd;
-    time_t want;
 } retry_cases[] = {
-    {1, 0, 0, T0 + 60},           {2, 0, 0, T0 + 120},
-    {3, 0, 0, T0 + 240},          {30, 0, 0, T0 + 21600}, /* the ceiling */
-    {1, 0, 0xffffffffu, T0 + 65}, /* a tenth of jitter at most */
-    {1, T0 + 3600, 0, T0 + 3600}, /* the CA's Retry-After is respected */
-    {3, T0 + 10, 0, T0 + 240},    /* but never shortens the backoff */
+    {0, T0 + 60, 1, 0},           {0, T0 + 120, 2, 0},
+    {0, T0 + 240, 3, 0},          {0, T0 + 21600, 30, 0}, /* the ceiling */
+    {0, T0 + 65, 1, 0xffffffffu}, /* a tenth of jitter at most */
+    {T0 + 3600, T0 + 3600, 1, 0}, /* the CA's Retry-After is respected */
+    {T0 + 10, T0 + 240, 3, 0},    /* but never shortens the backoff */
 };
 
 LOOP_TEST(retry_case, retry_cases)
@@ -426,9 +425,51 @@ START_TEST(ca_ids)
 }
 END_TEST
 
+static const struct {
+    const char *body;
+    int want;
+    time_t start, end;
+} ari_cases[] = {
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T22:13:20Z\", "
+     "\"end\": \"2023-11-15T22:13:20Z\"}}",
+     0, T0, T0 + DAY},
+    /* fractions and offsets (RFC 3339) */
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T23:13:20.5+01:00\", "
+     "\"end\": \"2023-11-15T20:13:20-02:00\"}, \"explanationURL\": \"x\"}",
+     0, T0, T0 + DAY},
+    /* an empty or reversed window, a missing end, no date, not JSON */
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-15T22:13:20Z\", "
+     "\"end\": \"2023-11-14T22:13:20Z\"}}",
+     -EPROTO, 0, 0},
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T22:13:20Z\"}}", -EPROTO, 0,
+     0},
+    {"{\"suggestedWindow\": {\"start\": \"yesterday\", \"end\": "
+     "\"2023-11-14T22:13:20Z\"}}",
+     -EPROTO, 0, 0},
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T22:13:20\", "
+     "\"end\": \"2023-11-15T22:13:20Z\"}}",
+     -EPROTO, 0, 0},
+    {"<html>", -EPROTO, 0, 0},
+};
+
+LOOP_TEST(ari_case, ari_cases)
+{
+    time_t start = 0, end = 0;
+    int r = acme_ari_parse(ari_cases[_i].body, strlen(ari_cases[_i].body),
+                           &start, &end);
+
+    ck_assert_int_eq(r, ari_cases[_i].want);
+    if (r == 0) {
+        ck_assert_int_eq(start, ari_cases[_i].start);
+        ck_assert_int_eq(end, ari_cases[_i].end);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "acme",
-    .tcases = {{"policy", .loops = {LOOP(renew_case), LOOP(retry_case)},
+    .tcases = {{"policy",
+                .loops = {LOOP(renew_case), LOOP(retry_case), LOOP(ari_case)},
                 .tests = {&next_and_state}},
                {"names", .loops = {LOOP(name_case)}, .tests = {&ca_urls}},
                {"crypto", .tests = {&jws_verifies, &thumbprint_stable,
