@@ -151,6 +151,11 @@ int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
     r = acme_check(cfg, err, errlen);
     if (r < 0)
         goto out_close;
+    r = acme_http_global_init();
+    if (r < 0) {
+        snprintf(err, errlen, "acme: libcurl: out of memory");
+        goto out_close;
+    }
     r = copy_config(a, cfg);
     if (r < 0) {
         snprintf(err, errlen, "acme: out of memory");

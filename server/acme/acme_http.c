@@ -18,25 +18,27 @@
 
 #define BODY_MAX ((size_t)1 << 20)
 
-static int global_init(void)
+int acme_http_global_init(void)
 {
-    static atomic_int done;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static bool done;
+    int r = 0;
 
-    /* curl_global_init is not thread-safe before 7.84; the ACME thread is
-     * the only user, and its first call comes from acme_open's thread */
-    if (atomic_exchange(&done, 1) == 0 &&
-        curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        atomic_store(&done, 0);
-        return -ENOMEM;
-    }
-    return 0;
+    /* once per process, and before the ACME thread exists: libcurl older
+     * than 7.84 needs curl_global_init to run while no thread uses it */
+    pthread_mutex_lock(&mu);
+    if (!done && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        r = -ENOMEM;
+    done = r == 0;
+    pthread_mutex_unlock(&mu);
+    return r;
 }
 
 int acme_http_init(struct acme_http *h, const char *ca_root,
                    const atomic_bool *stop)
 {
     *h = (struct acme_http){.stop = stop};
-    if (global_init() < 0)
+    if (acme_http_global_init() < 0)
         return -ENOMEM;
     if (ca_root && (h->ca_root = strdup(ca_root)) == NULL)
         return -ENOMEM;

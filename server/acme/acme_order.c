@@ -374,8 +374,7 @@ int acme_order(struct acme_client *c, char *const *names, size_t n,
     e = authorize(c, ps, np, type, pub);
     if (e == 0)
         e = order_wait(c, url, &order, "ready");
-    key = acme_key_new();
-    if (e == 0 && key == NULL)
+    if (e == 0 && (key = acme_key_new()) == NULL)
         e = -ENOMEM;
     if (e == 0)
         e = finalize(c, &order, url, names, n, key);

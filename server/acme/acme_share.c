@@ -18,6 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+static void withdraw(void *arg, enum acme_challenge_type type, const char *name,
+                     const char *token);
+
 static int publish(void *arg, enum acme_challenge_type type, const char *name,
                    const char *token, const char *keyauth)
 {
@@ -42,8 +45,9 @@ static int publish(void *arg, enum acme_challenge_type type, const char *name,
             ? acme_challenges_put_http01(a->ch, token, keyauth)
             : acme_challenges_put_tlsalpn01(a->ch, name, keyauth);
     snprintf(path, sizeof path, "challenges/%s", token);
-    if (r == 0)
-        r = acme_store_write(a->dirfd, path, text, strlen(text), 0600);
+    if (r == 0 &&
+        (r = acme_store_write(a->dirfd, path, text, strlen(text), 0600)) < 0)
+        withdraw(a, type, name, token);
     free(text);
     if (r < 0)
         acme_log(&a->logger, ACME_LOG_ERROR,

@@ -116,6 +116,8 @@ struct acme_http {
     time_t (*clock)(void *arg);
     void *clock_arg;
 };
+/* libcurl's global set-up, once (acme_open calls it). 0 or -ENOMEM. */
+int acme_http_global_init(void);
 /* 0 or -ENOMEM. @ca_root NULL: the system's trust store. */
 int acme_http_init(struct acme_http *h, const char *ca_root,
                    const atomic_bool *stop);
