@@ -146,14 +146,13 @@ static int put(struct acme_challenges *ch, struct entry *ne)
     return r;
 }
 
-int acme_challenges_put_http01(struct acme_challenges *ch, const char *token,
-                               const char *keyauth)
+/* Hold @keyauth under @key, with the certificate and key given (owned). */
+static int put_new(struct acme_challenges *ch, const char *key,
+                   const char *keyauth, X509 *cert, EVP_PKEY *pkey)
 {
-    struct entry e = {0};
+    struct entry e = {.cert = cert, .pkey = pkey};
 
-    if (token[0] == '\0' || strlen(keyauth) >= ACME_KEYAUTH_MAX)
-        return -EINVAL;
-    e.key = strdup(token);
+    e.key = strdup(key);
     e.keyauth = strdup(keyauth);
     if (e.key == NULL || e.keyauth == NULL) {
         entry_free(&e);
@@ -162,21 +161,22 @@ int acme_challenges_put_http01(struct acme_challenges *ch, const char *token,
     return put(ch, &e);
 }
 
+int acme_challenges_put_http01(struct acme_challenges *ch, const char *token,
+                               const char *keyauth)
+{
+    if (token[0] == '\0' || strlen(keyauth) >= ACME_KEYAUTH_MAX)
+        return -EINVAL;
+    return put_new(ch, token, keyauth, NULL, NULL);
+}
+
 int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
                                   const char *keyauth)
 {
-    struct entry e = {0};
-    int r = acme_alpn_cert(name, keyauth, &e.cert, &e.pkey);
+    X509 *cert = NULL;
+    EVP_PKEY *pkey = NULL;
+    int r = acme_alpn_cert(name, keyauth, &cert, &pkey);
 
-    if (r < 0)
-        return r;
-    e.key = strdup(name);
-    e.keyauth = strdup(keyauth);
-    if (e.key == NULL || e.keyauth == NULL) {
-        entry_free(&e);
-        return -ENOMEM;
-    }
-    return put(ch, &e);
+    return r < 0 ? r : put_new(ch, name, keyauth, cert, pkey);
 }
 
 static void drop(struct acme_challenges *ch, const char *key, bool alpn)

@@ -85,14 +85,26 @@ START_TEST(http01_san)
 }
 END_TEST
 
-START_TEST(tlsalpn01)
+/*
+ * One name each: TLS-ALPN-01 (its certificate chosen by ALPN); HTTP-01
+ * with half the nonces refused (the retries carry the order through).
+ */
+static const struct {
+    const char *env, *name, *challenge, *line;
+} issuances[] = {
+    {NULL, "alpn.test", "tls-alpn-01", "answering tls-alpn-01"},
+    {"PEBBLE_WFE_NONCEREJECT=50", "a.test", "http-01", "badNonce, retrying"},
+};
+
+LOOP_TEST(issue_case, issuances)
 {
+    const char *env[] = {issuances[_i].env, NULL};
     struct agent_proc a;
 
-    pebble_start(&pb, NULL);
-    obtain(&a, "alpn.test", "tls-alpn-01", "alpn.test");
-    ck_assert_int_eq(agent_count(&a, "answering tls-alpn-01"), 1);
-    ck_assert(tls_verifies(&pb, pb.root, "alpn.test"));
+    pebble_start(&pb, env);
+    obtain(&a, issuances[_i].name, issuances[_i].challenge, issuances[_i].name);
+    ck_assert_int_ge(agent_count(&a, issuances[_i].line), 1);
+    ck_assert(tls_verifies(&pb, pb.root, issuances[_i].name));
     ck_assert_int_eq(agent_stop(&a), 0);
 }
 END_TEST
@@ -201,20 +213,6 @@ START_TEST(refusals_keep_old)
 }
 END_TEST
 
-/* Half the nonces refused: the retries carry the order through. */
-START_TEST(bad_nonce_retried)
-{
-    const char *half[] = {"PEBBLE_WFE_NONCEREJECT=50", NULL};
-    struct agent_proc a;
-
-    pebble_start(&pb, half);
-    obtain(&a, "a.test", "http-01", "a.test");
-    ck_assert_int_ge(agent_count(&a, "badNonce, retrying"), 1);
-    ck_assert(tls_verifies(&pb, pb.root, "a.test"));
-    ck_assert_int_eq(agent_stop(&a), 0);
-}
-END_TEST
-
 /*
  * Two replicas on one directory and (SO_REUSEPORT) the same ports: one
  * orders, the other waits on the lock, answers the validations that reach
@@ -264,8 +262,7 @@ const struct check_main check_main = {
     .suite = "acme_pebble",
     .setup = need_pebble,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
-    .tcases = {{"issue",
-                .tests = {&http01_san, &tlsalpn01, &bad_nonce_retried}},
+    .tcases = {{"issue", .loops = {LOOP(issue_case)}, .tests = {&http01_san}},
                {"restart", .tests = {&restart_offline, &renewal_forced}},
                {"refuse", .tests = {&refusals_keep_old}},
                {"replicas", .tests = {&two_replicas}}},
