@@ -23,6 +23,9 @@ static const struct text_case file_errors[] = {
     {"acme = a.example,,b.example\n",
      "t.conf:1: acme: '' is not a DNS name a CA can validate (letters, "
      "digits and '-' in two or more labels; no wildcard)\n"},
+    {"acme = 192.0.2.1\n",
+     "t.conf:1: acme: '192.0.2.1' is not a DNS name a CA can validate "
+     "(letters, digits and '-' in two or more labels; no wildcard)\n"},
     {"acme = -a.example\n",
      "t.conf:1: acme: '-a.example' is not a DNS name a CA can validate "
      "(letters, digits and '-' in two or more labels; no wildcard)\n"},

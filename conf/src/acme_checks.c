@@ -2,39 +2,20 @@
 /*
  * acme_checks.c - the ACME options' values (docs/acme.md), checked when they
  * are read so that a bad one is reported with its place before anything
- * starts, and the checks across options after the last source. What needs
- * the file system (the --acme-ca-root file) is checked by the server's
- * --check; nothing here contacts a CA.
+ * starts, and the checks across options after the last source. Names and
+ * CA URLs are judged by beneath_acme_check (libc only), so an option
+ * accepts exactly what the ACME library orders with. What needs the file
+ * system (the --acme-ca-root file) is checked by the server's --check;
+ * nothing here contacts a CA.
  */
 #include "acme_checks.h"
 
-#include <ctype.h>
+#include "acme_check.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-/* A DNS name a CA can validate over HTTP-01 or TLS-ALPN-01: LDH labels, at
- * least two, no wildcard (that needs DNS-01). */
-static bool dns_name(const char *s, size_t len)
-{
-    size_t label = 0, labels = 1;
-
-    if (len == 0 || len > 253 || s[len - 1] == '.' || s[len - 1] == '-')
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '.') {
-            if (label == 0 || s[i - 1] == '-')
-                return false;
-            label = 0;
-            labels++;
-        } else if ((!isalnum((unsigned char)s[i]) && s[i] != '-') ||
-                   (label == 0 && s[i] == '-') || ++label > 63) {
-            return false;
-        }
-    }
-    return labels >= 2;
-}
 
 int conf_check_acme(const char *item, char *err)
 {
@@ -42,8 +23,10 @@ int conf_check_acme(const char *item, char *err)
 
     for (;;) {
         size_t len = strcspn(p, ",");
+        char name[256];
 
-        if (!dns_name(p, len)) {
+        snprintf(name, sizeof name, "%.*s", (int)(len < 255 ? len : 255), p);
+        if (len > 253 || !acme_is_name(name)) {
             snprintf(err, ERR_MAX,
                      "'%.*s' is not a DNS name a CA can validate (letters, "
                      "digits and '-' in two or more labels; no wildcard)",
@@ -70,10 +53,7 @@ int conf_check_acme_email(const char *item, char *err)
 
 int conf_check_acme_ca(const char *item, char *err)
 {
-    if (strcmp(item, "letsencrypt") == 0 ||
-        strcmp(item, "letsencrypt-staging") == 0 ||
-        (strncmp(item, "https://", 8) == 0 && item[8] && item[8] != '/' &&
-         !strpbrk(item, " \t")))
+    if (acme_ca_url(item))
         return 0;
     snprintf(err, ERR_MAX,
              "'%.64s' is not an https:// directory URL, letsencrypt or "

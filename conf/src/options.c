@@ -7,6 +7,7 @@
  * the syntax a user writes, parsed by the row's own type.
  */
 #include "access_checks.h"
+#include "acme_check.h"
 #include "acme_checks.h"
 #include "internal.h"
 #include "log_template.h"
@@ -118,7 +119,7 @@ const struct opt opts[] = {
     {.name = "acme-ca",
      .type = &t_string,
      .off = OFF(acme_ca),
-     .dflt = "https://acme-v02.api.letsencrypt.org/directory",
+     .dflt = ACME_CA_LETSENCRYPT,
      .metavar = "URL",
      .help = "the ACME CA's directory URL; letsencrypt-staging is Let's "
              "Encrypt's staging CA (try it first), letsencrypt its production "

@@ -26,16 +26,13 @@
 #define ACME_H
 
 #include "acme_challenges.h"
+#include "acme_check.h"
 #include "acme_renew.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
-/* --acme-ca's short names. */
-#define ACME_CA_LETSENCRYPT "https://acme-v02.api.letsencrypt.org/directory"
-#define ACME_CA_LETSENCRYPT_STAGING                                            \
-    "https://acme-staging-v02.api.letsencrypt.org/directory"
 /* --acme-dir's default. */
 #define ACME_DIR_DEFAULT "/var/lib/beneath/acme"
 
@@ -130,17 +127,6 @@ struct acme_status {
 };
 
 struct acme;
-
-/*
- * acme_ca_url - the directory URL of a --acme-ca value: "letsencrypt",
- * "letsencrypt-staging", or an https:// URL as given.
- * Returns the URL (static or @value), or NULL when @value is none of these.
- */
-const char *acme_ca_url(const char *value);
-
-/* acme_is_name - a DNS name a CA may validate by HTTP-01 or TLS-ALPN-01:
- * two or more LDH labels, no wildcard. */
-bool acme_is_name(const char *name);
 
 /*
  * acme_check - validate @cfg without touching the network or the

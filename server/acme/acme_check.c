@@ -5,6 +5,8 @@
  * trust anchor file. Its own library (beneath_acme_check, libc only), so
  * the server's --check links neither libcurl nor OpenSSL's ACME code.
  */
+#include "acme_check.h"
+
 #include "acme.h"
 
 #include <ctype.h>
@@ -32,7 +34,12 @@ bool acme_is_name(const char *name)
         if (++label > 63)
             return false;
     }
-    return name[len - 1] != '-' && strchr(name, '.') != NULL;
+    /* two labels at least; an all-digit last one is an IP address (an
+     * "ip" identifier, not a DNS name) */
+    const char *last = strrchr(name, '.');
+
+    return name[len - 1] != '-' && last != NULL &&
+           strspn(last + 1, "0123456789") != strlen(last + 1);
 }
 
 const char *acme_ca_url(const char *value)

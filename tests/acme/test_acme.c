@@ -109,6 +109,8 @@ static const struct {
     {"example.org", true},
     {"a-b.example.org", true},
     {"xn--bcher-kva.example", true},
+    {"192.0.2.1", false}, /* an IP address is not a DNS identifier */
+    {"host.123a", true},
     {"localhost", false},     /* one label: no public CA names it */
     {"*.example.org", false}, /* wildcards need DNS-01 */
     {"-a.example.org", false},
