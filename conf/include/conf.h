@@ -12,9 +12,10 @@
  * appends.
  *
  * The library depends on libc, on resolver.h (names of backends and flags,
- * one table for both) and on server/http/'s parsers (libc only), which turn
+ * one table for both), on server/http/'s parsers (libc only), which turn
  * the Cache-Control rules, response headers and precompressed encodings into
- * the typed values the server uses. It never prints on its own and never
+ * the typed values the server uses, and on server/acme/acme_check.h (libc
+ * only) for ACME names and CA URLs. It never prints on its own and never
  * exits: messages are collected in a struct conf_diag, one per problem, every
  * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
