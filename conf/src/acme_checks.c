@@ -10,7 +10,7 @@
  */
 #include "acme_checks.h"
 
-#include "acme_check.h"
+#include "acme/acme_check.h"
 
 #include <errno.h>
 #include <stdio.h>

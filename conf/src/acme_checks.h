@@ -4,8 +4,8 @@
  * (each writes a sentence to @err, ERR_MAX bytes, and returns -EINVAL, or
  * returns 0), and their checks across options.
  */
-#ifndef CONF_ACME_CHECKS_H
-#define CONF_ACME_CHECKS_H
+#ifndef BENEATH_CONF_ACME_CHECKS_H
+#define BENEATH_CONF_ACME_CHECKS_H
 
 #include "internal.h"
 

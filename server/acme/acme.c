@@ -9,8 +9,10 @@
  * between these it sleeps on a condition variable, at most a second (the
  * pace at which replicas see each other's files), and acme_close wakes it.
  * Nothing here talks to the CA: acme_open and a restart use only the files.
+ * The manager's clock and schedule, which every part of the loop uses, are
+ * below it in acme_clock.c.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,27 +27,6 @@
 /* Seconds between two looks at the shared directory. */
 #define SCAN_INTERVAL 1
 
-time_t acme_now(struct acme *a)
-{
-    return a->clock ? a->clock(a->arg) : time(NULL);
-}
-
-int acme_sleep_until(void *arg, time_t until)
-{
-    struct acme *a = arg;
-    time_t delta = until - acme_now(a);
-    struct timespec ts;
-    int r = 0;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += delta > 0 ? delta : 0;
-    pthread_mutex_lock(&a->mu);
-    while (!atomic_load(&a->stop) && r == 0)
-        r = pthread_cond_timedwait(&a->cv, &a->mu, &ts);
-    pthread_mutex_unlock(&a->mu);
-    return atomic_load(&a->stop) ? -ECANCELED : 0;
-}
-
 /* The logger: the caller's callback, and the last error for the state. */
 static void log_through(void *arg, enum acme_log_level level, const char *msg)
 {
@@ -55,17 +36,6 @@ static void log_through(void *arg, enum acme_log_level level, const char *msg)
         snprintf(a->last_error, sizeof a->last_error, "%s", msg);
     if (a->log_fn)
         a->log_fn(a->arg, level, msg);
-}
-
-void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now)
-{
-    time_t renew = acme_renew_at(it->not_before, it->not_after, it->ari_start,
-                                 it->ari_end, it->rnd);
-    time_t retry = acme_retry_at(it->failed_at, it->failures, it->retry_after,
-                                 a->backoff, it->rnd);
-
-    it->next =
-        acme_next_attempt(renew, it->not_after, retry, it->failures, now);
 }
 
 static int item_init(struct acme_item *it, const struct acme_names *names)

@@ -22,12 +22,12 @@
  * The library knows nothing of the server: it takes plain values, calls
  * back with PEM text, and never prints or exits.
  */
-#ifndef ACME_H
-#define ACME_H
+#ifndef BENEATH_ACME_H
+#define BENEATH_ACME_H
 
-#include "acme_challenges.h"
-#include "acme_check.h"
-#include "acme_renew.h"
+#include "acme/acme_challenges.h"
+#include "acme/acme_check.h"
+#include "acme/acme_renew.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * when it says nothing). A CA whose directory has no renewalInfo (Pebble
  * 2.4) is asked nothing, and renewal falls at two thirds of the lifetime.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
  * every replica answers the files the others wrote: the CA's validation
  * may reach any replica behind a load balancer.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

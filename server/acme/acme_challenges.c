@@ -6,9 +6,9 @@
  * plain array under one read-write lock serves: the serving threads take
  * the read side, the ACME thread the write side for a few microseconds.
  */
-#include "acme_challenges.h"
+#include "acme/acme_challenges.h"
 
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <errno.h>
 #include <pthread.h>

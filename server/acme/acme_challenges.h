@@ -13,8 +13,8 @@
  * Every function is thread-safe (one read-write lock). Lookups copy out or
  * take a reference, so nothing a reader holds can be freed under it.
  */
-#ifndef ACME_CHALLENGES_H
-#define ACME_CHALLENGES_H
+#ifndef BENEATH_ACME_ACME_CHALLENGES_H
+#define BENEATH_ACME_ACME_CHALLENGES_H
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>

@@ -5,9 +5,9 @@
  * trust anchor file. Its own library (beneath_acme_check, libc only), so
  * the server's --check links neither libcurl nor OpenSSL's ACME code.
  */
-#include "acme_check.h"
+#include "acme/acme_check.h"
 
-#include "acme.h"
+#include "acme/acme.h"
 
 #include <ctype.h>
 #include <errno.h>

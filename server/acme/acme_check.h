@@ -5,8 +5,8 @@
  * checks --acme and --acme-ca with these, so the options accept exactly
  * what the library orders with.
  */
-#ifndef ACME_CHECK_H
-#define ACME_CHECK_H
+#ifndef BENEATH_ACME_ACME_CHECK_H
+#define BENEATH_ACME_ACME_CHECK_H
 
 #include <stdbool.h>
 

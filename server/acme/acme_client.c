@@ -7,7 +7,7 @@
  * documents logged with the CA's detail text (6.7), Retry-After kept for the
  * caller, and the account (7.3).
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * Content-Type). One easy handle is reused, so its connection is too. A
  * transfer in flight is abandoned when the manager's stop flag turns true.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <ctype.h>
 #include <curl/curl.h>

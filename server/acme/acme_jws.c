@@ -6,7 +6,7 @@
  * arithmetic; jansson writes the JSON (its sorted compact output is the
  * canonical form a thumbprint hashes).
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>

@@ -9,7 +9,7 @@
  * Retry-After (one second when it names none) through the manager's
  * sleeper, so a stop interrupts it.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

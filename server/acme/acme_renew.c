@@ -3,7 +3,7 @@
  * acme_renew.c - the renewal policy as pure functions (acme_renew.h): no
  * clock, no randomness of their own, no state.
  */
-#include "acme_renew.h"
+#include "acme/acme_renew.h"
 
 #include <stddef.h>
 

@@ -11,8 +11,8 @@
  * after an exponential backoff, never later than the CA's Retry-After asks
  * for less and never sooner than it asks.
  */
-#ifndef ACME_RENEW_H
-#define ACME_RENEW_H
+#ifndef BENEATH_ACME_ACME_RENEW_H
+#define BENEATH_ACME_ACME_RENEW_H
 
 #include <stdint.h>
 #include <time.h>

@@ -8,7 +8,7 @@
  * others wrote from its own memory store too, since the CA's validation may
  * reach any replica behind a load balancer. Withdrawing removes both.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -19,7 +19,7 @@
  * on NFSv4 (Linux maps it to byte-range locks there) - what a volume shared
  * by several replicas is.
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,7 +78,7 @@ int acme_store_open(const char *path)
     if (fstat(fd, &st) < 0 ||
         ((st.st_mode & 077) && st.st_uid == geteuid() && fchmod(fd, 0700) < 0))
         goto out_errno;
-    for (size_t i = 0; i < ACME_N_ELEMS(subdirs); i++) {
+    for (size_t i = 0; i < N_ELEMS(subdirs); i++) {
         r = acme_store_mkdir(fd, subdirs[i]);
         if (r < 0) {
             close(fd);

@@ -5,7 +5,7 @@
  * check of a downloaded or stored chain (the leaf matches its key, names
  * exactly the ordered names; its dates and RFC 9773 identifier).
  */
-#include "internal.h"
+#include "acme/internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -15,10 +15,11 @@
  * logged), -EAGAIN the CA asked to come back later (Retry-After), -EIO the
  * network or TLS failed, -ECANCELED the manager is stopping, -ENOMEM.
  */
-#ifndef ACME_INTERNAL_H
-#define ACME_INTERNAL_H
+#ifndef BENEATH_ACME_INTERNAL_H
+#define BENEATH_ACME_INTERNAL_H
 
-#include "acme.h"
+#include "acme/acme.h"
+#include "common/elems.h"
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -30,8 +31,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
-
-#define ACME_N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A message through the manager's log callback (printf syntax). */
 struct acme_logger {
@@ -296,7 +295,7 @@ struct acme {
     atomic_bool stop;
 };
 
-/* The manager's clock. */
+/* The manager's clock (acme_clock.c, as the next two). */
 time_t acme_now(struct acme *a);
 /* Sleep until @until on the manager's clock; -ECANCELED when stopping. */
 int acme_sleep_until(void *arg, time_t until);

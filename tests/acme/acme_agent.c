@@ -21,7 +21,7 @@
  */
 #include "acme_agent.h"
 
-#include "acme.h"
+#include "acme/acme.h"
 
 #include <errno.h>
 #include <netinet/in.h>

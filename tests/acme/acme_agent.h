@@ -3,10 +3,10 @@
  * acme_agent.h - what acme_agent.c (the manager) and agent_serve.c (the two
  * listeners the CA validates) share.
  */
-#ifndef ACME_AGENT_H
-#define ACME_AGENT_H
+#ifndef BENEATH_TESTS_ACME_ACME_AGENT_H
+#define BENEATH_TESTS_ACME_ACME_AGENT_H
 
-#include "acme_challenges.h"
+#include "acme/acme_challenges.h"
 
 #include <openssl/ssl.h>
 #include <pthread.h>

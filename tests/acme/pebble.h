@@ -6,8 +6,8 @@
  * Every wait is bounded; every process started is stopped by
  * pebble_teardown.
  */
-#ifndef TEST_PEBBLE_H
-#define TEST_PEBBLE_H
+#ifndef BENEATH_TESTS_ACME_PEBBLE_H
+#define BENEATH_TESTS_ACME_PEBBLE_H
 
 #include <stdbool.h>
 #include <sys/types.h>

@@ -6,10 +6,10 @@
  * the --acme-dir files (modes, atomic replacement) and its lock held by
  * another process.
  */
-#include "acme.h"
+#include "acme/acme.h"
+#include "acme/internal.h"
 #include "check_main.h"
 #include "fixture.h"
-#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
