@@ -12,9 +12,10 @@
  * appends.
  *
  * The library depends on libc, on resolver.h (names of backends and flags,
- * one table for both) and on server/http/'s parsers (libc only), which turn
+ * one table for both), on server/http/'s parsers (libc only), which turn
  * the Cache-Control rules, response headers and precompressed encodings into
- * the typed values the server uses. It never prints on its own and never
+ * the typed values the server uses, and on server/acme/acme_check.h (libc
+ * only) for ACME names and CA URLs. It never prints on its own and never
  * exits: messages are collected in a struct conf_diag, one per problem, every
  * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
@@ -74,6 +75,11 @@ enum conf_etag {
 struct conf_encodings {
     enum negotiate_encoding v[NEGOTIATE_N_ENCODINGS];
     size_t n; /* 0: off */
+};
+
+enum conf_acme_challenge {
+    CONF_ACME_HTTP01,
+    CONF_ACME_TLSALPN01,
 };
 
 enum conf_sandbox {
@@ -147,6 +153,18 @@ struct conf {
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
+
+    /*
+     * ACME (docs/acme.md): certificates from a CA. Checked here (syntax,
+     * names, across options); the server's --check reads acme_ca_root.
+     */
+    struct conf_strv acme; /* "DOMAIN[,DOMAIN...]": one certificate each */
+    char *acme_email;      /* the account's contact, or NULL */
+    char *acme_ca;         /* https:// URL, letsencrypt, letsencrypt-staging */
+    char *acme_ca_root;    /* PEM trust anchor of the CA's HTTPS, or NULL */
+    char *acme_dir;        /* account, keys, certificates, state */
+    char *acme_challenge;  /* "http-01", "tls-alpn-01" or NULL: see
+                              conf_acme_challenge */
 
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
@@ -263,6 +281,12 @@ int conf_option_doc(size_t i, struct conf_option_doc *d);
  * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
+
+/*
+ * conf_acme_challenge - the ACME challenge to answer: --acme-challenge, or
+ * by default tls-alpn-01 when a listener is on port 443, else http-01.
+ */
+enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

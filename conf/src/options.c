@@ -7,6 +7,8 @@
  * the syntax a user writes, parsed by the row's own type.
  */
 #include "access_checks.h"
+#include "acme/acme_check.h"
+#include "acme_checks.h"
 #include "http/log_template.h"
 #include "internal.h"
 
@@ -103,6 +105,56 @@ const struct opt opts[] = {
      .dflt = "-",
      .metavar = "PATH|-|off",
      .help = "access log file; - is standard output, off disables it"},
+    {.name = "acme",
+     .type = &t_items,
+     .off = OFF(acme),
+     .metavar = "DOMAIN[,DOMAIN...]",
+     .dflt_help = "none",
+     .help = "get and renew a certificate for these names from an ACME CA "
+             "(one certificate, the names as its SANs; docs/acme.md); "
+             "repeatable, a certificate each (in BENEATH_ACME: separated by "
+             "spaces)",
+     .check = conf_check_acme,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
+    {.name = "acme-ca",
+     .type = &t_string,
+     .off = OFF(acme_ca),
+     .dflt = ACME_CA_LETSENCRYPT,
+     .metavar = "URL",
+     .help = "the ACME CA's directory URL; letsencrypt-staging is Let's "
+             "Encrypt's staging CA (try it first), letsencrypt its production "
+             "one",
+     .check = conf_check_acme_ca},
+    {.name = "acme-ca-root",
+     .type = &t_path,
+     .off = OFF(acme_ca_root),
+     .metavar = "FILE",
+     .dflt_help = "the system's trust store",
+     .help = "PEM certificate(s) trusted for the ACME CA's own HTTPS (a "
+             "private CA, or Pebble)"},
+    {.name = "acme-challenge",
+     .type = &t_string,
+     .off = OFF(acme_challenge),
+     .metavar = "http-01|tls-alpn-01",
+     .dflt_help = "tls-alpn-01 when a listener is on port 443, else http-01",
+     .help = "how the CA checks that the names are ours: http-01 (a request "
+             "to port 80) or tls-alpn-01 (a TLS handshake on port 443)",
+     .check = conf_check_acme_challenge},
+    {.name = "acme-dir",
+     .type = &t_path,
+     .off = OFF(acme_dir),
+     .dflt = "/var/lib/beneath/acme",
+     .metavar = "DIR",
+     .help = "where the ACME account, keys, certificates and their state are "
+             "kept (0700, keys 0600); replicas may share it",
+     .check = conf_check_absolute},
+    {.name = "acme-email",
+     .type = &t_string,
+     .off = OFF(acme_email),
+     .metavar = "ADDR",
+     .dflt_help = "none",
+     .help = "contact address of the ACME account (the CA's expiry notices)",
+     .check = conf_check_acme_email},
     {.name = "allow",
      .type = &t_items,
      .off = OFF(allow),

@@ -18,6 +18,7 @@
 #include "files/etag_cache.h"
 #include "observe/log.h"
 #include "observe/metrics.h"
+#include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/generation.h"
 #include "process/listen.h"
@@ -500,7 +501,7 @@ static int phase_check(struct server *s)
     errors += err;
     errors += check_outputs(s);
     if (check)
-        errors += check_log(&s->c);
+        errors += check_log(&s->c) + acme_conf_check(&s->c);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
