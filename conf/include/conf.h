@@ -110,11 +110,14 @@ struct conf {
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
 
     /* HTTPS and validators */
-    char *tls_cert;              /* PEM chain, leaf first, or NULL */
-    char *tls_key;               /* PEM key, or NULL */
-    char *tls_key_password_file; /* first line decrypts tls_key, or NULL */
-    bool tls_self_signed;        /* make an in-memory localhost cert */
-    char *tls_priority;          /* GnuTLS priority string, or NULL */
+    /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by
+       SNI; without NAME the default certificate */
+    struct conf_strv tls_cert;              /* PEM chains, leaf first */
+    struct conf_strv tls_key;               /* PEM keys */
+    struct conf_strv tls_key_password_file; /* first lines decrypt keys */
+    bool tls_self_signed; /* make an in-memory localhost cert */
+    char *tls_ciphers;    /* OpenSSL cipher list (TLS 1.2), or NULL */
+    bool http2;           /* h2 by ALPN and by prior knowledge */
     unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
@@ -263,6 +266,16 @@ int conf_option_doc(size_t i, struct conf_option_doc *d);
  * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
+
+/*
+ * conf_tls_item - split a --tls-cert, --tls-key or
+ * --tls-key-password-file item: "NAME=FILE" when the text before its first
+ * '=' is a host name or pattern (no '/'), else "FILE" (the default
+ * certificate's). @name (HOST_MAX bytes) gets NAME normalised, or "".
+ *
+ * Returns the FILE part.
+ */
+const char *conf_tls_item(const char *item, char *name);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

@@ -16,7 +16,7 @@
 #include "http/target.h"
 #include "http/urlpath.h"
 #include "respond/respond_internal.h"
-#include "transport/tls_gnutls.h"
+#include "transport/tls_front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

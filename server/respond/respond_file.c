@@ -21,7 +21,6 @@
 #include "respond/reply_cache.h"
 #include "respond/respond_internal.h"
 #include "transport/byteranges.h"
-#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -62,7 +61,7 @@ static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
 /*
  * The body of @len bytes at @start of the plan's fd, which the response
  * takes over (or which is closed here): from memory when small, else by
- * sendfile, or in TLS blocks on an HTTPS connection (no sendfile there).
+ * sendfile (on an HTTPS connection, pread into TLS records by the tap).
  */
 static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
                                  uint64_t len)
@@ -81,11 +80,8 @@ static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
         plan_close(p);
         return resp;
     }
-    if (r->tls)
-        resp = tls_body_response(p->fd, start, len);
-    else
-        resp =
-            MHD_create_response_from_fd_at_offset64(len, p->fd, (int64_t)start);
+    /* over TLS too: the tap reads it in blocks into TLS records (wire.c) */
+    resp = MHD_create_response_from_fd_at_offset64(len, p->fd, (int64_t)start);
     if (resp)
         p->fd = -1; /* the response owns it now */
     return resp;

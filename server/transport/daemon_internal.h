@@ -8,7 +8,7 @@
 #define BENEATH_DAEMON_INTERNAL_H
 
 #include "transport/daemon.h"
-#include "transport/tls_gnutls.h"
+#include "transport/front.h"
 #include "transport/wire.h"
 
 #include <arpa/inet.h>
@@ -31,8 +31,8 @@ struct conn {
                                          trusted proxy, or "" */
     struct wire_conn wire;            /* the raw bytes' framing (wire.c) */
     unsigned heads;          /* request heads begun on this connection */
-    gnutls_session_t tls;    /* HTTPS: the session, else NULL */
-    const char *tls_version; /* its version's name, once known */
+    struct front_conn *front; /* handed over by the TLS front, or NULL */
+    const char *tls_version;  /* its TLS version's name, or NULL */
 
     /* the current request */
     bool started;  /* the handler's first call happened */
@@ -54,6 +54,9 @@ struct daemon {
     struct root *root;
     struct MHD_Daemon **d;
     size_t n;
+    struct front *front;       /* the https:// listeners' loops, or NULL */
+    struct MHD_Daemon *fronted; /* in d[]: takes the front's connections */
+    struct front_conf front_conf;
     atomic_uint in_flight;
     atomic_bool draining; /* new connections are closed at once */
     atomic_uint n_conns;  /* open connections, all daemons */

@@ -266,10 +266,6 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
             c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
         c->host =
             keep(c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host"));
-        /* the handshake is done once a request arrives */
-        if (c->tls && !c->tls_version)
-            c->tls_version =
-                gnutls_protocol_get_name(gnutls_protocol_get_version(c->tls));
         bool body;
         c->bad = check_framing(c, mc, version, &body);
         if (!c->bad)
