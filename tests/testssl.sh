@@ -3,7 +3,8 @@
 # testssl.sh against an https:// listener of the real binary on 127.0.0.1:
 # protocols, server defaults (session resumption) and the vulnerability
 # checks. Fails on TLS 1.0/1.1 offered, no ALPN http/1.1, no ticket
-# resumption, or any VULNERABLE line. The full output is kept in $OUT (default testssl.txt).
+# resumption, or any VULNERABLE line. The full output is kept in $OUT
+# (default testssl.txt).
 # Ticket resumption is checked with openssl s_client (-sess_out, then
 # -sess_in must say "Reused") for TLS 1.2 and 1.3: testssl's own resumption
 # probe gives up with "Connect problem" when the machine is loaded.

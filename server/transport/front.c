@@ -53,6 +53,9 @@ enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
     ST_HANDSHAKE, /* SSL_do_handshake under way */
     ST_LINGER,    /* plain HTTP answered: reading to the client's end */
+#ifdef BENEATH_FRONT_PUMP
+    ST_PUMP, /* measured alternative: SSL <-> socketpair <-> libmicrohttpd */
+#endif
 };
 
 enum ev_kind { EV_LISTENER, EV_STOP };
@@ -242,6 +245,175 @@ struct front_conn *front_take(struct front *f, int fd)
 
 /* ---- the state machine ------------------------------------------------------- */
 
+#ifdef BENEATH_FRONT_PUMP
+/*
+ * The hand-off candidate measured against the tap (bench/tls_front.sh):
+ * libmicrohttpd gets one end of a socketpair, the loop moves plaintext
+ * between SSL_read/SSL_write on the TCP socket and the other end.
+ */
+#define PUMP_BUF (64 * 1024)
+struct pump {
+    int pair;               /* our end */
+    char up[PUMP_BUF];      /* client -> libmicrohttpd */
+    size_t up_len, up_off;
+    char down[PUMP_BUF];    /* libmicrohttpd -> client */
+    size_t down_len, down_off;
+    bool tcp_eof, pair_eof;
+};
+static struct pump *pump_of(struct front_conn *fc)
+{
+    return (struct pump *)(void *)fc->pump;
+}
+static void pump_close(struct front_loop *l, struct front_conn *fc)
+{
+    struct pump *p = pump_of(fc);
+    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, p->pair, NULL);
+    close(p->pair);
+    free(p);
+    fc->pump = NULL;
+    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
+    close(fc->fd);
+    l->f->ops->release(l->f->arg);
+    front_conn_free(fc);
+}
+static void pump_arm(struct front_loop *l, struct front_conn *fc)
+{
+    struct pump *p = pump_of(fc);
+    uint32_t tcp = (p->up_len == p->up_off && !p->tcp_eof ? EPOLLIN : 0) |
+                   (p->down_len > p->down_off ? EPOLLOUT : 0);
+    uint32_t pair = (p->down_len == p->down_off && !p->pair_eof ? EPOLLIN : 0) |
+                    (p->up_len > p->up_off ? EPOLLOUT : 0);
+    struct epoll_event ev = {.events = tcp, .data.ptr = fc};
+    if (tcp != fc->events) {
+        fc->events = tcp;
+        (void)epoll_ctl(l->ep, EPOLL_CTL_MOD, fc->fd, &ev);
+    }
+    if (pair != fc->pair_events) {
+        fc->pair_events = pair;
+        ev.events = pair;
+        ev.data.ptr = (char *)fc + 1;
+        (void)epoll_ctl(l->ep, EPOLL_CTL_MOD, p->pair, &ev);
+    }
+}
+/* Move what can move; false when the connection is over. */
+static bool pump_move(struct front_conn *fc)
+{
+    struct pump *p = pump_of(fc);
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        /* client -> pair */
+        if (p->up_len == p->up_off && !p->tcp_eof) {
+            p->up_len = p->up_off = 0;
+            ERR_clear_error();
+            int r = SSL_read(fc->ssl, p->up, PUMP_BUF);
+            if (r > 0) {
+                p->up_len = (size_t)r;
+                moved = true;
+            } else {
+                int e = SSL_get_error(fc->ssl, r);
+                ERR_clear_error();
+                if (e == SSL_ERROR_ZERO_RETURN) {
+                    p->tcp_eof = true;
+                    (void)shutdown(p->pair, SHUT_WR);
+                } else if (e != SSL_ERROR_WANT_READ &&
+                           e != SSL_ERROR_WANT_WRITE)
+                    return false;
+            }
+        }
+        if (p->up_len > p->up_off) {
+            ssize_t n = send(p->pair, p->up + p->up_off, p->up_len - p->up_off,
+                             MSG_NOSIGNAL);
+            if (n > 0) {
+                p->up_off += (size_t)n;
+                moved = true;
+            } else if (n < 0 && errno != EAGAIN)
+                return false;
+        }
+        /* pair -> client */
+        if (p->down_len == p->down_off && !p->pair_eof) {
+            ssize_t n = recv(p->pair, p->down, PUMP_BUF, 0);
+            if (n > 0) {
+                p->down_len = (size_t)n;
+                p->down_off = 0;
+                moved = true;
+            } else if (n == 0) {
+                p->pair_eof = true;
+            } else if (errno != EAGAIN)
+                return false;
+        }
+        if (p->down_len > p->down_off) {
+            ERR_clear_error();
+            int r = SSL_write(fc->ssl, p->down + p->down_off,
+                              (int)(p->down_len - p->down_off));
+            if (r > 0) {
+                p->down_off += (size_t)r;
+                moved = true;
+            } else {
+                int e = SSL_get_error(fc->ssl, r);
+                ERR_clear_error();
+                if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ)
+                    return false;
+            }
+        }
+    }
+    return !(p->pair_eof && p->down_len == p->down_off);
+}
+static void pump_event(struct front_loop *l, struct front_conn *fc)
+{
+    if (!pump_move(fc)) {
+        ERR_clear_error();
+        (void)SSL_shutdown(fc->ssl);
+        ERR_clear_error();
+        pump_close(l, fc);
+        return;
+    }
+    pump_arm(l, fc);
+}
+/* Hand @fc's plaintext to libmicrohttpd through a socketpair. */
+static void pump_start(struct front_loop *l, struct front_conn *fc)
+{
+    struct front *f = l->f;
+    int sp[2];
+    struct pump *p = calloc(1, sizeof *p);
+    struct front_conn *peer = calloc(1, sizeof *peer);
+
+    if (!p || !peer ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   sp) != 0) {
+        free(p);
+        free(peer);
+        drop(l, fc);
+        return;
+    }
+    p->pair = sp[0];
+    fc->pump = p;
+    fc->state = ST_PUMP;
+    /* libmicrohttpd's side: a plain connection with the client's address */
+    *peer = *fc;
+    peer->fd = sp[1];
+    peer->ssl = NULL;
+    peer->pump = NULL;
+    atomic_exchange(&f->handoff[sp[1]], peer);
+    /* counted: released when libmicrohttpd closes it */
+    (void)f->ops->admit(f->arg, (const struct sockaddr *)&fc->addr,
+                        fc->addrlen);
+    if (f->ops->http1(f->arg, peer) != 0) {
+        struct front_conn *mine = peer;
+        if (atomic_compare_exchange_strong(&f->handoff[sp[1]], &mine, NULL))
+            free(peer);
+        f->ops->release(f->arg);
+    }
+    SSL_set_read_ahead(fc->ssl, 1);
+    fc->events = 0;
+    fc->pair_events = 0;
+    struct epoll_event ev = {.events = 0, .data.ptr = (char *)fc + 1};
+    (void)epoll_ctl(l->ep, EPOLL_CTL_ADD, p->pair, &ev);
+    unlink_conn(l, fc);
+    pump_event(l, fc);
+}
+#endif
+
 /* The handshake is done: where the connection goes. */
 static void established(struct front_loop *l, struct front_conn *fc)
 {
@@ -259,6 +431,10 @@ static void established(struct front_loop *l, struct front_conn *fc)
         drop(l, fc);
         return;
     }
+#ifdef BENEATH_FRONT_PUMP
+    pump_start(l, fc);
+    return;
+#endif
     unlink_conn(l, fc);
     (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     /*
@@ -355,6 +531,11 @@ static void conn_event(struct front_loop *l, struct front_conn *fc)
     case ST_HANDSHAKE:
         handshake(l, fc);
         return;
+#ifdef BENEATH_FRONT_PUMP
+    case ST_PUMP:
+        pump_event(l, fc);
+        return;
+#endif
     default:
         linger(l, fc);
         return;
@@ -433,6 +614,10 @@ static void *loop_run(void *arg)
                 return NULL;
             if (is_listener(f, p))
                 accept_some(l, p);
+#ifdef BENEATH_FRONT_PUMP
+            else if ((uintptr_t)p & 1)
+                pump_event(l, (struct front_conn *)((char *)p - 1));
+#endif
             else
                 conn_event(l, p);
         }

@@ -61,6 +61,10 @@ struct front_conn {
     int64_t deadline;               /* ms: done by then or closed */
     uint32_t events;                /* what epoll waits for */
     int state;                      /* front.c's enum */
+#ifdef BENEATH_FRONT_PUMP
+    void *pump;
+    uint32_t pair_events;
+#endif
 };
 
 /*

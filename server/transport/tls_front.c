@@ -276,6 +276,7 @@ int tls_front_setup(SSL_CTX *ctx, void *arg)
         SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) != 1 ||
         SSL_CTX_set_cipher_list(
             ctx, f->ciphers ? f->ciphers : TLS_FRONT_CIPHERS_DEFAULT) != 1 ||
+        SSL_CTX_set_ciphersuites(ctx, TLS_FRONT_SUITES_13) != 1 ||
         SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384") != 1 ||
         SSL_CTX_set_dh_auto(ctx, 1) != 1 ||
         SSL_CTX_set_session_id_context(ctx, sid, sizeof sid - 1) != 1 ||

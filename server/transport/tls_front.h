@@ -7,8 +7,8 @@
  * - Versions: TLS 1.2 and 1.3 only (RFC 8996).
  * - TLS 1.2 suites: the Mozilla "intermediate" profile (ECDHE or DHE key
  *   exchange, AES-GCM or ChaCha20-Poly1305), the server's order;
- *   --tls-ciphers replaces the list. TLS 1.3 suites are OpenSSL's (all
- *   AEAD). Groups X25519, P-256, P-384.
+ *   --tls-ciphers replaces the list. TLS 1.3: AES-128-GCM, AES-256-GCM,
+ *   ChaCha20-Poly1305 in that order. Groups X25519, P-256, P-384.
  * - Resumption by session tickets only (no session cache): RFC 5077 tickets
  *   in TLS 1.2, resumption PSKs in TLS 1.3. The keys that encrypt them are
  *   beneath's own (SSL_CTX_set_tlsext_ticket_key_evp_cb, not OpenSSL's
@@ -40,6 +40,11 @@
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:"               \
     "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:"                     \
     "DHE-RSA-CHACHA20-POLY1305"
+
+/* The TLS 1.3 suites, in Mozilla's order (AES-128-GCM first). */
+#define TLS_FRONT_SUITES_13                                                    \
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"                           \
+    "TLS_CHACHA20_POLY1305_SHA256"
 
 /* Seconds each ticket key encrypts; keys kept (the current one included). */
 #define TLS_FRONT_TICKET_ROTATE 3600
