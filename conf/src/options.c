@@ -440,14 +440,6 @@ const struct opt opts[] = {
      .min = 1,
      .max = 86400,
      .help = "seconds of inactivity before a connection is closed"},
-    {.name = "tls-ciphers",
-     .type = &t_string,
-     .off = OFF(tls_ciphers),
-     .metavar = "STRING",
-     .dflt_help = "Mozilla intermediate: ECDHE/DHE with AES-GCM or "
-                  "ChaCha20-Poly1305",
-     .help = "OpenSSL cipher list of https:// listeners for TLS 1.2, "
-             "replacing the default (TLS 1.3 suites are all AEAD and fixed)"},
     {.name = "tls-cert",
      .type = &t_items,
      .off = OFF(tls_cert),
@@ -458,6 +450,14 @@ const struct opt opts[] = {
              "for every other name; repeatable",
      .check = conf_check_tls_item,
      .flags = OPT_REPEAT},
+    {.name = "tls-ciphers",
+     .type = &t_string,
+     .off = OFF(tls_ciphers),
+     .metavar = "STRING",
+     .dflt_help = "Mozilla intermediate: ECDHE/DHE with AES-GCM or "
+                  "ChaCha20-Poly1305",
+     .help = "OpenSSL cipher list of https:// listeners for TLS 1.2, "
+             "replacing the default (TLS 1.3 suites are all AEAD and fixed)"},
     {.name = "tls-key",
      .type = &t_items,
      .off = OFF(tls_key),
