@@ -14,8 +14,9 @@
  * across a SIGHUP), ALPN http/1.1 or none is HTTP/1.1 and a client that
  * offers only h2 gets the no_application_protocol alert, session tickets
  * resume in TLS 1.2 and 1.3, a handshake left unfinished is closed within
- * --header-timeout while other clients are served, and the descriptors
- * return to their count after many connections of every kind.
+ * --header-timeout while other clients are served,
+ * --max-connections-per-ip counts handshakes, and the descriptors return to
+ * their count after many connections of every kind.
  */
 #include "harness.h"
 #include "tls_fixture.h"
@@ -874,9 +875,10 @@ START_TEST(unfinished_handshake_bounded)
         server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--header-timeout", "1", NULL);
     unsigned port = https_port(s);
-    /* half a ClientHello record, nothing at all, and 64 of the first */
+    /* half a ClientHello record, nothing at all, and 48 of the first (under
+     * the default --max-connections-per-ip, 64, with the fresh client) */
     struct raw_conn *half = raw_connect(port), *mute = raw_connect(port);
-    struct raw_conn *many[64];
+    struct raw_conn *many[48];
     long long t0 = now_ms();
 
     EXPECT(half && mute, "connect");
@@ -900,6 +902,38 @@ START_TEST(unfinished_handshake_bounded)
     }
     raw_close(half);
     raw_close(mute);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* --max-connections-per-ip counts a connection from its accept, handshake
+ * included, to its close. */
+START_TEST(per_ip_limit_from_accept)
+{
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed",
+                                    "--max-connections-per-ip", "2", NULL);
+    unsigned port = https_port(s);
+    struct raw_conn *a = raw_connect(port), *b = raw_connect(port);
+
+    EXPECT(a && b, "connect");
+    /* two handshakes not begun: a third connection is closed at once */
+    struct raw_conn *c = raw_connect(port);
+    EXPECT(c && raw_wait_closed(c, 2000), "a third connection stays open");
+    raw_close(c);
+    struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+    EXPECT(r->curl_result != CURLE_OK, "a third client was served");
+    raw_close(a);
+    /* one closed: one more may come, and is served */
+    for (int i = 0; i < 50; i++) {
+        r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+        if (r->status == 200)
+            break;
+        sleep_ms(20);
+    }
+    EXPECT(r->status == 200, "after a close: %ld (%s)", r->status,
+           curl_easy_strerror((CURLcode)r->curl_result));
+    raw_close(b);
     server_stop_clean(s);
 }
 END_TEST
@@ -953,4 +987,4 @@ const struct check_main check_main = {
         {"front", test_setup,
          .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
                    &tickets_resume, &unfinished_handshake_bounded,
-                   &fds_come_back}}}};
+                   &per_ip_limit_from_accept, &fds_come_back}}}};

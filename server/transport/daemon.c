@@ -117,6 +117,18 @@ static void client_text(struct MHD_Connection *mc, char *out, size_t size)
         snprintf(out, size, "unix");
 }
 
+static void front_release(void *arg, const struct sockaddr *sa,
+                          socklen_t len);
+
+/* A connection from the front closes in libmicrohttpd (NULL: none). */
+static void front_gone(struct daemon *h, struct front_conn *fc)
+{
+    if (!fc)
+        return;
+    front_release(h, (const struct sockaddr *)&fc->addr, fc->addrlen);
+    front_conn_free(fc);
+}
+
 static void notify_connection(void *cls, struct MHD_Connection *mc,
                               void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
@@ -134,9 +146,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         struct front_conn *fc = front_take(h->front, fd);
         if (!c) {
             /* libmicrohttpd ends it (no state): the SSL is released now */
-            front_conn_free(fc);
-            if (fc)
-                atomic_fetch_sub(&h->n_conns, 1);
+            front_gone(h, fc);
             return;
         }
         c->fd = fd;
@@ -167,9 +177,11 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     if (!c)
         return;
     wire_detach(c->fd, &c->wire);
-    atomic_fetch_sub(&h->n_conns, 1);
-    if (h->conf->metrics)
-        metrics_count_connection(h->conf->metrics, false);
+    if (!c->front) {
+        atomic_fetch_sub(&h->n_conns, 1);
+        if (h->conf->metrics)
+            metrics_count_connection(h->conf->metrics, false);
+    }
     pthread_mutex_lock(&h->lock);
     if (c->prev)
         c->prev->next = c->next;
@@ -182,7 +194,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     /* before libmicrohttpd closes the socket: the SSL is done with it */
-    front_conn_free(c->front);
+    front_gone(h, c->front);
     free(c->buf);
     free(c);
     *socket_context = NULL;
@@ -308,7 +320,8 @@ static bool front_admit(void *arg, const struct sockaddr *sa, socklen_t len)
 {
     struct daemon *h = arg;
 
-    if (accept_policy(h, sa, len) != MHD_YES)
+    if (accept_policy(h, sa, len) != MHD_YES ||
+        !peer_count_take(h->peers, sa, len))
         return false;
     atomic_fetch_add(&h->n_conns, 1);
     if (h->conf->metrics)
@@ -316,10 +329,12 @@ static bool front_admit(void *arg, const struct sockaddr *sa, socklen_t len)
     return true;
 }
 
-static void front_release(void *arg)
+static void front_release(void *arg, const struct sockaddr *sa,
+                          socklen_t len)
 {
     struct daemon *h = arg;
 
+    peer_count_put(h->peers, sa, len);
     atomic_fetch_sub(&h->n_conns, 1);
     if (h->conf->metrics)
         metrics_count_connection(h->conf->metrics, false);
@@ -381,7 +396,9 @@ static int start_front(struct daemon *h, int *fds, size_t n)
 {
     const struct daemon_conf *conf = h->conf;
 
-    if (!conf->tls || !(h->d[h->n] = start_one(h, -1))) {
+    if (!conf->tls ||
+        peer_count_new(conf->max_connections_per_ip, &h->peers) != 0 ||
+        !(h->d[h->n] = start_one(h, -1))) {
         fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
         for (size_t i = 0; i < n; i++)
             close(fds[i]);
@@ -515,6 +532,7 @@ void daemon_free(struct daemon *h)
     for (size_t i = 0; i < h->n; i++)
         MHD_stop_daemon(h->d[i]);
     front_free(h->front);
+    peer_count_free(h->peers);
     if (h->watchdog_running) {
         pthread_mutex_lock(&h->lock);
         h->stopping = true;

@@ -9,6 +9,7 @@
 
 #include "transport/daemon.h"
 #include "transport/front.h"
+#include "transport/peer_count.h"
 #include "transport/wire.h"
 
 #include <arpa/inet.h>
@@ -57,6 +58,7 @@ struct daemon {
     struct front *front;       /* the https:// listeners' loops, or NULL */
     struct MHD_Daemon *fronted; /* in d[]: takes the front's connections */
     struct front_conf front_conf;
+    struct peer_count *peers; /* the front's connections per address */
     atomic_uint in_flight;
     atomic_bool draining; /* new connections are closed at once */
     atomic_uint n_conns;  /* open connections, all daemons */

@@ -134,7 +134,7 @@ static void drop(struct front_loop *l, struct front_conn *fc)
     unlink_conn(l, fc);
     (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     close(fc->fd);
-    f->ops->release(f->arg);
+    f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
     front_conn_free(fc);
 }
 
@@ -212,7 +212,7 @@ static void adopt(struct front_loop *l, int fd, const struct sockaddr_storage *s
 out_refuse:
     ERR_clear_error();
     close(fd);
-    f->ops->release(f->arg);
+    f->ops->release(f->arg, (const struct sockaddr *)sa, len);
     front_conn_free(fc);
 }
 
@@ -225,7 +225,8 @@ static bool hand_over(struct front *f, struct front_conn *fc)
         atomic_exchange(&f->handoff[fc->fd], fc);
     if (stale) {
         /* its socket was closed without a take: the number is reused */
-        f->ops->release(f->arg);
+        f->ops->release(f->arg, (const struct sockaddr *)&stale->addr,
+                        stale->addrlen);
         front_conn_free(stale);
     }
     if (f->ops->http1(f->arg, fc) == 0)
@@ -273,7 +274,8 @@ static void pump_close(struct front_loop *l, struct front_conn *fc)
     fc->pump = NULL;
     (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     close(fc->fd);
-    l->f->ops->release(l->f->arg);
+    l->f->ops->release(l->f->arg, (const struct sockaddr *)&fc->addr,
+                       fc->addrlen);
     front_conn_free(fc);
 }
 static void pump_arm(struct front_loop *l, struct front_conn *fc)
@@ -402,7 +404,8 @@ static void pump_start(struct front_loop *l, struct front_conn *fc)
         struct front_conn *mine = peer;
         if (atomic_compare_exchange_strong(&f->handoff[sp[1]], &mine, NULL))
             free(peer);
-        f->ops->release(f->arg);
+        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
+                        fc->addrlen);
     }
     SSL_set_read_ahead(fc->ssl, 1);
     fc->events = 0;
@@ -445,7 +448,8 @@ static void established(struct front_loop *l, struct front_conn *fc)
      */
     SSL_set_read_ahead(fc->ssl, 1);
     if (!hand_over(f, fc)) {
-        f->ops->release(f->arg);
+        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
+                        fc->addrlen);
         front_conn_free(fc);
     }
 }
@@ -744,7 +748,8 @@ void front_free(struct front *f)
     for (size_t i = 0; i < f->n_handoff; i++) {
         struct front_conn *stale = atomic_exchange(&f->handoff[i], NULL);
         if (stale) {
-            f->ops->release(f->arg);
+            f->ops->release(f->arg, (const struct sockaddr *)&stale->addr,
+                            stale->addrlen);
             front_conn_free(stale);
         }
     }

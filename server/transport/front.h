@@ -71,8 +71,8 @@ struct front_conn {
  * struct front_ops - what the front asks of the daemon; @arg is passed
  * back. Each runs on a loop thread.
  * @admit:     may this peer connect? If so, it is counted as open.
- * @release:   a connection the front admitted ends in the front (never
- *             handed over, or the hand-off failed).
+ * @release:   a connection from @sa the front admitted ends in the front
+ *             (never handed over, or the hand-off failed).
  * @handshake: a TLS handshake ended, @ok or failed (metrics).
  * @plain:     plain HTTP came to a TLS port and was answered 400 (its log
  *             line).
@@ -82,7 +82,7 @@ struct front_conn {
  */
 struct front_ops {
     bool (*admit)(void *arg, const struct sockaddr *sa, socklen_t len);
-    void (*release)(void *arg);
+    void (*release)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*handshake)(void *arg, bool ok);
     void (*plain)(void *arg, struct front_conn *fc);
     int (*http1)(void *arg, struct front_conn *fc);
