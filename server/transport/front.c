@@ -4,10 +4,11 @@
  * the hand-off (front.h says the way of a connection).
  *
  * Each loop owns the connections it accepted until they leave it: a list
- * in accept order, which is deadline order (one limit for all), so the
- * expired ones are at its head and the next deadline is its first. The
- * epoll wait sleeps until that deadline; nothing else wakes a loop but its
- * sockets and its stop eventfd.
+ * in deadline order (accept order for handshakes, which share one limit; a
+ * session's own deadline is put in its place), so the expired ones are at
+ * its head and the next deadline is its first. The epoll wait sleeps until
+ * that deadline; nothing else wakes a loop but its sockets and its stop
+ * eventfd.
  *
  * Hand-off table: by descriptor, the struct front_conn given to
  * libmicrohttpd with the socket, taken back by its worker (front_take).
@@ -53,9 +54,7 @@ enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
     ST_HANDSHAKE, /* SSL_do_handshake under way */
     ST_LINGER,    /* plain HTTP answered: reading to the client's end */
-#ifdef BENEATH_FRONT_PUMP
-    ST_PUMP, /* measured alternative: SSL <-> socketpair <-> libmicrohttpd */
-#endif
+    ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
 };
 
 enum ev_kind { EV_LISTENER, EV_STOP };
@@ -132,6 +131,8 @@ static void drop(struct front_loop *l, struct front_conn *fc)
     struct front *f = l->f;
 
     unlink_conn(l, fc);
+    if (fc->session)
+        fc->session->end(fc);
     (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     close(fc->fd);
     f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
@@ -147,6 +148,38 @@ static int want(struct front_loop *l, struct front_conn *fc, uint32_t events)
         return 0;
     fc->events = events;
     return epoll_ctl(l->ep, EPOLL_CTL_MOD, fc->fd, &ev);
+}
+
+int front_conn_want(struct front_conn *fc, uint32_t events)
+{
+    return want(fc->loop, fc, events);
+}
+
+/* Put @fc (out of the list) back in deadline order: from the tail, where
+ * the latest are. */
+static void link_sorted(struct front_loop *l, struct front_conn *fc)
+{
+    struct front_conn *after = l->tail;
+
+    while (after && after->deadline > fc->deadline)
+        after = after->prev;
+    fc->prev = after;
+    fc->next = after ? after->next : l->head;
+    if (fc->next)
+        fc->next->prev = fc;
+    else
+        l->tail = fc;
+    if (after)
+        after->next = fc;
+    else
+        l->head = fc;
+}
+
+void front_conn_deadline(struct front_conn *fc, int64_t ms)
+{
+    unlink_conn(fc->loop, fc);
+    fc->deadline = ms;
+    link_sorted(fc->loop, fc);
 }
 
 static void client_text(struct front_conn *fc)
@@ -246,176 +279,6 @@ struct front_conn *front_take(struct front *f, int fd)
 
 /* ---- the state machine ------------------------------------------------------- */
 
-#ifdef BENEATH_FRONT_PUMP
-/*
- * The hand-off candidate measured against the tap (bench/tls_front.sh):
- * libmicrohttpd gets one end of a socketpair, the loop moves plaintext
- * between SSL_read/SSL_write on the TCP socket and the other end.
- */
-#define PUMP_BUF (64 * 1024)
-struct pump {
-    int pair;               /* our end */
-    char up[PUMP_BUF];      /* client -> libmicrohttpd */
-    size_t up_len, up_off;
-    char down[PUMP_BUF];    /* libmicrohttpd -> client */
-    size_t down_len, down_off;
-    bool tcp_eof, pair_eof;
-};
-static struct pump *pump_of(struct front_conn *fc)
-{
-    return (struct pump *)(void *)fc->pump;
-}
-static void pump_close(struct front_loop *l, struct front_conn *fc)
-{
-    struct pump *p = pump_of(fc);
-    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, p->pair, NULL);
-    close(p->pair);
-    free(p);
-    fc->pump = NULL;
-    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
-    close(fc->fd);
-    l->f->ops->release(l->f->arg, (const struct sockaddr *)&fc->addr,
-                       fc->addrlen);
-    front_conn_free(fc);
-}
-static void pump_arm(struct front_loop *l, struct front_conn *fc)
-{
-    struct pump *p = pump_of(fc);
-    uint32_t tcp = (p->up_len == p->up_off && !p->tcp_eof ? EPOLLIN : 0) |
-                   (p->down_len > p->down_off ? EPOLLOUT : 0);
-    uint32_t pair = (p->down_len == p->down_off && !p->pair_eof ? EPOLLIN : 0) |
-                    (p->up_len > p->up_off ? EPOLLOUT : 0);
-    struct epoll_event ev = {.events = tcp, .data.ptr = fc};
-    if (tcp != fc->events) {
-        fc->events = tcp;
-        (void)epoll_ctl(l->ep, EPOLL_CTL_MOD, fc->fd, &ev);
-    }
-    if (pair != fc->pair_events) {
-        fc->pair_events = pair;
-        ev.events = pair;
-        ev.data.ptr = (char *)fc + 1;
-        (void)epoll_ctl(l->ep, EPOLL_CTL_MOD, p->pair, &ev);
-    }
-}
-/* Move what can move; false when the connection is over. */
-static bool pump_move(struct front_conn *fc)
-{
-    struct pump *p = pump_of(fc);
-    bool moved = true;
-    while (moved) {
-        moved = false;
-        /* client -> pair */
-        if (p->up_len == p->up_off && !p->tcp_eof) {
-            p->up_len = p->up_off = 0;
-            ERR_clear_error();
-            int r = SSL_read(fc->ssl, p->up, PUMP_BUF);
-            if (r > 0) {
-                p->up_len = (size_t)r;
-                moved = true;
-            } else {
-                int e = SSL_get_error(fc->ssl, r);
-                ERR_clear_error();
-                if (e == SSL_ERROR_ZERO_RETURN) {
-                    p->tcp_eof = true;
-                    (void)shutdown(p->pair, SHUT_WR);
-                } else if (e != SSL_ERROR_WANT_READ &&
-                           e != SSL_ERROR_WANT_WRITE)
-                    return false;
-            }
-        }
-        if (p->up_len > p->up_off) {
-            ssize_t n = send(p->pair, p->up + p->up_off, p->up_len - p->up_off,
-                             MSG_NOSIGNAL);
-            if (n > 0) {
-                p->up_off += (size_t)n;
-                moved = true;
-            } else if (n < 0 && errno != EAGAIN)
-                return false;
-        }
-        /* pair -> client */
-        if (p->down_len == p->down_off && !p->pair_eof) {
-            ssize_t n = recv(p->pair, p->down, PUMP_BUF, 0);
-            if (n > 0) {
-                p->down_len = (size_t)n;
-                p->down_off = 0;
-                moved = true;
-            } else if (n == 0) {
-                p->pair_eof = true;
-            } else if (errno != EAGAIN)
-                return false;
-        }
-        if (p->down_len > p->down_off) {
-            ERR_clear_error();
-            int r = SSL_write(fc->ssl, p->down + p->down_off,
-                              (int)(p->down_len - p->down_off));
-            if (r > 0) {
-                p->down_off += (size_t)r;
-                moved = true;
-            } else {
-                int e = SSL_get_error(fc->ssl, r);
-                ERR_clear_error();
-                if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ)
-                    return false;
-            }
-        }
-    }
-    return !(p->pair_eof && p->down_len == p->down_off);
-}
-static void pump_event(struct front_loop *l, struct front_conn *fc)
-{
-    if (!pump_move(fc)) {
-        ERR_clear_error();
-        (void)SSL_shutdown(fc->ssl);
-        ERR_clear_error();
-        pump_close(l, fc);
-        return;
-    }
-    pump_arm(l, fc);
-}
-/* Hand @fc's plaintext to libmicrohttpd through a socketpair. */
-static void pump_start(struct front_loop *l, struct front_conn *fc)
-{
-    struct front *f = l->f;
-    int sp[2];
-    struct pump *p = calloc(1, sizeof *p);
-    struct front_conn *peer = calloc(1, sizeof *peer);
-
-    if (!p || !peer ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-                   sp) != 0) {
-        free(p);
-        free(peer);
-        drop(l, fc);
-        return;
-    }
-    p->pair = sp[0];
-    fc->pump = p;
-    fc->state = ST_PUMP;
-    /* libmicrohttpd's side: a plain connection with the client's address */
-    *peer = *fc;
-    peer->fd = sp[1];
-    peer->ssl = NULL;
-    peer->pump = NULL;
-    atomic_exchange(&f->handoff[sp[1]], peer);
-    /* counted: released when libmicrohttpd closes it */
-    (void)f->ops->admit(f->arg, (const struct sockaddr *)&fc->addr,
-                        fc->addrlen);
-    if (f->ops->http1(f->arg, peer) != 0) {
-        struct front_conn *mine = peer;
-        if (atomic_compare_exchange_strong(&f->handoff[sp[1]], &mine, NULL))
-            free(peer);
-        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
-                        fc->addrlen);
-    }
-    SSL_set_read_ahead(fc->ssl, 1);
-    fc->events = 0;
-    fc->pair_events = 0;
-    struct epoll_event ev = {.events = 0, .data.ptr = (char *)fc + 1};
-    (void)epoll_ctl(l->ep, EPOLL_CTL_ADD, p->pair, &ev);
-    unlink_conn(l, fc);
-    pump_event(l, fc);
-}
-#endif
 
 /* The handshake is done: where the connection goes. */
 static void established(struct front_loop *l, struct front_conn *fc)
@@ -425,19 +288,23 @@ static void established(struct front_loop *l, struct front_conn *fc)
     fc->version = tls_front_version(fc->ssl);
     fc->proto = tls_front_proto_of(fc->ssl);
     f->ops->handshake(f->arg, true);
+    if (fc->proto == TLS_FRONT_H2 && f->ops->h2) {
+        /* served here: the session sets its own deadline */
+        SSL_set_read_ahead(fc->ssl, 1);
+        fc->state = ST_SESSION;
+        if (f->ops->h2(f->arg, fc) == 0 && fc->session)
+            return;
+        drop(l, fc);
+        return;
+    }
     if (fc->proto != TLS_FRONT_HTTP1) {
-        /* acme-tls/1 (RFC 8737 3: the handshake is the answer); h2 is
-         * never offered while it is not served */
+        /* acme-tls/1 (RFC 8737 3: the handshake is the answer) */
         ERR_clear_error();
         (void)SSL_shutdown(fc->ssl);
         ERR_clear_error();
         drop(l, fc);
         return;
     }
-#ifdef BENEATH_FRONT_PUMP
-    pump_start(l, fc);
-    return;
-#endif
     unlink_conn(l, fc);
     (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     /*
@@ -506,7 +373,8 @@ static void linger(struct front_loop *l, struct front_conn *fc)
         drop(l, fc);
 }
 
-static void conn_event(struct front_loop *l, struct front_conn *fc)
+static void conn_event(struct front_loop *l, struct front_conn *fc,
+                       uint32_t events)
 {
     unsigned char first;
     ssize_t n;
@@ -535,11 +403,10 @@ static void conn_event(struct front_loop *l, struct front_conn *fc)
     case ST_HANDSHAKE:
         handshake(l, fc);
         return;
-#ifdef BENEATH_FRONT_PUMP
-    case ST_PUMP:
-        pump_event(l, fc);
+    case ST_SESSION:
+        if (!fc->session->event(fc, events))
+            drop(l, fc);
         return;
-#endif
     default:
         linger(l, fc);
         return;
@@ -551,7 +418,7 @@ static void expire(struct front_loop *l, int64_t now)
 {
     while (l->head && l->head->deadline <= now) {
         struct front_conn *fc = l->head;
-        if (fc->state != ST_LINGER)
+        if (fc->state == ST_PEEK || fc->state == ST_HANDSHAKE)
             l->f->ops->handshake(l->f->arg, false);
         drop(l, fc);
     }
@@ -618,12 +485,8 @@ static void *loop_run(void *arg)
                 return NULL;
             if (is_listener(f, p))
                 accept_some(l, p);
-#ifdef BENEATH_FRONT_PUMP
-            else if ((uintptr_t)p & 1)
-                pump_event(l, (struct front_conn *)((char *)p - 1));
-#endif
             else
-                conn_event(l, p);
+                conn_event(l, p, evs[i].events);
         }
         now = mono_ms();
         if (l->paused && now >= l->pause_end) {

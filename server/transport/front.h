@@ -38,6 +38,25 @@
 
 struct front;
 struct front_loop;
+struct front_conn;
+
+/*
+ * struct front_session - a protocol served on the loop itself rather than
+ * by libmicrohttpd: HTTP/2 (phase 2 of issue 23). front_ops.h2 sets it on
+ * a connection that chose "h2"; from then on the connection's loop calls
+ * @event with the epoll events of its socket. The session reads with
+ * SSL_read until SSL_ERROR_WANT_READ (the SSL reads ahead: stopping
+ * earlier would leave bytes no event announces), feeds its parser, writes
+ * with SSL_write, says what it waits for next with front_conn_want and
+ * when it gives up with front_conn_deadline, and returns false to end the
+ * connection. @end releases the session's state (fc->session_data), when
+ * the connection ends for any reason or the front stops; the loop then
+ * closes the socket and frees @fc.
+ */
+struct front_session {
+    bool (*event)(struct front_conn *fc, uint32_t events);
+    void (*end)(struct front_conn *fc);
+};
 
 /*
  * struct front_conn - one connection the front accepted. After the hand-off
@@ -55,16 +74,15 @@ struct front_conn {
     socklen_t addrlen;
     char client[INET6_ADDRSTRLEN]; /* the peer as text, or "unix" */
 
+    const struct front_session *session; /* on the loop (h2), or NULL */
+    void *session_data;                  /* the session's own */
+
     /* loop-private */
     struct front_loop *loop;
     struct front_conn *prev, *next; /* the loop's list, by deadline */
     int64_t deadline;               /* ms: done by then or closed */
     uint32_t events;                /* what epoll waits for */
     int state;                      /* front.c's enum */
-#ifdef BENEATH_FRONT_PUMP
-    void *pump;
-    uint32_t pair_events;
-#endif
 };
 
 /*
@@ -79,6 +97,10 @@ struct front_conn {
  * @http1:     give the connection to libmicrohttpd. 0: it took the socket
  *             (and will front_take @fc); -errno: refused, the socket is
  *             closed, @fc is still the front's.
+ * @h2:        serve a connection that chose "h2" on this loop: set
+ *             @fc->session and return 0, or -errno (it is closed). NULL
+ *             while HTTP/2 is not served (then "h2" is never offered:
+ *             struct tls_front's h2).
  */
 struct front_ops {
     bool (*admit)(void *arg, const struct sockaddr *sa, socklen_t len);
@@ -86,6 +108,7 @@ struct front_ops {
     void (*handshake)(void *arg, bool ok);
     void (*plain)(void *arg, struct front_conn *fc);
     int (*http1)(void *arg, struct front_conn *fc);
+    int (*h2)(void *arg, struct front_conn *fc);
 };
 
 /*
@@ -129,6 +152,18 @@ void front_free(struct front *f);
  * @fd did not come from the front.
  */
 struct front_conn *front_take(struct front *f, int fd);
+
+/*
+ * front_conn_want - a session's connection waits for @events (EPOLLIN,
+ * EPOLLOUT) on its socket from now on. On the loop's thread. 0 or -1.
+ */
+int front_conn_want(struct front_conn *fc, uint32_t events);
+
+/*
+ * front_conn_deadline - a session's connection ends at @ms (monotonic, as
+ * accepted_ms; INT64_MAX: never) unless moved again. On the loop's thread.
+ */
+void front_conn_deadline(struct front_conn *fc, int64_t ms);
 
 /* front_conn_free - release @fc and its SSL; not its socket. NULL ok. */
 void front_conn_free(struct front_conn *fc);
