@@ -41,8 +41,8 @@ static void cn_of(X509 *x, char *cn, size_t size)
 {
     cn[0] = '\0';
     if (x)
-        X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName,
-                                  cn, (int)size);
+        X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn,
+                                  (int)size);
 }
 
 /* The CN a new connection with SNI @sni (NULL: none) is given, or "". */
@@ -113,8 +113,7 @@ START_TEST(default_swap_keep)
 
     /* a key that is not the certificate's: refused by OpenSSL */
     ck_assert_int_eq(put(NULL, "second", -DAY, 30 * DAY), 0);
-    ck_assert_int_eq(tls_material_load(&m, cert, key, NULL, time(NULL), &d),
-                     0);
+    ck_assert_int_eq(tls_material_load(&m, cert, key, NULL, time(NULL), &d), 0);
     EVP_PKEY *other = tls_fixture_key();
     tls_fixture_write_key(key, other, NULL);
     EVP_PKEY_free(other);
@@ -210,6 +209,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "tls",
-    .tcases = {{"store", setup, teardown, .loops = {LOOP(sni_picks)},
-                .tests = {&default_swap_keep, &names_dropped,
-                          &acme_challenge}}}};
+    .tcases = {
+        {"store", setup, teardown, .loops = {LOOP(sni_picks)},
+         .tests = {&default_swap_keep, &names_dropped, &acme_challenge}}}};

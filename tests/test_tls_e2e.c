@@ -682,8 +682,8 @@ static char *sh(const char *cmd)
 /* openssl s_client to @port with @opts, stdin empty; its output. */
 static char *s_client(unsigned port, const char *opts)
 {
-    return sh(hfmt("echo | openssl s_client -connect 127.0.0.1:%u %s", port,
-                   opts));
+    return sh(
+        hfmt("echo | openssl s_client -connect 127.0.0.1:%u %s", port, opts));
 }
 
 /* The subject CN of the server's leaf in s_client output @out, or "". */
@@ -737,8 +737,9 @@ START_TEST(sni_picks_the_chain)
 
     for (size_t i = 0; i < N_ELEMS(rows); i++) {
         char *out = s_client(port, rows[i].opts);
-        EXPECT(strcmp(leaf_cn(out), rows[i].cn) == 0, "%s: CN '%s', want %s\n%s",
-               rows[i].opts, leaf_cn(out), rows[i].cn, out);
+        EXPECT(strcmp(leaf_cn(out), rows[i].cn) == 0,
+               "%s: CN '%s', want %s\n%s", rows[i].opts, leaf_cn(out),
+               rows[i].cn, out);
     }
     /* the chain verifies by name, and the vhost of that name answers */
     char *out = sh(hfmt("curl -sS --cacert %s --resolve docs.test:%u:127.0.0.1 "
@@ -891,8 +892,7 @@ START_TEST(unfinished_handshake_bounded)
     }
     EXPECT(fresh_client_served(port, 900), "a fresh client waited");
     EXPECT(raw_wait_closed(half, 4000) && raw_wait_closed(mute, 1000),
-           "an unfinished handshake still open after %lld ms",
-           now_ms() - t0);
+           "an unfinished handshake still open after %lld ms", now_ms() - t0);
     long long took = now_ms() - t0;
     EXPECT(took >= 900 && took < 3500, "closed after %lld ms (limit 1 s)",
            took);

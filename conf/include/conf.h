@@ -118,7 +118,7 @@ struct conf {
     bool tls_self_signed; /* make an in-memory localhost cert */
     char *tls_ciphers;    /* OpenSSL cipher list (TLS 1.2), or NULL */
     bool http2;           /* h2 by ALPN and by prior knowledge */
-    unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
+    unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
     /* docs hosting: typed values, parsed by server/http/ */

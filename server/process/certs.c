@@ -123,8 +123,8 @@ static int collect(const struct conf *c, struct certs *s, const char *when)
         {"tls-key-password-file", offsetof(struct cert, password)},
     };
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
-        const struct conf_strv *v = p == 0 ? &c->tls_key
-                                           : &c->tls_key_password_file;
+        const struct conf_strv *v =
+            p == 0 ? &c->tls_key : &c->tls_key_password_file;
         for (size_t i = 0; i < v->n; i++) {
             char name[HOST_MAX];
             const char *path = conf_tls_item(v->v[i], name);
@@ -139,8 +139,9 @@ static int collect(const struct conf *c, struct certs *s, const char *when)
                 fprintf(stderr, "beneath: %s--%s %s: given twice\n", when,
                         parts[p].opt, name[0] ? name : "without NAME");
             else if (p == 1 && !name[0])
-                fprintf(stderr, "beneath: %s--tls-key-password-file needs "
-                                "--tls-key\n",
+                fprintf(stderr,
+                        "beneath: %s--tls-key-password-file needs "
+                        "--tls-key\n",
                         when);
             else
                 fprintf(stderr, "beneath: %s--%s %s: no --tls-cert for it\n",
@@ -151,8 +152,9 @@ static int collect(const struct conf *c, struct certs *s, const char *when)
     for (size_t i = 0; i < s->n; i++)
         if (!s->v[i].key) {
             char l[HOST_MAX + 2];
-            fprintf(stderr, "beneath: %s%s--tls-cert and --tls-key go "
-                            "together\n",
+            fprintf(stderr,
+                    "beneath: %s%s--tls-cert and --tls-key go "
+                    "together\n",
                     when, label(s->v[i].name, l, sizeof l));
             errors++;
         }
@@ -235,8 +237,8 @@ static int self_signed(const char *when)
     struct tls_material m;
     struct tls_material_diag d;
     time_t now = time(NULL);
-    int err = tls_material_self_signed(&m, now, TLS_MATERIAL_SELF_SIGNED_DAYS,
-                                       &d);
+    int err =
+        tls_material_self_signed(&m, now, TLS_MATERIAL_SELF_SIGNED_DAYS, &d);
 
     if (err == 0)
         err = tls_store_put(store, NULL, &m, &d);
@@ -269,8 +271,8 @@ static int load_one(const struct cert *t, const char *when)
     struct tls_material m;
     struct tls_material_diag d;
     char l[HOST_MAX + 2];
-    int err = tls_material_load(&m, t->cert, t->key, t->password, time(NULL),
-                                &d);
+    int err =
+        tls_material_load(&m, t->cert, t->key, t->password, time(NULL), &d);
 
     if (err == 0)
         err = tls_store_put(store, t->name, &m, &d);

@@ -102,8 +102,8 @@ static void fail(struct tls_material_diag *diag, const char *what)
     else
         snprintf(why, sizeof why, "no detail");
     ERR_clear_error();
-    snprintf(diag->error, sizeof diag->error, "OpenSSL cannot use %s: %s",
-             what, why);
+    snprintf(diag->error, sizeof diag->error, "OpenSSL cannot use %s: %s", what,
+             why);
 }
 
 /* The chain of @m into @ctx: the leaf, then each issuer. 0 or -EINVAL. */

@@ -43,8 +43,8 @@ typedef int (*tls_store_setup_fn)(SSL_CTX *ctx, void *arg);
  * when the client offers ALPN "acme-tls/1": 0 with a reference on each
  * (the store releases them), or -ENOENT.
  */
-typedef int (*tls_store_challenge_fn)(void *arg, const char *name,
-                                      X509 **cert, EVP_PKEY **key);
+typedef int (*tls_store_challenge_fn)(void *arg, const char *name, X509 **cert,
+                                      EVP_PKEY **key);
 
 /*
  * tls_store_new - an empty store whose contexts @setup(ctx, @arg)

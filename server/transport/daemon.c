@@ -117,8 +117,7 @@ static void client_text(struct MHD_Connection *mc, char *out, size_t size)
         snprintf(out, size, "unix");
 }
 
-static void front_release(void *arg, const struct sockaddr *sa,
-                          socklen_t len);
+static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
 
 /* A connection from the front closes in libmicrohttpd (NULL: none). */
 static void front_gone(struct daemon *h, struct front_conn *fc)
@@ -272,8 +271,10 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd)
     size_t n = 0;
 
 #define OPT(o, v, p)                                                           \
-    opts[n++] = (struct MHD_OptionItem){                                       \
-        .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
+    opts[n++] = (struct MHD_OptionItem)                                        \
+    {                                                                          \
+        .option = (o), .value = (intptr_t)(v), .ptr_value = (p)                \
+    }
     if (fd >= 0)
         OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
     /*
@@ -329,8 +330,7 @@ static bool front_admit(void *arg, const struct sockaddr *sa, socklen_t len)
     return true;
 }
 
-static void front_release(void *arg, const struct sockaddr *sa,
-                          socklen_t len)
+static void front_release(void *arg, const struct sockaddr *sa, socklen_t len)
 {
     struct daemon *h = arg;
 
@@ -369,9 +369,8 @@ static int front_http1(void *arg, struct front_conn *fc)
     if (atomic_load(&h->draining))
         goto out_refuse;
     handing_over = true;
-    enum MHD_Result r =
-        MHD_add_connection(h->fronted, fc->fd,
-                           (const struct sockaddr *)&fc->addr, fc->addrlen);
+    enum MHD_Result r = MHD_add_connection(
+        h->fronted, fc->fd, (const struct sockaddr *)&fc->addr, fc->addrlen);
     handing_over = false;
     /* refused: libmicrohttpd closed the socket */
     return r == MHD_YES ? 0 : -ECONNREFUSED;

@@ -6,10 +6,10 @@
 #define DAEMON_H
 
 #include "observe/log.h"
-#include "tls/store.h"
 #include "respond/respond.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
+#include "tls/store.h"
 
 #include <stdbool.h>
 #include <stddef.h>

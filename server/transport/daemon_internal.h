@@ -31,7 +31,7 @@ struct conn {
     char forwarded[INET6_ADDRSTRLEN]; /* the request's client behind a
                                          trusted proxy, or "" */
     struct wire_conn wire;            /* the raw bytes' framing (wire.c) */
-    unsigned heads;          /* request heads begun on this connection */
+    unsigned heads;           /* request heads begun on this connection */
     struct front_conn *front; /* handed over by the TLS front, or NULL */
     const char *tls_version;  /* its TLS version's name, or NULL */
 
@@ -55,7 +55,7 @@ struct daemon {
     struct root *root;
     struct MHD_Daemon **d;
     size_t n;
-    struct front *front;       /* the https:// listeners' loops, or NULL */
+    struct front *front;        /* the https:// listeners' loops, or NULL */
     struct MHD_Daemon *fronted; /* in d[]: takes the front's connections */
     struct front_conf front_conf;
     struct peer_count *peers; /* the front's connections per address */

@@ -71,7 +71,7 @@ struct front_loop {
     int ep;
     struct ev_tag stop; /* an eventfd */
     struct front_conn *head, *tail;
-    bool paused;      /* listeners out of the set (accept failed) */
+    bool paused; /* listeners out of the set (accept failed) */
     int64_t pause_end;
 };
 
@@ -102,7 +102,7 @@ static bool is_listener(const struct front *f, const void *p)
     return t >= f->listeners && t < f->listeners + f->n_listeners;
 }
 
-/* ---- connections ---------------------------------------------------------- */
+/* ---- connections --------------------------------------------------------- */
 
 void front_conn_free(struct front_conn *fc)
 {
@@ -200,8 +200,8 @@ static void client_text(struct front_conn *fc)
 }
 
 /* A new connection on @fd from @sa: admitted, with its SSL, in the loop. */
-static void adopt(struct front_loop *l, int fd, const struct sockaddr_storage *sa,
-                  socklen_t len)
+static void adopt(struct front_loop *l, int fd,
+                  const struct sockaddr_storage *sa, socklen_t len)
 {
     struct front *f = l->f;
     struct front_conn *fc = NULL;
@@ -222,8 +222,7 @@ static void adopt(struct front_loop *l, int fd, const struct sockaddr_storage *s
     fc->loop = l;
     fc->state = ST_PEEK;
     fc->accepted_ms = mono_ms();
-    fc->deadline =
-        fc->accepted_ms + 1000 * (int64_t)f->conf->handshake_limit;
+    fc->deadline = fc->accepted_ms + 1000 * (int64_t)f->conf->handshake_limit;
     client_text(fc);
     fc->ssl = tls_store_new_ssl(f->conf->store);
     bio = fc->ssl ? wire_bio(&fc->io) : NULL;
@@ -249,13 +248,12 @@ out_refuse:
     front_conn_free(fc);
 }
 
-/* ---- the hand-off table ------------------------------------------------------ */
+/* ---- the hand-off table -------------------------------------------------- */
 
 /* Hand @fc over with its socket; false if it is still the front's. */
 static bool hand_over(struct front *f, struct front_conn *fc)
 {
-    struct front_conn *stale =
-        atomic_exchange(&f->handoff[fc->fd], fc);
+    struct front_conn *stale = atomic_exchange(&f->handoff[fc->fd], fc);
     if (stale) {
         /* its socket was closed without a take: the number is reused */
         f->ops->release(f->arg, (const struct sockaddr *)&stale->addr,
@@ -277,8 +275,7 @@ struct front_conn *front_take(struct front *f, int fd)
     return atomic_exchange(&f->handoff[fd], NULL);
 }
 
-/* ---- the state machine ------------------------------------------------------- */
-
+/* ---- the state machine --------------------------------------------------- */
 
 /* The handshake is done: where the connection goes. */
 static void established(struct front_loop *l, struct front_conn *fc)
@@ -416,15 +413,18 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
 /* Past their deadline: closed (a handshake that never ends is bounded). */
 static void expire(struct front_loop *l, int64_t now)
 {
-    while (l->head && l->head->deadline <= now) {
-        struct front_conn *fc = l->head;
+    struct front_conn *next;
+
+    for (struct front_conn *fc = l->head; fc && fc->deadline <= now;
+         fc = next) {
+        next = fc->next;
         if (fc->state == ST_PEEK || fc->state == ST_HANDSHAKE)
             l->f->ops->handshake(l->f->arg, false);
         drop(l, fc);
     }
 }
 
-/* ---- accept ------------------------------------------------------------------ */
+/* ---- accept -------------------------------------------------------------- */
 
 static void listeners_set(struct front_loop *l, int op)
 {
@@ -461,7 +461,7 @@ static void accept_some(struct front_loop *l, const struct ev_tag *t)
     }
 }
 
-/* ---- the loop ------------------------------------------------------------------- */
+/* ---- the loop ------------------------------------------------------------ */
 
 static void *loop_run(void *arg)
 {
@@ -524,8 +524,10 @@ static void loop_close(struct front_loop *l)
         pthread_join(l->thread, NULL);
         l->running = false;
     }
-    while (l->head)
-        drop(l, l->head);
+    for (struct front_conn *fc = l->head, *next; fc; fc = next) {
+        next = fc->next;
+        drop(l, fc);
+    }
     if (l->stop.fd >= 0)
         close(l->stop.fd);
     if (l->ep >= 0)
@@ -559,7 +561,8 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
         f->listeners[f->n_listeners].fd = fds[f->n_listeners];
         /* accept4 must never block a loop */
         int fl = fcntl(fds[f->n_listeners], F_GETFL);
-        if (fl < 0 || fcntl(fds[f->n_listeners], F_SETFL, fl | O_NONBLOCK) < 0) {
+        if (fl < 0 ||
+            fcntl(fds[f->n_listeners], F_SETFL, fl | O_NONBLOCK) < 0) {
             err = -errno;
             goto out_free;
         }

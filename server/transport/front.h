@@ -65,8 +65,8 @@ struct front_session {
  */
 struct front_conn {
     int fd;
-    SSL *ssl;           /* the session; NULL on a plain connection */
-    struct wire_io io;  /* the socket under the SSL's BIO */
+    SSL *ssl;                   /* the session; NULL on a plain connection */
+    struct wire_io io;          /* the socket under the SSL's BIO */
     enum tls_front_proto proto; /* chosen by ALPN */
     const char *version;        /* "TLS1.3", once the handshake is done */
     int64_t accepted_ms;        /* when accept4 returned (monotonic) */

@@ -85,9 +85,8 @@ static int key_setup(const struct ticket_key *k, unsigned char *iv,
                      EVP_CIPHER_CTX *cctx, EVP_MAC_CTX *hctx, int enc)
 {
     OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY,
-                                          (void *)(uintptr_t)k->hmac,
-                                          sizeof k->hmac),
+        OSSL_PARAM_construct_octet_string(
+            OSSL_MAC_PARAM_KEY, (void *)(uintptr_t)k->hmac, sizeof k->hmac),
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0),
         OSSL_PARAM_construct_end(),
     };
@@ -160,7 +159,8 @@ static bool alpn_offers(const unsigned char *p, size_t len,
                         const unsigned char **at)
 {
     for (size_t i = 0; i < len; i += 1 + (size_t)p[i])
-        if (i + 1 + p[i] <= len && p[i] == n && memcmp(p + i + 1, proto, n) == 0) {
+        if (i + 1 + p[i] <= len && p[i] == n &&
+            memcmp(p + i + 1, proto, n) == 0) {
             *at = p + i + 1;
             return true;
         }
@@ -263,7 +263,7 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
     return SSL_TLSEXT_ERR_ALERT_FATAL;
 }
 
-/* ---- the context ---------------------------------------------------------- */
+/* ---- the context --------------------------------------------------------- */
 
 int tls_front_setup(SSL_CTX *ctx, void *arg)
 {

@@ -50,7 +50,7 @@
 #define TLS_FRONT_TICKET_ROTATE 3600
 #define TLS_FRONT_TICKET_KEYS 7
 /* A ticket's lifetime (s): within the keys' span, so it can be used. */
-#define TLS_FRONT_TICKET_LIFETIME (6 * 3600)
+#define TLS_FRONT_TICKET_LIFETIME (6L * 3600)
 
 /* The protocol a connection chose in its handshake. */
 enum tls_front_proto {

@@ -143,7 +143,7 @@ static char *block(void)
     return b;
 }
 
-/* ---- the BIO under a handed-over SSL -------------------------------------- */
+/* ---- the BIO under a handed-over SSL ------------------------------------- */
 
 static BIO_METHOD *bio_method;
 static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
@@ -228,7 +228,7 @@ BIO *wire_bio(struct wire_io *io)
     return b;
 }
 
-/* ---- TLS reads and writes -------------------------------------------------- */
+/* ---- TLS reads and writes ------------------------------------------------ */
 
 /* An SSL_read or SSL_write that returned @r <= 0: -1 with errno. */
 static ssize_t tls_fail(struct wire_conn *w, int r)
@@ -303,8 +303,7 @@ static ssize_t tls_send(struct wire_conn *w, const void *buf, size_t n)
 }
 
 /* tls_send of the pieces of @iov, gathered into this thread's block. */
-static ssize_t tls_sendv(struct wire_conn *w, const struct iovec *iov,
-                         size_t n)
+static ssize_t tls_sendv(struct wire_conn *w, const struct iovec *iov, size_t n)
 {
     char *b = block();
     size_t done = 0, i = 0, at = 0;
@@ -340,7 +339,7 @@ static ssize_t tls_sendv(struct wire_conn *w, const struct iovec *iov,
     return (ssize_t)done;
 }
 
-/* ---- the interposed calls --------------------------------------------------- */
+/* ---- the interposed calls ------------------------------------------------ */
 
 /* Whether the client's end of stream already waits behind the data read. */
 static bool eof_pending(int fd)
