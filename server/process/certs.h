@@ -4,8 +4,8 @@
  * the certificate store the TLS front serves from (tls/store.h), at
  * start-up and on SIGHUP.
  */
-#ifndef CERTS_H
-#define CERTS_H
+#ifndef BENEATH_PROCESS_CERTS_H
+#define BENEATH_PROCESS_CERTS_H
 
 #include "conf.h"
 #include "tls/store.h"

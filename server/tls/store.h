@@ -21,8 +21,8 @@
  * challenge hook (tls_store_set_challenge) for that name's challenge
  * certificate instead.
  */
-#ifndef TLS_STORE_H
-#define TLS_STORE_H
+#ifndef BENEATH_TLS_STORE_H
+#define BENEATH_TLS_STORE_H
 
 #include "tls/material.h"
 

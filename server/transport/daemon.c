@@ -22,6 +22,7 @@
  * MHD_add_connection, its struct front_conn (the SSL) with it, and counts
  * from its accept: the deadline of its first headers too.
  */
+#include "access/access.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
 
@@ -194,7 +195,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         atomic_fetch_sub(&h->in_flight, 1);
     /* before libmicrohttpd closes the socket: the SSL is done with it */
     front_gone(h, c->front);
-    free(c->buf);
+    arena_free(&c->arena);
     free(c);
     *socket_context = NULL;
 }
@@ -359,7 +360,7 @@ static void front_plain(void *arg, struct front_conn *fc)
     snprintf(c.client, sizeof c.client, "%s", fc->client);
     if (g)
         conn_log_request(g, &c, STATUS_BAD_REQUEST);
-    free(c.buf);
+    arena_free(&c.arena);
 }
 
 static int front_http1(void *arg, struct front_conn *fc)
@@ -494,15 +495,6 @@ out_close_fds:
     for (size_t k = 0; k < n_fds; k++)
         close(fds[k]);
     return err;
-}
-
-bool tls_connection(struct MHD_Connection *mc)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    const struct conn *c = ci ? ci->socket_context : NULL;
-
-    return c && c->front && c->front->ssl;
 }
 
 /*

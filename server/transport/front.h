@@ -24,8 +24,8 @@
  * A connection handed over belongs to libmicrohttpd's worker, which takes
  * its struct front_conn with front_take and frees it with front_conn_free.
  */
-#ifndef FRONT_H
-#define FRONT_H
+#ifndef BENEATH_TRANSPORT_FRONT_H
+#define BENEATH_TRANSPORT_FRONT_H
 
 #include "transport/tls_front.h"
 #include "transport/wire.h"

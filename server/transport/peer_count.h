@@ -9,8 +9,8 @@
  * other families are not counted. Thread-safe (one mutex: taken once per
  * connection, not per request).
  */
-#ifndef PEER_COUNT_H
-#define PEER_COUNT_H
+#ifndef BENEATH_TRANSPORT_PEER_COUNT_H
+#define BENEATH_TRANSPORT_PEER_COUNT_H
 
 #include <stdbool.h>
 #include <sys/socket.h>

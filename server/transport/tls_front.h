@@ -22,12 +22,11 @@
  *   that offers only others gets the no_application_protocol alert
  *   (RFC 7301 3.2). No ALPN at all is HTTP/1.1.
  */
-#ifndef TLS_FRONT_H
-#define TLS_FRONT_H
+#ifndef BENEATH_TRANSPORT_TLS_FRONT_H
+#define BENEATH_TRANSPORT_TLS_FRONT_H
 
 #include "tls/store.h"
 
-#include <microhttpd.h>
 #include <openssl/ssl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,8 +96,5 @@ enum tls_front_proto tls_front_proto_of(const SSL *ssl);
 
 /* tls_front_version - "TLS1.2" or "TLS1.3" (the access log's names). */
 const char *tls_front_version(const SSL *ssl);
-
-/* tls_connection - whether @c came in through the TLS front. */
-bool tls_connection(struct MHD_Connection *c);
 
 #endif

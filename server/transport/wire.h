@@ -18,8 +18,8 @@
  * socket whose bytes are TLS records. Any other descriptor passes through
  * untouched.
  */
-#ifndef WIRE_H
-#define WIRE_H
+#ifndef BENEATH_TRANSPORT_WIRE_H
+#define BENEATH_TRANSPORT_WIRE_H
 
 #include "http/framing.h"
 
