@@ -29,7 +29,7 @@ LAYERS = {
     'observe': {'http', 'runtime'},
     'access': {'http', 'runtime', 'observe'},
     'respond': {'http', 'runtime', 'files', 'observe', 'access'},
-    'tls': set(),
+    'tls': {'http'},
     # ACME (RFC 8555) with no server types: OpenSSL, libcurl, jansson only;
     # never libmicrohttpd (the wire rule) nor the serving layers
     'acme': set(),

@@ -116,12 +116,15 @@ struct conf {
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
 
     /* HTTPS and validators */
-    char *tls_cert;              /* PEM chain, leaf first, or NULL */
-    char *tls_key;               /* PEM key, or NULL */
-    char *tls_key_password_file; /* first line decrypts tls_key, or NULL */
-    bool tls_self_signed;        /* make an in-memory localhost cert */
-    char *tls_priority;          /* GnuTLS priority string, or NULL */
-    unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
+    /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by
+       SNI; without NAME the default certificate */
+    struct conf_strv tls_cert;              /* PEM chains, leaf first */
+    struct conf_strv tls_key;               /* PEM keys */
+    struct conf_strv tls_key_password_file; /* first lines decrypt keys */
+    bool tls_self_signed; /* make an in-memory localhost cert */
+    char *tls_ciphers;    /* OpenSSL cipher list (TLS 1.2), or NULL */
+    bool http2;           /* h2 by ALPN and by prior knowledge */
+    unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
     /* docs hosting: typed values, parsed by server/http/ */
@@ -287,6 +290,16 @@ const char *conf_item_path(const char *item);
  * by default tls-alpn-01 when a listener is on port 443, else http-01.
  */
 enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
+
+/*
+ * conf_tls_item - split a --tls-cert, --tls-key or
+ * --tls-key-password-file item: "NAME=FILE" when the text before its first
+ * '=' is a host name or pattern (no '/'), else "FILE" (the default
+ * certificate's). @name (HOST_MAX bytes) gets NAME normalised, or "".
+ *
+ * Returns the FILE part.
+ */
+const char *conf_tls_item(const char *item, char *name);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

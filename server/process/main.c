@@ -31,7 +31,6 @@
 #include "runtime/root.h"
 #include "transport/daemon.h"
 #include "transport/metrics_server.h"
-#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -403,12 +402,9 @@ static int check_outputs(struct server *s)
     /* The key is read now, before privileges are dropped. */
     int tls_errors = certs_check(c, "");
     errors += tls_errors;
-    if (!tls_errors && certs_wanted(c) && certs_load(c, "") != 0)
+    if (!tls_errors && certs_wanted(c) &&
+        (certs_open(c) != 0 || certs_load(c, "") != 0))
         errors++;
-    if (!tls_errors && certs_wanted(c) && tls_tickets_init() != 0) {
-        fprintf(stderr, "beneath: tls: cannot make a session ticket key\n");
-        errors++;
-    }
     struct etag_cache_config ec = {
         .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
                 : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
@@ -549,8 +545,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
-        .tls_priority =
-            c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
+        .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };
     if (fds && tls) {
@@ -629,8 +624,8 @@ static void server_close(struct server *s)
     if (s->sfd >= 0)
         close(s->sfd);
     listen_close(&s->ls);
-    /* No daemon runs any more: no session can use a certificate. */
-    tls_free();
+    /* No front runs any more: no handshake can use a certificate. */
+    certs_close();
     /* No worker thread is left: every generation but the current is freed. */
     live_free(s->live);
     generation_unref(s->boot);
