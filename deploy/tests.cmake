@@ -24,3 +24,9 @@ if(TARGET beneath AND NOT ENABLE_ASAN AND NOT ENABLE_UBSAN)
   set_tests_properties(container PROPERTIES
     TIMEOUT 600 LABELS "deploy;container" SKIP_RETURN_CODE 77)
 endif()
+# The README's build-from-source commands with the test packages hidden: a
+# packager's build needs only "scripts/deps.sh build".
+add_test(NAME plain_build
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test-build.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(plain_build PROPERTIES
+  TIMEOUT 900 LABELS "deploy" ENVIRONMENT "CMAKE_BUILD_PARALLEL_LEVEL=2")
