@@ -5,7 +5,10 @@
 # that only "scripts/deps.sh test" installs made absent to the build (their
 # pkg-config files hidden: pkg-config is how the build finds a library), so
 # it sees what "scripts/deps.sh build" alone gives. The build must configure,
-# build and install (under DESTDIR) without them, and build no test.
+# build and install (under DESTDIR) without them, and build no test. Then
+# the Debian package of that build ("cpack -G DEB") must pass lintian with
+# no error and no warning, its programs built with the hardening flags
+# (lintian's hardening-* tags: _FORTIFY_SOURCE, -z now).
 #   test-build.sh SOURCE_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd)
@@ -64,3 +67,13 @@ grep -qx 'BUILD_TESTING:BOOL=OFF' "$b/CMakeCache.txt" ||
 "$b/server/beneath" --version >/dev/null || fail "the built beneath does not run"
 [ -x "$DESTDIR/usr/local/bin/beneath" ] || fail "nothing installed under DESTDIR/usr/local"
 echo "ok: the README's build-from-source commands work with the build packages alone"
+
+# The package of this build, as a packager makes it, under lintian.
+command -v lintian >/dev/null || fail "lintian is not installed (scripts/deps.sh test)"
+(cd "$b" && cpack -G DEB -B "$tmp/deb") >"$tmp/log" 2>&1 || fail "cpack: $(tail -n 20 "$tmp/log")"
+deb=$(echo "$tmp"/deb/beneath_*.deb)
+[ -f "$deb" ] || fail "cpack made no package: $(ls "$tmp/deb")"
+out=$(lintian --display-info --fail-on error,warning "$deb" 2>&1 |
+  grep -v '^running with root privileges') || fail "lintian: $out"
+! grep -q 'hardening-' <<<"$out" || fail "lintian: hardening flags missing: $out"
+echo "ok: lintian $(basename "$deb"): no error, no warning, hardened${out:+ (notes: $(grep -c '^[IP]:' <<<"$out"))}"

@@ -39,11 +39,18 @@ done
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/beneath ./usr/bin/beneath-precompress ./usr/bin/beneath-resolve ./etc/beneath/beneath.conf \
   ./usr/lib/systemd/system/beneath.service ./usr/lib/systemd/system/beneath.socket \
-  ./usr/share/man/man1/beneath.1 ./usr/share/man/man1/beneath-resolve.1 \
-  ./usr/share/doc/beneath/LICENSE ./usr/share/doc/beneath/README.md; do
+  ./usr/share/man/man1/beneath.1.gz ./usr/share/man/man1/beneath-resolve.1.gz \
+  ./usr/share/man/man1/beneath-precompress.1.gz ./usr/share/doc/beneath/copyright \
+  ./usr/share/doc/beneath/changelog.gz ./usr/share/doc/beneath/README.md; do
   grep -qx -- "$f" <<<"$files" || fail "$f is not in the package"
 done
 dpkg-deb -x "$deb" "$tmp/x"
+# the changelog's newest entry is this version; the copyright is LICENSE's
+gunzip -c "$tmp/x/usr/share/doc/beneath/changelog.gz" >"$tmp/changelog"
+[ "$(dpkg-parsechangelog -l "$tmp/changelog" -S Version)" = "$version" ] ||
+  fail "changelog.gz's newest entry is not $version: $(head -n 1 "$tmp/changelog")"
+grep -q '^License: Expat$' "$tmp/x/usr/share/doc/beneath/copyright" ||
+  fail "copyright has no License: Expat"
 grep -qx 'ExecStart=/usr/bin/beneath --config /etc/beneath/beneath.conf' \
   "$tmp/x/usr/lib/systemd/system/beneath.service" || fail "ExecStart paths"
 echo "ok: $(basename "$deb"): $(grep '^ Depends:' <<<"$info")"

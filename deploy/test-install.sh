@@ -25,14 +25,14 @@ got=$(cd "$p" && find . -type f | sort)
 want=$(printf '%s\n' ./bin/beneath ./bin/beneath-precompress ./bin/beneath-resolve \
   ./etc/beneath/beneath.conf ./lib/systemd/system/beneath.service \
   ./lib/systemd/system/beneath.socket ./share/doc/beneath/LICENSE \
-  ./share/doc/beneath/README.md ./share/man/man1/beneath-resolve.1 \
-  ./share/man/man1/beneath.1 | sort)
+  ./share/doc/beneath/README.md ./share/man/man1/beneath-precompress.1 \
+  ./share/man/man1/beneath-resolve.1 ./share/man/man1/beneath.1 | sort)
 [ "$got" = "$want" ] || fail "installed files differ:
 $(diff <(echo "$want") <(echo "$got"))"
 echo "ok: installed files"
 
 # man pages: no groff warnings; every --option of the usage is described
-for page in beneath beneath-resolve; do
+for page in beneath beneath-resolve beneath-precompress; do
   warn=$(MANWIDTH=80 man --warnings -l "$p/share/man/man1/$page.1" 2>&1 >/dev/null)
   [ -z "$warn" ] || fail "$page.1: $warn"
   text=$(MANWIDTH=200 man -l "$p/share/man/man1/$page.1" 2>/dev/null)
