@@ -355,12 +355,15 @@ static void count_resolve(void *arg, enum resolver_backend backend, uint64_t ns,
     metrics_count_resolve(arg, backend, ns, ret);
 }
 
-/* --check creates no file: the access log is only looked at. */
-static int check_log(const struct conf *c)
+/*
+ * --check creates no file, and neither does a start that already failed: the
+ * access log is only looked at (@note: say that a start would create it).
+ */
+static int check_log(const struct conf *c, bool note)
 {
     int err = log_check(c->access_log);
 
-    if (err == 1)
+    if (err == 1 && note)
         fprintf(stderr,
                 "beneath: access-log %s: does not exist yet (a start creates "
                 "it)\n",
@@ -474,7 +477,8 @@ static int check_generation(struct server *s)
 /*
  * Phase 2: checks that need the OS, every error of the run collected.
  * --check binds nothing and creates no file: a port in use is a warning
- * there, a log file still to be created a note. Returns 0, or -1 after the
+ * there, a log file still to be created a note. A start with an error
+ * creates no file either. Returns 0, or -1 after the
  * messages (-ENOMEM: out of memory).
  */
 static int phase_check(struct server *s)
@@ -494,8 +498,9 @@ static int phase_check(struct server *s)
         return -ENOMEM;
     errors += err;
     errors += check_outputs(s);
-    if (check)
-        errors += check_log(&s->c);
+    /* The log file is created last, once everything else can run. */
+    if (check || errors)
+        errors += check_log(&s->c, check);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
