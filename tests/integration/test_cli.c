@@ -236,7 +236,7 @@ const struct check_main check_main = {
     .fixture = HARNESS_FIXTURE(120),
     .tcases = {{"habits",
                 .tests = {&lone_number_serves_cwd, &port_forms, &port_errors}},
-               {"check", .tests = {&check_beside_running_server,
-                                   &check_creates_nothing,
-                                   &failed_start_creates_nothing}},
+               {"check",
+                .tests = {&check_beside_running_server, &check_creates_nothing,
+                          &failed_start_creates_nothing}},
                {"file", .tests = {&hash_in_values}}}};
