@@ -62,6 +62,12 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
 {
     const char *why = NULL;
     enum resolver_backend a = resolver_auto_backend(&why);
+    char who[512];
+
+    /* a filter, not the kernel, refused openat2: say which and what to do */
+    if (a != RESOLVER_BACKEND_KERNEL &&
+        sandbox_who("openat2", resolver_auto_errno(), who, sizeof who))
+        why = who;
 
     switch (b) {
     case RESOLVER_BACKEND_KERNEL:
@@ -257,7 +263,7 @@ struct server {
     uid_t uid;
     gid_t gid;
     int sfd;
-    char backend[512]; /* the resolver's start-up sentence */
+    char backend[768]; /* the resolver's start-up sentence */
 };
 
 /*

@@ -386,14 +386,23 @@ END_TEST
 
 START_TEST(kernel_without_landlock)
 {
-    /* A kernel (or a container profile) without Landlock: on serves with
-     * seccomp alone and says why; strict refuses to start. */
+    /* A container profile without Landlock (the hook's filter answers
+     * ENOSYS): on serves with seccomp alone and says who refused Landlock,
+     * the filter, not the kernel; strict refuses to start. */
     struct server *s = start_hooked("no-landlock", NULL);
     char *e = server_stderr(s);
     EXPECT(strstr(e, "fault-hook: no-landlock ENOSYS: DONE") &&
-               strstr(e, "beneath: sandbox: no landlock (this kernel has no "
-                         "Landlock (ENOSYS)), seccomp allow-list ("),
-           "no Landlock: the start-up line does not say so:\n%s", e);
+               strstr(e, "beneath: sandbox: no landlock "
+                         "(landlock_create_ruleset refused with ENOSYS by a "
+                         "seccomp filter in place before beneath started "
+                         "(Seccomp_filters: 1, NoNewPrivs: 1 in "
+                         "/proc/self/status), not by the kernel (unless it "
+                         "was built without it): that filter (a container "
+                         "runtime's seccomp profile, or a parent's) must "
+                         "allow landlock_create_ruleset), seccomp allow-list "
+                         "("),
+           "no Landlock: the start-up line does not say who refused it:\n%s",
+           e);
     EXPECT(proc_status(s, "Seccomp") &&
                strcmp(proc_status(s, "Seccomp"), "2") == 0,
            "no Landlock: Seccomp: %s", proc_status(s, "Seccomp"));
@@ -408,6 +417,28 @@ START_TEST(kernel_without_landlock)
     EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) != 0 &&
                strstr(err, "--sandbox strict: Landlock is not in force"),
            "strict without Landlock: %s\n%s", wstatus_str(ws), err);
+}
+END_TEST
+
+START_TEST(filter_refuses_seccomp)
+{
+    /* A filter in place refuses seccomp(2) itself, as a unit's
+     * SystemCallFilter= without it did: Landlock stands, and the line names
+     * the filter as what refused the allow-list, not the kernel. */
+    struct server *s = start_hooked("no-seccomp", NULL);
+    char *e = server_stderr(s);
+    EXPECT(strstr(e, "fault-hook: no-seccomp EPERM: DONE") &&
+               strstr(e, "seccomp refused with EPERM by a seccomp filter in "
+                         "place before beneath started (Seccomp_filters: 1, "
+                         "NoNewPrivs: 1 in /proc/self/status), not by the "
+                         "kernel: that filter (a container runtime's seccomp "
+                         "profile, or a parent's) must allow seccomp)\n"),
+           "seccomp refused: the start-up line does not say by whom:\n%s", e);
+    if (landlock_abi() > 0)
+        EXPECT(strstr(e, "beneath: sandbox: landlock ABI "),
+               "Landlock is not up beside the refused seccomp:\n%s", e);
+    expect_get(s, "/sub/", 200, "no seccomp: GET /sub/");
+    server_stop_clean(s);
 }
 END_TEST
 
@@ -481,8 +512,17 @@ LOOP_TEST(outer_filter_before, outer_errs)
     };
     struct server *s = server_start_opts(&o);
     char *e = server_stderr(s);
-    EXPECT(strstr(e, "resolver emulated (auto: openat2 returned"),
-           "openat2 blocked (%s) first: the emulation does not serve:\n%s",
+    /* and the line says who refused openat2: not the kernel */
+    EXPECT(strstr(e, hfmt("beneath: resolver emulated (auto: openat2 "
+                          "refused with %s by a seccomp filter in place "
+                          "before beneath started (Seccomp_filters: 1, "
+                          "NoNewPrivs: 1 in /proc/self/status), not by the "
+                          "kernel: that filter (a container runtime's "
+                          "seccomp profile, or a parent's) must allow "
+                          "openat2)",
+                          strerrorname_np(err))),
+           "openat2 blocked (%s) first: the emulation does not serve, or "
+           "the line does not say who blocked it:\n%s",
            strerror(err), e);
     EXPECT(strstr(e, "seccomp allow-list ("), "no sandbox:\n%s", e);
     EXPECT(proc_status(s, "Seccomp_filters") &&
@@ -708,7 +748,7 @@ const struct check_main check_main = {
         {"faults", .unchecked_setup = site_suite_setup,
          .loops = {LOOP(fault_hook_walls)},
          .tests = {&fault_hook_strict_kills, &kernel_without_landlock,
-                   &release_binary_has_no_hook,
+                   &filter_refuses_seccomp, &release_binary_has_no_hook,
                    &sanitizer_reports_from_inside}},
         {"outer", .unchecked_setup = site_suite_setup,
          .loops = {LOOP(outer_filter_before), LOOP(outer_filter_after)}},
