@@ -39,6 +39,7 @@ done
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/beneath ./usr/bin/beneath-precompress ./usr/bin/beneath-resolve ./etc/beneath/beneath.conf \
   ./usr/lib/systemd/system/beneath.service ./usr/lib/systemd/system/beneath.socket \
+  ./usr/lib/sysusers.d/beneath.conf \
   ./usr/share/man/man1/beneath.1.gz ./usr/share/man/man1/beneath-resolve.1.gz \
   ./usr/share/man/man1/beneath-precompress.1.gz ./usr/share/doc/beneath/copyright \
   ./usr/share/doc/beneath/changelog.gz ./usr/share/doc/beneath/README.md; do
@@ -70,7 +71,8 @@ apt-get install -y -q -o DPkg::Lock::Timeout=120 "$deb" </dev/null \
 installed=beneath-deb-test-$$.html
 echo "served from the package" >"/var/www/html/$installed"
 [ -x /usr/bin/beneath ] || fail "no /usr/bin/beneath after install"
-echo "ok: apt install ./$(basename "$deb")"
+getent passwd beneath >/dev/null || fail "no system user beneath after install"
+echo "ok: apt install ./$(basename "$deb"), user $(getent passwd beneath)"
 
 /usr/bin/beneath --config /etc/beneath/beneath.conf --listen 127.0.0.1:0 \
   2>"$tmp/err" >/dev/null </dev/null &
@@ -91,9 +93,11 @@ apt-get remove -y -q -o DPkg::Lock::Timeout=120 beneath </dev/null \
 [ ! -e /usr/bin/beneath ] && [ ! -e /usr/lib/systemd/system/beneath.service ] ||
   fail "files left after apt remove"
 [ -f /etc/beneath/beneath.conf ] || fail "apt remove dropped the conffile"
+getent passwd beneath >/dev/null || fail "apt remove dropped the user"
 apt-get purge -y -q -o DPkg::Lock::Timeout=120 beneath </dev/null \
   >"$tmp/purge.log" 2>&1 || fail "apt purge: $(tail -n 20 "$tmp/purge.log")"
 [ ! -e /etc/beneath ] || fail "/etc/beneath left after purge"
+! getent passwd beneath >/dev/null || fail "the user beneath left after purge"
 ! dpkg-query -W -f='${Status}' beneath 2>/dev/null | grep -q ' installed' ||
   fail "still installed"
 echo "ok: apt remove keeps the configuration, apt purge removes everything"

@@ -24,6 +24,7 @@ cmake --install "$build" --prefix "$p" >/dev/null
 got=$(cd "$p" && find . -type f | sort)
 want=$(printf '%s\n' ./bin/beneath ./bin/beneath-precompress ./bin/beneath-resolve \
   ./etc/beneath/beneath.conf ./lib/systemd/system/beneath.service \
+  ./lib/sysusers.d/beneath.conf \
   ./lib/systemd/system/beneath.socket ./share/doc/beneath/LICENSE \
   ./share/doc/beneath/README.md ./share/man/man1/beneath-precompress.1 \
   ./share/man/man1/beneath-resolve.1 ./share/man/man1/beneath.1 | sort)
@@ -54,8 +55,13 @@ if command -v systemd-analyze >/dev/null; then
     fail "systemd-analyze verify: $out"
   [ -z "$out" ] || fail "systemd-analyze verify: $out"
   echo "ok: systemd-analyze verify"
+  # systemd's own exposure score of the unit stays at most 2.0 ("OK")
   sec=$(systemd-analyze security --offline=yes "$unit" 2>&1 | tail -n 1) || true
-  echo "info: $sec"
+  score=$(sed -n 's/.*exposure level for beneath.service: \([0-9.]*\) .*/\1/p' <<<"$sec")
+  [ -n "$score" ] || fail "systemd-analyze security: $sec"
+  awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' ||
+    fail "beneath.service exposure $score, above 2.0: $sec"
+  echo "ok: systemd-analyze security: exposure $score (at most 2.0)"
 else
   echo "note: no systemd-analyze here; units not verified"
 fi

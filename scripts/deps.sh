@@ -11,7 +11,7 @@ test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
   man-db systemd dpkg-dev lintian jq podman runc catatonit netavark aardvark-dns
-  iptables apache2-utils prometheus python3-minimal)
+  iptables debootstrap apache2-utils prometheus python3-minimal)
 
 if [ "${1:-}" = list ]; then
   case "${2:-}" in

@@ -35,19 +35,10 @@ fail() {
 }
 skip() { echo "SKIP: $*"; exit 77; }
 
-command -v podman >/dev/null || skip "podman is not installed (scripts/deps.sh test installs it)"
-[ "$(id -u)" -eq 0 ] || skip "the container test runs rootful podman: run it as root"
+# shellcheck source=deploy/podman-env.sh
+. "$src/deploy/podman-env.sh"
+podman_env "$tmp" >"$tmp/why" || skip "$(cat "$tmp/why")"
 command -v jq >/dev/null || skip "jq is not installed"
-# This machine kind: hybrid cgroups (crun refuses them, runc works) and hard
-# limits lower than the ones rootful podman asks for by default.
-cat >"$tmp/containers.conf" <<'CONF'
-[containers]
-default_ulimits = ["nofile=4096:4096", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-CONF
-export CONTAINERS_CONF=$tmp/containers.conf
-podman info >/dev/null 2>&1 || skip "podman cannot run here: $(podman info 2>&1 | tail -n 1)"
 
 # podman prints healthcheck-timer errors without a running systemd: not ours
 quiet() { "$@" 2> >(grep -v 'systemd connection\|connect to syslog' >&2); }
