@@ -25,8 +25,10 @@ if(TARGET beneath AND NOT ENABLE_ASAN AND NOT ENABLE_UBSAN)
       ${PROJECT_VERSION})
   set_tests_properties(systemd PROPERTIES
     TIMEOUT 900 LABELS "deploy;container" SKIP_RETURN_CODE 77)
-  # the image in podman (runc): build, read-only serving, seccomp profiles
-  # that block openat2, podman kube play of the Kubernetes Deployment
+  # the image in podman (runc), in a store of its own: build, read-only
+  # serving, the kernel backend and both walls under podman's default
+  # profile, profiles that block openat2 (the line names the filter), and
+  # podman kube play of exactly the shipped Kubernetes files (both replicas)
   add_test(NAME container
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/container/test.sh
       $<TARGET_FILE:beneath> ${PROJECT_SOURCE_DIR})
