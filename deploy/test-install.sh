@@ -45,6 +45,22 @@ for page in beneath beneath-resolve beneath-precompress; do
 done
 echo "ok: man pages render and describe every option"
 
+# beneath.1 says what --help says: its SYNOPSIS is the usage line, each short
+# option is there with its long one, and SIGHUP's sentence is the same
+help=$("$p/bin/beneath" --help)
+text=$(MANWIDTH=400 man -l "$p/share/man/man1/beneath.1" 2>/dev/null | tr -s ' \n' ' ')
+usage=$(sed -n '1s/^Usage: //p' <<<"$help")
+grep -qF " SYNOPSIS $usage beneath --probe URL " <<<"$text" ||
+  fail "beneath.1's SYNOPSIS is not '$usage'"
+shorts=$(grep -oE '^  -[a-zA-Z], --[a-z-]+' <<<"$help" | sed 's/^  //')
+[ -n "$shorts" ] || fail "--help lists no short option"
+while read -r o; do
+  grep -qF " $o " <<<"$text" || fail "beneath.1 does not give '$o'"
+done <<<"$shorts"
+sighup=$(sed -n '/^SIGHUP /,$p' <<<"$help" | tr -s ' \n' ' ')
+grep -qF " ${sighup% }" <<<"$text" || fail "beneath.1's SIGHUP is not --help's: $sighup"
+echo "ok: beneath.1's SYNOPSIS, $(grep -c . <<<"$shorts") short options and SIGHUP are --help's"
+
 # units: the installed paths, and systemd's own check
 unit=$p/lib/systemd/system/beneath.service
 grep -qx "ExecStart=$p/bin/beneath --config $p/etc/beneath/beneath.conf" "$unit" ||
