@@ -187,13 +187,12 @@ static int64_t mono_ms(void)
  */
 static void print_startup(const struct conf *c, const struct listeners *ls,
                           const char *backend, const struct access *a,
-                          const char *murl)
+                          const char *murl, const char *real)
 {
-    char *buf = NULL, real[PATH_MAX], flags[256];
+    char *buf = NULL, flags[256];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    bool same =
-        !c->root || !realpath(c->root, real) || strcmp(real, c->root) == 0;
+    bool same = !c->root || !real[0] || strcmp(real, c->root) == 0;
 
     if (!f)
         return;
@@ -263,7 +262,8 @@ struct server {
     uid_t uid;
     gid_t gid;
     int sfd;
-    char backend[768]; /* the resolver's start-up sentence */
+    char backend[768];        /* the resolver's start-up sentence */
+    char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
 
 /*
@@ -324,6 +324,9 @@ static int check_root(struct server *s)
                      "; no directory cache (--resolver-cache 0)");
     }
     s->dir_cache = dir_cache;
+    /* now: the sandbox refuses getcwd, which realpath needs */
+    if (!c->root || !realpath(c->root, s->real_root))
+        s->real_root[0] = '\0';
     err = c->root ? root_open(c->root, dir_cache, &s->root) : 0;
     if (err) {
         fprintf(stderr, "beneath: root %s: %s\n", c->root, strerror(-err));
@@ -581,7 +584,8 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
             return -1;
         }
     }
-    print_startup(c, &s->ls, s->backend, s->access, s->metrics_url);
+    print_startup(c, &s->ls, s->backend, s->access, s->metrics_url,
+                  s->real_root);
     daemon_started();
     notify_ready();
     return 0;

@@ -253,10 +253,10 @@ struct conf_option_doc {
     const char *help;
     char short_name; /* 'p' for -p, or 0 */
     bool repeat;     /* every use appends */
-    bool in_file;   /* may be set in the config file */
-    bool in_env;    /* may be set as env[] */
-    char env[64];   /* BENEATH_NAME */
-    char meta[128]; /* storage behind metavar for enums */
+    bool in_file;    /* may be set in the config file */
+    bool in_env;     /* may be set as env[] */
+    char env[64];    /* BENEATH_NAME */
+    char meta[128];  /* storage behind metavar for enums */
 };
 
 /*

@@ -52,7 +52,17 @@ quiet() { "$@" 2> >(grep -v 'systemd connection\|connect to syslog' >&2); }
 
 BENEATH_BIN=$bin "$src/deploy/container/build" "$tag" >"$tmp/build.log" 2>&1 ||
   fail "image build: $(tail -n 20 "$tmp/build.log")"
-echo "ok: image built: $tag, $(podman image inspect -f '{{.Size}}' "$tag") bytes"
+size=$(podman image inspect -f '{{.Size}}' "$tag")
+echo "ok: image built: $tag, $size bytes"
+# docs/containers.md gives the size on Debian 12 amd64: within 5% there
+if grep -q '^VERSION_ID="12"' /etc/os-release && [ "$(dpkg --print-architecture)" = amd64 ]; then
+  doc=$(sed -n 's/.*(\([0-9.]*\) MB on Debian 12$/\1/p; s/.*(\([0-9.]*\) MB on Debian 12 amd64.*/\1/p' \
+    "$src/docs/containers.md" | head -n 1)
+  [ -n "$doc" ] || fail "docs/containers.md gives no size on Debian 12 amd64"
+  awk -v d="$doc" -v s="$size" 'BEGIN { r = s / (d * 1e6); exit !(r > 0.95 && r < 1.05) }' ||
+    fail "docs/containers.md says $doc MB, the image is $size bytes"
+  echo "ok: docs/containers.md's $doc MB is the image's size ($size bytes)"
+fi
 
 # the served tree, with the traversal set planted in it
 www=$tmp/www
