@@ -7,7 +7,7 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "etag_cache.h"
+#include "files/etag_cache.h"
 #include "fixture.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_forwarded.c - the client behind trusted proxies. */
 #include "check_main.h"
-#include "forwarded.h"
+#include "http/forwarded.h"
 
 #include <string.h>
 

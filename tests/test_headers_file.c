@@ -5,7 +5,7 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "headers_file.h"
+#include "http/headers_file.h"
 
 #include <errno.h>
 #include <stdio.h>

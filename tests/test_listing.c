@@ -5,8 +5,8 @@
  */
 #include "cases.h"
 #include "check_main.h"
+#include "files/listing.h"
 #include "fixture.h"
-#include "listing.h"
 
 #include <fcntl.h>
 #include <stdio.h>

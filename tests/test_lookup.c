@@ -7,11 +7,11 @@
  * Every row runs once per resolver backend (kernel, emulated).
  */
 #include "check_main.h"
+#include "files/lookup.h"
 #include "fixture.h"
-#include "lookup.h"
+#include "http/status.h"
+#include "http/target.h"
 #include "resolver.h"
-#include "status.h"
-#include "target.h"
 
 #include <check.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 /* test_mime.c - Content-Type by extension. */
 #include "cases.h"
 #include "check_main.h"
-#include "mime.h"
+#include "http/mime.h"
 
 #include <stdlib.h>
 

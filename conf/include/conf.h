@@ -22,9 +22,9 @@
 #ifndef CONF_H
 #define CONF_H
 
-#include "cache_rules.h"
-#include "headers_opt.h"
-#include "negotiate.h"
+#include "http/cache_rules.h"
+#include "http/headers_opt.h"
+#include "http/negotiate.h"
 #include "resolver.h"
 
 #include <stdbool.h>
@@ -98,7 +98,8 @@ struct conf {
     char *access_log; /* a path, "-" (stdout) or "off" */
     char *log_format; /* combined, combined+duration, json or a template */
     char *user;       /* drop privileges to this user after binding, or NULL */
-    enum conf_sandbox sandbox; /* server/sandbox.c: Landlock + seccomp */
+    enum conf_sandbox
+        sandbox; /* server/process/sandbox.c: Landlock + seccomp */
 
     /* limits */
     unsigned max_connections;        /* total */

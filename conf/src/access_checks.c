@@ -7,12 +7,12 @@
  */
 #include "access_checks.h"
 
-#include "basic.h"
-#include "cidr.h"
 #include "conf.h"
-#include "error_pages.h"
-#include "glob.h"
-#include "host.h"
+#include "http/basic.h"
+#include "http/cidr.h"
+#include "http/error_pages.h"
+#include "http/glob.h"
+#include "http/host.h"
 
 #include <errno.h>
 #include <stdio.h>

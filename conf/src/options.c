@@ -7,8 +7,8 @@
  * the syntax a user writes, parsed by the row's own type.
  */
 #include "access_checks.h"
+#include "http/log_template.h"
 #include "internal.h"
-#include "log_template.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

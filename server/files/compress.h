@@ -15,7 +15,7 @@
 #ifndef COMPRESS_H
 #define COMPRESS_H
 
-#include "negotiate.h"
+#include "http/negotiate.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

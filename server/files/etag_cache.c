@@ -10,10 +10,10 @@
  * the same after hashing as before, so a file written during the hash is never
  * given the ETag of a mixture of versions.
  */
-#include "etag_cache.h"
+#include "files/etag_cache.h"
 
-#include "bgthread.h"
-#include "field.h"
+#include "http/field.h"
+#include "runtime/bgthread.h"
 
 #include <errno.h>
 #include <fcntl.h>

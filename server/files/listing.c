@@ -9,10 +9,10 @@
  * entities (and U+FFFD for bytes that are not UTF-8 or are control bytes),
  * links get every byte but RFC 3986's unreserved ones percent-encoded.
  */
-#include "listing.h"
+#include "files/listing.h"
 
-#include "urlpath.h"
-#include "utf8.h"
+#include "http/urlpath.h"
+#include "http/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>

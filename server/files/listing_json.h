@@ -24,7 +24,7 @@
 #ifndef LISTING_JSON_H
 #define LISTING_JSON_H
 
-#include "listing.h"
+#include "files/listing.h"
 
 #include <stddef.h>
 

@@ -18,11 +18,11 @@
  * The plan owns at most one fd at a time: a candidate replaces the one
  * before it only once it is known to be served.
  */
-#include "lookup.h"
+#include "files/lookup.h"
 
-#include "mime.h"
-#include "negotiate.h"
-#include "status.h"
+#include "http/mime.h"
+#include "http/negotiate.h"
+#include "http/status.h"
 
 #include <errno.h>
 #include <fcntl.h>

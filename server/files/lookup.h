@@ -13,11 +13,11 @@
 #ifndef FILES_LOOKUP_H
 #define FILES_LOOKUP_H
 
-#include "error_pages.h"
-#include "method.h"
-#include "negotiate.h"
+#include "http/error_pages.h"
+#include "http/method.h"
+#include "http/negotiate.h"
+#include "http/target.h"
 #include "resolver.h"
-#include "target.h"
 
 #include <limits.h>
 #include <stdbool.h>

@@ -7,10 +7,10 @@
  * list is a linear walk: address lists are short, and the walk compares at
  * most 16 bytes per network.
  */
-#include "cidr.h"
+#include "http/cidr.h"
 
-#include "errbuf.h"
-#include "field.h"
+#include "http/errbuf.h"
+#include "http/field.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  * may be a quoted string (RFC 7239 4: IPv6 must be quoted and bracketed).
  * Anything else is "not an address" and ends the walk.
  */
-#include "forwarded.h"
+#include "http/forwarded.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #ifndef FORWARDED_H
 #define FORWARDED_H
 
-#include "cidr.h"
+#include "http/cidr.h"
 
 /*
  * forwarded_client - walk the hops of @forwarded (the Forwarded field

@@ -7,9 +7,9 @@
  * tried; a header line is validated by headers_opt_add, the same code as
  * --header, so the file and the option refuse the same things.
  */
-#include "headers_file.h"
+#include "http/headers_file.h"
 
-#include "field.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -21,9 +21,9 @@
 #ifndef HEADERS_FILE_H
 #define HEADERS_FILE_H
 
-#include "headers_opt.h"
-#include "lines.h"
-#include "pathpat.h"
+#include "http/headers_opt.h"
+#include "http/lines.h"
+#include "http/pathpat.h"
 
 #include <stddef.h>
 

@@ -2,10 +2,10 @@
 /*
  * headers_opt.c - validate and hold operator-supplied response headers.
  */
-#include "headers_opt.h"
+#include "http/headers_opt.h"
 
-#include "errbuf.h"
-#include "field.h"
+#include "http/errbuf.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
 /*
  * lines.c - walk the lines of a buffer; collect capped FILE:LINE messages.
  */
-#include "lines.h"
+#include "http/lines.h"
 
 #include <errno.h>
 #include <stdarg.h>

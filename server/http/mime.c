@@ -6,7 +6,7 @@
  * <meta charset> is still decoded right; everything unknown is
  * application/octet-stream (with nosniff, the browser downloads it).
  */
-#include "mime.h"
+#include "http/mime.h"
 
 #include <stdbool.h>
 #include <stddef.h>

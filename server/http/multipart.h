@@ -21,7 +21,7 @@
 #ifndef MULTIPART_H
 #define MULTIPART_H
 
-#include "range.h"
+#include "http/range.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -35,8 +35,8 @@
 #ifndef REDIRECTS_H
 #define REDIRECTS_H
 
-#include "lines.h"
-#include "pathpat.h"
+#include "http/lines.h"
+#include "http/pathpat.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,9 +2,9 @@
 /*
  * urlpath.c - lexical path normalisation and percent-encoding.
  */
-#include "urlpath.h"
+#include "http/urlpath.h"
 
-#include "digits.h"
+#include "http/digits.h"
 
 #include <errno.h>
 #include <string.h>

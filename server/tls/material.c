@@ -6,7 +6,7 @@
  * Each failure names the file and the certificate. The output is PEM text for
  * libmicrohttpd (GnuTLS); every buffer that held key bytes is wiped.
  */
-#include "material.h"
+#include "tls/material.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,8 @@
 # target and the resolver differential fuzzer (ENABLE_FUZZ, clang: the
 # preset "fuzz"). Each runs FUZZ_SECONDS (default 20) with -seed=1 as a
 # ctest entry labelled "fuzz"; seeds in corpus/<name>/.
-foreach(lib beneath_http beneath_files beneath_daemon beneath_tls resolver)
+foreach(lib beneath_http beneath_runtime beneath_files beneath_observe
+    beneath_access beneath_daemon beneath_tls resolver)
   # coverage feedback needs the code under test instrumented too
   target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link)
 endforeach()

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * access.c - the questions asked per connection (address rules, the client
+ * behind a trusted proxy, the site a Host picks) and per request (auth,
+ * redirects, headers, hidden files); access_load.c opens what they read.
+ *
+ * Security decisions:
+ * - A site is a root fd with its own generations and per-thread directory
+ *   caches (root.c); a Host picks the site, and nothing of one site is
+ *   ever opened from another's fd, so a path (or a symlink) can never
+ *   reach another host's tree beyond what the resolver allows inside the
+ *   root it was given.
+ * - _redirects and _headers of a site are opened through the resolver from
+ *   the site's root fd, with the configured confinement, and are never
+ *   served: their name is answered 404, and so is any path that turns out
+ *   to be the same file (a link to it), compared by device and inode.
+ * - Address rules: --deny wins over --allow. The client behind a trusted
+ *   proxy is the rightmost untrusted hop (forwarded.c), never a value the
+ *   client could have placed further left.
+ * - A Host that is not a host name is 400; one that no site serves is 421
+ *   (RFC 9110 15.5.20), not another site's answer.
+ */
+#include "access/access_internal.h"
+#include "http/forwarded.h"
+#include "http/host.h"
+#include "runtime/live.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- connections and clients ---- */
+
+static bool allowed(const struct access *a, const struct cidr_addr *c)
+{
+    if (cidr_list_match(&a->deny, c))
+        return false;
+    return a->allow.n == 0 || cidr_list_match(&a->allow, c);
+}
+
+static int peer_of(const struct sockaddr *sa, struct cidr_addr *out)
+{
+    socklen_t len = !sa                         ? 0
+                    : sa->sa_family == AF_INET  ? sizeof(struct sockaddr_in)
+                    : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                : 0;
+
+    return cidr_addr_from_sockaddr(sa, len, out);
+}
+
+bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
+{
+    struct cidr_addr c;
+
+    if (!a || (a->allow.n == 0 && a->deny.n == 0))
+        return true;
+    if (cidr_addr_from_sockaddr(sa, len, &c) < 0)
+        return true; /* AF_UNIX: local, the socket's permissions decide */
+    if (cidr_list_match(&a->trusted, &c) || allowed(a, &c))
+        return true;
+    if (a->metrics)
+        metrics_count(&a->metrics->refused_address);
+    return false;
+}
+
+/* Every value of one request header, joined with ", ". */
+struct joined {
+    const char *name;
+    char *buf;
+    size_t len;
+    bool oom;
+};
+
+static enum MHD_Result join_value(void *cls, enum MHD_ValueKind kind,
+                                  const char *key, const char *value)
+{
+    struct joined *j = cls;
+    size_t n = value ? strlen(value) : 0;
+    char *b;
+
+    (void)kind;
+    if (!value || strcasecmp(key, j->name) != 0)
+        return MHD_YES;
+    b = realloc(j->buf, j->len + n + 3);
+    if (!b) {
+        j->oom = true;
+        return MHD_NO;
+    }
+    j->buf = b;
+    if (j->len) {
+        memcpy(j->buf + j->len, ", ", 2);
+        j->len += 2;
+    }
+    memcpy(j->buf + j->len, value, n + 1);
+    j->len += n;
+    return MHD_YES;
+}
+
+unsigned access_client(struct access *a, struct MHD_Connection *mc,
+                       char *client, size_t size)
+{
+    const union MHD_ConnectionInfo *ci;
+    struct joined fwd = {.name = "Forwarded"},
+                  xff = {.name = "X-Forwarded-For"};
+    struct cidr_addr c;
+    unsigned hops, status = 0;
+
+    if (!a || a->trusted.n == 0)
+        return 0;
+    ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || peer_of(ci->client_addr, &c) < 0 ||
+        !cidr_list_match(&a->trusted, &c))
+        return 0;
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &fwd);
+    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &xff);
+    /* out of memory for the list: the proxy stays the client, refused
+     * below unless the rules let the proxy itself in */
+    hops = fwd.oom || xff.oom
+               ? 0
+               : forwarded_client(&a->trusted, fwd.buf, xff.buf, &c);
+    free(fwd.buf);
+    free(xff.buf);
+    if (hops)
+        cidr_addr_format(&c, client, size);
+    if ((a->allow.n || a->deny.n) && !allowed(a, &c)) {
+        if (a->metrics)
+            metrics_count(&a->metrics->refused_forwarded);
+        status = 403;
+    }
+    return status;
+}
+
+/* The site for the normalised @host: exact name, else longest wildcard. */
+static struct site *pick(struct access *a, const char *host)
+{
+    struct site *best = NULL;
+    size_t best_len = 0;
+
+    if (!host[0])
+        return NULL;
+    for (size_t i = 0; i < a->n_vhosts; i++) {
+        size_t m = host_pattern_match(a->vhosts[i].name, host);
+
+        if (m == SIZE_MAX)
+            return &a->vhosts[i];
+        if (m > best_len) {
+            best = &a->vhosts[i];
+            best_len = m;
+        }
+    }
+    return best;
+}
+
+unsigned access_site(struct access *a, struct root *root_only,
+                     struct MHD_Connection *mc, const char *raw_target,
+                     struct access_site *out)
+{
+    struct site *s;
+
+    memset(out, 0, sizeof *out);
+    if (!a) {
+        if (!root_only)
+            return 421;
+        out->root_fd = root_fd(root_only);
+        out->dir_cache = root_dir_cache(root_only);
+        return 0;
+    }
+    s = &a->dflt;
+    if (a->n_vhosts) {
+        char host[HOST_MAX];
+        int r = host_from_target(raw_target, host);
+
+        if (r == -ENOENT) {
+            const char *h =
+                MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
+
+            host[0] = '\0';
+            r = h ? host_normalize(h, host) : 0;
+        }
+        if (r < 0)
+            return 400;
+        struct site *v = pick(a, host);
+        if (v)
+            s = v;
+    }
+    if (!s->root)
+        return 421;
+    out->root_fd = root_fd(s->root);
+    out->dir_cache = root_dir_cache(s->root);
+    out->vhost = s->name;
+    if (a->rules) {
+        out->view.a = a;
+        out->view.global = a->global ? live_get(a->global) : NULL;
+        out->view.site = s->files ? live_get(s->files) : NULL;
+    }
+    return 0;
+}
+
+/* ---- what respond asks ---- */
+
+unsigned access_auth(const struct access_view *v, const char *path,
+                     const char *authorization, char *user, size_t size)
+{
+    unsigned st;
+
+    if (size)
+        user[0] = '\0';
+    if (!v->a || !v->a->auth)
+        return 0;
+    st = auth_check(v->a->auth, path, authorization, user, size);
+    if (st && v->a->metrics)
+        metrics_count(&v->a->metrics->auth_failures);
+    return st;
+}
+
+const char *access_challenge(const struct access_view *v)
+{
+    return v->a && v->a->auth ? auth_challenge(v->a->auth) : NULL;
+}
+
+bool access_hidden_name(const struct access_view *v, const char *path)
+{
+    return v->a && v->a->site_files &&
+           (strcmp(path, "/_redirects") == 0 || strcmp(path, "/_headers") == 0);
+}
+
+bool access_hidden_file(const struct access_view *v, const struct stat *st)
+{
+    for (size_t i = 0; v->site && i < v->site->n_ids; i++)
+        if (v->site->dev[i] == st->st_dev && v->site->ino[i] == st->st_ino)
+            return true;
+    return false;
+}
+
+int access_redirect(const struct access_view *v, const char *path,
+                    const char *query, struct access_target *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 2; k++) {
+        const struct access_rules *r = k == 0 ? v->global : v->site;
+        const struct redirect_rule *rule;
+        struct pathpat_caps caps;
+        size_t n;
+
+        if (!r || !r->has_redirects)
+            continue;
+        rule = redirects_match(&r->redirects, path, &caps);
+        if (!rule)
+            continue;
+        n = redirects_target(rule, &caps, query, NULL, 0);
+        out->url = malloc(n + 1);
+        if (!out->url)
+            return -ENOMEM;
+        redirects_target(rule, &caps, query, out->url, n + 1);
+        out->status = rule->status;
+        out->force = rule->force;
+        return 1;
+    }
+    return 0;
+}
+
+void access_headers(const struct access_view *v, const char *path,
+                    struct access_headers *out)
+{
+    headers_file_collect(
+        v->global && v->global->has_headers ? &v->global->headers : NULL, path,
+        &out->out[0]);
+    headers_file_collect(v->site && v->site->has_headers ? &v->site->headers
+                                                         : NULL,
+                         path, &out->out[1]);
+}
+
+bool access_headers_drop(const struct access_headers *h, const char *name)
+{
+    return headers_file_removed(&h->out[0], name) ||
+           headers_file_removed(&h->out[1], name);
+}
+
+bool access_headers_sets(const struct access_headers *h, const char *name)
+{
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < h->out[k].n_add; i++)
+            if (strcasecmp(h->out[k].add[i]->name, name) == 0 &&
+                !(k == 0 && headers_file_removed(&h->out[1], name)))
+                return true;
+    return false;
+}
+
+bool access_headers_any(const struct access_headers *h)
+{
+    return h->out[0].n_add || h->out[0].n_removed || h->out[1].n_add ||
+           h->out[1].n_removed;
+}
+
+void access_headers_add(const struct access_headers *h,
+                        struct MHD_Response *resp)
+{
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < h->out[k].n_add; i++) {
+            const struct headers_opt_header *x = h->out[k].add[i];
+
+            /* the site's "! Name" also drops the --headers-file one */
+            if (k == 0 && headers_file_removed(&h->out[1], x->name))
+                continue;
+            MHD_add_response_header(resp, x->name, x->value);
+        }
+}
