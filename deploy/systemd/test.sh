@@ -66,8 +66,10 @@ started=1
 podman run -d --name "$id" --systemd=always "$tag" /sbin/init \
   >"$tmp/run.log" 2>&1 || fail "podman run: $(cat "$tmp/run.log")"
 ct() { podman exec "$id" "$@"; }
-# up to 60 s for systemd's bus, then for the boot to finish
-for _ in $(seq 300); do
+# up to 180 s in all for systemd's bus, then for the boot to finish
+deadline=$(($(date +%s) + 180))
+state=
+while [ "$(date +%s)" -lt "$deadline" ]; do
   state=$(timeout 60 podman exec "$id" systemctl is-system-running --wait 2>&1) || true
   case "$state" in
   *"Failed to connect to bus"* | "") sleep 0.2 ;;
