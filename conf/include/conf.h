@@ -19,8 +19,8 @@
  * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
  */
-#ifndef CONF_H
-#define CONF_H
+#ifndef BENEATH_CONF_H
+#define BENEATH_CONF_H
 
 #include "http/cache_rules.h"
 #include "http/headers_opt.h"
@@ -142,7 +142,7 @@ struct conf {
     char *auth_realm;               /* the Basic realm */
     struct conf_strv allow;         /* "CIDR[,CIDR...]" each */
     struct conf_strv deny;          /* "CIDR[,CIDR...]" each */
-    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...]" each */
+    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */

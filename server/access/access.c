@@ -16,13 +16,15 @@
  *   to be the same file (a link to it), compared by device and inode.
  * - Address rules: --deny wins over --allow. The client behind a trusted
  *   proxy is the rightmost untrusted hop (forwarded.c), never a value the
- *   client could have placed further left.
+ *   client could have placed further left, read only from the header that
+ *   proxy is configured to write (X-Forwarded-For unless said otherwise).
  * - A Host that is not a host name is 400; one that no site serves is 421
  *   (RFC 9110 15.5.20), not another site's answer.
  */
 #include "access/access_internal.h"
 #include "http/forwarded.h"
 #include "http/host.h"
+#include "http/urlpath.h"
 #include "runtime/live.h"
 
 #include <errno.h>
@@ -50,78 +52,56 @@ static int peer_of(const struct sockaddr *sa, struct cidr_addr *out)
     return cidr_addr_from_sockaddr(sa, len, out);
 }
 
-bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
+/* access_accept; @proxies: a trusted proxy is let in (its requests are
+ * checked one by one). */
+static bool accept_peer(struct access *a, const struct sockaddr *sa,
+                        socklen_t len, bool proxies)
 {
     struct cidr_addr c;
 
-    if (!a || (a->allow.n == 0 && a->deny.n == 0))
+    if (!access_addresses(a))
         return true;
     if (cidr_addr_from_sockaddr(sa, len, &c) < 0)
         return true; /* AF_UNIX: local, the socket's permissions decide */
-    if (cidr_list_match(&a->trusted, &c) || allowed(a, &c))
+    if ((proxies && cidr_list_match(&a->trusted, &c)) || allowed(a, &c))
         return true;
     if (a->metrics)
         metrics_count(&a->metrics->refused_address);
     return false;
 }
 
-/* Every value of one request header, joined with ", ". */
-struct joined {
-    const char *name;
-    char *buf;
-    size_t len;
-    bool oom;
-};
-
-static enum MHD_Result join_value(void *cls, enum MHD_ValueKind kind,
-                                  const char *key, const char *value)
+bool access_addresses(const struct access *a)
 {
-    struct joined *j = cls;
-    size_t n = value ? strlen(value) : 0;
-    char *b;
-
-    (void)kind;
-    if (!value || strcasecmp(key, j->name) != 0)
-        return MHD_YES;
-    b = realloc(j->buf, j->len + n + 3);
-    if (!b) {
-        j->oom = true;
-        return MHD_NO;
-    }
-    j->buf = b;
-    if (j->len) {
-        memcpy(j->buf + j->len, ", ", 2);
-        j->len += 2;
-    }
-    memcpy(j->buf + j->len, value, n + 1);
-    j->len += n;
-    return MHD_YES;
+    return a && (a->allow.n || a->deny.n);
 }
 
-unsigned access_client(struct access *a, struct MHD_Connection *mc,
-                       char *client, size_t size)
+bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
 {
-    const union MHD_ConnectionInfo *ci;
-    struct joined fwd = {.name = "Forwarded"},
-                  xff = {.name = "X-Forwarded-For"};
+    return accept_peer(a, sa, len, true);
+}
+
+bool access_accept_direct(struct access *a, const struct sockaddr *sa,
+                          socklen_t len)
+{
+    return accept_peer(a, sa, len, false);
+}
+
+unsigned access_client(struct access *a, const struct request *rq, char *client,
+                       size_t size)
+{
+    const char *values[FORWARDED_N_HEADERS];
     struct cidr_addr c;
     unsigned hops, status = 0;
 
     if (!a || a->trusted.n == 0)
         return 0;
-    ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!ci || peer_of(ci->client_addr, &c) < 0 ||
+    if (!rq->peer || peer_of(rq->peer, &c) < 0 ||
         !cidr_list_match(&a->trusted, &c))
         return 0;
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &fwd);
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, join_value, &xff);
-    /* out of memory for the list: the proxy stays the client, refused
-     * below unless the rules let the proxy itself in */
-    hops = fwd.oom || xff.oom
-               ? 0
-               : forwarded_client(&a->trusted, fwd.buf, xff.buf, &c);
-    free(fwd.buf);
-    free(xff.buf);
+    /* every line of each, joined by the transport (http/request.h) */
+    values[FORWARDED_XFF] = rq->field[RF_X_FORWARDED_FOR];
+    values[FORWARDED_FORWARDED] = rq->field[RF_FORWARDED];
+    hops = forwarded_client(&a->trusted, values, &c);
     if (hops)
         cidr_addr_format(&c, client, size);
     if ((a->allow.n || a->deny.n) && !allowed(a, &c)) {
@@ -154,8 +134,7 @@ static struct site *pick(struct access *a, const char *host)
 }
 
 unsigned access_site(struct access *a, struct root *root_only,
-                     struct MHD_Connection *mc, const char *raw_target,
-                     struct access_site *out)
+                     const struct request *rq, struct access_site *out)
 {
     struct site *s;
 
@@ -170,11 +149,10 @@ unsigned access_site(struct access *a, struct root *root_only,
     s = &a->dflt;
     if (a->n_vhosts) {
         char host[HOST_MAX];
-        int r = host_from_target(raw_target, host);
+        int r = host_from_target(rq->target, host);
 
         if (r == -ENOENT) {
-            const char *h =
-                MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
+            const char *h = rq->field[RF_HOST];
 
             host[0] = '\0';
             r = h ? host_normalize(h, host) : 0;
@@ -200,19 +178,61 @@ unsigned access_site(struct access *a, struct root *root_only,
 
 /* ---- what respond asks ---- */
 
-unsigned access_auth(const struct access_view *v, const char *path,
-                     const char *authorization, char *user, size_t size)
+void access_check_init(struct access_check *c, const struct access_view *v,
+                       const char *authorization, char *user, size_t size)
 {
-    unsigned st;
-
+    *c = (struct access_check){.v = v,
+                               .authorization = authorization,
+                               .user = user,
+                               .size = size,
+                               .passed = -1};
     if (size)
         user[0] = '\0';
-    if (!v->a || !v->a->auth)
+}
+
+/* --auth for the normalised @path; a 401 counted when @counted. */
+static unsigned auth_path(struct access_check *c, const char *path,
+                          bool counted)
+{
+    struct access *a = c->v->a;
+    int rule = a ? auth_rule(a->auth, path) : -1;
+
+    if (rule < 0 || rule == c->passed)
         return 0;
-    st = auth_check(v->a->auth, path, authorization, user, size);
-    if (st && v->a->metrics)
-        metrics_count(&v->a->metrics->auth_failures);
-    return st;
+    if (auth_verify(a->auth, rule, c->authorization, c->user, c->size)) {
+        if (counted && a->metrics)
+            metrics_count(&a->metrics->auth_failures);
+        return 401;
+    }
+    c->passed = rule;
+    return 0;
+}
+
+unsigned access_check_path(struct access_check *c, const char *path)
+{
+    return auth_path(c, path, true);
+}
+
+unsigned access_may_serve(void *check, const char *path, const struct stat *st,
+                          unsigned status)
+{
+    struct access_check *c = check;
+    size_t len = strlen(path), need = len + 3;
+    char small[512], *big = NULL;
+    char *norm = need <= sizeof small ? small : (big = malloc(need));
+    unsigned refused = 0;
+
+    if (!norm)
+        return 500;
+    /* rules match the lexically normalised path, as for the request's */
+    if (urlpath_normalize(path, len == 0 || path[len - 1] == '/', norm, need) !=
+            0 ||
+        access_hidden_name(c->v, norm) || (st && access_hidden_file(c->v, st)))
+        refused = 404;
+    else if (status != 401)
+        refused = auth_path(c, norm, status < 400);
+    free(big);
+    return refused;
 }
 
 const char *access_challenge(const struct access_view *v)
@@ -294,8 +314,10 @@ bool access_headers_any(const struct access_headers *h)
            h->out[1].n_removed;
 }
 
-void access_headers_add(const struct access_headers *h,
-                        struct MHD_Response *resp)
+void access_headers_each(const struct access_headers *h,
+                         void (*add)(void *arg, const char *name,
+                                     const char *value),
+                         void *arg)
 {
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < h->out[k].n_add; i++) {
@@ -304,6 +326,6 @@ void access_headers_add(const struct access_headers *h,
             /* the site's "! Name" also drops the --headers-file one */
             if (k == 0 && headers_file_removed(&h->out[1], x->name))
                 continue;
-            MHD_add_response_header(resp, x->name, x->value);
+            add(arg, x->name, x->value);
         }
 }

@@ -17,16 +17,16 @@
  * again on SIGHUP (access_reload), where a file that fails keeps what it
  * had and the reason is logged.
  */
-#ifndef ACCESS_H
-#define ACCESS_H
+#ifndef BENEATH_ACCESS_H
+#define BENEATH_ACCESS_H
 
 #include "conf.h"
 #include "http/error_pages.h"
 #include "http/headers_file.h"
+#include "http/request.h"
 #include "observe/metrics.h"
 #include "runtime/root.h"
 
-#include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -95,35 +95,83 @@ void access_free(struct access *a);
 bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len);
 
 /*
+ * access_accept_direct - access_accept for a listener whose requests are
+ * not checked one by one (--metrics-listen): a trusted proxy gets no pass
+ * for being one, its own address must be allowed.
+ */
+bool access_accept_direct(struct access *a, const struct sockaddr *sa,
+                          socklen_t len);
+
+/* access_addresses - whether @a has address rules (--allow or --deny). */
+bool access_addresses(const struct access *a);
+
+/*
  * access_client - for a request from a trusted proxy: the client from
  * Forwarded / X-Forwarded-For as text into @client (@size bytes; left
  * untouched otherwise), checked against --allow/--deny.
  *
  * Returns 0, or 403 (counted).
  */
-unsigned access_client(struct access *a, struct MHD_Connection *mc,
-                       char *client, size_t size);
+unsigned access_client(struct access *a, const struct request *rq, char *client,
+                       size_t size);
 
 /*
- * access_site - the site of a request: its Host (or the authority of an
- * absolute-form @raw_target) picks a vhost, else the --root site.
+ * access_site - the site of @rq: its Host (or the authority of an
+ * absolute-form target) picks a vhost, else the --root site.
  * @root_only is the root to use when @a is NULL.
  *
  * Returns 0 with @out filled, 400 for a garbage Host, 421 when no site
  * serves that Host.
  */
 unsigned access_site(struct access *a, struct root *root_only,
-                     struct MHD_Connection *mc, const char *raw_target,
-                     struct access_site *out);
+                     const struct request *rq, struct access_site *out);
 
 /* ---- what respond asks the view (all take the normalised path) ---- */
 
 /*
- * access_auth - 0 when @path may be served (@user gets the authenticated
- * user, or ""), else 401 (counted).
+ * The rules one request is judged by, on its own path and on every
+ * candidate lookup opens (a files_judge: access_may_serve): the view, the
+ * request's Authorization, where the authenticated user goes, and the auth
+ * rule its credentials passed already (verified once per request).
  */
-unsigned access_auth(const struct access_view *v, const char *path,
-                     const char *authorization, char *user, size_t size);
+struct access_check {
+    const struct access_view *v;
+    const char *authorization; /* or NULL */
+    char *user;                /* the authenticated user, or "" */
+    size_t size;
+    int passed; /* the auth rule the credentials passed, or -1 */
+};
+
+/*
+ * access_check_init - the check of one request seeing @v, with the
+ * Authorization field value @authorization (NULL: none); @user (@size
+ * bytes) is set to "" and gets the authenticated user.
+ */
+void access_check_init(struct access_check *c, const struct access_view *v,
+                       const char *authorization, char *user, size_t size);
+
+/*
+ * access_check_path - whether the request may ask for the normalised @path
+ * at all (--auth on the request path, so that a protected path answers 401
+ * whether or not its file exists).
+ *
+ * Returns 0 or 401 (counted).
+ */
+unsigned access_check_path(struct access_check *c, const char *path);
+
+/*
+ * access_may_serve - the files_may_serve_fn of the access rules, @check a
+ * struct access_check: whether the candidate @path (root-relative as
+ * lookup opened it, normalised here) with fstat @st (or NULL) may be sent
+ * with @status. A site's own rule file (by name, or by device and inode)
+ * is 404; a path an --auth rule protects is 401 without credentials that
+ * pass it (counted for content, not for an error page), except for the
+ * page of a 401 itself, which is shown to whoever lacks them.
+ *
+ * Returns 0, 401, 404, or 500 when out of memory.
+ */
+unsigned access_may_serve(void *check, const char *path, const struct stat *st,
+                          unsigned status);
 
 /* access_challenge - the WWW-Authenticate value of a 401. */
 const char *access_challenge(const struct access_view *v);
@@ -156,8 +204,11 @@ bool access_headers_sets(const struct access_headers *h, const char *name);
 /* access_headers_any - whether the files give @h's path any header op. */
 bool access_headers_any(const struct access_headers *h);
 
-/* access_headers_add - add the files' headers to @resp. */
-void access_headers_add(const struct access_headers *h,
-                        struct MHD_Response *resp);
+/* access_headers_each - call @add(@arg, name, value) for each of the files'
+ * headers, in order. */
+void access_headers_each(const struct access_headers *h,
+                         void (*add)(void *arg, const char *name,
+                                     const char *value),
+                         void *arg);
 
 #endif

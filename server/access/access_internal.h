@@ -4,8 +4,8 @@
  * files, opened and reloaded) and access.c (the questions asked per
  * connection and per request) share. access.h is the interface.
  */
-#ifndef BENEATH_ACCESS_INTERNAL_H
-#define BENEATH_ACCESS_INTERNAL_H
+#ifndef BENEATH_ACCESS_ACCESS_INTERNAL_H
+#define BENEATH_ACCESS_ACCESS_INTERNAL_H
 
 #include "access/access.h"
 #include "access/auth.h"

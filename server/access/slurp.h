@@ -3,8 +3,8 @@
  * slurp.h - read a whole, bounded, regular file into memory: the
  * htpasswd, _redirects and _headers files.
  */
-#ifndef SLURP_H
-#define SLURP_H
+#ifndef BENEATH_ACCESS_SLURP_H
+#define BENEATH_ACCESS_SLURP_H
 
 #include <stddef.h>
 

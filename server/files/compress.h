@@ -12,8 +12,8 @@
  * compressed, so memory stays within the byte budget plus the bodies that
  * responses in flight still hold.
  */
-#ifndef COMPRESS_H
-#define COMPRESS_H
+#ifndef BENEATH_FILES_COMPRESS_H
+#define BENEATH_FILES_COMPRESS_H
 
 #include "http/negotiate.h"
 

@@ -18,8 +18,8 @@
  * Refused with FILE:LINE: a header line before any path, a pattern with a
  * host, a bad header, a line longer than HEADERS_FILE_LINE_MAX bytes.
  */
-#ifndef HEADERS_FILE_H
-#define HEADERS_FILE_H
+#ifndef BENEATH_HTTP_HEADERS_FILE_H
+#define BENEATH_HTTP_HEADERS_FILE_H
 
 #include "http/headers_opt.h"
 #include "http/lines.h"

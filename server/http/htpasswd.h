@@ -13,8 +13,8 @@
  * Checking a password (crypt_r) is the server's business
  * (server/access/auth.c); this is the file's syntax only, libc only.
  */
-#ifndef HTPASSWD_H
-#define HTPASSWD_H
+#ifndef BENEATH_HTTP_HTPASSWD_H
+#define BENEATH_HTTP_HTPASSWD_H
 
 #include "http/lines.h"
 

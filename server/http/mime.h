@@ -2,8 +2,8 @@
 /*
  * mime.h - Content-Type from a file name's extension (built-in table).
  */
-#ifndef MIME_H
-#define MIME_H
+#ifndef BENEATH_HTTP_MIME_H
+#define BENEATH_HTTP_MIME_H
 
 #include <stdbool.h>
 

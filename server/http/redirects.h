@@ -32,8 +32,8 @@
 // /docs/:ver/api   /api/:ver             302
 // /*               /index.html           200   (single-page app)
 // /old             https://example.org/  308!
-#ifndef REDIRECTS_H
-#define REDIRECTS_H
+#ifndef BENEATH_HTTP_REDIRECTS_H
+#define BENEATH_HTTP_REDIRECTS_H
 
 #include "http/lines.h"
 #include "http/pathpat.h"

@@ -5,8 +5,8 @@
  * (log_template.h). Lines go into a bounded buffer that a writer thread of
  * the log's own writes out: a worker never waits on the disk or a reader.
  */
-#ifndef LOG_H
-#define LOG_H
+#ifndef BENEATH_OBSERVE_LOG_H
+#define BENEATH_OBSERVE_LOG_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

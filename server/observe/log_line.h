@@ -4,8 +4,8 @@
  * --log-format (log_template.h); shared by log.c (the buffer and its writer
  * thread) and log_line.c (the formatting), not by the rest of the daemon.
  */
-#ifndef LOG_LINE_H
-#define LOG_LINE_H
+#ifndef BENEATH_OBSERVE_LOG_LINE_H
+#define BENEATH_OBSERVE_LOG_LINE_H
 
 #include "http/log_template.h"
 #include "observe/log.h"

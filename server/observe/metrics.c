@@ -9,6 +9,8 @@
  */
 #include "observe/metrics.h"
 
+#include "common/elems.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,8 +44,6 @@ static const enum resolver_backend backends[METRICS_N_BACKENDS] = {
     RESOLVER_BACKEND_EMULATED,
     RESOLVER_BACKEND_LEXICAL,
 };
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 static void zero(_Atomic uint64_t *v, size_t n)
 {

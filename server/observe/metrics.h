@@ -44,8 +44,8 @@
  *   reply_cache_total{result="hit"}                counter; "kept": responses
  *                                                  put into the reply cache
  */
-#ifndef METRICS_H
-#define METRICS_H
+#ifndef BENEATH_OBSERVE_METRICS_H
+#define BENEATH_OBSERVE_METRICS_H
 
 #include "resolver.h"
 

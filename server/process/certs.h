@@ -3,8 +3,8 @@
  * certs.h - the TLS options of a configuration: checked, then loaded into
  * tls/ (which GnuTLS serves from), at start-up and on SIGHUP.
  */
-#ifndef CERTS_H
-#define CERTS_H
+#ifndef BENEATH_PROCESS_CERTS_H
+#define BENEATH_PROCESS_CERTS_H
 
 #include "conf.h"
 

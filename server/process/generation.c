@@ -32,7 +32,7 @@ static void log_unref(struct generation_log *gl)
 
 /* @prev's log when @c names the same one, or a newly opened one. */
 static int log_for(const struct conf *c, const struct generation *prev,
-                   const struct generation_base *b, struct generation_log **out)
+                   const struct respond_base *b, struct generation_log **out)
 {
     struct generation_log *gl;
     int err;
@@ -58,49 +58,7 @@ static int log_for(const struct conf *c, const struct generation *prev,
     return 0;
 }
 
-static void policy(struct generation *g, const struct generation_base *b)
-{
-    const struct conf *c = &g->c;
-
-    g->d.respond = (struct respond_conf){
-        .files =
-            {
-                .confine = c->confine,
-                .index = c->index.v,
-                .n_index = c->index.n,
-                .listing = c->listing,
-                .dotfiles = c->dotfiles == CONF_DOTFILES_ALLOW,
-                .precompressed = c->precompressed.v,
-                .n_precompressed = c->precompressed.n,
-                .try_html = c->try_html,
-                .fallback = c->fallback,
-                .error_pages = b->error_pages,
-                /* Timed and counted only when shown. */
-                .resolved = c->metrics || c->metrics_listen || c->server_timing
-                                ? b->resolved
-                                : NULL,
-                .resolved_arg = b->resolved_arg,
-            },
-        .etags = b->etags,
-        .hsts = c->hsts,
-        .cache = &c->cache,
-        .headers = &c->headers,
-        .health = c->health,
-        .metrics_path = c->metrics,
-        /* counted when shown, at a path or on their own listener */
-        .metrics = c->metrics || c->metrics_listen ? b->metrics : NULL,
-        .server_timing = c->server_timing,
-        .compress = c->compress.v,
-        .n_compress = b->compress_cache ? c->compress.n : 0,
-        .compress_cache = b->compress_cache,
-    };
-}
-
-/* Numbers the generations: a reply cached under one is not sent under
- * another, whose headers may differ (respond.h, reply_cache.h). */
-static atomic_uint_fast64_t serials;
-
-int generation_new(struct conf *c, const struct generation_base *base,
+int generation_new(struct conf *c, const struct respond_base *base,
                    const struct generation *prev, struct generation **out)
 {
     struct generation *g = calloc(1, sizeof *g);
@@ -116,8 +74,7 @@ int generation_new(struct conf *c, const struct generation_base *base,
     g->d.log = g->log->log;
     g->c = *c;
     memset(c, 0, sizeof *c);
-    policy(g, base);
-    g->d.respond.serial = atomic_fetch_add(&serials, 1) + 1;
+    respond_policy(&g->c, base, &g->d.respond);
     atomic_init(&g->refs, 1);
     *out = g;
     return 0;

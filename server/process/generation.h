@@ -5,8 +5,8 @@
  * log), built at start-up and again by each good SIGHUP, and held in a struct
  * live while worker threads use it.
  */
-#ifndef GENERATION_H
-#define GENERATION_H
+#ifndef BENEATH_PROCESS_GENERATION_H
+#define BENEATH_PROCESS_GENERATION_H
 
 #include "conf.h"
 #include "files/etag_cache.h"
@@ -16,16 +16,6 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
-
-/* What every generation shares with the server: made once at start-up. */
-struct generation_base {
-    struct etag_cache *etags;
-    struct compress_cache *compress_cache; /* bodies compressed on the fly */
-    struct metrics *metrics;
-    files_resolved_fn *resolved; /* after every resolver call, or NULL */
-    void *resolved_arg;
-    const struct error_pages *error_pages; /* --error-page (access.c) */
-};
 
 struct generation_log; /* an access log shared by generations */
 
@@ -44,7 +34,7 @@ struct generation {
  *
  * Returns 0, -ENOMEM, or the -errno of opening the access log.
  */
-int generation_new(struct conf *c, const struct generation_base *base,
+int generation_new(struct conf *c, const struct respond_base *base,
                    const struct generation *prev, struct generation **out);
 
 /* generation_shares_log - whether @g writes to @prev's access log. */

@@ -4,8 +4,8 @@
  * systemd-style socket activation (LISTEN_FDS), before privileges are
  * dropped.
  */
-#ifndef LISTEN_H
-#define LISTEN_H
+#ifndef BENEATH_PROCESS_LISTEN_H
+#define BENEATH_PROCESS_LISTEN_H
 
 #include "conf.h"
 

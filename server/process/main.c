@@ -205,6 +205,9 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
     access_startup(a, f);
     if (murl[0])
         fprintf(f, "beneath: metrics on %s\n", murl);
+    if (murl[0] && access_addresses(a))
+        fprintf(f, "beneath: metrics: --allow/--deny apply to their listener "
+                   "too\n");
     fprintf(f, "beneath: resolver %s\n", backend);
     fprintf(f, "beneath: confine %s\n", flags);
     if (fclose(f) == 0) {
@@ -255,7 +258,7 @@ struct server {
     struct metrics_server *msrv; /* serving it */
     struct etag_cache *etags;
     struct compress_cache *compress; /* bodies compressed on the fly */
-    struct generation_base base;
+    struct respond_base base;
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
     struct reload reload;
@@ -461,13 +464,15 @@ static int check_generation(struct server *s)
     char *log = s->c.access_log;
     int err;
 
-    s->base = (struct generation_base){
+    s->base = (struct respond_base){
         .etags = s->etags,
         .compress_cache = s->compress,
         .metrics = &s->metrics,
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
         .error_pages = access_error_pages(s->access),
+        .access = s->access,
+        .root = s->root,
     };
     err = generation_new(&s->c, &s->base, NULL, &g);
     if (err) {
@@ -576,7 +581,8 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
     if (err)
         return -1;
     if (s->metrics_fd >= 0) {
-        err = metrics_server_start(s->metrics_fd, &s->metrics, &s->msrv);
+        err = metrics_server_start(s->metrics_fd, &s->metrics, s->access,
+                                   &s->msrv);
         s->metrics_fd = -1;
         if (err) {
             fprintf(stderr, "beneath: --metrics-listen: cannot serve: %s\n",

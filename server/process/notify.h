@@ -5,8 +5,8 @@
  * protocol to $NOTIFY_SOCKET itself; without that variable every call does
  * nothing.
  */
-#ifndef NOTIFY_H
-#define NOTIFY_H
+#ifndef BENEATH_PROCESS_NOTIFY_H
+#define BENEATH_PROCESS_NOTIFY_H
 
 /*
  * notify_ready - the listeners are up and serving: "READY=1" with MAINPID,

@@ -3,8 +3,8 @@
  * reload.h - SIGHUP: read the configuration again and apply what can change
  * without a restart.
  */
-#ifndef RELOAD_H
-#define RELOAD_H
+#ifndef BENEATH_PROCESS_RELOAD_H
+#define BENEATH_PROCESS_RELOAD_H
 
 #include "process/generation.h"
 #include "runtime/live.h"
@@ -18,7 +18,7 @@ struct reload {
     struct generation *cur;  /* the current generation (held by live) */
     struct live *live;       /* of struct daemon_gen, for the workers */
     struct root *root;
-    const struct generation_base *base;
+    const struct respond_base *base;
 };
 
 /*

@@ -38,34 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 2, 3))) void sandbox_note(struct walls *w,
-                                                        const char *fmt, ...)
-{
-    va_list ap;
-    size_t room = sizeof w->notes - w->notes_len;
-    int n;
-
-    if (room < 8)
-        return;
-    if (w->notes_len) {
-        memcpy(w->notes + w->notes_len, "; ", 2);
-        w->notes_len += 2;
-        room -= 2;
-    }
-    va_start(ap, fmt);
-    n = vsnprintf(w->notes + w->notes_len, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        w->notes_len += (size_t)n < room ? (size_t)n : room - 1;
-}
-
-const char *sandbox_errname(int err)
-{
-    const char *s = strerrorname_np(err);
-
-    return s ? s : "?";
-}
-
 /* ------------------------------------------------------------------------
  * The start-up line
  */

@@ -5,8 +5,8 @@
  * Landlock domain and a seccomp allow-list, the second and third walls
  * behind the confined resolver. docs/security.md says what each stops.
  */
-#ifndef SANDBOX_H
-#define SANDBOX_H
+#ifndef BENEATH_PROCESS_SANDBOX_H
+#define BENEATH_PROCESS_SANDBOX_H
 
 #include "conf.h"
 #include "process/listen.h"

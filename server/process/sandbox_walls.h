@@ -5,8 +5,8 @@
  * sandbox_seccomp.c build one wall each; sandbox_faults.c is the test
  * build's fault hook). Not a public interface: sandbox.h is.
  */
-#ifndef BENEATH_SANDBOX_WALLS_H
-#define BENEATH_SANDBOX_WALLS_H
+#ifndef BENEATH_PROCESS_SANDBOX_WALLS_H
+#define BENEATH_PROCESS_SANDBOX_WALLS_H
 
 #include "process/sandbox.h"
 

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * reply_cache.c - ready 200 responses of small files, one cache per thread.
+ * reply_cache.c - ready 200 replies of small files, one cache per thread.
  *
- * Each worker thread keeps up to REPLY_CACHE_SLOTS complete responses (body
- * in memory, every header but the ones libmicrohttpd adds; Date is renewed
- * once a second) in a direct-mapped table on (device, inode); no lock, since
- * only the thread that made an entry uses it, and libmicrohttpd serves each
- * connection on one thread. A response lives until its slot is taken by
- * another file, the table outgrows REPLY_CACHE_BYTES (then it is emptied),
- * or the thread ends; libmicrohttpd counts references, so one still being
- * sent outlives its slot.
+ * Each worker thread keeps up to REPLY_CACHE_SLOTS complete replies (body in
+ * memory, every field but the framing ones a transport adds) in a
+ * direct-mapped table on (device, inode); no lock, since only the thread
+ * that made a slot uses it. An entry is counted: a reply that borrows it
+ * (and a transport's response still being sent) holds a reference, so an
+ * entry outlives its slot, which is taken by another file, emptied when the
+ * table outgrows REPLY_CACHE_BYTES, or freed when the thread ends. Beside
+ * the entry, the slot keeps a transport's wire form of it (struct
+ * reply_wire), released with the slot.
  *
  * Why a changed file is never answered from the cache. Every request opens
  * its path through the confined resolver and fstat()s the fd it got; the
@@ -29,30 +30,36 @@
  */
 #include "respond/reply_cache.h"
 
-#include "http/date.h"
-
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+/* A kept reply: immutable once made, counted. */
+struct reply_entry {
+    atomic_uint refs;
+    size_t n_fields;
+    struct reply_field *field; /* into text[] below */
+    uint64_t length;
+    const char *body; /* into text[] */
+    char etag[ETAG_LEN];
+    char text[]; /* the field names and values, then the body */
+};
 
 struct slot {
-    struct MHD_Response *resp; /* one reference, owned; NULL: empty */
+    struct reply_entry *e; /* one reference, owned; NULL: empty */
+    struct reply_wire wire;
     dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime, ctime;
     uint64_t serial; /* the configuration generation it was made under */
     const char *type, *cache_control; /* into that generation */
-    char etag[ETAG_LEN];
-    time_t date; /* the second its Date header names, or 0 */
 };
 
 struct cache {
     struct slot slot[REPLY_CACHE_SLOTS];
     uint64_t bytes;
-    time_t now; /* the second now_text names */
-    char now_text[DATE_LEN];
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -60,13 +67,34 @@ static pthread_key_t key;
 static bool key_ok;
 static _Thread_local struct cache *mine;
 
+struct reply_entry *reply_entry_get(struct reply_entry *e)
+{
+    atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+    return e;
+}
+
+void reply_entry_put(struct reply_entry *e)
+{
+    if (e && atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1)
+        free(e);
+}
+
+static void slot_empty(struct cache *c, struct slot *s)
+{
+    if (!s->e)
+        return;
+    if (s->wire.wire && s->wire.drop)
+        s->wire.drop(s->wire.wire);
+    s->wire = (struct reply_wire){0};
+    c->bytes -= (uint64_t)s->size;
+    reply_entry_put(s->e);
+    s->e = NULL;
+}
+
 static void empty(struct cache *c)
 {
-    for (size_t i = 0; i < REPLY_CACHE_SLOTS; i++) {
-        if (c->slot[i].resp)
-            MHD_destroy_response(c->slot[i].resp);
-        c->slot[i].resp = NULL;
-    }
+    for (size_t i = 0; i < REPLY_CACHE_SLOTS; i++)
+        slot_empty(c, &c->slot[i]);
     c->bytes = 0;
 }
 
@@ -134,30 +162,6 @@ static bool same_version(const struct stat *a, const struct stat *b)
            ts_eq(a->st_ctim, b->st_ctim);
 }
 
-/*
- * Give the response of @s the Date of this second, formatted once a second
- * per thread (libmicrohttpd sends its own, formatted per response, only when
- * a response has none). Safe while the response waits queued on another
- * connection of this thread: libmicrohttpd copies the headers when it
- * sends them, on this thread.
- */
-static void stamp(struct cache *c, struct slot *s)
-{
-    time_t now = time(NULL);
-
-    if (s->date == now)
-        return;
-    if (c->now != now) {
-        date_format(now, c->now_text);
-        c->now = now;
-    }
-    /* It replaces the Date before (or, failing, leaves none). */
-    s->date = MHD_add_response_header(s->resp, MHD_HTTP_HEADER_DATE,
-                                      c->now_text) == MHD_YES
-                  ? now
-                  : 0;
-}
-
 bool reply_cache_find(uint64_t serial, const struct stat *st, const char *type,
                       const char *cache_control, struct reply_hit *hit)
 {
@@ -168,26 +172,90 @@ bool reply_cache_find(uint64_t serial, const struct stat *st, const char *type,
         return false;
     s = &c->slot[slot_of(st)];
     /* the serial first: another generation's strings may be freed */
-    if (!s->resp || s->serial != serial || !same_file(s, st) ||
+    if (!s->e || s->serial != serial || !same_file(s, st) ||
         !str_eq(s->type, type) || !str_eq(s->cache_control, cache_control))
         return false;
-    stamp(c, s);
-    hit->resp = s->resp;
-    hit->etag = s->etag;
+    hit->entry = reply_entry_get(s->e);
+    hit->wire = &s->wire;
+    hit->etag = s->e->etag;
     return true;
+}
+
+static void entry_put(void *e)
+{
+    reply_entry_put(e);
+}
+
+void reply_use_hit(struct reply *r, struct reply_hit *hit)
+{
+    struct reply_entry *e = hit->entry;
+
+    for (size_t i = 0; i < e->n_fields; i++)
+        reply_add(r, e->field[i].name, e->field[i].value);
+    /* the body holds the hit's reference: its release puts it */
+    reply_set_bytes(r, e->body, e->length, entry_put, e);
+    r->cached = e;
+    r->wire = hit->wire;
+    *hit = (struct reply_hit){0};
+}
+
+void reply_hit_drop(struct reply_hit *hit)
+{
+    reply_entry_put(hit->entry);
+    *hit = (struct reply_hit){0};
+}
+
+/*
+ * A copy of @r's fields and body as one entry, or NULL. The field table
+ * comes first in text[] (which follows the struct, so it is aligned), then
+ * the names and values, then the body.
+ */
+static struct reply_entry *entry_of(const struct reply *r, const char *etag)
+{
+    size_t table = r->n_fields * sizeof(struct reply_field), strings = 0;
+    struct reply_entry *e;
+    char *at;
+
+    for (size_t i = 0; i < r->n_fields; i++)
+        strings += strlen(r->field[i].name) + strlen(r->field[i].value) + 2;
+    e = malloc(sizeof *e + table + strings + (size_t)r->length);
+    if (!e)
+        return NULL;
+    atomic_init(&e->refs, 1);
+    e->n_fields = r->n_fields;
+    e->field = (struct reply_field *)(void *)e->text;
+    at = e->text + table;
+    for (size_t i = 0; i < r->n_fields; i++) {
+        size_t n = strlen(r->field[i].name) + 1, v;
+
+        memcpy(at, r->field[i].name, n);
+        e->field[i].name = at;
+        at += n;
+        v = strlen(r->field[i].value) + 1;
+        memcpy(at, r->field[i].value, v);
+        e->field[i].value = at;
+        at += v;
+    }
+    memcpy(at, r->data, (size_t)r->length);
+    e->body = at;
+    e->length = r->length;
+    memcpy(e->etag, etag, strlen(etag) + 1);
+    return e;
 }
 
 bool reply_cache_keep(uint64_t serial, int fd, const struct stat *st,
                       const char *type, const char *cache_control,
-                      const char *etag, struct MHD_Response *resp)
+                      const char *etag, struct reply *r)
 {
     struct timespec now;
     struct stat again;
+    struct reply_entry *e;
     struct cache *c;
     struct slot *s;
     uint64_t size = (uint64_t)st->st_size;
 
-    if (size == 0 || size > REPLY_CACHE_BODY_MAX || strlen(etag) >= ETAG_LEN)
+    if (size == 0 || size > REPLY_CACHE_BODY_MAX || strlen(etag) >= ETAG_LEN ||
+        r->body != REPLY_BODY_BYTES || r->length != size)
         return false;
     /* Settled: a later write gets another ctime (see the top). */
     if (clock_gettime(CLOCK_REALTIME, &now) != 0 ||
@@ -199,16 +267,15 @@ bool reply_cache_keep(uint64_t serial, int fd, const struct stat *st,
     c = cache();
     if (!c)
         return false;
+    e = entry_of(r, etag);
+    if (!e)
+        return false;
     s = &c->slot[slot_of(st)];
-    if (s->resp) {
-        c->bytes -= (uint64_t)s->size;
-        MHD_destroy_response(s->resp);
-        s->resp = NULL;
-    }
+    slot_empty(c, s);
     if (c->bytes + size > REPLY_CACHE_BYTES)
         empty(c);
     *s = (struct slot){
-        .resp = resp,
+        .e = e,
         .dev = st->st_dev,
         .ino = st->st_ino,
         .size = st->st_size,
@@ -218,8 +285,13 @@ bool reply_cache_keep(uint64_t serial, int fd, const struct stat *st,
         .type = type,
         .cache_control = cache_control,
     };
-    memcpy(s->etag, etag, strlen(etag) + 1);
     c->bytes += size;
-    stamp(c, s);
+    /* the reply now borrows the entry's copy, as a hit would */
+    struct reply_hit hit = {reply_entry_get(e), &s->wire, e->etag};
+    if (r->release)
+        r->release(r->release_arg); /* the entry's bytes are the same */
+    r->release = NULL;
+    r->n_fields = 0;
+    reply_use_hit(r, &hit);
     return true;
 }

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * respond.c - a request becomes a plan, and a plan a libmicrohttpd response.
+ * respond.c - a request becomes a plan, and a plan a reply.
  *
- * This file takes the request's way to its plan (methods, OPTIONS, the
- * built-in paths, access rules and rewrites, the lookup in files/) and
- * emits each kind of plan; a regular file's response (validators,
- * conditionals, Range, the body) is respond_file.c's. files/ decides what
- * answers a request (lookup.c); the plan is released here, once, after its
- * fd has been handed to the response or closed.
+ * This file takes the request's way to its plan (the site, the client
+ * behind a trusted proxy, methods, OPTIONS, the built-in paths, access
+ * rules and rewrites, the lookup in files/) and turns each kind of plan
+ * into a reply; a regular file's reply (validators, conditionals, Range,
+ * the body) is respond_file.c's. files/ decides what answers a request
+ * (lookup.c); the plan is released here, once, after its fd has been
+ * handed to the reply or closed.
+ *
+ * Every refusal leaves through req_fail, the one error exit: an error page
+ * (looked up like any file, its own failure giving the built-in page) or
+ * the built-in page, never a way back into the success path.
  */
 #include "files/listing.h"
 #include "files/listing_json.h"
@@ -16,300 +21,128 @@
 #include "http/target.h"
 #include "http/urlpath.h"
 #include "respond/respond_internal.h"
-#include "transport/tls_gnutls.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *req_header(struct req *r, const char *name)
+static void free_text(void *text)
 {
-    return MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, name);
+    free(text);
 }
 
-/* The headers every response carries. */
-void req_common_headers(struct req *r, struct MHD_Response *resp)
-{
-    const struct headers_opt *h = r->conf->headers;
-    bool vary_encoding =
-        (r->plan && r->plan->vary_encoding) || r->vary_compress;
-
-    if ((!h || !headers_opt_find(h, "X-Content-Type-Options")) &&
-        !(r->ah && access_headers_drop(r->ah, "X-Content-Type-Options")))
-        MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    for (size_t i = 0; h && i < h->n; i++)
-        if (!r->ah || !access_headers_drop(r->ah, h->v[i].name))
-            MHD_add_response_header(resp, h->v[i].name, h->v[i].value);
-    if (r->ah)
-        access_headers_add(r->ah, resp);
-    if (vary_encoding || r->vary_accept)
-        MHD_add_response_header(resp, "Vary",
-                                vary_encoding && r->vary_accept
-                                    ? "Accept-Encoding, Accept"
-                                : vary_encoding ? "Accept-Encoding"
-                                                : "Accept");
-    if (r->conf->server_timing) {
-        char st[64];
-
-        snprintf(st, sizeof st, "resolve;dur=%.3f",
-                 r->plan ? (double)r->plan->resolve_ns / 1e6 : 0.0);
-        MHD_add_response_header(resp, "Server-Timing", st);
-    }
-    if (r->tls && r->conf->hsts &&
-        !(h && headers_opt_find(h, "Strict-Transport-Security"))) {
-        char hsts[32];
-
-        snprintf(hsts, sizeof hsts, "max-age=%u", r->conf->hsts);
-        MHD_add_response_header(resp, "Strict-Transport-Security", hsts);
-    }
-}
-
-/*
- * Queue @resp, complete with its headers, with @status; release our
- * reference unless @kept (the reply cache holds it).
- */
-enum MHD_Result req_deliver(struct req *r, unsigned status,
-                            struct MHD_Response *resp, uint64_t body, bool kept)
-{
-    enum MHD_Result ret;
-
-    r->res->status = status;
-    r->res->bytes = (r->method == HTTP_HEAD || status == STATUS_NOT_MODIFIED ||
-                     status == STATUS_NO_CONTENT)
-                        ? 0
-                        : body;
-    ret = MHD_queue_response(r->c, status, resp);
-    if (!kept)
-        MHD_destroy_response(resp);
-    return ret;
-}
-
-/* Queue @resp with @status and release our reference. */
-enum MHD_Result req_queue(struct req *r, unsigned status,
-                          struct MHD_Response *resp, uint64_t body)
-{
-    if (!resp)
-        return MHD_NO;
-    req_common_headers(r, resp);
-    if (status == STATUS_UNAUTHORIZED && r->challenge)
-        MHD_add_response_header(resp, "WWW-Authenticate", r->challenge);
-    return req_deliver(r, status, resp, body, false);
-}
-
-/* A response with the small built-in HTML body for @status, of *@len
- * bytes. */
-static struct MHD_Response *builtin_page(unsigned status, uint64_t *len)
-{
-    char body[256];
-    int n = snprintf(body, sizeof body,
-                     "<!DOCTYPE html>\n<html><head><title>%u %s</title></head>"
-                     "<body><h1>%u %s</h1></body></html>\n",
-                     status, status_reason((int)status), status,
-                     status_reason((int)status));
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
-
-    if (resp)
-        MHD_add_response_header(resp, "Content-Type",
-                                "text/html; charset=utf-8");
-    *len = (uint64_t)n;
-    return resp;
-}
-
-/* A small built-in HTML body for @status. */
-enum MHD_Result req_simple(struct req *r, unsigned status)
-{
-    uint64_t n;
-    struct MHD_Response *resp = builtin_page(status, &n);
-
-    if (!resp)
-        return MHD_NO;
-    if (status == STATUS_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(resp, "Allow", HTTP_ALLOW);
-    return req_queue(r, status, resp, n);
-}
-
-/* A file sent whole as the body of an error status (an error page). */
-static enum MHD_Result page(struct req *r)
-{
-    struct plan *p = r->plan;
-    uint64_t size = (uint64_t)p->st.st_size;
-    struct MHD_Response *resp =
-        MHD_create_response_from_fd_at_offset64(size, p->fd, 0);
-
-    if (!resp)
-        return req_simple(r, p->status);
-    p->fd = -1; /* the response owns it now */
-    MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
-    return req_queue(r, p->status, resp, size);
-}
-
-static enum MHD_Result listing(struct req *r)
+static void listing(struct req *r)
 {
     struct plan *p = r->plan;
     struct listing l = {0};
-    char *text = NULL;
+    char *text = NULL, sort[8], order[8];
     size_t len = 0;
-    int err = listing_collect(p->fd, r->conf->files.dotfiles, &l);
+    int err = files_listing(p, r->conf->files.dotfiles, &l);
     struct listing_order o;
 
     plan_close(p);
     /* ?sort=name|size|time&order=asc|desc; anything else: by name */
     listing_order_from(
-        MHD_lookup_connection_value(r->c, MHD_GET_ARGUMENT_KIND, "sort"),
-        MHD_lookup_connection_value(r->c, MHD_GET_ARGUMENT_KIND, "order"), &o);
+        request_query_param(r->rq->target, "sort", sort, sizeof sort),
+        request_query_param(r->rq->target, "order", order, sizeof order), &o);
     listing_sort(&l, &o);
     if (!err)
         err = p->json ? listing_json(&l, p->name, &text, &len)
                       : listing_html(&l, p->name, &o, &text, &len);
     listing_free(&l);
     if (err) {
-        r->res->err = -err;
-        return req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        r->out->res.err = -err;
+        req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        return;
     }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(text);
-        return MHD_NO;
-    }
-    MHD_add_response_header(resp, "Content-Type",
-                            p->json ? "application/json; charset=utf-8"
-                                    : "text/html; charset=utf-8");
+    reply_set_bytes(r->out, text, len, free_text, text);
+    reply_add(r->out, "Content-Type",
+              p->json ? "application/json; charset=utf-8"
+                      : "text/html; charset=utf-8");
     r->vary_accept = true;
-    return req_queue(r, STATUS_OK, resp, len);
+    req_finish(r, STATUS_OK);
 }
 
 /* A redirect with @status to @location, and a small body naming it. */
-static enum MHD_Result redirect_to(struct req *r, unsigned status,
-                                   const char *location)
+static void redirect_to(struct req *r, unsigned status, const char *location)
 {
-    uint64_t n;
-    struct MHD_Response *resp = builtin_page(status, &n);
-
-    if (resp)
-        MHD_add_response_header(resp, "Location", location);
-    return req_queue(r, status, resp, n);
+    req_builtin_page(r, status);
+    reply_add(r->out, "Location", location);
+    req_finish(r, status);
 }
 
-static enum MHD_Result redirect(struct req *r)
+/* Turn @p (the caller's) into the reply, then release it. */
+static void emit(struct req *r, struct plan *p)
 {
-    return redirect_to(r, STATUS_MOVED_PERMANENTLY, r->plan->location);
-}
+    struct respond_result *res = &r->out->res;
 
-/* Emit @r->plan, then release it. */
-static enum MHD_Result emit(struct req *r)
-{
-    struct plan *p = r->plan;
-    enum MHD_Result ret = MHD_NO;
-
-    r->res->err = p->err;
-    r->res->backend = p->backend;
+    r->plan = p;
+    res->err = p->err;
+    res->backend = p->backend;
     /* the coding of a file's body (a sidecar's); error pages have none */
-    r->res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
+    res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
     switch (p->kind) {
     case PLAN_STATUS:
-        ret = req_simple(r, p->status);
+        req_simple(r, p->status);
         break;
     case PLAN_FILE:
-        ret = respond_file(r);
+        respond_file(r);
         break;
     case PLAN_PAGE:
-        ret = page(r);
+        req_page(r);
         break;
     case PLAN_LISTING:
-        ret = listing(r);
+        listing(r);
         break;
     case PLAN_REDIRECT:
-        ret = redirect(r);
+        /* the location is the plan's: the reply takes it over */
+        redirect_to(r, STATUS_MOVED_PERMANENTLY,
+                    reply_own(r->out, p->location));
+        p->location = NULL;
         break;
     }
     plan_close(p);
-    return ret;
+    r->plan = NULL;
 }
 
 /* --health and --metrics: built-in answers, not files. */
-static enum MHD_Result builtin(struct req *r, bool metrics)
+static void builtin(struct req *r, bool metrics)
 {
-    struct MHD_Response *resp;
-    size_t len = 3;
-    char *text = NULL;
+    struct reply *out = r->out;
 
     if (metrics) {
-        text = metrics_render_alloc(r->conf->metrics, &len);
-        if (!text)
-            return req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
-        resp =
-            MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-        if (!resp)
-            free(text);
+        size_t len;
+        char *text = metrics_render_alloc(r->conf->metrics, &len);
+
+        if (!text) {
+            req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
+            return;
+        }
+        reply_set_bytes(out, text, len, free_text, text);
     } else {
-        resp = MHD_create_response_from_buffer(len, (void *)(uintptr_t) "ok\n",
-                                               MHD_RESPMEM_PERSISTENT);
+        reply_set_bytes(out, "ok\n", 3, NULL, NULL);
     }
-    if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type",
-                            metrics ? "text/plain; version=0.0.4; charset=utf-8"
-                                    : "text/plain; charset=utf-8");
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    return req_queue(r, STATUS_OK, resp, len);
+    reply_add(out, "Content-Type",
+              metrics ? "text/plain; version=0.0.4; charset=utf-8"
+                      : "text/plain; charset=utf-8");
+    reply_add(out, "Cache-Control", "no-store");
+    req_finish(r, STATUS_OK);
 }
 
-static enum MHD_Result options(struct req *r)
+static void options(struct req *r)
 {
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-
-    if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, "Allow", HTTP_ALLOW);
-    return req_queue(r, STATUS_NO_CONTENT, resp, 0);
+    reply_add(r->out, "Allow", HTTP_ALLOW);
+    req_finish(r, STATUS_NO_CONTENT);
 }
 
-enum MHD_Result respond_status(struct MHD_Connection *c,
-                               const struct respond_conf *conf, unsigned status,
-                               enum http_method method,
-                               struct respond_result *res)
-{
-    struct req r = {.c = c, .conf = conf, .method = method, .res = res};
-
-    memset(res, 0, sizeof *res);
-    return req_simple(&r, status);
-}
-
-/* Emit the plan @p (the caller's) as @r's, then forget it. */
-static enum MHD_Result emit_plan(struct req *r, struct plan *p)
-{
-    enum MHD_Result ret;
-
-    r->plan = p;
-    ret = emit(r);
-    r->plan = NULL;
-    return ret;
-}
-
-/* The built-in answer (or error page) for @status, decided before lookup. */
-static enum MHD_Result status_page(struct req *r, struct files_request *rq,
-                                   unsigned status)
+/* Look the request up (its judge decides every candidate) and turn the
+ * plan into the reply. */
+static void lookup_emit(struct req *r)
 {
     struct plan p;
 
-    files_lookup_status(&r->conf->files, rq, status, &p);
-    return emit_plan(r, &p);
-}
-
-/* Look @rq up and emit it; a site's own rule file is answered 404. */
-static enum MHD_Result lookup_emit(struct req *r, struct files_request *rq)
-{
-    struct plan p;
-
-    files_lookup(&r->conf->files, rq, &p);
-    if (r->av && p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
-        plan_close(&p);
-        return status_page(r, rq, STATUS_NOT_FOUND);
-    }
-    return emit_plan(r, &p);
+    files_lookup(&r->conf->files, r->lookup, &p);
+    emit(r, &p);
 }
 
 /*
@@ -317,34 +150,28 @@ static enum MHD_Result lookup_emit(struct req *r, struct files_request *rq)
  * is decoded like a request-target and served under the requested URL,
  * after the same authentication and hidden-file checks as a request.
  */
-static enum MHD_Result rewrite(struct req *r, struct files_request *rq,
-                               unsigned flags, const char *url)
+static void rewrite(struct req *r, unsigned flags, const char *url)
 {
     size_t len = strlen(url) + 1;
     char *buf = malloc(len), *norm = malloc(len + 2);
     struct target t;
-    enum MHD_Result ret;
     int status = buf && norm ? target_decode(url, flags, buf, len, &t)
                              : STATUS_INTERNAL_SERVER_ERROR;
 
     if (!status && urlpath_normalize(t.path, t.slash, norm, len + 2) != 0)
         status = STATUS_NOT_FOUND;
     if (!status)
-        status = (int)access_auth(r->av, norm, req_header(r, "Authorization"),
-                                  r->res->user, sizeof r->res->user);
-    if (status == STATUS_UNAUTHORIZED)
-        r->challenge = access_challenge(r->av);
+        status = (int)access_check_path(r->lookup->judge.arg, norm);
     if (!status && access_hidden_name(r->av, norm))
         status = STATUS_NOT_FOUND;
     if (status) {
-        ret = status_page(r, rq, (unsigned)status);
+        req_fail(r, (unsigned)status);
     } else {
-        rq->target = &t;
-        ret = lookup_emit(r, rq);
+        r->lookup->target = &t;
+        lookup_emit(r);
     }
     free(norm);
     free(buf);
-    return ret;
 }
 
 /*
@@ -352,110 +179,169 @@ static enum MHD_Result rewrite(struct req *r, struct files_request *rq,
  * then the first redirect or rewrite rule applies, unless the path has
  * something to serve and the rule is not forced (Netlify's shadowing).
  */
-static enum MHD_Result with_rules(struct req *r, struct files_request *rq,
-                                  unsigned flags, const struct target *t)
+static void with_rules(struct req *r, unsigned flags, const struct target *t)
 {
     struct access_target at;
-    enum MHD_Result ret;
     int k;
 
-    if (access_hidden_name(r->av, r->norm))
-        return status_page(r, rq, STATUS_NOT_FOUND);
+    if (access_hidden_name(r->av, r->norm)) {
+        req_fail(r, STATUS_NOT_FOUND);
+        return;
+    }
     k = access_redirect(r->av, r->norm, t->query, &at);
-    if (k < 0)
-        return status_page(r, rq, STATUS_INTERNAL_SERVER_ERROR);
-    if (k == 0)
-        return lookup_emit(r, rq);
+    if (k < 0) {
+        req_fail(r, STATUS_INTERNAL_SERVER_ERROR);
+        return;
+    }
+    if (k == 0) {
+        lookup_emit(r);
+        return;
+    }
     if (!at.force) {
         struct plan p;
 
-        rq->bare = true;
-        files_lookup(&r->conf->files, rq, &p);
-        rq->bare = false;
-        if (p.status != STATUS_NOT_FOUND) {
+        r->lookup->bare = true;
+        files_lookup(&r->conf->files, r->lookup, &p);
+        r->lookup->bare = false;
+        if (!p.not_found) {
             free(at.url);
-            if (p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
-                plan_close(&p);
-                return status_page(r, rq, STATUS_NOT_FOUND);
-            }
-            return emit_plan(r, &p);
+            emit(r, &p);
+            return;
         }
         plan_close(&p);
     }
-    if (at.status == STATUS_OK)
-        ret = rewrite(r, rq, flags, at.url);
-    else
-        ret = redirect_to(r, at.status, at.url);
-    free(at.url);
-    return ret;
+    if (at.status == STATUS_OK) {
+        rewrite(r, flags, at.url);
+        free(at.url);
+    } else {
+        redirect_to(r, at.status, reply_own(r->out, at.url));
+    }
 }
 
-enum MHD_Result respond_request(struct MHD_Connection *c,
-                                const struct respond_conf *conf,
-                                const struct access_site *site,
-                                enum http_method method, const char *raw,
-                                char *buf, size_t size,
-                                struct respond_result *res)
+/* The request on its site: decode, built-in paths, rules, lookup. */
+static void route(struct req *r, const struct access_site *site)
 {
-    struct req r = {.c = c,
-                    .conf = conf,
-                    .method = method,
-                    .res = res,
-                    .tls = tls_connection(c),
-                    .av = site->view.a ? &site->view : NULL};
+    const struct request *rq = r->rq;
+    const struct respond_conf *conf = r->conf;
+    size_t size = strlen(rq->target) + 1;
+    char small[1024], *buf = size <= sizeof small ? small : malloc(size);
+    char *norm = NULL, nsmall[512];
     struct target t;
-    struct files_request rq = {
+    struct files_request lq = {
         .root_fd = site->root_fd,
         .cache = site->dir_cache,
-        .method = method,
+        .method = rq->method,
         .target = &t,
     };
     struct access_headers ah;
-    char *norm = NULL, small[512];
-    enum MHD_Result ret;
-
-    memset(res, 0, sizeof *res);
-    if (method == HTTP_OTHER)
-        return req_simple(&r, STATUS_METHOD_NOT_ALLOWED);
-    unsigned flags = (method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
+    struct access_check check;
+    unsigned flags = (rq->method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
                      (conf->files.dotfiles ? 0 : TARGET_DENY_DOTFILES);
-    int status = target_decode(raw, flags, buf, size, &t);
-    if (status)
-        return status_page(&r, &rq, (unsigned)status);
-    if (method == HTTP_OPTIONS)
-        return options(&r);
-    if (conf->health && strcmp(t.path, conf->health) == 0)
-        return builtin(&r, false);
-    if (r.av) {
+    int status;
+
+    r->lookup = &lq;
+    r->av = site->view.a ? &site->view : NULL;
+    if (r->av) {
+        /* the rules judge the request's path and every candidate */
+        access_check_init(&check, r->av, req_field(r, RF_AUTHORIZATION),
+                          r->out->res.user, sizeof r->out->res.user);
+        lq.judge = (struct files_judge){access_may_serve, &check};
+        r->challenge = access_challenge(r->av);
+    }
+    if (!buf) {
+        req_fail(r, STATUS_INTERNAL_SERVER_ERROR);
+        return;
+    }
+    status = target_decode(rq->target, flags, buf, size, &t);
+    if (status) {
+        req_fail(r, (unsigned)status);
+        goto out;
+    }
+    if (rq->method == HTTP_OPTIONS) {
+        options(r);
+        goto out;
+    }
+    if (conf->health && strcmp(t.path, conf->health) == 0) {
+        builtin(r, false);
+        goto out;
+    }
+    if (r->av) {
         /* rules match the lexically normalised path: /a/../b is /b */
         size_t need = strlen(t.path) + 3;
-        char *np = need <= sizeof small ? small : (norm = malloc(need));
+        char *np = need <= sizeof nsmall ? nsmall : (norm = malloc(need));
 
         if (!np || urlpath_normalize(t.path, t.slash, np, need)) {
-            free(norm);
-            return status_page(&r, &rq, STATUS_INTERNAL_SERVER_ERROR);
+            req_fail(r, STATUS_INTERNAL_SERVER_ERROR);
+            goto out;
         }
-        r.norm = np;
-        access_headers(r.av, np, &ah);
-        r.ah = &ah;
-        status = (int)access_auth(r.av, np, req_header(&r, "Authorization"),
-                                  res->user, sizeof res->user);
+        r->norm = np;
+        access_headers(r->av, np, &ah);
+        r->ah = &ah;
+        status = (int)access_check_path(&check, np);
         if (status) {
-            r.challenge = access_challenge(r.av);
-            ret = status_page(&r, &rq, (unsigned)status);
-            free(norm);
-            return ret;
+            req_fail(r, (unsigned)status);
+            goto out;
         }
     }
     if (conf->metrics_path && conf->metrics &&
         strcmp(t.path, conf->metrics_path) == 0) {
-        ret = builtin(&r, true);
-        free(norm);
-        return ret;
+        builtin(r, true);
+        goto out;
     }
-    rq.accept = req_header(&r, "Accept");
-    rq.accept_encoding = req_header(&r, "Accept-Encoding");
-    ret = r.av ? with_rules(&r, &rq, flags, &t) : lookup_emit(&r, &rq);
+    lq.accept = req_field(r, RF_ACCEPT);
+    lq.accept_encoding = req_field(r, RF_ACCEPT_ENCODING);
+    if (r->av)
+        with_rules(r, flags, &t);
+    else
+        lookup_emit(r);
+out:
     free(norm);
-    return ret;
+    if (buf != small)
+        free(buf);
+}
+
+void respond(const struct request *rq, const struct respond_conf *conf,
+             struct reply *out)
+{
+    struct req r = {.rq = rq, .conf = conf, .out = out};
+    struct access_site site;
+    struct files_request none = {.root_fd = -1, .method = rq->method};
+    unsigned status;
+
+    reply_init(out);
+    r.lookup = &none;
+    /* behind a trusted proxy: the forwarded client, and its rules */
+    status = access_client(conf->access, rq, out->res.client,
+                           sizeof out->res.client);
+    /* the Host picks the site: its root fd, cache and rules */
+    if (!status)
+        status = access_site(conf->access, conf->root, rq, &site);
+    if (status) {
+        req_simple(&r, status);
+        return;
+    }
+    out->res.vhost = site.vhost;
+    if (rq->method == HTTP_OTHER) {
+        req_simple(&r, STATUS_METHOD_NOT_ALLOWED);
+        return;
+    }
+    /* the directory cache's hits and misses of this request, when shown */
+    struct resolver_cache_stats before = {0}, after;
+    if (conf->metrics && site.dir_cache)
+        resolver_cache_get_stats(site.dir_cache, &before);
+    route(&r, &site);
+    if (conf->metrics && site.dir_cache) {
+        resolver_cache_get_stats(site.dir_cache, &after);
+        metrics_count_dir_cache(conf->metrics, after.hits - before.hits,
+                                after.misses - before.misses);
+    }
+}
+
+void respond_error(const struct request *rq, const struct respond_conf *conf,
+                   unsigned status, struct reply *out)
+{
+    struct req r = {.rq = rq, .conf = conf, .out = out};
+
+    reply_init(out);
+    req_simple(&r, status);
 }

@@ -1,32 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * respond.h - one request: decode the target, look it up, emit the plan.
+ * respond.h - one request in, one reply out.
  *
- * The request's way (server/README.md): the target is decoded by http/
- * (target.c), built-in paths (--health, --metrics) are answered here, every
- * other path is turned into a plan by files/ (lookup.c), and respond turns
- * the plan into a libmicrohttpd response: validators, conditionals, Range,
- * body (memory, sendfile or TLS blocks) and headers.
+ * respond() decides everything about the answer to a struct request (the
+ * transport's, http/request.h) and writes it into a struct reply
+ * (reply.h): the site a Host picks, the client behind a trusted proxy,
+ * the method, the target's decoding, the built-in paths (--health,
+ * --metrics), access rules and rewrites, the lookup (files/lookup.c, whose
+ * candidates are each judged by access/), then the representation:
+ * validators, conditionals, Range, variants, the reply cache, error
+ * pages. Nothing here knows a wire library; a transport writes the reply.
  */
-#ifndef RESPOND_H
-#define RESPOND_H
+#ifndef BENEATH_RESPOND_H
+#define BENEATH_RESPOND_H
 
-#include "access/access.h"
+#include "conf.h"
 #include "files/compress.h"
 #include "files/etag_cache.h"
 #include "files/lookup.h"
 #include "http/cache_rules.h"
 #include "http/headers_opt.h"
-#include "http/method.h"
+#include "http/request.h"
 #include "observe/metrics.h"
-#include "resolver.h"
+#include "respond/reply.h"
 
-#include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The part of the configuration that shapes responses. */
+struct access;
+struct root;
+
+/* The part of the configuration that shapes replies (one generation's). */
 struct respond_conf {
     struct files_conf files;
     struct etag_cache *etags; /* ETag, Repr-Digest; NULL: mtime-size ETag */
@@ -43,56 +48,47 @@ struct respond_conf {
     size_t n_compress;
     struct compress_cache *compress_cache;
     uint64_t serial; /* this configuration generation's, never reused */
+    /* the sites and their rules (NULL: the --root site alone), and the
+       --root site's root (NULL: none); both live as long as the server */
+    struct access *access;
+    struct root *root;
 };
 
-/* What was answered, for the access log. */
-struct respond_result {
-    unsigned status;
-    char user[128];                /* authenticated user (Basic), or "" */
-    uint64_t bytes;                /* body bytes queued (0 for HEAD, 304) */
-    int err;                       /* errno of a refusal or failure, or 0 */
-    enum resolver_backend backend; /* DEFAULT when the resolver was not used */
-    const char *encoding; /* content coding of the body sent (a static string:
-                             "br", "zstd", "gzip"), or NULL: identity */
+/* What every generation's policy shares with the server: made once at
+ * start-up, borrowed by each respond_conf. */
+struct respond_base {
+    struct etag_cache *etags;
+    struct compress_cache *compress_cache; /* bodies compressed on the fly */
+    struct metrics *metrics;
+    files_resolved_fn *resolved; /* after every resolver call, or NULL */
+    void *resolved_arg;
+    const struct error_pages *error_pages; /* --error-page (access.c) */
+    struct access *access;                 /* the sites and rules, or NULL */
+    struct root *root;                     /* the --root site's root, or NULL */
 };
 
 /*
- * Bodies up to this size (GET 200 and 206) are read into memory and sent
- * with the headers in one write; larger ones go by sendfile.
+ * respond_policy - the reply policy of the configuration @c (borrowed: it
+ * must outlive @out) with what @b shares, into @out; a new serial.
  */
-#define RESPOND_SMALL_MAX ((uint64_t)64 * 1024)
+void respond_policy(const struct conf *c, const struct respond_base *b,
+                    struct respond_conf *out);
 
 /*
- * respond_request - build and queue the response to one request.
- * @c: the connection (for request headers and MHD_queue_response).
- * @site: the request's site (access_site): its root fd, borrowed (< 0:
- *        -errno, answered as such), the thread's directory cache for it,
- *        and the rules the request sees (authentication, redirects,
- *        headers files; none when site->view.a is NULL).
- * @raw: the raw request-target; @buf of @size >= strlen(@raw) + 1 bytes is
- *       scratch space for the decoded path.
- * @res: filled with what was answered.
- *
- * Returns MHD_queue_response's result (MHD_NO when even a 500 could not be
- * built: MHD then closes the connection).
+ * respond - the answer to @rq under @conf, into @out (initialised here;
+ * the caller writes it, then calls reply_release). Always answers: every
+ * failure is a status with its page; out of memory is a bare 500.
  */
-enum MHD_Result respond_request(struct MHD_Connection *c,
-                                const struct respond_conf *conf,
-                                const struct access_site *site,
-                                enum http_method method, const char *raw,
-                                char *buf, size_t size,
-                                struct respond_result *res);
+void respond(const struct request *rq, const struct respond_conf *conf,
+             struct reply *out);
 
 /*
- * respond_status - queue the built-in response for @status (a 4xx or 5xx
- * decided before any path was looked at) with @conf's extra headers, and
- * fill @res.
- *
- * Returns MHD_queue_response's result.
+ * respond_error - the answer for @status, a 4xx or 5xx the transport
+ * decided from the request's framing before anything else was read (a bad
+ * request line, two Host fields, a body on a GET ...): the built-in page,
+ * with the headers every reply carries.
  */
-enum MHD_Result respond_status(struct MHD_Connection *c,
-                               const struct respond_conf *conf, unsigned status,
-                               enum http_method method,
-                               struct respond_result *res);
+void respond_error(const struct request *rq, const struct respond_conf *conf,
+                   unsigned status, struct reply *out);
 
 #endif

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * respond_file.c - a regular file's response: validators (the content ETag,
+ * respond_file.c - a regular file's reply: validators (the content ETag,
  * the variant's tag), conditionals, Range and several ranges, the body
- * (from memory for small files, sendfile otherwise, a compressed body from
- * the compression cache), and the reply cache of ready small 200s.
+ * (the file's fd from an offset, a compressed body from the compression
+ * cache, a multipart plan), and the reply cache of ready small 200s.
  *
- * A 304 is queued with a response of the file's size: libmicrohttpd sends
- * the response's size as Content-Length even for 304, and RFC 9110 8.6
- * allows only the length a 200 would have had.
+ * A 304 keeps the length a 200 would have had (RFC 9110 8.6): the reply's
+ * length is the file's, its body is dropped.
  */
 #include "files/compress.h"
 #include "files/etag_cache.h"
@@ -15,81 +14,22 @@
 #include "http/date.h"
 #include "http/field.h"
 #include "http/mime.h"
+#include "http/multipart.h"
 #include "http/negotiate.h"
 #include "http/range.h"
 #include "http/status.h"
 #include "respond/reply_cache.h"
 #include "respond/respond_internal.h"
-#include "transport/byteranges.h"
-#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
-
-/*
- * A small body from memory: one pread of the @len bytes at @start of @fd
- * (borrowed), so libmicrohttpd sends headers and body in one system call
- * instead of a header send plus a sendfile (each send wakes the client).
- * NULL when the read comes up short (the file changed since the fstat) or
- * fails: the caller then falls back to sendfile from the fd.
- */
-static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
-{
-    struct MHD_Response *resp;
-    char *buf = malloc((size_t)len);
-    ssize_t got;
-
-    if (!buf)
-        return NULL;
-    do
-        got = pread(fd, buf, (size_t)len, (off_t)start);
-    while (got < 0 && errno == EINTR);
-    if (got != (ssize_t)len) {
-        free(buf);
-        return NULL;
-    }
-    resp = MHD_create_response_from_buffer((size_t)len, buf,
-                                           MHD_RESPMEM_MUST_FREE);
-    if (!resp)
-        free(buf);
-    return resp;
-}
-
-/*
- * The body of @len bytes at @start of the plan's fd, which the response
- * takes over (or which is closed here): from memory when small, else by
- * sendfile, or in TLS blocks on an HTTPS connection (no sendfile there).
- */
-static struct MHD_Response *body(struct req *r, unsigned status, uint64_t start,
-                                 uint64_t len)
-{
-    struct plan *p = r->plan;
-    struct MHD_Response *resp = NULL;
-
-    if (len == 0) {
-        plan_close(p);
-        return MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-    }
-    if (len <= RESPOND_SMALL_MAX && status != STATUS_NOT_MODIFIED &&
-        r->method == HTTP_GET)
-        resp = small_body(p->fd, start, len);
-    if (resp) {
-        plan_close(p);
-        return resp;
-    }
-    if (r->tls)
-        resp = tls_body_response(p->fd, start, len);
-    else
-        resp =
-            MHD_create_response_from_fd_at_offset64(len, p->fd, (int64_t)start);
-    if (resp)
-        p->fd = -1; /* the response owns it now */
-    return resp;
-}
 
 /* The variant's own validator names its coding: "...-br". */
 static void variant_tag(const struct plan *p, char etag[ETAG_LEN])
@@ -103,8 +43,8 @@ static void variant_tag(const struct plan *p, char etag[ETAG_LEN])
 /* Whether a precondition names an entity-tag other than @etag. */
 static bool names_other_tag(struct req *r, const char *etag)
 {
-    const char *f[] = {req_header(r, "If-None-Match"),
-                       req_header(r, "If-Match"), req_header(r, "If-Range")};
+    const char *f[] = {req_field(r, RF_IF_NONE_MATCH),
+                       req_field(r, RF_IF_MATCH), req_field(r, RF_IF_RANGE)};
 
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         const char *v = f[i] ? field_ows(f[i]) : NULL;
@@ -117,8 +57,9 @@ static bool names_other_tag(struct req *r, const char *etag)
 
 /*
  * The second tag a request may name for the plan's file besides @etag: its
- * "mtime-size" tag (with the variant's coding), handed out while the content
- * hash was pending; "" when it is @etag itself.
+ * "mtime-size" tag (with the variant's coding), which earlier versions
+ * handed out while the content hash was pending; "" when it is @etag
+ * itself, or when there is no @etag.
  */
 static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
 {
@@ -136,11 +77,12 @@ static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
  * @alt the other strong tag that stands for the same unchanged file, or "".
  *
  * A content ETag is computed in the background for a large file, and until
- * it is ready the file is answered with its "mtime-size" tag. Both tags
- * change only when the file's stat does, so both are accepted as long as
- * it does not: a tag handed out keeps matching when the hash finishes, and
- * after a restart (both are functions of the file alone). Hashing before
- * answering would stall the first request of every large file instead.
+ * it is ready the file is answered without an ETag (etag_cache.h): the one
+ * tag a file is ever sent with is its content tag, which never changes
+ * under a client while the file does not. Hashing before answering would
+ * stall the first request of every large file instead (bench/
+ * etag_first_byte.sh: 300 MiB cold, docs/wire.md). The "mtime-size" tag
+ * earlier versions sent meanwhile is still accepted as @alt.
  */
 static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
                        struct etag_value *ev)
@@ -148,14 +90,14 @@ static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
     const struct plan *p = r->plan;
 
     if (r->conf->etags) {
-        bool digest = etag_cache_want_digest(req_header(r, "Want-Repr-Digest"));
-        /* On a read error the value still holds the mtime-size ETag. */
+        bool digest = etag_cache_want_digest(req_field(r, RF_WANT_REPR_DIGEST));
+        /* On a read error the value holds no content ETag. */
         etag_cache_get(r->conf->etags, p->fd, &p->st, digest, ev);
         /*
          * The content hash is not known yet, and the request names a tag
-         * that is not the provisional one (a content tag handed out before
-         * a restart): hash now, once per file version, so that the tag
-         * matches instead of costing the client the whole file again.
+         * (a content tag handed out before a restart): hash now, once per
+         * file version, so that the tag matches instead of costing the
+         * client the whole file again.
          */
         if (ev->pending && names_other_tag(r, ev->etag))
             etag_cache_get_now(r->conf->etags, p->fd, &p->st, digest, ev);
@@ -167,44 +109,47 @@ static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
     alt_tag(p, etag, alt);
 }
 
-static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
+static void unsatisfiable(struct req *r, uint64_t size)
 {
-    char crange[80];
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-
-    if (!resp)
-        return MHD_NO;
-    snprintf(crange, sizeof crange, "bytes */%" PRIu64, size);
-    MHD_add_response_header(resp, "Content-Range", crange);
-    return req_queue(r, STATUS_RANGE_NOT_SATISFIABLE, resp, 0);
+    reply_addf(r->out, "Content-Range", "bytes */%" PRIu64, size);
+    plan_close(r->plan);
+    req_finish(r, STATUS_RANGE_NOT_SATISFIABLE);
 }
 
 /*
  * Whether the 200 of this request may come from, or go into, the thread's
  * reply cache: a GET or HEAD of a small file, without the headers that
  * depend on the request (Server-Timing, HSTS over TLS, a variant's Vary and
- * Content-Encoding, Repr-Digest).
+ * Content-Encoding, Repr-Digest). respond/reply_cache.h is the one place
+ * that says what a kept reply may depend on.
  */
 static bool reusable(struct req *r)
 {
     const struct plan *p = r->plan;
 
-    return (r->method == HTTP_GET || r->method == HTTP_HEAD) && !r->tls &&
-           !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
-           p->st.st_size > 0 &&
+    return (r->rq->method == HTTP_GET || r->rq->method == HTTP_HEAD) &&
+           !r->rq->tls && !r->conf->server_timing && !p->encoding &&
+           !p->vary_encoding && p->st.st_size > 0 &&
            (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
-           !req_header(r, "Want-Repr-Digest") &&
+           !req_field(r, RF_WANT_REPR_DIGEST) &&
            /* headers files give headers by request path, not by file */
            !(r->ah && access_headers_any(r->ah));
 }
 
-/* The headers of a file's response. */
-static void file_headers(struct req *r, struct MHD_Response *resp, bool full,
-                         const char *type, const char *cc, const char *etag,
-                         const struct etag_value *ev)
+/* What describes the file in a reply: its validators and metadata. */
+struct file_meta {
+    const char *type; /* Content-Type */
+    const char *cc;   /* Cache-Control, or NULL */
+    char etag[ETAG_LEN], alt[ETAG_LEN];
+    struct etag_value ev;
+};
+
+/* The fields of a file's reply. */
+static void file_headers(struct req *r, bool full, const struct file_meta *m,
+                         const char *type)
 {
     const struct plan *p = r->plan;
+    struct reply *out = r->out;
     char lastmod[DATE_LEN];
 
     /*
@@ -214,48 +159,57 @@ static void file_headers(struct req *r, struct MHD_Response *resp, bool full,
      * is no ETag. Repr-Digest stays when asked for: it validates the
      * cached copy the 304 refreshes.
      */
-    if (full)
-        MHD_add_response_header(resp, "Content-Type", type);
-    if (full || !etag[0]) {
+    if (full && type == m->type)
+        reply_add(out, "Content-Type", type); /* mime_type's: static */
+    else if (full)
+        reply_addf(out, "Content-Type", "%s", type); /* the caller's buffer */
+    if (full || !m->etag[0]) {
         date_format(p->st.st_mtim.tv_sec, lastmod);
-        MHD_add_response_header(resp, "Last-Modified", lastmod);
+        reply_addf(out, "Last-Modified", "%s", lastmod);
     }
-    if (etag[0])
-        MHD_add_response_header(resp, "ETag", etag);
-    if (ev->repr_digest[0])
-        MHD_add_response_header(resp, "Repr-Digest", ev->repr_digest);
+    if (m->etag[0])
+        reply_addf(out, "ETag", "%s", m->etag);
+    if (m->ev.repr_digest[0])
+        reply_addf(out, "Repr-Digest", "%s", m->ev.repr_digest);
     if (full)
-        MHD_add_response_header(resp, "Accept-Ranges", "bytes");
+        reply_add(out, "Accept-Ranges", "bytes");
     if (full && p->encoding)
-        MHD_add_response_header(resp, "Content-Encoding", p->encoding);
-    if (cc)
-        MHD_add_response_header(resp, "Cache-Control", cc);
+        reply_add(out, "Content-Encoding", p->encoding);
+    if (m->cc)
+        reply_add(out, "Cache-Control", m->cc);
 }
 
 /*
- * The whole small file @size bytes long, read into memory, made into a
- * complete 200 response and queued; kept in the thread's reply cache when
- * reply_cache_keep agrees. MHD_NO with the fd untouched when the read fails.
+ * The whole small file, @size bytes long, read into memory and made into a
+ * complete 200, kept in the thread's reply cache when reply_cache_keep
+ * agrees. False, and nothing changed, when the read comes up short (the
+ * file changed since the fstat) or fails: the caller sends from the fd.
  */
-static enum MHD_Result fill(struct req *r, uint64_t size, const char *type,
-                            const char *cc, const char *etag,
-                            const struct etag_value *ev, bool *done)
+static bool fill(struct req *r, uint64_t size, const struct file_meta *m)
 {
     struct plan *p = r->plan;
-    struct MHD_Response *resp = small_body(p->fd, 0, size);
-    bool kept;
+    char *buf = malloc((size_t)size);
+    ssize_t got;
 
-    *done = resp != NULL;
-    if (!resp)
-        return MHD_NO;
-    file_headers(r, resp, true, type, cc, etag, ev);
-    req_common_headers(r, resp);
-    kept =
-        reply_cache_keep(r->conf->serial, p->fd, &p->st, type, cc, etag, resp);
-    if (kept && r->conf->metrics)
+    if (!buf)
+        return false;
+    do
+        got = pread(p->fd, buf, (size_t)size, 0);
+    while (got < 0 && errno == EINTR);
+    if (got != (ssize_t)size) {
+        free(buf);
+        return false;
+    }
+    reply_set_bytes(r->out, buf, size, free, buf);
+    file_headers(r, true, m, m->type);
+    req_finish(r, STATUS_OK);
+    if (!r->out->failed &&
+        reply_cache_keep(r->conf->serial, p->fd, &p->st, m->type, m->cc,
+                         m->etag, r->out) &&
+        r->conf->metrics)
         metrics_count_reply(r->conf->metrics, false);
     plan_close(p);
-    return req_deliver(r, STATUS_OK, resp, size, kept);
+    return true;
 }
 
 /*
@@ -273,12 +227,12 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
     struct negotiate_accept a;
 
     if (!r->conf->n_compress || p->encoding ||
-        (r->method != HTTP_GET && r->method != HTTP_HEAD) ||
+        (r->rq->method != HTTP_GET && r->rq->method != HTTP_HEAD) ||
         size < COMPRESS_MIN_SIZE || size > COMPRESS_MAX_SIZE ||
         !mime_compressible(p->name))
         return false;
     r->vary_compress = true;
-    negotiate_parse(req_header(r, "Accept-Encoding"), &a);
+    negotiate_parse(req_field(r, RF_ACCEPT_ENCODING), &a);
     if (negotiate_order(&a, r->conf->compress, r->conf->n_compress, order) == 0)
         return false;
     *enc = order[0];
@@ -322,53 +276,63 @@ static struct compress_body *compressed(struct req *r,
     return b;
 }
 
-static void body_done(void *cls)
+static void body_put(void *b)
 {
-    compress_body_put(cls);
-}
-
-/* A response sending @len bytes at @start of @b (whose reference it takes
- * over; released here on failure). */
-static struct MHD_Response *body_mem(struct compress_body *b, uint64_t start,
-                                     uint64_t len)
-{
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer_with_free_callback_cls(
-            (size_t)len, b->data + start, body_done, b);
-
-    if (!resp)
-        compress_body_put(b);
-    return resp;
+    compress_body_put(b);
 }
 
 /*
- * Several ranges of the plan's file: one multipart/byteranges 206 streamed
- * from the fd, which the response takes over. HEAD gets the same headers
- * (libmicrohttpd sends no body for it). Whether it answered (*@ret its
- * result); false, and nothing queued, when the set cannot be written as
- * parts.
+ * A fresh random boundary (getrandom), or one from the clock and a counter
+ * when the kernel has no entropy to give yet.
+ */
+static void boundary(char out[MULTIPART_BOUNDARY_LEN + 1])
+{
+    static atomic_uint_fast64_t counter;
+    unsigned char rnd[MULTIPART_RANDOM];
+
+    if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
+        /* Unique per process, not secret: the boundary only has to be
+         * absent from the parts, and the parts are the client's file. */
+        struct timespec ts;
+        uint64_t c = atomic_fetch_add(&counter, 1);
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        memcpy(rnd, &ts.tv_sec, 8);
+        memcpy(rnd + 8, &c, 4);
+        memcpy(rnd + 12, &ts.tv_nsec, 4);
+    }
+    multipart_boundary(rnd, out);
+}
+
+/*
+ * Several ranges of the plan's file: one multipart/byteranges 206 whose
+ * parts the transport reads from the fd, which the reply takes over. HEAD
+ * gets the same fields. False, and nothing answered, when the set cannot
+ * be written as parts (a type too long for a part header: the caller sends
+ * the whole file).
  */
 static bool byteranges(struct req *r, const struct range_set *rs,
-                       const char *type, const char *cc, const char *etag,
-                       const struct etag_value *ev, enum MHD_Result *ret)
+                       const struct file_meta *m)
 {
     struct plan *p = r->plan;
-    struct multipart m;
-    char boundary[MULTIPART_BOUNDARY_LEN + 1], ctype[MULTIPART_CTYPE_LEN];
-    struct MHD_Response *resp;
+    struct multipart *mp = malloc(sizeof *mp);
+    char b[MULTIPART_BOUNDARY_LEN + 1], ctype[MULTIPART_CTYPE_LEN];
 
-    byteranges_boundary(boundary);
-    /* a type too long for a part header: the caller sends the whole file */
-    if (multipart_init(&m, rs, (uint64_t)p->st.st_size, type, boundary) != 0)
+    if (!mp)
         return false;
-    *ret = MHD_NO;
-    resp = byteranges_response(p->fd, &m);
-    if (!resp)
-        return true;
-    p->fd = -1; /* the response owns it now */
-    multipart_content_type(&m, ctype);
-    file_headers(r, resp, true, ctype, cc, etag, ev);
-    *ret = req_queue(r, STATUS_PARTIAL_CONTENT, resp, m.total);
+    boundary(b);
+    if (multipart_init(mp, rs, (uint64_t)p->st.st_size, m->type, b) != 0) {
+        free(mp);
+        return false;
+    }
+    multipart_content_type(mp, ctype);
+    r->out->body = REPLY_BODY_MULTIPART;
+    r->out->mp = mp;
+    r->out->fd = p->fd;
+    p->fd = -1; /* the reply owns it now */
+    r->out->length = mp->total;
+    file_headers(r, true, m, ctype);
+    req_finish(r, STATUS_PARTIAL_CONTENT);
     return true;
 }
 
@@ -384,22 +348,21 @@ static const char *cache_control(struct req *r)
 
 /*
  * The variant compressed on the fly in @enc, when the cache has it or makes
- * it now: the response is then the variant's, with its own tags (@etag and
- * @alt rewritten) and no identity digest. NULL: the identity file.
+ * it now: the reply is then the variant's, with its own tags (@m's etag and
+ * alt rewritten) and no identity digest. NULL: the identity file.
  */
 static struct compress_body *variant(struct req *r, enum negotiate_encoding enc,
-                                     char etag[ETAG_LEN], char alt[ETAG_LEN],
-                                     struct etag_value *ev)
+                                     struct file_meta *m)
 {
-    struct compress_body *cb = compressed(r, enc, etag, ev->pending);
+    struct compress_body *cb = compressed(r, enc, m->etag, m->ev.pending);
 
     if (!cb)
         return NULL;
     r->plan->encoding = negotiate_token(enc);
-    r->res->encoding = r->plan->encoding; /* for the log and metrics */
-    variant_tag(r->plan, etag);
-    alt_tag(r->plan, etag, alt);
-    ev->repr_digest[0] = '\0';
+    r->out->res.encoding = r->plan->encoding; /* for the log and metrics */
+    variant_tag(r->plan, m->etag);
+    alt_tag(r->plan, m->etag, m->alt);
+    m->ev.repr_digest[0] = '\0';
     return cb;
 }
 
@@ -407,10 +370,10 @@ static struct compress_body *variant(struct req *r, enum negotiate_encoding enc,
 static int conditionals(struct req *r, const char *const *tags, size_t n)
 {
     struct cond_request cr = {
-        .if_match = req_header(r, "If-Match"),
-        .if_none_match = req_header(r, "If-None-Match"),
-        .if_modified_since = req_header(r, "If-Modified-Since"),
-        .if_unmodified_since = req_header(r, "If-Unmodified-Since"),
+        .if_match = req_field(r, RF_IF_MATCH),
+        .if_none_match = req_field(r, RF_IF_NONE_MATCH),
+        .if_modified_since = req_field(r, RF_IF_MODIFIED_SINCE),
+        .if_unmodified_since = req_field(r, RF_IF_UNMODIFIED_SINCE),
     };
 
     return cond_evaluate_any(&cr, tags, n, r->plan->st.st_mtim.tv_sec);
@@ -422,47 +385,64 @@ static enum range_result wanted_range(struct req *r, uint64_t size,
                                       const char *const *tags, size_t n,
                                       struct range_set *rs)
 {
-    const char *range = req_header(r, "Range");
+    const char *range = req_field(r, RF_RANGE);
 
-    if (!range || !range_if_range_any(req_header(r, "If-Range"), tags, n,
+    if (!range || !range_if_range_any(req_field(r, RF_IF_RANGE), tags, n,
                                       r->plan->st.st_mtim.tv_sec))
         return RANGE_NONE;
     return range_plan(range, size, rs);
 }
 
-/* A regular file: validators, conditionals, Range, body. */
-enum MHD_Result respond_file(struct req *r)
+/* The 200 of the reply cache's entry: its fields and body as they are. */
+static void from_cache(struct req *r, struct reply_hit *hit)
 {
-    const struct plan *p = r->plan;
-    char etag[ETAG_LEN], alt[ETAG_LEN], crange[80];
+    struct reply *out = r->out;
+
+    if (r->conf->metrics)
+        metrics_count_reply(r->conf->metrics, true);
+    reply_use_hit(out, hit);
+    plan_close(r->plan);
+    out->status = out->res.status = STATUS_OK;
+    out->res.cache_hit = true;
+    if (r->rq->method == HTTP_HEAD)
+        reply_drop_body(out);
+    out->res.bytes = out->head ? 0 : out->length;
+}
+
+/* A regular file: validators, conditionals, Range, body. */
+void respond_file(struct req *r)
+{
+    struct plan *p = r->plan;
+    struct file_meta m = {.type = mime_type(p->name), .cc = cache_control(r)};
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
-    struct etag_value ev = {0};
     struct range_set rs;
-    enum MHD_Result multi;
-    const char *type = mime_type(p->name);
-    const char *cc = cache_control(r);
     enum negotiate_encoding enc;
     bool otf = on_the_fly(r, &enc);
     /* the reply cache holds identity bodies only */
     bool reuse = !otf && reusable(r);
     struct reply_hit hit = {0};
 
-    if (reuse && reply_cache_find(r->conf->serial, &p->st, type, cc, &hit)) {
-        memcpy(etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
-        alt_tag(p, etag, alt);
+    if (reuse &&
+        reply_cache_find(r->conf->serial, &p->st, m.type, m.cc, &hit)) {
+        memcpy(m.etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
+        alt_tag(p, m.etag, m.alt);
     } else {
-        validators(r, etag, alt, &ev);
+        validators(r, m.etag, m.alt, &m.ev);
     }
-    struct compress_body *cb = otf ? variant(r, enc, etag, alt, &ev) : NULL;
+    struct compress_body *cb = otf ? variant(r, enc, &m) : NULL;
     if (cb)
         size = len = cb->len;
-    const char *tags[2] = {etag, alt};
-    size_t n_tags = alt[0] ? 2 : 1;
+    const char *tags[2] = {m.etag, m.alt};
+    size_t n_tags = m.alt[0] ? 2 : 1;
     int c = conditionals(r, tags, n_tags);
     if (c == STATUS_PRECONDITION_FAILED) {
         compress_body_put(cb);
-        return req_simple(r, STATUS_PRECONDITION_FAILED);
+        reply_hit_drop(&hit);
+        plan_close(p);
+        req_builtin_page(r, STATUS_PRECONDITION_FAILED);
+        req_finish(r, STATUS_PRECONDITION_FAILED);
+        return;
     }
     if (c == STATUS_NOT_MODIFIED) {
         status = STATUS_NOT_MODIFIED;
@@ -470,43 +450,45 @@ enum MHD_Result respond_file(struct req *r)
         switch (wanted_range(r, size, tags, n_tags, &rs)) {
         case RANGE_MULTI:
             /* a coded variant's parts would read as coded bodies: whole */
-            if (!p->encoding && byteranges(r, &rs, type, cc, etag, &ev, &multi))
-                return multi;
+            if (!p->encoding && byteranges(r, &rs, &m)) {
+                reply_hit_drop(&hit);
+                return;
+            }
             break; /* not representable: the whole file */
         case RANGE_SINGLE:
             start = rs.v[0].start;
             len = rs.v[0].len;
             status = STATUS_PARTIAL_CONTENT;
-            snprintf(crange, sizeof crange,
-                     "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, start,
-                     start + len - 1, size);
             break;
         case RANGE_UNSATISFIABLE:
             compress_body_put(cb);
-            return unsatisfiable(r, size);
+            reply_hit_drop(&hit);
+            unsatisfiable(r, size);
+            return;
         case RANGE_NONE:
             break;
         }
     }
-    if (status == STATUS_OK && hit.resp) {
+    if (status == STATUS_OK && hit.entry) {
         /* This very version, opened and fstat()ed for this request. */
-        if (r->conf->metrics)
-            metrics_count_reply(r->conf->metrics, true);
-        return req_deliver(r, STATUS_OK, hit.resp, size, true);
+        from_cache(r, &hit);
+        return;
     }
-    if (status == STATUS_OK && reuse && r->method == HTTP_GET && !ev.pending) {
-        bool done;
-        enum MHD_Result ret = fill(r, size, type, cc, etag, &ev, &done);
-        if (done)
-            return ret;
+    reply_hit_drop(&hit);
+    if (status == STATUS_OK && reuse && r->rq->method == HTTP_GET &&
+        !m.ev.pending && fill(r, size, &m))
+        return;
+    if (cb) {
+        reply_set_bytes(r->out, (const char *)cb->data + start, len, body_put,
+                        cb);
+    } else {
+        reply_set_fd(r->out, p->fd, start, len);
+        p->fd = -1; /* the reply owns it now */
     }
-
-    struct MHD_Response *resp =
-        cb ? body_mem(cb, start, len) : body(r, status, start, len);
-    if (!resp)
-        return MHD_NO;
-    file_headers(r, resp, status != STATUS_NOT_MODIFIED, type, cc, etag, &ev);
+    file_headers(r, status != STATUS_NOT_MODIFIED, &m, m.type);
     if (status == STATUS_PARTIAL_CONTENT)
-        MHD_add_response_header(resp, "Content-Range", crange);
-    return req_queue(r, status, resp, len);
+        reply_addf(r->out, "Content-Range",
+                   "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, start,
+                   start + len - 1, size);
+    req_finish(r, status);
 }

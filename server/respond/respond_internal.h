@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * respond_internal.h - what respond.c (a request's way to its plan: methods,
- * built-in paths, access rules, rewrites, the kinds of plan) and
- * respond_file.c (a regular file's response: validators, conditionals,
- * Range and several ranges, compression on the fly, the reply cache) share.
- * respond.h is the interface.
+ * respond_internal.h - what respond.c (a request's way to its plan:
+ * methods, built-in paths, access rules, rewrites, the kinds of plan, the
+ * one error exit) and respond_file.c (a regular file's reply: validators,
+ * conditionals, Range, variants, the reply cache) share. respond.h is the
+ * interface.
  */
-#ifndef BENEATH_RESPOND_INTERNAL_H
-#define BENEATH_RESPOND_INTERNAL_H
+#ifndef BENEATH_RESPOND_RESPOND_INTERNAL_H
+#define BENEATH_RESPOND_RESPOND_INTERNAL_H
 
+#include "access/access.h"
 #include "respond/respond.h"
 
 #include <stdbool.h>
@@ -16,14 +17,13 @@
 
 /* The per-request context shared by the helpers below. */
 struct req {
-    struct MHD_Connection *c;
+    const struct request *rq;
     const struct respond_conf *conf;
-    enum http_method method;
-    struct respond_result *res;
+    struct reply *out;
+    struct files_request *lookup; /* what lookup is asked (the site's root) */
     struct plan *plan;  /* NULL for answers decided before any lookup */
     bool vary_accept;   /* the listing depends on Accept */
     bool vary_compress; /* the file is compressed on the fly for some */
-    bool tls;           /* the connection is HTTPS */
     /* access rules (access.h); all NULL without any */
     const struct access_view *av;
     const char *norm;                /* the normalised request path */
@@ -31,28 +31,41 @@ struct req {
     const struct access_headers *ah; /* headers files' headers for norm */
 };
 
-/* The request header @name, or NULL. */
-const char *req_header(struct req *r, const char *name);
+/* The request field @f, or NULL. */
+static inline const char *req_field(const struct req *r, enum request_field f)
+{
+    return r->rq->field[f];
+}
 
-/* The headers every response carries. */
-void req_common_headers(struct req *r, struct MHD_Response *resp);
+/* req_common_headers - the fields every reply carries (nosniff, --header,
+ * the headers files', Vary, Server-Timing, HSTS). */
+void req_common_headers(struct req *r);
 
 /*
- * req_deliver - queue @resp, complete with its headers, with @status; release
- * our reference unless @kept (the reply cache holds it).
+ * req_finish - the reply is complete: @status, the common fields (and the
+ * challenge of a 401), the body's bytes for the log.
  */
-enum MHD_Result req_deliver(struct req *r, unsigned status,
-                            struct MHD_Response *resp, uint64_t body,
-                            bool kept);
+void req_finish(struct req *r, unsigned status);
 
-/* req_queue - add the common headers, queue @resp with @status, release it. */
-enum MHD_Result req_queue(struct req *r, unsigned status,
-                          struct MHD_Response *resp, uint64_t body);
+/*
+ * req_fail - the one error exit: @status with its error page (a file
+ * looked up like any other, never a success) or the built-in page.
+ */
+void req_fail(struct req *r, unsigned status);
 
-/* req_simple - a small built-in HTML body for @status. */
-enum MHD_Result req_simple(struct req *r, unsigned status);
+/* req_page - r->plan, a PLAN_PAGE, as the reply: the file with its status. */
+void req_page(struct req *r);
 
-/* respond_file - the response to a plan of kind PLAN_FILE. */
-enum MHD_Result respond_file(struct req *r);
+/* req_simple - the built-in page of @status as the whole reply (with Allow
+ * for a 405). */
+void req_simple(struct req *r, unsigned status);
+
+/* req_builtin_page - the small built-in HTML body of @status, with its
+ * Content-Type; the fields common to every reply are left to the caller. */
+void req_builtin_page(struct req *r, unsigned status);
+
+/* respond_file - the reply to a plan of kind PLAN_FILE (the plan is
+ * released or taken over). */
+void respond_file(struct req *r);
 
 #endif

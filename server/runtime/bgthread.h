@@ -5,8 +5,8 @@
  * condition variables made and destroyed together, and a thread started
  * with every signal blocked.
  */
-#ifndef BGTHREAD_H
-#define BGTHREAD_H
+#ifndef BENEATH_RUNTIME_BGTHREAD_H
+#define BENEATH_RUNTIME_BGTHREAD_H
 
 #include <pthread.h>
 

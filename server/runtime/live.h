@@ -11,8 +11,8 @@
  * uses it any more. An idle thread keeps the generation it last saw until
  * its next request: at most one old generation per thread stays alive.
  */
-#ifndef LIVE_H
-#define LIVE_H
+#ifndef BENEATH_RUNTIME_LIVE_H
+#define BENEATH_RUNTIME_LIVE_H
 
 struct live;
 

@@ -8,8 +8,8 @@
  * reference to the generation it last saw and switches only between
  * requests, so an old root stays open until no thread uses it.
  */
-#ifndef ROOT_H
-#define ROOT_H
+#ifndef BENEATH_RUNTIME_ROOT_H
+#define BENEATH_RUNTIME_ROOT_H
 
 struct root;
 

@@ -8,6 +8,8 @@
  */
 #include "tls/material.h"
 
+#include "common/elems.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/bio.h>
@@ -25,7 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define DAY_SECONDS 86400
 
 /* Longest self-signed validity accepted: ten years. */

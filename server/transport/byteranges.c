@@ -7,11 +7,8 @@
 #include "transport/byteranges.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 struct body {
@@ -70,23 +67,4 @@ struct MHD_Response *byteranges_response(int fd, const struct multipart *m)
     if (!r)
         free(b);
     return r;
-}
-
-void byteranges_boundary(char out[MULTIPART_BOUNDARY_LEN + 1])
-{
-    static atomic_uint_fast64_t counter;
-    unsigned char rnd[MULTIPART_RANDOM];
-
-    if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
-        /* Unique per process, not secret: the boundary only has to be
-         * absent from the parts, and the parts are the client's file. */
-        struct timespec ts;
-        uint64_t c = atomic_fetch_add(&counter, 1);
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        memcpy(rnd, &ts.tv_sec, 8);
-        memcpy(rnd + 8, &c, 4);
-        memcpy(rnd + 12, &ts.tv_nsec, 4);
-    }
-    multipart_boundary(rnd, out);
 }

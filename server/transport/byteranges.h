@@ -8,8 +8,8 @@
  * bytes of state, whatever the file or range sizes. No sendfile (the parts
  * are interleaved with delimiter text), on HTTP and HTTPS alike.
  */
-#ifndef BYTERANGES_H
-#define BYTERANGES_H
+#ifndef BENEATH_TRANSPORT_BYTERANGES_H
+#define BENEATH_TRANSPORT_BYTERANGES_H
 
 #include "http/multipart.h"
 
@@ -26,11 +26,5 @@
  * connection rather than send a wrong body.
  */
 struct MHD_Response *byteranges_response(int fd, const struct multipart *m);
-
-/*
- * byteranges_boundary - a fresh random boundary (getrandom), or a boundary
- * from the clock and a counter when the kernel has no entropy to give yet.
- */
-void byteranges_boundary(char out[MULTIPART_BOUNDARY_LEN + 1]);
 
 #endif

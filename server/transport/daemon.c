@@ -17,6 +17,7 @@
  * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
  * and cleans up.
  */
+#include "access/access.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
 
@@ -192,7 +193,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
-    free(c->buf);
+    arena_free(&c->arena);
     free(c);
     *socket_context = NULL;
 }

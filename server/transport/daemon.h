@@ -2,8 +2,8 @@
 /*
  * daemon.h - the libmicrohttpd daemons: one per listening socket.
  */
-#ifndef DAEMON_H
-#define DAEMON_H
+#ifndef BENEATH_TRANSPORT_DAEMON_H
+#define BENEATH_TRANSPORT_DAEMON_H
 
 #include "observe/log.h"
 #include "respond/respond.h"

@@ -4,9 +4,11 @@
  * watchdog) and daemon_request.c (one request: the handler, its log line)
  * share: the per-connection state and the daemon it belongs to.
  */
-#ifndef BENEATH_DAEMON_INTERNAL_H
-#define BENEATH_DAEMON_INTERNAL_H
+#ifndef BENEATH_TRANSPORT_DAEMON_INTERNAL_H
+#define BENEATH_TRANSPORT_DAEMON_INTERNAL_H
 
+#include "http/arena.h"
+#include "http/request.h"
 #include "transport/daemon.h"
 #include "transport/tls_gnutls.h"
 #include "transport/wire.h"
@@ -19,33 +21,26 @@
 #include <stdint.h>
 #include <time.h>
 
-/* An offset in struct conn's buffer that holds no string. */
-#define NO_STR SIZE_MAX
-
 struct conn {
     struct conn *prev, *next; /* in http.conns, under http.lock */
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
     char client[INET6_ADDRSTRLEN];
-    char forwarded[INET6_ADDRSTRLEN]; /* the request's client behind a
-                                         trusted proxy, or "" */
-    struct wire_conn wire;            /* the raw bytes' framing (wire.c) */
+    struct wire_conn wire;   /* the raw bytes' framing (wire.c) */
     unsigned heads;          /* request heads begun on this connection */
     gnutls_session_t tls;    /* HTTPS: the session, else NULL */
     const char *tls_version; /* its version's name, once known */
 
     /* the current request */
-    bool started;  /* the handler's first call happened */
-    bool logged;   /* the access log line is written */
-    unsigned head; /* this request's index on the connection */
-    unsigned bad;  /* a status decided from the headers (400), or 0 */
-    enum http_method method;
-    size_t target, meth, version, referer, agent, host; /* offsets in buf */
-    uint64_t start_ns; /* headers complete (monotonic) */
-    const char *vhost; /* the --vhost pattern that served, or NULL */
+    bool started;       /* the handler's first call happened */
+    bool logged;        /* the access log line is written */
+    unsigned head;      /* this request's index on the connection */
+    unsigned bad;       /* a status decided from the headers (400), or 0 */
+    struct request rq;  /* filled when its head is complete */
+    const char *target; /* the raw target (in arena), or NULL */
+    uint64_t start_ns;  /* headers complete (monotonic) */
     struct respond_result res;
-    char *buf;
-    size_t cap, used;
+    struct arena arena; /* the request's strings */
 };
 
 struct daemon {

@@ -14,6 +14,7 @@
 #include "http/framing.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
+#include "transport/reply_mhd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,52 +23,13 @@
 #include <sys/socket.h>
 #include <time.h>
 
-/*
- * Reserve @n bytes in the connection buffer; their offset, or NO_STR.
- * The buffer may move: pointers into it are stale afterwards (offsets are
- * not).
- */
-static size_t reserve(struct conn *c, size_t n)
-{
-    if (c->used + n > c->cap) {
-        size_t cap = c->cap ? c->cap : 256;
-        while (cap < c->used + n)
-            cap *= 2;
-        char *b = realloc(c->buf, cap);
-        if (!b)
-            return NO_STR;
-        c->buf = b;
-        c->cap = cap;
-    }
-    c->used += n;
-    return c->used - n;
-}
-
-/* Copy @s (not inside the buffer) into it; the offset, or NO_STR. */
-static size_t keep(struct conn *c, const char *s)
-{
-    if (!s)
-        return NO_STR;
-    size_t n = strlen(s) + 1;
-    size_t off = reserve(c, n);
-    if (off != NO_STR)
-        memcpy(c->buf + off, s, n);
-    return off;
-}
-
-static const char *str(const struct conn *c, size_t off)
-{
-    return off == NO_STR ? NULL : c->buf + off;
-}
-
 void conn_forget(struct conn *c)
 {
-    c->used = 0;
-    c->target = c->meth = c->version = c->referer = c->agent = c->host = NO_STR;
-    c->vhost = NULL;
+    arena_reset(&c->arena);
+    memset(&c->rq, 0, sizeof c->rq);
+    c->target = NULL;
     c->start_ns = 0;
     memset(&c->res, 0, sizeof c->res);
-    c->forwarded[0] = '\0';
 }
 
 void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
@@ -84,7 +46,7 @@ void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     c->logged = false;
     c->head = c->heads++;
     c->bad = 0;
-    c->target = keep(c, uri);
+    c->target = uri ? arena_strndup(&c->arena, uri, strlen(uri)) : NULL;
     return c;
 }
 
@@ -107,23 +69,24 @@ void conn_log_request(const struct daemon_gen *g, struct conn *c,
         uint64_t end = metrics_now_ns();
         ns = end > c->start_ns ? end - c->start_ns : 0;
     }
+    const struct request *rq = &c->rq;
     struct log_record r = {
-        .client = c->forwarded[0] ? c->forwarded : c->client,
+        .client = c->res.client[0] ? c->res.client : c->client,
         .user = c->res.user[0] ? c->res.user : NULL,
         .time = now.tv_sec,
         .msec = (unsigned)(now.tv_nsec / 1000000),
         .duration_us = ns / 1000,
-        .host = str(c, c->host),
-        .vhost = c->vhost,
+        .host = rq->field[RF_HOST],
+        .vhost = c->res.vhost,
         .tls = c->tls_version,
         .encoding = c->res.encoding,
-        .method = str(c, c->meth),
-        .target = str(c, c->target),
-        .version = str(c, c->version),
+        .method = rq->method_name,
+        .target = c->target,
+        .version = rq->version_name,
         .status = status,
         .bytes = c->res.bytes,
-        .referer = str(c, c->referer),
-        .agent = str(c, c->agent),
+        .referer = rq->field[RF_REFERER],
+        .agent = rq->field[RF_USER_AGENT],
         .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
                        ? NULL
                        : resolver_backend_name(c->res.backend),
@@ -136,104 +99,98 @@ void conn_log_request(const struct daemon_gen *g, struct conn *c,
                               c->res.backend, ns, r.encoding, c->res.err);
 }
 
-static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind,
-                                  const char *key, const char *value)
-{
-    unsigned *n = cls;
-
-    (void)kind;
-    (void)value;
-    if (strcasecmp(key, "Host") == 0)
-        (*n)++;
-    return MHD_YES;
-}
-
-/*
- * RFC 9112 3.2: 400 for an HTTP/1.1 request without Host, and for any with
- * more than one.
- */
-static unsigned check_host(struct MHD_Connection *mc, const char *version)
-{
-    unsigned n = 0;
-
-    MHD_get_connection_values(mc, MHD_HEADER_KIND, count_host, &n);
-    if (n > 1 || (n == 0 && strcmp(version, "HTTP/1.1") == 0))
-        return STATUS_BAD_REQUEST;
-    return 0;
-}
-
-static enum MHD_Result add_field(void *cls, enum MHD_ValueKind kind,
-                                 const char *key, size_t key_size,
-                                 const char *value, size_t value_size)
-{
-    (void)kind;
-    framing_fields_add(cls, key, key_size, value ? value : "",
-                       value ? value_size : 0);
-    return MHD_YES;
-}
-
-/*
- * The framing of this request (RFC 9112 5, 6): a violation the byte scanner
- * saw in this head, else the verdict over the stored fields. 0, 400 or
- * 501; *@body gets whether a body is announced.
- */
-static unsigned check_framing(struct conn *c, struct MHD_Connection *mc,
-                              const char *version, bool *body)
-{
+/* One field line: kept in the request if the server reads it, and given
+ * to the framing verdict. */
+struct collect {
+    struct conn *c;
     struct framing_fields f;
+    bool oom;
+};
 
+static enum MHD_Result collect_field(void *cls, enum MHD_ValueKind kind,
+                                     const char *key, size_t key_size,
+                                     const char *value, size_t value_size)
+{
+    struct collect *k = cls;
+
+    (void)kind;
+    framing_fields_add(&k->f, key, key_size, value ? value : "",
+                       value ? value_size : 0);
+    if (request_add_field(&k->c->rq, &k->c->arena, key, key_size,
+                          value ? value : "", value ? value_size : 0,
+                          true) != 0)
+        k->oom = true;
+    return MHD_YES;
+}
+
+/*
+ * The request of this head, from libmicrohttpd's view of it, with the
+ * framing of it (RFC 9112 5, 6): a violation the byte scanner saw in this
+ * head, else the verdict over the stored fields; then RFC 9112 3.2: 400
+ * for an HTTP/1.1 request without Host, and for any with more than one.
+ * Returns 0, 400, 500 or 501; *@body gets whether a body is announced.
+ */
+static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
+                             const char *method, const char *version,
+                             bool *body)
+{
+    struct request *rq = &c->rq;
+    struct collect k = {.c = c};
+    unsigned st;
+
+    rq->method = http_method_of(method);
+    rq->method_name = method;
+    rq->target = c->target;
+    rq->version_name = version;
+    rq->version =
+        strcmp(version, "HTTP/1.0") == 0 ? HTTP_VERSION_1_0 : HTTP_VERSION_1_1;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    rq->peer = ci ? ci->client_addr : NULL;
+    rq->peer_len = !rq->peer ? 0
+                   : rq->peer->sa_family == AF_INET6
+                       ? sizeof(struct sockaddr_in6)
+                   : rq->peer->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                    : sizeof(struct sockaddr);
+    rq->peer_text = c->client;
+    rq->tls = c->tls != NULL;
+    rq->tls_version = c->tls_version;
+    framing_fields_init(&k.f);
+    MHD_get_connection_values_n(mc, MHD_HEADER_KIND, collect_field, &k);
     *body = false;
     if (c->wire.scan.why && c->wire.scan.bad_head <= c->head) {
         *body = true;
-        return 400;
+        return STATUS_BAD_REQUEST;
     }
-    framing_fields_init(&f);
-    MHD_get_connection_values_n(mc, MHD_HEADER_KIND, add_field, &f);
-    return framing_fields_verdict(&f, version, body, NULL);
+    st = framing_fields_verdict(&k.f, version, body, NULL);
+    if (!st && (rq->count[RF_HOST] > 1 ||
+                (rq->count[RF_HOST] == 0 && strcmp(version, "HTTP/1.1") == 0)))
+        st = STATUS_BAD_REQUEST;
+    if (!st && k.oom)
+        st = STATUS_INTERNAL_SERVER_ERROR;
+    return st;
 }
 
-static enum MHD_Result respond(struct daemon *h, struct conn *c,
-                               struct MHD_Connection *mc)
+/* Answer the request on @c: respond() decides, the reply is queued. */
+static enum MHD_Result answer(struct daemon *h, struct conn *c,
+                              struct MHD_Connection *mc)
 {
     /* this request's configuration, from here to its log line */
     const struct daemon_gen *g = live_get(h->gens);
+    struct reply rep;
+    enum MHD_Result ret;
 
-    if (c->target == NO_STR || !g)
+    if (!c->target || !g)
         return MHD_NO;
-    if (c->bad) {
-        enum MHD_Result ret =
-            respond_status(mc, &g->respond, c->bad, c->method, &c->res);
-        conn_log_request(g, c, c->res.status);
-        return ret;
-    }
-    /* Scratch for the decoded path: as long as the raw target. */
-    size_t tlen = strlen(c->buf + c->target) + 1;
-    size_t scratch = reserve(c, tlen);
-    if (scratch == NO_STR)
-        return MHD_NO;
-    /* the Host picks the site: its root fd, cache and rules (access.c) */
-    struct access_site site;
-    unsigned st =
-        access_site(h->conf->access, h->root, mc, c->buf + c->target, &site);
-    if (st) {
-        enum MHD_Result ret =
-            respond_status(mc, &g->respond, st, c->method, &c->res);
-        conn_log_request(g, c, c->res.status);
-        return ret;
-    }
-    c->vhost = site.vhost;
-    /* the directory cache's hits and misses of this request, when shown */
-    struct resolver_cache_stats before = {0}, after;
-    if (g->respond.metrics && site.dir_cache)
-        resolver_cache_get_stats(site.dir_cache, &before);
-    enum MHD_Result ret =
-        respond_request(mc, &g->respond, &site, c->method, c->buf + c->target,
-                        c->buf + scratch, tlen, &c->res);
-    if (g->respond.metrics && site.dir_cache) {
-        resolver_cache_get_stats(site.dir_cache, &after);
-        metrics_count_dir_cache(g->respond.metrics, after.hits - before.hits,
-                                after.misses - before.misses);
-    }
+    if (c->bad)
+        respond_error(&c->rq, &g->respond, c->bad, &rep);
+    else
+        respond(&c->rq, &g->respond, &rep);
+    c->res = rep.res;
+    ret = reply_queue(mc, &rep, c->tls != NULL);
+    if (ret == MHD_NO)
+        c->res.status = 0; /* nothing went out: the connection closes */
+    reply_release(&rep);
     if (c->res.status)
         conn_log_request(g, c, c->res.status);
     return ret;
@@ -257,27 +214,12 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
         c->start_ns = metrics_now_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
-        c->method = http_method_of(method);
-        c->meth = keep(c, method);
-        c->version = keep(c, version);
-        c->referer = keep(
-            c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Referer"));
-        c->agent = keep(
-            c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "User-Agent"));
-        c->host =
-            keep(c, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host"));
         /* the handshake is done once a request arrives */
         if (c->tls && !c->tls_version)
             c->tls_version =
                 gnutls_protocol_get_name(gnutls_protocol_get_version(c->tls));
         bool body;
-        c->bad = check_framing(c, mc, version, &body);
-        if (!c->bad)
-            c->bad = check_host(mc, version);
-        /* behind a trusted proxy: the forwarded client, and its rules */
-        if (!c->bad)
-            c->bad = access_client(h->conf->access, mc, c->forwarded,
-                                   sizeof c->forwarded);
+        c->bad = read_request(c, mc, method, version, &body);
         /*
          * A framing error, or a request that announces a body: answer now.
          * Queued in the first call, libmicrohttpd sends Connection: close
@@ -286,7 +228,7 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
          * no connection.
          */
         if (c->bad || body)
-            return respond(h, c, mc);
+            return answer(h, c, mc);
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -294,7 +236,7 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
         *upload_data_size = 0;
         return MHD_YES;
     }
-    return respond(h, c, mc);
+    return answer(h, c, mc);
 }
 
 void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
@@ -312,7 +254,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
         fprintf(stderr,
                 "beneath: %s: the file ended before its size while being "
                 "sent (truncated meanwhile?); connection closed\n",
-                c->target == NO_STR ? "-" : c->buf + c->target);
+                c->target ? c->target : "-");
         c->wire.short_file = false;
     }
     const struct daemon_gen *g = c->logged ? NULL : live_get(h->gens);

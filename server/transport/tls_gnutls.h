@@ -10,8 +10,8 @@
  * (libmicrohttpd has no sendfile under TLS and reads fd responses 4 KiB at a
  * time) and tells whether a connection is HTTPS.
  */
-#ifndef TLS_H
-#define TLS_H
+#ifndef BENEATH_TRANSPORT_TLS_GNUTLS_H
+#define BENEATH_TRANSPORT_TLS_GNUTLS_H
 
 #include "tls/material.h"
 

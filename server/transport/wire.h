@@ -16,8 +16,8 @@
  * the TLS alert of a failed handshake. Any
  * other descriptor passes through untouched.
  */
-#ifndef WIRE_H
-#define WIRE_H
+#ifndef BENEATH_TRANSPORT_WIRE_H
+#define BENEATH_TRANSPORT_WIRE_H
 
 #include "http/framing.h"
 
