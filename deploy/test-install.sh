@@ -4,7 +4,8 @@
 # the expected files; both man pages render without warnings and describe
 # every option the programs know; the systemd units pass systemd-analyze
 # verify and name the installed binary and configuration; the installed
-# example configuration is valid, and the installed binary serves with it.
+# example configuration is valid, and the installed binary serves with it;
+# docs/security.md gives the unit's exposure score as systemd-analyze does.
 #   test-install.sh BUILD_DIR
 set -euo pipefail
 build=$1
@@ -78,6 +79,12 @@ if command -v systemd-analyze >/dev/null; then
   awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' ||
     fail "beneath.service exposure $score, above 2.0: $sec"
   echo "ok: systemd-analyze security: exposure $score (at most 2.0)"
+  # docs/security.md's before/after table gives the score the unit has
+  doc=$(dirname "${BASH_SOURCE[0]}")/../docs/security.md
+  after=$(sed -n 's/^| overall exposure | [0-9.]* | \([0-9.]*\) |.*/\1/p' "$doc")
+  [ "$after" = "$score" ] ||
+    fail "docs/security.md's table gives exposure '$after' after, systemd-analyze $score"
+  echo "ok: docs/security.md's exposure table says $score"
 else
   echo "note: no systemd-analyze here; units not verified"
 fi
