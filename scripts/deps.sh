@@ -2,6 +2,7 @@
 # Install what beneath needs from Debian 12's packages, only what is missing.
 #   scripts/deps.sh build   compiler, CMake and the libraries
 #   scripts/deps.sh test    also the test, analysis and benchmark tools
+#   scripts/deps.sh list build|test-only   print a list, install nothing
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
@@ -11,8 +12,17 @@ build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
 test_pkgs=(check libsubunit-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
-  man-db systemd dpkg-dev jq podman runc catatonit netavark aardvark-dns
-  iptables apache2-utils prometheus python3-minimal pebble)
+  man-db systemd dpkg-dev lintian jq podman runc catatonit netavark aardvark-dns
+  iptables debootstrap apache2-utils prometheus python3-minimal pebble)
+
+if [ "${1:-}" = list ]; then
+  case "${2:-}" in
+  build) printf '%s\n' "${build_pkgs[@]}" ;;
+  test-only) printf '%s\n' "${test_pkgs[@]}" ;;
+  *) echo "usage: scripts/deps.sh list build|test-only" >&2; exit 2 ;;
+  esac
+  exit 0
+fi
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = test ]; then

@@ -250,6 +250,15 @@ int conf_diff(const struct conf *a, const struct conf *b,
 void conf_help(FILE *out, const char *progname);
 
 /*
+ * What --help says that the man page says too (deploy/gen-doc.c writes its
+ * SYNOPSIS and SIGNALS from them): the operands after the program's name
+ * ("[OPTIONS] [PORT] [ROOT]"), and what SIGHUP does, a sentence without its
+ * subject ("reads the configuration again ...").
+ */
+extern const char conf_usage_operands[];
+extern const char conf_sighup_help[];
+
+/*
  * conf_option_name - the name of the option in row @i of the table (sorted),
  * for tests and documentation generators.
  *
@@ -264,11 +273,12 @@ struct conf_option_doc {
     const char *dflt;      /* default in file syntax, or NULL */
     const char *dflt_help; /* default as --help says it, or NULL */
     const char *help;
-    bool repeat;    /* every use appends */
-    bool in_file;   /* may be set in the config file */
-    bool in_env;    /* may be set as env[] */
-    char env[64];   /* BENEATH_NAME */
-    char meta[128]; /* storage behind metavar for enums */
+    char short_name; /* 'p' for -p, or 0 */
+    bool repeat;     /* every use appends */
+    bool in_file;    /* may be set in the config file */
+    bool in_env;     /* may be set as env[] */
+    char env[64];    /* BENEATH_NAME */
+    char meta[128];  /* storage behind metavar for enums */
 };
 
 /*

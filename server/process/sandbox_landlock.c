@@ -342,8 +342,12 @@ static int ruleset_create(struct walls *w)
         return -1;
     }
     if (abi < 0) {
-        snprintf(w->landlock_why, sizeof w->landlock_why,
-                 "this kernel has no Landlock (%s)", sandbox_errname(errno));
+        int err = errno;
+
+        if (!sandbox_who("landlock_create_ruleset", err, w->landlock_why,
+                         sizeof w->landlock_why))
+            snprintf(w->landlock_why, sizeof w->landlock_why,
+                     "this kernel has no Landlock (%s)", sandbox_errname(err));
         return -1;
     }
     w->abi = (int)abi;
