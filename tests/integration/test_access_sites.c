@@ -544,6 +544,64 @@ START_TEST(rules_bad_input)
 }
 END_TEST
 
+/*
+ * Netlify's "Basic-Auth: user:pass" in _headers is password protection
+ * there; as a header it would publish the password. Refused with FILE:LINE
+ * at start-up, in --check and on SIGHUP (the old rules stay), and the
+ * password is never echoed, in a message or a response.
+ */
+START_TEST(rules_basic_auth)
+{
+    char *www = tree_site("home\n"), *err;
+    const char *pass = "pw-Xq7-never-sent";
+    const char *line =
+        "Basic-Auth (Netlify's password protection) is not a header";
+
+    harness_forbid(pass);
+    tree_write_str(www, "_headers",
+                   hfmt("/*\n  X-Site: 1\n  Basic-Auth: editor:%s\n", pass));
+    err = refused((const char *[]){"--site-files", "on", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("beneath: %s/_headers:3: %s", www, line)),
+           "start-up:\n%s", err);
+    EXPECT(!strstr(err, pass), "the password echoed:\n%s", err);
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("%s/_headers:3: %s", www, line)) &&
+               !strstr(err, pass),
+           "--check:\n%s", err);
+
+    /* --headers-file: the same */
+    char *hf = tree_path(www, "_headers");
+    err = refused((const char *[]){"--headers-file", hf, "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("%s:3: %s", hf, line)) && !strstr(err, pass),
+           "--headers-file:\n%s", err);
+
+    /* SIGHUP: refused, the rules read before stay */
+    tree_write_str(www, "_headers", "/*\n  X-Site: 1\n");
+    struct server *s = start(www, (const char *[]){"--site-files", "on", NULL});
+    struct http_response *r = http_get(s, "/");
+    EXPECT_HEADER(r, "X-Site", "1", "before SIGHUP");
+    tree_write_str(www, "_headers",
+                   hfmt("/*\n  X-Site: 2\n  Basic-Auth: editor:%s\n", pass));
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "keeping the _redirects", 5000),
+           "no keep line:\n%s", server_stderr(s));
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("SIGHUP: %s/_headers:3: %s", www, line)) &&
+               !strstr(server_stderr(s), pass),
+           "SIGHUP:\n%s", server_stderr(s));
+    r = http_get(s, "/");
+    EXPECT_HEADER(r, "X-Site", "1", "the old rules after SIGHUP");
+    EXPECT_HEADER(r, "Basic-Auth", NULL, "after SIGHUP");
+    server_stop_clean(s);
+}
+END_TEST
+
 /* Error pages: the original status, under each site's root. */
 START_TEST(error_pages)
 {
@@ -594,7 +652,7 @@ Suite *access_sites_suite(void)
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
-                   &rules_bad_input, &error_pages}},
+                   &rules_bad_input, &rules_basic_auth, &error_pages}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
