@@ -42,8 +42,13 @@ static int parse_into(struct access_rules *r, bool redirects, const char *text,
     int err = redirects ? redirects_parse(&r->redirects, text, len, name, &d)
                         : headers_file_parse(&r->headers, text, len, name, &d);
 
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %swarning: %s\n", when, d.warnings[i]);
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "beneath: %s%s\n", when, d.msgs[i]);
+    if (d.warnings_dropped)
+        fprintf(stderr, "beneath: %swarning: %s: %zu more lines ignored\n",
+                when, name, d.warnings_dropped);
     if (d.dropped)
         fprintf(stderr, "beneath: %s%s: %zu more problems\n", when, name,
                 d.dropped);

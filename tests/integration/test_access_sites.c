@@ -500,17 +500,23 @@ START_TEST(rules_bad_input)
     err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
                                    "127.0.0.1:0", www, NULL},
                   NULL);
-    static const char *const msgs[] = {
-        ":1: query-parameter matching ('id=:id') is not supported",
-        ":2: status 404: only 200 (rewrite), 301, 302, 303, 307 and 308",
-        ":3: 'http://example.org/' leaves the origin over plain HTTP",
-        ":4: '//example.org/' would leave the origin (protocol-relative)",
-        ":5: rules for a host are not supported",
-        ":6: TO uses :slug, which FROM does not define",
+    /* the ones a migrated site may have are warnings, the rest errors */
+    static const struct {
+        const char *kind, *msg;
+    } msgs[] = {
+        {"warning: ", ":1: query-parameter matching ('id=:id') is not "
+                      "supported: line ignored"},
+        {"warning: ", ":2: status 404 (a page sent with that status) is not "
+                      "supported"},
+        {"", ":3: 'http://example.org/' leaves the origin over plain HTTP"},
+        {"", ":4: '//example.org/' would leave the origin (protocol-relative)"},
+        {"warning: ", ":5: rules for a host are not supported"},
+        {"", ":6: TO uses :slug, which FROM does not define"},
     };
     for (size_t i = 0; i < N_ELEMS(msgs); i++)
-        EXPECT(strstr(err, hfmt("%s/_redirects%s", www, msgs[i])),
-               "missing '%s':\n%s", msgs[i], err);
+        EXPECT(strstr(err, hfmt("beneath: %s%s/_redirects%s", msgs[i].kind, www,
+                                msgs[i].msg)),
+               "missing '%s':\n%s", msgs[i].msg, err);
     /* a _redirects that is a link out of the root is refused, not read */
     unlink(tree_path(www, "_redirects"));
     tree_write_str(d, "elsewhere", "/a /b\n");
@@ -541,6 +547,77 @@ START_TEST(rules_bad_input)
                strcmp(http_header(r, "Location"), "/new/page-9999.html") == 0,
            "rule 10000:\n%s", r->head);
     server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * A _redirects written for Netlify: the lines beneath does not serve
+ * (a 404 page rule, Country=, a host in FROM, a proxy) are named as
+ * warnings with FILE:LINE and ignored, and the site starts with the rest;
+ * a Role= rule (who may see what) still refuses the start, and a SIGHUP
+ * that adds one keeps the old rules.
+ */
+START_TEST(rules_netlify_ignored)
+{
+    char *www = tree_site("home\n"), *err;
+    static const char migrated[] =
+        "/blog/*         /news/:splat                 301\n"
+        "/*              /404.html                    404\n"
+        "/               /fr/                         302  Country=fr\n"
+        "https://old.example/*  https://new.example/:splat  301!\n"
+        "/api/*          https://api.example/:splat   200\n"
+        "/old            /new                         302\n";
+
+    tree_write_str(www, "_redirects", migrated);
+    tree_write_str(www, "404.html", "the site's 404 page\n");
+    struct server *s = start(www, (const char *[]){"--site-files", "on", NULL});
+    static const char *const warns[] = {
+        ":2: status 404 (a page sent with that status) is not supported: line "
+        "ignored",
+        ":3: the condition 'Country=fr' is not supported: line ignored",
+        ":4: rules for a host are not supported",
+        ":5: a 200 rewrite to another origin would be a proxy (not "
+        "supported): line ignored",
+    };
+    for (size_t i = 0; i < N_ELEMS(warns); i++)
+        EXPECT(strstr(server_stderr(s),
+                      hfmt("beneath: warning: %s/_redirects%s", www, warns[i])),
+               "missing warning %zu:\n%s", i, server_stderr(s));
+    struct http_response *r = http_get(s, "/blog/a");
+    EXPECT_STATUS(r, 301, "line 1 serves");
+    EXPECT_HEADER(r, "Location", "/news/a", "line 1");
+    r = http_get(s, "/old");
+    EXPECT_HEADER(r, "Location", "/new", "line 6 serves");
+    r = http_get(s, "/");
+    EXPECT_BODY(r, "home\n", "the Country= rule is ignored");
+    r = http_get(s, "/api/x");
+    EXPECT_STATUS(r, 404, "the proxy rule is ignored");
+    EXPECT(strstr(r->body, "the site's 404 page"), "the 404 page: %s", r->body);
+
+    /* a SIGHUP that brings a Role= rule: refused, the old rules stay */
+    tree_write_str(www, "_redirects",
+                   "/old /newer 302\n/admin/* /admin/:splat 200! Role=admin\n");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, "keeping the _redirects", 5000),
+           "no keep line:\n%s", server_stderr(s));
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("beneath: SIGHUP: %s/_redirects:2: the condition "
+                       "'Role=admin' decides who may see the target",
+                       www)),
+           "the Role= line named:\n%s", server_stderr(s));
+    r = http_get(s, "/old");
+    EXPECT_HEADER(r, "Location", "/new", "the old rules after SIGHUP");
+    server_stop_clean(s);
+
+    /* at start-up and in --check: a Role= rule refuses the start */
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("beneath: %s/_redirects:2: the condition "
+                            "'Role=admin' decides who may see the target: not "
+                            "supported (--auth protects paths)",
+                            www)),
+           "Role= at start-up:\n%s", err);
 }
 END_TEST
 
@@ -652,7 +729,8 @@ Suite *access_sites_suite(void)
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
-                   &rules_bad_input, &rules_basic_auth, &error_pages}},
+                   &rules_bad_input, &rules_netlify_ignored, &rules_basic_auth,
+                   &error_pages}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
