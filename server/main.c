@@ -198,6 +198,9 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
         fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
                 same ? "" : real, same ? "" : ")");
     access_startup(a, f);
+    if (c->listing_quick)
+        fprintf(f, "beneath: listing directories without an index file, as "
+                   "python3 -m http.server does (--listing off: 403)\n");
     if (murl[0])
         fprintf(f, "beneath: metrics on %s\n", murl);
     fprintf(f, "beneath: resolver %s\n", backend);
