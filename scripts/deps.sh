@@ -4,8 +4,10 @@
 #   scripts/deps.sh test    also the test, analysis and benchmark tools
 set -euo pipefail
 
+# media-types: /etc/mime.types, read at start-up (--mime-types)
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
-  libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev)
+  libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev
+  media-types)
 test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh

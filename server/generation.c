@@ -75,6 +75,7 @@ static void policy(struct generation *g, const struct generation_base *b)
                 .try_html = c->try_html,
                 .fallback = c->fallback,
                 .error_pages = b->error_pages,
+                .mime = b->mime,
                 /* Timed and counted only when shown. */
                 .resolved = c->metrics || c->metrics_listen || c->server_timing
                                 ? b->resolved

@@ -25,6 +25,7 @@ struct generation_base {
     files_resolved_fn *resolved; /* after every resolver call, or NULL */
     void *resolved_arg;
     const struct error_pages *error_pages; /* --error-page (access.c) */
+    const struct mime_map *mime; /* --mime-types, --mime (restart-only) */
 };
 
 struct generation_log; /* an access log shared by generations */

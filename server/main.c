@@ -253,6 +253,7 @@ struct server {
     struct metrics_server *msrv; /* serving it */
     struct etag_cache *etags;
     struct compress_cache *compress; /* bodies compressed on the fly */
+    struct mime_map mime;            /* --mime-types, --mime */
     struct generation_base base;
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
@@ -393,6 +394,20 @@ static void compress_counts(void *arg, uint64_t *hits, uint64_t *misses)
     *misses = st.misses;
 }
 
+/* --mime-types and --mime, read once; problems (-ENOMEM: out of memory). */
+static int check_mime(struct server *s)
+{
+    struct conf_diag d = {0};
+    int err = conf_mime_load(&s->c, &s->mime, &d);
+
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %s\n", d.warnings[i]);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "beneath: %s\n", d.msgs[i]);
+    conf_diag_free(&d);
+    return err == -ENOMEM ? err : err ? 1 : 0;
+}
+
 /* The TLS material, the ETag cache and --metrics-listen; problems. */
 static int check_outputs(struct server *s)
 {
@@ -459,6 +474,7 @@ static int check_generation(struct server *s)
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
         .error_pages = access_error_pages(s->access),
+        .mime = &s->mime,
     };
     err = generation_new(&s->c, &s->base, NULL, &g);
     if (err) {
@@ -488,6 +504,11 @@ static int phase_check(struct server *s)
     /* vhosts, address rules, htpasswd, rule files, error pages: from the
      * start-up configuration (their files are re-read on SIGHUP) */
     err = access_open(&s->c, s->root, s->dir_cache, &s->metrics, &s->access);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
+
+    err = check_mime(s);
     if (err == -ENOMEM)
         return -ENOMEM;
     errors += err;
@@ -632,6 +653,7 @@ static void server_close(struct server *s)
     generation_unref(s->boot);
     etag_cache_free(s->etags);
     compress_cache_free(s->compress);
+    mime_map_free(&s->mime);
     access_free(s->access); /* it borrows the root */
     root_close(s->root);
     conf_free(&s->c);

@@ -38,6 +38,9 @@ static const char *const restart_only[] = {
     "site-files",
     "trusted-proxy",
     "vhost",
+    /* read at start-up (conf_mime_load) */
+    "mime",
+    "mime-types",
     /* the daemons */
     "etag",
     "header-timeout",

@@ -140,7 +140,8 @@ static enum MHD_Result page(struct req *r)
     if (!resp)
         return req_simple(r, p->status);
     p->fd = -1; /* the response owns it now */
-    MHD_add_response_header(resp, "Content-Type", mime_type(p->name));
+    MHD_add_response_header(resp, "Content-Type",
+                            mime_map_type(r->conf->files.mime, p->name));
     return req_queue(r, p->status, resp, size);
 }
 

@@ -275,7 +275,7 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
     if (!r->conf->n_compress || p->encoding ||
         (r->method != HTTP_GET && r->method != HTTP_HEAD) ||
         size < COMPRESS_MIN_SIZE || size > COMPRESS_MAX_SIZE ||
-        !mime_compressible(p->name))
+        !mime_map_compressible(r->conf->files.mime, p->name))
         return false;
     r->vary_compress = true;
     negotiate_parse(req_header(r, "Accept-Encoding"), &a);
@@ -440,7 +440,7 @@ enum MHD_Result respond_file(struct req *r)
     struct etag_value ev = {0};
     struct range_set rs;
     enum MHD_Result multi;
-    const char *type = mime_type(p->name);
+    const char *type = mime_map_type(r->conf->files.mime, p->name);
     const char *cc = cache_control(r);
     enum negotiate_encoding enc;
     bool otf = on_the_fly(r, &enc);

@@ -24,6 +24,7 @@
 
 #include "cache_rules.h"
 #include "headers_opt.h"
+#include "mime.h"
 #include "negotiate.h"
 #include "resolver.h"
 
@@ -149,6 +150,10 @@ struct conf {
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
 
+    /* media types over the built-in table (conf_mime_load) */
+    char *mime_types;      /* a mime.types file or "off" */
+    struct conf_strv mime; /* "EXT=TYPE", each later one winning */
+
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
     bool server_timing;    /* Server-Timing: resolve;dur=MS */
@@ -267,6 +272,22 @@ int conf_option_doc(size_t i, struct conf_option_doc *d);
  * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
+
+/* The default mime-types file: Debian's media-types package. */
+#define CONF_MIME_TYPES "/etc/mime.types"
+
+/*
+ * conf_mime_load - the media types @c adds to the built-in table: its
+ * mime-types file (CONF_MIME_TYPES read only when present, its bad lines
+ * warnings; any other file must be there and right), then its mime items,
+ * into @out (overwritten; release it with mime_map_free whatever the
+ * result). Messages to @d, each with its place ("FILE:LINE: why",
+ * "mime-types: FILE: why", "mime ITEM: why").
+ *
+ * Returns 0 (warnings may have been added), -EINVAL or -ENOMEM.
+ */
+int conf_mime_load(const struct conf *c, struct mime_map *out,
+                   struct conf_diag *d);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

@@ -21,5 +21,7 @@ int conf_check_cidrs(const char *item, char *err);
 int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);
+/* --mime EXT=TYPE (mime_load.c) */
+int conf_check_mime(const char *item, char *err);
 
 #endif

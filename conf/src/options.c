@@ -330,6 +330,25 @@ const struct opt opts[] = {
              "their own (plain HTTP, only that path; e.g. 127.0.0.1:9100, "
              "[::1]:9100; port 0 picks one), so they need not be public",
      .check = check_metrics_listen},
+    {.name = "mime",
+     .type = &t_items,
+     .off = OFF(mime),
+     .metavar = "EXT=TYPE",
+     .dflt_help = "none",
+     .help = "Content-Type of files ending in .EXT (\"vtt=text/vtt\", "
+             "\"txt=text/plain; charset=iso-8859-1\"); wins over --mime-types "
+             "and the built-in table; read at start-up; repeatable",
+     .check = conf_check_mime,
+     .flags = OPT_REPEAT},
+    {.name = "mime-types",
+     .type = &t_path,
+     .off = OFF(mime_types),
+     .dflt = CONF_MIME_TYPES,
+     .metavar = "FILE|off",
+     .help = "media types by extension in the mime.types format, over the "
+             "built-in table; the default is read when present (Debian's "
+             "media-types package); off: the built-in table alone; read at "
+             "start-up"},
     {.name = "port",
      .short_name = 'p',
      .type = &t_port,

@@ -176,7 +176,8 @@ static void file(struct lookup *l, int fd, const struct stat *st,
 
     set_name(l->p, path);
     take_fd(l->p, PLAN_FILE, STATUS_OK, fd, st);
-    if (conf->n_precompressed == 0 || !negotiate_compressible(mime_type(path)))
+    if (conf->n_precompressed == 0 ||
+        !negotiate_compressible(mime_map_type(conf->mime, path)))
         return;
     negotiate_parse(l->rq->accept_encoding, &a);
     n = negotiate_order(&a, conf->precompressed, conf->n_precompressed, order);

@@ -15,6 +15,7 @@
 
 #include "error_pages.h"
 #include "method.h"
+#include "mime.h"
 #include "negotiate.h"
 #include "resolver.h"
 #include "target.h"
@@ -44,6 +45,7 @@ struct files_conf {
     bool try_html;        /* /guide -> guide.html */
     const char *fallback; /* root-relative file for 404 GETs, or NULL */
     const struct error_pages *error_pages; /* --error-page, or NULL */
+    const struct mime_map *mime; /* types over the built-in table, or NULL */
     files_resolved_fn *resolved; /* or NULL: resolutions are not timed */
     void *resolved_arg;
 };

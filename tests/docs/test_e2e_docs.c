@@ -540,6 +540,115 @@ START_TEST(json_listing)
 }
 END_TEST
 
+/* ---- media types: the built-in table, a mime.types file, --mime ------ */
+
+/* A mime.types as Debian's media-types writes it (a part of it). */
+static const char types_file[] =
+    "# Media (MIME) types and the extensions that represent them.\n"
+    "application/epub+zip\t\t\t\tepub\n"
+    "application/vnd.apple.mpegurl\t\t\tm3u8\n"
+    "application/x-yaml\t\t\t\tyaml yml\n"
+    "application/sarif+json\t\t\t\tsarif sarif.json\n"
+    "audio/flac\t\t\t\t\tflac\n"
+    "audio/ogg\t\t\t\t\toga ogg opus spx\n"
+    "image/apng\t\t\t\t\tapng\n"
+    "image/jxl\t\t\t\t\tjxl\n"
+    "image/vnd.microsoft.icon\t\t\tico\n"
+    "text/calendar\t\t\t\t\tics ifb\n"
+    "text/vtt\t\t\t\t\tvtt\n";
+
+/* What each name is sent as: with the built-in table alone (--mime-types
+ * off), with the file above, and with --mime over the file. */
+static const struct {
+    const char *name, *builtin, *file, *mime;
+} typed[] = {
+    {"subs.vtt", "text/vtt; charset=utf-8", "text/vtt; charset=utf-8",
+     "text/plain; charset=utf-8"},
+    {"live.m3u8", "application/vnd.apple.mpegurl",
+     "application/vnd.apple.mpegurl", "application/vnd.apple.mpegurl"},
+    {"talk.opus", "audio/ogg", "audio/ogg", "audio/opus"},
+    {"song.flac", "audio/flac", "audio/flac", "audio/flac"},
+    {"photo.jxl", "image/jxl", "image/jxl", "image/jxl"},
+    {"spin.apng", "image/apng", "image/apng", "image/apng"},
+    {"team.ics", "text/calendar; charset=utf-8", "text/calendar; charset=utf-8",
+     "text/calendar; charset=utf-8"},
+    {"book.epub", "application/epub+zip", "application/epub+zip",
+     "application/epub+zip"},
+    {"site.yaml", "application/yaml", "application/x-yaml",
+     "text/yaml; charset=utf-8"},
+    {"favicon.ico", "image/x-icon", "image/vnd.microsoft.icon",
+     "image/vnd.microsoft.icon"},
+    {"scan.sarif.json", "application/json; charset=utf-8",
+     "application/sarif+json", "application/sarif+json"},
+    {"page.html", "text/html; charset=utf-8", "text/html; charset=utf-8",
+     "text/html; charset=utf-8"},
+};
+
+START_TEST(mime_types)
+{
+    char *d = tree_new(), *site = tree_path(d, "www");
+    char *types = tree_path(d, "mime.types"), *out, *err;
+
+    tree_mkdir(d, "www");
+    tree_write_str(d, "mime.types", types_file);
+    for (size_t i = 0; i < N_ELEMS(typed); i++)
+        tree_write_str(site, typed[i].name, "x\n");
+    for (int k = 0; k < 3; k++) {
+        const char *args[][9] = {
+            {"--mime-types", "off", NULL},
+            {"--mime-types", types, NULL},
+            {"--mime-types", types, "--mime", "vtt=text/plain", "--mime",
+             ".yaml=text/yaml", "--mime", "OPUS=audio/opus", NULL},
+        };
+        struct server *s =
+            server_start(site, args[k][0], args[k][1], args[k][2], args[k][3],
+                         args[k][4], args[k][5], args[k][6], args[k][7], NULL);
+        for (size_t i = 0; i < N_ELEMS(typed); i++) {
+            const char *want = k == 0   ? typed[i].builtin
+                               : k == 1 ? typed[i].file
+                                        : typed[i].mime;
+            struct http_response *r = http_get(s, hfmt("/%s", typed[i].name));
+
+            EXPECT_STATUS(r, 200, typed[i].name);
+            EXPECT_HEADER(r, "Content-Type", want,
+                          hfmt("%s (%d)", typed[i].name, k));
+            EXPECT_HEADER(r, "X-Content-Type-Options", "nosniff",
+                          typed[i].name);
+        }
+        server_stop_clean(s);
+    }
+
+    /* mistakes, each named with its place */
+    tree_write_str(d, "bad.types", "text/vtt vtt\nvtt text/vtt\n");
+    /* in_dir: the value and the message name a file of d */
+    static const struct {
+        const char *opt, *val;
+        bool in_dir;
+        const char *msg;
+    } bad[] = {
+        {"--mime-types", "bad.types", true,
+         "bad.types:2: 'vtt' is not a media type (type/subtype)"},
+        {"--mime-types", "none.types", true,
+         "none.types: No such file or directory"},
+        {"--mime", "vtt", false,
+         "beneath: --mime: expected EXT=TYPE, as in vtt=text/vtt"},
+        {"--mime", "vtt=text", false,
+         "beneath: --mime: 'text' is not a media type"},
+    };
+    for (size_t i = 0; i < N_ELEMS(bad); i++) {
+        const char *val = bad[i].in_dir ? tree_path(d, bad[i].val) : bad[i].val;
+        const char *msg =
+            bad[i].in_dir ? hfmt("%s/%s", d, bad[i].msg) : bad[i].msg;
+        int ws =
+            beneath_run((const char *[]){bad[i].opt, val, "--check", "--listen",
+                                         "127.0.0.1:0", site, NULL},
+                        NULL, 30000, &out, &err);
+        EXPECT_EXIT(ws, 2, err);
+        EXPECT(strstr(err, msg), "row %zu: want '%s' in:\n%s", i, msg, err);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "e2e_docs",
     .fixture = DOCS_FIXTURE,
@@ -549,5 +658,6 @@ const struct check_main check_main = {
                {"rules", .tests = {&cache_rules, &cache_rule_errors,
                                    &security_and_extra_headers,
                                    &headers_from_config_file}},
-               {"routes", .tests = {&try_html, &fallback, &json_listing}}},
+               {"routes", .tests = {&try_html, &fallback, &json_listing}},
+               {"types", .tests = {&mime_types}}},
     .suites = {{.make = docs_ops_suite}}};
