@@ -86,6 +86,7 @@ static void policy(struct generation *g, const struct generation_base *b)
         .hsts = c->hsts,
         .cache = &c->cache,
         .headers = &c->headers,
+        .cors = &c->cors,
         .health = c->health,
         .metrics_path = c->metrics,
         /* counted when shown, at a path or on their own listener */

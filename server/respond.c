@@ -42,6 +42,12 @@ void req_common_headers(struct req *r, struct MHD_Response *resp)
             MHD_add_response_header(resp, h->v[i].name, h->v[i].value);
     if (r->ah)
         access_headers_add(r->ah, resp);
+    /* a path's own Access-Control-Allow-Origin (--header, _headers) wins */
+    if (!(h && headers_opt_find(h, "Access-Control-Allow-Origin")) &&
+        !(r->ah && access_headers_sets(r->ah, "Access-Control-Allow-Origin")))
+        for (size_t i = 0; i < r->cors.n; i++)
+            MHD_add_response_header(resp, r->cors.h[i].name,
+                                    r->cors.h[i].value);
     if (vary_encoding || r->vary_accept)
         MHD_add_response_header(resp, "Vary",
                                 vary_encoding && r->vary_accept
@@ -423,9 +429,13 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
     int status = target_decode(raw, flags, buf, size, &t);
     if (status)
         return status_page(&r, &rq, (unsigned)status);
-    if (method == HTTP_OPTIONS)
+    cors_decide(conf->cors, req_header(&r, "Origin"), method == HTTP_OPTIONS,
+                req_header(&r, "Access-Control-Request-Method"),
+                req_header(&r, "Access-Control-Request-Headers"), &r.cors);
+    if (method == HTTP_OPTIONS && (!r.av || t.asterisk))
         return options(&r);
-    if (conf->health && strcmp(t.path, conf->health) == 0)
+    if (method != HTTP_OPTIONS && conf->health &&
+        strcmp(t.path, conf->health) == 0)
         return builtin(&r, false);
     if (r.av) {
         /* rules match the lexically normalised path: /a/../b is /b */
@@ -439,6 +449,12 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
         r.norm = np;
         access_headers(r.av, np, &ah);
         r.ah = &ah;
+        /* with the path's headers; a preflight carries no credentials */
+        if (method == HTTP_OPTIONS) {
+            ret = options(&r);
+            free(norm);
+            return ret;
+        }
         status = (int)access_auth(r.av, np, req_header(&r, "Authorization"),
                                   res->user, sizeof res->user);
         if (status) {

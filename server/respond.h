@@ -14,6 +14,7 @@
 #include "access.h"
 #include "cache_rules.h"
 #include "compress.h"
+#include "cors.h"
 #include "etag_cache.h"
 #include "headers_opt.h"
 #include "lookup.h"
@@ -33,6 +34,7 @@ struct respond_conf {
     unsigned hsts;            /* Strict-Transport-Security max-age (HTTPS) */
     const struct cache_rules *cache;   /* Cache-Control by path, or NULL */
     const struct headers_opt *headers; /* added to every response, or NULL */
+    const struct cors *cors;           /* --cors, or NULL */
     const char *health;                /* root-relative URL path, or NULL */
     const char *metrics_path;          /* root-relative URL path, or NULL */
     struct metrics *metrics;           /* counters, or NULL */

@@ -184,7 +184,7 @@ static enum MHD_Result unsatisfiable(struct req *r, uint64_t size)
  * Whether the 200 of this request may come from, or go into, the thread's
  * reply cache: a GET or HEAD of a small file, without the headers that
  * depend on the request (Server-Timing, HSTS over TLS, a variant's Vary and
- * Content-Encoding, Repr-Digest).
+ * Content-Encoding, Repr-Digest, a --cors list's answer to an Origin).
  */
 static bool reusable(struct req *r)
 {
@@ -194,7 +194,7 @@ static bool reusable(struct req *r)
            !r->conf->server_timing && !p->encoding && !p->vary_encoding &&
            p->st.st_size > 0 &&
            (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
-           !req_header(r, "Want-Repr-Digest") &&
+           !req_header(r, "Want-Repr-Digest") && !r->cors.per_origin &&
            /* headers files give headers by request path, not by file */
            !(r->ah && access_headers_any(r->ah));
 }

@@ -29,6 +29,7 @@ struct req {
     const char *norm;                /* the normalised request path */
     const char *challenge;           /* WWW-Authenticate of a 401 */
     const struct access_headers *ah; /* headers files' headers for norm */
+    struct cors_reply cors;          /* --cors: its headers */
 };
 
 /* The request header @name, or NULL. */

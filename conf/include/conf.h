@@ -23,6 +23,7 @@
 #define CONF_H
 
 #include "cache_rules.h"
+#include "cors.h"
 #include "headers_opt.h"
 #include "mime.h"
 #include "negotiate.h"
@@ -128,6 +129,7 @@ struct conf {
     struct headers_opt headers; /* every header option in order, then (with
                                    security_headers) the security set */
     size_t n_headers_given;     /* headers.v[0..n): from header options */
+    struct cors cors;           /* origins that may read responses */
     char *fallback; /* root-relative file served (200) for GETs that would
                        404, or NULL */
     char *health;   /* root-relative URL path answering 200, or NULL */

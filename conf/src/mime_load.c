@@ -41,7 +41,7 @@ static int slurp(const char *path, char **text, size_t *len)
         goto out_close;
     }
     if (!S_ISREG(st.st_mode) || st.st_size > MIME_FILE_MAX) {
-        err = S_ISDIR(st.st_mode)   ? -EISDIR
+        err = S_ISDIR(st.st_mode)    ? -EISDIR
               : !S_ISREG(st.st_mode) ? -EINVAL
                                      : -EFBIG;
         goto out_close;
@@ -84,10 +84,10 @@ static int report(const struct lines_diag *ld, bool dflt, struct conf_diag *d)
         worst(&r, dflt ? diag_warn(d, "warning: %s (line ignored)", ld->msgs[i])
                        : diag_add(d, "%s", ld->msgs[i]));
     if (ld->dropped)
-        worst(&r, dflt ? diag_warn(d, "warning: %s: %zu more lines ignored",
-                                   CONF_MIME_TYPES, ld->dropped)
-                       : diag_add(d, "mime-types: %zu more problems",
-                                  ld->dropped));
+        worst(&r,
+              dflt ? diag_warn(d, "warning: %s: %zu more lines ignored",
+                               CONF_MIME_TYPES, ld->dropped)
+                   : diag_add(d, "mime-types: %zu more problems", ld->dropped));
     return ld->oom ? -ENOMEM : r;
 }
 
@@ -131,8 +131,8 @@ int conf_mime_load(const struct conf *c, struct mime_map *out,
         char err[ERR_MAX];
         int k = mime_map_add(out, c->mime.v[i], err, sizeof err);
 
-        worst(&r, k == -EINVAL ? diag_add(d, "mime %s: %s", c->mime.v[i], err)
-                               : k);
+        worst(&r,
+              k == -EINVAL ? diag_add(d, "mime %s: %s", c->mime.v[i], err) : k);
     }
     mime_map_finish(out);
     return r;

@@ -182,6 +182,16 @@ const struct opt opts[] = {
      .help = "resolver flags: beneath, in-root, no-xdev, no-symlinks, "
              "no-magiclinks, no-jumps (beneath excludes in-root; none: "
              "unconfined)"},
+    {.name = "cors",
+     .type = &t_cors,
+     .off = OFF(cors),
+     .metavar = "ORIGINS|*",
+     .dflt_help = "none",
+     .help = "let scripts of these origins (a comma list of "
+             "http[s]://HOST[:PORT], or * for any) read the responses: "
+             "Access-Control-Allow-Origin, Vary: Origin for a list, and the "
+             "preflight OPTIONS answered (GET, HEAD; the headers asked "
+             "for; Access-Control-Max-Age " CORS_MAX_AGE ")"},
     {.name = "deny",
      .type = &t_items,
      .off = OFF(deny),

@@ -540,6 +540,98 @@ START_TEST(json_listing)
 }
 END_TEST
 
+/* ---- CORS: --cors, and per-path headers on OPTIONS -------------------- */
+
+/* A request with Origin @origin (NULL: none) and more header lines. */
+static struct http_response *from(struct server *s, const char *method,
+                                  const char *path, const char *origin,
+                                  const char *h1, const char *h2)
+{
+    const char *hdrs[4] = {NULL};
+    size_t n = 0;
+
+    if (origin)
+        hdrs[n++] = hfmt("Origin: %s", origin);
+    if (h1)
+        hdrs[n++] = h1;
+    if (h2)
+        hdrs[n++] = h2;
+    return http_do(NULL, s, method, path, hdrs);
+}
+
+START_TEST(cors_headers)
+{
+    const char *a = "https://a.example";
+    struct server *s = server_start(www, "--cors", hfmt("%s,http://b.test", a),
+                                    "--threads", "1", NULL);
+    struct http_response *r;
+
+    /* the reply cache keeps a file whose ctime settled: plain.css has */
+    sleep(3);
+    for (int i = 0; i < 3; i++) {
+        r = from(s, "GET", "/plain.css", NULL, NULL, NULL);
+        EXPECT_HEADER(r, "Access-Control-Allow-Origin", NULL, "no Origin");
+        EXPECT_HEADER(r, "Vary", "Origin", "no Origin");
+    }
+    r = from(s, "GET", "/plain.css", a, NULL, NULL);
+    EXPECT_BODY(r, "PLAIN-NOVARIANT\n", "an allowed origin");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", a, "an allowed origin");
+    EXPECT_HEADER(r, "Vary", "Origin", "an allowed origin");
+    r = from(s, "GET", "/plain.css", "https://c.example", NULL, NULL);
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", NULL, "another origin");
+    r = from(s, "GET", "/plain.css", a, NULL, NULL);
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", a, "allowed, again");
+    r = from(s, "GET", "/missing", "http://b.test", NULL, NULL);
+    EXPECT_STATUS(r, 404, "a 404");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", "http://b.test", "a 404");
+
+    /* the preflight */
+    r = from(s, "OPTIONS", "/plain.css", a,
+             "Access-Control-Request-Method: GET",
+             "Access-Control-Request-Headers: x-test");
+    EXPECT_STATUS(r, 204, "preflight");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", a, "preflight");
+    EXPECT_HEADER(r, "Access-Control-Allow-Methods", "GET, HEAD", "preflight");
+    EXPECT_HEADER(r, "Access-Control-Allow-Headers", "x-test", "preflight");
+    EXPECT_HEADER(r, "Access-Control-Max-Age", "7200", "preflight");
+    EXPECT_HEADER(r, "Vary", "Origin, Access-Control-Request-Headers",
+                  "preflight");
+    EXPECT_HEADER(r, "Allow", "GET, HEAD, OPTIONS", "preflight");
+    r = from(s, "OPTIONS", "/plain.css", "https://c.example",
+             "Access-Control-Request-Method: GET", NULL);
+    EXPECT_STATUS(r, 204, "a preflight from another origin");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", NULL,
+                  "a preflight from another origin");
+    EXPECT_HEADER(r, "Access-Control-Allow-Methods", NULL,
+                  "a preflight from another origin");
+    server_stop_clean(s);
+
+    /* a path's own Access-Control-Allow-Origin wins over --cors, and the
+     * headers file's headers go on OPTIONS too */
+    char *d = tree_new(), *hf = tree_path(d, "headers");
+    tree_write_str(d, "headers",
+                   "/list/*\n  Access-Control-Allow-Origin: https://own.test\n"
+                   "  Access-Control-Allow-Headers: X-Own\n");
+    s = server_start(www, "--cors", "*", "--headers-file", hf, NULL);
+    r = from(s, "OPTIONS", "/list/a.txt", a,
+             "Access-Control-Request-Method: GET",
+             "Access-Control-Request-Headers: X-Own");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", "https://own.test",
+                  "the path's own, on OPTIONS");
+    EXPECT(http_header_count(r, "Access-Control-Allow-Origin") == 1 &&
+               http_header_count(r, "Access-Control-Allow-Methods") == 0,
+           "--cors stays out of the path's own:\n%s", r->head);
+    EXPECT_HEADER(r, "Access-Control-Allow-Headers", "X-Own", "on OPTIONS");
+    r = from(s, "OPTIONS", "/plain.css", a,
+             "Access-Control-Request-Method: GET", NULL);
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", "*", "--cors '*'");
+    EXPECT_HEADER(r, "Vary", NULL, "--cors '*' varies on nothing");
+    r = raw_request(s->port, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 5000);
+    EXPECT_STATUS(r, 204, "OPTIONS *");
+    server_stop_clean(s);
+}
+END_TEST
+
 /* ---- media types: the built-in table, a mime.types file, --mime ------ */
 
 /* A mime.types as Debian's media-types writes it (a part of it). */
@@ -656,7 +748,7 @@ const struct check_main check_main = {
                 .tests = {&off_by_default, &preference_order, &vary,
                           &variant_range_and_conditionals, &no_fd_growth}},
                {"rules", .tests = {&cache_rules, &cache_rule_errors,
-                                   &security_and_extra_headers,
+                                   &security_and_extra_headers, &cors_headers,
                                    &headers_from_config_file}},
                {"routes", .tests = {&try_html, &fallback, &json_listing}},
                {"types", .tests = {&mime_types}}},
