@@ -149,10 +149,11 @@ static unsigned fd_budget(const struct conf *c)
         if (setrlimit(RLIMIT_NOFILE, &want) == 0)
             rl.rlim_cur = rl.rlim_max;
     }
-    /* each root (--root and every vhost) has its own cache per thread */
+    /* each root (--root, every vhost and mount) has its own cache per
+     * thread */
     per_thread = rl.rlim_cur > fixed
                      ? (rl.rlim_cur - fixed) / (c->threads + 1) /
-                           (1 + (rlim_t)c->vhost.n)
+                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n)
                      : 0;
     if (per_thread >= (rlim_t)cache + 3)
         return cache;

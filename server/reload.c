@@ -34,6 +34,7 @@ static const char *const restart_only[] = {
     "deny",
     "error-page",
     "headers-file",
+    "mount",
     "redirects",
     "site-files",
     "trusted-proxy",

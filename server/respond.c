@@ -306,6 +306,27 @@ static enum MHD_Result status_page(struct req *r, struct files_request *rq,
     return emit_plan(r, &p);
 }
 
+/*
+ * --mount: a path at or below a mount's URL prefix (@norm, normalised) is
+ * looked up beneath the mount's own root, any other beneath the site's
+ * (@norm NULL: the site's).
+ */
+static void route(struct req *r, struct files_request *rq, struct target *t,
+                  const char *norm)
+{
+    struct access_route m;
+
+    rq->root_fd = r->site->root_fd;
+    rq->cache = r->site->dir_cache;
+    rq->name_prefix = NULL;
+    if (!norm || !access_mount(r->site, norm, &m))
+        return;
+    rq->root_fd = m.root_fd;
+    rq->cache = m.dir_cache;
+    rq->name_prefix = m.prefix;
+    t->path = m.path;
+}
+
 /* Look @rq up and emit it; a site's own rule file is answered 404. */
 static enum MHD_Result lookup_emit(struct req *r, struct files_request *rq)
 {
@@ -343,6 +364,7 @@ static enum MHD_Result rewrite(struct req *r, struct files_request *rq,
         r->challenge = access_challenge(r->av);
     if (!status && access_hidden_name(r->av, norm))
         status = STATUS_NOT_FOUND;
+    route(r, rq, &t, status ? NULL : norm);
     if (status) {
         ret = status_page(r, rq, (unsigned)status);
     } else {
@@ -409,7 +431,8 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
                     .method = method,
                     .res = res,
                     .tls = tls_connection(c),
-                    .av = site->view.a ? &site->view : NULL};
+                    .av = site->view.a ? &site->view : NULL,
+                    .site = site};
     struct target t;
     struct files_request rq = {
         .root_fd = site->root_fd,
@@ -437,8 +460,9 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
     if (method != HTTP_OPTIONS && conf->health &&
         strcmp(t.path, conf->health) == 0)
         return builtin(&r, false);
-    if (r.av) {
-        /* rules match the lexically normalised path: /a/../b is /b */
+    if (r.av || site->mounts) {
+        /* rules and mounts match the lexically normalised path: /a/../b
+         * is /b */
         size_t need = strlen(t.path) + 3;
         char *np = need <= sizeof small ? small : (norm = malloc(need));
 
@@ -447,6 +471,10 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
             return status_page(&r, &rq, STATUS_INTERNAL_SERVER_ERROR);
         }
         r.norm = np;
+    }
+    if (r.av) {
+        const char *np = r.norm;
+
         access_headers(r.av, np, &ah);
         r.ah = &ah;
         /* with the path's headers; a preflight carries no credentials */
@@ -472,6 +500,7 @@ enum MHD_Result respond_request(struct MHD_Connection *c,
     }
     rq.accept = req_header(&r, "Accept");
     rq.accept_encoding = req_header(&r, "Accept-Encoding");
+    route(&r, &rq, &t, r.norm);
     ret = r.av ? with_rules(&r, &rq, flags, &t) : lookup_emit(&r, &rq);
     free(norm);
     return ret;

@@ -30,6 +30,8 @@ struct req {
     const char *challenge;           /* WWW-Authenticate of a 401 */
     const struct access_headers *ah; /* headers files' headers for norm */
     struct cors_reply cors;          /* --cors: its headers */
+    const struct access_site *site;  /* the site (its --mount table), or
+                                        NULL for an answer without a path */
 };
 
 /* The request header @name, or NULL. */

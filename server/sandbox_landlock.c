@@ -388,6 +388,9 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, c->root);
     for (size_t i = 0; i < c->vhost.n; i++)
         add_root(w, conf_item_path(c->vhost.v[i]));
+    /* a --mount's DIR (or its one file), reopened on SIGHUP like a root */
+    for (size_t i = 0; i < c->mount.n; i++)
+        add_root(w, conf_item_path(c->mount.v[i]));
     for (size_t i = 0; i < c->auth.n; i++)
         add_reread(w, "auth", conf_item_path(c->auth.v[i]));
     add_reread(w, "redirects", c->redirects);

@@ -139,8 +139,8 @@ struct conf {
     /*
      * Access (docs/access.md); syntax-checked here, loaded by the server.
      * Files the server opens by path, which a sandbox must allow: the
-     * HTPASSWD of each auth item and the ROOT of each vhost item (both
-     * conf_item_path), redirects and headers_file.
+     * HTPASSWD of each auth item, the ROOT of each vhost item and the DIR
+     * of each mount item (all conf_item_path), redirects and headers_file.
      */
     struct conf_strv auth;          /* "GLOBS=HTPASSWD", first match wins */
     char *auth_realm;               /* the Basic realm */
@@ -148,6 +148,7 @@ struct conf {
     struct conf_strv deny;          /* "CIDR[,CIDR...]" each */
     struct conf_strv trusted_proxy; /* "CIDR[,CIDR...]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
+    struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
@@ -270,8 +271,9 @@ struct conf_option_doc {
 int conf_option_doc(size_t i, struct conf_option_doc *d);
 
 /*
- * conf_item_path - the path of an auth ("GLOBS=HTPASSWD") or vhost
- * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
+ * conf_item_path - the path of an auth ("GLOBS=HTPASSWD"), vhost
+ * ("NAME=ROOT") or mount ("/URL/PREFIX=DIR") item: what follows its first
+ * '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
 

@@ -13,6 +13,7 @@
 #include "error_pages.h"
 #include "glob.h"
 #include "host.h"
+#include "urlpath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -133,4 +134,17 @@ int conf_check_realm(const char *item, char *err)
         return -EINVAL;
     }
     return 0;
+}
+
+int conf_check_mount(const char *item, char *err)
+{
+    const char *eq = strchr(item, '=');
+
+    if (!eq || !eq[1]) {
+        snprintf(err, ERR_MAX,
+                 "expected /URL/PREFIX=DIR, as in "
+                 "'/_static/fonts=/usr/share/fonts-lato'");
+        return -EINVAL;
+    }
+    return urlpath_prefix_check(item, (size_t)(eq - item), err, WHY_MAX);
 }

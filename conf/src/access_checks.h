@@ -2,8 +2,8 @@
 /*
  * access_checks.h - the access options' value type and the syntax checks
  * of their values (auth, allow/deny/trusted-proxy, vhost, error-page,
- * auth-realm), for the option table. Each writes a sentence to @err (ERR_MAX
- * bytes) and returns -EINVAL, or returns 0.
+ * auth-realm, mount), for the option table. Each writes a sentence to @err
+ * (ERR_MAX bytes) and returns -EINVAL, or returns 0.
  */
 #ifndef CONF_ACCESS_CHECKS_H
 #define CONF_ACCESS_CHECKS_H
@@ -21,6 +21,7 @@ int conf_check_cidrs(const char *item, char *err);
 int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);
+int conf_check_mount(const char *item, char *err);
 /* --mime EXT=TYPE (mime_load.c) */
 int conf_check_mime(const char *item, char *err);
 

@@ -359,6 +359,19 @@ const struct opt opts[] = {
              "built-in table; the default is read when present (Debian's "
              "media-types package); off: the built-in table alone; read at "
              "start-up"},
+    {.name = "mount",
+     .type = &t_items,
+     .off = OFF(mount),
+     .metavar = "/URL/PREFIX=DIR",
+     .dflt_help = "none",
+     .help = "serve the paths at and below /URL/PREFIX from DIR, resolved "
+             "beneath DIR's own fd with --confine (nginx's alias; the longest "
+             "prefix wins; DIR may be a file, which answers that one URL), "
+             "for what a symlink out of the root would reach, which stays "
+             "refused (docs/docs-hosting.md); reopened on SIGHUP; repeatable "
+             "(in BENEATH_MOUNT: separated by spaces)",
+     .check = conf_check_mount,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
     {.name = "port",
      .short_name = 'p',
      .type = &t_port,

@@ -102,12 +102,16 @@ static int open_regular(struct lookup *l, const char *path, struct stat *st,
     return fd;
 }
 
-static void set_name(struct plan *p, const char *name)
+/* The plan's name: @name, after the mount's URL prefix when there is one. */
+static void set_name(struct lookup *l, const char *name)
 {
-    size_t n = strnlen(name, sizeof p->name - 1);
+    struct plan *p = l->p;
+    const char *prefix = l->rq->name_prefix;
 
-    memcpy(p->name, name, n);
-    p->name[n] = '\0';
+    if (prefix)
+        snprintf(p->name, sizeof p->name, "%s/%s", prefix, name);
+    else
+        snprintf(p->name, sizeof p->name, "%s", name);
 }
 
 static void take_fd(struct plan *p, enum plan_kind kind, unsigned status,
@@ -174,7 +178,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
     unsigned tried = 0;
     size_t n;
 
-    set_name(l->p, path);
+    set_name(l, path);
     take_fd(l->p, PLAN_FILE, STATUS_OK, fd, st);
     if (conf->n_precompressed == 0 ||
         !negotiate_compressible(mime_map_type(conf->mime, path)))
@@ -247,7 +251,7 @@ static bool error_page(struct lookup *l, unsigned status)
         close(fd);
         return false;
     }
-    set_name(l->p, path ? path : "404.html");
+    set_name(l, path ? path : "404.html");
     take_fd(l->p, PLAN_PAGE, status, fd, &st);
     return true;
 }
@@ -327,7 +331,7 @@ static void directory(struct lookup *l, const char *path)
         refuse(l, err);
         return;
     }
-    set_name(l->p, path);
+    set_name(l, path);
     take_fd(l->p, PLAN_LISTING, STATUS_OK, fd, &st);
     l->p->json = negotiate_wants_json(l->rq->accept);
 }

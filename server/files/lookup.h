@@ -60,6 +60,8 @@ struct files_request {
     const char *accept_encoding; /* Accept-Encoding header, or NULL */
     bool bare;                   /* a 404 stays a bare 404 (no fallback, no
                                     error page): the caller decides */
+    const char *name_prefix;     /* before the plan's name (a --mount's URL
+                                    prefix without its '/'), or NULL */
 };
 
 enum plan_kind {
@@ -84,8 +86,10 @@ struct plan {
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
     uint64_t resolve_ns;           /* time spent in the resolver; counted
                                       only when files_conf.resolved is set */
-    char name[PATH_MAX]; /* root-relative path: MIME type, cache rules; last,
-                            so that a new plan clears only what is before */
+    char name[PATH_MAX]; /* root-relative path (under a --mount, from the
+                            site's root): MIME type, cache rules, the
+                            listing's title; last, so that a new plan
+                            clears only what is before */
 };
 
 /*

@@ -3,7 +3,9 @@
  * test_access_sites.c - where requests go, against the real binary (the
  * second suite of test_e2e_access): virtual hosts (Host headers; a symlink
  * from one site into another refused under the backend in
- * BENEATH_E2E_RESOLVER), _redirects and _headers in the conventions of a
+ * BENEATH_E2E_RESOLVER), --mount (a Debian documentation tree whose links
+ * out stay refused while mounts serve their targets), _redirects and
+ * _headers in the conventions of a
  * real static site, error pages, SIGHUP reloads, and the bad input of the
  * issue (a 1 MiB _headers line, 10,000 redirects, a missing vhost root).
  */
@@ -679,6 +681,189 @@ START_TEST(rules_basic_auth)
 }
 END_TEST
 
+/* ---- --mount: what a link out of the root would reach ---- */
+
+/*
+ * A Debian documentation package as dh_sphinxdoc leaves it: the pages and
+ * their own assets under html/, and _static/ links into the packages that
+ * ship the shared scripts and fonts (/usr/share/javascript, the theme's
+ * package), with a secret beside them that nothing may reach.
+ */
+struct docs_pkg {
+    char *base, *html, *jquery, *fonts;
+};
+
+static struct docs_pkg docs_pkg(void)
+{
+    struct docs_pkg p;
+
+    p.base = tree_new();
+    tree_build(p.base, "secret.txt=MOUNT-SECRET-not-for-anyone\n",
+               "usr/share/doc/pkg/html/index.html=<script "
+               "src=\"_static/jquery.js\"></script>\n",
+               "usr/share/doc/pkg/html/_static/basic.css=BASIC-CSS\n",
+               "usr/share/doc/pkg/html/_static/jquery.js -> "
+               "../../../../javascript/jquery/jquery.js",
+               "usr/share/doc/pkg/html/_static/underscore.js -> "
+               "../../../../javascript/underscore/underscore.js",
+               "usr/share/doc/pkg/html/_static/fonts/Lato.woff2 -> "
+               "../../../../../sphinx_rtd_theme/static/fonts/Lato.woff2",
+               "usr/share/javascript/jquery/jquery.js=JQUERY\n",
+               "usr/share/javascript/underscore/underscore.js=UNDERSCORE\n",
+               "usr/share/sphinx_rtd_theme/static/fonts/Lato.woff2=LATO\n",
+               "usr/share/sphinx_rtd_theme/static/fonts/evil.woff2 -> "
+               "../../../../../secret.txt",
+               NULL);
+    p.html = tree_path(p.base, "usr/share/doc/pkg/html");
+    p.jquery = tree_path(p.base, "usr/share/javascript/jquery/jquery.js");
+    p.fonts = tree_path(p.base, "usr/share/sphinx_rtd_theme/static/fonts");
+    return p;
+}
+
+static const struct {
+    const char *target;
+    int plain, mounted; /* status without, with the mounts */
+    const char *body;   /* of the mounted 200, or the Location of a 301 */
+} mounted[] = {
+    {"/_static/jquery.js", 403, 200, "JQUERY\n"},
+    {"/_static/fonts/Lato.woff2", 403, 200, "LATO\n"},
+    {"/_static/basic.css", 200, 200, "BASIC-CSS\n"}, /* the root's own */
+    /* a link the mounts do not cover stays refused */
+    {"/_static/underscore.js", 403, 403, NULL},
+    /* a link out of a mount is refused as one out of the root */
+    {"/_static/fonts/evil.woff2", 404, 403, NULL},
+    /* the path is normalised before a mount is picked */
+    {"/_static/fonts/../jquery.js", 403, 200, "JQUERY\n"},
+    {"/_static/./fonts//Lato.woff2", 403, 200, "LATO\n"},
+    {"/_static/fonts/../../../../secret.txt", 403, 403, NULL},
+    {"/_static/fonts/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.txt", 403, 403,
+     NULL},
+    /* a file mount answers its one URL; a directory mount is a directory */
+    {"/_static/jquery.js/", 403, 403, NULL},
+    {"/_static/fonts", 301, 301, "/_static/fonts/"},
+    {"/_static/fontsx", 404, 404, NULL},
+};
+
+LOOP_TEST(mount_case, mounted)
+{
+    struct docs_pkg p = docs_pkg();
+    const char *target = mounted[_i].target;
+
+    harness_forbid("MOUNT-SECRET");
+    for (int with = 0; with < 2; with++) {
+        struct server *s =
+            with ? start(p.html,
+                         (const char *[]){
+                             "--mount", hfmt("/_static/jquery.js=%s", p.jquery),
+                             "--mount", hfmt("/_static/fonts=%s", p.fonts),
+                             NULL})
+                 : start(p.html, (const char *[]){NULL});
+        struct http_response *r = raw_get(s->port, target);
+        int want = with ? mounted[_i].mounted : mounted[_i].plain;
+
+        EXPECT_STATUS(r, want,
+                      hfmt("%s %s", with ? "mounted" : "plain", target));
+        if (with && want == 200)
+            EXPECT_BODY(r, mounted[_i].body, target);
+        if (want == 301)
+            EXPECT_HEADER(r, "Location", mounted[_i].body, target);
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
+/* @s with its '@' (if any) replaced by @base. */
+static char *at_base(const char *s, const char *base)
+{
+    const char *at = strchr(s, '@');
+
+    return at ? hfmt("%.*s%s%s", (int)(at - s), s, base, at + 1)
+              : hfmt("%s", s);
+}
+
+/* Start-up lines, the listing's path, types, SIGHUP, bad values. */
+START_TEST(mount_ops)
+{
+    struct docs_pkg p = docs_pkg();
+    char *cur = tree_path(p.base, "fonts-cur"), *err;
+    struct http_response *r;
+
+    harness_forbid("MOUNT-SECRET");
+    /* the next release beside the first, as a deploy keeps them (the
+     * sandbox reads beneath the directory that holds the link's target) */
+    tree_build(p.base,
+               "usr/share/sphinx_rtd_theme/static/fonts-v2/"
+               "Lato.woff2=LATO v2\n",
+               NULL);
+    tree_symlink(p.base, p.fonts, "fonts-cur");
+    struct server *s = start(
+        p.html,
+        (const char *[]){"--mount", hfmt("/_static/fonts=%s", cur), "--mount",
+                         hfmt("/_static/jquery.js=%s", p.jquery), "--listing",
+                         "on", NULL});
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("beneath: mount /_static/fonts %s\n", cur)) &&
+               strstr(server_stderr(s),
+                      hfmt("beneath: mount /_static/jquery.js %s (one file)\n",
+                           p.jquery)),
+           "start-up lines:\n%s", server_stderr(s));
+    r = http_get(s, "/_static/jquery.js");
+    EXPECT_HEADER(r, "Content-Type", "text/javascript; charset=utf-8",
+                  "the file's type");
+    r = http_get(s, "/_static/fonts/");
+    EXPECT(r->status == 200 && strstr(r->body, "Index of /_static/fonts/") &&
+               strstr(r->body, "Lato.woff2"),
+           "the mount's listing under its URL:\n%s", r->body);
+    /* a deploy flips the link and sends SIGHUP: the mount follows */
+    char *next = tree_path(p.base, "fonts-next");
+    tree_symlink(p.base, hfmt("%s-v2", p.fonts), "fonts-next");
+    ck_assert_int_eq(rename(next, cur), 0);
+    EXPECT_BODY(http_get(s, "/_static/fonts/Lato.woff2"), "LATO\n",
+                "the old tree until SIGHUP");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path,
+                         hfmt("SIGHUP: mount /_static/fonts: %s reopened", cur),
+                         5000),
+           "no reload line:\n%s", server_stderr(s));
+    EXPECT_BODY(http_get(s, "/_static/fonts/Lato.woff2"), "LATO v2\n",
+                "the new tree after SIGHUP");
+    server_stop_clean(s);
+
+    /* bad values, each named */
+    tree_mkfifo(p.base, "fifo");
+    static const struct {
+        const char *a, *b, *msg;
+    } bad[] = {
+        {"_static=/tmp", NULL,
+         "--mount: '_static': a URL prefix starts with '/'"},
+        {"/_static/=/tmp", NULL,
+         "--mount: '/_static/': a URL prefix has no trailing '/'"},
+        {"/a/../b=/tmp", NULL,
+         "--mount: '/a/../b': a URL prefix has no "
+         "empty, '.' or '..' components"},
+        {"/_static", NULL, "--mount: expected /URL/PREFIX=DIR"},
+        {"/a=@/none", NULL,
+         "beneath: mount /a: @/none: No such file or directory"},
+        {"/a=@/fifo", NULL,
+         "beneath: mount /a: @/fifo: not a directory or a regular file"},
+        {"/a=/tmp", "/a=/", "beneath: mount /a=/: /a is given twice"},
+    };
+    for (size_t i = 0; i < N_ELEMS(bad); i++) {
+        char *a = at_base(bad[i].a, p.base),
+             *want = at_base(bad[i].msg, p.base);
+        const char *args[] = {"--mount",     a,      "--check", "--listen",
+                              "127.0.0.1:0", p.html, NULL,      NULL,
+                              NULL};
+        if (bad[i].b) {
+            args[6] = "--mount";
+            args[7] = bad[i].b;
+        }
+        err = refused(args, NULL);
+        EXPECT(strstr(err, want), "row %zu: want '%s' in:\n%s", i, want, err);
+    }
+}
+END_TEST
+
 /* Error pages: the original status, under each site's root. */
 START_TEST(error_pages)
 {
@@ -727,6 +912,7 @@ Suite *access_sites_suite(void)
     static const struct check_tcase tcases[] = {
         {"vhosts", .loops = {LOOP(vhost_hosts)},
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
+        {"mounts", .loops = {LOOP(mount_case)}, .tests = {&mount_ops}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
                    &rules_bad_input, &rules_netlify_ignored, &rules_basic_auth,
