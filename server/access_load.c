@@ -474,36 +474,32 @@ out_nomem:
     return -ENOMEM;
 }
 
+/* SIGHUP: reopen the root of @what @name (a vhost, a mount) at @path. */
+static void reopen(struct root *root, const char *what, const char *name,
+                   const char *path)
+{
+    int err = root ? root_reload(root) : -ENOENT;
+
+    if (err)
+        fprintf(stderr,
+                "beneath: SIGHUP: %s %s: cannot reopen the root %s: %s; "
+                "keeping the old root\n",
+                what, name, path, strerror(-err));
+    else
+        fprintf(stderr, "beneath: SIGHUP: %s %s: root %s reopened\n", what,
+                name, path);
+}
+
 void access_reload(struct access *a)
 {
     if (!a)
         return;
-    for (size_t i = 0; i < a->n_vhosts; i++) {
-        struct site *s = &a->vhosts[i];
-        int err = s->root ? root_reload(s->root) : -ENOENT;
-
-        if (err)
-            fprintf(stderr,
-                    "beneath: SIGHUP: vhost %s: cannot reopen the root %s: "
-                    "%s; keeping the old root\n",
-                    s->name, s->path, strerror(-err));
-        else
-            fprintf(stderr, "beneath: SIGHUP: vhost %s: root %s reopened\n",
-                    s->name, s->path);
-    }
-    for (size_t i = 0; i < a->n_mounts; i++) {
-        struct mount *m = &a->mounts[i];
-        int err = m->root ? root_reload(m->root) : -ENOENT;
-
-        if (err)
-            fprintf(stderr,
-                    "beneath: SIGHUP: mount %s: cannot reopen %s: %s; keeping "
-                    "the old one\n",
-                    m->prefix, m->path, strerror(-err));
-        else
-            fprintf(stderr, "beneath: SIGHUP: mount %s: %s reopened\n",
-                    m->prefix, m->path);
-    }
+    for (size_t i = 0; i < a->n_vhosts; i++)
+        reopen(a->vhosts[i].root, "vhost", a->vhosts[i].name,
+               a->vhosts[i].path);
+    for (size_t i = 0; i < a->n_mounts; i++)
+        reopen(a->mounts[i].root, "mount", a->mounts[i].prefix,
+               a->mounts[i].path);
     auth_reload(a->auth);
     if (a->global) {
         struct access_rules *g = NULL;

@@ -30,17 +30,6 @@ static const struct text_case cases[] = {
     {"dir.html/file", "application/octet-stream"},
     {"trailing.", "application/octet-stream"},
     {"", "application/octet-stream"},
-    /* what used to go out as application/octet-stream */
-    {"subs/en.vtt", "text/vtt; charset=utf-8"},
-    {"live/index.m3u8", "application/vnd.apple.mpegurl"},
-    {"a.opus", "audio/ogg"},
-    {"a.flac", "audio/flac"},
-    {"a.jxl", "image/jxl"},
-    {"a.apng", "image/apng"},
-    {"team.ics", "text/calendar; charset=utf-8"},
-    {"book.epub", "application/epub+zip"},
-    {"config.yaml", "application/yaml"},
-    {".github/ci.yml", "application/yaml"},
 };
 
 LOOP_TEST(mime_case, cases)
@@ -67,41 +56,10 @@ END_TEST
 
 /* ---- a mime.types file and --mime over the table ---- */
 
-/* A mime.types as Debian's media-types writes it (a part of it). */
-static const char types_file[] =
-    "# Media (MIME) types and the extensions that represent them.\n"
-    "\n"
-    "application/epub+zip\t\t\t\tepub\n"
-    "application/json\t\t\t\tjson\n"
-    "application/json-seq\n"
-    "application/sarif+json\t\t\t\tsarif sarif.json\n"
-    "application/vnd.apple.mpegurl\t\t\tm3u8\n"
-    "audio/flac\t\t\t\t\tflac\n"
-    "audio/ogg\t\t\t\t\toga ogg opus spx\n"
-    "image/apng\t\t\t\t\tapng\n"
-    "image/jxl\t\t\t\t\tjxl\n"
-    "image/vnd.microsoft.icon\t\t\tico\n"
-    "text/calendar\t\t\t\t\tics ifb\n"
-    "text/html\t\t\t\t\thtml htm shtml\n"
-    "text/vtt\t\t\t\t\tvtt\n"
-    "text/x-c++src\t\t\t\t\tc++ cpp cxx cc\n"
-    "application/x-troff-man\t\t\t\tman\n"
-    "application/x-yaml\t\t\t\tyaml\n"
-    "chemical/x-cif\t\t\t\t\tcif\n"
-    "application/vnd.multiad.creator.cif\t\tcif\n";
-
+/* What the map of cases_mime_types and the test's --mime items gives. */
 static const struct text_case mapped[] = {
-    {"en.VTT", "text/vtt; charset=utf-8"},
-    {"index.m3u8", "application/vnd.apple.mpegurl"},
-    {"a.opus", "audio/ogg"},
-    {"a.flac", "audio/flac"},
-    {"a.jxl", "image/jxl"},
-    {"a.apng", "image/apng"},
-    {"team.ics", "text/calendar; charset=utf-8"},
-    {"book.epub", "application/epub+zip"},
     /* the file's type wins over the table's ... */
     {"favicon.ico", "image/vnd.microsoft.icon"},
-    {"config.yaml", "application/x-yaml"},
     /* ... written as the table writes it */
     {"index.html", "text/html; charset=utf-8"},
     {"data.json", "application/json; charset=utf-8"},
@@ -117,13 +75,12 @@ static const struct text_case mapped[] = {
     {"release.bin", "application/octet-stream"},
     {".ics", "application/octet-stream"},
     /* --mime, added after the file, wins over both */
-    {"a.flac", "audio/flac"},
     {"notes.txt", "text/plain; charset=iso-8859-1"},
     {"a.webmanifest", "application/manifest+json; charset=utf-8"},
     {"a.b.c.d.e.rst", "text/x-rst; charset=utf-8"},
 };
 
-/* The map of types_file with the --mime items of the test. */
+/* The map of cases_mime_types with the --mime items of the test. */
 static void map_load(struct mime_map *m)
 {
     static const char *const items[] = {
@@ -136,14 +93,47 @@ static void map_load(struct mime_map *m)
     char err[256];
 
     memset(m, 0, sizeof *m);
-    ck_assert_int_eq(
-        mime_map_parse(m, types_file, strlen(types_file), "types", &d), 0);
+    ck_assert_int_eq(mime_map_parse(m, cases_mime_types,
+                                    strlen(cases_mime_types), "types", &d),
+                     0);
     ck_assert_uint_eq(d.n, 0);
     for (size_t i = 0; i < N_ELEMS(items); i++)
         ck_assert_int_eq(mime_map_add(m, items[i], err, sizeof err), 0);
     mime_map_finish(m);
     lines_diag_free(&d);
 }
+
+/*
+ * The extensions that used to go out as application/octet-stream: with the
+ * built-in table alone, and with the map (NULL: the same).
+ */
+static const struct {
+    const char *in, *builtin, *mapped;
+} listed[] = {
+    {"subs/en.vtt", "text/vtt; charset=utf-8", NULL},
+    {"live/index.M3U8", "application/vnd.apple.mpegurl", NULL},
+    {"a.opus", "audio/ogg", NULL},
+    {"a.flac", "audio/flac", NULL},
+    {"a.jxl", "image/jxl", NULL},
+    {"a.apng", "image/apng", NULL},
+    {"team.ics", "text/calendar; charset=utf-8", NULL},
+    {"book.epub", "application/epub+zip", NULL},
+    {"config.yaml", "application/yaml", "application/x-yaml"},
+    {".github/ci.yml", "application/yaml", NULL},
+};
+
+LOOP_TEST(listed_case, listed)
+{
+    struct mime_map m;
+
+    ck_assert_str_eq(mime_type(listed[_i].in), listed[_i].builtin);
+    map_load(&m);
+    ck_assert_str_eq(mime_map_type(&m, listed[_i].in),
+                     listed[_i].mapped ? listed[_i].mapped
+                                       : listed[_i].builtin);
+    mime_map_free(&m);
+}
+END_TEST
 
 LOOP_TEST(mapped_case, mapped)
 {
@@ -239,5 +229,6 @@ END_TEST
 const struct check_main check_main = {
     .suite = "mime",
     .tcases = {{"table", .loops = {LOOP(mime_case), LOOP(compressible_case)}},
-               {"map", .loops = {LOOP(mapped_case), LOOP(map_compressible_case),
+               {"map", .loops = {LOOP(listed_case), LOOP(mapped_case),
+                                 LOOP(map_compressible_case),
                                  LOOP(bad_file_case), LOOP(item_case)}}}};

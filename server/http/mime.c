@@ -163,22 +163,30 @@ static const struct mime_entry *lookup(const struct mime_map *m,
     return NULL;
 }
 
-const char *mime_map_type(const struct mime_map *m, const char *name)
+/* @name's entry in @m into *@e, else (*@e NULL) its built-in row or -1. */
+static int resolve(const struct mime_map *m, const char *name,
+                   const struct mime_entry **e)
 {
     const char *last;
-    const struct mime_entry *e = lookup(m, name, &last);
-    int i = e ? -1 : builtin_row(last);
 
-    return e        ? e->type
-           : i >= 0 ? mime_table[i].type
-                    : "application/octet-stream";
+    *e = lookup(m, name, &last);
+    return *e ? -1 : builtin_row(last);
+}
+
+const char *mime_map_type(const struct mime_map *m, const char *name)
+{
+    const struct mime_entry *e;
+    int i = resolve(m, name, &e);
+
+    if (e)
+        return e->type;
+    return i >= 0 ? mime_table[i].type : "application/octet-stream";
 }
 
 bool mime_map_compressible(const struct mime_map *m, const char *name)
 {
-    const char *last;
-    const struct mime_entry *e = lookup(m, name, &last);
-    int i = e ? -1 : builtin_row(last);
+    const struct mime_entry *e;
+    int i = resolve(m, name, &e);
 
     return e ? e->compress : i >= 0 && mime_table[i].compress;
 }

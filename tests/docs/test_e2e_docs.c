@@ -8,6 +8,7 @@
  * suites of test_e2e_docs serve (the other, operations, is
  * test_e2e_docs_ops.c).
  */
+#include "cases.h"
 #include "e2e_docs.h"
 #include "harness.h"
 
@@ -634,23 +635,8 @@ END_TEST
 
 /* ---- media types: the built-in table, a mime.types file, --mime ------ */
 
-/* A mime.types as Debian's media-types writes it (a part of it). */
-static const char types_file[] =
-    "# Media (MIME) types and the extensions that represent them.\n"
-    "application/epub+zip\t\t\t\tepub\n"
-    "application/vnd.apple.mpegurl\t\t\tm3u8\n"
-    "application/x-yaml\t\t\t\tyaml yml\n"
-    "application/sarif+json\t\t\t\tsarif sarif.json\n"
-    "audio/flac\t\t\t\t\tflac\n"
-    "audio/ogg\t\t\t\t\toga ogg opus spx\n"
-    "image/apng\t\t\t\t\tapng\n"
-    "image/jxl\t\t\t\t\tjxl\n"
-    "image/vnd.microsoft.icon\t\t\tico\n"
-    "text/calendar\t\t\t\t\tics ifb\n"
-    "text/vtt\t\t\t\t\tvtt\n";
-
 /* What each name is sent as: with the built-in table alone (--mime-types
- * off), with the file above, and with --mime over the file. */
+ * off), with the file cases_mime_types, and with --mime over the file. */
 static const struct {
     const char *name, *builtin, *file, *mime;
 } typed[] = {
@@ -682,7 +668,7 @@ START_TEST(mime_types)
     char *types = tree_path(d, "mime.types"), *out, *err;
 
     tree_mkdir(d, "www");
-    tree_write_str(d, "mime.types", types_file);
+    tree_write_str(d, "mime.types", cases_mime_types);
     for (size_t i = 0; i < N_ELEMS(typed); i++)
         tree_write_str(site, typed[i].name, "x\n");
     for (int k = 0; k < 3; k++) {

@@ -34,6 +34,19 @@ static struct http_response *with_host(const struct server *s,
         10000);
 }
 
+/*
+ * SIGHUP @s with rules that are refused: it keeps the ones read before
+ * (its line says @keep) and names @why.
+ */
+static void sighup_refused(struct server *s, const char *keep, const char *why)
+{
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, keep, 5000), "no keep line:\n%s",
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), why), "'%s' not named:\n%s", why,
+           server_stderr(s));
+}
+
 /* ---- virtual hosts ---- */
 
 struct sites {
@@ -457,14 +470,10 @@ START_TEST(rules_files_reload)
            "after SIGHUP:\n%s", r->head);
     /* a loop: refused, the old rules stay */
     tree_write_str(d, "redirects", "/a /b 302\n/b /a 302\n");
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "keeping the --redirects", 5000),
-           "no keep line:\n%s", server_stderr(s));
-    EXPECT(strstr(server_stderr(s),
-                  hfmt("beneath: SIGHUP: %s:1: redirect loop: line 1 -> "
-                       "line 2 -> line 1",
-                       rf)),
-           "the loop named:\n%s", server_stderr(s));
+    sighup_refused(s, "keeping the --redirects",
+                   hfmt("beneath: SIGHUP: %s:1: redirect loop: line 1 -> "
+                        "line 2 -> line 1",
+                        rf));
     r = http_get(s, "/a");
     EXPECT(strcmp(http_header(r, "Location"), "/c") == 0, "old rules kept");
     server_stop_clean(s);
@@ -599,14 +608,10 @@ START_TEST(rules_netlify_ignored)
     /* a SIGHUP that brings a Role= rule: refused, the old rules stay */
     tree_write_str(www, "_redirects",
                    "/old /newer 302\n/admin/* /admin/:splat 200! Role=admin\n");
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "keeping the _redirects", 5000),
-           "no keep line:\n%s", server_stderr(s));
-    EXPECT(strstr(server_stderr(s),
-                  hfmt("beneath: SIGHUP: %s/_redirects:2: the condition "
-                       "'Role=admin' decides who may see the target",
-                       www)),
-           "the Role= line named:\n%s", server_stderr(s));
+    sighup_refused(s, "keeping the _redirects",
+                   hfmt("beneath: SIGHUP: %s/_redirects:2: the condition "
+                        "'Role=admin' decides who may see the target",
+                        www));
     r = http_get(s, "/old");
     EXPECT_HEADER(r, "Location", "/new", "the old rules after SIGHUP");
     server_stop_clean(s);
@@ -667,13 +672,9 @@ START_TEST(rules_basic_auth)
     EXPECT_HEADER(r, "X-Site", "1", "before SIGHUP");
     tree_write_str(www, "_headers",
                    hfmt("/*\n  X-Site: 2\n  Basic-Auth: editor:%s\n", pass));
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "keeping the _redirects", 5000),
-           "no keep line:\n%s", server_stderr(s));
-    EXPECT(strstr(server_stderr(s),
-                  hfmt("SIGHUP: %s/_headers:3: %s", www, line)) &&
-               !strstr(server_stderr(s), pass),
-           "SIGHUP:\n%s", server_stderr(s));
+    sighup_refused(s, "keeping the _redirects",
+                   hfmt("SIGHUP: %s/_headers:3: %s", www, line));
+    EXPECT(!strstr(server_stderr(s), pass), "SIGHUP:\n%s", server_stderr(s));
     r = http_get(s, "/");
     EXPECT_HEADER(r, "X-Site", "1", "the old rules after SIGHUP");
     EXPECT_HEADER(r, "Basic-Auth", NULL, "after SIGHUP");
@@ -822,7 +823,9 @@ START_TEST(mount_ops)
                 "the old tree until SIGHUP");
     server_signal(s, SIGHUP);
     EXPECT(file_wait_for(s->err_path,
-                         hfmt("SIGHUP: mount /_static/fonts: %s reopened", cur),
+                         hfmt("SIGHUP: mount /_static/fonts: root %s "
+                              "reopened",
+                              cur),
                          5000),
            "no reload line:\n%s", server_stderr(s));
     EXPECT_BODY(http_get(s, "/_static/fonts/Lato.woff2"), "LATO v2\n",
