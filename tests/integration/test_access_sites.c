@@ -811,6 +811,13 @@ START_TEST(mount_ops)
     r = http_get(s, "/_static/jquery.js");
     EXPECT_HEADER(r, "Content-Type", "text/javascript; charset=utf-8",
                   "the file's type");
+    /* a package upgrade writes a new file and renames it over the old:
+     * a new inode, served at once (the sandbox reads beneath its directory) */
+    tree_write_str(p.base, "usr/share/javascript/jquery/jquery.js.dpkg-new",
+                   "JQUERY 2\n");
+    ck_assert_int_eq(rename(hfmt("%s.dpkg-new", p.jquery), p.jquery), 0);
+    EXPECT_BODY(http_get(s, "/_static/jquery.js"), "JQUERY 2\n",
+                "the upgraded file");
     r = http_get(s, "/_static/fonts/");
     EXPECT(r->status == 200 && strstr(r->body, "Index of /_static/fonts/") &&
                strstr(r->body, "Lato.woff2"),
