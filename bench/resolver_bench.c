@@ -10,6 +10,7 @@
  * interleave the methods. Not a test:
  * numbers depend on the machine and its load; pin it with taskset.
  */
+#include "common/elems.h"
 #include "resolver.h"
 
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_CLOEXEC)
 
 struct method {

@@ -14,8 +14,8 @@
  *         cases_check_spec(&lists[_i], r, err);
  *     }
  */
-#ifndef CASES_H
-#define CASES_H
+#ifndef BENEATH_TESTS_CASES_H
+#define BENEATH_TESTS_CASES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -29,13 +29,13 @@
  * user it is left out with that reason on stderr, and when nothing is left to
  * run the binary exits CHECK_SKIP, which ctest reports as skipped.
  */
-#ifndef CHECK_MAIN_H
-#define CHECK_MAIN_H
+#ifndef BENEATH_TESTS_CHECK_MAIN_H
+#define BENEATH_TESTS_CHECK_MAIN_H
+
+#include "common/elems.h"
 
 #include <check.h>
 #include <stddef.h>
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The exit status ctest counts as skipped (SKIP_RETURN_CODE). */
 #define CHECK_SKIP 77

@@ -5,8 +5,8 @@
  * argument list, and turn messages and a printed configuration into one
  * string to compare.
  */
-#ifndef CONF_FIXTURE_H
-#define CONF_FIXTURE_H
+#ifndef BENEATH_TESTS_CONF_FIXTURE_H
+#define BENEATH_TESTS_CONF_FIXTURE_H
 
 #include "conf.h"
 

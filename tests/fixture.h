@@ -13,8 +13,8 @@
  * fixture root and must not contain "..". Also the scratch directory of a
  * Check test (fixture_dir_setup) and the process's fd count.
  */
-#ifndef FIXTURE_H
-#define FIXTURE_H
+#ifndef BENEATH_TESTS_FIXTURE_H
+#define BENEATH_TESTS_FIXTURE_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_basic.c - Basic credentials and the challenge. */
-#include "basic.h"
 #include "check_main.h"
+#include "http/basic.h"
 
 #include <errno.h>
 #include <string.h>

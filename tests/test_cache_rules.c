@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cache_rules.c - Cache-Control rule parsing and glob matching. */
-#include "cache_rules.h"
 #include "cases.h"
 #include "check_main.h"
+#include "http/cache_rules.h"
 
 #include <errno.h>
 #include <stdlib.h>

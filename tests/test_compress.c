@@ -7,7 +7,7 @@
  * background queue that compresses a key once however often it is asked.
  */
 #include "check_main.h"
-#include "compress.h"
+#include "files/compress.h"
 #include "fixture.h"
 
 #include <brotli/decode.h>

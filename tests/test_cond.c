@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* test_cond.c - preconditions in RFC 9110 13.2.2 order, ETag matching. */
 #include "check_main.h"
-#include "cond.h"
+#include "http/cond.h"
 
 #include <stdlib.h>
 

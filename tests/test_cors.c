@@ -6,7 +6,7 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "cors.h"
+#include "http/cors.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* test_date.c - HTTP date formatting and the three accepted forms. */
 #include "check_main.h"
-#include "date.h"
+#include "http/date.h"
 
 #include <errno.h>
 #include <stdlib.h>

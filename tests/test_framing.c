@@ -5,7 +5,7 @@
  * Transfer-Encoding verdict over stored fields.
  */
 #include "check_main.h"
-#include "framing.h"
+#include "http/framing.h"
 
 #include <check.h>
 #include <string.h>

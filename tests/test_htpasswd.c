@@ -3,7 +3,7 @@
  * FILE:LINE, duplicates, lookups, a 100,000-user file. */
 #include "cases.h"
 #include "check_main.h"
-#include "htpasswd.h"
+#include "http/htpasswd.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* test_listing_json.c - JSON listing rendering and string escaping. */
 #include "cases.h"
 #include "check_main.h"
-#include "listing_json.h"
+#include "files/listing_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_live.c - the swappable value behind SIGHUP (server/live.c): readers on
- * several threads never see a released value while the main thread publishes
- * new ones, each thread sees the values in publication order, and every value
- * is released exactly once (the last at live_free). ASan (dev preset) turns a
- * use after release into a failure of its own.
+ * test_live.c - the swappable value behind SIGHUP (server/runtime/live.c):
+ * readers on several threads never see a released value while the main thread
+ * publishes new ones, each thread sees the values in publication order, and
+ * every value is released exactly once (the last at live_free). ASan (dev
+ * preset) turns a use after release into a failure of its own.
  */
 #include "check_main.h"
-#include "live.h"
+#include "runtime/live.h"
 
 #include <check.h>
 #include <pthread.h>

@@ -4,8 +4,8 @@
 #include "cases.h"
 #include "check_main.h"
 #include "fixture.h"
-#include "log.h"
-#include "log_template.h"
+#include "http/log_template.h"
+#include "observe/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_metrics.c - counters and their Prometheus text rendering. */
 #include "check_main.h"
-#include "metrics.h"
+#include "observe/metrics.h"
 
 #include <errno.h>
 #include <pthread.h>

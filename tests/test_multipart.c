@@ -4,7 +4,7 @@
  * body, its announced length, and the same bytes whatever the step size.
  */
 #include "check_main.h"
-#include "multipart.h"
+#include "http/multipart.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_negotiate.c - Accept-Encoding parsing and sidecar order, by table. */
 #include "check_main.h"
-#include "negotiate.h"
+#include "http/negotiate.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* test_range.c - Range parsing and If-Range. */
 #include "cases.h"
 #include "check_main.h"
-#include "range.h"
+#include "http/range.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "redirects.h"
-#include "urlpath.h"
+#include "http/redirects.h"
+#include "http/urlpath.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * test_resolver.h - what the resolver's test sources share: the fixture tree
  * made once per test process, the case table, and one case runner.
  */
-#ifndef TEST_RESOLVER_H
-#define TEST_RESOLVER_H
+#ifndef BENEATH_TESTS_TEST_RESOLVER_H
+#define BENEATH_TESTS_TEST_RESOLVER_H
 
 #include "check_main.h"
 #include "resolver.h"

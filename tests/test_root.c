@@ -3,7 +3,7 @@
 #include "check_main.h"
 #include "fixture.h"
 #include "resolver.h"
-#include "root.h"
+#include "runtime/root.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 /* test_status.c - the errno -> status table and reason phrases. */
 #include "cases.h"
 #include "check_main.h"
-#include "status.h"
+#include "http/status.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* test_target.c - strict request-target decoding. */
 #include "check_main.h"
-#include "target.h"
+#include "http/target.h"
 
 #include <stdlib.h>
 #include <string.h>

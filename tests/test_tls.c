@@ -6,8 +6,8 @@
  */
 #include "check_main.h"
 #include "fixture.h"
-#include "tls.h"
 #include "tls_fixture.h"
+#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <gnutls/x509.h>

@@ -6,7 +6,7 @@
  */
 #include "check_main.h"
 #include "fixture.h"
-#include "material.h"
+#include "tls/material.h"
 #include "tls_fixture.h"
 
 #include <errno.h>

@@ -2,8 +2,8 @@
 /* test_urlpath.c - lexical normalisation, percent-encoding, glob sets. */
 #include "cases.h"
 #include "check_main.h"
-#include "glob.h"
-#include "urlpath.h"
+#include "http/glob.h"
+#include "http/urlpath.h"
 
 #include <errno.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * certificates with chosen dates, issuers and names, written as PEM. Every
  * helper fails the running Check test when OpenSSL fails.
  */
-#ifndef TLS_FIXTURE_H
-#define TLS_FIXTURE_H
+#ifndef BENEATH_TESTS_TLS_FIXTURE_H
+#define BENEATH_TESTS_TLS_FIXTURE_H
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>

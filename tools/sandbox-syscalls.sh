@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # sandbox-syscalls.sh - measure the system calls beneath's serving threads
-# make, the source of server/sandbox_seccomp.c's allow-list.
+# make, the source of server/process/sandbox_seccomp.c's allow-list.
 #
 # Runs the end-to-end tests of a build (ctest -R REGEX, default every e2e
 # test) with the server binary replaced by a wrapper that runs it under

@@ -19,14 +19,14 @@
  * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
  */
-#ifndef CONF_H
-#define CONF_H
+#ifndef BENEATH_CONF_H
+#define BENEATH_CONF_H
 
-#include "cache_rules.h"
-#include "cors.h"
-#include "headers_opt.h"
-#include "mime.h"
-#include "negotiate.h"
+#include "http/cache_rules.h"
+#include "http/cors.h"
+#include "http/headers_opt.h"
+#include "http/mime.h"
+#include "http/negotiate.h"
 #include "resolver.h"
 
 #include <stdbool.h>
@@ -102,7 +102,8 @@ struct conf {
     char *access_log; /* a path, "-" (stdout) or "off" */
     char *log_format; /* combined, combined+duration, json or a template */
     char *user;       /* drop privileges to this user after binding, or NULL */
-    enum conf_sandbox sandbox; /* server/sandbox.c: Landlock + seccomp */
+    enum conf_sandbox
+        sandbox; /* server/process/sandbox.c: Landlock + seccomp */
 
     /* limits */
     unsigned max_connections;        /* total */
@@ -146,7 +147,7 @@ struct conf {
     char *auth_realm;               /* the Basic realm */
     struct conf_strv allow;         /* "CIDR[,CIDR...]" each */
     struct conf_strv deny;          /* "CIDR[,CIDR...]" each */
-    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...]" each */
+    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
     struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
     char *redirects;                /* a _redirects-syntax file, or NULL */

@@ -7,13 +7,14 @@
  */
 #include "access_checks.h"
 
-#include "basic.h"
-#include "cidr.h"
 #include "conf.h"
-#include "error_pages.h"
-#include "glob.h"
-#include "host.h"
-#include "urlpath.h"
+#include "http/basic.h"
+#include "http/cidr.h"
+#include "http/error_pages.h"
+#include "http/forwarded.h"
+#include "http/glob.h"
+#include "http/host.h"
+#include "http/urlpath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -94,6 +95,15 @@ int conf_check_cidrs(const char *item, char *err)
 {
     struct cidr_list l = {0};
     int r = cidr_list_add(&l, item, err, WHY_MAX);
+
+    cidr_list_free(&l);
+    return r;
+}
+
+int conf_check_trusted_proxy(const char *item, char *err)
+{
+    struct cidr_list l = {0};
+    int r = forwarded_proxies_add(&l, item, err, WHY_MAX);
 
     cidr_list_free(&l);
     return r;

@@ -5,8 +5,8 @@
  * auth-realm, mount), for the option table. Each writes a sentence to @err
  * (ERR_MAX bytes) and returns -EINVAL, or returns 0.
  */
-#ifndef CONF_ACCESS_CHECKS_H
-#define CONF_ACCESS_CHECKS_H
+#ifndef BENEATH_CONF_ACCESS_CHECKS_H
+#define BENEATH_CONF_ACCESS_CHECKS_H
 
 #include "internal.h"
 
@@ -18,6 +18,7 @@ extern const struct type t_items;
 
 int conf_check_auth(const char *item, char *err);
 int conf_check_cidrs(const char *item, char *err);
+int conf_check_trusted_proxy(const char *item, char *err);
 int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);

@@ -10,16 +10,16 @@
  * command line; help.c conf_print and --help. Includes point one way:
  * every file includes this header, this header includes only conf.h.
  */
-#ifndef CONF_INTERNAL_H
-#define CONF_INTERNAL_H
+#ifndef BENEATH_CONF_INTERNAL_H
+#define BENEATH_CONF_INTERNAL_H
 
+#include "common/elems.h"
 #include "conf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define ERR_MAX 512
 /* Rows the table may grow to; options.c checks it at compile time. */
 #define OPTS_MAX 128

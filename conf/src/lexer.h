@@ -2,8 +2,8 @@
 /*
  * lexer.h - split one line of a "key = value" file (conf-internal).
  */
-#ifndef CONF_LEXER_H
-#define CONF_LEXER_H
+#ifndef BENEATH_CONF_LEXER_H
+#define BENEATH_CONF_LEXER_H
 
 #include <stdbool.h>
 #include <stddef.h>

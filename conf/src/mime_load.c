@@ -7,7 +7,7 @@
  * start-up (and by --check): the server makes both options restart-only.
  */
 #include "access_checks.h"
-#include "mime.h"
+#include "http/mime.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,8 +15,8 @@
  * string and calls plain openat(2): it follows symlinks anywhere, is NOT safe,
  * and exists only as a benchmark baseline.
  */
-#ifndef RESOLVER_H
-#define RESOLVER_H
+#ifndef BENEATH_RESOLVER_H
+#define BENEATH_RESOLVER_H
 
 #include <stddef.h>
 #include <stdint.h>

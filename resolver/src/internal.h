@@ -4,8 +4,8 @@
  * the filesystem facts (fsinfo.c) and the directory cache as the walk sees it
  * (cache.c). Nothing here is visible outside the library.
  */
-#ifndef RESOLVER_INTERNAL_H
-#define RESOLVER_INTERNAL_H
+#ifndef BENEATH_RESOLVER_INTERNAL_H
+#define BENEATH_RESOLVER_INTERNAL_H
 
 #include "resolver.h"
 

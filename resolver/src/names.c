@@ -3,6 +3,7 @@
  * names.c - the one table of backend names, flag names and errno names,
  * shared by beneath-resolve, the configuration and the server's log.
  */
+#include "common/elems.h"
 #include "resolver.h"
 
 #include <errno.h>
@@ -28,8 +29,6 @@ static const char *const backend_names[] = {
     [RESOLVER_BACKEND_EMULATED] = "emulated",
     [RESOLVER_BACKEND_LEXICAL] = "lexical",
 };
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *resolver_backend_name(enum resolver_backend backend)
 {

@@ -10,9 +10,9 @@
  * sandbox), works through a bounded queue of duplicated fds; a queued key
  * is never queued twice, so fifty clients of one large file cost one job.
  */
-#include "compress.h"
+#include "files/compress.h"
 
-#include "bgthread.h"
+#include "runtime/bgthread.h"
 
 #include <brotli/encode.h>
 #include <errno.h>

@@ -12,10 +12,10 @@
  * compressed, so memory stays within the byte budget plus the bodies that
  * responses in flight still hold.
  */
-#ifndef COMPRESS_H
-#define COMPRESS_H
+#ifndef BENEATH_FILES_COMPRESS_H
+#define BENEATH_FILES_COMPRESS_H
 
-#include "negotiate.h"
+#include "http/negotiate.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -10,10 +10,10 @@
  * the same after hashing as before, so a file written during the hash is never
  * given the ETag of a mixture of versions.
  */
-#include "etag_cache.h"
+#include "files/etag_cache.h"
 
-#include "bgthread.h"
-#include "field.h"
+#include "http/field.h"
+#include "runtime/bgthread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -355,7 +355,12 @@ static void answer(const struct etag_cache *c, const struct stat *st,
     out->pending = false;
     if (sha == NULL) {
         out->pending = c->cfg.mode == ETAG_MODE_CONTENT || want_digest;
-        if (c->cfg.mode != ETAG_MODE_OFF)
+        /*
+         * Content mode without the hash: no ETag at all rather than a
+         * provisional one, which would change under the client a moment
+         * later (a 200 and a 206 of the same bytes with two tags).
+         */
+        if (c->cfg.mode == ETAG_MODE_MTIME)
             etag_cache_mtime_etag(st, out->etag);
         return;
     }

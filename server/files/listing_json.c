@@ -6,10 +6,10 @@
  * the caller stops at the first failure, so a half-rendered document is
  * never returned.
  */
-#include "listing_json.h"
+#include "files/listing_json.h"
 
-#include "urlpath.h"
-#include "utf8.h"
+#include "http/urlpath.h"
+#include "http/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -21,10 +21,10 @@
  *   becomes U+FFFD, so the document is always valid JSON; "href" is the
  *   percent-encoded raw bytes, so the link still reaches the exact file.
  */
-#ifndef LISTING_JSON_H
-#define LISTING_JSON_H
+#ifndef BENEATH_FILES_LISTING_JSON_H
+#define BENEATH_FILES_LISTING_JSON_H
 
-#include "listing.h"
+#include "files/listing.h"
 
 #include <stddef.h>
 

@@ -7,10 +7,10 @@
  * after padding) and lenient only about the padding itself, which some
  * clients leave out.
  */
-#include "basic.h"
+#include "http/basic.h"
 
-#include "digits.h"
-#include "field.h"
+#include "http/digits.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * basic.h - the Basic authentication scheme (RFC 7617): the credentials of
  * an Authorization field value, and the WWW-Authenticate challenge.
  */
-#ifndef BASIC_H
-#define BASIC_H
+#ifndef BENEATH_HTTP_BASIC_H
+#define BENEATH_HTTP_BASIC_H
 
 #include <stddef.h>
 

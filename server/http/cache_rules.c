@@ -5,10 +5,10 @@
  * The globs are glob.c's (compiled once, when the rule is added). Nothing
  * here touches the file system.
  */
-#include "cache_rules.h"
+#include "http/cache_rules.h"
 
-#include "errbuf.h"
-#include "glob.h"
+#include "http/errbuf.h"
+#include "http/glob.h"
 
 #include <errno.h>
 #include <stdbool.h>

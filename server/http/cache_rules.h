@@ -15,8 +15,8 @@
 // --cache-default "no-cache"
 // "assets/**" matches "assets/x.js", "assets/a/b/x.js" and "assets" itself;
 // "docs/**/index.html" matches "docs/index.html" and "docs/a/b/index.html".
-#ifndef CACHE_RULES_H
-#define CACHE_RULES_H
+#ifndef BENEATH_HTTP_CACHE_RULES_H
+#define BENEATH_HTTP_CACHE_RULES_H
 
 #include <stddef.h>
 

@@ -7,10 +7,10 @@
  * list is a linear walk: address lists are short, and the walk compares at
  * most 16 bytes per network.
  */
-#include "cidr.h"
+#include "http/cidr.h"
 
-#include "errbuf.h"
-#include "field.h"
+#include "http/errbuf.h"
+#include "http/field.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -213,6 +213,19 @@ bool cidr_list_match(const struct cidr_list *l, const struct cidr_addr *a)
             prefix_eq(l->v[i].a.b, a->b, l->v[i].bits))
             return true;
     return false;
+}
+
+const struct cidr *cidr_list_best(const struct cidr_list *l,
+                                  const struct cidr_addr *a)
+{
+    const struct cidr *best = NULL;
+
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].a.family == a->family &&
+            prefix_eq(l->v[i].a.b, a->b, l->v[i].bits) &&
+            (!best || l->v[i].bits > best->bits))
+            best = &l->v[i];
+    return best;
 }
 
 void cidr_list_free(struct cidr_list *l)

@@ -6,11 +6,11 @@
  * 412; then If-None-Match (else If-Modified-Since) may answer 304. A date that
  * does not parse is ignored, as the RFC requires.
  */
-#include "cond.h"
+#include "http/cond.h"
 
-#include "date.h"
-#include "field.h"
-#include "status.h"
+#include "http/date.h"
+#include "http/field.h"
+#include "http/status.h"
 
 #include <string.h>
 

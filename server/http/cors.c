@@ -13,10 +13,10 @@
  *   names (tokens), short enough; anything else gets no
  *   Access-Control-Allow-Headers, and the browser refuses the request.
  */
-#include "cors.h"
+#include "http/cors.h"
 
-#include "errbuf.h"
-#include "field.h"
+#include "http/errbuf.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdlib.h>

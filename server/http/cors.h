@@ -17,8 +17,8 @@
  * No credentials mode: Access-Control-Allow-Credentials is never sent.
  * Pure: no I/O; the caller adds the headers.
  */
-#ifndef CORS_H
-#define CORS_H
+#ifndef BENEATH_HTTP_CORS_H
+#define BENEATH_HTTP_CORS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * ignored, not guessed at), and checks ranges so timegm never normalises
  * "Feb 31" into March.
  */
-#include "date.h"
+#include "http/date.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,8 +2,8 @@
 /*
  * date.h - HTTP dates (RFC 9110 section 5.6.7).
  */
-#ifndef DATE_H
-#define DATE_H
+#ifndef BENEATH_HTTP_DATE_H
+#define BENEATH_HTTP_DATE_H
 
 #include <time.h>
 

@@ -2,7 +2,7 @@
 /*
  * digits.c - a character's value as a digit of an alphabet.
  */
-#include "digits.h"
+#include "http/digits.h"
 
 int digits_value(const char *alphabet, unsigned char c)
 {

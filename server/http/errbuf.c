@@ -2,7 +2,7 @@
 /*
  * errbuf.c - format an error message into a caller's buffer.
  */
-#include "errbuf.h"
+#include "http/errbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

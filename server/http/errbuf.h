@@ -5,8 +5,8 @@
  * The option parsers of the server (cache rules, --header) report what is
  * wrong in a buffer the caller prints; they never print themselves.
  */
-#ifndef BENEATH_ERRBUF_H
-#define BENEATH_ERRBUF_H
+#ifndef BENEATH_HTTP_ERRBUF_H
+#define BENEATH_HTTP_ERRBUF_H
 
 #include <stddef.h>
 

@@ -2,9 +2,9 @@
 /*
  * error_pages.c - parse --error-page values and find a status's page.
  */
-#include "error_pages.h"
+#include "http/error_pages.h"
 
-#include "errbuf.h"
+#include "http/errbuf.h"
 
 #include <errno.h>
 #include <stdbool.h>

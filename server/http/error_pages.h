@@ -9,8 +9,8 @@
  * and sent with the original status. Without a page for 404, the root's
  * /404.html (when it exists) stays the default.
  */
-#ifndef ERROR_PAGES_H
-#define ERROR_PAGES_H
+#ifndef BENEATH_HTTP_ERROR_PAGES_H
+#define BENEATH_HTTP_ERROR_PAGES_H
 
 #include <stddef.h>
 

@@ -5,7 +5,7 @@
  * (a client that sends one odd Accept-Encoding element still gets the
  * others honoured).
  */
-#include "field.h"
+#include "http/field.h"
 
 #include <string.h>
 #include <strings.h>

@@ -4,8 +4,8 @@
  * optional whitespace, tokens, comma-separated lists of elements with
  * parameters, and weights (q-values).
  */
-#ifndef HTTP_FIELD_H
-#define HTTP_FIELD_H
+#ifndef BENEATH_HTTP_FIELD_H
+#define BENEATH_HTTP_FIELD_H
 
 #include <stdbool.h>
 #include <stddef.h>

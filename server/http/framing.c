@@ -12,9 +12,9 @@
  * It also notices which heads announce a body, because it stops there: the
  * server answers such a request without reading the body and closes.
  */
-#include "framing.h"
+#include "http/framing.h"
 
-#include "field.h"
+#include "http/field.h"
 
 #include <string.h>
 

@@ -14,8 +14,8 @@
  * Both answer an HTTP status: 0 (fine), 400, or 501 (a transfer coding the
  * server does not know).
  */
-#ifndef HTTP_FRAMING_H
-#define HTTP_FRAMING_H
+#ifndef BENEATH_HTTP_FRAMING_H
+#define BENEATH_HTTP_FRAMING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,10 +4,10 @@
  *
  * Paths and globs are bytes; nothing here touches the file system.
  */
-#include "glob.h"
+#include "http/glob.h"
 
-#include "errbuf.h"
-#include "field.h"
+#include "http/errbuf.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <fnmatch.h>

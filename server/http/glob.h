@@ -18,8 +18,8 @@
  */
 // "assets/**" matches "assets", "assets/x.js" and "assets/a/b/x.js";
 // "/**" matches every path; "docs/**/index.html" matches "docs/index.html".
-#ifndef GLOB_H
-#define GLOB_H
+#ifndef BENEATH_HTTP_GLOB_H
+#define BENEATH_HTTP_GLOB_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,9 +7,9 @@
  * tried; a header line is validated by headers_opt_add, the same code as
  * --header, so the file and the option refuse the same things.
  */
-#include "headers_file.h"
+#include "http/headers_file.h"
 
-#include "field.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -66,6 +66,13 @@ static int header_line(struct headers_rule *r, const char *s, size_t len,
         while (len > 0 && is_space(*s)) {
             s++;
             len--;
+        }
+        const char *own = headers_opt_owned(s, len);
+        if (own) {
+            lines_diag_add(d, name, lineno,
+                           "%s is set by the server and cannot be removed",
+                           own);
+            return -EINVAL;
         }
         ret = add_remove(r, s, len);
         if (ret == -EINVAL)

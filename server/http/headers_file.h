@@ -20,12 +20,12 @@
  * Netlify's "Basic-Auth: user:pass" (password protection there; here it
  * would be a header sent to everyone: the message never repeats the line).
  */
-#ifndef HEADERS_FILE_H
-#define HEADERS_FILE_H
+#ifndef BENEATH_HTTP_HEADERS_FILE_H
+#define BENEATH_HTTP_HEADERS_FILE_H
 
-#include "headers_opt.h"
-#include "lines.h"
-#include "pathpat.h"
+#include "http/headers_opt.h"
+#include "http/lines.h"
+#include "http/pathpat.h"
 
 #include <stddef.h>
 

@@ -2,9 +2,9 @@
 /*
  * host.c - Host normalisation and virtual-host name matching.
  */
-#include "host.h"
+#include "http/host.h"
 
-#include "errbuf.h"
+#include "http/errbuf.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -14,8 +14,8 @@
  * (not "suffix" itself). Exact names win over wildcards, and a longer
  * wildcard over a shorter one.
  */
-#ifndef HOST_H
-#define HOST_H
+#ifndef BENEATH_HTTP_HOST_H
+#define BENEATH_HTTP_HOST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,9 +7,9 @@
  * search over the entries sorted by user. Duplicates are found after the
  * sort, next to each other, and reported with both line numbers.
  */
-#include "htpasswd.h"
+#include "http/htpasswd.h"
 
-#include "field.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -10,13 +10,13 @@
  * lines starting with '#' are skipped. A user may appear once. A file without
  * users is an error: nobody could log in, which is never what was meant.
  *
- * Checking a password (crypt_r) is the server's business (server/auth.c);
- * this is the file's syntax only, libc only.
+ * Checking a password (crypt_r) is the server's business
+ * (server/access/auth.c); this is the file's syntax only, libc only.
  */
-#ifndef HTPASSWD_H
-#define HTPASSWD_H
+#ifndef BENEATH_HTTP_HTPASSWD_H
+#define BENEATH_HTTP_HTPASSWD_H
 
-#include "lines.h"
+#include "http/lines.h"
 
 #include <stddef.h>
 

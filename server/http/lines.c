@@ -3,7 +3,7 @@
  * lines.c - walk the lines of a buffer; collect capped FILE:LINE messages
  * (errors and warnings).
  */
-#include "lines.h"
+#include "http/lines.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,8 +9,8 @@
  * first LINES_DIAG_KEEP messages are kept; the rest are counted, so a file
  * of 100,000 bad lines costs no more memory than one of 20.
  */
-#ifndef LINES_H
-#define LINES_H
+#ifndef BENEATH_HTTP_LINES_H
+#define BENEATH_HTTP_LINES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
  * literal runs and $fields checked against the one field table, so a typo
  * is refused at start-up instead of logging nothing.
  */
-#include "log_template.h"
+#include "http/log_template.h"
 
 #include <errno.h>
 #include <stdbool.h>

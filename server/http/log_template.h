@@ -6,8 +6,8 @@
  * start-up into a list of literal runs and fields. libc only, so conf/
  * refuses a bad template with its FILE:LINE, and log.c renders the list.
  */
-#ifndef LOG_TEMPLATE_H
-#define LOG_TEMPLATE_H
+#ifndef BENEATH_HTTP_LOG_TEMPLATE_H
+#define BENEATH_HTTP_LOG_TEMPLATE_H
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
  * method.c - method tokens are case-sensitive (RFC 9110 9.1): "get" is not
  * GET, and gets 405 like any other unknown method.
  */
-#include "method.h"
+#include "http/method.h"
 
 #include <string.h>
 

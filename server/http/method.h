@@ -2,8 +2,8 @@
 /*
  * method.h - the request methods a static server answers.
  */
-#ifndef HTTP_METHOD_H
-#define HTTP_METHOD_H
+#ifndef BENEATH_HTTP_METHOD_H
+#define BENEATH_HTTP_METHOD_H
 
 enum http_method {
     HTTP_GET,

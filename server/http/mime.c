@@ -10,7 +10,7 @@
  * search per extension it has (four at the most), and nothing is allocated
  * per request.
  */
-#include "mime.h"
+#include "http/mime.h"
 
 #include "errbuf.h"
 #include "field.h"

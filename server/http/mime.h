@@ -14,8 +14,8 @@
  * given. Whether a type is worth compressing on the fly follows the built-in
  * table's row of the extension, else its type (text/, +json, +xml).
  */
-#ifndef MIME_H
-#define MIME_H
+#ifndef BENEATH_HTTP_MIME_H
+#define BENEATH_HTTP_MIME_H
 
 #include "lines.h"
 

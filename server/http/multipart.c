@@ -7,9 +7,9 @@
  * the segment of an offset is a walk of at most 2 * 16 + 1 segments and no
  * table of offsets needs to be kept.
  */
-#include "multipart.h"
+#include "http/multipart.h"
 
-#include "digits.h"
+#include "http/digits.h"
 
 #include <errno.h>
 #include <inttypes.h>

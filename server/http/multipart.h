@@ -18,10 +18,10 @@
  * the caller's one buffer whatever the file size. The total length is known
  * up front, for Content-Length.
  */
-#ifndef MULTIPART_H
-#define MULTIPART_H
+#ifndef BENEATH_HTTP_MULTIPART_H
+#define BENEATH_HTTP_MULTIPART_H
 
-#include "range.h"
+#include "http/range.h"
 
 #include <stddef.h>
 #include <stdint.h>

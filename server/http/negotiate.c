@@ -10,9 +10,9 @@
  * header still counts, so one bad element never turns compression off or on
  * for the whole request.
  */
-#include "negotiate.h"
+#include "http/negotiate.h"
 
-#include "field.h"
+#include "http/field.h"
 
 #include <errno.h>
 #include <stdbool.h>

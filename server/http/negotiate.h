@@ -8,8 +8,8 @@
  * falls back to the next, and finally to FILE itself (identity). It does no
  * I/O and allocates nothing.
  */
-#ifndef NEGOTIATE_H
-#define NEGOTIATE_H
+#ifndef BENEATH_HTTP_NEGOTIATE_H
+#define BENEATH_HTTP_NEGOTIATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

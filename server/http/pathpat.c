@@ -10,9 +10,9 @@
  * bucket per segment of the path, the wild list), so "first match in file
  * order" holds without trying every pattern.
  */
-#include "pathpat.h"
+#include "http/pathpat.h"
 
-#include "errbuf.h"
+#include "http/errbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -23,8 +23,8 @@
  * file of 10,000 rules costs a handful of hash lookups per request; only
  * wild patterns are tried one by one.
  */
-#ifndef PATHPAT_H
-#define PATHPAT_H
+#ifndef BENEATH_HTTP_PATHPAT_H
+#define BENEATH_HTTP_PATHPAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

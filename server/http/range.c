@@ -6,11 +6,11 @@
  * Memory is fixed: at most RANGE_MAX_SPECS specs are kept (on the stack),
  * one pass reads them, a sort and a merge make the parts.
  */
-#include "range.h"
+#include "http/range.h"
 
-#include "cond.h"
-#include "date.h"
-#include "field.h"
+#include "http/cond.h"
+#include "http/date.h"
+#include "http/field.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

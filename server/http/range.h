@@ -18,8 +18,8 @@
  * multipart body is never larger than the file plus RANGE_MAX_PARTS part
  * headers, and parsing is linear in the field's length.
  */
-#ifndef RANGE_H
-#define RANGE_H
+#ifndef BENEATH_HTTP_RANGE_H
+#define BENEATH_HTTP_RANGE_H
 
 #include <stddef.h>
 #include <stdint.h>

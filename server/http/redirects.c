@@ -8,10 +8,10 @@
  * through the same index, at most REDIRECTS_CHAIN_MAX steps, so it costs
  * O(rules x chain) lookups at load and nothing per request.
  */
-#include "redirects.h"
+#include "http/redirects.h"
 
-#include "errbuf.h"
-#include "urlpath.h"
+#include "http/errbuf.h"
+#include "http/urlpath.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -38,11 +38,11 @@
 // /docs/:ver/api   /api/:ver             302
 // /*               /index.html           200   (single-page app)
 // /old             https://example.org/  308!
-#ifndef REDIRECTS_H
-#define REDIRECTS_H
+#ifndef BENEATH_HTTP_REDIRECTS_H
+#define BENEATH_HTTP_REDIRECTS_H
 
-#include "lines.h"
-#include "pathpat.h"
+#include "http/lines.h"
+#include "http/pathpat.h"
 
 #include <stdbool.h>
 #include <stddef.h>

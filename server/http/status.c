@@ -9,7 +9,7 @@
  * like a FIFO. EAGAIN means the resolver already retried a rename race: 503,
  * try again.
  */
-#include "status.h"
+#include "http/status.h"
 
 #include <errno.h>
 #include <stddef.h>

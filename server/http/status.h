@@ -5,8 +5,8 @@
  * The one place where a resolver errno becomes an HTTP status (DESIGN.md step
  * 4). Changing a policy is changing one row in status.c.
  */
-#ifndef STATUS_H
-#define STATUS_H
+#ifndef BENEATH_HTTP_STATUS_H
+#define BENEATH_HTTP_STATUS_H
 
 /* Every status beneath sends or logs: X(code, NAME, "Reason Phrase"). */
 #define HTTP_STATUS_MAP(X)                                                     \

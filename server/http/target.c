@@ -8,10 +8,10 @@
  * makes the request ambiguous (control bytes, bad escapes). An encoded slash
  * (%2F) decodes to a separator: it names the same file as a real one.
  */
-#include "target.h"
+#include "http/target.h"
 
-#include "digits.h"
-#include "status.h"
+#include "http/digits.h"
+#include "http/status.h"
 
 #include <stdint.h>
 #include <string.h>

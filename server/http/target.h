@@ -6,8 +6,8 @@
  * already unescaped and truncated at %00). It checks syntax only: ".." and
  * symlinks are left to the confined resolver.
  */
-#ifndef TARGET_H
-#define TARGET_H
+#ifndef BENEATH_HTTP_TARGET_H
+#define BENEATH_HTTP_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,10 +2,10 @@
 /*
  * urlpath.c - lexical path normalisation and percent-encoding.
  */
-#include "urlpath.h"
+#include "http/urlpath.h"
 
-#include "digits.h"
-#include "errbuf.h"
+#include "http/digits.h"
+#include "http/errbuf.h"
 
 #include <errno.h>
 #include <string.h>

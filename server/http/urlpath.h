@@ -10,8 +10,8 @@
  * written for "/private/x". ".." clamps at the root, as the resolver's
  * IN_ROOT does (under BENEATH the resolver refuses such a path anyway).
  */
-#ifndef URLPATH_H
-#define URLPATH_H
+#ifndef BENEATH_HTTP_URLPATH_H
+#define BENEATH_HTTP_URLPATH_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
 /*
  * utf8.c - well-formed UTF-8 sequences (utf8.h).
  */
-#include "utf8.h"
+#include "http/utf8.h"
 
 size_t utf8_len(const unsigned char *s)
 {

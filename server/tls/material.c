@@ -6,7 +6,9 @@
  * Each failure names the file and the certificate. The output is PEM text for
  * libmicrohttpd (GnuTLS); every buffer that held key bytes is wiped.
  */
-#include "material.h"
+#include "tls/material.h"
+
+#include "common/elems.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define DAY_SECONDS 86400
 
 /* Longest self-signed validity accepted: ten years. */

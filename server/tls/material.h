@@ -14,8 +14,8 @@
  * Nothing here prints or exits: failures come back as a negative errno with a
  * message naming the file in a struct tls_material_diag.
  */
-#ifndef TLS_MATERIAL_H
-#define TLS_MATERIAL_H
+#ifndef BENEATH_TLS_MATERIAL_H
+#define BENEATH_TLS_MATERIAL_H
 
 #include <stddef.h>
 #include <time.h>

@@ -4,8 +4,8 @@
  * defines it): the fixture site, made once per tcase, and a GET with an
  * Accept-Encoding.
  */
-#ifndef E2E_DOCS_H
-#define E2E_DOCS_H
+#ifndef BENEATH_TESTS_DOCS_E2E_DOCS_H
+#define BENEATH_TESTS_DOCS_E2E_DOCS_H
 
 #include "harness.h"
 

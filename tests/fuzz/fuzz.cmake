@@ -2,13 +2,15 @@
 # target and the resolver differential fuzzer (ENABLE_FUZZ, clang: the
 # preset "fuzz"). Each runs FUZZ_SECONDS (default 20) with -seed=1 as a
 # ctest entry labelled "fuzz"; seeds in corpus/<name>/.
-foreach(lib beneath_http beneath_files beneath_daemon beneath_tls resolver)
+foreach(lib beneath_http beneath_runtime beneath_files beneath_observe
+    beneath_access beneath_respond beneath_transport beneath_process
+    beneath_tls resolver)
   # coverage feedback needs the code under test instrumented too
   target_compile_options(${lib} PRIVATE -fsanitize=fuzzer-no-link)
 endforeach()
 
 set(fuzz_targets target:beneath_http range:beneath_http cond:beneath_http
-    negotiate:beneath_http framing:beneath_http request:beneath_daemon
+    negotiate:beneath_http framing:beneath_http request:beneath_process
     resolver:resolver)
 foreach(pair ${fuzz_targets})
   string(REPLACE ":" ";" pair ${pair})

@@ -2,8 +2,8 @@
 /*
  * fuzz.h - helpers shared by the libFuzzer targets: the input as C strings.
  */
-#ifndef FUZZ_H
-#define FUZZ_H
+#ifndef BENEATH_TESTS_FUZZ_H
+#define BENEATH_TESTS_FUZZ_H
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,9 +5,9 @@
  * Checks: the answer is 0, 304 or 412; "*" and a list holding the tag
  * match; a parsed date formats and parses back to itself.
  */
-#include "cond.h"
-#include "date.h"
 #include "fuzz.h"
+#include "http/cond.h"
+#include "http/date.h"
 
 #include <stdio.h>
 

@@ -7,8 +7,8 @@
  * and changes bytes only in a refused head, and a refused
  * head always counts as announcing a body (the connection closes).
  */
-#include "framing.h"
 #include "fuzz.h"
+#include "http/framing.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,9 +5,9 @@
  * Checks: q-values in range, the order holds only preferred codings, each
  * once, with non-increasing q.
  */
-#include "field.h"
 #include "fuzz.h"
-#include "negotiate.h"
+#include "http/field.h"
+#include "http/negotiate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

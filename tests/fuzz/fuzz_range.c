@@ -7,7 +7,7 @@
  * than the file.
  */
 #include "fuzz.h"
-#include "range.h"
+#include "http/range.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,13 +7,13 @@
  * line, and nothing is answered after a head the framing scanner refuses
  * (a refused head ends the connection: no body becomes a request).
  */
-#include "daemon.h"
-#include "etag_cache.h"
-#include "framing.h"
+#include "files/etag_cache.h"
 #include "fuzz.h"
-#include "live.h"
-#include "log.h"
-#include "root.h"
+#include "http/framing.h"
+#include "observe/log.h"
+#include "runtime/live.h"
+#include "runtime/root.h"
+#include "transport/daemon.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
  * point of the project.)
  */
 #include "fuzz.h"
-#include "target.h"
+#include "http/target.h"
 
 #include <stdbool.h>
 

@@ -16,8 +16,8 @@
  * test started, then fails the test, so a failure always shows what the
  * server said.
  */
-#ifndef HARNESS_H
-#define HARNESS_H
+#ifndef BENEATH_TESTS_INTEGRATION_HARNESS_H
+#define BENEATH_TESTS_INTEGRATION_HARNESS_H
 
 #include "check_main.h"
 

@@ -4,8 +4,8 @@
  * holds the arena and the lists the teardowns empty; harness_tree.c,
  * harness_server.c and harness_http.c use them). Not for tests.
  */
-#ifndef HARNESS_INTERNAL_H
-#define HARNESS_INTERNAL_H
+#ifndef BENEATH_TESTS_INTEGRATION_HARNESS_INTERNAL_H
+#define BENEATH_TESTS_INTEGRATION_HARNESS_INTERNAL_H
 
 #include "harness.h"
 

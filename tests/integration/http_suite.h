@@ -10,8 +10,8 @@
  * traversal, dotfiles), http_cond.c (conditional requests, Range) and
  * http_log.c (access log, resources).
  */
-#ifndef HTTP_SUITE_H
-#define HTTP_SUITE_H
+#ifndef BENEATH_TESTS_INTEGRATION_HTTP_SUITE_H
+#define BENEATH_TESTS_INTEGRATION_HTTP_SUITE_H
 
 #include "check_main.h"
 #include "harness.h"

@@ -8,8 +8,8 @@
  *   www/                  the document root (see site.c for every entry)
  *   www-plain/            a root without 404.html
  */
-#ifndef SITE_H
-#define SITE_H
+#ifndef BENEATH_TESTS_INTEGRATION_SITE_H
+#define BENEATH_TESTS_INTEGRATION_SITE_H
 
 #include <stddef.h>
 #include <time.h>

@@ -480,6 +480,22 @@ START_TEST(rules_files_reload)
 }
 END_TEST
 
+/*
+ * --site-files on @www must be refused at start-up, its stderr naming
+ * @www/@file followed by each of the @n messages (":LINE: ...").
+ */
+static void site_file_refused(const char *www, const char *file,
+                              const char *const *msgs, size_t n)
+{
+    char *err = refused((const char *[]){"--site-files", "on", "--check",
+                                         "--listen", "127.0.0.1:0", www, NULL},
+                        NULL);
+
+    for (size_t i = 0; i < n; i++)
+        EXPECT(strstr(err, hfmt("%s/%s%s", www, file, msgs[i])),
+               "missing '%s':\n%s", msgs[i], err);
+}
+
 START_TEST(rules_bad_input)
 {
     char *d = tree_new(), *www = tree_path(d, "www"), *err;
@@ -874,6 +890,33 @@ START_TEST(mount_ops)
 }
 END_TEST
 
+/*
+ * The headers the server owns (RFC 9110/9530) are refused in a _headers
+ * file, added or removed, with FILE:LINE; a reply never carries two
+ * digests.
+ */
+START_TEST(rules_owned_headers)
+{
+    char *www = tree_site("home\n"), *err;
+
+    tree_write_str(www, "_headers",
+                   "/*\n  X-Ok: 1\n  Repr-Digest: sha-256=:AAAA:\n"
+                   "  ! Vary\n  Content-Digest: sha-256=:AAAA:\n");
+    static const char *const msgs[] = {
+        ":3: Repr-Digest is set by the server and cannot be added",
+        ":4: Vary is set by the server and cannot be removed",
+        ":5: Content-Digest is set by the server and cannot be added",
+    };
+    site_file_refused(www, "_headers", msgs, N_ELEMS(msgs));
+    err = refused((const char *[]){"--header",
+                                   "Repr-Digest: sha-256=:AAAA:", "--check",
+                                   "--listen", "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, "Repr-Digest is set by the server and cannot be added"),
+           "--header:\n%s", err);
+}
+END_TEST
+
 /* Error pages: the original status, under each site's root. */
 START_TEST(error_pages)
 {
@@ -925,8 +968,8 @@ Suite *access_sites_suite(void)
         {"mounts", .loops = {LOOP(mount_case)}, .tests = {&mount_ops}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
-                   &rules_bad_input, &rules_netlify_ignored, &rules_basic_auth,
-                   &error_pages}},
+                   &rules_bad_input, &rules_owned_headers,
+                   &rules_netlify_ignored, &rules_basic_auth, &error_pages}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));

@@ -21,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* server/reply_cache.h: REPLY_CACHE_SETTLE_S, plus one second of margin */
+/* server/respond/reply_cache.h: REPLY_CACHE_SETTLE_S, plus one second of margin
+ */
 #define SETTLE_S 3
 
 static struct http_response *ka(struct raw_conn *c, const char *method,

@@ -4,8 +4,8 @@
  * files build, each named e2e_ops with one tcase, listed in test_ops.c's
  * .suites.
  */
-#ifndef TEST_OPS_H
-#define TEST_OPS_H
+#ifndef BENEATH_TESTS_INTEGRATION_TEST_OPS_H
+#define BENEATH_TESTS_INTEGRATION_TEST_OPS_H
 
 #include "check_main.h"
 

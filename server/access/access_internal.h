@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * access_internal.h - what access_load.c (sites, address lists and rule
+ * files, opened and reloaded) and access.c (the questions asked per
+ * connection and per request) share. access.h is the interface.
+ */
+#ifndef BENEATH_ACCESS_ACCESS_INTERNAL_H
+#define BENEATH_ACCESS_ACCESS_INTERNAL_H
+
+#include "access/access.h"
+#include "access/auth.h"
+#include "http/cidr.h"
+#include "http/headers_file.h"
+#include "http/redirects.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Virtual hosts at most: each root takes a pthread key (root.c), and with
+ * --site-files its rules another (live.c); PTHREAD_KEYS_MAX is 1024.
+ */
+#define ACCESS_VHOST_MAX 256
+/* --mount items at most (each root takes a pthread key, as a vhost's). */
+#define ACCESS_MOUNT_MAX 64
+/* A _redirects or _headers file larger than this is refused. */
+#define ACCESS_RULES_FILE_MAX ((size_t)16 << 20)
+
+struct access_rules {
+    struct redirects redirects;
+    struct headers_file headers;
+    bool has_redirects, has_headers;
+    dev_t dev[2]; /* the site's own files: never served */
+    ino_t ino[2];
+    size_t n_ids;
+};
+
+struct site {
+    char *name; /* normalised vhost pattern; NULL: the --root site */
+    char *path;
+    struct root *root; /* NULL: none (421) */
+    bool owned;
+    struct live *files; /* struct access_rules * with --site-files */
+};
+
+/* A --mount: the paths at and below prefix come from root. */
+struct mount {
+    char *prefix; /* "/_static/fonts": normalised, no trailing '/' */
+    size_t len;
+    char *path;        /* DIR (or FILE) as configured */
+    char *file;        /* a file mount: its name in root, which is the
+                          file's directory; NULL: root is DIR */
+    struct root *root; /* NULL: could not be opened */
+};
+
+struct access {
+    struct cidr_list allow, deny, trusted;
+    struct auth *auth;
+    char *redirects_path, *headers_path;
+    struct live *global; /* struct access_rules *, or NULL */
+    struct site *vhosts;
+    size_t n_vhosts;
+    struct site dflt;
+    struct mount *mounts;
+    size_t n_mounts;
+    bool site_files;
+    bool rules; /* respond has questions to ask (auth or rule files) */
+    uint64_t confine;
+    struct error_pages error_pages;
+    struct metrics *metrics;
+};
+
+#endif

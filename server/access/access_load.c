@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: MIT
+/*
+ * access_load.c - sites (virtual hosts), address lists, htpasswd and rule
+ * files: opened at start-up with every error collected, re-read on SIGHUP
+ * keeping the old set where a new one fails (access.c has the security
+ * decisions they serve).
+ */
+#include "access/access_internal.h"
+#include "access/slurp.h"
+#include "http/forwarded.h"
+#include "http/host.h"
+#include "http/lines.h"
+#include "http/urlpath.h"
+#include "resolver.h"
+#include "runtime/live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void rules_free(void *p)
+{
+    struct access_rules *r = p;
+
+    if (!r)
+        return;
+    redirects_free(&r->redirects);
+    headers_file_free(&r->headers);
+    free(r);
+}
+
+/*
+ * Parse @text as a _redirects (@redirects) or _headers file named @name
+ * into @r; messages to stderr after "beneath: @when". Returns 0, -EINVAL
+ * or -ENOMEM.
+ */
+static int parse_into(struct access_rules *r, bool redirects, const char *text,
+                      size_t len, const char *name, const char *when)
+{
+    struct lines_diag d = {0};
+    int err = redirects ? redirects_parse(&r->redirects, text, len, name, &d)
+                        : headers_file_parse(&r->headers, text, len, name, &d);
+
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %swarning: %s\n", when, d.warnings[i]);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "beneath: %s%s\n", when, d.msgs[i]);
+    if (d.warnings_dropped)
+        fprintf(stderr, "beneath: %swarning: %s: %zu more lines ignored\n",
+                when, name, d.warnings_dropped);
+    if (d.dropped)
+        fprintf(stderr, "beneath: %s%s: %zu more problems\n", when, name,
+                d.dropped);
+    lines_diag_free(&d);
+    if (err == 0) {
+        if (redirects)
+            r->has_redirects = true;
+        else
+            r->has_headers = true;
+    }
+    return err;
+}
+
+/* --redirects and --headers-file, read by path. */
+static int global_load(const struct access *a, const char *when,
+                       struct access_rules **out)
+{
+    struct access_rules *r = calloc(1, sizeof *r);
+    int problems = 0;
+
+    if (!r)
+        return -ENOMEM;
+    for (int k = 0; k < 2; k++) {
+        const char *path = k == 0 ? a->redirects_path : a->headers_path;
+        char *text = NULL, why[64];
+        size_t len = 0;
+        int err;
+
+        if (!path)
+            continue;
+        err = slurp_path(path, ACCESS_RULES_FILE_MAX, &text, &len);
+        if (err == 0)
+            err = parse_into(r, k == 0, text, len, path, when);
+        else
+            fprintf(stderr, "beneath: %s%s: %s\n", when, path,
+                    slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
+        free(text);
+        if (err == -ENOMEM) {
+            rules_free(r);
+            return -ENOMEM;
+        }
+        problems += err != 0;
+    }
+    if (problems) {
+        rules_free(r);
+        return problems;
+    }
+    *out = r;
+    return 0;
+}
+
+/* /_redirects and /_headers of site @s, through the resolver. */
+static int site_load(const struct access *a, const struct site *s,
+                     const char *when, struct access_rules **out)
+{
+    static const char *const names[2] = {"_redirects", "_headers"};
+    struct access_rules *r = calloc(1, sizeof *r);
+    int root, problems = 0;
+
+    if (!r)
+        return -ENOMEM;
+    root = root_dup(s->root);
+    if (root < 0) {
+        fprintf(stderr, "beneath: %s%s: %s\n", when, s->path, strerror(-root));
+        rules_free(r);
+        return 1;
+    }
+    for (int k = 0; k < 2; k++) {
+        struct resolver_how how = {
+            .open_flags = O_RDONLY | O_NONBLOCK,
+            .resolve = a->confine,
+            .backend = RESOLVER_BACKEND_DEFAULT,
+        };
+        char name[4200], *text = NULL, why[64];
+        size_t len = 0;
+        struct stat st;
+        int fd = resolver_open_how(root, names[k], &how, NULL), err;
+
+        snprintf(name, sizeof name, "%s%s%s", s->path,
+                 s->path[strlen(s->path) - 1] == '/' ? "" : "/", names[k]);
+        if (fd == -ENOENT)
+            continue;
+        if (fd < 0) {
+            const char *e = resolver_errno_name(-fd);
+            fprintf(stderr, "beneath: %s%s: %s (%s)\n", when, name,
+                    strerror(-fd), e ? e : "?");
+            problems++;
+            continue;
+        }
+        err = fstat(fd, &st) != 0 ? -errno : 0;
+        if (err == 0)
+            err = slurp_fd(fd, ACCESS_RULES_FILE_MAX, &text, &len);
+        close(fd);
+        if (err == 0) {
+            r->dev[r->n_ids] = st.st_dev;
+            r->ino[r->n_ids++] = st.st_ino;
+            err = parse_into(r, k == 0, text, len, name, when);
+        } else {
+            fprintf(stderr, "beneath: %s%s: %s\n", when, name,
+                    slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
+        }
+        free(text);
+        if (err == -ENOMEM) {
+            close(root);
+            rules_free(r);
+            return -ENOMEM;
+        }
+        problems += err != 0;
+    }
+    close(root);
+    if (problems) {
+        rules_free(r);
+        return problems;
+    }
+    *out = r;
+    return 0;
+}
+
+/* Whether the listener @l is plain HTTP on a non-loopback address. */
+static bool exposed(const struct conf_listen *l)
+{
+    if (l->kind != CONF_LISTEN_TCP || l->tls)
+        return false;
+    return !(strncmp(l->host, "127.", 4) == 0 || strcmp(l->host, "::1") == 0 ||
+             strcmp(l->host, "localhost") == 0);
+}
+
+static int lists_load(struct access *a, const struct conf *c)
+{
+    const struct conf_strv *src[3] = {&c->allow, &c->deny, &c->trusted_proxy};
+    struct cidr_list *dst[3] = {&a->allow, &a->deny, &a->trusted};
+    static const char *const names[3] = {"allow", "deny", "trusted-proxy"};
+    int problems = 0;
+
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < src[k]->n; i++) {
+            char err[256];
+            int r = k == 2
+                        ? forwarded_proxies_add(dst[k], src[k]->v[i], err,
+                                                sizeof err)
+                        : cidr_list_add(dst[k], src[k]->v[i], err, sizeof err);
+
+            if (r == -ENOMEM)
+                return -ENOMEM;
+            if (r < 0) {
+                fprintf(stderr, "beneath: %s %s: %s\n", names[k], src[k]->v[i],
+                        err);
+                problems++;
+            }
+        }
+    return problems;
+}
+
+static int vhosts_load(struct access *a, const struct conf *c,
+                       unsigned dir_cache)
+{
+    int problems = 0;
+
+    if (c->vhost.n > ACCESS_VHOST_MAX) {
+        fprintf(stderr, "beneath: vhost: %zu virtual hosts, at most %d\n",
+                c->vhost.n, ACCESS_VHOST_MAX);
+        return 1;
+    }
+    a->vhosts = calloc(c->vhost.n ? c->vhost.n : 1, sizeof *a->vhosts);
+    if (!a->vhosts)
+        return -ENOMEM;
+    for (size_t i = 0; i < c->vhost.n; i++) {
+        const char *item = c->vhost.v[i], *eq = strchr(item, '=');
+        struct site *s = &a->vhosts[a->n_vhosts];
+        char name[HOST_MAX], err[256];
+
+        if (!eq || (size_t)(eq - item) >= sizeof name) {
+            fprintf(stderr, "beneath: vhost %s: expected NAME=ROOT\n", item);
+            problems++;
+            continue;
+        }
+        memcpy(name, item, (size_t)(eq - item));
+        name[eq - item] = '\0';
+        if (host_pattern_check(name, name, err, sizeof err) < 0) {
+            fprintf(stderr, "beneath: vhost %s: %s\n", item, err);
+            problems++;
+            continue;
+        }
+        bool twice = false;
+        for (size_t k = 0; k < a->n_vhosts; k++)
+            twice = twice || strcmp(a->vhosts[k].name, name) == 0;
+        if (twice) {
+            fprintf(stderr, "beneath: vhost %s: %s is given twice\n", item,
+                    name);
+            problems++;
+            continue;
+        }
+        s->name = strdup(name);
+        s->path = strdup(eq + 1);
+        if (!s->name || !s->path) {
+            free(s->name);
+            free(s->path);
+            return -ENOMEM;
+        }
+        s->owned = true;
+        a->n_vhosts++;
+        int r = root_open(s->path, dir_cache, &s->root);
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: vhost %s: root %s: %s\n", s->name,
+                    s->path, strerror(-r));
+            problems++;
+        }
+    }
+    return problems;
+}
+
+/*
+ * The root of mount @m: DIR itself, or for a file the directory that holds
+ * it (the operator's path is trusted, as a root's is: its links are
+ * followed once, here) with the file's name. 0, -ENOMEM, -EINVAL for what
+ * is neither a directory nor a regular file, or another -errno.
+ */
+static int mount_open(struct mount *m, unsigned dir_cache)
+{
+    char real[PATH_MAX], *slash;
+    struct stat st;
+
+    if (stat(m->path, &st) != 0)
+        return -errno;
+    if (S_ISDIR(st.st_mode))
+        return root_open(m->path, dir_cache, &m->root);
+    if (!S_ISREG(st.st_mode))
+        return -EINVAL;
+    if (!realpath(m->path, real))
+        return -errno;
+    slash = strrchr(real, '/'); /* realpath's answer is absolute */
+    m->file = strdup(slash + 1);
+    if (!m->file)
+        return -ENOMEM;
+    *slash = '\0';
+    return root_open(real[0] ? real : "/", dir_cache, &m->root);
+}
+
+static int mounts_load(struct access *a, const struct conf *c,
+                       unsigned dir_cache)
+{
+    int problems = 0;
+
+    if (c->mount.n > ACCESS_MOUNT_MAX) {
+        fprintf(stderr, "beneath: mount: %zu mounts, at most %d\n", c->mount.n,
+                ACCESS_MOUNT_MAX);
+        return 1;
+    }
+    a->mounts = calloc(c->mount.n ? c->mount.n : 1, sizeof *a->mounts);
+    if (!a->mounts)
+        return -ENOMEM;
+    for (size_t i = 0; i < c->mount.n; i++) {
+        const char *item = c->mount.v[i], *eq = strchr(item, '=');
+        struct mount *m = &a->mounts[a->n_mounts];
+        char err[256];
+
+        if (!eq || urlpath_prefix_check(item, (size_t)(eq - item), err,
+                                        sizeof err) < 0) {
+            fprintf(stderr, "beneath: mount %s: %s\n", item,
+                    eq ? err : "expected /URL/PREFIX=DIR");
+            problems++;
+            continue;
+        }
+        bool twice = false;
+        for (size_t k = 0; k < a->n_mounts; k++)
+            twice = twice ||
+                    (a->mounts[k].len == (size_t)(eq - item) &&
+                     strncmp(a->mounts[k].prefix, item, a->mounts[k].len) == 0);
+        if (twice) {
+            fprintf(stderr, "beneath: mount %s: %.*s is given twice\n", item,
+                    (int)(eq - item), item);
+            problems++;
+            continue;
+        }
+        m->prefix = strndup(item, (size_t)(eq - item));
+        m->len = (size_t)(eq - item);
+        m->path = strdup(eq + 1);
+        if (!m->prefix || !m->path) {
+            free(m->prefix);
+            free(m->path);
+            return -ENOMEM;
+        }
+        a->n_mounts++;
+        int r = mount_open(m, dir_cache);
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: mount %s: %s: %s\n", m->prefix, m->path,
+                    r == -EINVAL ? "not a directory or a regular file"
+                                 : strerror(-r));
+            problems++;
+        }
+    }
+    return problems;
+}
+
+static int error_pages_load(struct access *a, const struct conf *c)
+{
+    int problems = 0;
+
+    for (size_t i = 0; i < c->error_page.n; i++) {
+        char err[256];
+        int r = error_pages_add(&a->error_pages, c->error_page.v[i], err,
+                                sizeof err);
+
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: error-page %s: %s\n", c->error_page.v[i],
+                    err);
+            problems++;
+        }
+    }
+    return problems;
+}
+
+/*
+ * The rules a first load gave (@r: its problems, or -ENOMEM; @rules: NULL
+ * unless @r is 0) into a new holder *@out that reloads publish to. Returns
+ * @r, or -ENOMEM.
+ */
+static int rules_keep(int r, struct access_rules *rules, struct live **out)
+{
+    if (r == 0 && live_new(rules, rules_free, out) < 0) {
+        rules_free(rules);
+        return -ENOMEM;
+    }
+    return r;
+}
+
+/* Warn about an --error-page file a site root does not have. */
+static void check_pages(const struct access *a, const struct site *s)
+{
+    int root = s->root ? root_dup(s->root) : -1;
+
+    for (size_t i = 0; root >= 0 && i < a->error_pages.n; i++) {
+        const struct error_page *e = &a->error_pages.v[i];
+        struct resolver_how how = {.open_flags = O_RDONLY | O_NONBLOCK,
+                                   .resolve = a->confine,
+                                   .backend = RESOLVER_BACKEND_DEFAULT};
+        int fd = resolver_open_how(root, e->path, &how, NULL);
+
+        if (fd >= 0) {
+            close(fd);
+            continue;
+        }
+        fprintf(stderr,
+                "beneath: warning: error-page %u: /%s under %s: %s (the "
+                "built-in page is sent)\n",
+                e->status, e->path, s->path, strerror(-fd));
+    }
+    if (root >= 0)
+        close(root);
+}
+
+int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
+                struct metrics *metrics, struct access **out)
+{
+    struct access *a = calloc(1, sizeof *a);
+    int problems = 0, r;
+
+    *out = NULL;
+    if (!a)
+        return -ENOMEM;
+    a->metrics = metrics;
+    a->confine = c->confine;
+    a->site_files = c->site_files;
+    a->dflt.root = root;
+    a->dflt.path = c->root ? strdup(c->root) : NULL;
+    if (c->root && !a->dflt.path)
+        goto out_nomem;
+#define ADD(x)                                                                 \
+    do {                                                                       \
+        r = (x);                                                               \
+        if (r < 0)                                                             \
+            goto out_nomem;                                                    \
+        problems += r;                                                         \
+    } while (0)
+    ADD(lists_load(a, c));
+    ADD(vhosts_load(a, c, dir_cache));
+    ADD(mounts_load(a, c, dir_cache));
+    ADD(error_pages_load(a, c));
+    ADD(auth_new(c, &a->auth));
+    if (c->redirects && !(a->redirects_path = strdup(c->redirects)))
+        goto out_nomem;
+    if (c->headers_file && !(a->headers_path = strdup(c->headers_file)))
+        goto out_nomem;
+    if (a->redirects_path || a->headers_path) {
+        struct access_rules *g = NULL;
+
+        r = global_load(a, "", &g);
+        ADD(rules_keep(r, g, &a->global));
+    }
+    for (size_t i = 0; a->site_files && i <= a->n_vhosts; i++) {
+        struct site *s = i < a->n_vhosts ? &a->vhosts[i] : &a->dflt;
+        struct access_rules *sr = NULL;
+
+        if (!s->root)
+            continue;
+        r = site_load(a, s, "", &sr);
+        ADD(rules_keep(r, sr, &s->files));
+    }
+    for (size_t i = 0; i <= a->n_vhosts; i++)
+        check_pages(a, i < a->n_vhosts ? &a->vhosts[i] : &a->dflt);
+#undef ADD
+    a->rules = a->auth || a->global || a->site_files;
+    for (size_t i = 0; c->auth.n && i < c->n_listen; i++)
+        if (exposed(&c->listen[i]))
+            fprintf(stderr,
+                    "beneath: warning: --auth on plain HTTP at %s:%u: "
+                    "passwords cross the network readable; use an https:// "
+                    "listener\n",
+                    c->listen[i].host, c->listen[i].port);
+    if (c->trusted_proxy.n && !c->allow.n && !c->deny.n)
+        fprintf(stderr, "beneath: trusted-proxy: the forwarded client is "
+                        "logged (no --allow/--deny to check it against)\n");
+    *out = a;
+    return problems;
+out_nomem:
+    access_free(a);
+    return -ENOMEM;
+}
+
+/* SIGHUP: reopen the root of @what @name (a vhost, a mount) at @path. */
+static void reopen(struct root *root, const char *what, const char *name,
+                   const char *path)
+{
+    int err = root ? root_reload(root) : -ENOENT;
+
+    if (err)
+        fprintf(stderr,
+                "beneath: SIGHUP: %s %s: cannot reopen the root %s: %s; "
+                "keeping the old root\n",
+                what, name, path, strerror(-err));
+    else
+        fprintf(stderr, "beneath: SIGHUP: %s %s: root %s reopened\n", what,
+                name, path);
+}
+
+void access_reload(struct access *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n_vhosts; i++)
+        reopen(a->vhosts[i].root, "vhost", a->vhosts[i].name,
+               a->vhosts[i].path);
+    for (size_t i = 0; i < a->n_mounts; i++)
+        reopen(a->mounts[i].root, "mount", a->mounts[i].prefix,
+               a->mounts[i].path);
+    auth_reload(a->auth);
+    if (a->global) {
+        struct access_rules *g = NULL;
+
+        if (global_load(a, "SIGHUP: ", &g) == 0 &&
+            live_publish(a->global, g) < 0)
+            rules_free(g); /* out of memory: the old rules stay */
+        else if (!g)
+            fprintf(stderr, "beneath: SIGHUP: keeping the --redirects and "
+                            "--headers-file rules read before\n");
+    }
+    for (size_t i = 0; i <= a->n_vhosts; i++) {
+        struct site *s = i < a->n_vhosts ? &a->vhosts[i] : &a->dflt;
+        struct access_rules *sr = NULL;
+
+        if (!s->files)
+            continue;
+        if (site_load(a, s, "SIGHUP: ", &sr) == 0 &&
+            live_publish(s->files, sr) < 0)
+            rules_free(sr); /* out of memory: the old rules stay */
+        else if (!sr)
+            fprintf(stderr,
+                    "beneath: SIGHUP: %s: keeping the _redirects and "
+                    "_headers read before\n",
+                    s->path);
+    }
+}
+
+void access_startup(const struct access *a, FILE *f)
+{
+    for (size_t i = 0; a && i < a->n_vhosts; i++)
+        fprintf(f, "beneath: vhost %s root %s\n", a->vhosts[i].name,
+                a->vhosts[i].path);
+    for (size_t i = 0; a && i < a->n_mounts; i++)
+        fprintf(f, "beneath: mount %s %s%s\n", a->mounts[i].prefix,
+                a->mounts[i].path, a->mounts[i].file ? " (one file)" : "");
+    if (a && a->n_vhosts && !a->dflt.root)
+        fprintf(f, "beneath: no --root: a Host no vhost names gets 421\n");
+}
+
+const struct error_pages *access_error_pages(const struct access *a)
+{
+    return a ? &a->error_pages : NULL;
+}
+
+void access_free(struct access *a)
+{
+    if (!a)
+        return;
+    cidr_list_free(&a->allow);
+    cidr_list_free(&a->deny);
+    cidr_list_free(&a->trusted);
+    auth_free(a->auth);
+    live_free(a->global);
+    for (size_t i = 0; i < a->n_vhosts; i++) {
+        live_free(a->vhosts[i].files);
+        root_close(a->vhosts[i].root);
+        free(a->vhosts[i].name);
+        free(a->vhosts[i].path);
+    }
+    free(a->vhosts);
+    for (size_t i = 0; i < a->n_mounts; i++) {
+        root_close(a->mounts[i].root);
+        free(a->mounts[i].prefix);
+        free(a->mounts[i].path);
+        free(a->mounts[i].file);
+    }
+    free(a->mounts);
+    live_free(a->dflt.files);
+    free(a->dflt.path);
+    free(a->redirects_path);
+    free(a->headers_path);
+    error_pages_free(&a->error_pages);
+    free(a);
+}

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - beneath's start-up, privilege drop and signal loop.
+ *
+ * Phases: conf_load (every message, exit 2) -> checks that need the OS, all
+ * errors collected (root, backend, listeners bound, user, log; exit 2) ->
+ * --check prints the configuration (it binds nothing and creates no file: a
+ * port in use or a log file still to be created are no errors there) ->
+ * drop privileges -> start the daemons
+ * -> start-up lines on stderr -> signals: SIGHUP reads the configuration
+ * again and applies it (reload.c; a bad one is refused, the old one stays),
+ * SIGTERM/SIGINT drain requests in flight (bounded) and exit 0. The TLS key
+ * is read with the other checks, before privileges are dropped.
+ * Signals are blocked in every thread and read from a signalfd here.
+ */
+#include "access/access.h"
+#include "conf.h"
+#include "files/etag_cache.h"
+#include "observe/log.h"
+#include "observe/metrics.h"
+#include "process/certs.h"
+#include "process/generation.h"
+#include "process/listen.h"
+#include "process/notify.h"
+#include "process/probe.h"
+#include "process/reload.h"
+#include "process/sandbox.h"
+#include "resolver.h"
+#include "runtime/live.h"
+#include "runtime/root.h"
+#include "transport/daemon.h"
+#include "transport/metrics_server.h"
+#include "transport/tls_gnutls.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_CONF 2
+
+extern char **environ;
+
+/* The backend sentence of the start-up lines; false if it cannot serve. */
+static bool backend_line(enum resolver_backend b, char *buf, size_t n)
+{
+    const char *why = NULL;
+    enum resolver_backend a = resolver_auto_backend(&why);
+
+    switch (b) {
+    case RESOLVER_BACKEND_KERNEL:
+        snprintf(buf, n, "kernel (forced by --resolver kernel; %s)", why);
+        return a == RESOLVER_BACKEND_KERNEL;
+    case RESOLVER_BACKEND_EMULATED:
+        snprintf(buf, n, "emulated (forced by --resolver emulated)");
+        return true;
+    case RESOLVER_BACKEND_LEXICAL:
+        snprintf(buf, n,
+                 "lexical (UNSAFE: string checks and plain openat, symlinks "
+                 "are followed out of the root; a benchmark baseline only)");
+        return true;
+    default:
+        snprintf(buf, n, "%s (auto: %s)", resolver_backend_name(a), why);
+        return true;
+    }
+}
+
+static int drop_privileges(uid_t uid, gid_t gid, const char *user)
+{
+    if (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
+        fprintf(stderr, "beneath: --user %s: cannot switch: %s\n", user,
+                strerror(errno));
+        return -1;
+    }
+    if (uid != 0 && (setuid(0) == 0 || geteuid() != uid || getegid() != gid)) {
+        fprintf(stderr, "beneath: --user %s: privileges were not dropped\n",
+                user);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Each connection needs a socket and an open file, plus a margin: with an
+ * RLIMIT_NOFILE (raised to its hard limit) too small for --max-connections,
+ * accepting would fail under load, leaving clients in the backlog and
+ * answering 500s. Lower --max-connections to what fits, and say so.
+ */
+static void fd_fit_connections(struct conf *c)
+{
+    struct rlimit rl;
+    rlim_t need = 2 * (rlim_t)c->max_connections + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = {rl.rlim_max, rl.rlim_max};
+
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    if (rl.rlim_cur >= need)
+        return;
+    unsigned fit =
+        rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
+    fprintf(stderr,
+            "beneath: warning: --max-connections lowered from %u to %u: "
+            "RLIMIT_NOFILE is %llu and each connection needs 2 fds (plus "
+            "64)\n",
+            c->max_connections, fit, (unsigned long long)rl.rlim_cur);
+    c->max_connections = fit;
+}
+
+/*
+ * The fds the server may hold at once: a socket and an open file per
+ * connection, a margin for listeners, logs and the ETag thread, and each
+ * worker's resolver directory cache (its directories and 3 event fds).
+ * Raise the soft RLIMIT_NOFILE to the hard one; if that is still short,
+ * shrink the caches to fit and say so. Returns the cache size to use.
+ */
+static unsigned fd_budget(const struct conf *c)
+{
+    const rlim_t fixed = 2 * (rlim_t)c->max_connections + 64;
+    unsigned cache = c->resolver_cache;
+    struct rlimit rl;
+    rlim_t per_thread;
+
+    if (cache == 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return cache;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = {rl.rlim_max, rl.rlim_max};
+
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    /* each root (--root, every vhost and mount) has its own cache per
+     * thread */
+    per_thread = rl.rlim_cur > fixed
+                     ? (rl.rlim_cur - fixed) / (c->threads + 1) /
+                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n)
+                     : 0;
+    if (per_thread >= (rlim_t)cache + 3)
+        return cache;
+    cache = per_thread > 3 ? (unsigned)(per_thread - 3) : 0;
+    fprintf(stderr,
+            "beneath: warning: --resolver-cache lowered from %u to %u per "
+            "thread: RLIMIT_NOFILE is %llu and %u connections may need "
+            "%llu\n",
+            c->resolver_cache, cache, (unsigned long long)rl.rlim_cur,
+            c->max_connections, (unsigned long long)fixed);
+    return cache;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The start-up lines: one per listener, then the root, the backend that
+ * serves and why, and the confinement flags. All in one write(2), so whoever
+ * waits for "listening on" sees the whole block at once.
+ */
+static void print_startup(const struct conf *c, const struct listeners *ls,
+                          const char *backend, const struct access *a,
+                          const char *murl)
+{
+    char *buf = NULL, real[PATH_MAX], flags[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    bool same =
+        !c->root || !realpath(c->root, real) || strcmp(real, c->root) == 0;
+
+    if (!f)
+        return;
+    resolver_flags_format(c->confine, flags, sizeof flags);
+    for (size_t i = 0; i < ls->n; i++)
+        fprintf(f, "beneath: listening on %s\n", ls->v[i].url);
+    if (c->root)
+        fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
+                same ? "" : real, same ? "" : ")");
+    access_startup(a, f);
+    if (c->listing_quick)
+        fprintf(f, "beneath: listing directories without an index file, as "
+                   "python3 -m http.server does (--listing off: 403)\n");
+    if (murl[0])
+        fprintf(f, "beneath: metrics on %s\n", murl);
+    if (murl[0] && access_addresses(a))
+        fprintf(f, "beneath: metrics: --allow/--deny apply to their listener "
+                   "too\n");
+    fprintf(f, "beneath: resolver %s\n", backend);
+    fprintf(f, "beneath: confine %s\n", flags);
+    if (fclose(f) == 0) {
+        ssize_t n = write(STDERR_FILENO, buf, len);
+        (void)n;
+    }
+    free(buf);
+}
+
+/* Drain: stop accepting, wait for requests in flight up to the timeout. */
+static void drain(struct daemon *h, int sfd, unsigned timeout)
+{
+    int64_t deadline = mono_ms() + (int64_t)timeout * 1000;
+
+    daemon_quiesce(h);
+    while (daemon_in_flight(h) > 0) {
+        int64_t left = deadline - mono_ms();
+        if (left <= 0) {
+            fprintf(stderr,
+                    "beneath: shutdown-timeout: closing %u requests in "
+                    "flight\n",
+                    daemon_in_flight(h));
+            break;
+        }
+        struct pollfd p = {.fd = sfd, .events = POLLIN};
+        if (poll(&p, 1, left < 20 ? (int)left : 20) > 0) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof si) == sizeof si &&
+                si.ssi_signo != SIGHUP) {
+                fprintf(stderr, "beneath: second signal: stopping now\n");
+                break;
+            }
+        }
+    }
+}
+
+/* Everything the server holds; released by server_close. */
+struct server {
+    struct conf c; /* until the first generation takes it over */
+    struct listeners ls;
+    struct root *root;     /* NULL: virtual hosts only */
+    struct access *access; /* sites and access rules (access.h) */
+    unsigned dir_cache;    /* directories per thread's resolver cache */
+    struct daemon *d;
+    struct metrics metrics;
+    int metrics_fd;              /* --metrics-listen, until served */
+    char metrics_url[96];        /* its URL, for the start-up lines */
+    struct metrics_server *msrv; /* serving it */
+    struct etag_cache *etags;
+    struct compress_cache *compress; /* bodies compressed on the fly */
+    struct mime_map mime;            /* --mime-types, --mime */
+    struct respond_base base;
+    struct generation *boot; /* the start-up configuration, kept */
+    struct live *live;       /* the current generation, for the workers */
+    struct reload reload;
+    uid_t uid;
+    gid_t gid;
+    int sfd;
+    char backend[512]; /* the resolver's start-up sentence */
+};
+
+/*
+ * Phase 1: the configuration. Returns -1 to go on, else the exit status
+ * (--help, --version, or an error already printed).
+ */
+static int phase_conf(struct server *s, int argc, char *argv[])
+{
+    struct conf_diag d = {0};
+    int err = conf_load(&s->c, argc, argv, environ, &d);
+
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %s\n", d.warnings[i]);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "beneath: %s\n", d.msgs[i]);
+    conf_diag_free(&d);
+    if (err == -ENOMEM)
+        fprintf(stderr, "beneath: out of memory\n");
+    if (err)
+        return EXIT_CONF;
+    if (s->c.probe)
+        return probe_run(s->c.probe);
+    if (s->c.help) {
+        conf_help(stdout, "beneath");
+        return 0;
+    }
+    if (s->c.version) {
+        printf("beneath %s\n", BENEATH_VERSION);
+        return 0;
+    }
+    return -1;
+}
+
+/* The resolver backend and the root; the number of problems. */
+static int check_root(struct server *s)
+{
+    const struct conf *c = &s->c;
+    int errors = 0, err;
+
+    resolver_set_backend(c->resolver);
+    if (!backend_line(c->resolver, s->backend, sizeof s->backend)) {
+        fprintf(stderr,
+                "beneath: --resolver kernel: openat2 is not usable: %s\n",
+                s->backend);
+        errors++;
+    }
+    fd_fit_connections(&s->c);
+    unsigned dir_cache = fd_budget(c);
+    if (c->resolver == RESOLVER_BACKEND_EMULATED ||
+        (c->resolver == RESOLVER_BACKEND_AUTO &&
+         resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED)) {
+        size_t n = strlen(s->backend);
+        if (dir_cache)
+            snprintf(s->backend + n, sizeof s->backend - n,
+                     "; directory cache: %u per worker", dir_cache);
+        else
+            snprintf(s->backend + n, sizeof s->backend - n,
+                     "; no directory cache (--resolver-cache 0)");
+    }
+    s->dir_cache = dir_cache;
+    err = c->root ? root_open(c->root, dir_cache, &s->root) : 0;
+    if (err) {
+        fprintf(stderr, "beneath: root %s: %s\n", c->root, strerror(-err));
+        errors++;
+    }
+    return errors;
+}
+
+/* --user: who to become; the number of problems. */
+static int check_user(struct server *s)
+{
+    const char *user = s->c.user;
+    struct passwd *pw;
+
+    if (!user)
+        return 0;
+    pw = getpwnam(user);
+    if (!pw) {
+        fprintf(stderr, "beneath: --user %s: no such user\n", user);
+        return 1;
+    }
+    if (geteuid() != 0 && pw->pw_uid != geteuid()) {
+        fprintf(stderr, "beneath: --user %s: switching needs root\n", user);
+        return 1;
+    }
+    s->uid = pw->pw_uid;
+    s->gid = pw->pw_gid;
+    return 0;
+}
+
+/* The access log, the TLS material and the ETag cache; problems. */
+static void count_resolve(void *arg, enum resolver_backend backend, uint64_t ns,
+                          int ret)
+{
+    metrics_count_resolve(arg, backend, ns, ret);
+}
+
+/* --check creates no file: the access log is only looked at. */
+static int check_log(const struct conf *c)
+{
+    int err = log_check(c->access_log);
+
+    if (err == 1)
+        fprintf(stderr,
+                "beneath: access-log %s: does not exist yet (a start creates "
+                "it)\n",
+                c->access_log);
+    else if (err)
+        fprintf(stderr, "beneath: access-log %s: %s\n", c->access_log,
+                strerror(-err));
+    return err < 0 ? 1 : 0;
+}
+
+/* The ETag cache's counters, for the metrics. */
+static void etag_counts(void *arg, uint64_t *hits, uint64_t *misses)
+{
+    struct etag_cache_stats st;
+
+    etag_cache_stats(arg, &st);
+    *hits = st.hits;
+    *misses = st.misses;
+}
+
+static void compress_counts(void *arg, uint64_t *hits, uint64_t *misses)
+{
+    struct compress_cache_stats st;
+
+    compress_cache_stats(arg, &st);
+    *hits = st.hits;
+    *misses = st.misses;
+}
+
+/* --mime-types and --mime, read once; problems (-ENOMEM: out of memory). */
+static int check_mime(struct server *s)
+{
+    struct conf_diag d = {0};
+    int err = conf_mime_load(&s->c, &s->mime, &d);
+
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %s\n", d.warnings[i]);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "beneath: %s\n", d.msgs[i]);
+    conf_diag_free(&d);
+    return err == -ENOMEM ? err : err ? 1 : 0;
+}
+
+/* The TLS material, the ETag cache and --metrics-listen; problems. */
+static int check_outputs(struct server *s)
+{
+    const struct conf *c = &s->c;
+    int errors = 0, err;
+
+    /* The key is read now, before privileges are dropped. */
+    int tls_errors = certs_check(c, "");
+    errors += tls_errors;
+    if (!tls_errors && certs_wanted(c) && certs_load(c, "") != 0)
+        errors++;
+    if (!tls_errors && certs_wanted(c) && tls_tickets_init() != 0) {
+        fprintf(stderr, "beneath: tls: cannot make a session ticket key\n");
+        errors++;
+    }
+    struct etag_cache_config ec = {
+        .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
+                : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
+                                           : ETAG_MODE_CONTENT,
+    };
+    err = etag_cache_new(&s->etags, &ec);
+    if (err) {
+        fprintf(stderr, "beneath: etag cache: %s\n", strerror(-err));
+        errors++;
+    } else {
+        metrics_add_cache(&s->metrics, "etag", etag_counts, s->etags);
+    }
+    if (c->metrics_listen && !c->check) {
+        s->metrics_fd = metrics_server_bind(c->metrics_listen, s->metrics_url,
+                                            sizeof s->metrics_url);
+        if (s->metrics_fd < 0) {
+            fprintf(stderr, "beneath: --metrics-listen %s: %s\n",
+                    c->metrics_listen, strerror(-s->metrics_fd));
+            errors++;
+        }
+    }
+    struct compress_cache_config cc = {.budget = c->compress_cache};
+    err = compress_cache_new(&s->compress, &cc);
+    if (err) {
+        fprintf(stderr, "beneath: compress cache: %s\n", strerror(-err));
+        errors++;
+    } else {
+        metrics_add_cache(&s->metrics, "compress", compress_counts,
+                          s->compress);
+    }
+    return errors;
+}
+
+/*
+ * The first configuration generation: the conf moves into it (with its
+ * access log), and main keeps a reference for the restart-only values.
+ * The number of problems.
+ */
+static int check_generation(struct server *s)
+{
+    struct generation *g;
+    char *log = s->c.access_log;
+    int err;
+
+    s->base = (struct respond_base){
+        .etags = s->etags,
+        .compress_cache = s->compress,
+        .metrics = &s->metrics,
+        .resolved = count_resolve,
+        .resolved_arg = &s->metrics,
+        .error_pages = access_error_pages(s->access),
+        .mime = &s->mime,
+        .access = s->access,
+        .root = s->root,
+    };
+    err = generation_new(&s->c, &s->base, NULL, &g);
+    if (err) {
+        fprintf(stderr, "beneath: access-log %s: %s\n", log, strerror(-err));
+        return 1;
+    }
+    if (live_new(g, generation_unref, &s->live) != 0) {
+        fprintf(stderr, "beneath: out of memory\n");
+        generation_unref(g);
+        return 1;
+    }
+    s->boot = generation_ref(g);
+    return 0;
+}
+
+/*
+ * Phase 2: checks that need the OS, every error of the run collected.
+ * --check binds nothing and creates no file: a port in use is a warning
+ * there, a log file still to be created a note. Returns 0, or -1 after the
+ * messages (-ENOMEM: out of memory).
+ */
+static int phase_check(struct server *s)
+{
+    bool check = s->c.check;
+    int errors = check_root(s) + check_user(s), err;
+
+    /* vhosts, address rules, htpasswd, rule files, error pages: from the
+     * start-up configuration (their files are re-read on SIGHUP) */
+    err = access_open(&s->c, s->root, s->dir_cache, &s->metrics, &s->access);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
+
+    err = check_mime(s);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
+
+    err = check ? listen_check(&s->c) : listen_open(&s->c, &s->ls);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
+    errors += check_outputs(s);
+    if (check)
+        errors += check_log(&s->c);
+    else
+        errors += check_generation(s);
+    return errors ? -1 : 0;
+}
+
+/*
+ * Phase 3: privileges dropped, signals blocked (before any thread exists,
+ * so every thread inherits the mask) and read from a signalfd. 0 or -1.
+ */
+static int phase_lockdown(struct server *s)
+{
+    const char *user = s->boot->c.user;
+    sigset_t set;
+
+    if (user && drop_privileges(s->uid, s->gid, user) != 0)
+        return -1;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    /* A closed stdout (access log "-") must not kill the server. */
+    signal(SIGPIPE, SIG_IGN);
+    s->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    if (s->sfd < 0) {
+        fprintf(stderr, "beneath: signalfd: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Phase 4: the daemons start; the listening sockets pass to them. */
+static int phase_serve(struct server *s, struct daemon_conf *dc)
+{
+    const struct conf *c = &s->boot->c;
+    int *fds = calloc(s->ls.n ? s->ls.n : 1, sizeof *fds);
+    bool *tls = calloc(s->ls.n ? s->ls.n : 1, sizeof *tls);
+    int err = -ENOMEM;
+
+    *dc = (struct daemon_conf){
+        .access = s->access,
+        .threads = c->threads,
+        .max_connections = c->max_connections,
+        .max_connections_per_ip = c->max_connections_per_ip,
+        .timeout = c->timeout,
+        .header_timeout = c->header_timeout,
+        .max_header_size = c->max_header_size,
+        .tls_priority =
+            c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
+        .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
+    };
+    if (fds && tls) {
+        for (size_t i = 0; i < s->ls.n; i++) {
+            fds[i] = s->ls.v[i].fd;
+            tls[i] = !s->ls.activated && s->ls.v[i].tls;
+            s->ls.v[i].fd = -1; /* the daemons own them now */
+        }
+        err = daemon_new(dc, s->live, s->root, fds, tls, s->ls.n, &s->d);
+    } else {
+        fprintf(stderr, "beneath: out of memory\n");
+    }
+    free(tls);
+    free(fds);
+    if (err)
+        return -1;
+    if (s->metrics_fd >= 0) {
+        err = metrics_server_start(s->metrics_fd, &s->metrics, s->access,
+                                   &s->msrv);
+        s->metrics_fd = -1;
+        if (err) {
+            fprintf(stderr, "beneath: --metrics-listen: cannot serve: %s\n",
+                    strerror(-err));
+            return -1;
+        }
+    }
+    print_startup(c, &s->ls, s->backend, s->access, s->metrics_url);
+    daemon_started();
+    notify_ready();
+    return 0;
+}
+
+/* Phase 5: signals until SIGTERM or SIGINT. The exit status. */
+static int phase_loop(struct server *s, int argc, char *argv[])
+{
+    s->reload = (struct reload){
+        .argc = argc,
+        .argv = argv,
+        .boot = s->boot,
+        .cur = s->boot,
+        .live = s->live,
+        .root = s->root,
+        .base = &s->base,
+    };
+    for (;;) {
+        struct signalfd_siginfo si;
+        ssize_t n = read(s->sfd, &si, sizeof si);
+
+        if (n != sizeof si) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            fprintf(stderr, "beneath: signalfd read: %s\n", strerror(errno));
+            return 1;
+        }
+        if (si.ssi_signo == SIGHUP) {
+            notify_reloading();
+            reload_run(&s->reload);
+            access_reload(s->access);
+            notify_ready();
+            continue;
+        }
+        fprintf(stderr, "beneath: %s: stopping\n",
+                si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        notify_stopping();
+        drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout);
+        return 0;
+    }
+}
+
+static void server_close(struct server *s)
+{
+    metrics_server_stop(s->msrv);
+    if (s->metrics_fd >= 0)
+        close(s->metrics_fd);
+    daemon_free(s->d);
+    if (s->sfd >= 0)
+        close(s->sfd);
+    listen_close(&s->ls);
+    /* No daemon runs any more: no session can use a certificate. */
+    tls_free();
+    /* No worker thread is left: every generation but the current is freed. */
+    live_free(s->live);
+    generation_unref(s->boot);
+    etag_cache_free(s->etags);
+    compress_cache_free(s->compress);
+    mime_map_free(&s->mime);
+    access_free(s->access); /* it borrows the root */
+    root_close(s->root);
+    conf_free(&s->c);
+}
+
+int main(int argc, char *argv[])
+{
+    static struct server s; /* zero; the metrics are large */
+    struct daemon_conf dc;
+    int status, err;
+
+    s.sfd = -1;
+    s.metrics_fd = -1;
+    status = phase_conf(&s, argc, argv);
+    if (status >= 0) {
+        conf_free(&s.c);
+        return status;
+    }
+    status = EXIT_CONF;
+    err = phase_check(&s);
+    if (err == -ENOMEM)
+        fprintf(stderr, "beneath: out of memory\n");
+    if (err)
+        goto out;
+    if (s.c.check) {
+        conf_print(stdout, &s.c);
+        status = 0;
+        goto out;
+    }
+    status = 1;
+    if (phase_lockdown(&s) == 0 && sandbox_apply(&s.boot->c, &s.ls) == 0 &&
+        phase_serve(&s, &dc) == 0)
+        status = phase_loop(&s, argc, argv);
+out:
+    server_close(&s);
+    return status;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sandbox.h - the process confines itself once it has done everything that
+ * needs more (listeners bound, certificates read, privileges dropped): a
+ * Landlock domain and a seccomp allow-list, the second and third walls
+ * behind the confined resolver. docs/security.md says what each stops.
+ */
+#ifndef BENEATH_PROCESS_SANDBOX_H
+#define BENEATH_PROCESS_SANDBOX_H
+
+#include "conf.h"
+#include "process/listen.h"
+
+/*
+ * sandbox_apply - confine the whole process for the rest of its life, as
+ * @c->sandbox says:
+ *
+ *  - Landlock: read (files and directories) beneath the root - or, when the
+ *    root's path goes through a symlink a deploy flips, beneath the
+ *    directory that holds its targets; read of the files a SIGHUP re-reads
+ *    (certificate, key, password file, configuration file) and of the
+ *    directories they are replaced in; write and create in the access log's
+ *    directory; removal in the directories of the unix sockets bound here;
+ *    /proc/self/mountinfo for the resolver's directory cache; nothing else
+ *    on the filesystem, execution included. ABI >= 4: TCP bind on the
+ *    listening ports only, TCP connect to none. ABI >= 6: signals and
+ *    abstract unix sockets scoped to the process. Rights the running
+ *    kernel does not know are dropped and said so.
+ *  - seccomp: an allow-list of the system calls the serving threads make;
+ *    any other fails with EPERM (on) or kills the process (strict). Every
+ *    thread, present and future (TSYNC).
+ *
+ * Call once, from the only thread, after the last step that needs more and
+ * before any serving thread starts: Landlock confines the calling thread
+ * and the threads it starts afterwards, never threads already running.
+ * Prints one start-up line ("beneath: sandbox: ...") on stderr that says
+ * what was applied and what not, and why.
+ *
+ * Returns 0 (on: also when the kernel lacks a part, which the line names),
+ * or -1 after a message: strict, and a wall is not in force.
+ */
+int sandbox_apply(const struct conf *c, const struct listeners *ls);
+
+#endif

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * daemon.c - libmicrohttpd glue: daemons, their logger, per-connection
+ * state and the header watchdog; a request on a connection is
+ * daemon_request.c's.
+ *
+ * Per connection (NOTIFY_CONNECTION) one struct conn is allocated; every
+ * request on it reuses it.
+ *
+ * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
+ * client trickling its headers holds a connection forever. Each connection
+ * holds a deadline for the next request's headers: header-timeout after the
+ * accept, or timeout + header-timeout after the previous response (an idle
+ * keep-alive connection is libmicrohttpd's inactivity timeout's business; a
+ * request that starts late still gets header-timeout). The handler's first
+ * call clears it; a thread shutdown()s connections past their deadline.
+ * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
+ * and cleans up.
+ */
+#include "access/access.h"
+#include "http/status.h"
+#include "transport/daemon_internal.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static atomic_bool serving;
+
+void daemon_started(void)
+{
+    atomic_store(&serving, true);
+}
+
+/*
+ * Whether a libmicrohttpd message is about the server (accept failing, out
+ * of fds or memory, threads, epoll) rather than about one client's request
+ * or connection, which the access log covers and with which a client must
+ * not be able to flood stderr. Only the first kind is shown once serving.
+ */
+static bool about_server(const char *msg)
+{
+    static const char *const server[] = {
+        "accept", "resource",         "thread",   "epoll", "memory", "ITC",
+        "listen", "Failed to create", "internal", "PANIC", "Fatal",
+    };
+    static const char *const client[] = {
+        "Error processing request", "closed by remote",
+        "Connection reset",         "Client",
+        "rejected by application",  "Request too big",
+        "memory constraints",       "in pool",
+        "error response",
+    };
+    bool hit = false;
+
+    for (size_t i = 0; i < sizeof server / sizeof server[0]; i++)
+        if (strstr(msg, server[i]))
+            hit = true;
+    for (size_t i = 0; hit && i < sizeof client / sizeof client[0]; i++)
+        if (strstr(msg, client[i]))
+            hit = false;
+    return hit;
+}
+
+__attribute__((format(printf, 2, 0))) static void
+logger(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (atomic_load(&serving) && !about_server(msg))
+        return;
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    fprintf(stderr, "beneath: libmicrohttpd: %s\n", msg);
+}
+
+/* The target is decoded from the raw bytes: libmicrohttpd's copy is unused. */
+static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return strlen(s);
+}
+
+static void client_text(struct MHD_Connection *mc, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+    snprintf(out, size, "-");
+    if (!sa)
+        return;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET,
+                  &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+                  out, (socklen_t)size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6,
+                  &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+                  out, (socklen_t)size);
+    else if (sa->sa_family == AF_UNIX)
+        snprintf(out, size, "unix");
+}
+
+/*
+ * Whether @s finished its handshake without a request on it (one that got
+ * a request did): the last handshake message a server receives, in a full,
+ * resumed or TLS 1.3 handshake alike, is the client's Finished.
+ */
+static bool tls_handshake_done(gnutls_session_t s)
+{
+    return gnutls_handshake_get_last_in(s) == GNUTLS_HANDSHAKE_FINISHED;
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *mc,
+                              void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    struct daemon *h = cls;
+    struct conn *c;
+
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        c = calloc(1, sizeof *c);
+        *socket_context = c;
+        if (!c)
+            return;
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+        c->fd = ci ? ci->connect_fd : -1;
+        conn_forget(c);
+        client_text(mc, c->client, sizeof c->client);
+        bool tls = tls_connection(mc);
+        wire_attach(c->fd, &c->wire, tls);
+        if (tls) {
+            ci =
+                MHD_get_connection_info(mc, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+            if (ci && ci->tls_session) {
+                c->tls = ci->tls_session;
+                tls_session_setup(ci->tls_session);
+            }
+        }
+        atomic_fetch_add(&h->n_conns, 1);
+        if (h->conf->metrics)
+            metrics_count_connection(h->conf->metrics, true);
+        atomic_init(&c->deadline,
+                    now_ms() + 1000 * (int64_t)h->conf->header_timeout);
+        pthread_mutex_lock(&h->lock);
+        c->next = h->conns;
+        if (h->conns)
+            h->conns->prev = c;
+        h->conns = c;
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
+    c = *socket_context;
+    if (!c)
+        return;
+    wire_detach(c->fd, &c->wire);
+    if (c->wire.plain_on_tls) {
+        /* answered by wire.c before any request existed */
+        conn_forget(c);
+        const struct daemon_gen *g = live_get(h->gens);
+        if (g)
+            conn_log_request(g, c, STATUS_BAD_REQUEST);
+    }
+    atomic_fetch_sub(&h->n_conns, 1);
+    if (h->conf->metrics) {
+        metrics_count_connection(h->conf->metrics, false);
+        /* the session is still there: libmicrohttpd frees it after this */
+        if (c->tls)
+            metrics_count_tls(h->conf->metrics,
+                              c->tls_version || tls_handshake_done(c->tls));
+    }
+    pthread_mutex_lock(&h->lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        h->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&h->lock);
+    /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
+    if (c->started)
+        atomic_fetch_sub(&h->in_flight, 1);
+    arena_free(&c->arena);
+    free(c);
+    *socket_context = NULL;
+}
+
+static void *watchdog(void *arg)
+{
+    struct daemon *h = arg;
+
+    pthread_mutex_lock(&h->lock);
+    while (!h->stopping) {
+        int64_t now = now_ms();
+        for (struct conn *c = h->conns; c; c = c->next) {
+            int64_t d =
+                atomic_load_explicit(&c->deadline, memory_order_relaxed);
+            if (d && now > d && c->fd >= 0) {
+                shutdown(c->fd, SHUT_RDWR);
+                atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 250 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->wake, &h->lock, &ts);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
+                                     socklen_t addrlen)
+{
+    struct daemon *h = cls;
+
+    /* --allow/--deny on the peer; counted in the metrics when refused */
+    if (!access_accept(h->conf->access, addr, addrlen))
+        return MHD_NO;
+    /*
+     * Over the limit, the connection is closed at once: libmicrohttpd's own
+     * limit would leave it waiting unanswered in the listen backlog.
+     */
+    if (atomic_load(&h->draining) ||
+        atomic_load(&h->n_conns) >= h->conf->max_connections)
+        return MHD_NO;
+    return MHD_YES;
+}
+
+/* The threading mode (server/CMakeLists.txt BENEATH_MHD_MODE). */
+#if defined(BENEATH_MHD_TPC)
+#define MHD_MODE_FLAGS (MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL)
+#elif defined(BENEATH_MHD_TURBO)
+#define MHD_MODE_FLAGS                                                         \
+    (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO)
+#else
+#define MHD_MODE_FLAGS (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL)
+#endif
+
+static struct MHD_Daemon *start_one(struct daemon *h, int fd, bool tls)
+{
+    const struct daemon_conf *conf = h->conf;
+    struct MHD_OptionItem opts[16];
+    size_t n = 0;
+
+#define OPT(o, v, p)                                                           \
+    opts[n++] = (struct MHD_OptionItem){                                       \
+        .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
+    OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+    /*
+     * libmicrohttpd splits the connection limit between the workers: more
+     * workers than connections would leave some with a limit of 0.
+     */
+    unsigned threads = conf->threads < conf->max_connections
+                           ? conf->threads
+                           : conf->max_connections;
+#ifndef BENEATH_MHD_TPC
+    if (threads > 1)
+        OPT(MHD_OPTION_THREAD_POOL_SIZE, threads, NULL);
+#endif
+    /* The real limit is accept_policy's; this one only caps each worker,
+     * and is split between them, so leave room above it. */
+    OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
+    OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
+    OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
+    /* The pool holds the request line and headers plus the reply headers. */
+    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, conf->max_header_size + 4096, NULL);
+    OPT(MHD_OPTION_URI_LOG_CALLBACK, (void *)conn_uri_log, h);
+    OPT(MHD_OPTION_NOTIFY_COMPLETED, (void *)conn_completed, h);
+    OPT(MHD_OPTION_NOTIFY_CONNECTION, (void *)notify_connection, h);
+    OPT(MHD_OPTION_UNESCAPE_CALLBACK, (void *)unescape_none, NULL);
+    /*
+     * Not MHD_OPTION_STRICT_FOR_CLIENT: it resets "GET /a b HTTP/1.1"
+     * without an answer and logs each missing Host on stderr. The target
+     * decoder answers 400 to the space, the handler to Host problems.
+     */
+    /* HTTPS: the certificate comes from tls.c, which reload swaps. */
+    if (tls) {
+        OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)tls_cert_callback);
+        /* libmicrohttpd only reads it (gnutls_priority_init) */
+        OPT(MHD_OPTION_HTTPS_PRIORITIES, 0,
+            (void *)(uintptr_t)conf->tls_priority);
+    }
+    OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+
+    /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
+    return MHD_start_daemon(MHD_MODE_FLAGS | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+                                (tls ? MHD_USE_TLS : 0),
+                            0, accept_policy, h, conn_handler, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
+                            MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+int daemon_new(const struct daemon_conf *conf, struct live *gens,
+               struct root *root, const int *fds, const bool *tls, size_t n_fds,
+               struct daemon **out)
+{
+    struct daemon *h = calloc(1, sizeof *h);
+    int err = -ENOMEM;
+
+    if (!h)
+        goto out_close_fds;
+    h->conf = conf;
+    h->gens = gens;
+    h->root = root;
+    atomic_init(&h->in_flight, 0);
+    atomic_init(&h->draining, false);
+    atomic_init(&h->n_conns, 0);
+    pthread_mutex_init(&h->lock, NULL);
+    pthread_cond_init(&h->wake, NULL);
+    h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
+    if (!h->d)
+        goto out_free;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
+        rl.rlim_cur = 1u << 20;
+    if (wire_init((size_t)rl.rlim_cur) != 0)
+        goto out_free;
+    if (conf->header_timeout) {
+        err = -pthread_create(&h->watchdog, NULL, watchdog, h);
+        if (err) {
+            fprintf(stderr, "beneath: cannot start the header watchdog: %s\n",
+                    strerror(-err));
+            goto out_free;
+        }
+        h->watchdog_running = true;
+    }
+    for (h->n = 0; h->n < n_fds; h->n++) {
+        h->d[h->n] = start_one(h, fds[h->n], tls && tls[h->n]);
+        if (!h->d[h->n]) {
+            fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
+            err = -EIO;
+            /* this fd and the following ones are still ours */
+            for (size_t i = h->n; i < n_fds; i++)
+                close(fds[i]);
+            daemon_free(h);
+            return err;
+        }
+    }
+    *out = h;
+    return 0;
+out_free:
+    wire_free();
+    free(h->d);
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+out_close_fds:
+    for (size_t i = 0; i < n_fds; i++)
+        close(fds[i]);
+    return err;
+}
+
+/*
+ * Draining closes new connections as they are accepted instead of
+ * MHD_quiesce_daemon: in 0.9.75, quiescing an epoll daemon with its own
+ * threads races with the workers removing the listen fd from their epoll
+ * sets, and the loser calls MHD_PANIC ("Failed to remove listen FD from
+ * epoll set"), aborting the process (seen in the e2e drain tests).
+ */
+void daemon_quiesce(struct daemon *h)
+{
+    atomic_store(&h->draining, true);
+}
+
+unsigned daemon_in_flight(struct daemon *h)
+{
+    return atomic_load(&h->in_flight);
+}
+
+void daemon_free(struct daemon *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n; i++)
+        MHD_stop_daemon(h->d[i]);
+    if (h->watchdog_running) {
+        pthread_mutex_lock(&h->lock);
+        h->stopping = true;
+        pthread_cond_signal(&h->wake);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(h->watchdog, NULL);
+    }
+    wire_free();
+    free(h->d);
+    pthread_cond_destroy(&h->wake);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon_internal.h - what daemon.c (daemons, connections, the header
+ * watchdog) and daemon_request.c (one request: the handler, its log line)
+ * share: the per-connection state and the daemon it belongs to.
+ */
+#ifndef BENEATH_TRANSPORT_DAEMON_INTERNAL_H
+#define BENEATH_TRANSPORT_DAEMON_INTERNAL_H
+
+#include "http/arena.h"
+#include "http/request.h"
+#include "transport/daemon.h"
+#include "transport/tls_gnutls.h"
+#include "transport/wire.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct conn {
+    struct conn *prev, *next; /* in http.conns, under http.lock */
+    int fd;                   /* libmicrohttpd's: only ever shutdown() */
+    _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
+    char client[INET6_ADDRSTRLEN];
+    struct wire_conn wire;   /* the raw bytes' framing (wire.c) */
+    unsigned heads;          /* request heads begun on this connection */
+    gnutls_session_t tls;    /* HTTPS: the session, else NULL */
+    const char *tls_version; /* its version's name, once known */
+
+    /* the current request */
+    bool started;       /* the handler's first call happened */
+    bool logged;        /* the access log line is written */
+    unsigned head;      /* this request's index on the connection */
+    unsigned bad;       /* a status decided from the headers (400), or 0 */
+    struct request rq;  /* filled when its head is complete */
+    const char *target; /* the raw target (in arena), or NULL */
+    uint64_t start_ns;  /* headers complete (monotonic) */
+    struct respond_result res;
+    struct arena arena; /* the request's strings */
+};
+
+struct daemon {
+    const struct daemon_conf *conf;
+    struct live *gens; /* of struct daemon_gen */
+    struct root *root;
+    struct MHD_Daemon **d;
+    size_t n;
+    atomic_uint in_flight;
+    atomic_bool draining; /* new connections are closed at once */
+    atomic_uint n_conns;  /* open connections, all daemons */
+
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    struct conn *conns;
+    bool stopping;
+    bool watchdog_running;
+    pthread_t watchdog;
+};
+
+/* A monotonic clock in ms for the deadlines; never 0 (a deadline of 0 is
+ * none). */
+static inline int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
+}
+
+/* conn_forget - drop the previous request's strings and results. */
+void conn_forget(struct conn *c);
+
+/* conn_uri_log - MHD_OPTION_URI_LOG_CALLBACK: a request begins; keeps the
+ * raw target. */
+void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc);
+
+/* conn_handler - the MHD_AccessHandlerCallback (@cls: struct daemon). */
+enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
+                             const char *url, const char *method,
+                             const char *version, const char *upload_data,
+                             size_t *upload_data_size, void **con_cls);
+
+/* conn_completed - MHD_OPTION_NOTIFY_COMPLETED: log a reply libmicrohttpd
+ * made itself, set the next headers' deadline. */
+void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
+                    enum MHD_RequestTerminationCode toe);
+
+/* conn_log_request - the access log line and the metrics of the request on
+ * @c, answered with @status. */
+void conn_log_request(const struct daemon_gen *g, struct conn *c,
+                      unsigned status);
+
+#endif

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The rules that keep server/ in layers (server/README.md), checked over the
+sources as they are in the tree. Run from the repository root; exit 1 with
+one line per break.
+
+- only server/transport/ includes a wire library (<microhttpd.h>,
+  <gnutls/...>, <nghttp2/...>);
+- no source lies at the top of server/ (each is in its layer's folder);
+- a folder includes only the folders below it (LAYERS), so dependencies
+  point one way and no two folders include each other;
+- no include cycle between files;
+- N_ELEMS is defined once (common/elems.h);
+- every header has the one include-guard scheme (tools/header_guard.py);
+- with --objects BUILD_DIR: no call cycle between the files of server/ (a
+  file calls another when its object uses a symbol the other defines; nm
+  over BUILD_DIR's objects), so each file's callers are above it.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# folder -> the server folders its files may include (besides its own)
+LAYERS = {
+    'http': set(),
+    'runtime': {'http'},
+    'files': {'http', 'runtime'},
+    'observe': {'http', 'runtime'},
+    'access': {'http', 'runtime', 'observe'},
+    'respond': {'http', 'runtime', 'files', 'observe', 'access'},
+    'tls': set(),
+    'transport': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
+                  'tls'},
+    'process': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
+                'tls', 'transport'},
+    'precompress': {'http', 'files', 'runtime'},
+}
+WIRE = re.compile(r'^\s*#\s*include\s*<(microhttpd\.h|gnutls/|nghttp2/)', re.M)
+LOCAL = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def files():
+    out = subprocess.check_output(['git', 'ls-files', '-co', '--exclude-standard',
+                                   '*.c', '*.h'], text=True)
+    return [f for f in out.split() if os.path.exists(f)]
+
+
+def main():
+    errors = []
+    all_files = files()
+    server = [f for f in all_files if f.startswith('server/')]
+    graph = {}
+    for f in server:
+        text = open(f, encoding='utf-8', errors='replace').read()
+        parts = f.split('/')
+        if len(parts) == 2:
+            errors.append(f'{f}: a source at the top of server/ (put it in '
+                          'its layer\'s folder)')
+            continue
+        folder = parts[1]
+        if folder not in LAYERS:
+            errors.append(f'{f}: folder server/{folder}/ is not in '
+                          'tools/check_layers.py LAYERS')
+            continue
+        if folder != 'transport' and WIRE.search(text):
+            errors.append(f'{f}: includes a wire library (only '
+                          'server/transport/ may)')
+        graph[f] = []
+        for inc in LOCAL.findall(text):
+            head = inc.split('/')[0]
+            if '/' in inc and head in LAYERS:
+                if head != folder and head not in LAYERS[folder]:
+                    errors.append(f'{f}: includes "{inc}": server/{folder}/ '
+                                  f'may not depend on server/{head}/')
+                graph[f].append('server/' + inc)
+    # file-level cycles
+    state = {}
+
+    def visit(n, stack):
+        state[n] = 1
+        stack.append(n)
+        for m in graph.get(n, []):
+            if state.get(m) == 1:
+                cyc = stack[stack.index(m):] + [m]
+                errors.append('include cycle: ' + ' -> '.join(cyc))
+            elif m in graph and not state.get(m):
+                visit(m, stack)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if not state.get(n):
+            visit(n, [])
+    # one N_ELEMS
+    defs = [f for f in all_files
+            if re.search(r'^\s*#\s*define\s+N_ELEMS\b',
+                         open(f, encoding='utf-8', errors='replace').read(),
+                         re.M)]
+    if defs != ['common/elems.h']:
+        errors.append('N_ELEMS is defined in ' + ', '.join(defs) +
+                      ' (only common/elems.h may)')
+    # the guard scheme
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, os.path.join(here, 'header_guard.py')] +
+                       [f for f in all_files if f.endswith('.h')],
+                       capture_output=True, text=True)
+    errors += [l for l in r.stdout.splitlines() if l]
+    if len(sys.argv) == 3 and sys.argv[1] == '--objects':
+        errors += call_cycles(sys.argv[2])
+    for e in errors:
+        print(e)
+    return 1 if errors else 0
+
+
+def call_cycles(build):
+    """File-level call graph of server/'s objects under @build."""
+    objs = {}
+    for root, _, names in os.walk(os.path.join(build, 'server')):
+        rel = os.path.relpath(root, build).split(os.sep)
+        # server/<folder>/CMakeFiles/<target>.dir: one object per source
+        if len(rel) != 4 or rel[1] not in LAYERS or rel[2] != 'CMakeFiles':
+            continue
+        for n in names:
+            if n.endswith('.c.o'):
+                src = 'server/%s/%s' % (rel[1], n[:-2])
+                objs.setdefault(src, os.path.join(root, n))
+    defined, used = {}, {}
+    for src, obj in objs.items():
+        out = subprocess.check_output(['nm', obj], text=True)
+        used[src] = set()
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in 'TDBR':
+                defined.setdefault(f[2], src)
+            elif len(f) == 2 and f[0] == 'U':
+                used[src].add(f[1])
+    graph = {s: sorted({defined[u] for u in used[s]
+                        if u in defined and defined[u] != s})
+             for s in objs}
+    errors, state = [], {}
+
+    def visit(n, stack):
+        state[n] = 1
+        stack.append(n)
+        for m in graph[n]:
+            if state.get(m) == 1:
+                errors.append('call cycle: ' +
+                              ' -> '.join(stack[stack.index(m):] + [m]))
+            elif not state.get(m):
+                visit(m, stack)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if not state.get(n):
+            visit(n, [])
+    return errors
+
+
+if __name__ == '__main__':
+    sys.exit(main())
