@@ -501,11 +501,16 @@ struct client_case {
     const char *client; /* the client it names, "" for the peer */
 };
 
-/* --trusted-proxy 127.0.0.1 --deny 10.9.0.0/16 */
+/* --trusted-proxy 127.0.0.1 --trusted-proxy 127.0.0.3=forwarded
+ * --deny 10.9.0.0/16 */
 static const struct client_case clients[] = {
     {"127.0.0.1", NULL, "10.1.1.1", 0, "10.1.1.1"},
     {"127.0.0.1", NULL, "10.9.1.1", 403, "10.9.1.1"},
-    {"127.0.0.1", "for=10.1.2.3", NULL, 0, "10.1.2.3"},
+    /* a proxy is read only from the header it writes (issue 22 item 3) */
+    {"127.0.0.1", "for=10.1.2.3", NULL, 0, ""},
+    {"127.0.0.1", "for=10.1.2.3", "10.9.1.1", 403, "10.9.1.1"},
+    {"127.0.0.3", "for=10.1.2.3", "10.9.1.1", 0, "10.1.2.3"},
+    {"127.0.0.3", NULL, "10.1.1.1", 0, ""},
     /* not a trusted proxy: its headers are the client's own words */
     {"127.0.0.2", NULL, "10.9.1.1", 0, ""},
     {"127.0.0.1", NULL, NULL, 0, ""},
@@ -514,8 +519,13 @@ static const struct client_case clients[] = {
 LOOP_TEST(client_case, clients)
 {
     const struct client_case *t = &clients[_i];
-    const char *args[] = {"--trusted-proxy", "127.0.0.1", "--deny",
-                          "10.9.0.0/16", NULL};
+    const char *args[] = {"--trusted-proxy",
+                          "127.0.0.1",
+                          "--trusted-proxy",
+                          "127.0.0.3=forwarded",
+                          "--deny",
+                          "10.9.0.0/16",
+                          NULL};
     struct sockaddr_in sin = {.sin_family = AF_INET};
     struct request rq = {.method = HTTP_GET, .target = "/"};
     char client[48] = "";
