@@ -64,6 +64,7 @@ static int slurp(const char *path, char **text, size_t *len)
             break; /* truncated meanwhile: what was there */
         n += (size_t)r;
     }
+    buf[n] = '\0'; /* a string too, for whoever reads it as one */
     *text = buf;
     *len = n;
     buf = NULL;

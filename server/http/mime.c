@@ -233,6 +233,18 @@ static bool is_ext(const char *s, size_t len)
     return true;
 }
 
+/* @len bytes of @s, which need not be a string (a file's text), as one. */
+static char *copy(const char *s, size_t len)
+{
+    char *out = malloc(len + 1);
+
+    if (out) {
+        memcpy(out, s, len);
+        out[len] = '\0';
+    }
+    return out;
+}
+
 /* The Content-Type kept for @type (@len bytes), written as the table does;
  * NULL when out of memory. */
 static char *content_type(const char *type, size_t len)
@@ -240,7 +252,7 @@ static char *content_type(const char *type, size_t len)
     char *out = NULL;
 
     if (memchr(type, ';', len))
-        return strndup(type, len);
+        return copy(type, len);
     for (size_t i = 0; i < N_ROWS; i++) {
         const char *t = mime_table[i].type;
 
@@ -249,7 +261,7 @@ static char *content_type(const char *type, size_t len)
     }
     if (len > 5 && strncasecmp(type, "text/", 5) == 0)
         return asprintf(&out, "%.*s" UTF8, (int)len, type) < 0 ? NULL : out;
-    return strndup(type, len);
+    return copy(type, len);
 }
 
 /* Worth compressing: the table's row of @ext, else by the type. */
@@ -282,7 +294,7 @@ static int push(struct mime_map *m, const char *ext, size_t elen,
         m->v = v;
         m->cap = cap;
     }
-    e.ext = strndup(ext, elen);
+    e.ext = copy(ext, elen);
     e.type = content_type(type, tlen);
     if (!e.ext || !e.type) {
         free(e.ext);

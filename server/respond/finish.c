@@ -16,11 +16,30 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void add_field(void *out, const char *name, const char *value)
 {
     reply_add(out, name, value);
+}
+
+/*
+ * --cors's fields: static text or the request's Origin, which outlive the
+ * reply's writing, and the preflight's list of headers, which lives in
+ * struct req and is copied into the reply (up to CORS_HEADERS_MAX bytes:
+ * the heap, not the reply's scratch).
+ */
+static void cors_fields(struct req *r)
+{
+    for (size_t i = 0; i < r->cors.n; i++) {
+        const char *v = r->cors.h[i].value;
+
+        if (v == r->cors.allow_headers)
+            v = reply_own(r->out, strdup(v));
+        if (v)
+            reply_add(r->out, r->cors.h[i].name, v);
+    }
 }
 
 void req_common_headers(struct req *r)
@@ -41,8 +60,7 @@ void req_common_headers(struct req *r)
     /* a path's own Access-Control-Allow-Origin (--header, _headers) wins */
     if (!(h && headers_opt_find(h, "Access-Control-Allow-Origin")) &&
         !(r->ah && access_headers_sets(r->ah, "Access-Control-Allow-Origin")))
-        for (size_t i = 0; i < r->cors.n; i++)
-            reply_add(out, r->cors.h[i].name, r->cors.h[i].value);
+        cors_fields(r);
     if (vary_encoding || r->vary_accept)
         reply_add(out, "Vary",
                   vary_encoding && r->vary_accept ? "Accept-Encoding, Accept"
