@@ -7,12 +7,13 @@ set -euo pipefail
 # media-types: /etc/mime.types, read at start-up (--mime-types)
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
   libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev
-  media-types)
-test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
+  libcurl4-openssl-dev libjansson-dev media-types)
+# pebble: the ACME test CA and pebble-challtestsrv (tests/acme/)
+test_pkgs=(check libsubunit-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
   man-db systemd dpkg-dev jq podman runc catatonit netavark aardvark-dns
-  iptables apache2-utils prometheus python3-minimal)
+  iptables apache2-utils prometheus python3-minimal pebble)
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = test ]; then

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # testssl.sh against an https:// listener of the real binary on 127.0.0.1:
 # protocols, server defaults (session resumption) and the vulnerability
-# checks. Fails on TLS 1.0/1.1 offered, no ticket resumption, or any
-# VULNERABLE line. The full output is kept in $OUT (default testssl.txt).
+# checks. Fails on TLS 1.0/1.1 offered, no ALPN http/1.1, no ticket
+# resumption, or any VULNERABLE line. The full output is kept in $OUT
+# (default testssl.txt).
 # Ticket resumption is checked with openssl s_client (-sess_out, then
 # -sess_in must say "Reused") for TLS 1.2 and 1.3: testssl's own resumption
 # probe gives up with "Connect problem" when the machine is loaded.
@@ -40,6 +41,7 @@ check '^ TLS 1 +not offered' 'TLS 1.0 offered'
 check '^ TLS 1\.1 +not offered' 'TLS 1.1 offered'
 check '^ TLS 1\.2 +offered' 'TLS 1.2 not offered'
 check '^ TLS 1\.3 +offered' 'TLS 1.3 not offered'
+check '^ ALPN/HTTP2 .*http/1\.1' 'ALPN http/1.1 not offered'
 resumed() { # resumed -tls1_2|-tls1_3: a ticket from one connection resumes the next
   rm -f "$dir/sess"
   printf 'GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n' |
@@ -61,6 +63,6 @@ if grep -q 'VULNERABLE' "$out"; then
   echo "FAIL: a VULNERABLE line"
   fail=1
 fi
-grep -E '^ (SSLv|TLS 1)|Session Resumption|Session Ticket' "$out"
+grep -E '^ (SSLv|TLS 1)|ALPN|Session Resumption|Session Ticket' "$out"
 [ $fail -eq 0 ] && echo "testssl: 1 passed, 0 failed" || echo "testssl: 0 passed, 1 failed"
 exit $fail

@@ -12,6 +12,7 @@
  * the struct conf_diag; parsing goes on after an error so one run shows them
  * all.
  */
+#include "acme_checks.h"
 #include "internal.h"
 #include "lexer.h"
 
@@ -603,6 +604,8 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
         worst(&r, -ENOMEM);
     quick_listing(&cli, &env, config, c);
     worst(&r, headers_finish(c));
+    if (!cli.help_or_version)
+        worst(&r, conf_acme_finish(c, diag));
     free(env.v);
     free(cli.it.v);
     return r;

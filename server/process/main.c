@@ -18,6 +18,7 @@
 #include "files/etag_cache.h"
 #include "observe/log.h"
 #include "observe/metrics.h"
+#include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/generation.h"
 #include "process/listen.h"
@@ -30,7 +31,6 @@
 #include "runtime/root.h"
 #include "transport/daemon.h"
 #include "transport/metrics_server.h"
-#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -421,12 +421,9 @@ static int check_outputs(struct server *s)
     /* The key is read now, before privileges are dropped. */
     int tls_errors = certs_check(c, "");
     errors += tls_errors;
-    if (!tls_errors && certs_wanted(c) && certs_load(c, "") != 0)
+    if (!tls_errors && certs_wanted(c) &&
+        (certs_open(c) != 0 || certs_load(c, "") != 0))
         errors++;
-    if (!tls_errors && certs_wanted(c) && tls_tickets_init() != 0) {
-        fprintf(stderr, "beneath: tls: cannot make a session ticket key\n");
-        errors++;
-    }
     struct etag_cache_config ec = {
         .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
                 : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
@@ -525,7 +522,7 @@ static int phase_check(struct server *s)
     errors += err;
     errors += check_outputs(s);
     if (check)
-        errors += check_log(&s->c);
+        errors += check_log(&s->c) + acme_conf_check(&s->c);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
@@ -573,8 +570,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
-        .tls_priority =
-            c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
+        .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };
     if (fds && tls) {
@@ -653,8 +649,8 @@ static void server_close(struct server *s)
     if (s->sfd >= 0)
         close(s->sfd);
     listen_close(&s->ls);
-    /* No daemon runs any more: no session can use a certificate. */
-    tls_free();
+    /* No front runs any more: no handshake can use a certificate. */
+    certs_close();
     /* No worker thread is left: every generation but the current is freed. */
     live_free(s->live);
     generation_unref(s->boot);

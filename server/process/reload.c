@@ -45,6 +45,7 @@ static const char *const restart_only[] = {
     /* the daemons */
     "etag",
     "header-timeout",
+    "http2",
     "listen",
     "max-connections",
     "max-connections-per-ip",
@@ -55,6 +56,7 @@ static const char *const restart_only[] = {
     "sandbox",
     "threads",
     "timeout",
+    "tls-ciphers",
     "tls-self-signed",
     "user",
 };

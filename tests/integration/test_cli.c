@@ -216,6 +216,39 @@ START_TEST(check_creates_nothing)
 }
 END_TEST
 
+/* The ACME options: --check reads the trust anchor, contacts no CA and
+ * creates no --acme-dir. */
+START_TEST(check_acme)
+{
+    char *w = tree_new();
+    char *d = tree_new();
+    char *dir = tree_path(d, "acme");
+    char *root = tree_path(d, "root.pem");
+    char *out, *err;
+    int ws;
+
+    tree_write_str(d, "root.pem",
+                   "-----BEGIN CERTIFICATE-----\nMIIB\n"
+                   "-----END CERTIFICATE-----\n");
+    ws = beneath_run((const char *[]){"--check", "--acme", "a.example",
+                                      "--acme-ca", "https://127.0.0.1:9/dir",
+                                      "--acme-ca-root", root, "--acme-dir", dir,
+                                      w, NULL},
+                     NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(strstr(out, "acme = a.example\n") != NULL, "%s", out);
+    EXPECT(!exists(dir), "--check created %s", dir);
+    ws = beneath_run((const char *[]){"--check", "--acme", "a.example",
+                                      "--acme-ca-root", w, w, NULL},
+                     NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 2, err);
+    EXPECT(strstr(err, hfmt("beneath: --acme-ca-root: %s: no PEM "
+                            "certificate",
+                            w)) != NULL,
+           "a directory as the trust anchor:\n%s", err);
+}
+END_TEST
+
 /* ===== '#' in the config file ========================================== */
 
 START_TEST(hash_in_values)
@@ -256,5 +289,6 @@ const struct check_main check_main = {
         {"habits", .tests = {&lone_number_serves_cwd, &lone_number_lists_cwd,
                              &port_forms, &port_errors}},
         {"check",
-         .tests = {&check_beside_running_server, &check_creates_nothing}},
+         .tests = {&check_beside_running_server, &check_creates_nothing,
+                   &check_acme}},
         {"file", .tests = {&hash_in_values}}}};
