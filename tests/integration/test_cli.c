@@ -288,7 +288,6 @@ const struct check_main check_main = {
     .tcases = {
         {"habits", .tests = {&lone_number_serves_cwd, &lone_number_lists_cwd,
                              &port_forms, &port_errors}},
-        {"check",
-         .tests = {&check_beside_running_server, &check_creates_nothing,
-                   &check_acme}},
+        {"check", .tests = {&check_beside_running_server,
+                            &check_creates_nothing, &check_acme}},
         {"file", .tests = {&hash_in_values}}}};
