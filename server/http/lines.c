@@ -78,8 +78,9 @@ bool lines_entry(struct lines *l, const struct lines_how *how,
  * Keep "@name:@line: " and the message in *@msgs (*@n kept, *@dropped past
  * LINES_DIAG_KEEP); false when out of memory.
  */
-static bool keep(char ***msgs, size_t *n, size_t *dropped, const char *name,
-                 unsigned line, const char *fmt, va_list ap)
+__attribute__((format(printf, 6, 0))) static bool
+keep(char ***msgs, size_t *n, size_t *dropped, const char *name, unsigned line,
+     const char *fmt, va_list ap)
 {
     char msg[512], **nm;
     int head;
