@@ -77,24 +77,7 @@ def main():
                     errors.append(f'{f}: includes "{inc}": server/{folder}/ '
                                   f'may not depend on server/{head}/')
                 graph[f].append('server/' + inc)
-    # file-level cycles
-    state = {}
-
-    def visit(n, stack):
-        state[n] = 1
-        stack.append(n)
-        for m in graph.get(n, []):
-            if state.get(m) == 1:
-                cyc = stack[stack.index(m):] + [m]
-                errors.append('include cycle: ' + ' -> '.join(cyc))
-            elif m in graph and not state.get(m):
-                visit(m, stack)
-        stack.pop()
-        state[n] = 2
-
-    for n in sorted(graph):
-        if not state.get(n):
-            visit(n, [])
+    errors += cycles(graph, 'include')
     # one N_ELEMS
     defs = [f for f in all_files
             if re.search(r'^\s*#\s*define\s+N_ELEMS\b',
@@ -141,6 +124,11 @@ def call_cycles(build):
     graph = {s: sorted({defined[u] for u in used[s]
                         if u in defined and defined[u] != s})
              for s in objs}
+    return cycles(graph, 'call')
+
+
+def cycles(graph, kind):
+    """Every cycle a depth-first walk of @graph (file -> files) meets."""
     errors, state = [], {}
 
     def visit(n, stack):
@@ -148,9 +136,9 @@ def call_cycles(build):
         stack.append(n)
         for m in graph[n]:
             if state.get(m) == 1:
-                errors.append('call cycle: ' +
+                errors.append(kind + ' cycle: ' +
                               ' -> '.join(stack[stack.index(m):] + [m]))
-            elif not state.get(m):
+            elif m in graph and not state.get(m):
                 visit(m, stack)
         stack.pop()
         state[n] = 2
