@@ -511,7 +511,8 @@ static int phase_check(struct server *s)
     errors += check_outputs(s);
     /* The log file is created last, once everything else can run. */
     if (check || errors)
-        errors += check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
+        errors +=
+            check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
