@@ -149,8 +149,7 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
                 const char *name = as->ac.certs[i].v[k];
 
                 if (strlen(name) < sizeof host &&
-                    host_normalize(name, host) == 0 &&
-                    certs_keep(host) == 0 &&
+                    host_normalize(name, host) == 0 && certs_keep(host) == 0 &&
                     tls_store_put_pending(store, host) == 0)
                     continue;
                 fprintf(stderr, "beneath: acme: %s: out of memory\n", name);
@@ -173,8 +172,9 @@ int acme_serve_start(struct acme_serve *as)
         fprintf(stderr, "beneath: acme: cannot start its thread: %s\n",
                 strerror(-r));
     else if (as)
-        fprintf(stderr, "beneath: acme: %zu certificate%s from %s "
-                        "(%s), state in %s\n",
+        fprintf(stderr,
+                "beneath: acme: %zu certificate%s from %s "
+                "(%s), state in %s\n",
                 as->ac.n_certs, as->ac.n_certs == 1 ? "" : "s",
                 acme_ca_url(as->ac.cfg.directory),
                 as->ac.cfg.challenge == ACME_TLSALPN01 ? "tls-alpn-01"
