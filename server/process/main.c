@@ -570,14 +570,13 @@ static int phase_acme(struct server *s)
  * process and must connect to the CA and write --acme-dir, which both
  * walls forbid (acme_serve.h). Said on the sandbox's start-up line.
  */
-static int acme_sandbox_off(const struct conf *c)
+static int acme_sandbox_off(void)
 {
     fprintf(stderr,
-            "beneath: sandbox: off for --acme (%s): its thread connects to "
-            "the CA and writes --acme-dir, which Landlock and seccomp "
-            "forbid; until privilege separation (docs/acme.md)\n",
-            c->sandbox == CONF_SANDBOX_OFF ? "and --sandbox off"
-                                           : "--sandbox on not applied");
+            "beneath: sandbox: off for --acme (--sandbox on not applied): "
+            "its thread connects to the CA and writes --acme-dir, which "
+            "Landlock and seccomp forbid; until privilege separation "
+            "(docs/acme.md)\n");
     return 0;
 }
 
@@ -718,8 +717,9 @@ int main(int argc, char *argv[])
     }
     status = 1;
     if (phase_lockdown(&s) == 0 && phase_acme(&s) == 0 &&
-        (s.acme ? acme_sandbox_off(&s.boot->c)
-                : sandbox_apply(&s.boot->c, &s.ls)) == 0 &&
+        (s.acme && s.boot->c.sandbox != CONF_SANDBOX_OFF
+             ? acme_sandbox_off()
+             : sandbox_apply(&s.boot->c, &s.ls)) == 0 &&
         phase_serve(&s, &dc) == 0 && acme_serve_start(s.acme) == 0)
         status = phase_loop(&s, argc, argv);
 out:

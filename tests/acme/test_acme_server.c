@@ -73,17 +73,16 @@ static int fetch(const char *opts, const char *url, char *out, size_t size)
 START_TEST(http01_real_server)
 {
     struct agent_proc b;
-    const char *args[] = {"--acme",         "a.test,b.test", "--acme-challenge",
-                          "http-01",        "--auth",        auth_rule,
-                          "--metrics",      "/metrics",      "--sandbox",
-                          "off",            NULL};
+    const char *args[] = {
+        "--acme",  "a.test,b.test", "--acme-challenge", "http-01",   "--auth",
+        auth_rule, "--metrics",     "/metrics",         "--sandbox", "off",
+        NULL};
     char url[128], body[16384];
 
     pebble_start(&pb, NULL);
     beneath_start(&pb, &b, "http01", args);
     EXPECT_LINE(&b, "acme: a.test: certificate issued", ISSUE);
-    ck_assert_msg(tls_verifies(&pb, pb.root, "a.test"), "%s",
-                  agent_output(&b));
+    ck_assert_msg(tls_verifies(&pb, pb.root, "a.test"), "%s", agent_output(&b));
     ck_assert(tls_verifies(&pb, pb.root, "b.test"));
     ck_assert(!tls_verifies(&pb, pb.api_cert, "a.test"));
     /* the CA's fetches passed the --auth rule; a stranger's path did not */
@@ -119,8 +118,7 @@ START_TEST(tlsalpn01_real_server)
     beneath_start(&pb, &b, "tlsalpn01", args);
     EXPECT_LINE(&b, "sandbox: off for --acme", 10);
     EXPECT_LINE(&b, "acme: c.test: certificate issued", ISSUE);
-    ck_assert_msg(tls_verifies(&pb, pb.root, "c.test"), "%s",
-                  agent_output(&b));
+    ck_assert_msg(tls_verifies(&pb, pb.root, "c.test"), "%s", agent_output(&b));
     ck_assert_int_eq(agent_count(&b, "acme-challenge"), 0);
     ck_assert_int_eq(agent_stop(&b), 0);
 }
@@ -173,7 +171,6 @@ const struct check_main check_main = {
     .suite = "acme_server",
     .setup = need_pebble,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
-    .tcases = {{"server",
-                .tests = {&http01_real_server, &tlsalpn01_real_server,
-                          &before_first_certificate}}},
+    .tcases = {{"server", .tests = {&http01_real_server, &tlsalpn01_real_server,
+                                    &before_first_certificate}}},
 };
