@@ -13,6 +13,7 @@
  * closed.
  */
 #include "access/access.h"
+#include "challenge/acme_challenges.h"
 #include "check_main.h"
 #include "conf_fixture.h"
 #include "fixture.h"
@@ -695,10 +696,84 @@ START_TEST(reply_cache_key)
 }
 END_TEST
 
+/*
+ * ACME HTTP-01: with a challenge store, /.well-known/acme-challenge/TOKEN
+ * is answered from it ahead of the Host's site, every access rule and
+ * redirect; without one the path is a file like any other.
+ */
+START_TEST(acme_http01)
+{
+    static const char *const args[] = {"--auth", "/**=@/users", "--redirects",
+                                       "@/rules", NULL};
+    struct env e;
+    struct call k;
+    struct acme_challenges *ch = acme_challenges_new();
+    static const struct {
+        struct req_spec rq;
+        unsigned status;
+        const char *body;
+    } rows[] = {
+        {{.method = "GET",
+          .target = "/.well-known/acme-challenge/tok_en-1",
+          .fields = {"Host: any.example"}},
+         200,
+         "tok_en-1.thumb"},
+        {{.method = "HEAD", .target = "/.well-known/acme-challenge/tok_en-1"},
+         200,
+         NULL},
+        {{.method = "GET", .target = "/.well-known/acme-challenge/other"},
+         404,
+         NULL},
+        {{.method = "GET", .target = "/.well-known/acme-challenge/"},
+         404,
+         NULL},
+        {{.method = "GET", .target = "/.well-known/acme-challenge/tok_en-1?x"},
+         404,
+         NULL},
+        {{.method = "GET", .target = "/.well-known/acme-challenge/tok%5Fen-1"},
+         404,
+         NULL},
+    };
+
+    ck_assert_ptr_nonnull(ch);
+    ck_assert_int_eq(
+        acme_challenges_put_http01(ch, "tok_en-1", "tok_en-1.thumb"), 0);
+    env_open(&e, args);
+    /* without a store: the rules decide (401, Basic auth on everything) */
+    call(&k, &e, &rows[0].rq);
+    ck_assert_uint_eq(k.out.status, 401);
+    reply_release(&k.out);
+    e.rc.acme = ch;
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        call(&k, &e, &rows[i].rq);
+        ck_assert_msg(k.out.status == rows[i].status, "%s: status %u, want %u",
+                      rows[i].rq.target, k.out.status, rows[i].status);
+        if (rows[i].status == 200) {
+            ck_assert(has(&k.out, "Content-Type: text/plain"));
+            ck_assert(has(&k.out, "Cache-Control: no-store"));
+            ck_assert_int_eq(k.out.head, rows[i].rq.method[0] == 'H');
+        }
+        if (rows[i].body)
+            ck_assert_msg(k.body_len == strlen(rows[i].body) &&
+                              memcmp(k.body, rows[i].body, k.body_len) == 0,
+                          "body '%.*s'", (int)k.body_len, k.body);
+        reply_release(&k.out);
+    }
+    /* another method under the prefix: not the challenge's */
+    call(&k, &e,
+         &(struct req_spec){.method = "OPTIONS",
+                            .target = "/.well-known/acme-challenge/tok"});
+    ck_assert_uint_ne(k.out.status, 200);
+    reply_release(&k.out);
+    env_close(&e);
+    acme_challenges_free(ch);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "respond",
-    .tcases = {
-        {"respond", .loops = {LOOP(respond_case)}, .tests = {&multipart_plan}},
-        {"access", .loops = {LOOP(site_case), LOOP(client_case)},
-         .tests = {&request_fields}},
-        {"reply_cache", .tests = {&reply_cache_key}, .timeout = 30}}};
+    .tcases = {{"respond", .loops = {LOOP(respond_case)},
+                .tests = {&multipart_plan, &acme_http01}},
+               {"access", .loops = {LOOP(site_case), LOOP(client_case)},
+                .tests = {&request_fields}},
+               {"reply_cache", .tests = {&reply_cache_key}, .timeout = 30}}};

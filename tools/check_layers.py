@@ -28,15 +28,17 @@ LAYERS = {
     'files': {'http', 'runtime'},
     'observe': {'http', 'runtime'},
     'access': {'http', 'runtime', 'observe'},
-    'respond': {'http', 'runtime', 'files', 'observe', 'access'},
+    # the ACME challenge material in memory: libc, pthread, libcrypto
+    'challenge': set(),
+    'respond': {'http', 'runtime', 'files', 'observe', 'access', 'challenge'},
     'tls': {'http'},
     # ACME (RFC 8555) with no server types: OpenSSL, libcurl, jansson only;
     # never libmicrohttpd (the wire rule) nor the serving layers
-    'acme': set(),
+    'acme': {'challenge'},
     'transport': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
-                  'tls'},
+                  'tls', 'challenge'},
     'process': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
-                'tls', 'acme', 'transport'},
+                'tls', 'challenge', 'acme', 'transport'},
     'precompress': {'http', 'files', 'runtime'},
 }
 WIRE = re.compile(r'^\s*#\s*include\s*<(microhttpd\.h|gnutls/|nghttp2/)', re.M)

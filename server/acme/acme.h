@@ -25,9 +25,9 @@
 #ifndef BENEATH_ACME_H
 #define BENEATH_ACME_H
 
-#include "acme/acme_challenges.h"
 #include "acme/acme_check.h"
 #include "acme/acme_renew.h"
+#include "challenge/acme_challenges.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -144,6 +144,13 @@ int acme_check(const struct acme_config *cfg, char *err, size_t errlen);
  */
 int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
               size_t errlen);
+
+/*
+ * acme_challenges_put_tlsalpn01 - make the RFC 8737 certificate of @name
+ * for @keyauth and hold it in @ch (acme_challenges_put_cert). 0 or -errno.
+ */
+int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
+                                  const char *keyauth);
 
 /* acme_start - start the ACME thread. 0 or -errno. */
 int acme_start(struct acme *a);

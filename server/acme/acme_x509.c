@@ -265,3 +265,13 @@ out_free:
     BIO_free(b);
     return r;
 }
+
+int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
+                                  const char *keyauth)
+{
+    X509 *cert = NULL;
+    EVP_PKEY *pkey = NULL;
+    int r = acme_alpn_cert(name, keyauth, &cert, &pkey);
+
+    return r < 0 ? r : acme_challenges_put_cert(ch, name, keyauth, cert, pkey);
+}

@@ -175,6 +175,12 @@ int metrics_add_cache(struct metrics *m, const char *name,
     return 0;
 }
 
+void metrics_set_expiry(struct metrics *m, metrics_expiry_fn *fn, void *arg)
+{
+    m->expiry = fn;
+    m->expiry_arg = arg;
+}
+
 void metrics_count_reply(struct metrics *m, bool hit)
 {
     add(hit ? &m->reply_hits : &m->reply_kept, 1);
@@ -441,6 +447,23 @@ static void render_caches(const struct metrics *m, struct out *o)
     }
 }
 
+static void render_expiry(const struct metrics *m, struct out *o)
+{
+    static const char name[] = "beneath_tls_certificate_expiry_seconds";
+    char cert[256];
+    long long left;
+    bool more = true;
+
+    if (!m->expiry)
+        return;
+    head(o, name, "gauge",
+         "Seconds until each ACME certificate expires (negative: expired); "
+         "a name without a certificate yet has no sample.");
+    for (size_t i = 0; more; i++)
+        if (m->expiry(m->expiry_arg, i, cert, sizeof cert, &left, &more))
+            put(o, "%s{name=\"%s\"} %lld\n", name, cert, left);
+}
+
 static void render_access(const struct metrics *m, struct out *o)
 {
     static const char refused[] = "beneath_refused_total";
@@ -471,6 +494,7 @@ size_t metrics_render(const struct metrics *m, char *buf, size_t size)
     render_request_histograms(m, &o);
     render_traffic(m, &o);
     render_caches(m, &o);
+    render_expiry(m, &o);
     return o.len;
 }
 

@@ -75,6 +75,14 @@
  */
 typedef void metrics_cache_fn(void *arg, uint64_t *hits, uint64_t *misses);
 
+/*
+ * Certificate number @i's name and seconds left (negative: expired): true
+ * with them, false when @i has none yet (no sample); *@more is false past
+ * the last one. Called when metrics are rendered, from any thread.
+ */
+typedef bool metrics_expiry_fn(void *arg, size_t i, char *name, size_t size,
+                               long long *seconds, bool *more);
+
 struct metrics_histogram {
     _Atomic uint64_t bucket[METRICS_N_BUCKETS]; /* not cumulative */
     _Atomic uint64_t sum_ns;
@@ -103,6 +111,9 @@ struct metrics {
         void *arg;
     } caches[METRICS_MAX_CACHES];
     size_t n_caches;
+    /* beneath_tls_certificate_expiry_seconds{name}; set before serving */
+    metrics_expiry_fn *expiry;
+    void *expiry_arg;
 };
 
 /* metrics_init - set every counter of @m to 0 (static storage is already). */
@@ -140,6 +151,13 @@ void metrics_count_dir_cache(struct metrics *m, uint64_t hits, uint64_t misses);
  */
 int metrics_add_cache(struct metrics *m, const char *name,
                       metrics_cache_fn *read, void *arg);
+
+/*
+ * metrics_set_expiry - render what @fn gives for each certificate as
+ * beneath_tls_certificate_expiry_seconds{name="..."}. Called before
+ * serving, from one thread.
+ */
+void metrics_set_expiry(struct metrics *m, metrics_expiry_fn *fn, void *arg);
 
 /*
  * metrics_count_resolve - one resolver_open_how call that took @ns and was

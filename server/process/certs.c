@@ -33,6 +33,10 @@ static time_t self_signed_at;
 static struct tls_store *store;
 static struct tls_front front;
 
+/* Names ACME serves (certs_keep), kept across certs_load. */
+static char **kept;
+static size_t n_kept;
+
 /* One certificate of the configuration: its NAME ("" default) and files. */
 struct cert {
     char name[HOST_MAX];
@@ -177,10 +181,10 @@ int certs_check(const struct conf *c, const char *when)
         errors++;
     }
     if (certs_wanted(c) && c->tls_cert.n == 0 && !c->tls_self_signed &&
-        c->tls_key.n == 0) {
+        c->tls_key.n == 0 && c->acme.n == 0) {
         fprintf(stderr,
                 "beneath: %san https:// listener needs --tls-cert and "
-                "--tls-key, or --tls-self-signed\n",
+                "--tls-key, --tls-self-signed, or --acme\n",
                 when);
         errors++;
     }
@@ -224,10 +228,29 @@ struct tls_store *certs_store(void)
     return store;
 }
 
+int certs_keep(const char *name)
+{
+    char **v = realloc(kept, (n_kept + 1) * sizeof *v);
+
+    if (!v)
+        return -ENOMEM;
+    kept = v;
+    kept[n_kept] = strdup(name);
+    if (!kept[n_kept])
+        return -ENOMEM;
+    n_kept++;
+    return 0;
+}
+
 void certs_close(void)
 {
     tls_store_free(store);
     store = NULL;
+    for (size_t i = 0; i < n_kept; i++)
+        free(kept[i]);
+    free(kept);
+    kept = NULL;
+    n_kept = 0;
     tls_front_tickets_free();
 }
 
@@ -319,7 +342,7 @@ int certs_load(const struct conf *c, const char *when)
         free(s.v);
         return err < 0 ? err : -EINVAL;
     }
-    names = calloc(s.n + 1, sizeof *names);
+    names = calloc(s.n + 1 + n_kept, sizeof *names);
     if (!names) {
         free(s.v);
         return -ENOMEM;
@@ -339,6 +362,8 @@ int certs_load(const struct conf *c, const char *when)
             first = err;
         names[n++] = "";
     }
+    for (size_t i = 0; i < n_kept; i++)
+        names[n++] = kept[i];
     /* what this configuration no longer names */
     tls_store_keep_only(store, names, n);
     free(names);

@@ -18,7 +18,8 @@ bool certs_wanted(const struct conf *c);
 /*
  * certs_check - which TLS options of @c go together (each cert with its
  * key, a password file with a key, NAMEs that are --vhost names, the
- * self-signed or a default cert, an https:// listener and a certificate,
+ * self-signed or a default cert, an https:// listener and a certificate
+ * or --acme,
  * a cipher list OpenSSL takes); each problem is one line on stderr
  * prefixed with @when.
  *
@@ -50,6 +51,13 @@ void certs_close(void);
  * go together).
  */
 int certs_load(const struct conf *c, const char *when);
+
+/*
+ * certs_keep - keep @name (normalised; copied) in the store across every
+ * certs_load: a certificate ACME installs, which no option names.
+ * Returns 0 or -ENOMEM.
+ */
+int certs_keep(const char *name);
 
 /*
  * certs_reload_due - whether a SIGHUP should load the certificates of @c

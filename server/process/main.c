@@ -19,6 +19,7 @@
 #include "observe/log.h"
 #include "observe/metrics.h"
 #include "process/acme_conf.h"
+#include "process/acme_serve.h"
 #include "process/certs.h"
 #include "process/generation.h"
 #include "process/listen.h"
@@ -266,6 +267,8 @@ struct server {
     struct respond_base base;
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
+    struct acme_challenges *acme_ch; /* --acme: answered while serving */
+    struct acme_serve *acme;         /* --acme: the manager */
     struct reload reload;
     uid_t uid;
     gid_t gid;
@@ -490,6 +493,7 @@ static int check_generation(struct server *s)
         .mime = &s->mime,
         .access = s->access,
         .root = s->root,
+        .acme = s->acme_ch,
     };
     err = generation_new(&s->c, &s->base, NULL, &g);
     if (err) {
@@ -533,7 +537,9 @@ static int phase_check(struct server *s)
     if (err == -ENOMEM)
         return -ENOMEM;
     errors += err;
-    errors += check_outputs(s);
+    errors += check_outputs(s) + acme_serve_check(&s->c);
+    if (!check && s->c.acme.n && !(s->acme_ch = acme_challenges_new()))
+        return -ENOMEM;
     /* The log file is created last, once everything else can run. */
     if (check || errors)
         errors +=
@@ -566,6 +572,36 @@ static int phase_lockdown(struct server *s)
         fprintf(stderr, "beneath: signalfd: %s\n", strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/*
+ * Phase 3b, --acme: the stored certificates into the store (no network),
+ * as the serving user, before any handshake. 0 or -1.
+ */
+static int phase_acme(struct server *s)
+{
+    const struct conf *c = &s->boot->c;
+    bool shown = c->metrics || c->metrics_listen;
+
+    return acme_serve_open(c, certs_store(), s->acme_ch,
+                           shown ? &s->metrics : NULL, &s->acme) == 0
+               ? 0
+               : -1;
+}
+
+/*
+ * With --acme the sandbox is not raised: the manager is a thread of this
+ * process and must connect to the CA and write --acme-dir, which both
+ * walls forbid (acme_serve.h). Said on the sandbox's start-up line.
+ */
+static int acme_sandbox_off(void)
+{
+    fprintf(stderr,
+            "beneath: sandbox: off for --acme (--sandbox on not applied): "
+            "its thread connects to the CA and writes --acme-dir, which "
+            "Landlock and seccomp forbid; until privilege separation "
+            "(docs/acme.md)\n");
     return 0;
 }
 
@@ -658,6 +694,8 @@ static int phase_loop(struct server *s, int argc, char *argv[])
 
 static void server_close(struct server *s)
 {
+    /* the manager first: it installs into the store and writes challenges */
+    acme_serve_close(s->acme);
     metrics_server_stop(s->msrv);
     if (s->metrics_fd >= 0)
         close(s->metrics_fd);
@@ -672,6 +710,7 @@ static void server_close(struct server *s)
     generation_unref(s->boot);
     etag_cache_free(s->etags);
     compress_cache_free(s->compress);
+    acme_challenges_free(s->acme_ch); /* no worker reads it any more */
     mime_map_free(&s->mime);
     access_free(s->access); /* it borrows the root */
     root_close(s->root);
@@ -703,8 +742,11 @@ int main(int argc, char *argv[])
         goto out;
     }
     status = 1;
-    if (phase_lockdown(&s) == 0 && sandbox_apply(&s.boot->c, &s.ls) == 0 &&
-        phase_serve(&s, &dc) == 0)
+    if (phase_lockdown(&s) == 0 && phase_acme(&s) == 0 &&
+        (s.acme && s.boot->c.sandbox != CONF_SANDBOX_OFF
+             ? acme_sandbox_off()
+             : sandbox_apply(&s.boot->c, &s.ls)) == 0 &&
+        phase_serve(&s, &dc) == 0 && acme_serve_start(s.acme) == 0)
         status = phase_loop(&s, argc, argv);
 out:
     server_close(&s);

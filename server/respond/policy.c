@@ -49,6 +49,7 @@ void respond_policy(const struct conf *c, const struct respond_base *b,
         .compress_cache = b->compress_cache,
         .access = b->access,
         .root = b->root,
+        .acme = b->acme,
     };
     out->serial = atomic_fetch_add(&serials, 1) + 1;
 }

@@ -15,6 +15,7 @@
  * (looked up like any file, its own failure giving the built-in page) or
  * the built-in page, never a way back into the success path.
  */
+#include "challenge/acme_challenges.h"
 #include "files/listing.h"
 #include "files/listing_json.h"
 #include "http/mime.h"
@@ -23,6 +24,7 @@
 #include "http/urlpath.h"
 #include "respond/respond_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +342,45 @@ out:
         free(buf);
 }
 
+/*
+ * ACME HTTP-01 (RFC 8555 8.3): with --acme, GET or HEAD
+ * /.well-known/acme-challenge/TOKEN is the key authorization from memory,
+ * ahead of the site, every access rule, redirect and root; an unknown
+ * token is 404. Returns whether @rq was one.
+ */
+static bool acme_http01(struct req *r)
+{
+    const char *t = r->rq->target;
+    const size_t plen = sizeof ACME_HTTP01_PREFIX - 1;
+    char keyauth[ACME_KEYAUTH_MAX];
+    int n;
+
+    if (!r->conf->acme ||
+        (r->rq->method != HTTP_GET && r->rq->method != HTTP_HEAD) ||
+        strncmp(t, ACME_HTTP01_PREFIX, plen) != 0)
+        return false;
+    t += plen;
+    /* a token is base64url (RFC 8555 8.1): nothing to decode */
+    n = t[0] && strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "0123456789-_") == strlen(t)
+            ? acme_http01_lookup(r->conf->acme, t, keyauth, sizeof keyauth)
+            : -ENOENT;
+    if (n < 0) {
+        req_simple(r, STATUS_NOT_FOUND);
+        return true;
+    }
+    char *body = reply_own(r->out, strdup(keyauth));
+    if (!body) {
+        req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        return true;
+    }
+    reply_set_bytes(r->out, body, (uint64_t)n, NULL, NULL);
+    reply_add(r->out, "Content-Type", "text/plain");
+    reply_add(r->out, "Cache-Control", "no-store");
+    req_finish(r, STATUS_OK);
+    return true;
+}
+
 void respond(const struct request *rq, const struct respond_conf *conf,
              struct reply *out)
 {
@@ -350,6 +391,8 @@ void respond(const struct request *rq, const struct respond_conf *conf,
 
     reply_init(out);
     r.lookup = &none;
+    if (acme_http01(&r))
+        return;
     /* behind a trusted proxy: the forwarded client, and its rules */
     status = access_client(conf->access, rq, out->res.client,
                            sizeof out->res.client);

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 struct access;
+struct acme_challenges;
 struct root;
 
 /* The part of the configuration that shapes replies (one generation's). */
@@ -54,6 +55,8 @@ struct respond_conf {
        --root site's root (NULL: none); both live as long as the server */
     struct access *access;
     struct root *root;
+    /* ACME HTTP-01 tokens answered ahead of everything (NULL: none) */
+    struct acme_challenges *acme;
 };
 
 /* What every generation's policy shares with the server: made once at
@@ -68,6 +71,7 @@ struct respond_base {
     const struct mime_map *mime;           /* --mime-types, --mime */
     struct access *access;                 /* the sites and rules, or NULL */
     struct root *root;                     /* the --root site's root, or NULL */
+    struct acme_challenges *acme;          /* --acme's challenges, or NULL */
 };
 
 /*

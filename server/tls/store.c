@@ -239,6 +239,27 @@ int tls_store_put(struct tls_store *s, const char *name,
     return err;
 }
 
+int tls_store_put_pending(struct tls_store *s, const char *name)
+{
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    int err = ctx ? 0 : -ENOMEM;
+
+    if (!err && s->setup && s->setup(ctx, s->setup_arg) != 0)
+        err = -EINVAL;
+    ERR_clear_error();
+    if (err) {
+        SSL_CTX_free(ctx);
+        return err;
+    }
+    pthread_mutex_lock(&s->put_lock);
+    if (find(s->cur, key_of(name)) < s->cur->n)
+        SSL_CTX_free(ctx);
+    else
+        err = replace(s, key_of(name), ctx);
+    pthread_mutex_unlock(&s->put_lock);
+    return err;
+}
+
 void tls_store_drop(struct tls_store *s, const char *name)
 {
     pthread_mutex_lock(&s->put_lock);

@@ -70,6 +70,16 @@ void tls_store_free(struct tls_store *s);
 int tls_store_put(struct tls_store *s, const char *name,
                   const struct tls_material *m, struct tls_material_diag *diag);
 
+/*
+ * tls_store_put_pending - hold @name's place with a context that has no
+ * certificate, when @name has none yet (a certificate ACME has still to
+ * get): a handshake whose SNI picks it fails with a handshake_failure
+ * alert instead of getting another name's certificate; an "acme-tls/1"
+ * challenge for it is still answered. A later tls_store_put replaces it.
+ * Returns 0 (also when @name has an entry) or -ENOMEM / -EINVAL.
+ */
+int tls_store_put_pending(struct tls_store *s, const char *name);
+
 /* tls_store_drop - stop serving @name's own certificate (absent: nothing). */
 void tls_store_drop(struct tls_store *s, const char *name);
 

@@ -6,7 +6,7 @@
 #ifndef BENEATH_TESTS_ACME_ACME_AGENT_H
 #define BENEATH_TESTS_ACME_ACME_AGENT_H
 
-#include "acme/acme_challenges.h"
+#include "challenge/acme_challenges.h"
 
 #include <openssl/ssl.h>
 #include <pthread.h>

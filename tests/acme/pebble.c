@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +275,41 @@ void agent_start(struct pebble *p, struct agent_proc *a, const char *tag,
     snprintf(tls, sizeof tls, "%d", p->tls_port);
     for (size_t i = 0; args && args[i] && n + 1 < 40; i++)
         argv[n++] = args[i];
+    argv[n] = NULL;
+    snprintf(a->out, sizeof a->out, "%s/%s.out", p->dir, tag);
+    unlink(a->out);
+    a->pid = spawn(argv, NULL, a->out);
+    ck_assert_int_lt(p->n_agents, 8);
+    p->agents[p->n_agents++] = a->pid;
+}
+
+void beneath_start(struct pebble *p, struct agent_proc *a, const char *tag,
+                   const char *const *args)
+{
+    char http[48], https[56], www[160];
+    const char *bin = getenv("BENEATH_BIN");
+    const char *argv[40] = {bin ? bin : "beneath",
+                            "--listen",
+                            http,
+                            "--listen",
+                            https,
+                            "--acme-ca",
+                            p->directory,
+                            "--acme-ca-root",
+                            p->api_cert,
+                            "--acme-dir",
+                            p->acme_dir,
+                            "--threads",
+                            "2"};
+    size_t n = 13;
+
+    snprintf(http, sizeof http, "127.0.0.1:%d", p->http_port);
+    snprintf(https, sizeof https, "https://127.0.0.1:%d", p->tls_port);
+    snprintf(www, sizeof www, "%s/www", p->dir);
+    mkdir(www, 0755);
+    for (size_t i = 0; args && args[i] && n + 2 < 40; i++)
+        argv[n++] = args[i];
+    argv[n++] = www;
     argv[n] = NULL;
     snprintf(a->out, sizeof a->out, "%s/%s.out", p->dir, tag);
     unlink(a->out);

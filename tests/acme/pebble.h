@@ -42,6 +42,16 @@ void pebble_teardown(struct pebble *p);
  * after the common ones; its output goes to p->dir/@tag.out. */
 void agent_start(struct pebble *p, struct agent_proc *a, const char *tag,
                  const char *const *args);
+/*
+ * Start the real server (BENEATH_BIN) against @p: its plain listener on
+ * p->http_port and its https:// one on p->tls_port (the ports Pebble
+ * validates on), --acme-ca/--acme-ca-root/--acme-dir set, serving
+ * p->dir/www, with @args (NULL-terminated) after; its output goes to
+ * p->dir/@tag.out. agent_wait and agent_stop work on it.
+ */
+void beneath_start(struct pebble *p, struct agent_proc *a, const char *tag,
+                   const char *const *args);
+
 /* Whether @needle appears in the agent's output within @seconds. */
 bool agent_wait(const struct agent_proc *a, const char *needle, int seconds);
 /* How many lines of its output contain @needle. */

@@ -6,12 +6,11 @@
  * plain array under one read-write lock serves: the serving threads take
  * the read side, the ACME thread the write side for a few microseconds.
  */
-#include "acme/acme_challenges.h"
-
-#include "acme/internal.h"
+#include "challenge/acme_challenges.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -169,14 +168,16 @@ int acme_challenges_put_http01(struct acme_challenges *ch, const char *token,
     return put_new(ch, token, keyauth, NULL, NULL);
 }
 
-int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
-                                  const char *keyauth)
+int acme_challenges_put_cert(struct acme_challenges *ch, const char *name,
+                             const char *keyauth, X509 *cert, EVP_PKEY *pkey)
 {
-    X509 *cert = NULL;
-    EVP_PKEY *pkey = NULL;
-    int r = acme_alpn_cert(name, keyauth, &cert, &pkey);
-
-    return r < 0 ? r : put_new(ch, name, keyauth, cert, pkey);
+    if (!cert || !pkey || name[0] == '\0' ||
+        strlen(keyauth) >= ACME_KEYAUTH_MAX) {
+        X509_free(cert);
+        EVP_PKEY_free(pkey);
+        return -EINVAL;
+    }
+    return put_new(ch, name, keyauth, cert, pkey);
 }
 
 static void drop(struct acme_challenges *ch, const char *key, bool alpn)

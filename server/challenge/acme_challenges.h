@@ -12,9 +12,15 @@
  *
  * Every function is thread-safe (one read-write lock). Lookups copy out or
  * take a reference, so nothing a reader holds can be freed under it.
+ *
+ * A library of its own (beneath_acme_challenges: libc, pthread and
+ * OpenSSL's libcrypto for the reference counts), apart from beneath_acme,
+ * so that the serving layers (respond/ answers HTTP-01) link no libcurl:
+ * the certificate of TLS-ALPN-01 is made in beneath_acme
+ * (acme_challenges_put_tlsalpn01, acme/acme.h) and handed over here.
  */
-#ifndef BENEATH_ACME_ACME_CHALLENGES_H
-#define BENEATH_ACME_ACME_CHALLENGES_H
+#ifndef BENEATH_CHALLENGE_ACME_CHALLENGES_H
+#define BENEATH_CHALLENGE_ACME_CHALLENGES_H
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -63,9 +69,12 @@ int acme_tlsalpn01_lookup(struct acme_challenges *ch, const char *name,
 /* Answer @token with @keyauth. 0, -EINVAL (bad token) or -ENOMEM. */
 int acme_challenges_put_http01(struct acme_challenges *ch, const char *token,
                                const char *keyauth);
-/* Make and hold the RFC 8737 certificate of @name for @keyauth. 0 or -errno. */
-int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
-                                  const char *keyauth);
+/*
+ * Hold @cert and @pkey (the RFC 8737 certificate of @name for @keyauth,
+ * both handed over, released on failure too). 0, -EINVAL or -ENOMEM.
+ */
+int acme_challenges_put_cert(struct acme_challenges *ch, const char *name,
+                             const char *keyauth, X509 *cert, EVP_PKEY *pkey);
 /* Forget @token / @name; nothing when absent. */
 void acme_challenges_drop_http01(struct acme_challenges *ch, const char *token);
 void acme_challenges_drop_tlsalpn01(struct acme_challenges *ch,

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_acme_server.c - the real beneath binary gets its certificates from
+ * a real Pebble on 127.0.0.1 (tests/acme/pebble.h): HTTP-01 answered by
+ * respond() ahead of an --auth rule over the whole site, TLS-ALPN-01 by
+ * the TLS front's challenge hook; openssl s_client -servername then
+ * verifies the served chain against Pebble's root. Also: before the first
+ * certificate a handshake for the name fails cleanly while plain HTTP
+ * serves, and a restart serves the stored certificate with Pebble gone.
+ */
+#include "check_main.h"
+#include "fixture.h"
+#include "pebble.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Seconds an issuance may take here (validation, finalize, polls). */
+#define ISSUE 60
+
+/* "user:pw", SHA-512-crypt (openssl passwd -6 -salt beneath pw) */
+#define HTPASSWD_LINE                                                          \
+    "user:$6$beneath$gajy9LxUjjsRaYByzk8i8/5BEZsRh2WuTjMDBB4hKIZyu."           \
+    "n94geuOk8/Ui2FyuqpwOuaDcv3fi.UuypirGw.X0\n"
+
+static struct pebble pb;
+static char auth_rule[320];
+
+static void setup(void)
+{
+    FILE *f;
+    char path[256];
+
+    fixture_dir_setup();
+    pebble_setup(&pb);
+    snprintf(path, sizeof path, "%s/users", pb.dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(HTPASSWD_LINE, f);
+    fclose(f);
+    /* every path needs a password: the challenge must pass anyway */
+    snprintf(auth_rule, sizeof auth_rule, "/**=%s", path);
+}
+
+static void teardown(void)
+{
+    pebble_teardown(&pb);
+    fixture_dir_teardown();
+}
+
+#define EXPECT_LINE(a, needle, secs)                                           \
+    ck_assert_msg(agent_wait((a), (needle), (secs)),                           \
+                  "no \"%s\" within %d s; output:\n%s", (needle), (secs),      \
+                  agent_output(a))
+
+/* curl's output for @url (with @opts) into @out; its exit status. */
+static int fetch(const char *opts, const char *url, char *out, size_t size)
+{
+    char cmd[768];
+    FILE *f;
+    size_t n;
+
+    snprintf(cmd, sizeof cmd, "timeout 10 curl -s %s '%s' 2>&1", opts, url);
+    f = popen(cmd, "r");
+    ck_assert_ptr_nonnull(f);
+    n = fread(out, 1, size - 1, f);
+    out[n] = '\0';
+    return pclose(f);
+}
+
+START_TEST(http01_real_server)
+{
+    struct agent_proc b;
+    const char *args[] = {
+        "--acme",  "a.test,b.test", "--acme-challenge", "http-01",   "--auth",
+        auth_rule, "--metrics",     "/metrics",         "--sandbox", "off",
+        NULL};
+    char url[128], body[16384];
+
+    pebble_start(&pb, NULL);
+    beneath_start(&pb, &b, "http01", args);
+    EXPECT_LINE(&b, "acme: a.test: certificate issued", ISSUE);
+    ck_assert_msg(tls_verifies(&pb, pb.root, "a.test"), "%s", agent_output(&b));
+    ck_assert(tls_verifies(&pb, pb.root, "b.test"));
+    ck_assert(!tls_verifies(&pb, pb.api_cert, "a.test"));
+    /* the CA's fetches passed the --auth rule; a stranger's path did not */
+    ck_assert_msg(agent_count(&b, "GET /.well-known/acme-challenge/") >= 2,
+                  "%s", agent_output(&b));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", pb.http_port);
+    fetch("-o /dev/null -w '%{http_code}'", url, body, sizeof body);
+    ck_assert_str_eq(body, "401");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", pb.http_port);
+    fetch("-u user:pw", url, body, sizeof body);
+    ck_assert_msg(strstr(body, "beneath_tls_certificate_expiry_seconds{name="
+                               "\"a.test\"} "),
+                  "%s", body);
+    ck_assert_int_eq(agent_stop(&b), 0);
+
+    /* a restart serves the stored certificate without the CA */
+    pebble_stop(&pb);
+    beneath_start(&pb, &b, "restart", args);
+    EXPECT_LINE(&b, "acme: a.test: certificate from --acme-dir", 10);
+    EXPECT_LINE(&b, "listening on", 10);
+    ck_assert(tls_verifies(&pb, pb.root, "b.test"));
+    ck_assert_int_eq(agent_stop(&b), 0);
+}
+END_TEST
+
+START_TEST(tlsalpn01_real_server)
+{
+    struct agent_proc b;
+    const char *args[] = {"--acme", "c.test", "--acme-challenge", "tls-alpn-01",
+                          NULL};
+
+    pebble_start(&pb, NULL);
+    beneath_start(&pb, &b, "tlsalpn01", args);
+    EXPECT_LINE(&b, "sandbox: off for --acme", 10);
+    EXPECT_LINE(&b, "acme: c.test: certificate issued", ISSUE);
+    ck_assert_msg(tls_verifies(&pb, pb.root, "c.test"), "%s", agent_output(&b));
+    ck_assert_int_eq(agent_count(&b, "acme-challenge"), 0);
+    ck_assert_int_eq(agent_stop(&b), 0);
+}
+END_TEST
+
+/* No CA reachable: no certificate yet, HTTPS for the name fails, HTTP serves */
+START_TEST(before_first_certificate)
+{
+    struct agent_proc b;
+    const char *args[] = {"--acme", "d.test", NULL};
+    char url[128], body[4096], path[256];
+    FILE *f;
+
+    /* Pebble is not started: its directory URL refuses connections */
+    snprintf(path, sizeof path, "%s/www/index.html", pb.dir);
+    beneath_start(&pb, &b, "nocert", args);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("plain\n", f);
+    fclose(f);
+    EXPECT_LINE(&b, "attempt 1 failed; no certificate yet", 20);
+    /* (no root yet: any CA file will do, the handshake fails first) */
+    ck_assert(!tls_verifies(&pb, pb.api_cert, "d.test"));
+    snprintf(path, sizeof path, "%s/s_client.out", pb.dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(body, 1, sizeof body - 1, f);
+    body[n] = '\0';
+    fclose(f);
+    ck_assert_msg(strstr(body, "handshake failure"), "%s", body);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", pb.http_port);
+    ck_assert_int_eq(fetch("", url, body, sizeof body), 0);
+    ck_assert_str_eq(body, "plain\n");
+    ck_assert_int_eq(agent_stop(&b), 0);
+}
+END_TEST
+
+static int need_pebble(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    if (system("command -v pebble >/dev/null && "
+               "command -v pebble-challtestsrv >/dev/null") == 0)
+        return 0;
+    fprintf(stderr, "acme_server: pebble is not installed; skipped\n");
+    return CHECK_SKIP;
+}
+
+const struct check_main check_main = {
+    .suite = "acme_server",
+    .setup = need_pebble,
+    .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
+    .tcases = {{"server", .tests = {&http01_real_server, &tlsalpn01_real_server,
+                                    &before_first_certificate}}},
+};
