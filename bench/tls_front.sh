@@ -65,32 +65,7 @@ start_one() { # I: start server I, set pids[I] ports[I]
   local i=$1 log="$out/server-${names[$1]}.log" port
   if [ "${bins[i]}" = nginx ]; then
     port=$(free_port) || die "no free port"
-    cat >"$run/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $run/nginx.pid;
-error_log $run/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  include /etc/nginx/mime.types;
-  default_type application/octet-stream;
-  access_log off;
-  sendfile on;
-  keepalive_requests 1000000000;
-  client_body_temp_path $run/nginx-body;
-  proxy_temp_path $run/nginx-proxy;
-  fastcgi_temp_path $run/nginx-fastcgi;
-  uwsgi_temp_path $run/nginx-uwsgi;
-  scgi_temp_path $run/nginx-scgi;
-  server {
-    listen 127.0.0.1:$port ssl;
-    ssl_certificate $run/cert.pem;
-    ssl_certificate_key $run/key.pem;
-    ssl_protocols TLSv1.2 TLSv1.3;
-    root $root;
-  }
-}
-EOF
+    nginx_tls_conf "$run/nginx.conf" "$port" ""
     setsid "${pin_server[@]}" nginx -e "$run/nginx-error.log" -c "$run/nginx.conf" \
       >"$log" 2>&1 &
     pids[i]=$!

@@ -173,7 +173,7 @@ listen_port() {
     grep -q 'listening on' "$1" && break
     sleep 0.05
   done
-  sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$1" | head -n 1
+  sed -n 's|.*listening on https\{0,1\}://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$1" | head -n 1
 }
 
 stop_pid() { # PID: TERM, bounded wait, KILL
@@ -579,4 +579,39 @@ syscalls_row() {
       }
       printf "%s,%s,%d,%d,%.2f,%s\n", cfg, key, n, total, total / n, top
     }' "$run/strace.txt"
+}
+
+# nginx_tls_conf FILE PORT LISTEN_EXTRA: an nginx configuration in FILE
+# serving $root on https://127.0.0.1:PORT ("listen ... ssl LISTEN_EXTRA")
+# with $run/cert.pem and $run/key.pem: 1 worker, sendfile, no access log,
+# its temp and pid files under $run (a 0700 temp dir nginx's worker cannot
+# read would answer 403s, timed as if they were files)
+nginx_tls_conf() {
+  cat >"$1" <<EOF
+worker_processes 1;
+daemon off;
+pid $run/nginx.pid;
+error_log $run/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  access_log off;
+  sendfile on;
+  keepalive_requests 1000000000;
+  http2_max_requests 1000000000;
+  client_body_temp_path $run/nginx-body;
+  proxy_temp_path $run/nginx-proxy;
+  fastcgi_temp_path $run/nginx-fastcgi;
+  uwsgi_temp_path $run/nginx-uwsgi;
+  scgi_temp_path $run/nginx-scgi;
+  server {
+    listen 127.0.0.1:$2 ssl $3;
+    ssl_certificate $run/cert.pem;
+    ssl_certificate_key $run/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    root $root;
+  }
+}
+EOF
 }
