@@ -52,7 +52,7 @@ LOOP_TEST(spec_case, specs)
 END_TEST
 
 /* One request under one --cors value, and the headers it gets. */
-static const struct {
+static const struct { // NOLINT(clang-analyzer-optin.performance.Padding)
     const char *cors; /* NULL: --cors not given */
     const char *origin;
     bool options;

@@ -321,7 +321,8 @@ static int mounts_load(struct access *a, const struct conf *c,
         bool twice = false;
         for (size_t k = 0; k < a->n_mounts; k++)
             twice = twice ||
-                    (a->mounts[k].len == (size_t)(eq - item) &&
+                    (a->mounts[k].prefix &&
+                     a->mounts[k].len == (size_t)(eq - item) &&
                      strncmp(a->mounts[k].prefix, item, a->mounts[k].len) == 0);
         if (twice) {
             fprintf(stderr, "beneath: mount %s: %.*s is given twice\n", item,
