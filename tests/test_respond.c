@@ -21,6 +21,7 @@
 #include "http/status.h"
 #include "respond/reply_cache.h"
 #include "respond/respond.h"
+#include "respond_fixture.h"
 #include "runtime/root.h"
 
 #include <arpa/inet.h>
@@ -34,96 +35,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* "user:pw", SHA-512-crypt (openssl passwd -6 -salt beneath pw) */
-#define HTPASSWD                                                               \
-    "users=user:$6$beneath$gajy9LxUjjsRaYByzk8i8/5BEZsRh2WuTjMDBB4hKIZyu."     \
-    "n94geuOk8/Ui2FyuqpwOuaDcv3fi.UuypirGw.X0\n"
-
-static const char *const tree[] = {
-    "index.html=<h1>home</h1>",
-    "404.html=<h1>not here</h1>",
-    "guide.html=guide",
-    "docs/index.html=docs",
-    "style.css=body{}",
-    "style.css.gz=GZ",
-    "big.txt=0123456789abcdefghij",
-    ".git/config=secret",
-    "private/secret.html=secret",
-    "private/index.html=private index",
-    "rules=/old /new 301\n/spa/* /index.html 200\n",
-    "escape -> /etc/passwd",
-    HTPASSWD,
-};
-
-/* The server's view of one configuration over the fixture tree. */
-struct env {
-    char dir[PATH_MAX];
-    struct conf c;
-    struct root *root;
-    struct access *access;
-    struct respond_conf rc;
-};
-
-/* @args with "@" standing for the fixture directory in each argument. */
-static void env_open(struct env *e, const char *const *args)
-{
-    const char *bad = NULL;
-    char buf[CONF_FIXTURE_MAX_ARGS][PATH_MAX + 64];
-    const char *argv[CONF_FIXTURE_MAX_ARGS + 2];
-    struct conf_diag d = {0};
-    size_t n = 0;
-
-    memset(e, 0, sizeof *e);
-    ck_assert_msg(fixture_make(tree, N_ELEMS(tree), e->dir, sizeof e->dir,
-                               &bad) == 0,
-                  "fixture entry %s", bad ? bad : "(mkdtemp)");
-    for (; args && args[n] && n < CONF_FIXTURE_MAX_ARGS - 1; n++) {
-        const char *at = strchr(args[n], '@');
-
-        if (at)
-            snprintf(buf[n], sizeof buf[n], "%.*s%s%s", (int)(at - args[n]),
-                     args[n], e->dir, at + 1);
-        else
-            snprintf(buf[n], sizeof buf[n], "%s", args[n]);
-        argv[n] = buf[n];
-    }
-    argv[n++] = e->dir;
-    argv[n] = NULL;
-    ck_assert_int_eq(conf_load_args(argv, NULL, &e->c, &d), 0);
-    conf_diag_free(&d);
-    ck_assert_int_eq(root_open(e->c.root, 0, &e->root), 0);
-    ck_assert_int_eq(access_open(&e->c, e->root, 0, NULL, &e->access), 0);
-    struct respond_base b = {
-        .error_pages = access_error_pages(e->access),
-        .access = e->access,
-        .root = e->root,
-    };
-    respond_policy(&e->c, &b, &e->rc);
-}
-
-static void env_close(struct env *e)
-{
-    access_free(e->access);
-    root_close(e->root);
-    conf_free(&e->c);
-    fixture_remove(e->dir);
-}
-
-/* One request as a transport would fill it. */
-struct req_spec {
-    const char *method;
-    const char *target;
-    const char *fields[4]; /* "Name: value" */
-    bool tls;
-    const char *peer; /* IPv4 address, default 127.0.0.1 */
-};
-
 struct call {
     const struct env *e;
     const struct req_spec *s;
     struct reply out;
-    char body[256];   /* the first bytes of the body (bytes or fd) */
-    size_t body_len;  /* how many of them */
+    char body[256];  /* the first bytes of the body (bytes or fd) */
+    size_t body_len; /* how many of them */
 };
 
 static void fill(struct request *rq, struct arena *a, struct sockaddr_in *sin,
@@ -165,8 +82,8 @@ static void *run(void *arg)
     fill(&rq, &a, &sin, k->s);
     respond(&rq, &k->e->rc, r);
     /* what a transport would send of the body */
-    size_t want = r->length < sizeof k->body ? (size_t)r->length
-                                              : sizeof k->body;
+    size_t want =
+        r->length < sizeof k->body ? (size_t)r->length : sizeof k->body;
     if (r->body == REPLY_BODY_BYTES) {
         memcpy(k->body, r->data, want);
         k->body_len = want;
@@ -204,60 +121,16 @@ static bool has(const struct reply *r, const char *want)
     return false;
 }
 
-struct respond_case {
-    const char *what;
-    const char *args[6];
-    struct req_spec rq;
-    unsigned status;
-    const char *body;        /* the body's bytes exactly, or NULL */
-    const char *field[3];    /* must be there ("Name: value" or "Name") */
-    const char *no_field[2]; /* must not */
-    bool head;               /* no body goes out */
-};
-
-static const struct respond_case cases[] = {
-    {.what = "a file", .rq = {.method = "GET", .target = "/"}, .status = 200, .body = "<h1>home</h1>", .field = {"Content-Type: text/html; charset=utf-8", "ETag", "X-Content-Type-Options: nosniff"}},
-    {.what = "HEAD: the GET's fields, no body", .rq = {.method = "HEAD", .target = "/index.html"}, .status = 200, .field = {"Content-Type: text/html; charset=utf-8"}, .head = true},
-    {.what = "missing: the root's 404.html", .rq = {.method = "GET", .target = "/nope"}, .status = 404, .body = "<h1>not here</h1>"},
-    {.what = "a dotfile is refused, never the fallback", .args = {"--fallback", "index.html"}, .rq = {.method = "GET", .target = "/.git/config"}, .status = 404, .body = "<h1>not here</h1>"},
-    {.what = "a dotfile with Range: still no fallback", .args = {"--fallback", "index.html"}, .rq = {.method = "GET", .target = "/.git/config", .fields = {"Range: bytes=0-3"}}, .status = 404, .body = "<h1>not here</h1>", .no_field = {"Content-Range"}},
-    {.what = "missing path: the fallback", .args = {"--fallback", "index.html"}, .rq = {.method = "GET", .target = "/no/such/page"}, .status = 200, .body = "<h1>home</h1>"},
-    {.what = "a link out of the root: 403, no fallback", .args = {"--fallback", "index.html"}, .rq = {.method = "GET", .target = "/escape"}, .status = 403},
-    {.what = "one range", .rq = {.method = "GET", .target = "/big.txt", .fields = {"Range: bytes=0-3"}}, .status = 206, .body = "0123", .field = {"Content-Range: bytes 0-3/20"}},
-    {.what = "two ranges: multipart", .rq = {.method = "GET", .target = "/big.txt", .fields = {"Range: bytes=0-1,15-16"}}, .status = 206, .field = {"Content-Type"}},
-    {.what = "unsatisfiable", .rq = {.method = "GET", .target = "/big.txt", .fields = {"Range: bytes=100-"}}, .status = 416, .body = "", .field = {"Content-Range: bytes */20"}},
-    {.what = "If-None-Match: * on a file", .rq = {.method = "GET", .target = "/big.txt", .fields = {"If-None-Match: *"}}, .status = 304, .field = {"ETag"}, .no_field = {"Content-Type"}, .head = true},
-    {.what = "If-Match another tag", .rq = {.method = "GET", .target = "/big.txt", .fields = {"If-Match: \"other\""}}, .status = 412},
-    {.what = "a sidecar for gzip", .args = {"--precompressed", "gz"}, .rq = {.method = "GET", .target = "/style.css", .fields = {"Accept-Encoding: gzip"}}, .status = 200, .body = "GZ", .field = {"Content-Encoding: gzip", "Vary: Accept-Encoding"}},
-    {.what = "no gzip: the file, still Vary", .args = {"--precompressed", "gz"}, .rq = {.method = "GET", .target = "/style.css"}, .status = 200, .body = "body{}", .field = {"Vary: Accept-Encoding"}, .no_field = {"Content-Encoding"}},
-    {.what = "try-html", .args = {"--try-html", "on"}, .rq = {.method = "GET", .target = "/guide"}, .status = 200, .body = "guide"},
-    {.what = "a directory without its slash", .rq = {.method = "GET", .target = "/docs?x=1"}, .status = 301, .field = {"Location: /docs/?x=1"}},
-    {.what = "index file", .rq = {.method = "GET", .target = "/docs/"}, .status = 200, .body = "docs"},
-    {.what = "a method the server does not have", .rq = {.method = "BREW", .target = "/"}, .status = 405, .field = {"Allow: GET, HEAD, OPTIONS"}},
-    {.what = "OPTIONS *", .rq = {.method = "OPTIONS", .target = "*"}, .status = 204, .field = {"Allow: GET, HEAD, OPTIONS"}, .head = true},
-    {.what = "a bad escape", .rq = {.method = "GET", .target = "/a%2"}, .status = 400},
-    {.what = "auth: no credentials", .args = {"--auth", "/private/**=@/users"}, .rq = {.method = "GET", .target = "/private/secret.html"}, .status = 401, .field = {"WWW-Authenticate"}},
-    {.what = "auth: the right ones", .args = {"--auth", "/private/**=@/users"}, .rq = {.method = "GET", .target = "/private/secret.html", .fields = {"Authorization: Basic dXNlcjpwdw=="}}, .status = 200, .body = "secret"},
-    {.what = "auth: the wrong ones", .args = {"--auth", "/private/**=@/users"}, .rq = {.method = "GET", .target = "/private/secret.html", .fields = {"Authorization: Basic dXNlcjp4eA=="}}, .status = 401},
-    {.what = "a redirect rule", .args = {"--redirects", "@/rules"}, .rq = {.method = "GET", .target = "/old"}, .status = 301, .field = {"Location: /new"}},
-    {.what = "a rewrite rule", .args = {"--redirects", "@/rules"}, .rq = {.method = "GET", .target = "/spa/x"}, .status = 200, .body = "<h1>home</h1>"},
-    {.what = "a vhost picks its root", .args = {"--vhost", "a.example=@/docs"}, .rq = {.method = "GET", .target = "/", .fields = {"Host: a.example"}}, .status = 200, .body = "docs"},
-    {.what = "a garbage Host with vhosts", .args = {"--vhost", "a.example=@/docs"}, .rq = {.method = "GET", .target = "/", .fields = {"Host: a b"}}, .status = 400},
-    {.what = "HSTS over TLS only", .args = {"--hsts", "600"}, .rq = {.method = "GET", .target = "/", .tls = true}, .status = 200, .body = "<h1>home</h1>", .field = {"Strict-Transport-Security: max-age=600"}},
-    {.what = "no HSTS on plain HTTP", .args = {"--hsts", "600"}, .rq = {.method = "GET", .target = "/"}, .status = 200, .body = "<h1>home</h1>", .no_field = {"Strict-Transport-Security"}},
-    {.what = "--health", .args = {"--health", "/healthz"}, .rq = {.method = "GET", .target = "/healthz"}, .status = 200, .body = "ok\n", .field = {"Cache-Control: no-store"}},
-};
-
-LOOP_TEST(respond_case, cases)
+LOOP_TEST(respond_case, respond_cases)
 {
-    const struct respond_case *t = &cases[_i];
+    const struct respond_case *t = &respond_cases[_i];
     struct env e;
     struct call k;
 
     env_open(&e, t->args);
     call(&k, &e, &t->rq);
-    ck_assert_msg(k.out.status == t->status, "%s: status %u, want %u",
-                  t->what, k.out.status, t->status);
+    ck_assert_msg(k.out.status == t->status, "%s: status %u, want %u", t->what,
+                  k.out.status, t->status);
     ck_assert_msg(k.out.res.status == t->status, "%s: logged %u", t->what,
                   k.out.res.status);
     ck_assert_msg(k.out.head == t->head, "%s: head %d", t->what, k.out.head);
@@ -265,12 +138,11 @@ LOOP_TEST(respond_case, cases)
         ck_assert_msg(k.out.res.bytes == 0 && k.out.body == REPLY_BODY_NONE,
                       "%s: a body goes out", t->what);
     if (t->body) {
-        ck_assert_msg(k.out.length == strlen(t->body) &&
-                          k.body_len == strlen(t->body) &&
-                          memcmp(k.body, t->body, k.body_len) == 0,
-                      "%s: body '%.*s' (length %llu), want '%s'", t->what,
-                      (int)k.body_len, k.body,
-                      (unsigned long long)k.out.length, t->body);
+        ck_assert_msg(
+            k.out.length == strlen(t->body) && k.body_len == strlen(t->body) &&
+                memcmp(k.body, t->body, k.body_len) == 0,
+            "%s: body '%.*s' (length %llu), want '%s'", t->what,
+            (int)k.body_len, k.body, (unsigned long long)k.out.length, t->body);
         ck_assert_msg(k.out.res.bytes == strlen(t->body), "%s: bytes %llu",
                       t->what, (unsigned long long)k.out.res.bytes);
     }
@@ -323,7 +195,10 @@ static const struct site_case sites[] = {
     {{NULL}, "/", "x.example", 0, NULL},
     {{"--vhost", "a.example=@/docs"}, "/", "a.example", 0, "a.example"},
     {{"--vhost", "a.example=@/docs"}, "/", "A.EXAMPLE.", 0, "a.example"},
-    {{"--vhost", "a.example=@/docs"}, "http://a.example/", "b.example", 0,
+    {{"--vhost", "a.example=@/docs"},
+     "http://a.example/",
+     "b.example",
+     0,
      "a.example"},
     {{"--vhost", "a.example=@/docs"}, "/", "b.example", 0, NULL},
     {{"--vhost", "a.example=@/docs"}, "/", "a b", 400, NULL},
@@ -398,34 +273,31 @@ START_TEST(request_fields)
     struct arena a = {0};
     char buf[16];
 
-    ck_assert_int_eq(request_add_field(&rq, &a, "x-forwarded-for", 15,
-                                       "10.0.0.1", 8, true),
-                     0);
+    ck_assert_int_eq(
+        request_add_field(&rq, &a, "x-forwarded-for", 15, "10.0.0.1", 8, true),
+        0);
     ck_assert_int_eq(request_add_field(&rq, &a, "X-Forwarded-For", 15,
                                        "10.0.0.2xx", 8, false),
                      0);
     ck_assert_str_eq(rq.field[RF_X_FORWARDED_FOR], "10.0.0.1, 10.0.0.2");
-    ck_assert_int_eq(request_add_field(&rq, &a, "Range", 5, "bytes=0-1", 9,
-                                       true),
-                     0);
-    ck_assert_int_eq(request_add_field(&rq, &a, "RANGE", 5, "bytes=2-3", 9,
-                                       true),
-                     0);
+    ck_assert_int_eq(
+        request_add_field(&rq, &a, "Range", 5, "bytes=0-1", 9, true), 0);
+    ck_assert_int_eq(
+        request_add_field(&rq, &a, "RANGE", 5, "bytes=2-3", 9, true), 0);
     ck_assert_str_eq(rq.field[RF_RANGE], "bytes=0-1");
     ck_assert_uint_eq(rq.count[RF_RANGE], 2);
-    ck_assert_int_eq(request_add_field(&rq, &a, "X-Other", 7, "v", 1, true),
-                     0);
+    ck_assert_int_eq(request_add_field(&rq, &a, "X-Other", 7, "v", 1, true), 0);
     ck_assert_int_eq(request_field_of("If-None-Match", 13), RF_IF_NONE_MATCH);
     ck_assert_str_eq(request_query_param("/d/?sort=si%7Ae&order=desc", "sort",
                                          buf, sizeof buf),
                      "size");
-    ck_assert_str_eq(request_query_param("/?a=1&order=a+b", "order", buf,
-                                         sizeof buf),
-                     "a b");
-    ck_assert_ptr_null(request_query_param("/?sorting=x", "sort", buf,
-                                           sizeof buf));
-    ck_assert_ptr_null(request_query_param("/?sort=%zz", "sort", buf,
-                                           sizeof buf));
+    ck_assert_str_eq(
+        request_query_param("/?a=1&order=a+b", "order", buf, sizeof buf),
+        "a b");
+    ck_assert_ptr_null(
+        request_query_param("/?sorting=x", "sort", buf, sizeof buf));
+    ck_assert_ptr_null(
+        request_query_param("/?sort=%zz", "sort", buf, sizeof buf));
     arena_free(&a);
 }
 END_TEST
@@ -496,9 +368,8 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "respond",
-    .tcases = {{"respond",
-                .loops = {LOOP(respond_case)},
-                .tests = {&multipart_plan}},
-               {"access", .loops = {LOOP(site_case), LOOP(client_case)},
-                .tests = {&request_fields}},
-               {"reply_cache", .tests = {&reply_cache_key}, .timeout = 30}}};
+    .tcases = {
+        {"respond", .loops = {LOOP(respond_case)}, .tests = {&multipart_plan}},
+        {"access", .loops = {LOOP(site_case), LOOP(client_case)},
+         .tests = {&request_fields}},
+        {"reply_cache", .tests = {&reply_cache_key}, .timeout = 30}}};
