@@ -44,9 +44,9 @@ void env_open(struct env *e, const char *const *args)
     size_t n = 0;
 
     memset(e, 0, sizeof *e);
-    ck_assert_msg(fixture_make(tree, N_ELEMS(tree), e->dir, sizeof e->dir,
-                               &bad) == 0,
-                  "fixture entry %s", bad ? bad : "(mkdtemp)");
+    ck_assert_msg(
+        fixture_make(tree, N_ELEMS(tree), e->dir, sizeof e->dir, &bad) == 0,
+        "fixture entry %s", bad ? bad : "(mkdtemp)");
     for (; args && args[n] && n < CONF_FIXTURE_MAX_ARGS - 1; n++) {
         const char *at = strchr(args[n], '@');
 

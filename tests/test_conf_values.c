@@ -115,6 +115,10 @@ static const struct {
     {{NULL},
      {"BENEATH_CACHE_DEFAULT=a\001b"},
      "BENEATH_CACHE_DEFAULT: control character in value\n"},
+    {{"--header", "Repr-Digest: sha-256=:AAAA:"},
+     {NULL},
+     "--header: 'Repr-Digest: sha-256=:AAAA:': Repr-Digest is set by the "
+     "server and cannot be added\n"},
     {{NULL},
      {"BENEATH_HEADER=Date: x"},
      "BENEATH_HEADER: 'Date: x': Date is set by the server and cannot be "

@@ -46,9 +46,9 @@ struct server {
     atomic_uint in_flight;
     atomic_bool draining;
     pthread_t thread;
-    int64_t ended_ms;  /* when the session ended */
-    bool by_deadline;  /* its deadline ended it */
-    bool tls;          /* the session is told it came over TLS */
+    int64_t ended_ms; /* when the session ended */
+    bool by_deadline; /* its deadline ended it */
+    bool tls;         /* the session is told it came over TLS */
 };
 
 static ssize_t sock_read(void *arg, void *buf, size_t len)
@@ -83,8 +83,9 @@ static void *serve(void *arg)
     unsigned want = h2_session_event(s, h2_now_ms(), &deadline);
     while (want) {
         struct pollfd p[2] = {
-            {v->fd, (short)((want & H2_WANT_READ ? POLLIN : 0) |
-                            (want & H2_WANT_WRITE ? POLLOUT : 0)),
+            {v->fd,
+             (short)((want & H2_WANT_READ ? POLLIN : 0) |
+                     (want & H2_WANT_WRITE ? POLLOUT : 0)),
              0},
             {v->stop[0], POLLIN, 0},
         };
@@ -123,8 +124,7 @@ static int server_start_tls(struct server *v, struct env *e, struct log *log,
 
     memset(v, 0, sizeof *v);
     v->tls = tls;
-    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
-                     0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     ck_assert_int_eq(pipe(v->stop), 0);
     v->fd = sv[0];
     v->gen.respond = e->rc;
@@ -160,7 +160,8 @@ static void server_stop(struct server *v)
     ck_assert_uint_eq(atomic_load(&v->in_flight), 0);
 }
 
-/* ---- the client side: nghttp2 as a client ------------------------------------ */
+/* ---- the client side: nghttp2 as a client
+ * ------------------------------------ */
 
 #define MAX_GOT 256
 
@@ -224,9 +225,9 @@ static int c_header(nghttp2_session *ng, const nghttp2_frame *frame,
         g->status = (unsigned)atoi((const char *)value);
         return 0;
     }
-    int n = snprintf(g->fields + g->fields_len,
-                     sizeof g->fields - g->fields_len, "%.*s: %.*s\n",
-                     (int)namelen, name, (int)valuelen, value);
+    int n =
+        snprintf(g->fields + g->fields_len, sizeof g->fields - g->fields_len,
+                 "%.*s: %.*s\n", (int)namelen, name, (int)valuelen, value);
     if (n > 0 && (size_t)n < sizeof g->fields - g->fields_len)
         g->fields_len += (size_t)n;
     return 0;
@@ -305,10 +306,10 @@ static void client_open(struct client *c, int fd, uint32_t window)
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window},
         {NGHTTP2_SETTINGS_ENABLE_PUSH, 1},
     };
-    ck_assert_int_eq(
-        nghttp2_submit_settings(c->ng, NGHTTP2_FLAG_NONE,
-                                window ? iv : iv + 1, window ? 2 : 1),
-        0);
+    ck_assert_int_eq(nghttp2_submit_settings(c->ng, NGHTTP2_FLAG_NONE,
+                                             window ? iv : iv + 1,
+                                             window ? 2 : 1),
+                     0);
 }
 
 static void client_close(struct client *c)
@@ -335,8 +336,8 @@ static int32_t client_request(struct client *c, const char *const *fields,
             .valuelen = strlen(colon + 2),
             /* as given: nghttp2 would lower-case a name it copies; the
                strings outlive the exchange (client_run) */
-            .flags = NGHTTP2_NV_FLAG_NO_COPY_NAME |
-                     NGHTTP2_NV_FLAG_NO_COPY_VALUE,
+            .flags =
+                NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE,
         };
     }
     int32_t id = nghttp2_submit_request(c->ng, NULL, nva, n, NULL, NULL);
@@ -420,7 +421,8 @@ static const char *got_get(const struct got *g, const char *name, char *buf,
     return NULL;
 }
 
-/* ---- one request, asked as a row of respond()'s table ------------------------- */
+/* ---- one request, asked as a row of respond()'s table
+ * ------------------------- */
 
 /* The Host of @s, or NULL. */
 static const char *spec_host(const struct req_spec *s)
@@ -499,8 +501,7 @@ LOOP_TEST(respond_case_h2, respond_cases)
     const struct got *g = &c.got[0];
     if (spec_malformed(&t->rq)) {
         ck_assert_msg(g->error == NGHTTP2_PROTOCOL_ERROR && g->status == 0,
-                      "%s: status %u, error %u", t->what, g->status,
-                      g->error);
+                      "%s: status %u, error %u", t->what, g->status, g->error);
         goto out;
     }
     ck_assert_msg(g->error == NGHTTP2_NO_ERROR, "%s: reset %u", t->what,
@@ -511,11 +512,11 @@ LOOP_TEST(respond_case_h2, respond_cases)
         ck_assert_msg(g->data_frames == 0 && g->end_on_headers,
                       "%s: %u DATA frames", t->what, g->data_frames);
     if (t->body)
-        ck_assert_msg(g->body_len == strlen(t->body) &&
-                          (!g->body_len ||
-                           memcmp(g->body, t->body, g->body_len) == 0),
-                      "%s: body '%.*s', want '%s'", t->what, (int)g->body_len,
-                      g->body ? g->body : "", t->body);
+        ck_assert_msg(
+            g->body_len == strlen(t->body) &&
+                (!g->body_len || memcmp(g->body, t->body, g->body_len) == 0),
+            "%s: body '%.*s', want '%s'", t->what, (int)g->body_len,
+            g->body ? g->body : "", t->body);
     for (size_t i = 0; i < N_ELEMS(t->field) && t->field[i]; i++)
         ck_assert_msg(got_has(g, t->field[i]), "%s: no %s in\n%s", t->what,
                       t->field[i], g->fields);
@@ -533,7 +534,8 @@ out:
 }
 END_TEST
 
-/* ---- what only HTTP/2 has ------------------------------------------------------- */
+/* ---- what only HTTP/2 has
+ * ------------------------------------------------------- */
 
 static const char *const get_root[] = {":method: GET", ":scheme: http",
                                        ":path: /", ":authority: localhost"};
@@ -592,8 +594,7 @@ START_TEST(large_bodies_flow_control)
         ck_assert_uint_eq(g->status, 200);
         ck_assert_str_eq(got_get(g, "content-length", len, sizeof len),
                          "3145745");
-        ck_assert_msg(body_is(g, size), "stream %d: %zu bytes", i,
-                      g->body_len);
+        ck_assert_msg(body_is(g, size), "stream %d: %zu bytes", i, g->body_len);
         ck_assert_uint_le(g->max_frame, 16384);
         ck_assert_uint_ge(g->data_frames, size / 16384);
     }
@@ -743,10 +744,9 @@ LOOP_TEST(malformed_case, malformed)
     client_request(&c, fields, n);
     client_request(&c, get_root, N_ELEMS(get_root));
     ck_assert(client_run(&c, all_closed, NULL, 5000));
-    ck_assert_msg(c.got[0].error == NGHTTP2_PROTOCOL_ERROR &&
-                      c.got[0].status == 0,
-                  "%s: status %u, error %u", t->what, c.got[0].status,
-                  c.got[0].error);
+    ck_assert_msg(
+        c.got[0].error == NGHTTP2_PROTOCOL_ERROR && c.got[0].status == 0,
+        "%s: status %u, error %u", t->what, c.got[0].status, c.got[0].error);
     /* the connection goes on */
     ck_assert_uint_eq(c.got[1].status, 200);
     client_close(&c);
@@ -811,8 +811,7 @@ START_TEST(idle_goaway)
     int64_t t0 = h2_now_ms();
     /* PINGs are no requests: they do not keep it open */
     for (int i = 0; i < 3; i++) {
-        ck_assert_int_eq(nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL),
-                         0);
+        ck_assert_int_eq(nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL), 0);
         client_run(&c, left, NULL, 300);
     }
     ck_assert(client_run(&c, left, NULL, 3000));
@@ -875,14 +874,13 @@ START_TEST(zero_window_stall)
     client_open(&c, fd, 0);
     /* a connection window of 0 too: nghttp2 reads nothing more */
     nghttp2_settings_entry iv = {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 0};
-    ck_assert_int_eq(
-        nghttp2_submit_settings(c.ng, NGHTTP2_FLAG_NONE, &iv, 1), 0);
+    ck_assert_int_eq(nghttp2_submit_settings(c.ng, NGHTTP2_FLAG_NONE, &iv, 1),
+                     0);
     client_request(&c, get_big, N_ELEMS(get_big));
     int64_t t0 = h2_now_ms();
     /* PINGs answered are no progress of the reply */
     for (int i = 0; i < 25 && !c.eof; i++) {
-        ck_assert_int_eq(nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL),
-                         0);
+        ck_assert_int_eq(nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL), 0);
         client_run(&c, left, NULL, 200);
     }
     ck_assert(c.eof);
@@ -898,7 +896,8 @@ START_TEST(zero_window_stall)
 }
 END_TEST
 
-/* ---- a hostile client: frames as bytes ------------------------------------------ */
+/* ---- a hostile client: frames as bytes
+ * ------------------------------------------ */
 
 struct raw {
     int fd;
@@ -1018,9 +1017,8 @@ static void raw_open(struct raw *r, int fd)
  * :scheme http, :path / from the static table, :authority localhost as a
  * literal without indexing; so any number of them decode alike.
  */
-static const unsigned char get_block[] = {0x82, 0x86, 0x84, 0x01, 0x09, 'l',
-                                          'o',  'c',  'a',  'l',  'h',  'o',
-                                          's',  't'};
+static const unsigned char get_block[] = {
+    0x82, 0x86, 0x84, 0x01, 0x09, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't'};
 
 /*
  * Rapid reset (CVE-2023-44487): HEADERS then RST_STREAM, again and
@@ -1065,10 +1063,10 @@ END_TEST
 struct flood_case {
     const char *what;
     uint8_t type, flags;
-    uint32_t stream;       /* 0: the connection */
+    uint32_t stream; /* 0: the connection */
     unsigned char payload[8];
     size_t len;
-    bool open_stream;      /* first a request that stays open (no END_STREAM) */
+    bool open_stream; /* first a request that stays open (no END_STREAM) */
 };
 
 static const struct flood_case floods[] = {
@@ -1076,7 +1074,13 @@ static const struct flood_case floods[] = {
     {"SETTINGS flood", NGHTTP2_SETTINGS, 0, 0, {0}, 0, false},
     {"PRIORITY flood", NGHTTP2_PRIORITY, 0, 1, {0, 0, 0, 0, 16}, 5, false},
     {"empty DATA flood", NGHTTP2_DATA, 0, 1, {0}, 0, true},
-    {"CONTINUATION flood", NGHTTP2_CONTINUATION, 0, 1, {0x40, 0x01, 'a', 0x01, 'b'}, 5, false},
+    {"CONTINUATION flood",
+     NGHTTP2_CONTINUATION,
+     0,
+     1,
+     {0x40, 0x01, 'a', 0x01, 'b'},
+     5,
+     false},
 };
 
 /*
@@ -1097,7 +1101,8 @@ LOOP_TEST(flood_case, floods)
     raw_open(&r, fd);
     if (t->open_stream || t->type == NGHTTP2_CONTINUATION) {
         /* a window of 0: the reply cannot end, the stream stays open */
-        const unsigned char window0[6] = {0, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE};
+        const unsigned char window0[6] = {0,
+                                          NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE};
         unsigned char b[64];
         size_t n = 0;
         if (t->open_stream)
@@ -1162,7 +1167,6 @@ const struct check_main check_main = {
                 .loops = {LOOP(authority_case), LOOP(malformed_case)},
                 .tests = {&large_bodies_flow_control, &multipart_body,
                           &log_and_metrics}},
-               {"limits",
-                .loops = {LOOP(flood_case)},
+               {"limits", .loops = {LOOP(flood_case)},
                 .tests = {&idle_goaway, &no_preface, &zero_window_stall,
                           &rapid_reset, &drain_goaway}}}};

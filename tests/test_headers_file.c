@@ -24,6 +24,11 @@ static const struct spec_case files[] = {
                        "!#$%&'*+-.^_`|~; no spaces)"},
     {"/a\n  !\n", "h:2: '! NAME' needs a header name (a token)"},
     {"/a\n  ! X Y\n", "h:2: '! NAME' needs a header name (a token)"},
+    {"/a\n  Repr-Digest: sha-256=:AAAA:\n",
+     "h:2: Repr-Digest is set by the server and cannot be added"},
+    {"/a\n  ! Vary\n", "h:2: Vary is set by the server and cannot be removed"},
+    {"/a\n  ! content-type\n",
+     "h:2: Content-Type is set by the server and cannot be removed"},
     {"/a\n  Content-Type: text/plain\n",
      "h:2: Content-Type is set by the server and cannot be added"},
     {"/a\n  X-A: a\x01"

@@ -37,6 +37,22 @@ static const struct {
     {"transfer-encoding: chunked", -EINVAL, NULL, "set by the server"},
     {"CONTENT-TYPE: text/plain", -EINVAL, NULL, "set by the server"},
     {"Vary: *", -EINVAL, NULL, "set by the server"},
+    /* RFC 9530's digests, and the older ones they replace */
+    {"Repr-Digest: sha-256=:AAAA:", -EINVAL, NULL, "Repr-Digest is set"},
+    {"content-digest: sha-256=:AAAA:", -EINVAL, NULL, "Content-Digest is set"},
+    {"Digest: SHA-256=AAAA", -EINVAL, NULL, "Digest is set"},
+    {"Content-MD5: AAAA", -EINVAL, NULL, "Content-MD5 is set"},
+    /* connection-specific fields (RFC 9113 8.2.2) */
+    {"Proxy-Connection: close", -EINVAL, NULL, "set by the server"},
+    {"TE: trailers", -EINVAL, NULL, "set by the server"},
+    {"Keep-Alive: timeout=5", -EINVAL, NULL, "set by the server"},
+    /* decided per request */
+    {"WWW-Authenticate: Basic", -EINVAL, NULL, "set by the server"},
+    {"Age: 0", -EINVAL, NULL, "set by the server"},
+    {"Date: Thu, 01 Jan 1970 00:00:00 GMT", -EINVAL, NULL, "set by the server"},
+    /* policy the server does not set stays the operator's */
+    {"Content-Disposition: attachment", 0, "Content-Disposition", "attachment"},
+    {"Want-Repr-Digest: sha-256=1", 0, "Want-Repr-Digest", "sha-256=1"},
     {"Cache-Control: no-store", -EINVAL, NULL, "--cache"},
 };
 

@@ -95,6 +95,58 @@ START_TEST(collect_bounded)
 }
 END_TEST
 
+/* Names asked of keep, with whether they were examined (a stat). */
+struct asked {
+    char names[16][64];
+    bool examined[16];
+    size_t n;
+};
+
+/* Hides "b.txt" and the directory "sub". */
+static bool keep_some(void *arg, const char *name, bool dir,
+                      const struct stat *st)
+{
+    struct asked *a = arg;
+
+    ck_assert_uint_lt(a->n, N_ELEMS(a->names));
+    snprintf(a->names[a->n], sizeof a->names[0], "%s", name);
+    a->examined[a->n++] = st != NULL;
+    if (strcmp(name, "sub") == 0)
+        ck_assert(dir);
+    return strcmp(name, "b.txt") != 0 && strcmp(name, "sub") != 0;
+}
+
+/* A hidden entry is neither a row nor counted; past the bound, by name. */
+START_TEST(collect_keep)
+{
+    struct listing l;
+    struct asked a = {0};
+    int fd = open_dir();
+
+    ck_assert_int_eq(
+        listing_collect_keep(fd, false, LISTING_MAX, keep_some, &a, &l), 0);
+    ck_assert_uint_eq(a.n, 5);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_uint_eq(l.total, 3);
+    for (size_t i = 0; i < l.n; i++) {
+        ck_assert_str_ne(l.v[i].name, "b.txt");
+        ck_assert_str_ne(l.v[i].name, "sub");
+    }
+    listing_free(&l);
+    /* nothing examined: every entry asked by name only, hidden ones not
+     * counted */
+    memset(&a, 0, sizeof a);
+    ck_assert_int_eq(listing_collect_keep(fd, false, 0, keep_some, &a, &l), 0);
+    ck_assert_uint_eq(a.n, 5);
+    for (size_t i = 0; i < a.n; i++)
+        ck_assert(!a.examined[i]);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_uint_eq(l.total, 3);
+    listing_free(&l);
+    close(fd);
+}
+END_TEST
+
 START_TEST(html_escapes)
 {
     struct listing l;
@@ -299,7 +351,7 @@ const struct check_main check_main = {
     .suite = "listing",
     .tcases = {{"dir", setup, fixture_dir_teardown,
                 .tests = {&collect_sorted_no_dotfiles, &collect_bounded,
-                          &html_escapes, &empty_root_listing}},
+                          &collect_keep, &html_escapes, &empty_root_listing}},
                {"render",
                 .loops = {LOOP(html_name_case), LOOP(human_size_case),
                           LOOP(order_case)},

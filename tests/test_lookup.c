@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@ static const char *const tree[] = {
     "guide.html=guide",
     "docs/index.html=docs",
     "nolist/a.txt=a",
+    "nolist/secret.txt=s",
+    "nolist/hidden/x=x",
     "style.css=body{}",
     "style.css.br=BR",
     "style.css.gz=GZ",
@@ -38,6 +41,10 @@ static const char *const tree[] = {
     "up -> ..",
     "sub/page -> ../guide.html",
     "loop -> loop",
+    "priv/index.html=private index",
+    "priv/page.html=private page",
+    "data.json={}",
+    "data.json.gz=GZ",
 };
 
 static char root_path[PATH_MAX];
@@ -138,6 +145,9 @@ static const struct row {
     /* the fallback is for GET and HEAD only */
     {LISTING, HTTP_OPTIONS, "/missing", NULL, NULL, PLAN_PAGE, 404, "404.html",
      NULL, false, ENOENT},
+    /* ENOTDIR is a path not found too */
+    {LISTING, HTTP_GET, "/guide.html/x", NULL, NULL, PLAN_FILE, 200,
+     "index.html", NULL, false, 0},
     /* a refusal is not turned into the fallback */
     {LISTING, HTTP_GET, "/escape", NULL, NULL, PLAN_STATUS, 403, "", NULL,
      false, EXDEV},
@@ -189,16 +199,148 @@ START_TEST(lookup_row)
 }
 END_TEST
 
-/* A status decided before lookup: 404 still finds the 404 page. */
-START_TEST(status_404_page)
+/*
+ * The judge is asked of every candidate lookup opens, and a refusal of any
+ * of them is the answer: each row protects one file (@refuse, as lookup
+ * opens it) and asks for it in one way.
+ */
+static const struct judged_row {
+    enum conf_kind conf;
+    const char *target, *accept_encoding;
+    const char *refuse; /* the protected file */
+    enum plan_kind kind;
+    unsigned status;
+    const char *name;
+} judged_rows[] = {
+    /* the request's own path */
+    {PLAIN, "/guide.html", NULL, "guide.html", PLAN_STATUS, 401, ""},
+    /* path.html of --try-html */
+    {PLAIN, "/guide", NULL, "guide.html", PLAN_STATUS, 401, ""},
+    {PLAIN, "/priv/page", NULL, "priv/page.html", PLAN_STATUS, 401, ""},
+    /* the index file */
+    {PLAIN, "/priv/", NULL, "priv/index.html", PLAN_STATUS, 401, ""},
+    {PLAIN, "/", NULL, "index.html", PLAN_STATUS, 401, ""},
+    /* the directory to list */
+    {LISTING, "/nolist/", NULL, "nolist/", PLAN_STATUS, 401, ""},
+    /* the sidecar chosen, and a sidecar asked for by its own name */
+    {PLAIN, "/style.css", "gzip", "style.css.gz", PLAN_STATUS, 401, ""},
+    {PLAIN, "/style.css", "br", "style.css", PLAN_STATUS, 401, ""},
+    {PLAIN, "/data.json.gz", NULL, "data.json", PLAN_STATUS, 401, ""},
+    {PLAIN, "/style.css.br", NULL, "style.css", PLAN_STATUS, 401, ""},
+    /* the fallback */
+    {LISTING, "/missing", NULL, "index.html", PLAN_STATUS, 401, ""},
+    /* an error page refused: the built-in body, the status unchanged */
+    {PLAIN, "/missing", NULL, "404.html", PLAN_STATUS, 404, ""},
+    /* what the rule does not name is served */
+    {PLAIN, "/style.css", "gzip", "style.css.br", PLAN_FILE, 200, "style.css"},
+    {PLAIN, "/priv/page.html", NULL, "priv/index.html", PLAN_FILE, 200,
+     "priv/page.html"},
+    {LISTING, "/missing", NULL, "404.html", PLAN_FILE, 200, "index.html"},
+};
+
+static unsigned refuse_one(void *arg, const char *path, const struct stat *st,
+                           unsigned status)
+{
+    const char *protected = arg;
+
+    ck_assert_ptr_nonnull(st);
+    (void)status;
+    return strcmp(path, protected) == 0 ? STATUS_UNAUTHORIZED : 0;
+}
+
+LOOP_TEST(judged_row, judged_rows)
+{
+    const struct judged_row *w = &judged_rows[_i];
+    struct files_conf conf;
+    struct target t;
+    struct plan p;
+    char buf[256];
+    int fds = fixture_count_fds();
+
+    make_conf(w->conf, &conf);
+    ck_assert_int_eq(
+        target_decode(w->target, TARGET_DENY_DOTFILES, buf, sizeof buf, &t), 0);
+    struct files_request rq = {
+        .root_fd = root_fd,
+        .method = HTTP_GET,
+        .target = &t,
+        .accept_encoding = w->accept_encoding,
+        .judge = {refuse_one, (void *)(uintptr_t)w->refuse},
+    };
+    files_lookup(&conf, &rq, &p);
+    ck_assert_msg(p.kind == w->kind && p.status == w->status,
+                  "%s protecting %s: kind %d status %u, want %d %u", w->target,
+                  w->refuse, p.kind, p.status, w->kind, w->status);
+    ck_assert_str_eq(p.name, w->name);
+    ck_assert_int_eq(fixture_count_fds(), fds + (p.fd >= 0));
+    plan_close(&p);
+    ck_assert_int_eq(fixture_count_fds(), fds);
+}
+END_TEST
+
+/* Refuses nolist/secret.txt and the directory nolist/hidden/. */
+static unsigned refuse_two(void *arg, const char *path, const struct stat *st,
+                           unsigned status)
+{
+    (void)arg;
+    (void)st;
+    (void)status;
+    return strcmp(path, "nolist/secret.txt") == 0 ||
+                   strcmp(path, "nolist/hidden/") == 0
+               ? STATUS_UNAUTHORIZED
+               : 0;
+}
+
+/* A listing shows only the entries the request's judge lets through. */
+START_TEST(listing_judged)
+{
+    struct files_conf conf;
+    struct listing l;
+    struct target t;
+    struct plan p;
+    char buf[32];
+
+    make_conf(LISTING, &conf);
+    ck_assert_int_eq(target_decode("/nolist/", 0, buf, sizeof buf, &t), 0);
+    struct files_request rq = {.root_fd = root_fd,
+                               .method = HTTP_GET,
+                               .target = &t,
+                               .judge = {refuse_two, NULL}};
+    files_lookup(&conf, &rq, &p);
+    ck_assert_int_eq(p.kind, PLAN_LISTING);
+    ck_assert_int_eq(files_listing(&p, false, &l), 0);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_uint_eq(l.total, 1);
+    ck_assert_str_eq(l.v[0].name, "a.txt");
+    listing_free(&l);
+    /* without a judge: all three */
+    rq.judge = (struct files_judge){0};
+    plan_close(&p);
+    files_lookup(&conf, &rq, &p);
+    ck_assert_int_eq(files_listing(&p, false, &l), 0);
+    ck_assert_uint_eq(l.n, 3);
+    listing_free(&l);
+    plan_close(&p);
+}
+END_TEST
+
+/*
+ * A status decided before lookup (a bad target, a dotfile, a hidden name)
+ * is a refusal: it keeps its status and may get its error page (404 finds
+ * the 404 page), never the fallback (the LISTING conf has one).
+ */
+static const enum conf_kind status_confs[] = {PLAIN, LISTING};
+
+LOOP_TEST(status_page_only, status_confs)
 {
     struct files_conf conf;
     struct files_request rq = {.root_fd = root_fd, .method = HTTP_GET};
     struct plan p;
 
-    make_conf(PLAIN, &conf);
+    make_conf(status_confs[_i], &conf);
     files_lookup_status(&conf, &rq, STATUS_NOT_FOUND, &p);
     ck_assert_int_eq(p.kind, PLAN_PAGE);
+    ck_assert_uint_eq(p.status, STATUS_NOT_FOUND);
     ck_assert_str_eq(p.name, "404.html");
     plan_close(&p);
     files_lookup_status(&conf, &rq, STATUS_BAD_REQUEST, &p);
@@ -268,5 +410,7 @@ const struct check_main check_main = {
     .suite = "lookup",
     .tcases = {
         {"core", setup, teardown,
-         .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))}},
-         .tests = {&status_404_page, &root_missing, &resolved_hook}}}};
+         .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))},
+                   LOOP(judged_row),
+                   LOOP(status_page_only)},
+         .tests = {&listing_judged, &root_missing, &resolved_hook}}}};

@@ -173,8 +173,14 @@ START_TEST(multipart_plan)
     ck_assert_int_ge(k.out.fd, 0);
     ck_assert_uint_eq(k.out.length, k.out.mp->total);
     ck_assert_uint_eq(k.out.mp->set.n, 2);
-    ck_assert_ptr_nonnull(strstr(reply_get(&k.out, "Content-Type"),
-                                 "multipart/byteranges; boundary="));
+    /* the boundary whole: the field's value outlives the code that made it */
+    const char *ct = reply_get(&k.out, "Content-Type");
+    const char *b = "multipart/byteranges; boundary=";
+    ck_assert_msg(strncmp(ct, b, strlen(b)) == 0 &&
+                      strspn(ct + strlen(b), "0123456789abcdef") ==
+                          MULTIPART_BOUNDARY_LEN &&
+                      ct[strlen(b) + MULTIPART_BOUNDARY_LEN] == '\0',
+                  "Content-Type: %s", ct);
     reply_release(&k.out);
     ck_assert_int_eq(k.out.fd, -1);
     env_close(&e);
@@ -233,11 +239,16 @@ struct client_case {
     const char *client; /* the client it names, "" for the peer */
 };
 
-/* --trusted-proxy 127.0.0.1 --deny 10.9.0.0/16 */
+/* --trusted-proxy 127.0.0.1 --trusted-proxy 127.0.0.3=forwarded
+ * --deny 10.9.0.0/16 */
 static const struct client_case clients[] = {
     {"127.0.0.1", NULL, "10.1.1.1", 0, "10.1.1.1"},
     {"127.0.0.1", NULL, "10.9.1.1", 403, "10.9.1.1"},
-    {"127.0.0.1", "for=10.1.2.3", NULL, 0, "10.1.2.3"},
+    /* a proxy is read only from the header it writes (issue 22 item 3) */
+    {"127.0.0.1", "for=10.1.2.3", NULL, 0, ""},
+    {"127.0.0.1", "for=10.1.2.3", "10.9.1.1", 403, "10.9.1.1"},
+    {"127.0.0.3", "for=10.1.2.3", "10.9.1.1", 0, "10.1.2.3"},
+    {"127.0.0.3", NULL, "10.1.1.1", 0, ""},
     /* not a trusted proxy: its headers are the client's own words */
     {"127.0.0.2", NULL, "10.9.1.1", 0, ""},
     {"127.0.0.1", NULL, NULL, 0, ""},
@@ -246,8 +257,13 @@ static const struct client_case clients[] = {
 LOOP_TEST(client_case, clients)
 {
     const struct client_case *t = &clients[_i];
-    const char *args[] = {"--trusted-proxy", "127.0.0.1", "--deny",
-                          "10.9.0.0/16", NULL};
+    const char *args[] = {"--trusted-proxy",
+                          "127.0.0.1",
+                          "--trusted-proxy",
+                          "127.0.0.3=forwarded",
+                          "--deny",
+                          "10.9.0.0/16",
+                          NULL};
     struct sockaddr_in sin = {.sin_family = AF_INET};
     struct request rq = {.method = HTTP_GET, .target = "/"};
     char client[48] = "";

@@ -142,7 +142,7 @@ struct conf {
     char *auth_realm;               /* the Basic realm */
     struct conf_strv allow;         /* "CIDR[,CIDR...]" each */
     struct conf_strv deny;          /* "CIDR[,CIDR...]" each */
-    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...]" each */
+    struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */

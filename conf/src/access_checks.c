@@ -11,6 +11,7 @@
 #include "http/basic.h"
 #include "http/cidr.h"
 #include "http/error_pages.h"
+#include "http/forwarded.h"
 #include "http/glob.h"
 #include "http/host.h"
 
@@ -93,6 +94,15 @@ int conf_check_cidrs(const char *item, char *err)
 {
     struct cidr_list l = {0};
     int r = cidr_list_add(&l, item, err, WHY_MAX);
+
+    cidr_list_free(&l);
+    return r;
+}
+
+int conf_check_trusted_proxy(const char *item, char *err)
+{
+    struct cidr_list l = {0};
+    int r = forwarded_proxies_add(&l, item, err, WHY_MAX);
 
     cidr_list_free(&l);
     return r;

@@ -18,6 +18,7 @@ extern const struct type t_items;
 
 int conf_check_auth(const char *item, char *err);
 int conf_check_cidrs(const char *item, char *err);
+int conf_check_trusted_proxy(const char *item, char *err);
 int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);

@@ -468,12 +468,13 @@ const struct opt opts[] = {
     {.name = "trusted-proxy",
      .type = &t_items,
      .off = OFF(trusted_proxy),
-     .metavar = "CIDR[,CIDR...]",
+     .metavar = "CIDR[,CIDR...][=forwarded|x-forwarded-for]",
      .dflt_help = "none",
-     .help = "from these peers only, the client address is taken from "
-             "Forwarded or X-Forwarded-For (rightmost untrusted hop), for "
-             "logs and --allow/--deny; repeatable",
-     .check = conf_check_cidrs,
+     .help = "from these peers only, the client address is taken from the "
+             "header these proxies append to (X-Forwarded-For unless "
+             "=forwarded; the other one is never read), rightmost untrusted "
+             "hop, for logs and --allow/--deny; repeatable",
+     .check = conf_check_trusted_proxy,
      .flags = OPT_REPEAT},
     {.name = "try-html",
      .type = &t_bool,

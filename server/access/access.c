@@ -16,13 +16,15 @@
  *   to be the same file (a link to it), compared by device and inode.
  * - Address rules: --deny wins over --allow. The client behind a trusted
  *   proxy is the rightmost untrusted hop (forwarded.c), never a value the
- *   client could have placed further left.
+ *   client could have placed further left, read only from the header that
+ *   proxy is configured to write (X-Forwarded-For unless said otherwise).
  * - A Host that is not a host name is 400; one that no site serves is 421
  *   (RFC 9110 15.5.20), not another site's answer.
  */
 #include "access/access_internal.h"
 #include "http/forwarded.h"
 #include "http/host.h"
+#include "http/urlpath.h"
 #include "runtime/live.h"
 
 #include <errno.h>
@@ -50,24 +52,44 @@ static int peer_of(const struct sockaddr *sa, struct cidr_addr *out)
     return cidr_addr_from_sockaddr(sa, len, out);
 }
 
-bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
+/* access_accept; @proxies: a trusted proxy is let in (its requests are
+ * checked one by one). */
+static bool accept_peer(struct access *a, const struct sockaddr *sa,
+                        socklen_t len, bool proxies)
 {
     struct cidr_addr c;
 
-    if (!a || (a->allow.n == 0 && a->deny.n == 0))
+    if (!access_addresses(a))
         return true;
     if (cidr_addr_from_sockaddr(sa, len, &c) < 0)
         return true; /* AF_UNIX: local, the socket's permissions decide */
-    if (cidr_list_match(&a->trusted, &c) || allowed(a, &c))
+    if ((proxies && cidr_list_match(&a->trusted, &c)) || allowed(a, &c))
         return true;
     if (a->metrics)
         metrics_count(&a->metrics->refused_address);
     return false;
 }
 
+bool access_addresses(const struct access *a)
+{
+    return a && (a->allow.n || a->deny.n);
+}
+
+bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len)
+{
+    return accept_peer(a, sa, len, true);
+}
+
+bool access_accept_direct(struct access *a, const struct sockaddr *sa,
+                          socklen_t len)
+{
+    return accept_peer(a, sa, len, false);
+}
+
 unsigned access_client(struct access *a, const struct request *rq, char *client,
                        size_t size)
 {
+    const char *values[FORWARDED_N_HEADERS];
     struct cidr_addr c;
     unsigned hops, status = 0;
 
@@ -77,8 +99,9 @@ unsigned access_client(struct access *a, const struct request *rq, char *client,
         !cidr_list_match(&a->trusted, &c))
         return 0;
     /* every line of each, joined by the transport (http/request.h) */
-    hops = forwarded_client(&a->trusted, rq->field[RF_FORWARDED],
-                            rq->field[RF_X_FORWARDED_FOR], &c);
+    values[FORWARDED_XFF] = rq->field[RF_X_FORWARDED_FOR];
+    values[FORWARDED_FORWARDED] = rq->field[RF_FORWARDED];
+    hops = forwarded_client(&a->trusted, values, &c);
     if (hops)
         cidr_addr_format(&c, client, size);
     if ((a->allow.n || a->deny.n) && !allowed(a, &c)) {
@@ -155,19 +178,61 @@ unsigned access_site(struct access *a, struct root *root_only,
 
 /* ---- what respond asks ---- */
 
-unsigned access_auth(const struct access_view *v, const char *path,
-                     const char *authorization, char *user, size_t size)
+void access_check_init(struct access_check *c, const struct access_view *v,
+                       const char *authorization, char *user, size_t size)
 {
-    unsigned st;
-
+    *c = (struct access_check){.v = v,
+                               .authorization = authorization,
+                               .user = user,
+                               .size = size,
+                               .passed = -1};
     if (size)
         user[0] = '\0';
-    if (!v->a || !v->a->auth)
+}
+
+/* --auth for the normalised @path; a 401 counted when @counted. */
+static unsigned auth_path(struct access_check *c, const char *path,
+                          bool counted)
+{
+    struct access *a = c->v->a;
+    int rule = a ? auth_rule(a->auth, path) : -1;
+
+    if (rule < 0 || rule == c->passed)
         return 0;
-    st = auth_check(v->a->auth, path, authorization, user, size);
-    if (st && v->a->metrics)
-        metrics_count(&v->a->metrics->auth_failures);
-    return st;
+    if (auth_verify(a->auth, rule, c->authorization, c->user, c->size)) {
+        if (counted && a->metrics)
+            metrics_count(&a->metrics->auth_failures);
+        return 401;
+    }
+    c->passed = rule;
+    return 0;
+}
+
+unsigned access_check_path(struct access_check *c, const char *path)
+{
+    return auth_path(c, path, true);
+}
+
+unsigned access_may_serve(void *check, const char *path, const struct stat *st,
+                          unsigned status)
+{
+    struct access_check *c = check;
+    size_t len = strlen(path), need = len + 3;
+    char small[512], *big = NULL;
+    char *norm = need <= sizeof small ? small : (big = malloc(need));
+    unsigned refused = 0;
+
+    if (!norm)
+        return 500;
+    /* rules match the lexically normalised path, as for the request's */
+    if (urlpath_normalize(path, len == 0 || path[len - 1] == '/', norm, need) !=
+            0 ||
+        access_hidden_name(c->v, norm) || (st && access_hidden_file(c->v, st)))
+        refused = 404;
+    else if (status != 401)
+        refused = auth_path(c, norm, status < 400);
+    free(big);
+    return refused;
 }
 
 const char *access_challenge(const struct access_view *v)

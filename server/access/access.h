@@ -95,6 +95,17 @@ void access_free(struct access *a);
 bool access_accept(struct access *a, const struct sockaddr *sa, socklen_t len);
 
 /*
+ * access_accept_direct - access_accept for a listener whose requests are
+ * not checked one by one (--metrics-listen): a trusted proxy gets no pass
+ * for being one, its own address must be allowed.
+ */
+bool access_accept_direct(struct access *a, const struct sockaddr *sa,
+                          socklen_t len);
+
+/* access_addresses - whether @a has address rules (--allow or --deny). */
+bool access_addresses(const struct access *a);
+
+/*
  * access_client - for a request from a trusted proxy: the client from
  * Forwarded / X-Forwarded-For as text into @client (@size bytes; left
  * untouched otherwise), checked against --allow/--deny.
@@ -118,11 +129,49 @@ unsigned access_site(struct access *a, struct root *root_only,
 /* ---- what respond asks the view (all take the normalised path) ---- */
 
 /*
- * access_auth - 0 when @path may be served (@user gets the authenticated
- * user, or ""), else 401 (counted).
+ * The rules one request is judged by, on its own path and on every
+ * candidate lookup opens (a files_judge: access_may_serve): the view, the
+ * request's Authorization, where the authenticated user goes, and the auth
+ * rule its credentials passed already (verified once per request).
  */
-unsigned access_auth(const struct access_view *v, const char *path,
-                     const char *authorization, char *user, size_t size);
+struct access_check {
+    const struct access_view *v;
+    const char *authorization; /* or NULL */
+    char *user;                /* the authenticated user, or "" */
+    size_t size;
+    int passed; /* the auth rule the credentials passed, or -1 */
+};
+
+/*
+ * access_check_init - the check of one request seeing @v, with the
+ * Authorization field value @authorization (NULL: none); @user (@size
+ * bytes) is set to "" and gets the authenticated user.
+ */
+void access_check_init(struct access_check *c, const struct access_view *v,
+                       const char *authorization, char *user, size_t size);
+
+/*
+ * access_check_path - whether the request may ask for the normalised @path
+ * at all (--auth on the request path, so that a protected path answers 401
+ * whether or not its file exists).
+ *
+ * Returns 0 or 401 (counted).
+ */
+unsigned access_check_path(struct access_check *c, const char *path);
+
+/*
+ * access_may_serve - the files_may_serve_fn of the access rules, @check a
+ * struct access_check: whether the candidate @path (root-relative as
+ * lookup opened it, normalised here) with fstat @st (or NULL) may be sent
+ * with @status. A site's own rule file (by name, or by device and inode)
+ * is 404; a path an --auth rule protects is 401 without credentials that
+ * pass it (counted for content, not for an error page), except for the
+ * page of a 401 itself, which is shown to whoever lacks them.
+ *
+ * Returns 0, 401, 404, or 500 when out of memory.
+ */
+unsigned access_may_serve(void *check, const char *path, const struct stat *st,
+                          unsigned status);
 
 /* access_challenge - the WWW-Authenticate value of a 401. */
 const char *access_challenge(const struct access_view *v);

@@ -7,6 +7,7 @@
  */
 #include "access/access_internal.h"
 #include "access/slurp.h"
+#include "http/forwarded.h"
 #include "http/host.h"
 #include "http/lines.h"
 #include "resolver.h"
@@ -181,7 +182,10 @@ static int lists_load(struct access *a, const struct conf *c)
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < src[k]->n; i++) {
             char err[256];
-            int r = cidr_list_add(dst[k], src[k]->v[i], err, sizeof err);
+            int r = k == 2
+                        ? forwarded_proxies_add(dst[k], src[k]->v[i], err,
+                                                sizeof err)
+                        : cidr_list_add(dst[k], src[k]->v[i], err, sizeof err);
 
             if (r == -ENOMEM)
                 return -ENOMEM;

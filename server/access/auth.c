@@ -276,24 +276,23 @@ static bool verify(const struct auth *a, struct table *t,
     return ok;
 }
 
-unsigned auth_check(struct auth *a, const char *path, const char *authorization,
-                    char *user, size_t size)
+int auth_rule(const struct auth *a, const char *path)
 {
-    const struct rule *r = NULL;
+    for (size_t i = 0; a && i < a->n; i++)
+        if (glob_set_match(&a->v[i].globs, path))
+            return (int)i;
+    return -1;
+}
+
+unsigned auth_verify(struct auth *a, int rule, const char *authorization,
+                     char *user, size_t size)
+{
+    const struct rule *r = &a->v[rule];
     struct table *t;
     const char *u, *p;
     char buf[1024];
     bool ok;
 
-    if (size)
-        user[0] = '\0';
-    if (!a)
-        return 0;
-    for (size_t i = 0; i < a->n && !r; i++)
-        if (glob_set_match(&a->v[i].globs, path))
-            r = &a->v[i];
-    if (!r)
-        return 0;
     /* a rule whose file never loaded lets nobody in */
     t = r->table ? live_get(r->table) : NULL;
     if (!t || t->pw.n == 0 || !authorization ||
@@ -305,6 +304,16 @@ unsigned auth_check(struct auth *a, const char *path, const char *authorization,
         snprintf(user, size, "%s", u);
     explicit_bzero(buf, sizeof buf);
     return ok ? 0 : 401;
+}
+
+unsigned auth_check(struct auth *a, const char *path, const char *authorization,
+                    char *user, size_t size)
+{
+    int rule = auth_rule(a, path);
+
+    if (size)
+        user[0] = '\0';
+    return rule < 0 ? 0 : auth_verify(a, rule, authorization, user, size);
 }
 
 const char *auth_challenge(const struct auth *a)

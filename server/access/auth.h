@@ -52,6 +52,22 @@ void auth_reload(struct auth *a);
 unsigned auth_check(struct auth *a, const char *path, const char *authorization,
                     char *user, size_t size);
 
+/*
+ * auth_rule - the rule that decides @path (normalised): the index of the
+ * first rule whose globs match, or -1 when none does (no credentials
+ * needed). @a may be NULL.
+ */
+int auth_rule(const struct auth *a, const char *path);
+
+/*
+ * auth_verify - whether @authorization (NULL: none) passes rule @rule (from
+ * auth_rule); on success the user goes to @user (@size bytes).
+ *
+ * Returns 0 (go on) or 401.
+ */
+unsigned auth_verify(struct auth *a, int rule, const char *authorization,
+                     char *user, size_t size);
+
 /* auth_challenge - the WWW-Authenticate value to send with a 401. */
 const char *auth_challenge(const struct auth *a);
 

@@ -355,7 +355,12 @@ static void answer(const struct etag_cache *c, const struct stat *st,
     out->pending = false;
     if (sha == NULL) {
         out->pending = c->cfg.mode == ETAG_MODE_CONTENT || want_digest;
-        if (c->cfg.mode != ETAG_MODE_OFF)
+        /*
+         * Content mode without the hash: no ETag at all rather than a
+         * provisional one, which would change under the client a moment
+         * later (a 200 and a 206 of the same bytes with two tags).
+         */
+        if (c->cfg.mode == ETAG_MODE_MTIME)
             etag_cache_mtime_etag(st, out->etag);
         return;
     }

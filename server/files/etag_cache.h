@@ -11,8 +11,10 @@
  * thread-safe; hashing happens outside its lock. A file up to inline_max bytes
  * is hashed on the calling thread with pread on the caller's fd; a larger one
  * is queued to a background thread (bounded queue), and until its hash is
- * ready a lookup answers "pending" with the mtime-size ETag, so hashing a big
- * file never stalls the request that found it.
+ * ready a lookup answers "pending" without an ETag, so hashing a big file
+ * never stalls the request that found it, and the one tag a file is ever
+ * sent with is its content tag (a provisional tag would change under the
+ * client a moment later: bench/etag_first_byte.sh measures the choice).
  */
 #ifndef BENEATH_FILES_ETAG_CACHE_H
 #define BENEATH_FILES_ETAG_CACHE_H
@@ -68,11 +70,12 @@ struct etag_cache_config {
 
 /*
  * struct etag_value - what etag_cache_get answers.
- * @etag:        the quoted ETag to send, "" when none (mode off).
+ * @etag:        the quoted ETag to send, "" when none (mode off, or the
+ *               content hash not known yet).
  * @repr_digest: "sha-256=:BASE64:" when the content hash is known and was
  *               asked for, else "".
  * @pending:     the content hash was needed but is not known yet (queued or
- *               queue full): @etag is then the mtime-size one (content mode).
+ *               queue full): @etag is then "" in content mode.
  */
 struct etag_value {
     char etag[ETAG_LEN];
@@ -118,7 +121,7 @@ void etag_cache_free(struct etag_cache *c);
  * that needs the content hash in every mode.
  *
  * Returns 0, -EINVAL (@st is not a regular file), or -EIO (reading @fd
- * failed; @out then has the mtime-size ETag in content mode and no digest).
+ * failed; @out then has no ETag in content mode and no digest).
  */
 int etag_cache_get(struct etag_cache *c, int fd, const struct stat *st,
                    bool want_digest, struct etag_value *out);

@@ -39,8 +39,14 @@ int listing_collect(int dir_fd, bool dotfiles, struct listing *out)
 int listing_collect_max(int dir_fd, bool dotfiles, size_t max,
                         struct listing *out)
 {
+    return listing_collect_keep(dir_fd, dotfiles, max, NULL, NULL, out);
+}
+
+int listing_collect_keep(int dir_fd, bool dotfiles, size_t max,
+                         listing_keep_fn *keep, void *arg, struct listing *out)
+{
     int err = 0;
-    size_t cap = 0;
+    size_t cap = 0, examined = 0;
     DIR *d = NULL;
 
     out->v = NULL;
@@ -71,10 +77,19 @@ int listing_collect_max(int dir_fd, bool dotfiles, size_t max,
             continue;
         if (name[0] == '.' && !dotfiles)
             continue;
-        out->total++;
-        /* past the bound: counted, not examined */
-        if (out->n >= max)
+        /* past the bound: counted, not examined (hidden ones included, so
+         * the bound holds for fstatat calls too) */
+        if (examined >= max) {
+            out->total += !keep || keep(arg, name, de->d_type == DT_DIR, NULL);
             continue;
+        }
+        struct stat st;
+        bool known = fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+        examined++;
+        if (keep &&
+            !keep(arg, name, known && S_ISDIR(st.st_mode), known ? &st : NULL))
+            continue;
+        out->total++;
         if (out->n == cap) {
             size_t ncap = cap ? cap * 2 : 32;
             struct listing_entry *nv = realloc(out->v, ncap * sizeof *nv);
@@ -86,7 +101,6 @@ int listing_collect_max(int dir_fd, bool dotfiles, size_t max,
             cap = ncap;
         }
         struct listing_entry *e = &out->v[out->n];
-        struct stat st;
         e->name = strdup(name);
         if (!e->name) {
             err = -ENOMEM;
@@ -96,7 +110,7 @@ int listing_collect_max(int dir_fd, bool dotfiles, size_t max,
         e->kind = LISTING_OTHER;
         e->size = 0;
         e->mtime = 0;
-        if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (known) {
             if (S_ISREG(st.st_mode))
                 e->kind = LISTING_FILE;
             else if (S_ISDIR(st.st_mode))

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Entries one listing holds and renders. */
@@ -71,6 +72,22 @@ int listing_collect(int dir_fd, bool dotfiles, struct listing *out);
 /* listing_collect_max - listing_collect keeping at most @max entries. */
 int listing_collect_max(int dir_fd, bool dotfiles, size_t max,
                         struct listing *out);
+
+/*
+ * listing_keep_fn - whether the entry @name (a directory when @dir) may be
+ * shown; @st is its fstatat, or NULL past the listing's bound (counted,
+ * not examined).
+ */
+typedef bool listing_keep_fn(void *arg, const char *name, bool dir,
+                             const struct stat *st);
+
+/*
+ * listing_collect_keep - listing_collect_max that shows and counts only the
+ * entries @keep (NULL: every one) keeps: a hidden entry is neither a row
+ * nor part of @out->total.
+ */
+int listing_collect_keep(int dir_fd, bool dotfiles, size_t max,
+                         listing_keep_fn *keep, void *arg, struct listing *out);
 
 /* listing_free - release @l's entries; @l may be zeroed. */
 void listing_free(struct listing *l);

@@ -2,6 +2,19 @@
 /*
  * lookup.c - the candidates of one request, in order, through the resolver.
  *
+ * The invariant (DESIGN.md: every decision of who may see what is made on
+ * each file lookup actually opens, not on the path that was asked): every
+ * candidate that can become the plan - the request's path, path.html,
+ * each index file, the directory to list, the sidecar chosen, the
+ * fallback, an error page, a _redirects rewrite target (looked up as a
+ * request) - is opened and fstat()ed, then judged by judge(), the request's
+ * files_judge (the access rules: auth globs, the site's own rule files),
+ * and only then taken into the plan; a listing shows only the entries the
+ * judge lets through. A rule that matches any candidate protects it: the
+ * refusal (401, 403, 404) is the answer, never a later candidate. Not
+ * judged, as they serve nothing: a variant opened only to learn that it
+ * exists (Vary), a directory answered with a 301.
+ *
  * Security decisions, all here:
  * - Every path, including the index file, the sidecars, path.html, the
  *   fallback and the error pages, is opened by the confined resolver from the
@@ -14,6 +27,11 @@
  * - A sidecar or path.html that the resolver refuses (a link out of the
  *   root) is not a candidate; the plain file is served, or the refusal of
  *   path.html is reported instead of the 404 of the plain path.
+ * - The fallback is the last candidate of a path *not found* (ENOENT,
+ *   ENOTDIR), never the answer to one refused. Every refusal leaves
+ *   through fail(), which may pick an error page (a file looked up like
+ *   any other, whose own failure gives the built-in body) but never makes
+ *   a success.
  *
  * The plan owns at most one fd at a time: a candidate replaces the one
  * before it only once it is known to be served.
@@ -27,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +57,6 @@ struct lookup {
     const struct files_request *rq;
     struct plan *p;
     enum resolver_backend last; /* the backend of the last resolver call */
-    bool refused;               /* a status decided before lookup: never the
-                                   fallback, which answers "not found" only */
 };
 
 static uint64_t now_ns(void)
@@ -132,13 +149,64 @@ static void refuse(struct lookup *l, int err)
 }
 
 /*
+ * The one place a candidate is decided: whether the request may be answered
+ * with the file @path (@st), sent with @status, by the request's judge (the
+ * access rules). A compressed copy is judged as the file it compresses too:
+ * "data.json.gz" (".br", ".zst"; every suffix, whatever --precompressed
+ * says, and repeated: "a.json.gz.br") is also "data.json", so a rule for
+ * *.json protects its sidecars asked for by their own names.
+ *
+ * Returns 0, or the status that refuses it.
+ */
+static unsigned judge(const struct files_judge *j, const char *path,
+                      const struct stat *st, unsigned status)
+{
+    char base[PATH_MAX];
+    size_t n = strnlen(path, sizeof base);
+    unsigned refused;
+    bool stripped = true;
+
+    if (!j->may_serve)
+        return 0;
+    refused = j->may_serve(j->arg, path, st, status);
+    if (refused || n >= sizeof base)
+        return refused;
+    memcpy(base, path, n + 1);
+    while (!refused && stripped) {
+        stripped = false;
+        for (int e = 0; e < NEGOTIATE_N_ENCODINGS && !stripped; e++) {
+            const char *sfx = negotiate_suffix((enum negotiate_encoding)e);
+            size_t k = strlen(sfx);
+
+            if (n > k && base[n - k - 1] != '/' &&
+                memcmp(base + n - k, sfx, k) == 0) {
+                n -= k;
+                base[n] = '\0';
+                stripped = true;
+            }
+        }
+        if (stripped)
+            refused = j->may_serve(j->arg, base, st, status);
+    }
+    return refused;
+}
+
+/* A candidate the judge refused with @status: the answer is that refusal. */
+static void deny(struct lookup *l, unsigned status)
+{
+    l->p->err = 0; /* a rule, not an errno */
+    fail(l, status);
+}
+
+/*
  * Open @path + the suffix of @enc as a variant of the file @st: a regular
  * file not older than it. Returns an fd (owned by the caller) and its stat,
- * or -1.
+ * or -1. With @refused, the variant is a candidate to serve and is judged:
+ * a refusal is -1 with its status in *@refused.
  */
 static int open_variant(struct lookup *l, const char *path,
                         enum negotiate_encoding enc, const struct stat *st,
-                        struct stat *vst)
+                        struct stat *vst, unsigned *refused)
 {
     char vpath[PATH_MAX];
     int fd;
@@ -157,14 +225,20 @@ static int open_variant(struct lookup *l, const char *path,
         close(fd); /* stale: ignored */
         return -1;
     }
+    if (refused && (*refused = judge(&l->rq->judge, vpath, vst, STATUS_OK))) {
+        close(fd);
+        return -1;
+    }
     return fd;
 }
 
 /*
- * Serve the regular file @fd (owned) at @path: the best variant the client
- * accepts, else the file. Vary: Accept-Encoding is sent when any variant
- * exists, also to a client that accepts none of them (so a shared cache
- * never hands a compressed body to it, nor the plain one to everybody).
+ * Serve the regular file @fd (owned) at @path, if the judge lets it: the
+ * best variant the client accepts, else the file. Vary: Accept-Encoding is
+ * sent when any variant exists, also to a client that accepts none of them
+ * (so a shared cache never hands a compressed body to it, nor the plain
+ * one to everybody). A variant only opened to learn that it exists is not
+ * served and not judged.
  */
 static void file(struct lookup *l, int fd, const struct stat *st,
                  const char *path)
@@ -173,9 +247,14 @@ static void file(struct lookup *l, int fd, const struct stat *st,
     enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
     struct negotiate_accept a;
     struct stat vst;
-    unsigned tried = 0;
+    unsigned tried = 0, refused = judge(&l->rq->judge, path, st, STATUS_OK);
     size_t n;
 
+    if (refused) {
+        close(fd);
+        deny(l, refused);
+        return;
+    }
     set_name(l->p, path);
     take_fd(l->p, PLAN_FILE, STATUS_OK, fd, st);
     if (conf->n_precompressed == 0 || !negotiate_compressible(mime_type(path)))
@@ -183,9 +262,13 @@ static void file(struct lookup *l, int fd, const struct stat *st,
     negotiate_parse(l->rq->accept_encoding, &a);
     n = negotiate_order(&a, conf->precompressed, conf->n_precompressed, order);
     for (size_t i = 0; i < n; i++) {
-        int vfd = open_variant(l, path, order[i], st, &vst);
+        int vfd = open_variant(l, path, order[i], st, &vst, &refused);
 
         tried |= 1u << order[i];
+        if (refused) {
+            deny(l, refused);
+            return;
+        }
         if (vfd < 0)
             continue;
         take_fd(l->p, PLAN_FILE, STATUS_OK, vfd, &vst);
@@ -199,7 +282,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
 
         if (tried & (1u << e))
             continue;
-        vfd = open_variant(l, path, e, st, &vst);
+        vfd = open_variant(l, path, e, st, &vst, NULL);
         if (vfd >= 0) {
             close(vfd);
             l->p->vary_encoding = true;
@@ -208,9 +291,54 @@ static void file(struct lookup *l, int fd, const struct stat *st,
 }
 
 /*
- * --fallback: a GET or HEAD that would be 404 gets this file with 200 (a
- * single-page app routes on the client). If it is missing or refused, the
- * 404 stands.
+ * The error page of @status: its --error-page file, or for 404 /404.html
+ * (non-empty), when the root has it; sent with @status.
+ */
+static void error_page(struct lookup *l, unsigned status)
+{
+    const char *path = error_pages_find(l->conf->error_pages, status);
+    struct stat st;
+    int fd;
+
+    if (!path && status != STATUS_NOT_FOUND)
+        return;
+    fd = open_regular(l, path ? path : "404.html", &st, false);
+    if (fd < 0)
+        return;
+    if ((!path && st.st_size == 0) ||
+        judge(&l->rq->judge, path ? path : "404.html", &st, status)) {
+        close(fd);
+        return;
+    }
+    set_name(l->p, path ? path : "404.html");
+    take_fd(l->p, PLAN_PAGE, status, fd, &st);
+}
+
+/*
+ * The error exit: @status with its error page (a file looked up like any
+ * other candidate, whose own failure gives the built-in body). It never
+ * makes a success: a refusal stays a refusal.
+ */
+static void fail(struct lookup *l, unsigned status)
+{
+    struct plan *p = l->p;
+
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    p->kind = PLAN_STATUS;
+    p->status = status;
+    p->name[0] = '\0';
+    if (l->rq->root_fd >= 0)
+        error_page(l, status);
+}
+
+/*
+ * --fallback, the last candidate: a GET or HEAD whose path was not found
+ * gets this file with 200 (a single-page app routes on the client). Only
+ * for a path not found, never for one refused. Returns false when there is
+ * no fallback to serve (none configured, another method, the file missing):
+ * the 404 stands.
  */
 static bool fallback(struct lookup *l)
 {
@@ -224,48 +352,30 @@ static bool fallback(struct lookup *l)
     if (fd < 0)
         return false;
     l->p->err = 0;
+    l->p->not_found = false;
     l->p->backend = l->last;
     file(l, fd, &st, l->conf->fallback);
     return true;
 }
 
 /*
- * The error page of @status: its --error-page file, or for 404 /404.html
- * (non-empty), when the root has it; sent with @status.
+ * The path was not found (@err: ENOENT or ENOTDIR): the fallback, else 404.
+ * A bare request keeps a bare 404 (no fallback, no page): its caller tries
+ * a rewrite first.
  */
-static bool error_page(struct lookup *l, unsigned status)
-{
-    const char *path = error_pages_find(l->conf->error_pages, status);
-    struct stat st;
-    int fd;
-
-    if (!path && status != STATUS_NOT_FOUND)
-        return false;
-    fd = open_regular(l, path ? path : "404.html", &st, false);
-    if (fd < 0)
-        return false;
-    if (!path && st.st_size == 0) {
-        close(fd);
-        return false;
-    }
-    set_name(l->p, path ? path : "404.html");
-    take_fd(l->p, PLAN_PAGE, status, fd, &st);
-    return true;
-}
-
-static void fail(struct lookup *l, unsigned status)
+static void missing(struct lookup *l, int err)
 {
     struct plan *p = l->p;
 
-    if (l->rq->root_fd >= 0 && !l->rq->bare &&
-        ((status == STATUS_NOT_FOUND && !l->refused && fallback(l)) ||
-         error_page(l, status)))
+    p->err = err;
+    p->not_found = true;
+    if (l->rq->bare) {
+        p->kind = PLAN_STATUS;
+        p->status = STATUS_NOT_FOUND;
         return;
-    if (p->fd >= 0)
-        close(p->fd);
-    p->fd = -1;
-    p->kind = PLAN_STATUS;
-    p->status = status;
+    }
+    if (!fallback(l))
+        fail(l, STATUS_NOT_FOUND);
 }
 
 /* Directory without a trailing slash: 301 to the slash form, query kept. */
@@ -298,6 +408,7 @@ static void directory(struct lookup *l, const char *path)
 {
     char ipath[PATH_MAX];
     struct stat st;
+    unsigned refused;
     int fd;
 
     for (size_t i = 0; i < l->conf->n_index; i++) {
@@ -329,9 +440,16 @@ static void directory(struct lookup *l, const char *path)
         refuse(l, err);
         return;
     }
+    refused = judge(&l->rq->judge, path, &st, STATUS_OK);
+    if (refused) {
+        close(fd);
+        deny(l, refused);
+        return;
+    }
     set_name(l->p, path);
     take_fd(l->p, PLAN_LISTING, STATUS_OK, fd, &st);
     l->p->json = negotiate_wants_json(l->rq->accept);
+    l->p->judge = l->rq->judge;
 }
 
 /*
@@ -374,7 +492,7 @@ void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,
                          struct plan *p)
 {
-    struct lookup l = {.conf = conf, .rq = rq, .p = p, .refused = true};
+    struct lookup l = {.conf = conf, .rq = rq, .p = p};
 
     init(p);
     fail(&l, status);
@@ -396,6 +514,10 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
     fd = open_beneath(&l, t->path, O_RDONLY | O_NONBLOCK, true);
     if (fd == -ENOENT && try_html(&l, &fd))
         return;
+    if (fd == -ENOENT || fd == -ENOTDIR) {
+        missing(&l, -fd);
+        return;
+    }
     if (fd < 0) {
         refuse(&l, fd);
         return;
@@ -417,6 +539,26 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
         redirect(&l);
     else
         directory(&l, t->path);
+}
+
+/* listing_keep_fn of files_listing: @arg is the plan. */
+static bool visible(void *arg, const char *name, bool dir,
+                    const struct stat *st)
+{
+    const struct plan *p = arg;
+    char path[PATH_MAX];
+
+    /* a name too long to be asked for cannot be fetched: not shown */
+    return (size_t)snprintf(path, sizeof path, "%s%s%s", p->name, name,
+                            dir ? "/" : "") < sizeof path &&
+           judge(&p->judge, path, st, STATUS_OK) == 0;
+}
+
+int files_listing(const struct plan *p, bool dotfiles, struct listing *out)
+{
+    return listing_collect_keep(p->fd, dotfiles, LISTING_MAX,
+                                p->judge.may_serve ? visible : NULL,
+                                (void *)(uintptr_t)p, out);
 }
 
 void plan_close(struct plan *p)

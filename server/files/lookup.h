@@ -13,6 +13,7 @@
 #ifndef BENEATH_FILES_LOOKUP_H
 #define BENEATH_FILES_LOOKUP_H
 
+#include "files/listing.h"
 #include "http/error_pages.h"
 #include "http/method.h"
 #include "http/negotiate.h"
@@ -31,6 +32,26 @@
  */
 typedef void files_resolved_fn(void *arg, enum resolver_backend backend,
                                uint64_t ns, int ret);
+
+/*
+ * files_may_serve_fn - the question asked of every candidate lookup opens
+ * before it may become the plan: may this request be answered with the
+ * file @path (root-relative as lookup opened it, "private/index.html"; a
+ * directory to list ends with '/'), whose fstat is @st (NULL when only the
+ * name is known: a listing entry past the listing's bound)? @status is what
+ * it would be sent with: 200 for content, the error status for an error
+ * page.
+ *
+ * Returns 0 (it may), or the status that refuses it: 401, 403 or 404.
+ */
+typedef unsigned files_may_serve_fn(void *arg, const char *path,
+                                    const struct stat *st, unsigned status);
+
+/* The judge of one request's candidates (the access rules), or none. */
+struct files_judge {
+    files_may_serve_fn *may_serve; /* NULL: every candidate may be served */
+    void *arg;
+};
 
 /* The lookup policy: which candidates exist and how paths are confined. */
 struct files_conf {
@@ -56,8 +77,9 @@ struct files_request {
     const struct target *target;
     const char *accept;          /* Accept header, or NULL */
     const char *accept_encoding; /* Accept-Encoding header, or NULL */
-    bool bare;                   /* a 404 stays a bare 404 (no fallback, no
-                                    error page): the caller decides */
+    bool bare; /* a path not found stays a bare 404 (no fallback, no error
+                  page): the caller decides (a _redirects rule) */
+    struct files_judge judge; /* asked of every candidate */
 };
 
 enum plan_kind {
@@ -74,11 +96,15 @@ struct plan {
     unsigned status;
     int fd; /* owned; -1 when the kind has none */
     struct stat st;
-    const char *encoding; /* Content-Encoding of the variant, or NULL */
-    bool vary_encoding;   /* the file has variants: Vary: Accept-Encoding */
-    bool json;            /* PLAN_LISTING: JSON rather than HTML */
-    char *location;       /* PLAN_REDIRECT; owned */
-    int err;              /* errno of a refusal or failure, or 0 */
+    const char *encoding;     /* Content-Encoding of the variant, or NULL */
+    bool vary_encoding;       /* the file has variants: Vary: Accept-Encoding */
+    bool json;                /* PLAN_LISTING: JSON rather than HTML */
+    char *location;           /* PLAN_REDIRECT; owned */
+    struct files_judge judge; /* PLAN_LISTING: the request's, which hides
+                                 the entries it may not fetch */
+    int err;                  /* errno of a refusal or failure, or 0 */
+    bool not_found;           /* 404 because the path is not there (ENOENT,
+                                 ENOTDIR), not because it was refused */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
     uint64_t resolve_ns;           /* time spent in the resolver; counted
                                       only when files_conf.resolved is set */
@@ -96,13 +122,25 @@ void files_lookup(const struct files_conf *conf, const struct files_request *rq,
 
 /*
  * files_lookup_status - the plan for @status decided before any path was
- * looked at (a bad target, a hidden file, 405, 401 ...): the status's
+ * looked at (a bad target, a hidden name, 401 ...): the status's
  * --error-page (for 404 by default /404.html) when the root has it, else a
- * built-in body. Never the fallback: a path refused is not a path missing.
+ * built-in body. Never the fallback: a status decided here is a refusal,
+ * and a refusal never turns into a success.
  */
 void files_lookup_status(const struct files_conf *conf,
                          const struct files_request *rq, unsigned status,
                          struct plan *p);
+
+/*
+ * files_listing - the entries of the PLAN_LISTING @p's directory (as
+ * listing_collect, names starting with '.' only with @dotfiles) that the
+ * request could fetch: each is judged by the plan's judge as "DIR/NAME"
+ * (a directory as "DIR/NAME/"), and what it refuses is neither shown nor
+ * counted. Release @out with listing_free whatever the result.
+ *
+ * Returns what listing_collect returns.
+ */
+int files_listing(const struct plan *p, bool dotfiles, struct listing *out);
 
 /* plan_close - release what @p owns; safe to call twice. */
 void plan_close(struct plan *p);

@@ -215,6 +215,19 @@ bool cidr_list_match(const struct cidr_list *l, const struct cidr_addr *a)
     return false;
 }
 
+const struct cidr *cidr_list_best(const struct cidr_list *l,
+                                  const struct cidr_addr *a)
+{
+    const struct cidr *best = NULL;
+
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].a.family == a->family &&
+            prefix_eq(l->v[i].a.b, a->b, l->v[i].bits) &&
+            (!best || l->v[i].bits > best->bits))
+            best = &l->v[i];
+    return best;
+}
+
 void cidr_list_free(struct cidr_list *l)
 {
     if (!l)

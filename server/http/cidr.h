@@ -27,6 +27,8 @@ struct cidr_addr {
 struct cidr {
     struct cidr_addr a;
     unsigned bits;
+    unsigned tag; /* the list owner's (0 when parsed): forwarded.c keeps the
+                     header a trusted proxy writes there */
 };
 
 struct cidr_list {
@@ -76,6 +78,13 @@ int cidr_list_add(struct cidr_list *l, const char *spec, char *err,
 
 /* cidr_list_match - whether @a lies in any network of @l. */
 bool cidr_list_match(const struct cidr_list *l, const struct cidr_addr *a);
+
+/*
+ * cidr_list_best - the most specific network of @l that @a lies in (the
+ * longest prefix; the first of equals), or NULL.
+ */
+const struct cidr *cidr_list_best(const struct cidr_list *l,
+                                  const struct cidr_addr *a);
 
 /* cidr_list_free - release what @l owns; @l may be zeroed or NULL. */
 void cidr_list_free(struct cidr_list *l);

@@ -31,8 +31,8 @@ int cond_evaluate(const struct cond_request *r, const char *etag, time_t mtime);
  * cond_evaluate_any - cond_evaluate for a representation with @n current
  * strong validators @etags (n >= 1; the first is the one sent): an
  * entity-tag in the request matches when it matches any of them. Used when
- * a file's provisional tag and its content tag both stand for the same
- * unchanged bytes.
+ * a file's content tag and the mtime-size tag earlier versions sent before
+ * its hash was known both stand for the same unchanged bytes.
  */
 int cond_evaluate_any(const struct cond_request *r, const char *const *etags,
                       size_t n, time_t mtime);

@@ -10,7 +10,12 @@
  */
 #include "http/forwarded.h"
 
+#include "http/errbuf.h"
+#include "http/field.h"
+
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -101,24 +106,71 @@ static const char *last_item(const char *s, size_t *len, size_t *item_len)
     return s + cut + 1;
 }
 
+const char *const forwarded_header_names[FORWARDED_N_HEADERS] = {
+    [FORWARDED_XFF] = "X-Forwarded-For",
+    [FORWARDED_FORWARDED] = "Forwarded",
+};
+
+int forwarded_proxies_add(struct cidr_list *l, const char *spec, char *err,
+                          size_t err_size)
+{
+    const char *eq = strchr(spec, '=');
+    unsigned tag = FORWARDED_XFF;
+    size_t before = l->n;
+    char *cidrs;
+    int r;
+
+    if (eq) {
+        const char *h = eq + 1, *end = h + strlen(h);
+
+        field_trim(&h, &end);
+        if ((size_t)(end - h) == strlen("forwarded") &&
+            strncasecmp(h, "forwarded", (size_t)(end - h)) == 0) {
+            tag = FORWARDED_FORWARDED;
+        } else if (!((size_t)(end - h) == strlen("x-forwarded-for") &&
+                     strncasecmp(h, "x-forwarded-for", (size_t)(end - h)) ==
+                         0)) {
+            errbuf_say(err, err_size,
+                       "'%.64s': the header a proxy writes is forwarded or "
+                       "x-forwarded-for",
+                       eq + 1);
+            return -EINVAL;
+        }
+    }
+    cidrs = strndup(spec, eq ? (size_t)(eq - spec) : strlen(spec));
+    if (!cidrs)
+        return -ENOMEM;
+    r = cidr_list_add(l, cidrs, err, err_size);
+    free(cidrs);
+    for (size_t i = before; r == 0 && i < l->n; i++)
+        l->v[i].tag = tag;
+    return r;
+}
+
 unsigned forwarded_client(const struct cidr_list *trusted,
-                          const char *forwarded, const char *xff,
+                          const char *const values[FORWARDED_N_HEADERS],
                           struct cidr_addr *client)
 {
-    const char *s = forwarded ? forwarded : xff;
-    size_t len = s ? strlen(s) : 0;
+    size_t left[FORWARDED_N_HEADERS];
+    const struct cidr *proxy;
     unsigned hops = 0;
-    bool more = len > 0;
 
-    while (more && cidr_list_match(trusted, client)) {
+    for (int h = 0; h < FORWARDED_N_HEADERS; h++)
+        left[h] = values[h] ? strlen(values[h]) : 0;
+    /* each step consumes the rightmost item of one list: it ends */
+    while ((proxy = cidr_list_best(trusted, client)) != NULL) {
+        unsigned h = proxy->tag < FORWARDED_N_HEADERS ? proxy->tag : 0;
         size_t ilen;
-        const char *item = last_item(s, &len, &ilen);
-        const char *v = item;
-        size_t vlen = ilen;
+        const char *item, *v;
+        size_t vlen;
         struct cidr_addr a;
 
-        more = len > 0;
-        if (forwarded && !element_for(item, ilen, &v, &vlen))
+        if (left[h] == 0)
+            break; /* the proxy wrote nothing (more): it is the client */
+        item = last_item(values[h], &left[h], &ilen);
+        v = item;
+        vlen = ilen;
+        if (h == FORWARDED_FORWARDED && !element_for(item, ilen, &v, &vlen))
             break;
         if (!node_addr(v, vlen, &a))
             break;

@@ -10,23 +10,54 @@
  * in hand is a trusted proxy's. The first untrusted address is the client.
  * A hop that is not an address ("unknown", an obfuscated "_name", garbage)
  * stops the walk at the trusted proxy before it: the client is then that
- * proxy, never a value the client may have written. Forwarded wins when a
- * request carries both.
+ * proxy, never a value the client may have written.
+ *
+ * Which list a hop is read from is the choice of the proxy that wrote it,
+ * never of the request: each trusted network says which header its proxy
+ * appends (--trusted-proxy CIDR=forwarded|x-forwarded-for, X-Forwarded-For
+ * by default, as nginx's proxy_params, HAProxy's "option forwardfor" and
+ * most load balancers write it). The other header is the client's own
+ * words and is never read for that proxy: a proxy that appends to
+ * X-Forwarded-For and passes a client's Forwarded untouched cannot be made
+ * to vouch for "Forwarded: for=10.1.1.1". The two are never combined into
+ * one list; a chain of proxies that write different headers is walked
+ * hop by hop, each hop from the list its own proxy writes.
  */
 #ifndef BENEATH_HTTP_FORWARDED_H
 #define BENEATH_HTTP_FORWARDED_H
 
 #include "http/cidr.h"
 
+/* The header a trusted proxy appends to: the tag of its network. */
+enum forwarded_header {
+    FORWARDED_XFF,       /* X-Forwarded-For (the default) */
+    FORWARDED_FORWARDED, /* Forwarded (RFC 7239) */
+    FORWARDED_N_HEADERS,
+};
+
+/* The field names, in the order of enum forwarded_header. */
+extern const char *const forwarded_header_names[FORWARDED_N_HEADERS];
+
 /*
- * forwarded_client - walk the hops of @forwarded (the Forwarded field
- * values joined with ", ", or NULL) or else of @xff (X-Forwarded-For, the
- * same) from *@client (the peer, trusted) and leave the client in *@client.
+ * forwarded_proxies_add - append the --trusted-proxy item @spec,
+ * "CIDR[,CIDR...][=forwarded|x-forwarded-for]", to @l, each network tagged
+ * with the header its proxy writes (X-Forwarded-For without "=...").
+ *
+ * Returns 0, -EINVAL (a sentence in @err; @l unchanged) or -ENOMEM.
+ */
+int forwarded_proxies_add(struct cidr_list *l, const char *spec, char *err,
+                          size_t err_size);
+
+/*
+ * forwarded_client - walk the hops from *@client (the peer, trusted in
+ * @trusted) and leave the client in *@client: each trusted hop gives the
+ * next one from the right end of what is left of @values[tag of its
+ * network] (that header's field values joined with ", ", or NULL).
  *
  * Returns the number of hops taken (0: the peer stays the client).
  */
 unsigned forwarded_client(const struct cidr_list *trusted,
-                          const char *forwarded, const char *xff,
+                          const char *const values[FORWARDED_N_HEADERS],
                           struct cidr_addr *client);
 
 #endif

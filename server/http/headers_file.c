@@ -67,6 +67,13 @@ static int header_line(struct headers_rule *r, const char *s, size_t len,
             s++;
             len--;
         }
+        const char *own = headers_opt_owned(s, len);
+        if (own) {
+            lines_diag_add(d, name, lineno,
+                           "%s is set by the server and cannot be removed",
+                           own);
+            return -EINVAL;
+        }
         ret = add_remove(r, s, len);
         if (ret == -EINVAL)
             lines_diag_add(d, name, lineno,

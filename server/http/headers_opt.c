@@ -16,14 +16,51 @@
 #include <string.h>
 #include <strings.h>
 
-/* Set by the server per response; an operator override would break HTTP. */
+/*
+ * Set by the server per response, or by the connection; an operator's value
+ * beside (or instead of) the server's would break HTTP, so they can be
+ * neither added nor removed. Checked against RFC 9110, 9111, 9112, 9113
+ * and 9530:
+ * - message framing and the connection (RFC 9112 6, 9; RFC 9110 6.6.2,
+ *   7.6.1, and the fields RFC 9113 8.2.2 forbids in HTTP/2): Content-Length,
+ *   Transfer-Encoding, Trailer, Connection, Keep-Alive, Proxy-Connection,
+ *   TE, Upgrade;
+ * - representation metadata of the bytes sent (RFC 9110 8.3-8.4, 14.3-14.4):
+ *   Content-Type, Content-Encoding, Content-Range, Accept-Ranges;
+ * - validators (RFC 9110 8.8): ETag, Last-Modified;
+ * - integrity (RFC 9530 2, 3): Repr-Digest, Content-Digest, and the fields
+ *   they replace, Digest (RFC 3230) and Content-MD5 (RFC 2616 14.15,
+ *   removed by RFC 7231): a second digest can only disagree with the
+ *   server's, or with a range or coding of the body;
+ * - what the server decides per request (RFC 9110 6.6.1, 10.2.2, 10.2.1,
+ *   12.5.5, 11.6.1; RFC 9111 5.1): Date, Location, Allow, Vary,
+ *   WWW-Authenticate (--auth-realm), Age (a cache's, never an origin's).
+ */
 static const char *const owned[] = {
-    "Content-Length", "Transfer-Encoding", "Connection",
-    "Content-Range",  "Content-Encoding",  "Content-Type",
-    "ETag",           "Last-Modified",     "Date",
-    "Accept-Ranges",  "Keep-Alive",        "Upgrade",
-    "Trailer",        "Location",          "Vary",
+    "Content-Length",
+    "Transfer-Encoding",
+    "Trailer",
+    "Connection",
+    "Keep-Alive",
+    "Proxy-Connection",
+    "TE",
+    "Upgrade",
+    "Content-Type",
+    "Content-Encoding",
+    "Content-Range",
+    "Accept-Ranges",
+    "ETag",
+    "Last-Modified",
+    "Repr-Digest",
+    "Content-Digest",
+    "Digest",
+    "Content-MD5",
+    "Date",
+    "Location",
     "Allow",
+    "Vary",
+    "WWW-Authenticate",
+    "Age",
 };
 
 static const struct {
@@ -60,6 +97,14 @@ out_free:
     return -ENOMEM;
 }
 
+const char *headers_opt_owned(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_ELEMS(owned); i++)
+        if (strlen(owned[i]) == len && strncasecmp(owned[i], name, len) == 0)
+            return owned[i];
+    return NULL;
+}
+
 int headers_opt_add(struct headers_opt *h, const char *spec, char *err,
                     size_t err_size)
 {
@@ -93,13 +138,11 @@ int headers_opt_add_flags(struct headers_opt *h, const char *spec,
                    "Cache-Control comes from --cache and --cache-default");
         return -EINVAL;
     }
-    for (size_t i = 0; i < N_ELEMS(owned); i++) {
-        if (strlen(owned[i]) == name_len &&
-            strncasecmp(owned[i], spec, name_len) == 0) {
-            errbuf_say(err, err_size,
-                       "%s is set by the server and cannot be added", owned[i]);
-            return -EINVAL;
-        }
+    const char *own = headers_opt_owned(spec, name_len);
+    if (own) {
+        errbuf_say(err, err_size, "%s is set by the server and cannot be added",
+                   own);
+        return -EINVAL;
     }
     v = colon + 1;
     while (*v == ' ' || *v == '\t')

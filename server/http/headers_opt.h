@@ -6,8 +6,9 @@
  * an RFC 9110 token; the value is trimmed of surrounding spaces and may hold
  * printable ASCII, HTAB and bytes >= 0x80 (obs-text), never CR, LF, NUL or
  * other control bytes, so no header can be split or smuggled. Headers the
- * server itself owns per response (framing, validators, encoding, ranges)
- * are refused, as a mistake there breaks HTTP rather than adding policy.
+ * server itself owns per response (framing, validators, digests, encoding,
+ * ranges: headers_opt_owned) are refused, as a mistake there breaks HTTP
+ * rather than adding policy.
  *
  * --security-headers adds this set, each unless a --header of the same name
  * (case-insensitive) was given, which then wins:
@@ -64,6 +65,15 @@ int headers_opt_add_flags(struct headers_opt *h, const char *spec,
  * Returns 0 or -ENOMEM.
  */
 int headers_opt_add_security(struct headers_opt *h);
+
+/*
+ * headers_opt_owned - whether the field name of @len bytes at @name is one
+ * the server sets itself (framing, the connection, representation metadata,
+ * validators, digests, Date, Location, Allow, Vary, WWW-Authenticate, Age;
+ * the list and its RFC sections are in headers_opt.c): its canonical
+ * spelling, or NULL. Such a header can be neither added nor removed.
+ */
+const char *headers_opt_owned(const char *name, size_t len);
 
 /* headers_opt_find - the value of @name in @h (case-insensitive) or NULL. */
 const char *headers_opt_find(const struct headers_opt *h, const char *name);

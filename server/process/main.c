@@ -200,6 +200,9 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
     access_startup(a, f);
     if (murl[0])
         fprintf(f, "beneath: metrics on %s\n", murl);
+    if (murl[0] && access_addresses(a))
+        fprintf(f, "beneath: metrics: --allow/--deny apply to their listener "
+                   "too\n");
     fprintf(f, "beneath: resolver %s\n", backend);
     fprintf(f, "beneath: confine %s\n", flags);
     if (fclose(f) == 0) {
@@ -564,7 +567,8 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
     if (err)
         return -1;
     if (s->metrics_fd >= 0) {
-        err = metrics_server_start(s->metrics_fd, &s->metrics, &s->msrv);
+        err = metrics_server_start(s->metrics_fd, &s->metrics, s->access,
+                                   &s->msrv);
         s->metrics_fd = -1;
         if (err) {
             fprintf(stderr, "beneath: --metrics-listen: cannot serve: %s\n",

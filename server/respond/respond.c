@@ -37,7 +37,7 @@ static void listing(struct req *r)
     struct listing l = {0};
     char *text = NULL, sort[8], order[8];
     size_t len = 0;
-    int err = listing_collect(p->fd, r->conf->files.dotfiles, &l);
+    int err = files_listing(p, r->conf->files.dotfiles, &l);
     struct listing_order o;
 
     plan_close(p);
@@ -135,18 +135,13 @@ static void options(struct req *r)
     req_finish(r, STATUS_NO_CONTENT);
 }
 
-/* Look the request up and turn the plan into the reply; a site's own rule
- * file is answered 404. */
+/* Look the request up (its judge decides every candidate) and turn the
+ * plan into the reply. */
 static void lookup_emit(struct req *r)
 {
     struct plan p;
 
     files_lookup(&r->conf->files, r->lookup, &p);
-    if (r->av && p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
-        plan_close(&p);
-        req_fail(r, STATUS_NOT_FOUND);
-        return;
-    }
     emit(r, &p);
 }
 
@@ -166,10 +161,7 @@ static void rewrite(struct req *r, unsigned flags, const char *url)
     if (!status && urlpath_normalize(t.path, t.slash, norm, len + 2) != 0)
         status = STATUS_NOT_FOUND;
     if (!status)
-        status = (int)access_auth(r->av, norm, req_field(r, RF_AUTHORIZATION),
-                                  r->out->res.user, sizeof r->out->res.user);
-    if (status == STATUS_UNAUTHORIZED)
-        r->challenge = access_challenge(r->av);
+        status = (int)access_check_path(r->lookup->judge.arg, norm);
     if (!status && access_hidden_name(r->av, norm))
         status = STATUS_NOT_FOUND;
     if (status) {
@@ -211,13 +203,8 @@ static void with_rules(struct req *r, unsigned flags, const struct target *t)
         r->lookup->bare = true;
         files_lookup(&r->conf->files, r->lookup, &p);
         r->lookup->bare = false;
-        if (p.status != STATUS_NOT_FOUND) {
+        if (!p.not_found) {
             free(at.url);
-            if (p.fd >= 0 && access_hidden_file(r->av, &p.st)) {
-                plan_close(&p);
-                req_fail(r, STATUS_NOT_FOUND);
-                return;
-            }
             emit(r, &p);
             return;
         }
@@ -247,12 +234,20 @@ static void route(struct req *r, const struct access_site *site)
         .target = &t,
     };
     struct access_headers ah;
+    struct access_check check;
     unsigned flags = (rq->method == HTTP_OPTIONS ? TARGET_OPTIONS : 0) |
                      (conf->files.dotfiles ? 0 : TARGET_DENY_DOTFILES);
     int status;
 
     r->lookup = &lq;
     r->av = site->view.a ? &site->view : NULL;
+    if (r->av) {
+        /* the rules judge the request's path and every candidate */
+        access_check_init(&check, r->av, req_field(r, RF_AUTHORIZATION),
+                          r->out->res.user, sizeof r->out->res.user);
+        lq.judge = (struct files_judge){access_may_serve, &check};
+        r->challenge = access_challenge(r->av);
+    }
     if (!buf) {
         req_fail(r, STATUS_INTERNAL_SERVER_ERROR);
         return;
@@ -282,10 +277,8 @@ static void route(struct req *r, const struct access_site *site)
         r->norm = np;
         access_headers(r->av, np, &ah);
         r->ah = &ah;
-        status = (int)access_auth(r->av, np, req_field(r, RF_AUTHORIZATION),
-                                  r->out->res.user, sizeof r->out->res.user);
+        status = (int)access_check_path(&check, np);
         if (status) {
-            r->challenge = access_challenge(r->av);
             req_fail(r, (unsigned)status);
             goto out;
         }

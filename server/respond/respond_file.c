@@ -57,8 +57,9 @@ static bool names_other_tag(struct req *r, const char *etag)
 
 /*
  * The second tag a request may name for the plan's file besides @etag: its
- * "mtime-size" tag (with the variant's coding), handed out while the content
- * hash was pending; "" when it is @etag itself.
+ * "mtime-size" tag (with the variant's coding), which earlier versions
+ * handed out while the content hash was pending; "" when it is @etag
+ * itself, or when there is no @etag.
  */
 static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
 {
@@ -76,11 +77,12 @@ static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
  * @alt the other strong tag that stands for the same unchanged file, or "".
  *
  * A content ETag is computed in the background for a large file, and until
- * it is ready the file is answered with its "mtime-size" tag. Both tags
- * change only when the file's stat does, so both are accepted as long as
- * it does not: a tag handed out keeps matching when the hash finishes, and
- * after a restart (both are functions of the file alone). Hashing before
- * answering would stall the first request of every large file instead.
+ * it is ready the file is answered without an ETag (etag_cache.h): the one
+ * tag a file is ever sent with is its content tag, which never changes
+ * under a client while the file does not. Hashing before answering would
+ * stall the first request of every large file instead (bench/
+ * etag_first_byte.sh: 300 MiB cold, docs/wire.md). The "mtime-size" tag
+ * earlier versions sent meanwhile is still accepted as @alt.
  */
 static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
                        struct etag_value *ev)
@@ -89,13 +91,13 @@ static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
 
     if (r->conf->etags) {
         bool digest = etag_cache_want_digest(req_field(r, RF_WANT_REPR_DIGEST));
-        /* On a read error the value still holds the mtime-size ETag. */
+        /* On a read error the value holds no content ETag. */
         etag_cache_get(r->conf->etags, p->fd, &p->st, digest, ev);
         /*
          * The content hash is not known yet, and the request names a tag
-         * that is not the provisional one (a content tag handed out before
-         * a restart): hash now, once per file version, so that the tag
-         * matches instead of costing the client the whole file again.
+         * (a content tag handed out before a restart): hash now, once per
+         * file version, so that the tag matches instead of costing the
+         * client the whole file again.
          */
         if (ev->pending && names_other_tag(r, ev->etag))
             etag_cache_get_now(r->conf->etags, p->fd, &p->st, digest, ev);
@@ -157,8 +159,10 @@ static void file_headers(struct req *r, bool full, const struct file_meta *m,
      * is no ETag. Repr-Digest stays when asked for: it validates the
      * cached copy the 304 refreshes.
      */
-    if (full)
-        reply_add(out, "Content-Type", type);
+    if (full && type == m->type)
+        reply_add(out, "Content-Type", type); /* mime_type's: static */
+    else if (full)
+        reply_addf(out, "Content-Type", "%s", type); /* the caller's buffer */
     if (full || !m->etag[0]) {
         date_format(p->st.st_mtim.tv_sec, lastmod);
         reply_addf(out, "Last-Modified", "%s", lastmod);

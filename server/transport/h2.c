@@ -69,8 +69,8 @@ struct h2_stream {
     bool counted;      /* in conf->in_flight */
     bool has_reply;    /* @rep holds something to release */
     struct reply rep;
-    uint64_t sent;     /* body bytes in DATA frames so far */
-    bool short_file;   /* the file ended before the reply's length */
+    uint64_t sent;   /* body bytes in DATA frames so far */
+    bool short_file; /* the file ended before the reply's length */
 };
 
 struct h2_session {
@@ -83,15 +83,15 @@ struct h2_session {
     const char *tls;
     int64_t now; /* ms of the event being handled */
     int64_t start_ms;
-    bool preface;    /* the client's SETTINGS arrived */
-    bool eof;        /* the client closed its side */
-    bool more;       /* the read budget ran out with bytes perhaps left */
-    bool goaway;     /* a GOAWAY is queued or sent (draining, limits) */
-    bool block;      /* a request head (HEADERS, CONTINUATION) is open */
-    int64_t block_ms;     /* when it began */
-    int64_t active_ms;    /* the last request, or stream end */
-    int64_t progress_ms;  /* the last DATA frame made, or request answered */
-    unsigned streams;     /* open (struct h2_stream alive) */
+    bool preface;        /* the client's SETTINGS arrived */
+    bool eof;            /* the client closed its side */
+    bool more;           /* the read budget ran out with bytes perhaps left */
+    bool goaway;         /* a GOAWAY is queued or sent (draining, limits) */
+    bool block;          /* a request head (HEADERS, CONTINUATION) is open */
+    int64_t block_ms;    /* when it began */
+    int64_t active_ms;   /* the last request, or stream end */
+    int64_t progress_ms; /* the last DATA frame made, or request answered */
+    unsigned streams;    /* open (struct h2_stream alive) */
     struct h2_stream *open; /* those streams */
     struct bucket resets, control;
     struct h2_stream *spare;
@@ -146,7 +146,8 @@ static void charge_control(struct h2_session *s)
         calm_down(s);
 }
 
-/* ---- streams --------------------------------------------------------------- */
+/* ---- streams ---------------------------------------------------------------
+ */
 
 static struct h2_stream *stream_new(struct h2_session *s, int32_t id)
 {
@@ -210,7 +211,8 @@ static struct h2_stream *stream_of(struct h2_session *s, int32_t id)
     return nghttp2_session_get_stream_user_data(s->ng, id);
 }
 
-/* ---- the request ----------------------------------------------------------- */
+/* ---- the request -----------------------------------------------------------
+ */
 
 static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
                             void *arg)
@@ -307,7 +309,8 @@ static unsigned host_of(struct h2_stream *st)
     return rq->field[RF_HOST] ? 0 : STATUS_BAD_REQUEST;
 }
 
-/* ---- the reply ------------------------------------------------------------- */
+/* ---- the reply -------------------------------------------------------------
+ */
 
 /* Copy @n bytes of @st's body from @st->sent into @dst. 0 or -1. */
 static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
@@ -329,8 +332,8 @@ static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
             len = n;
             break;
         case REPLY_BODY_MULTIPART:
-            got = (ssize_t)multipart_step(r->mp, pos, (char *)dst, n, &off,
-                                          &len);
+            got =
+                (ssize_t)multipart_step(r->mp, pos, (char *)dst, n, &off, &len);
             if (got > 0) {
                 dst += got;
                 pos += (uint64_t)got;
@@ -566,7 +569,8 @@ static void answer(struct h2_session *s, struct h2_stream *st)
     served_log(g, &sv);
 }
 
-/* ---- frames ------------------------------------------------------------------ */
+/* ---- frames
+ * ------------------------------------------------------------------ */
 
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
@@ -614,8 +618,9 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
 
 /* A frame nghttp2 refused as a stream error: a malformed request, a stream
  * over the limit. Each costs as a reset does. */
-static int on_invalid_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
-                                 int error, void *arg)
+static int on_invalid_frame_recv(nghttp2_session *ng,
+                                 const nghttp2_frame *frame, int error,
+                                 void *arg)
 {
     struct h2_session *s = arg;
 
@@ -635,8 +640,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
      * The reply is complete while the client still sends (a body nobody
      * reads): RFC 9113 8.1 lets the server end the stream with NO_ERROR.
      */
-    if ((frame->hd.type == NGHTTP2_HEADERS ||
-         frame->hd.type == NGHTTP2_DATA) &&
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
         nghttp2_session_get_stream_remote_close(ng, frame->hd.stream_id) == 0)
         (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
@@ -659,7 +663,8 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
     return 0;
 }
 
-/* ---- the session -------------------------------------------------------------- */
+/* ---- the session
+ * -------------------------------------------------------------- */
 
 static nghttp2_session_callbacks *callbacks(void)
 {
@@ -676,8 +681,7 @@ static nghttp2_session_callbacks *callbacks(void)
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(
         cb, on_invalid_frame_recv);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
-    nghttp2_session_callbacks_set_on_stream_close_callback(cb,
-                                                           on_stream_close);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
     return cb;
 }
 

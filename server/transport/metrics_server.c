@@ -4,7 +4,8 @@
  * one internal thread and a handful of connections, answering GET and HEAD
  * of /metrics with metrics_render_alloc, 404 to any other path and 405 to
  * any other method. It shares nothing with the site's daemons but the
- * counters, which it only reads.
+ * counters, which it only reads, and the address rules, which it obeys (a
+ * --deny is a deny on every listener of the process).
  */
 #include "transport/metrics_server.h"
 
@@ -80,6 +81,13 @@ int metrics_server_bind(const char *addr, char *url, size_t size)
     return fd;
 }
 
+/* --allow/--deny at accept, as on the site's listeners. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *sa,
+                                     socklen_t len)
+{
+    return access_accept_direct(cls, sa, len) ? MHD_YES : MHD_NO;
+}
+
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status,
                               char *text, size_t len, bool owned)
 {
@@ -137,7 +145,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     return answer(c, 200, text, len, true);
 }
 
-int metrics_server_start(int fd, const struct metrics *m,
+int metrics_server_start(int fd, const struct metrics *m, struct access *a,
                          struct metrics_server **out)
 {
     struct metrics_server *s = calloc(1, sizeof *s);
@@ -148,10 +156,11 @@ int metrics_server_start(int fd, const struct metrics *m,
     }
     s->fd = fd;
     s->d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0, NULL,
-        NULL, handler, (void *)(uintptr_t)m, MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_SERVER_CONNECTIONS,
-        MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC, 0,
+        accept_policy, a, handler, (void *)(uintptr_t)m,
+        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)METRICS_SERVER_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+        10u, MHD_OPTION_END);
     if (!s->d) {
         close(fd);
         free(s);

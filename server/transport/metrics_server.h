@@ -2,11 +2,13 @@
 /*
  * metrics_server.h - --metrics-listen: the Prometheus metrics on a listener
  * of their own (plain HTTP, one thread, GET/HEAD /metrics only), so a
- * server whose site is public need not publish its metrics.
+ * server whose site is public need not publish its metrics. The site's
+ * address rules (--allow/--deny) hold there too.
  */
 #ifndef BENEATH_TRANSPORT_METRICS_SERVER_H
 #define BENEATH_TRANSPORT_METRICS_SERVER_H
 
+#include "access/access.h"
 #include "observe/metrics.h"
 
 #include <stddef.h>
@@ -24,11 +26,13 @@ int metrics_server_bind(const char *addr, char *url, size_t size);
 
 /*
  * metrics_server_start - serve @m on the listening @fd (taken over: closed
- * by metrics_server_stop, or here on failure).
+ * by metrics_server_stop, or here on failure). Connections are accepted
+ * under @a's address rules (--allow/--deny, access_accept_direct; @a
+ * borrowed, NULL: none), the site's own.
  *
  * Returns 0, -ENOMEM, or -EIO when libmicrohttpd refused to start.
  */
-int metrics_server_start(int fd, const struct metrics *m,
+int metrics_server_start(int fd, const struct metrics *m, struct access *a,
                          struct metrics_server **out);
 
 /* metrics_server_stop - stop serving, close the fd, free @s; NULL ok. */

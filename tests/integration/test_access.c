@@ -61,9 +61,8 @@ static int run(const char *const argv[], const char *out_path)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
-/* htpasswd -b[c]B FILE USER PASSWORD (Debian's apache2-utils). */
-static void htpasswd_add(const char *file, const char *user, const char *pw,
-                         bool create)
+void htpasswd_add(const char *file, const char *user, const char *pw,
+                  bool create)
 {
     const char *argv[] = {
         "htpasswd", create ? "-cbB" : "-bB", "-C", "5", file, user, pw, NULL};
@@ -75,12 +74,8 @@ static void htpasswd_add(const char *file, const char *user, const char *pw,
            st);
 }
 
-/*
- * curl -u USER:PASSWORD URL (the real command line client): the status, and
- * the body in *@body when not NULL. @userpwd NULL: no credentials.
- */
-static int curl_u(const struct server *s, const char *path, const char *userpwd,
-                  char **body)
+int curl_u(const struct server *s, const char *path, const char *userpwd,
+           char **body)
 {
     char *dir = tree_new(), *bp = tree_path(dir, "body"),
          *sp = tree_path(dir, "status");
@@ -456,7 +451,9 @@ START_TEST(addr_trusted_proxy)
     r = from("127.0.0.1", "127.0.0.1", p, "/",
              "Forwarded: for=203.0.113.9;proto=https\r\n"
              "X-Forwarded-For: 198.51.100.2\r\n");
-    EXPECT(r.status == 403, "Forwarded wins over X-Forwarded-For: %d",
+    EXPECT(r.status == 200,
+           "a proxy that writes X-Forwarded-For: the client's Forwarded is "
+           "not read: %d",
            r.status);
     r = from("127.0.0.1", "127.0.0.1", p, "/",
              "X-Forwarded-For: 198.51.100.3\r\nX-Forwarded-For: "
@@ -473,8 +470,188 @@ START_TEST(addr_trusted_proxy)
                !strstr(log, "198.51.100.4"),
            "forwarded clients in the log:\n%s", log);
     r = from("127.0.0.1", "127.0.0.1", p, "/metrics", "");
-    EXPECT(strstr(r.text, "beneath_refused_total{reason=\"forwarded\"} 3"),
-           "three forwarded refusals:\n%s", r.text);
+    EXPECT(strstr(r.text, "beneath_refused_total{reason=\"forwarded\"} 2"),
+           "two forwarded refusals:\n%s", r.text);
+    server_stop_clean(s);
+
+    /* a proxy that writes Forwarded: X-Forwarded-For is not read */
+    s = two_listeners(www,
+                      (const char *[]){"--trusted-proxy", "127.0.0.1=forwarded",
+                                       "--deny", "203.0.113.0/24", NULL});
+    p = s->ports[0];
+    r = from("127.0.0.1", "127.0.0.1", p, "/",
+             "Forwarded: for=203.0.113.9;proto=https\r\n"
+             "X-Forwarded-For: 198.51.100.2\r\n");
+    EXPECT(r.status == 403, "Forwarded of a =forwarded proxy: %d", r.status);
+    r = from("127.0.0.1", "127.0.0.1", p, "/",
+             "X-Forwarded-For: 203.0.113.9\r\n");
+    EXPECT(r.status == 200, "X-Forwarded-For of a =forwarded proxy: %d",
+           r.status);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* The port of --metrics-listen, from the start-up lines. */
+static unsigned metrics_port(const struct server *s)
+{
+    const char *needle = "beneath: metrics on http://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p, "no metrics line:\n%s", server_stderr(s));
+    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
+}
+
+/*
+ * --metrics-listen answers only whom --allow/--deny let in, as the site
+ * does; a trusted proxy gets no pass there (its requests are not checked
+ * one by one on that listener).
+ */
+START_TEST(addr_metrics_listen)
+{
+    char *www = plain_site();
+    struct server *s =
+        start(www, (const char *[]){"--metrics-listen", "127.0.0.1:0",
+                                    "--allow", "127.0.0.1", "--trusted-proxy",
+                                    "127.0.0.4", NULL});
+    unsigned mp = metrics_port(s);
+    struct reply r;
+
+    r = from("127.0.0.1", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 200, "127.0.0.1 allowed: %d", r.status);
+    r = from("127.0.0.2", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 0, "127.0.0.2 not in --allow got %d", r.status);
+    r = from("127.0.0.4", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 0, "the trusted proxy got %d", r.status);
+    r = from("127.0.0.1", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(strstr(r.text, "beneath_refused_total{reason=\"address\"} 2"),
+           "two refusals counted:\n%s", r.text);
+    EXPECT(strstr(server_stderr(s), "beneath: metrics: --allow/--deny apply "
+                                    "to their listener too\n"),
+           "no start-up line:\n%s", server_stderr(s));
+    server_stop_clean(s);
+
+    s = start(www, (const char *[]){"--metrics-listen", "127.0.0.1:0", "--deny",
+                                    "127.0.0.3", NULL});
+    mp = metrics_port(s);
+    r = from("127.0.0.3", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 0, "127.0.0.3 denied got %d", r.status);
+    r = from("127.0.0.2", "127.0.0.1", mp, "/metrics", "");
+    EXPECT(r.status == 200, "127.0.0.2 not denied: %d", r.status);
+    server_stop_clean(s);
+    /* without address rules: no line */
+    s = start(www, (const char *[]){"--metrics-listen", "127.0.0.1:0", NULL});
+    EXPECT(!strstr(server_stderr(s), "beneath: metrics: --allow"),
+           "a line without rules:\n%s", server_stderr(s));
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- nginx in front (Debian's nginx-light and its proxy_params) ---- */
+
+/* A port on 127.0.0.1 free a moment ago. */
+static unsigned free_port(void)
+{
+    struct raw_conn *c;
+    unsigned port;
+
+    for (port = 20000 + (unsigned)(getpid() % 20000);; port++) {
+        c = raw_connect_from(NULL, "127.0.0.1", port);
+        if (!c)
+            return port; /* nothing listens there */
+        raw_close(c);
+    }
+}
+
+struct nginx {
+    pid_t pid;
+    unsigned port;
+};
+
+/*
+ * nginx in the foreground on 127.0.0.1 in front of beneath's @upstream
+ * port, with "include /etc/nginx/proxy_params" as Debian ships it (appends
+ * X-Forwarded-For, passes a client's Forwarded untouched).
+ */
+static struct nginx nginx_start(unsigned upstream)
+{
+    char *d = tree_new();
+    struct nginx n = {.port = free_port()};
+
+    EXPECT(access("/usr/sbin/nginx", X_OK) == 0 &&
+               access("/etc/nginx/proxy_params", R_OK) == 0,
+           "nginx (nginx-light) is missing: install it with scripts/deps.sh "
+           "test");
+    tree_write_str(
+        d, "nginx.conf",
+        hfmt("daemon off;\nmaster_process off;\npid %s/nginx.pid;\n"
+             "error_log %s/error.log;\nevents { worker_connections 64; }\n"
+             "http {\n  access_log off;\n  client_body_temp_path %s;\n"
+             "  proxy_temp_path %s;\n  fastcgi_temp_path %s;\n"
+             "  uwsgi_temp_path %s;\n  scgi_temp_path %s;\n"
+             "  server {\n    listen 127.0.0.1:%u;\n    location / {\n"
+             "      proxy_pass http://127.0.0.1:%u;\n"
+             "      include /etc/nginx/proxy_params;\n    }\n  }\n}\n",
+             d, d, d, d, d, d, d, n.port, upstream));
+    n.pid = fork();
+    ck_assert_int_ge(n.pid, 0);
+    if (n.pid == 0) {
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null < 0)
+            _exit(126);
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        execl("/usr/sbin/nginx", "nginx", "-p", d, "-e",
+              tree_path(d, "error.log"), "-c", tree_path(d, "nginx.conf"),
+              (char *)NULL);
+        _exit(127);
+    }
+    for (long long deadline = now_ms() + 10000;; sleep_ms(20)) {
+        struct raw_conn *c = raw_connect_from(NULL, "127.0.0.1", n.port);
+        if (c) {
+            raw_close(c);
+            break;
+        }
+        EXPECT(now_ms() < deadline && waitpid(n.pid, NULL, WNOHANG) == 0,
+               "nginx did not start:\n%s",
+               tree_read(tree_path(d, "error.log"), NULL));
+    }
+    return n;
+}
+
+static void nginx_stop(struct nginx *n)
+{
+    int ws;
+
+    kill(n->pid, SIGTERM);
+    EXPECT(waitpid(n->pid, &ws, 0) == n->pid, "nginx: %s", strerror(errno));
+}
+
+/*
+ * The issue's attack: behind nginx with proxy_params, a client's own
+ * Forwarded header must not make it someone else.
+ */
+START_TEST(addr_behind_nginx)
+{
+    char *www = plain_site();
+    struct server *s =
+        start(www, (const char *[]){"--trusted-proxy", "127.0.0.1", "--allow",
+                                    "127.0.0.5", "--access-log", "-", NULL});
+    struct nginx n = nginx_start(s->port);
+    struct reply r;
+
+    r = from("127.0.0.5", "127.0.0.1", n.port, "/", "");
+    EXPECT(r.status == 200, "127.0.0.5 via nginx: %d\n%s", r.status, r.text);
+    r = from("127.0.0.6", "127.0.0.1", n.port, "/",
+             "Forwarded: for=127.0.0.5\r\n");
+    EXPECT(r.status == 403, "127.0.0.6 claiming Forwarded: for=127.0.0.5: %d",
+           r.status);
+    r = from("127.0.0.6", "127.0.0.1", n.port, "/",
+             "X-Forwarded-For: 127.0.0.5\r\n");
+    EXPECT(r.status == 403, "127.0.0.6 claiming X-Forwarded-For: 127.0.0.5: %d",
+           r.status);
+    nginx_stop(&n);
+    EXPECT(file_wait_for(s->out_path, "127.0.0.6 - - [", 5000),
+           "the client is logged as itself:\n%s", server_stdout(s));
     server_stop_clean(s);
 }
 END_TEST
@@ -490,6 +667,9 @@ START_TEST(addr_bad_cidrs)
         {"--trusted-proxy", "proxy.example",
          "beneath: --trusted-proxy: 'proxy.example' is not an IPv4 or IPv6 "
          "address"},
+        {"--trusted-proxy", "10.0.0.5=x-real-ip",
+         "beneath: --trusted-proxy: 'x-real-ip': the header a proxy writes is "
+         "forwarded or x-forwarded-for"},
         {"--allow", "10.0.0.0/8,,::1",
          "beneath: --allow: empty item in the address list"},
         {"--deny", "fe80::1%eth0",
@@ -526,5 +706,7 @@ const struct check_main check_main = {
     .tcases = {{"auth", .tests = {&auth_basic, &auth_whole_site, &auth_reload,
                                   &auth_bad_files, &auth_many_users}},
                {"addresses", .tests = {&addr_allow_deny, &addr_trusted_proxy,
+                                       &addr_behind_nginx, &addr_metrics_listen,
                                        &addr_bad_cidrs}}},
-    .suites = {{.make = access_sites_suite}}};
+    .suites = {{.make = access_sites_suite},
+               {.make = access_candidates_suite}}};

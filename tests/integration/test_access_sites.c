@@ -469,6 +469,22 @@ START_TEST(rules_files_reload)
 }
 END_TEST
 
+/*
+ * --site-files on @www must be refused at start-up, its stderr naming
+ * @www/@file followed by each of the @n messages (":LINE: ...").
+ */
+static void site_file_refused(const char *www, const char *file,
+                              const char *const *msgs, size_t n)
+{
+    char *err = refused((const char *[]){"--site-files", "on", "--check",
+                                         "--listen", "127.0.0.1:0", www, NULL},
+                        NULL);
+
+    for (size_t i = 0; i < n; i++)
+        EXPECT(strstr(err, hfmt("%s/%s%s", www, file, msgs[i])),
+               "missing '%s':\n%s", msgs[i], err);
+}
+
 START_TEST(rules_bad_input)
 {
     char *d = tree_new(), *www = tree_path(d, "www"), *err;
@@ -497,9 +513,6 @@ START_TEST(rules_bad_input)
                    "/d //example.org/\n"
                    "https://old.example/* /x 301\n"
                    "/e /f/:slug\n");
-    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
-                                   "127.0.0.1:0", www, NULL},
-                  NULL);
     static const char *const msgs[] = {
         ":1: query-parameter matching ('id=:id') is not supported",
         ":2: status 404: only 200 (rewrite), 301, 302, 303, 307 and 308",
@@ -508,9 +521,7 @@ START_TEST(rules_bad_input)
         ":5: rules for a host are not supported",
         ":6: TO uses :slug, which FROM does not define",
     };
-    for (size_t i = 0; i < N_ELEMS(msgs); i++)
-        EXPECT(strstr(err, hfmt("%s/_redirects%s", www, msgs[i])),
-               "missing '%s':\n%s", msgs[i], err);
+    site_file_refused(www, "_redirects", msgs, N_ELEMS(msgs));
     /* a _redirects that is a link out of the root is refused, not read */
     unlink(tree_path(www, "_redirects"));
     tree_write_str(d, "elsewhere", "/a /b\n");
@@ -541,6 +552,33 @@ START_TEST(rules_bad_input)
                strcmp(http_header(r, "Location"), "/new/page-9999.html") == 0,
            "rule 10000:\n%s", r->head);
     server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * The headers the server owns (RFC 9110/9530) are refused in a _headers
+ * file, added or removed, with FILE:LINE; a reply never carries two
+ * digests.
+ */
+START_TEST(rules_owned_headers)
+{
+    char *www = tree_site("home\n"), *err;
+
+    tree_write_str(www, "_headers",
+                   "/*\n  X-Ok: 1\n  Repr-Digest: sha-256=:AAAA:\n"
+                   "  ! Vary\n  Content-Digest: sha-256=:AAAA:\n");
+    static const char *const msgs[] = {
+        ":3: Repr-Digest is set by the server and cannot be added",
+        ":4: Vary is set by the server and cannot be removed",
+        ":5: Content-Digest is set by the server and cannot be added",
+    };
+    site_file_refused(www, "_headers", msgs, N_ELEMS(msgs));
+    err = refused((const char *[]){"--header",
+                                   "Repr-Digest: sha-256=:AAAA:", "--check",
+                                   "--listen", "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, "Repr-Digest is set by the server and cannot be added"),
+           "--header:\n%s", err);
 }
 END_TEST
 
@@ -594,7 +632,7 @@ Suite *access_sites_suite(void)
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
-                   &rules_bad_input, &error_pages}},
+                   &rules_bad_input, &rules_owned_headers, &error_pages}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));
