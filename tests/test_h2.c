@@ -17,8 +17,10 @@
 #include "observe/metrics.h"
 #include "respond_fixture.h"
 #include "runtime/live.h"
+#include "tls_fixture.h"
 #include "transport/daemon.h"
 #include "transport/h2.h"
+#include "transport/h2_io.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -26,8 +28,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,29 +51,42 @@ struct server {
     atomic_uint in_flight;
     atomic_bool draining;
     pthread_t thread;
-    int64_t ended_ms; /* when the session ended */
-    bool by_deadline; /* its deadline ended it */
-    bool tls;         /* the session is told it came over TLS */
+    _Atomic int64_t ended_ms; /* when the session ended */
+    bool by_deadline;         /* its deadline ended it */
+    bool tls;                 /* the session is told it came over TLS */
+    SSL_CTX *ctx;  /* real TLS on the socketpair (tls_start), or NULL */
+    char alpn[16]; /* the protocol ALPN chose */
 };
 
-static ssize_t sock_read(void *arg, void *buf, size_t len)
+/* The version as the TLS front names it ("TLS1.3"). */
+static const char *tls_version(SSL *ssl)
 {
-    ssize_t n = recv(*(int *)arg, buf, len, MSG_DONTWAIT);
-
-    return n < 0 ? -errno : n;
+    return SSL_version(ssl) == TLS1_3_VERSION ? "TLS1.3" : "TLS1.2";
 }
 
-static ssize_t sock_write(void *arg, const void *buf, size_t len)
+/* The server's end of TLS, as the front leaves it for a session: the
+ * handshake done, the socket non-blocking, the SSL reading ahead. */
+static SSL *tls_accept(struct server *v)
 {
-    ssize_t n = send(*(int *)arg, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    SSL *ssl = SSL_new(v->ctx);
+    const unsigned char *p;
+    unsigned len;
 
-    return n < 0 ? -errno : n;
+    ck_assert_ptr_nonnull(ssl);
+    ck_assert_int_eq(SSL_set_fd(ssl, v->fd), 1);
+    ck_assert_int_eq(SSL_accept(ssl), 1);
+    ck_assert_int_eq(fcntl(v->fd, F_SETFL, O_NONBLOCK), 0);
+    SSL_set_read_ahead(ssl, 1);
+    SSL_get0_alpn_selected(ssl, &p, &len);
+    snprintf(v->alpn, sizeof v->alpn, "%.*s", (int)len, (const char *)p);
+    return ssl;
 }
 
 static void *serve(void *arg)
 {
     struct server *v = arg;
-    struct h2_io io = {sock_read, sock_write, &v->fd};
+    struct h2_tls t = {0};
+    struct h2_io io = h2_io_socket(&v->fd);
     struct sockaddr_in sin = {.sin_family = AF_INET,
                               .sin_addr.s_addr = htonl(0x7f000001)};
     struct h2_peer peer = {.addr = (struct sockaddr *)&sin,
@@ -79,13 +97,18 @@ static void *serve(void *arg)
     struct h2_session *s;
     int64_t deadline;
 
+    if (v->ctx) {
+        t.ssl = tls_accept(v);
+        io = h2_io_tls(&t);
+        peer.tls = tls_version(t.ssl);
+    }
     ck_assert_int_eq(h2_session_new(&v->conf, &io, &peer, &s), 0);
     unsigned want = h2_session_event(s, h2_now_ms(), &deadline);
     while (want) {
         struct pollfd p[2] = {
             {v->fd,
              (short)((want & H2_WANT_READ ? POLLIN : 0) |
-                     (want & H2_WANT_WRITE ? POLLOUT : 0)),
+                     (want & H2_WANT_WRITE || t.want_write ? POLLOUT : 0)),
              0},
             {v->stop[0], POLLIN, 0},
         };
@@ -106,6 +129,10 @@ static void *serve(void *arg)
     }
     h2_session_close(s);
     v->ended_ms = h2_now_ms();
+    if (t.ssl) {
+        (void)SSL_shutdown(t.ssl);
+        SSL_free(t.ssl);
+    }
     shutdown(v->fd, SHUT_RDWR);
     return NULL;
 }
@@ -115,15 +142,78 @@ static void nothing(void *p)
     (void)p;
 }
 
-/* A server over @e's configuration on one end of a new socketpair, the
- * session told it is TLS when @tls; the client's end is returned. */
-static int server_start_tls(struct server *v, struct env *e, struct log *log,
-                            unsigned timeout, bool tls)
+/*
+ * Contexts for both ends of real TLS: the server's with a self-signed
+ * certificate for localhost, ALPN h2 or http/1.1 and the front's write
+ * modes; the client's offering @alpn.
+ */
+struct tls_pair {
+    SSL_CTX *server, *client;
+};
+
+static int alpn_select(SSL *ssl, const unsigned char **out,
+                       unsigned char *outlen, const unsigned char *in,
+                       unsigned inlen, void *arg)
+{
+    static const unsigned char ours[] = "\x02h2\x08http/1.1";
+    unsigned char *o;
+
+    (void)ssl;
+    (void)arg;
+    if (SSL_select_next_proto(&o, outlen, ours, sizeof ours - 1, in, inlen) !=
+        OPENSSL_NPN_NEGOTIATED)
+        return SSL_TLSEXT_ERR_ALERT_FATAL;
+    *out = o;
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static void tls_pair_new(struct tls_pair *t, const char *alpn)
+{
+    EVP_PKEY *key = tls_fixture_key();
+    X509 *cert = tls_fixture_cert("localhost", key, NULL, NULL, time(NULL), -60,
+                                  TLS_FIXTURE_DAY, false, "DNS:localhost");
+
+    /* OpenSSL's socket BIO writes with write(2): a peer gone raises
+       SIGPIPE, which beneath ignores (the front's BIO sends with
+       MSG_NOSIGNAL besides) */
+    signal(SIGPIPE, SIG_IGN);
+    t->server = SSL_CTX_new(TLS_server_method());
+    ck_assert_ptr_nonnull(t->server);
+    ck_assert_int_eq(SSL_CTX_use_certificate(t->server, cert), 1);
+    ck_assert_int_eq(SSL_CTX_use_PrivateKey(t->server, key), 1);
+    SSL_CTX_set_min_proto_version(t->server, TLS1_2_VERSION);
+    SSL_CTX_set_alpn_select_cb(t->server, alpn_select, NULL);
+    SSL_CTX_set_mode(t->server, SSL_MODE_ENABLE_PARTIAL_WRITE |
+                                    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    t->client = SSL_CTX_new(TLS_client_method());
+    ck_assert_ptr_nonnull(t->client);
+    ck_assert_int_eq(SSL_CTX_set_alpn_protos(t->client,
+                                             (const unsigned char *)alpn,
+                                             (unsigned)strlen(alpn)),
+                     0);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+}
+
+static void tls_pair_free(struct tls_pair *t)
+{
+    SSL_CTX_free(t->server);
+    SSL_CTX_free(t->client);
+}
+
+/*
+ * A server over @e's configuration on one end of a new socketpair, the
+ * session told it is TLS when @tls, or speaking real TLS with @ctx; the
+ * client's end is returned.
+ */
+static int server_open(struct server *v, struct env *e, struct log *log,
+                       unsigned timeout, bool tls, SSL_CTX *ctx)
 {
     int sv[2];
 
     memset(v, 0, sizeof *v);
-    v->tls = tls;
+    v->ctx = ctx;
+    v->tls = tls || ctx;
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     ck_assert_int_eq(pipe(v->stop), 0);
     v->fd = sv[0];
@@ -146,7 +236,7 @@ static int server_start_tls(struct server *v, struct env *e, struct log *log,
 static int server_start(struct server *v, struct env *e, struct log *log,
                         unsigned timeout)
 {
-    return server_start_tls(v, e, log, timeout, false);
+    return server_open(v, e, log, timeout, false, NULL);
 }
 
 static void server_stop(struct server *v)
@@ -160,8 +250,7 @@ static void server_stop(struct server *v)
     ck_assert_uint_eq(atomic_load(&v->in_flight), 0);
 }
 
-/* ---- the client side: nghttp2 as a client
- * ------------------------------------ */
+/* ---- the client side: nghttp2 as a client -------------------------------- */
 
 #define MAX_GOT 256
 
@@ -181,6 +270,7 @@ struct got {
 
 struct client {
     int fd;
+    SSL *ssl; /* real TLS (client_open_tls), or NULL */
     nghttp2_session *ng;
     struct got got[MAX_GOT];
     size_t n_got;
@@ -201,14 +291,43 @@ static ssize_t c_send(nghttp2_session *ng, const uint8_t *data, size_t len,
                       int flags, void *arg)
 {
     struct client *c = arg;
-    ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n;
 
     (void)ng;
     (void)flags;
+    if (c->ssl) {
+        int k = SSL_write(c->ssl, data, (int)len);
+        if (k > 0)
+            return k;
+        return SSL_get_error(c->ssl, k) == SSL_ERROR_WANT_WRITE
+                   ? NGHTTP2_ERR_WOULDBLOCK
+                   : NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0)
         return errno == EAGAIN ? NGHTTP2_ERR_WOULDBLOCK
                                : NGHTTP2_ERR_CALLBACK_FAILURE;
     return n;
+}
+
+/* Bytes from the server: > 0, 0 at its end, -1 when none are there now,
+ * -2 on an error. */
+static ssize_t c_recv(struct client *c, void *buf, size_t len)
+{
+    ssize_t n;
+
+    if (c->ssl) {
+        int k = SSL_read(c->ssl, buf, (int)len);
+        if (k > 0)
+            return k;
+        int e = SSL_get_error(c->ssl, k);
+        ERR_clear_error();
+        return e == SSL_ERROR_WANT_READ     ? -1
+               : e == SSL_ERROR_ZERO_RETURN ? 0
+                                            : -2;
+    }
+    n = recv(c->fd, buf, len, MSG_DONTWAIT);
+    return n >= 0 ? n : errno == EAGAIN ? -1 : -2;
 }
 
 static int c_header(nghttp2_session *ng, const nghttp2_frame *frame,
@@ -312,8 +431,25 @@ static void client_open(struct client *c, int fd, uint32_t window)
                      0);
 }
 
+/* client_open over TLS with @ctx: the handshake done before it returns
+ * (the server's thread accepts meanwhile). */
+static void client_open_tls(struct client *c, int fd, uint32_t window,
+                            SSL_CTX *ctx)
+{
+    SSL *ssl = SSL_new(ctx);
+
+    ck_assert_ptr_nonnull(ssl);
+    ck_assert_int_eq(SSL_set_fd(ssl, fd), 1);
+    SSL_set_tlsext_host_name(ssl, "localhost");
+    ck_assert_int_eq(SSL_connect(ssl), 1);
+    ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+    client_open(c, fd, window);
+    c->ssl = ssl;
+}
+
 static void client_close(struct client *c)
 {
+    SSL_free(c->ssl);
     nghttp2_session_del(c->ng);
     for (size_t i = 0; i < c->n_got; i++)
         free(c->got[i].body);
@@ -362,12 +498,14 @@ static bool client_run(struct client *c, bool (*done)(struct client *, void *),
         if (now >= end || c->eof)
             return false;
         struct pollfd p = {c->fd, POLLIN, 0};
-        if (poll(&p, 1, (int)(end - now)) <= 0)
+        /* what an SSL holds, no poll announces */
+        if (!(c->ssl && SSL_has_pending(c->ssl)) &&
+            poll(&p, 1, (int)(end - now)) <= 0)
             continue;
         unsigned char buf[65536];
-        ssize_t n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+        ssize_t n = c_recv(c, buf, sizeof buf);
         if (n <= 0) {
-            if (n == 0 || errno != EAGAIN)
+            if (n != -1)
                 c->eof = true;
             continue;
         }
@@ -421,8 +559,7 @@ static const char *got_get(const struct got *g, const char *name, char *buf,
     return NULL;
 }
 
-/* ---- one request, asked as a row of respond()'s table
- * ------------------------- */
+/* ---- one request, asked as a row of respond()'s table -------------------- */
 
 /* The Host of @s, or NULL. */
 static const char *spec_host(const struct req_spec *s)
@@ -493,7 +630,7 @@ LOOP_TEST(respond_case_h2, respond_cases)
     struct env e;
 
     env_open(&e, t->args);
-    int fd = server_start_tls(&v, &e, NULL, 10, t->rq.tls);
+    int fd = server_open(&v, &e, NULL, 10, t->rq.tls, NULL);
     client_open(&c, fd, 0);
     client_request(&c, fields, h2_fields(&t->rq, store, fields));
     ck_assert_msg(client_run(&c, all_closed, NULL, 5000), "%s: no answer",
@@ -534,8 +671,7 @@ out:
 }
 END_TEST
 
-/* ---- what only HTTP/2 has
- * ------------------------------------------------------- */
+/* ---- what only HTTP/2 has ------------------------------------------------ */
 
 static const char *const get_root[] = {":method: GET", ":scheme: http",
                                        ":path: /", ":authority: localhost"};
@@ -896,8 +1032,124 @@ START_TEST(zero_window_stall)
 }
 END_TEST
 
-/* ---- a hostile client: frames as bytes
- * ------------------------------------------ */
+/* ---- over TLS, as the front hands a connection over ---------------------- */
+
+/*
+ * ALPN chose h2 on a real OpenSSL connection: the session reads and
+ * writes through the SSL (h2_io_tls), which reads ahead; large bodies on
+ * three streams under a 16 KiB window, HSTS (the request is TLS), and the
+ * log line names the TLS version and h2.
+ */
+START_TEST(tls_bodies)
+{
+    const size_t size = 1024 * 1024 + 5;
+    const char *const args[] = {"--hsts", "600", NULL};
+    const char *const get_big[] = {":method: GET", ":scheme: https",
+                                   ":path: /big.bin", ":authority: localhost"};
+    struct tls_pair t;
+    struct server v;
+    struct client c;
+    struct env e;
+    struct log *log;
+    char path[PATH_MAX + 16], line[2048];
+
+    env_open(&e, args);
+    big_file(&e, "big.bin", size);
+    snprintf(path, sizeof path, "%s/access.log", e.dir);
+    ck_assert_int_eq(log_open(path, "json", &log), 0);
+    tls_pair_new(&t, "\x02h2\x08http/1.1");
+    int fd = server_open(&v, &e, log, 10, true, t.server);
+    client_open_tls(&c, fd, 16384, t.client);
+    for (int i = 0; i < 3; i++)
+        client_request(&c, get_big, N_ELEMS(get_big));
+    ck_assert(client_run(&c, all_closed, NULL, 30000));
+    for (int i = 0; i < 3; i++) {
+        const struct got *g = &c.got[i];
+        ck_assert_uint_eq(g->status, 200);
+        ck_assert_msg(body_is(g, size), "stream %d: %zu bytes", i, g->body_len);
+        ck_assert(got_has(g, "strict-transport-security: max-age=600"));
+    }
+    client_close(&c);
+    server_stop(&v);
+    ck_assert_str_eq(v.alpn, "h2");
+    log_close(log);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_msg(strstr(line, "\"proto\":\"h2\""), "%s", line);
+    ck_assert_msg(strstr(line, "\"tls\":\"TLS1."), "%s", line);
+    tls_pair_free(&t);
+    env_close(&e);
+}
+END_TEST
+
+/* The client leaves with close_notify mid-reply: the session ends at
+ * once (its read says end of stream), the stream's fd released. */
+START_TEST(tls_client_leaves)
+{
+    const char *const get_big[] = {":method: GET", ":scheme: https",
+                                   ":path: /big.bin", ":authority: localhost"};
+    struct tls_pair t;
+    struct server v;
+    struct client c;
+    struct env e;
+
+    env_open(&e, NULL);
+    big_file(&e, "big.bin", 1024 * 1024);
+    tls_pair_new(&t, "\x02h2");
+    int fd = server_open(&v, &e, NULL, 10, true, t.server);
+    client_open_tls(&c, fd, 0, t.client);
+    client_request(&c, get_big, N_ELEMS(get_big));
+    client_run(&c, left, NULL, 200); /* the reply begins */
+    int64_t t0 = h2_now_ms();
+    (void)SSL_shutdown(c.ssl);
+    while (!v.ended_ms && h2_now_ms() - t0 < 5000) {
+        char b[65536];
+        (void)c_recv(&c, b, sizeof b); /* unblock the server's writes */
+        usleep(1000);
+    }
+    ck_assert_msg(v.ended_ms && v.ended_ms - t0 < 2000,
+                  "ended %lld ms after close_notify",
+                  (long long)(v.ended_ms ? v.ended_ms - t0 : -1));
+    ck_assert(!v.by_deadline);
+    client_close(&c);
+    server_stop(&v);
+    tls_pair_free(&t);
+    env_close(&e);
+}
+END_TEST
+
+struct preface_case {
+    const char *bytes;
+    size_t n;
+    enum h2_preface want;
+};
+
+/* Cleartext: HTTP/2 with prior knowledge or HTTP/1.x, from the first
+ * bytes alone. */
+static const struct preface_case prefaces[] = {
+    {H2_PREFACE, H2_PREFACE_LEN, H2_PREFACE_YES},
+    {H2_PREFACE "\x00\x00\x00\x04", H2_PREFACE_LEN + 4, H2_PREFACE_YES},
+    {"PRI * HTTP/2.0\r\n", 16, H2_PREFACE_MORE},
+    {"P", 1, H2_PREFACE_MORE},
+    {"", 0, H2_PREFACE_MORE},
+    {"POST / HTTP/1.1\r\n", 17, H2_PREFACE_NO},
+    {"GET / HTTP/1.1\r\n", 16, H2_PREFACE_NO},
+    {"PRI * HTTP/1.1\r\n\r\n", 18, H2_PREFACE_NO},
+    {"PRI * HTTP/2.0\r\n\r\nXX", 20, H2_PREFACE_NO},
+    {"\x16\x03\x01", 3, H2_PREFACE_NO}, /* TLS on a cleartext port */
+};
+
+LOOP_TEST(preface_case, prefaces)
+{
+    const struct preface_case *t = &prefaces[_i];
+
+    ck_assert_int_eq(h2_preface_check(t->bytes, t->n), t->want);
+}
+END_TEST
+
+/* ---- a hostile client: frames as bytes ----------------------------------- */
 
 struct raw {
     int fd;
@@ -1164,9 +1416,11 @@ const struct check_main check_main = {
     .suite = "h2",
     .tcases = {{"respond", .loops = {LOOP(respond_case_h2)}},
                {"framing",
-                .loops = {LOOP(authority_case), LOOP(malformed_case)},
+                .loops = {LOOP(authority_case), LOOP(malformed_case),
+                          LOOP(preface_case)},
                 .tests = {&large_bodies_flow_control, &multipart_body,
                           &log_and_metrics}},
+               {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
                {"limits", .loops = {LOOP(flood_case)},
                 .tests = {&idle_goaway, &no_preface, &zero_window_stall,
                           &rapid_reset, &drain_goaway}}}};

@@ -146,8 +146,7 @@ static void charge_control(struct h2_session *s)
         calm_down(s);
 }
 
-/* ---- streams ---------------------------------------------------------------
- */
+/* ---- streams ------------------------------------------------------------- */
 
 static struct h2_stream *stream_new(struct h2_session *s, int32_t id)
 {
@@ -211,8 +210,7 @@ static struct h2_stream *stream_of(struct h2_session *s, int32_t id)
     return nghttp2_session_get_stream_user_data(s->ng, id);
 }
 
-/* ---- the request -----------------------------------------------------------
- */
+/* ---- the request --------------------------------------------------------- */
 
 static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame,
                             void *arg)
@@ -309,8 +307,7 @@ static unsigned host_of(struct h2_stream *st)
     return rq->field[RF_HOST] ? 0 : STATUS_BAD_REQUEST;
 }
 
-/* ---- the reply -------------------------------------------------------------
- */
+/* ---- the reply ----------------------------------------------------------- */
 
 /* Copy @n bytes of @st's body from @st->sent into @dst. 0 or -1. */
 static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
@@ -569,8 +566,7 @@ static void answer(struct h2_session *s, struct h2_stream *st)
     served_log(g, &sv);
 }
 
-/* ---- frames
- * ------------------------------------------------------------------ */
+/* ---- frames -------------------------------------------------------------- */
 
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
@@ -663,8 +659,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
     return 0;
 }
 
-/* ---- the session
- * -------------------------------------------------------------- */
+/* ---- the session --------------------------------------------------------- */
 
 static nghttp2_session_callbacks *callbacks(void)
 {
