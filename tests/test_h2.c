@@ -304,10 +304,13 @@ static ssize_t c_send(nghttp2_session *ng, const uint8_t *data, size_t len,
                    : NGHTTP2_ERR_CALLBACK_FAILURE;
     }
     n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n < 0)
-        return errno == EAGAIN ? NGHTTP2_ERR_WOULDBLOCK
-                               : NGHTTP2_ERR_CALLBACK_FAILURE;
-    return n;
+    if (n >= 0)
+        return n;
+    /* the server left: what it said is still read (client_run), to its
+       end of stream */
+    return errno == EAGAIN || errno == EPIPE || errno == ECONNRESET
+               ? NGHTTP2_ERR_WOULDBLOCK
+               : NGHTTP2_ERR_CALLBACK_FAILURE;
 }
 
 /* Bytes from the server: > 0, 0 at its end, -1 when none are there now,
@@ -407,9 +410,16 @@ static int c_close(nghttp2_session *ng, int32_t id, uint32_t error, void *arg)
 
 /* A client session on @fd with @window as its SETTINGS_INITIAL_WINDOW_SIZE
  * (0: the default). */
-static void client_open(struct client *c, int fd, uint32_t window)
+/*
+ * client_open with room for a request head of @max_head bytes, as
+ * nghttp2 estimates it before HPACK (0: its default, 64 KiB; larger
+ * heads it refuses to send).
+ */
+static void client_open_head(struct client *c, int fd, uint32_t window,
+                             size_t max_head)
 {
     nghttp2_session_callbacks *cb;
+    nghttp2_option *opt;
 
     memset(c, 0, sizeof *c);
     c->fd = fd;
@@ -419,7 +429,11 @@ static void client_open(struct client *c, int fd, uint32_t window)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, c_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, c_frame);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, c_close);
-    ck_assert_int_eq(nghttp2_session_client_new(&c->ng, cb, c), 0);
+    ck_assert_int_eq(nghttp2_option_new(&opt), 0);
+    if (max_head)
+        nghttp2_option_set_max_send_header_block_length(opt, max_head);
+    ck_assert_int_eq(nghttp2_session_client_new2(&c->ng, cb, c, opt), 0);
+    nghttp2_option_del(opt);
     nghttp2_session_callbacks_del(cb);
     nghttp2_settings_entry iv[] = {
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window},
@@ -429,6 +443,11 @@ static void client_open(struct client *c, int fd, uint32_t window)
                                              window ? iv : iv + 1,
                                              window ? 2 : 1),
                      0);
+}
+
+static void client_open(struct client *c, int fd, uint32_t window)
+{
+    client_open_head(c, fd, window, 0);
 }
 
 /* client_open over TLS with @ctx: the handshake done before it returns
@@ -1158,6 +1177,7 @@ struct raw {
     bool goaway;
     uint32_t goaway_error, goaway_last; /* its error, its last stream */
     unsigned headers;                   /* HEADERS frames the server sent */
+    unsigned resets;                    /* its RST_STREAM frames */
     bool eof;
 };
 
@@ -1215,6 +1235,8 @@ static void raw_read(struct raw *r, int ms)
             }
             if (f[3] == NGHTTP2_HEADERS)
                 r->headers++;
+            if (f[3] == NGHTTP2_RST_STREAM)
+                r->resets++;
             off += 9 + len;
         }
         memmove(r->in, r->in + off, r->in_len - off);
@@ -1306,6 +1328,92 @@ START_TEST(rapid_reset)
     /* the burst and what a few seconds refill, not the 5000 sent */
     ck_assert_uint_lt(r.goaway_last, 2 * (H2_RESET_BURST + 5 * H2_RESET_RATE));
     close(fd);
+    server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
+/*
+ * More streams than SETTINGS_MAX_CONCURRENT_STREAMS, each kept open (a
+ * window of 0): the ones past the limit are refused, the rest answered.
+ */
+START_TEST(too_many_streams)
+{
+    const unsigned char window0[6] = {0, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE};
+    const unsigned n = H2_MAX_STREAMS_DEFAULT + 50;
+    struct server v;
+    struct raw r;
+    struct env e;
+
+    env_open(&e, NULL);
+    int fd = server_start(&v, &e, NULL, 10);
+    raw_open(&r, fd);
+    unsigned char b[64];
+    size_t len = 0;
+    frame_put(b, &len, NGHTTP2_SETTINGS, 0, 0, window0, sizeof window0);
+    raw_send(&r, b, len);
+    for (unsigned i = 0; i < n; i++) {
+        len = 0;
+        frame_put(b, &len, NGHTTP2_HEADERS,
+                  NGHTTP2_FLAG_END_STREAM | NGHTTP2_FLAG_END_HEADERS, 1 + 2 * i,
+                  get_block, sizeof get_block);
+        raw_send(&r, b, len);
+    }
+    int64_t end = h2_now_ms() + 5000;
+    while (r.headers + r.resets < n && !r.eof && h2_now_ms() < end)
+        raw_read(&r, 50);
+    ck_assert_msg(r.headers == H2_MAX_STREAMS_DEFAULT &&
+                      r.resets == n - r.headers,
+                  "%u answered, %u refused", r.headers, r.resets);
+    ck_assert(!r.eof);
+    ck_assert_uint_eq(atomic_load(&v.in_flight), H2_MAX_STREAMS_DEFAULT);
+    close(fd);
+    server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
+/*
+ * An HPACK bomb: one 3000-byte field indexed once, then referenced 1400
+ * times (about 4.5 KB on the wire, 4 MB decoded; nghttp2's encoder makes
+ * it of the repeated field). The head is over --max-header-size: 431, and
+ * the connection goes on.
+ */
+START_TEST(hpack_bomb)
+{
+    /* under 3/4 of the 4 KiB table, so that nghttp2's encoder indexes it */
+    static char big[3001];
+    nghttp2_nv nva[4 + 1400];
+    struct server v;
+    struct client c;
+    struct env e;
+
+    memset(big, 'b', sizeof big - 1);
+    for (size_t i = 0; i < 4; i++) {
+        const char *colon = strchr(get_root[i] + 1, ':');
+        nva[i] = (nghttp2_nv){(uint8_t *)(uintptr_t)get_root[i],
+                              (uint8_t *)(uintptr_t)(colon + 2),
+                              (size_t)(colon - get_root[i]), strlen(colon + 2),
+                              NGHTTP2_NV_FLAG_NO_COPY_NAME |
+                                  NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+    }
+    for (size_t i = 4; i < N_ELEMS(nva); i++)
+        nva[i] = (nghttp2_nv){
+            (uint8_t *)"x-b", (uint8_t *)big, 3, sizeof big - 1,
+            NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+    env_open(&e, NULL);
+    int fd = server_start(&v, &e, NULL, 10);
+    client_open_head(&c, fd, 0, 8u << 20);
+    int32_t id =
+        nghttp2_submit_request(c.ng, NULL, nva, N_ELEMS(nva), NULL, NULL);
+    ck_assert_int_gt(id, 0);
+    c.got[c.n_got++] = (struct got){.id = id};
+    client_request(&c, get_root, N_ELEMS(get_root));
+    ck_assert(client_run(&c, all_closed, NULL, 10000));
+    ck_assert_msg(c.got[0].status == 431, "status %u, error %u, goaway %d %u",
+                  c.got[0].status, c.got[0].error, c.goaway, c.goaway_error);
+    ck_assert_uint_eq(c.got[1].status, 200);
+    client_close(&c);
     server_stop(&v);
     env_close(&e);
 }
@@ -1414,13 +1522,14 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "h2",
-    .tcases = {{"respond", .loops = {LOOP(respond_case_h2)}},
-               {"framing",
-                .loops = {LOOP(authority_case), LOOP(malformed_case),
-                          LOOP(preface_case)},
-                .tests = {&large_bodies_flow_control, &multipart_body,
-                          &log_and_metrics}},
-               {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
-               {"limits", .loops = {LOOP(flood_case)},
-                .tests = {&idle_goaway, &no_preface, &zero_window_stall,
-                          &rapid_reset, &drain_goaway}}}};
+    .tcases = {
+        {"respond", .loops = {LOOP(respond_case_h2)}},
+        {"framing",
+         .loops = {LOOP(authority_case), LOOP(malformed_case),
+                   LOOP(preface_case)},
+         .tests = {&large_bodies_flow_control, &multipart_body,
+                   &log_and_metrics}},
+        {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
+        {"limits", .loops = {LOOP(flood_case)},
+         .tests = {&idle_goaway, &no_preface, &zero_window_stall, &rapid_reset,
+                   &too_many_streams, &hpack_bomb, &drain_goaway}}}};

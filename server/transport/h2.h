@@ -30,7 +30,10 @@
  *   connection ends with GOAWAY ENHANCE_YOUR_CALM;
  * - no server push (a client's SETTINGS_ENABLE_PUSH is never acted on).
  *
- * A session belongs to one thread, which calls each function.
+ * A session belongs to one thread, which calls each function. The caller
+ * owns the socket: on TCP it sets TCP_NODELAY, or the last frame of each
+ * flow-control window waits for a delayed ACK (40 ms a window with a
+ * 64 KiB window: 10 MiB took 7.5 s instead of 0.3 s through the front).
  */
 #ifndef BENEATH_TRANSPORT_H2_H
 #define BENEATH_TRANSPORT_H2_H
