@@ -4,7 +4,7 @@
 # 1. wrk against one beneath serving both a plain and an https:// listener
 #    (--tls-self-signed): requests/s and MB/s for a 1 KiB and a 10 MB file.
 #    Plain HTTP sends the body with sendfile; HTTPS reads it with pread in
-#    64 KiB blocks and encrypts it in GnuTLS.
+#    64 KiB blocks and encrypts it with OpenSSL (the TLS front's byte tap).
 # 2. A large file (LARGE_MB, default 200) on a fresh server: time to first
 #    byte and total of the first GET (whose content hash is queued to the
 #    background thread, so it is answered with the mtime ETag), how long

@@ -46,7 +46,10 @@ static void roff_between(FILE *f, const char *before, const char *s,
 
 static void man_option(FILE *f, const struct conf_option_doc *d)
 {
-    roff_between(f, ".TP\n\\fB\\-\\-", d->name, "\\fR");
+    fputs(".TP\n", f);
+    if (d->short_name)
+        fprintf(f, "\\fB\\-%c\\fR, ", d->short_name);
+    roff_between(f, "\\fB\\-\\-", d->name, "\\fR");
     if (d->metavar)
         roff_between(f, " \\fI", d->metavar, "\\fR");
     roff_between(f, "\n", d->help, ".\n");
@@ -62,20 +65,46 @@ static void man_option(FILE *f, const struct conf_option_doc *d)
     }
 }
 
-/* The page up to the options' list. */
+/* --help's operands, "[OPTIONS] [PORT] [ROOT]": each word in italics. */
+static void man_operands(FILE *f, const char *ops)
+{
+    for (; *ops; ops++) {
+        if (*ops == '[' || *ops == ']' || *ops == ' ') {
+            fputc(*ops, f);
+            continue;
+        }
+        size_t n = strcspn(ops, "[] ");
+        fprintf(f, "\\fI%.*s\\fR", (int)n, ops);
+        ops += n - 1;
+    }
+    fputc('\n', f);
+}
+
+/* The page's NAME and SYNOPSIS: the usage line of --help. */
+static void man_synopsis(FILE *f)
+{
+    fputs(".SH NAME\n"
+          "beneath \\- serve static files confined beneath a directory\n"
+          ".SH SYNOPSIS\n"
+          ".B beneath\n",
+          f);
+    man_operands(f, conf_usage_operands);
+    fputs(".br\n"
+          ".B beneath \\-\\-probe\n"
+          "\\fIURL\\fR\n",
+          f);
+}
+
+/* The page from DESCRIPTION up to the options' list. */
 static const char man_head[] =
-    ".SH NAME\n"
-    "beneath \\- serve static files confined beneath a directory\n"
-    ".SH SYNOPSIS\n"
-    ".B beneath\n"
-    "[\\fIOPTIONS\\fR] [\\fIROOT\\fR]\n"
-    ".br\n"
-    ".B beneath \\-\\-probe\n"
-    "\\fIURL\\fR\n"
     ".SH DESCRIPTION\n"
     ".B beneath\n"
     "serves the files beneath \\fIROOT\\fR (default: the current "
     "directory) over HTTP and HTTPS.\n"
+    "A lone number is the \\fIPORT\\fR on 127.0.0.1, as with "
+    "\\fBpython3 \\-m http.server\\fR: \\fBbeneath 8000\\fR serves the "
+    "current directory on http://127.0.0.1:8000 (a directory named by a "
+    "number is written \\fB./8000\\fR).\n"
     "Every request path is opened from a directory descriptor of the "
     "root by a confined resolver: the kernel's \\fBopenat2\\fR(2) with "
     "\\fBRESOLVE_*\\fR flags (Linux 5.6 and later), or, where that "
@@ -93,10 +122,9 @@ static const char man_head[] =
     "Each option is also an environment variable and a configuration "
     "file key, unless marked otherwise.\n"
     "On/off options may be given alone (\\fB\\-\\-listing\\fR means "
-    "on).\n"
-    "\\fB\\-h\\fR is \\fB\\-\\-help\\fR.\n";
+    "on).\n";
 
-/* The page after the options' list. */
+/* The page after the options' list, up to SIGNALS. */
 static const char man_tail[] =
     ".SH CONFIGURATION FILE\n"
     "The file named by \\fB\\-\\-config\\fR or \\fBBENEATH_CONFIG\\fR "
@@ -126,9 +154,10 @@ static const char man_tail[] =
     "shutdown.\n"
     ".SH SIGNALS\n"
     ".TP\n"
-    ".B SIGHUP\n"
-    "reopen the root, the access log and the TLS certificate; a "
-    "failure keeps the old one.\n"
+    ".B SIGHUP\n";
+
+/* The page after SIGHUP's sentence. */
+static const char man_end[] =
     ".TP\n"
     ".BR SIGTERM \", \" SIGINT\n"
     "stop accepting, let requests in flight finish (at most "
@@ -144,8 +173,9 @@ static const char man_tail[] =
     "the example configuration that the systemd unit reads.\n"
     ".TP\n"
     ".IR beneath.service \", \" beneath.socket\n"
-    "the systemd units: a hardened service (\\fBType=notify\\fR, "
-    "\\fBDynamicUser=yes\\fR) and its optional socket activation.\n"
+    "the systemd units: a hardened service (\\fBType=notify\\fR, run "
+    "as the system user \\fBbeneath\\fR, with the kernel resolver and "
+    "both walls of its sandbox) and its optional socket activation.\n"
     ".SH EXAMPLES\n"
     "Serve the current directory on http://127.0.0.1:8080:\n"
     ".PP\n"
@@ -175,10 +205,13 @@ static int man(FILE *f, const char *version)
             "not edit.\n"
             ".TH BENEATH 1 \"\" \"beneath %s\" \"User Commands\"\n",
             version);
+    man_synopsis(f);
     fputs(man_head, f);
     for (size_t i = 0; conf_option_doc(i, &d) == 0; i++)
         man_option(f, &d);
     fputs(man_tail, f);
+    roff_between(f, "", conf_sighup_help, ".\n");
+    fputs(man_end, f);
     return 0;
 }
 

@@ -31,7 +31,8 @@ arch=$(dpkg --print-architecture)
 deb=$tmp/out/beneath_${version}_${arch}.deb
 [ -f "$deb" ] || fail "no $deb: $(ls "$tmp/out")"
 info=$(dpkg-deb -I "$deb")
-for dep in libc6 libmicrohttpd12 libssl3 libgnutls30; do
+# (GnuTLS comes with libmicrohttpd12: beneath itself speaks TLS with OpenSSL)
+for dep in libc6 libmicrohttpd12 libssl3; do
   grep -q "^ Depends:.*\b$dep\b" <<<"$info" || fail "Depends lacks $dep: $info"
 done
 [ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/beneath/beneath.conf ] ||
@@ -39,11 +40,19 @@ done
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/beneath ./usr/bin/beneath-precompress ./usr/bin/beneath-resolve ./etc/beneath/beneath.conf \
   ./usr/lib/systemd/system/beneath.service ./usr/lib/systemd/system/beneath.socket \
-  ./usr/share/man/man1/beneath.1 ./usr/share/man/man1/beneath-resolve.1 \
-  ./usr/share/doc/beneath/LICENSE ./usr/share/doc/beneath/README.md; do
+  ./usr/lib/sysusers.d/beneath.conf \
+  ./usr/share/man/man1/beneath.1.gz ./usr/share/man/man1/beneath-resolve.1.gz \
+  ./usr/share/man/man1/beneath-precompress.1.gz ./usr/share/doc/beneath/copyright \
+  ./usr/share/doc/beneath/changelog.gz ./usr/share/doc/beneath/README.md; do
   grep -qx -- "$f" <<<"$files" || fail "$f is not in the package"
 done
 dpkg-deb -x "$deb" "$tmp/x"
+# the changelog's newest entry is this version; the copyright is LICENSE's
+gunzip -c "$tmp/x/usr/share/doc/beneath/changelog.gz" >"$tmp/changelog"
+[ "$(dpkg-parsechangelog -l "$tmp/changelog" -S Version)" = "$version" ] ||
+  fail "changelog.gz's newest entry is not $version: $(head -n 1 "$tmp/changelog")"
+grep -q '^License: Expat$' "$tmp/x/usr/share/doc/beneath/copyright" ||
+  fail "copyright has no License: Expat"
 grep -qx 'ExecStart=/usr/bin/beneath --config /etc/beneath/beneath.conf' \
   "$tmp/x/usr/lib/systemd/system/beneath.service" || fail "ExecStart paths"
 echo "ok: $(basename "$deb"): $(grep '^ Depends:' <<<"$info")"
@@ -63,7 +72,8 @@ apt-get install -y -q -o DPkg::Lock::Timeout=120 "$deb" </dev/null \
 installed=beneath-deb-test-$$.html
 echo "served from the package" >"/var/www/html/$installed"
 [ -x /usr/bin/beneath ] || fail "no /usr/bin/beneath after install"
-echo "ok: apt install ./$(basename "$deb")"
+getent passwd beneath >/dev/null || fail "no system user beneath after install"
+echo "ok: apt install ./$(basename "$deb"), user $(getent passwd beneath)"
 
 /usr/bin/beneath --config /etc/beneath/beneath.conf --listen 127.0.0.1:0 \
   2>"$tmp/err" >/dev/null </dev/null &
@@ -84,9 +94,11 @@ apt-get remove -y -q -o DPkg::Lock::Timeout=120 beneath </dev/null \
 [ ! -e /usr/bin/beneath ] && [ ! -e /usr/lib/systemd/system/beneath.service ] ||
   fail "files left after apt remove"
 [ -f /etc/beneath/beneath.conf ] || fail "apt remove dropped the conffile"
+getent passwd beneath >/dev/null || fail "apt remove dropped the user"
 apt-get purge -y -q -o DPkg::Lock::Timeout=120 beneath </dev/null \
   >"$tmp/purge.log" 2>&1 || fail "apt purge: $(tail -n 20 "$tmp/purge.log")"
 [ ! -e /etc/beneath ] || fail "/etc/beneath left after purge"
+! getent passwd beneath >/dev/null || fail "the user beneath left after purge"
 ! dpkg-query -W -f='${Status}' beneath 2>/dev/null | grep -q ' installed' ||
   fail "still installed"
 echo "ok: apt remove keeps the configuration, apt purge removes everything"

@@ -4,7 +4,8 @@
 # the expected files; both man pages render without warnings and describe
 # every option the programs know; the systemd units pass systemd-analyze
 # verify and name the installed binary and configuration; the installed
-# example configuration is valid, and the installed binary serves with it.
+# example configuration is valid, and the installed binary serves with it;
+# docs/security.md gives the unit's exposure score as systemd-analyze does.
 #   test-install.sh BUILD_DIR
 set -euo pipefail
 build=$1
@@ -24,15 +25,16 @@ cmake --install "$build" --prefix "$p" >/dev/null
 got=$(cd "$p" && find . -type f | sort)
 want=$(printf '%s\n' ./bin/beneath ./bin/beneath-precompress ./bin/beneath-resolve \
   ./etc/beneath/beneath.conf ./lib/systemd/system/beneath.service \
+  ./lib/sysusers.d/beneath.conf \
   ./lib/systemd/system/beneath.socket ./share/doc/beneath/LICENSE \
-  ./share/doc/beneath/README.md ./share/man/man1/beneath-resolve.1 \
-  ./share/man/man1/beneath.1 | sort)
+  ./share/doc/beneath/README.md ./share/man/man1/beneath-precompress.1 \
+  ./share/man/man1/beneath-resolve.1 ./share/man/man1/beneath.1 | sort)
 [ "$got" = "$want" ] || fail "installed files differ:
 $(diff <(echo "$want") <(echo "$got"))"
 echo "ok: installed files"
 
 # man pages: no groff warnings; every --option of the usage is described
-for page in beneath beneath-resolve; do
+for page in beneath beneath-resolve beneath-precompress; do
   warn=$(MANWIDTH=80 man --warnings -l "$p/share/man/man1/$page.1" 2>&1 >/dev/null)
   [ -z "$warn" ] || fail "$page.1: $warn"
   text=$(MANWIDTH=200 man -l "$p/share/man/man1/$page.1" 2>/dev/null)
@@ -44,6 +46,22 @@ for page in beneath beneath-resolve; do
 done
 echo "ok: man pages render and describe every option"
 
+# beneath.1 says what --help says: its SYNOPSIS is the usage line, each short
+# option is there with its long one, and SIGHUP's sentence is the same
+help=$("$p/bin/beneath" --help)
+text=$(MANWIDTH=400 man -l "$p/share/man/man1/beneath.1" 2>/dev/null | tr -s ' \n' ' ')
+usage=$(sed -n '1s/^Usage: //p' <<<"$help")
+grep -qF " SYNOPSIS $usage beneath --probe URL " <<<"$text" ||
+  fail "beneath.1's SYNOPSIS is not '$usage'"
+shorts=$(grep -oE '^  -[a-zA-Z], --[a-z-]+' <<<"$help" | sed 's/^  //')
+[ -n "$shorts" ] || fail "--help lists no short option"
+while read -r o; do
+  grep -qF " $o " <<<"$text" || fail "beneath.1 does not give '$o'"
+done <<<"$shorts"
+sighup=$(sed -n '/^SIGHUP /,$p' <<<"$help" | tr -s ' \n' ' ')
+grep -qF " ${sighup% }" <<<"$text" || fail "beneath.1's SIGHUP is not --help's: $sighup"
+echo "ok: beneath.1's SYNOPSIS, $(grep -c . <<<"$shorts") short options and SIGHUP are --help's"
+
 # units: the installed paths, and systemd's own check
 unit=$p/lib/systemd/system/beneath.service
 grep -qx "ExecStart=$p/bin/beneath --config $p/etc/beneath/beneath.conf" "$unit" ||
@@ -54,8 +72,19 @@ if command -v systemd-analyze >/dev/null; then
     fail "systemd-analyze verify: $out"
   [ -z "$out" ] || fail "systemd-analyze verify: $out"
   echo "ok: systemd-analyze verify"
+  # systemd's own exposure score of the unit stays at most 2.0 ("OK")
   sec=$(systemd-analyze security --offline=yes "$unit" 2>&1 | tail -n 1) || true
-  echo "info: $sec"
+  score=$(sed -n 's/.*exposure level for beneath.service: \([0-9.]*\) .*/\1/p' <<<"$sec")
+  [ -n "$score" ] || fail "systemd-analyze security: $sec"
+  awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' ||
+    fail "beneath.service exposure $score, above 2.0: $sec"
+  echo "ok: systemd-analyze security: exposure $score (at most 2.0)"
+  # docs/security.md's before/after table gives the score the unit has
+  doc=$(dirname "${BASH_SOURCE[0]}")/../docs/security.md
+  after=$(sed -n 's/^| overall exposure | [0-9.]* | \([0-9.]*\) |.*/\1/p' "$doc")
+  [ "$after" = "$score" ] ||
+    fail "docs/security.md's table gives exposure '$after' after, systemd-analyze $score"
+  echo "ok: docs/security.md's exposure table says $score"
 else
   echo "note: no systemd-analyze here; units not verified"
 fi

@@ -2,15 +2,27 @@
 # Install what beneath needs from Debian 12's packages, only what is missing.
 #   scripts/deps.sh build   compiler, CMake and the libraries
 #   scripts/deps.sh test    also the test, analysis and benchmark tools
+#   scripts/deps.sh list build|test-only   print a list, install nothing
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
-  libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev)
-test_pkgs=(check libsubunit-dev libcurl4-openssl-dev curl clang-format
+  libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev
+  libcurl4-openssl-dev libjansson-dev)
+# pebble: the ACME test CA and pebble-challtestsrv (tests/acme/)
+test_pkgs=(check libsubunit-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
-  man-db systemd dpkg-dev jq podman runc catatonit netavark aardvark-dns
-  iptables apache2-utils prometheus python3-minimal)
+  man-db systemd dpkg-dev lintian jq podman runc catatonit netavark aardvark-dns
+  iptables debootstrap apache2-utils prometheus python3-minimal pebble)
+
+if [ "${1:-}" = list ]; then
+  case "${2:-}" in
+  build) printf '%s\n' "${build_pkgs[@]}" ;;
+  test-only) printf '%s\n' "${test_pkgs[@]}" ;;
+  *) echo "usage: scripts/deps.sh list build|test-only" >&2; exit 2 ;;
+  esac
+  exit 0
+fi
 
 want=("${build_pkgs[@]}")
 if [ "${1:-build}" = test ]; then

@@ -8,6 +8,15 @@
  * bad new one is refused), start-up checks (exit 2 with the file named), two
  * servers over two copies of a tree with different mtimes (same ETag), and a
  * big file served without an ETag until its hash is ready.
+ *
+ * The TLS front (tcase "front", through openssl s_client and curl): SNI
+ * picks the --tls-cert NAME= chain and an unknown name the default one (also
+ * across a SIGHUP), ALPN http/1.1 or none is HTTP/1.1 and a client that
+ * offers only h2 gets the no_application_protocol alert, session tickets
+ * resume in TLS 1.2 and 1.3, a handshake left unfinished is closed within
+ * --header-timeout while other clients are served,
+ * --max-connections-per-ip counts handshakes, and the descriptors return to
+ * their count after many connections of every kind.
  */
 #include "harness.h"
 #include "tls_fixture.h"
@@ -21,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -204,12 +214,13 @@ struct pki {
 
 static struct pki pki;
 
-static void pki_leaf(const char *cn, long from, long to, const char *cert,
-                     const char *key, bool reversed)
+/* A leaf for @san issued by the intermediate, with it, into @cert, @key. */
+static void pki_leaf_for(const char *cn, const char *san, long from, long to,
+                         const char *cert, const char *key, bool reversed)
 {
     EVP_PKEY *lk = tls_fixture_key();
     X509 *leaf = tls_fixture_cert(cn, lk, pki.inter, pki.ik, pki.now, from, to,
-                                  false, "DNS:localhost,IP:127.0.0.1");
+                                  false, san);
     X509 *chain[2] = {leaf, pki.inter};
 
     if (reversed) {
@@ -220,6 +231,13 @@ static void pki_leaf(const char *cn, long from, long to, const char *cert,
     tls_fixture_write_key(key, lk, NULL);
     X509_free(leaf);
     EVP_PKEY_free(lk);
+}
+
+static void pki_leaf(const char *cn, long from, long to, const char *cert,
+                     const char *key, bool reversed)
+{
+    pki_leaf_for(cn, "DNS:localhost,IP:127.0.0.1", from, to, cert, key,
+                 reversed);
 }
 
 static void pki_build(void)
@@ -645,6 +663,320 @@ START_TEST(big_file_hashed_in_background)
 }
 END_TEST
 
+/* ===== the TLS front ====================================================== */
+
+/* The output (stdout and stderr) of the shell command @cmd, bounded. */
+static char *sh(const char *cmd)
+{
+    FILE *p = popen(hfmt("timeout 20 sh -c '%s' 2>&1", cmd), "r");
+    char *out = hbuf(65536);
+    size_t n = 0, k;
+
+    EXPECT(p != NULL, "popen");
+    while (n + 1 < 65536 && (k = fread(out + n, 1, 65535 - n, p)) > 0)
+        n += k;
+    out[n] = '\0';
+    pclose(p);
+    return out;
+}
+
+/* openssl s_client to @port with @opts, stdin empty; its output. */
+static char *s_client(unsigned port, const char *opts)
+{
+    return sh(
+        hfmt("echo | openssl s_client -connect 127.0.0.1:%u %s", port, opts));
+}
+
+/* The subject CN of the server's leaf in s_client output @out, or "". */
+static const char *leaf_cn(const char *out)
+{
+    const char *p = strstr(out, "subject=");
+    const char *cn = p ? strstr(p, "CN = ") : NULL;
+
+    if (!cn || cn > strchr(p, '\n'))
+        return "";
+    return hmem(cn + 5, strcspn(cn + 5, ",\n"));
+}
+
+/* The default chain (leaf-a) and one for docs.test (leaf-docs), a server
+ * with both and the vhosts they name; *@port its HTTPS port. */
+static struct server *two_certs(unsigned *port, char **docs_cert,
+                                char **docs_key)
+{
+    char *docs = tree_site("<p>docs</p>\n");
+    char *other = tree_site("<p>other</p>\n");
+
+    pki_build();
+    *docs_cert = tree_path(pki.dir, "docs.pem");
+    *docs_key = tree_path(pki.dir, "docs-key.pem");
+    pki_leaf_for("leaf-docs", "DNS:docs.test", -DAY, 90 * DAY, *docs_cert,
+                 *docs_key, false);
+    struct server *s = server_start(
+        NULL, "--listen", "https://127.0.0.1:0", "--root", www, "--vhost",
+        hfmt("docs.test=%s", docs), "--vhost", hfmt("*.other.test=%s", other),
+        "--tls-cert", pki.cert, "--tls-key", pki.key, "--tls-cert",
+        hfmt("docs.test=%s", *docs_cert), "--tls-key",
+        hfmt("docs.test=%s", *docs_key), NULL);
+    *port = https_port(s);
+    return s;
+}
+
+START_TEST(sni_picks_the_chain)
+{
+    unsigned port;
+    char *dc, *dk;
+    struct server *s = two_certs(&port, &dc, &dk);
+    static const struct {
+        const char *opts, *cn;
+    } rows[] = {
+        {"-servername docs.test", "leaf-docs"},
+        {"-servername DOCS.test", "leaf-docs"},
+        {"-servername unknown.test", "leaf-a"},
+        {"-servername a.other.test", "leaf-a"},
+        {"-noservername", "leaf-a"},
+    };
+
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        char *out = s_client(port, rows[i].opts);
+        EXPECT(strcmp(leaf_cn(out), rows[i].cn) == 0,
+               "%s: CN '%s', want %s\n%s", rows[i].opts, leaf_cn(out),
+               rows[i].cn, out);
+    }
+    /* the chain verifies by name, and the vhost of that name answers */
+    char *out = sh(hfmt("curl -sS --cacert %s --resolve docs.test:%u:127.0.0.1 "
+                        "https://docs.test:%u/",
+                        pki.ca, port, port));
+    EXPECT(strstr(out, "<p>docs</p>"), "curl docs.test: %s", out);
+
+    /* SIGHUP: the named chain is read again; a bad one keeps the old */
+    pki_leaf("leaf-docs-2", -DAY, 90 * DAY, dc, dk, false);
+    server_signal(s, SIGHUP);
+    EXPECT(wait_stderr(s, "SIGHUP: tls: docs.test: certificate", 10000),
+           "no reload line for docs.test");
+    out = s_client(port, "-servername docs.test");
+    EXPECT(strcmp(leaf_cn(out), "leaf-docs-2") == 0, "after SIGHUP: '%s'",
+           leaf_cn(out));
+    pki_leaf("leaf-docs-3", -30 * DAY, -DAY, dc, dk, false);
+    server_signal(s, SIGHUP);
+    EXPECT(wait_stderr(s,
+                       hfmt("docs.test: %s: certificate 1 (CN=leaf-docs-3) "
+                            "expired",
+                            dc),
+                       10000),
+           "no refusal line");
+    EXPECT(wait_stderr(s, "keeping the old certificate", 1000), "not kept");
+    out = s_client(port, "-servername docs.test");
+    EXPECT(strcmp(leaf_cn(out), "leaf-docs-2") == 0, "after a bad SIGHUP: '%s'",
+           leaf_cn(out));
+    EXPECT(strcmp(leaf_cn(s_client(port, "-noservername")), "leaf-a") == 0,
+           "the default changed");
+    server_stop_clean(s);
+    pki_free();
+}
+END_TEST
+
+/* --tls-cert NAME= options that do not go together: exit 2, said why. */
+START_TEST(named_cert_checks)
+{
+    static const struct {
+        const char *args[8];
+        const char *says;
+    } rows[] = {
+        {{"--tls-cert", "nohost.test=/x.pem", "--tls-key", "nohost.test=/k",
+          NULL},
+         "nohost.test is not the NAME of a --vhost"},
+        {{"--tls-cert", "docs.test=/x.pem", NULL}, "go together"},
+        {{"--tls-key", "docs.test=/k.pem", NULL}, "no --tls-cert for it"},
+        {{"--tls-cert", "docs.test=/a", "--tls-cert", "docs.test=/b", NULL},
+         "given twice"},
+    };
+
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        const char *args[24];
+        size_t n = 0;
+        char *out, *err;
+        args[n++] = "--check";
+        args[n++] = "--listen";
+        args[n++] = "https://127.0.0.1:0";
+        args[n++] = "--tls-self-signed";
+        args[n++] = "--vhost";
+        args[n++] = hfmt("docs.test=%s", www);
+        for (size_t k = 0; rows[i].args[k]; k++)
+            args[n++] = rows[i].args[k];
+        args[n] = NULL;
+        int ws = beneath_run(args, NULL, 20000, &out, &err);
+        EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 2 &&
+                   strstr(err, rows[i].says),
+               "row %zu: %s, want exit 2 and '%s':\n%s", i, wstatus_str(ws),
+               rows[i].says, err);
+    }
+}
+END_TEST
+
+START_TEST(alpn_choices)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
+    char *out = s_client(port, "-alpn http/1.1");
+
+    EXPECT(strstr(out, "ALPN protocol: http/1.1"), "-alpn http/1.1:\n%s", out);
+    out = s_client(port, "-alpn spdy/3,http/1.1");
+    EXPECT(strstr(out, "ALPN protocol: http/1.1"), "-alpn spdy/3,http/1.1:\n%s",
+           out);
+    out = s_client(port, "");
+    EXPECT(strstr(out, "No ALPN negotiated"), "no ALPN:\n%s", out);
+    /* RFC 7301 3.2: nothing of ours offered (h2 is not served yet) */
+    out = s_client(port, "-alpn h2");
+    EXPECT(strstr(out, "alert no application protocol"), "-alpn h2:\n%s", out);
+    out = sh(hfmt("curl -sk --http1.1 -w \"%%{http_version}\" -o /dev/null "
+                  "https://127.0.0.1:%u/ && curl -sk --http2 -w "
+                  "\" %%{http_version}\" -o /dev/null https://127.0.0.1:%u/",
+                  port, port));
+    EXPECT(strcmp(out, "1.1 1.1") == 0, "curl --http1.1, --http2: '%s'", out);
+    server_stop_clean(s);
+}
+END_TEST
+
+START_TEST(tickets_resume)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
+    const char *sess = tree_path(www, "../sess");
+
+    for (int v = 0; v < 2; v++) {
+        const char *ver = v ? "-tls1_3" : "-tls1_2";
+        bool reused = false;
+        /* a TLS 1.3 ticket comes after the handshake: let a request pass */
+        for (int tries = 0; tries < 3 && !reused; tries++) {
+            unlink(sess);
+            sh(hfmt("printf \"GET / HTTP/1.1\\r\\nHost: t\\r\\nConnection: "
+                    "close\\r\\n\\r\\n\" | openssl s_client -quiet -connect "
+                    "127.0.0.1:%u %s -sess_out %s",
+                    port, ver, sess));
+            char *out = s_client(port, hfmt("%s -sess_in %s", ver, sess));
+            reused = strstr(out, "\nReused,") != NULL;
+        }
+        EXPECT(reused, "%s: no resumption by ticket", ver);
+    }
+    server_stop_clean(s);
+}
+END_TEST
+
+/* Whether a fresh client gets its page within @ms. */
+static bool fresh_client_served(unsigned port, int ms)
+{
+    long long t0 = now_ms();
+    struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+
+    return r->status == 200 && now_ms() - t0 < ms;
+}
+
+START_TEST(unfinished_handshake_bounded)
+{
+    struct server *s =
+        server_start(www, "--listen", "https://127.0.0.1:0",
+                     "--tls-self-signed", "--header-timeout", "1", NULL);
+    unsigned port = https_port(s);
+    /* half a ClientHello record, nothing at all, and 48 of the first (under
+     * the default --max-connections-per-ip, 64, with the fresh client) */
+    struct raw_conn *half = raw_connect(port), *mute = raw_connect(port);
+    struct raw_conn *many[48];
+    long long t0 = now_ms();
+
+    EXPECT(half && mute, "connect");
+    EXPECT(raw_send(half, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11) ==
+               0,
+           "send");
+    for (size_t i = 0; i < N_ELEMS(many); i++) {
+        many[i] = raw_connect(port);
+        EXPECT(many[i] && raw_send(many[i], "\x16\x03\x01", 3) == 0, "many");
+    }
+    EXPECT(fresh_client_served(port, 900), "a fresh client waited");
+    EXPECT(raw_wait_closed(half, 4000) && raw_wait_closed(mute, 1000),
+           "an unfinished handshake still open after %lld ms", now_ms() - t0);
+    long long took = now_ms() - t0;
+    EXPECT(took >= 900 && took < 3500, "closed after %lld ms (limit 1 s)",
+           took);
+    for (size_t i = 0; i < N_ELEMS(many); i++) {
+        EXPECT(raw_wait_closed(many[i], 2000), "many[%zu] still open", i);
+        raw_close(many[i]);
+    }
+    raw_close(half);
+    raw_close(mute);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* --max-connections-per-ip counts a connection from its accept, handshake
+ * included, to its close. */
+START_TEST(per_ip_limit_from_accept)
+{
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed",
+                                    "--max-connections-per-ip", "2", NULL);
+    unsigned port = https_port(s);
+    struct raw_conn *a = raw_connect(port), *b = raw_connect(port);
+
+    EXPECT(a && b, "connect");
+    /* two handshakes not begun: a third connection is closed at once */
+    struct raw_conn *c = raw_connect(port);
+    EXPECT(c && raw_wait_closed(c, 2000), "a third connection stays open");
+    raw_close(c);
+    struct hs *r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+    EXPECT(r->curl_result != CURLE_OK, "a third client was served");
+    raw_close(a);
+    /* one closed: one more may come, and is served */
+    for (int i = 0; i < 50; i++) {
+        r = https(NULL, port, "GET", "/index.html", NULL, NULL);
+        if (r->status == 200)
+            break;
+        sleep_ms(20);
+    }
+    EXPECT(r->status == 200, "after a close: %ld (%s)", r->status,
+           curl_easy_strerror((CURLcode)r->curl_result));
+    raw_close(b);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* Many connections of every kind: the descriptors come back to the start. */
+START_TEST(fds_come_back)
+{
+    struct server *s =
+        server_start(www, "--listen", "https://127.0.0.1:0",
+                     "--tls-self-signed", "--header-timeout", "2", NULL);
+    unsigned port = https_port(s);
+    int before = server_fd_count_settled(s);
+    CURL *e = curl_easy_init(); /* closed before the count, so not the
+                                   harness's */
+
+    EXPECT(e, "curl_easy_init");
+    for (int i = 0; i < 40; i++) {
+        /* a request each on new connections, and on one kept alive */
+        struct hs *r = https(NULL, port, "GET", "/range.txt", NULL, NULL);
+        EXPECT(r->status == 200, "GET %d: %ld", i, r->status);
+        r = https(e, port, "GET", "/index.html", NULL, NULL);
+        EXPECT(r->status == 200, "keep-alive GET %d: %ld", i, r->status);
+        /* plain HTTP, a refused version, a refused ALPN, a cut handshake */
+        struct raw_conn *c = raw_connect(port);
+        EXPECT(c && raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") == 0,
+               "plain");
+        raw_close(c);
+        c = raw_connect(port);
+        EXPECT(c && raw_send(c, "\x16\x03\x01\x00\x40\x01", 6) == 0, "cut");
+        raw_close(c);
+    }
+    sh(hfmt("for i in 1 2 3 4 5; do echo | openssl s_client -connect "
+            "127.0.0.1:%u -tls1_1; echo | openssl s_client -connect "
+            "127.0.0.1:%u -alpn h2; done",
+            port, port));
+    curl_easy_cleanup(e);
+    int after = server_fd_count_settled(s);
+    EXPECT(after == before, "fds: %d before, %d after", before, after);
+    server_stop_clean(s);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "tls_e2e",
     .fixture = HARNESS_FIXTURE(120),
@@ -652,4 +984,8 @@ const struct check_main check_main = {
         {"https", test_setup, .loops = {LOOP(startup_checks)},
          .tests = {&self_signed_get, &https_range_and_big, &https_304_by_etag,
                    &verified_chain, &sighup_swap, &replicas_same_etag,
-                   &big_file_hashed_in_background}}}};
+                   &big_file_hashed_in_background}},
+        {"front", test_setup,
+         .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
+                   &tickets_resume, &unfinished_handshake_bounded,
+                   &per_ip_limit_from_accept, &fds_come_back}}}};

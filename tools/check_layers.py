@@ -29,11 +29,14 @@ LAYERS = {
     'observe': {'http', 'runtime'},
     'access': {'http', 'runtime', 'observe'},
     'respond': {'http', 'runtime', 'files', 'observe', 'access'},
-    'tls': set(),
+    'tls': {'http'},
+    # ACME (RFC 8555) with no server types: OpenSSL, libcurl, jansson only;
+    # never libmicrohttpd (the wire rule) nor the serving layers
+    'acme': set(),
     'transport': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
                   'tls'},
     'process': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
-                'tls', 'transport'},
+                'tls', 'acme', 'transport'},
     'precompress': {'http', 'files', 'runtime'},
 }
 WIRE = re.compile(r'^\s*#\s*include\s*<(microhttpd\.h|gnutls/|nghttp2/)', re.M)

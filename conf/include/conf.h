@@ -12,9 +12,10 @@
  * appends.
  *
  * The library depends on libc, on resolver.h (names of backends and flags,
- * one table for both) and on server/http/'s parsers (libc only), which turn
+ * one table for both), on server/http/'s parsers (libc only), which turn
  * the Cache-Control rules, response headers and precompressed encodings into
- * the typed values the server uses. It never prints on its own and never
+ * the typed values the server uses, and on server/acme/acme_check.h (libc
+ * only) for ACME names and CA URLs. It never prints on its own and never
  * exits: messages are collected in a struct conf_diag, one per problem, every
  * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
@@ -76,6 +77,11 @@ struct conf_encodings {
     size_t n; /* 0: off */
 };
 
+enum conf_acme_challenge {
+    CONF_ACME_HTTP01,
+    CONF_ACME_TLSALPN01,
+};
+
 enum conf_sandbox {
     CONF_SANDBOX_ON,     /* Landlock and seccomp as far as the kernel goes */
     CONF_SANDBOX_OFF,    /* neither */
@@ -110,12 +116,15 @@ struct conf {
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
 
     /* HTTPS and validators */
-    char *tls_cert;              /* PEM chain, leaf first, or NULL */
-    char *tls_key;               /* PEM key, or NULL */
-    char *tls_key_password_file; /* first line decrypts tls_key, or NULL */
-    bool tls_self_signed;        /* make an in-memory localhost cert */
-    char *tls_priority;          /* GnuTLS priority string, or NULL */
-    unsigned hsts;               /* Strict-Transport-Security max-age; 0 off */
+    /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by
+       SNI; without NAME the default certificate */
+    struct conf_strv tls_cert;              /* PEM chains, leaf first */
+    struct conf_strv tls_key;               /* PEM keys */
+    struct conf_strv tls_key_password_file; /* first lines decrypt keys */
+    bool tls_self_signed; /* make an in-memory localhost cert */
+    char *tls_ciphers;    /* OpenSSL cipher list (TLS 1.2), or NULL */
+    bool http2;           /* h2 by ALPN and by prior knowledge */
+    unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
 
     /* docs hosting: typed values, parsed by server/http/ */
@@ -147,6 +156,18 @@ struct conf {
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
+
+    /*
+     * ACME (docs/acme.md): certificates from a CA. Checked here (syntax,
+     * names, across options); the server's --check reads acme_ca_root.
+     */
+    struct conf_strv acme; /* "DOMAIN[,DOMAIN...]": one certificate each */
+    char *acme_email;      /* the account's contact, or NULL */
+    char *acme_ca;         /* https:// URL, letsencrypt, letsencrypt-staging */
+    char *acme_ca_root;    /* PEM trust anchor of the CA's HTTPS, or NULL */
+    char *acme_dir;        /* account, keys, certificates, state */
+    char *acme_challenge;  /* "http-01", "tls-alpn-01" or NULL: see
+                              conf_acme_challenge */
 
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
@@ -229,6 +250,15 @@ int conf_diff(const struct conf *a, const struct conf *b,
 void conf_help(FILE *out, const char *progname);
 
 /*
+ * What --help says that the man page says too (deploy/gen-doc.c writes its
+ * SYNOPSIS and SIGNALS from them): the operands after the program's name
+ * ("[OPTIONS] [PORT] [ROOT]"), and what SIGHUP does, a sentence without its
+ * subject ("reads the configuration again ...").
+ */
+extern const char conf_usage_operands[];
+extern const char conf_sighup_help[];
+
+/*
  * conf_option_name - the name of the option in row @i of the table (sorted),
  * for tests and documentation generators.
  *
@@ -243,11 +273,12 @@ struct conf_option_doc {
     const char *dflt;      /* default in file syntax, or NULL */
     const char *dflt_help; /* default as --help says it, or NULL */
     const char *help;
-    bool repeat;    /* every use appends */
-    bool in_file;   /* may be set in the config file */
-    bool in_env;    /* may be set as env[] */
-    char env[64];   /* BENEATH_NAME */
-    char meta[128]; /* storage behind metavar for enums */
+    char short_name; /* 'p' for -p, or 0 */
+    bool repeat;     /* every use appends */
+    bool in_file;    /* may be set in the config file */
+    bool in_env;     /* may be set as env[] */
+    char env[64];    /* BENEATH_NAME */
+    char meta[128];  /* storage behind metavar for enums */
 };
 
 /*
@@ -263,6 +294,22 @@ int conf_option_doc(size_t i, struct conf_option_doc *d);
  * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
+
+/*
+ * conf_acme_challenge - the ACME challenge to answer: --acme-challenge, or
+ * by default tls-alpn-01 when a listener is on port 443, else http-01.
+ */
+enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
+
+/*
+ * conf_tls_item - split a --tls-cert, --tls-key or
+ * --tls-key-password-file item: "NAME=FILE" when the text before its first
+ * '=' is a host name or pattern (no '/'), else "FILE" (the default
+ * certificate's). @name (HOST_MAX bytes) gets NAME normalised, or "".
+ *
+ * Returns the FILE part.
+ */
+const char *conf_tls_item(const char *item, char *name);
 
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);

@@ -127,6 +127,38 @@ int conf_check_vhost(const char *item, char *err)
     return host_pattern_check(name, name, err, WHY_MAX) < 0 ? -EINVAL : 0;
 }
 
+const char *conf_tls_item(const char *item, char *name)
+{
+    const char *eq = strchr(item, '=');
+    char given[HOST_MAX], why[WHY_MAX];
+
+    name[0] = '\0';
+    if (!eq || eq == item || (size_t)(eq - item) >= sizeof given ||
+        memchr(item, '/', (size_t)(eq - item)))
+        return item;
+    memcpy(given, item, (size_t)(eq - item));
+    given[eq - item] = '\0';
+    /* a path such as "a=b.pem" is one too: only a host name is a NAME */
+    if (host_pattern_check(given, name, why, sizeof why) < 0) {
+        name[0] = '\0';
+        return item;
+    }
+    return eq + 1;
+}
+
+int conf_check_tls_item(const char *item, char *err)
+{
+    char name[HOST_MAX];
+
+    if (!*conf_tls_item(item, name)) {
+        snprintf(err, ERR_MAX,
+                 "expected FILE or NAME=FILE, as in "
+                 "'docs.example.com=/etc/beneath/docs.pem'");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int conf_check_error_page(const char *item, char *err)
 {
     struct error_pages e = {0};

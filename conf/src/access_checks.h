@@ -22,5 +22,7 @@ int conf_check_trusted_proxy(const char *item, char *err);
 int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);
+/* A --tls-cert/--tls-key/--tls-key-password-file item: [NAME=]FILE. */
+int conf_check_tls_item(const char *item, char *err);
 
 #endif

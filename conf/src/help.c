@@ -78,17 +78,24 @@ static void help_row(FILE *out, const struct opt *o, size_t col)
     wrap(out, text, col, col);
 }
 
+const char conf_usage_operands[] = "[OPTIONS] [PORT] [ROOT]";
+const char conf_sighup_help[] =
+    "reads the configuration again and applies what can change without a "
+    "restart (a file with an error keeps the old configuration), and "
+    "reopens the root, the access log and the TLS certificate; the log says "
+    "what changed and what needs a restart";
+
 void conf_help(FILE *out, const char *progname)
 {
     fprintf(out,
-            "Usage: %s [OPTIONS] [PORT] [ROOT]\n"
+            "Usage: %s %s\n"
             "Serve the static files beneath ROOT (default: the current "
             "directory) over\n"
             "HTTP on 127.0.0.1:PORT; every path is resolved confined to ROOT "
             "by the\n"
             "kernel (openat2) or its emulation.\n\n"
             "Options:\n",
-            progname ? progname : "beneath");
+            progname ? progname : "beneath", conf_usage_operands);
     for (size_t i = 0; i < n_opts; i++)
         help_row(out, &opts[i], 30);
     fputs("\n"
@@ -108,11 +115,11 @@ void conf_help(FILE *out, const char *progname)
           "A BENEATH_ variable that looks like a misspelt option is an error.\n"
           "A lone number is a PORT: 'beneath 8000' serves the current "
           "directory on\n"
-          "127.0.0.1:8000; a directory named by a number is written ./8000.\n"
-          "SIGHUP reads the configuration again and applies what can change "
-          "without\n"
-          "a restart; the log says what changed and what needs a restart.\n",
+          "127.0.0.1:8000; a directory named by a number is written ./8000.\n",
           out);
+    char sighup[sizeof conf_sighup_help + 16];
+    snprintf(sighup, sizeof sighup, "SIGHUP %s.", conf_sighup_help);
+    wrap(out, sighup, 0, 0);
 }
 
 const char *conf_option_name(size_t i)
@@ -183,6 +190,7 @@ int conf_option_doc(size_t i, struct conf_option_doc *d)
     d->dflt = o->dflt;
     d->dflt_help = o->dflt_help ? o->dflt_help : o->dflt;
     d->help = o->help;
+    d->short_name = o->short_name;
     d->repeat = o->flags & OPT_REPEAT;
     d->in_file = !(o->flags & (OPT_CLI_ONLY | OPT_NO_FILE));
     d->in_env = !(o->flags & OPT_CLI_ONLY);

@@ -7,6 +7,8 @@
  * the syntax a user writes, parsed by the row's own type.
  */
 #include "access_checks.h"
+#include "acme/acme_check.h"
+#include "acme_checks.h"
 #include "http/log_template.h"
 #include "internal.h"
 
@@ -103,6 +105,56 @@ const struct opt opts[] = {
      .dflt = "-",
      .metavar = "PATH|-|off",
      .help = "access log file; - is standard output, off disables it"},
+    {.name = "acme",
+     .type = &t_items,
+     .off = OFF(acme),
+     .metavar = "DOMAIN[,DOMAIN...]",
+     .dflt_help = "none",
+     .help = "get and renew a certificate for these names from an ACME CA "
+             "(one certificate, the names as its SANs; docs/acme.md); "
+             "repeatable, a certificate each (in BENEATH_ACME: separated by "
+             "spaces)",
+     .check = conf_check_acme,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
+    {.name = "acme-ca",
+     .type = &t_string,
+     .off = OFF(acme_ca),
+     .dflt = ACME_CA_LETSENCRYPT,
+     .metavar = "URL",
+     .help = "the ACME CA's directory URL; letsencrypt-staging is Let's "
+             "Encrypt's staging CA (try it first), letsencrypt its production "
+             "one",
+     .check = conf_check_acme_ca},
+    {.name = "acme-ca-root",
+     .type = &t_path,
+     .off = OFF(acme_ca_root),
+     .metavar = "FILE",
+     .dflt_help = "the system's trust store",
+     .help = "PEM certificate(s) trusted for the ACME CA's own HTTPS (a "
+             "private CA, or Pebble)"},
+    {.name = "acme-challenge",
+     .type = &t_string,
+     .off = OFF(acme_challenge),
+     .metavar = "http-01|tls-alpn-01",
+     .dflt_help = "tls-alpn-01 when a listener is on port 443, else http-01",
+     .help = "how the CA checks that the names are ours: http-01 (a request "
+             "to port 80) or tls-alpn-01 (a TLS handshake on port 443)",
+     .check = conf_check_acme_challenge},
+    {.name = "acme-dir",
+     .type = &t_path,
+     .off = OFF(acme_dir),
+     .dflt = "/var/lib/beneath/acme",
+     .metavar = "DIR",
+     .help = "where the ACME account, keys, certificates and their state are "
+             "kept (0700, keys 0600); replicas may share it",
+     .check = conf_check_absolute},
+    {.name = "acme-email",
+     .type = &t_string,
+     .off = OFF(acme_email),
+     .metavar = "ADDR",
+     .dflt_help = "none",
+     .help = "contact address of the ACME account (the CA's expiry notices)",
+     .check = conf_check_acme_email},
     {.name = "allow",
      .type = &t_items,
      .off = OFF(allow),
@@ -264,6 +316,12 @@ const struct opt opts[] = {
      .max = 63072000,
      .help = "add Strict-Transport-Security with this max-age to HTTPS "
              "responses; 0: none"},
+    {.name = "http2",
+     .type = &t_bool,
+     .off = OFF(http2),
+     .dflt = "on",
+     .help = "HTTP/2 on https:// listeners (ALPN h2) and by prior knowledge "
+             "on plain ones, once served; off: HTTP/1.1 only"},
     {.name = "index",
      .type = &t_list,
      .off = OFF(index),
@@ -435,30 +493,41 @@ const struct opt opts[] = {
      .max = 86400,
      .help = "seconds of inactivity before a connection is closed"},
     {.name = "tls-cert",
-     .type = &t_path,
+     .type = &t_items,
      .off = OFF(tls_cert),
-     .metavar = "FILE",
+     .metavar = "[NAME=]FILE",
      .dflt_help = "none",
-     .help = "PEM certificate chain (leaf first) for https:// listeners"},
-    {.name = "tls-key",
-     .type = &t_path,
-     .off = OFF(tls_key),
-     .metavar = "FILE",
-     .dflt_help = "none",
-     .help = "PEM private key of --tls-cert"},
-    {.name = "tls-key-password-file",
-     .type = &t_path,
-     .off = OFF(tls_key_password_file),
-     .metavar = "FILE",
-     .dflt_help = "none",
-     .help = "file whose first line decrypts an encrypted --tls-key"},
-    {.name = "tls-priority",
+     .help = "PEM certificate chain (leaf first) for https:// listeners; "
+             "NAME=FILE: for the --vhost NAME only (chosen by SNI), FILE: "
+             "for every other name; repeatable",
+     .check = conf_check_tls_item,
+     .flags = OPT_REPEAT},
+    {.name = "tls-ciphers",
      .type = &t_string,
-     .off = OFF(tls_priority),
+     .off = OFF(tls_ciphers),
      .metavar = "STRING",
-     .dflt_help = "TLS 1.2 and 1.3, forward-secret AEAD suites only",
-     .help = "GnuTLS priority string of https:// listeners, replacing "
-             "the default"},
+     .dflt_help = "Mozilla intermediate: ECDHE/DHE with AES-GCM or "
+                  "ChaCha20-Poly1305",
+     .help = "OpenSSL cipher list of https:// listeners for TLS 1.2, "
+             "replacing the default (TLS 1.3 suites are all AEAD and fixed)"},
+    {.name = "tls-key",
+     .type = &t_items,
+     .off = OFF(tls_key),
+     .metavar = "[NAME=]FILE",
+     .dflt_help = "none",
+     .help = "PEM private key of the --tls-cert of the same NAME (or of the "
+             "one without); repeatable",
+     .check = conf_check_tls_item,
+     .flags = OPT_REPEAT},
+    {.name = "tls-key-password-file",
+     .type = &t_items,
+     .off = OFF(tls_key_password_file),
+     .metavar = "[NAME=]FILE",
+     .dflt_help = "none",
+     .help = "file whose first line decrypts the encrypted --tls-key of the "
+             "same NAME (or the one without); repeatable",
+     .check = conf_check_tls_item,
+     .flags = OPT_REPEAT},
     {.name = "tls-self-signed",
      .type = &t_bool,
      .off = OFF(tls_self_signed),

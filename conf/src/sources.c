@@ -12,6 +12,7 @@
  * the struct conf_diag; parsing goes on after an error so one run shows them
  * all.
  */
+#include "acme_checks.h"
 #include "internal.h"
 #include "lexer.h"
 
@@ -573,6 +574,8 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
     if (!c->root && c->vhost.n == 0 && !(c->root = strdup(".")))
         worst(&r, -ENOMEM);
     worst(&r, headers_finish(c));
+    if (!cli.help_or_version)
+        worst(&r, conf_acme_finish(c, diag));
     free(env.v);
     free(cli.it.v);
     return r;

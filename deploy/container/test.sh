@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# test.sh - the beneath image in a real container engine (podman with runc):
-# build it; serve a tree mounted read-only from a read-only root filesystem,
-# with the image's HEALTHCHECK; serve under podman's default seccomp profile
-# changed so that openat2 answers ENOSYS, then EPERM: the start-up line must
-# say the emulated backend serves and the traversal set must still be
-# refused; run the Kubernetes Deployment with "podman kube play", one replica
-# per host port, and get 200 and the same content ETag from both. Ports are
-# published on 127.0.0.1 only; everything started is removed on exit.
-# Exits 77 (skipped) where podman cannot run containers.
+# test.sh - the beneath image in a real container engine (podman with runc),
+# in a podman store of this run's own (deploy/podman-env.sh), so the
+# shipped manifests play unchanged: build the image as the manifests name
+# it (localhost/beneath:VERSION); serve a tree mounted read-only from a
+# read-only root filesystem, with the image's HEALTHCHECK, under podman's
+# default seccomp profile: the kernel backend and both walls (Landlock, the
+# seccomp allow-list) up; then under that profile changed so that openat2
+# answers ENOSYS, then EPERM: the emulated backend serves, the start-up line
+# says that the container's filter refused openat2 (not the kernel), and the
+# traversal set is still refused; then "podman kube play" of exactly the
+# shipped deploy/kubernetes/ files: deployment.yaml (with configmap.yaml)
+# brings up its two replicas, with no port on the host, each with the
+# kernel backend and both walls under the manifest's securityContext and
+# RuntimeDefault seccomp, serving the ConfigMap's page with the same content
+# ETag (asked inside each pod's network namespace, on its 127.0.0.1); and
+# play-local.yaml serves on 127.0.0.1 (its hostPort the only line changed:
+# to a free port). Published ports are on 127.0.0.1 only; everything is
+# removed on exit. Exits 77 (skipped) only where podman cannot run.
 #   test.sh BENEATH_BIN SOURCE_DIR
 set -euo pipefail
 bin=$1 src=$2
-id=beneath-test-$$
-tag=localhost/$id:latest
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-container-XXXXXX")
+version=$("$bin" --version | awk '{print $2}')
+tag=localhost/beneath:$version
+id=beneath-test
 containers=() plays=()
 cleanup() {
   for p in "${plays[@]}"; do podman kube down "$p" >/dev/null 2>&1 || true; done
-  for c in "${containers[@]}" $(podman ps -a -q --filter "name=^$id-" 2>/dev/null); do
-    podman rm -f -t 2 "$c" >/dev/null 2>&1 || true
-  done
-  podman rmi -f "$tag" >/dev/null 2>&1 || true
+  podman_isolated_down "$tmp"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -35,26 +42,27 @@ fail() {
 }
 skip() { echo "SKIP: $*"; exit 77; }
 
-command -v podman >/dev/null || skip "podman is not installed (scripts/deps.sh test installs it)"
-[ "$(id -u)" -eq 0 ] || skip "the container test runs rootful podman: run it as root"
-command -v jq >/dev/null || skip "jq is not installed"
-# This machine kind: hybrid cgroups (crun refuses them, runc works) and hard
-# limits lower than the ones rootful podman asks for by default.
-cat >"$tmp/containers.conf" <<'CONF'
-[containers]
-default_ulimits = ["nofile=4096:4096", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-CONF
-export CONTAINERS_CONF=$tmp/containers.conf
-podman info >/dev/null 2>&1 || skip "podman cannot run here: $(podman info 2>&1 | tail -n 1)"
+# shellcheck source=deploy/podman-env.sh
+. "$src/deploy/podman-env.sh"
+podman_env "$tmp" isolated >"$tmp/why" || skip "$(cat "$tmp/why")"
+command -v jq >/dev/null || fail "jq is not installed (scripts/deps.sh test)"
 
 # podman prints healthcheck-timer errors without a running systemd: not ours
 quiet() { "$@" 2> >(grep -v 'systemd connection\|connect to syslog' >&2); }
 
 BENEATH_BIN=$bin "$src/deploy/container/build" "$tag" >"$tmp/build.log" 2>&1 ||
   fail "image build: $(tail -n 20 "$tmp/build.log")"
-echo "ok: image built: $tag, $(podman image inspect -f '{{.Size}}' "$tag") bytes"
+size=$(podman image inspect -f '{{.Size}}' "$tag")
+echo "ok: image built: $tag, $size bytes"
+# docs/containers.md gives the size on Debian 12 amd64: within 5% there
+if grep -q '^VERSION_ID="12"' /etc/os-release && [ "$(dpkg --print-architecture)" = amd64 ]; then
+  doc=$(sed -n 's/.*(\([0-9.]*\) MB on Debian 12$/\1/p; s/.*(\([0-9.]*\) MB on Debian 12 amd64.*/\1/p' \
+    "$src/docs/containers.md" | head -n 1)
+  [ -n "$doc" ] || fail "docs/containers.md gives no size on Debian 12 amd64"
+  awk -v d="$doc" -v s="$size" 'BEGIN { r = s / (d * 1e6); exit !(r > 0.95 && r < 1.05) }' ||
+    fail "docs/containers.md says $doc MB, the image is $size bytes"
+  echo "ok: docs/containers.md's $doc MB is the image's size ($size bytes)"
+fi
 
 # the served tree, with the traversal set planted in it
 www=$tmp/www
@@ -88,13 +96,23 @@ run() {
   [ -n "$port" ] || fail "$name: no published port"
 }
 
-# check NAME PORT BACKEND: content served, traversal refused, backend named
+# walls NAME: the start-up lines of NAME name both walls up
+walls() {
+  local line
+  line=$(podman logs "$1" 2>&1 | grep '^beneath: sandbox: ' | head -n 1 || true)
+  grep -qE '^beneath: sandbox: landlock ABI [0-9]+ \(.*\), seccomp allow-list \([0-9]+ calls, EPERM for the rest\)$' <<<"$line" ||
+    fail "$1: not both walls up: '$line'"
+}
+
+# check NAME PORT BACKEND_LINE: content served, traversal refused, the
+# resolver's start-up line exactly BACKEND_LINE, both walls up
 check() {
-  local name=$1 port=$2 backend=$3 code body
+  local name=$1 port=$2 want=$3 code body
   local line
   line=$(podman logs "$name" 2>&1 | grep '^beneath: resolver ' || true)
-  [[ "$line" == "beneath: resolver $backend"* ]] ||
-    fail "$name: start-up line '$line', want backend $backend"
+  [ "$line" = "beneath: resolver $want" ] ||
+    fail "$name: start-up line '$line', want 'beneath: resolver $want'"
+  walls "$name"
   body=$(curl -fsS "http://127.0.0.1:$port/") || fail "$name: GET /"
   [ "$body" = "beneath in a container" ] || fail "$name: GET / gave '$body'"
   code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/sub/page.html")
@@ -109,12 +127,12 @@ check() {
     ! grep -q 'root:x:0:0\|nonroot:x:65532' "$tmp/body" ||
       fail "$name: $path served a passwd file"
   done
-  echo "ok: $name: $line; ${#traversal[@]} traversal paths refused"
+  echo "ok: $name: $line; both walls; ${#traversal[@]} traversal paths refused"
 }
 
 # 1. the default profile: openat2 allowed, the kernel backend serves
 run plain
-check "$id-plain" "$port" kernel
+check "$id-plain" "$port" "kernel (auto: openat2 available)"
 quiet podman healthcheck run "$id-plain" >/dev/null ||
   fail "the image's HEALTHCHECK (beneath --probe) failed"
 [ "$(podman inspect -f '{{.HostConfig.ReadonlyRootfs}}' "$id-plain")" = true ] ||
@@ -133,43 +151,68 @@ for e in ENOSYS:38 EPERM:1; do
   jq -e '[.syscalls[] | select(.names | index("openat2"))] | length == 1' \
     "$tmp/seccomp-$name.json" >/dev/null || fail "derived profile $name"
   run "$(tr 'A-Z' 'a-z' <<<"$name")" --security-opt "seccomp=$tmp/seccomp-$name.json"
-  check "$id-$(tr 'A-Z' 'a-z' <<<"$name")" "$port" emulated
+  check "$id-$(tr 'A-Z' 'a-z' <<<"$name")" "$port" \
+    "emulated (auto: openat2 refused with $name by a seccomp filter in place before beneath started (Seccomp_filters: 1, NoNewPrivs: 1 in /proc/self/status), not by the kernel: that filter (a container runtime's seccomp profile, or a parent's) must allow openat2); directory cache: 658 per worker"
 done
 
-# 3. the Kubernetes Deployment with podman kube play: podman plays one
-# replica per Deployment, so two plays of variants, each with a host port
+# 3. the shipped Kubernetes files, unchanged: the Deployment's replicas
+kube=$src/deploy/kubernetes
+grep -qx "          image: $tag" "$kube/deployment.yaml" ||
+  fail "deployment.yaml does not name the image $tag: $(grep 'image:' "$kube/deployment.yaml")"
+replicas=$(sed -n 's/^  replicas: \([0-9]*\)$/\1/p' "$kube/deployment.yaml")
+[ "$replicas" = 2 ] || fail "deployment.yaml: replicas '$replicas', want 2"
+plays+=("$kube/deployment.yaml")
+quiet podman kube play --configmap "$kube/configmap.yaml" "$kube/deployment.yaml" \
+  >"$tmp/play.log" || fail "podman kube play deployment.yaml: $(cat "$tmp/play.log")"
 etags=()
-for r in a b; do
-  hp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  sed -e "s/^  name: beneath\$/  name: $id-$r/" \
-    -e 's/^  replicas: [0-9]*$/  replicas: 1/' \
-    -e "s|^          image: .*|          image: $tag|" \
-    -e "s/^              containerPort: 8080\$/              containerPort: 8080\\n              hostPort: $hp\\n              hostIP: 127.0.0.1/" \
-    "$src/deploy/kubernetes/deployment.yaml" >"$tmp/deploy-$r.yaml"
-  grep -q "hostPort: $hp" "$tmp/deploy-$r.yaml" || fail "variant manifest $r"
-  { cat "$src/deploy/kubernetes/configmap.yaml"; echo ---; cat "$tmp/deploy-$r.yaml"; } \
-    >"$tmp/play-$r.yaml"
-  plays+=("$tmp/play-$r.yaml")
-  quiet podman kube play "$tmp/play-$r.yaml" >"$tmp/play-$r.log" ||
-    fail "podman kube play: $(cat "$tmp/play-$r.log")"
-  ok=
+for r in $(seq 0 $((replicas - 1))); do
+  c=beneath-pod-$r-beneath
+  containers+=("$c")
+  [ "$(podman inspect -f '{{.State.Status}}' "$c" 2>/dev/null)" = running ] ||
+    fail "replica $r ($c) is not running: $(cat "$tmp/play.log")"
+  [ -z "$(podman port "$c")" ] || fail "replica $r publishes a host port: $(podman port "$c")"
+  pid=$(podman inspect -f '{{.State.Pid}}' "$c")
+  # inside the pod's network namespace, on its own 127.0.0.1
+  pod_get() { nsenter -t "$pid" -n curl -s "$@"; }
+  code=
   for _ in $(seq 100); do
-    code=$(curl -s -o "$tmp/kbody" -D "$tmp/khead" -w '%{http_code}' \
-      "http://127.0.0.1:$hp/" || true)
-    [ "$code" = 200 ] && ok=1 && break
+    code=$(pod_get -o "$tmp/kbody" -D "$tmp/khead" -w '%{http_code}' http://127.0.0.1:8080/ || true)
+    [ "$code" = 200 ] && break
     sleep 0.1
   done
-  [ -n "$ok" ] || fail "kube replica $r: GET / gave $code"
-  grep -q "Served by beneath" "$tmp/kbody" || fail "kube replica $r: not the ConfigMap's page"
-  hc=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$hp/healthz")
-  [ "$hc" = 200 ] || fail "kube replica $r: /healthz gave $hc"
+  [ "$code" = 200 ] || fail "replica $r: GET / gave '$code'"
+  grep -q "Served by beneath" "$tmp/kbody" || fail "replica $r: not the ConfigMap's page"
+  [ "$(pod_get -o /dev/null -w '%{http_code}' http://127.0.0.1:8080/healthz)" = 200 ] ||
+    fail "replica $r: /healthz"
+  [ "$(podman logs "$c" 2>&1 | grep '^beneath: resolver ')" = "beneath: resolver kernel (auto: openat2 available)" ] ||
+    fail "replica $r: $(podman logs "$c" 2>&1 | grep '^beneath: resolver ')"
+  walls "$c"
   etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: *\(.*\)\r$/\1/p' "$tmp/khead")
-  [ -n "$etag" ] || fail "kube replica $r: no ETag"
+  [ -n "$etag" ] || fail "replica $r: no ETag"
   etags+=("$etag")
-  echo "ok: kube replica $r on 127.0.0.1:$hp: 200, ETag $etag"
+  echo "ok: replica $r of the shipped Deployment: no host port, kernel backend, both walls, 200, ETag $etag"
 done
 [ "${etags[0]}" = "${etags[1]}" ] || fail "ETags differ: ${etags[*]}"
-code=$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: ${etags[0]}" \
-  "http://127.0.0.1:$hp/")
-[ "$code" = 304 ] || fail "If-None-Match with replica a's ETag on replica b: $code"
-echo "ok: both replicas give ETag ${etags[0]}; replica a's ETag revalidates on replica b (304)"
+code=$(pod_get -o /dev/null -w '%{http_code}' -H "If-None-Match: ${etags[0]}" http://127.0.0.1:8080/)
+[ "$code" = 304 ] || fail "If-None-Match with replica 0's ETag on replica 1: $code"
+echo "ok: both replicas give ETag ${etags[0]}; replica 0's ETag revalidates on replica 1 (304)"
+
+# 4. play-local.yaml: one pod on 127.0.0.1; only its host port is changed,
+# to one that is free (8080 may be taken on this machine)
+hp=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sed "s/^          hostPort: 8080\$/          hostPort: $hp/" "$kube/play-local.yaml" >"$tmp/play-local.yaml"
+[ "$(diff "$kube/play-local.yaml" "$tmp/play-local.yaml" | grep -c '^[<>]')" = 2 ] ||
+  fail "play-local.yaml: not exactly its hostPort line changed"
+plays+=("$tmp/play-local.yaml")
+containers+=(beneath-local-beneath)
+quiet podman kube play --configmap "$kube/configmap.yaml" "$tmp/play-local.yaml" \
+  >"$tmp/play-local.log" || fail "podman kube play play-local.yaml: $(cat "$tmp/play-local.log")"
+for _ in $(seq 100); do
+  code=$(curl -s -o "$tmp/kbody" -w '%{http_code}' "http://127.0.0.1:$hp/" || true)
+  [ "$code" = 200 ] && break
+  sleep 0.1
+done
+[ "$code" = 200 ] && grep -q "Served by beneath" "$tmp/kbody" ||
+  fail "play-local.yaml on 127.0.0.1:$hp: GET / gave '$code'"
+walls beneath-local-beneath
+echo "ok: play-local.yaml serves the ConfigMap's page on 127.0.0.1 ($hp), both walls up"

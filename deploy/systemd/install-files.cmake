@@ -3,9 +3,9 @@
 # ("cmake --install --prefix P", cpack): the systemd units (ExecStart names
 # the installed binary and configuration) and the example configuration.
 #   in: SRC (deploy/systemd), GEN (the build tree's generated files),
-#       UNITDIR and BINDIR (relative to the prefix, or absolute)
+#       UNITDIR, SYSUSERSDIR and BINDIR (relative to the prefix, or absolute)
 set(prefix "${CMAKE_INSTALL_PREFIX}")
-foreach(var UNITDIR BINDIR)
+foreach(var UNITDIR SYSUSERSDIR BINDIR)
   if(NOT IS_ABSOLUTE "${${var}}")
     set(${var} "${prefix}/${${var}}")
   endif()
@@ -20,6 +20,9 @@ configure_file(${SRC}/beneath.service.in ${GEN}/beneath.service @ONLY)
 # file(INSTALL) puts $DESTDIR in front, as install() does.
 file(INSTALL ${GEN}/beneath.service ${SRC}/beneath.socket
   DESTINATION "${UNITDIR}"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+file(INSTALL ${SRC}/beneath.sysusers
+  DESTINATION "${SYSUSERSDIR}" RENAME beneath.conf
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 file(INSTALL ${GEN}/beneath.conf
   DESTINATION "${SYSCONFDIR}/beneath"

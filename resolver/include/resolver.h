@@ -124,6 +124,13 @@ enum resolver_backend resolver_get_backend(void);
 enum resolver_backend resolver_auto_backend(const char **why);
 
 /*
+ * resolver_auto_errno - what openat2 answered that made "auto" leave the
+ * kernel backend: ENOSYS or EPERM; 0 while the kernel backend serves (or
+ * before the first probe).
+ */
+int resolver_auto_errno(void);
+
+/*
  * resolver_backend_name - "auto", "kernel", "emulated", "lexical", "default".
  * Returns "?" for an unknown value.
  */

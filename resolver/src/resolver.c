@@ -116,6 +116,18 @@ enum resolver_backend resolver_auto_backend(const char **why)
                                : RESOLVER_BACKEND_EMULATED;
 }
 
+int resolver_auto_errno(void)
+{
+    switch (atomic_load(&kernel_state)) {
+    case KERNEL_ENOSYS:
+        return ENOSYS;
+    case KERNEL_EPERM:
+        return EPERM;
+    default:
+        return 0;
+    }
+}
+
 static int open_auto(int root_fd, const char *path,
                      const struct resolver_how *how,
                      enum resolver_backend *served)

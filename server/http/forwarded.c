@@ -165,7 +165,7 @@ unsigned forwarded_client(const struct cidr_list *trusted,
         size_t vlen;
         struct cidr_addr a;
 
-        if (left[h] == 0)
+        if (left[h] == 0 || !values[h])
             break; /* the proxy wrote nothing (more): it is the client */
         item = last_item(values[h], &left[h], &ilen);
         v = item;

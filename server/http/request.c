@@ -17,7 +17,7 @@ static const struct {
     size_t len;
     enum how how;
 } fields[RF_N] = {
-#define REQUEST_FIELD_ROW(id, n, h) [RF_##id] = {n, sizeof n - 1, h},
+#define REQUEST_FIELD_ROW(id, n, h) [RF_##id] = {(n), sizeof(n) - 1, (h)},
     REQUEST_FIELDS(REQUEST_FIELD_ROW)
 #undef REQUEST_FIELD_ROW
 };

@@ -185,14 +185,15 @@ static void walk(struct run *r, int dfd, const char *path, dev_t dev)
     closedir(d);
 }
 
-static int usage(void)
+/* --help: on stdout, status 0; bad usage: on stderr, status 2. */
+static int usage(FILE *to)
 {
     fputs("usage: beneath-precompress [--codings br,zst,gz] DIR...\n"
           "write FILE.br, FILE.zst, FILE.gz beside each compressible file "
           "of at least 1 KiB\nwhere the coding saves a tenth or more; "
           "symlinks are never followed\n",
-          stderr);
-    return 2;
+          to);
+    return to == stdout ? 0 : 2;
 }
 
 int main(int argc, char **argv)
@@ -201,15 +202,17 @@ int main(int argc, char **argv)
                     .n_codings = 3};
     int i = 1;
 
+    if (argc == 2 && strcmp(argv[1], "--help") == 0)
+        return usage(stdout);
     if (i + 1 < argc && strcmp(argv[i], "--codings") == 0) {
         int n = negotiate_prefs_parse(argv[i + 1], r.codings, NULL, NULL);
         if (n <= 0)
-            return usage();
+            return usage(stderr);
         r.n_codings = (size_t)n;
         i += 2;
     }
     if (i >= argc || argv[i][0] == '-')
-        return usage();
+        return usage(stderr);
     for (; i < argc; i++) {
         struct stat st;
         int dfd = open(argv[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);

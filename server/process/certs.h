@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * certs.h - the TLS options of a configuration: checked, then loaded into
- * tls/ (which GnuTLS serves from), at start-up and on SIGHUP.
+ * the certificate store the TLS front serves from (tls/store.h), at
+ * start-up and on SIGHUP.
  */
 #ifndef BENEATH_PROCESS_CERTS_H
 #define BENEATH_PROCESS_CERTS_H
 
 #include "conf.h"
+#include "tls/store.h"
 
 #include <stdbool.h>
 
@@ -14,25 +16,43 @@
 bool certs_wanted(const struct conf *c);
 
 /*
- * certs_check - which TLS options of @c go together (cert and key, password
- * file and key, self-signed or cert, an https:// listener and a
- * certificate); each problem is one line on stderr prefixed with @when.
+ * certs_check - which TLS options of @c go together (each cert with its
+ * key, a password file with a key, NAMEs that are --vhost names, the
+ * self-signed or a default cert, an https:// listener and a certificate,
+ * a cipher list OpenSSL takes); each problem is one line on stderr
+ * prefixed with @when.
  *
  * Returns the number of problems.
  */
 int certs_check(const struct conf *c, const char *when);
 
 /*
- * certs_load - load (or make) @c's certificate and hand it to GnuTLS for new
- * handshakes; on failure the old one stays (the message says so when @when
- * is not ""). Messages are prefixed with @when.
+ * certs_open - make the store, with the TLS settings of @c (cipher list;
+ * they stay until a restart) and the first session ticket key.
+ * Returns 0 or -errno after a line on stderr.
+ * certs_store - the store (NULL before certs_open).
+ * certs_close - release the store and wipe the ticket keys (no TLS front
+ * running).
+ */
+int certs_open(const struct conf *c);
+struct tls_store *certs_store(void);
+void certs_close(void);
+
+/*
+ * certs_load - load @c's certificates (and make the self-signed one, or a
+ * new one in its last days) into the store for new handshakes, and drop
+ * those @c no longer names. Each is loaded on its own; one that fails
+ * keeps its old certificate (the message says so when @when is not "").
+ * Messages are prefixed with @when.
  *
- * Returns 0 or the -errno of tls_load.
+ * Returns 0, or the first -errno of tls_material_load,
+ * tls_material_self_signed or tls_store_put (-EINVAL: the options do not
+ * go together).
  */
 int certs_load(const struct conf *c, const char *when);
 
 /*
- * certs_reload_due - whether a SIGHUP should load the certificate of @c
+ * certs_reload_due - whether a SIGHUP should load the certificates of @c
  * again: always for files, for a self-signed one only in its last days.
  */
 bool certs_reload_due(const struct conf *c);

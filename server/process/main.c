@@ -18,6 +18,7 @@
 #include "files/etag_cache.h"
 #include "observe/log.h"
 #include "observe/metrics.h"
+#include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/generation.h"
 #include "process/listen.h"
@@ -30,7 +31,6 @@
 #include "runtime/root.h"
 #include "transport/daemon.h"
 #include "transport/metrics_server.h"
-#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +62,12 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
 {
     const char *why = NULL;
     enum resolver_backend a = resolver_auto_backend(&why);
+    char who[512];
+
+    /* a filter, not the kernel, refused openat2: say which and what to do */
+    if (a != RESOLVER_BACKEND_KERNEL &&
+        sandbox_who("openat2", resolver_auto_errno(), who, sizeof who))
+        why = who;
 
     switch (b) {
     case RESOLVER_BACKEND_KERNEL:
@@ -181,13 +187,12 @@ static int64_t mono_ms(void)
  */
 static void print_startup(const struct conf *c, const struct listeners *ls,
                           const char *backend, const struct access *a,
-                          const char *murl)
+                          const char *murl, const char *real)
 {
-    char *buf = NULL, real[PATH_MAX], flags[256];
+    char *buf = NULL, flags[256];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    bool same =
-        !c->root || !realpath(c->root, real) || strcmp(real, c->root) == 0;
+    bool same = !c->root || !real[0] || strcmp(real, c->root) == 0;
 
     if (!f)
         return;
@@ -260,7 +265,8 @@ struct server {
     uid_t uid;
     gid_t gid;
     int sfd;
-    char backend[512]; /* the resolver's start-up sentence */
+    char backend[768];        /* the resolver's start-up sentence */
+    char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
 
 /*
@@ -321,6 +327,9 @@ static int check_root(struct server *s)
                      "; no directory cache (--resolver-cache 0)");
     }
     s->dir_cache = dir_cache;
+    /* now: the sandbox refuses getcwd, which realpath needs */
+    if (!c->root || !realpath(c->root, s->real_root))
+        s->real_root[0] = '\0';
     err = c->root ? root_open(c->root, dir_cache, &s->root) : 0;
     if (err) {
         fprintf(stderr, "beneath: root %s: %s\n", c->root, strerror(-err));
@@ -358,12 +367,15 @@ static void count_resolve(void *arg, enum resolver_backend backend, uint64_t ns,
     metrics_count_resolve(arg, backend, ns, ret);
 }
 
-/* --check creates no file: the access log is only looked at. */
-static int check_log(const struct conf *c)
+/*
+ * --check creates no file, and neither does a start that already failed: the
+ * access log is only looked at (@note: say that a start would create it).
+ */
+static int check_log(const struct conf *c, bool note)
 {
     int err = log_check(c->access_log);
 
-    if (err == 1)
+    if (err == 1 && note)
         fprintf(stderr,
                 "beneath: access-log %s: does not exist yet (a start creates "
                 "it)\n",
@@ -402,12 +414,9 @@ static int check_outputs(struct server *s)
     /* The key is read now, before privileges are dropped. */
     int tls_errors = certs_check(c, "");
     errors += tls_errors;
-    if (!tls_errors && certs_wanted(c) && certs_load(c, "") != 0)
+    if (!tls_errors && certs_wanted(c) &&
+        (certs_open(c) != 0 || certs_load(c, "") != 0))
         errors++;
-    if (!tls_errors && certs_wanted(c) && tls_tickets_init() != 0) {
-        fprintf(stderr, "beneath: tls: cannot make a session ticket key\n");
-        errors++;
-    }
     struct etag_cache_config ec = {
         .mode = c->etag == CONF_ETAG_MTIME ? ETAG_MODE_MTIME
                 : c->etag == CONF_ETAG_OFF ? ETAG_MODE_OFF
@@ -479,7 +488,8 @@ static int check_generation(struct server *s)
 /*
  * Phase 2: checks that need the OS, every error of the run collected.
  * --check binds nothing and creates no file: a port in use is a warning
- * there, a log file still to be created a note. Returns 0, or -1 after the
+ * there, a log file still to be created a note. A start with an error
+ * creates no file either. Returns 0, or -1 after the
  * messages (-ENOMEM: out of memory).
  */
 static int phase_check(struct server *s)
@@ -499,8 +509,9 @@ static int phase_check(struct server *s)
         return -ENOMEM;
     errors += err;
     errors += check_outputs(s);
-    if (check)
-        errors += check_log(&s->c);
+    /* The log file is created last, once everything else can run. */
+    if (check || errors)
+        errors += check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
@@ -548,8 +559,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
-        .tls_priority =
-            c->tls_priority ? c->tls_priority : TLS_PRIORITY_DEFAULT,
+        .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };
     if (fds && tls) {
@@ -576,7 +586,8 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
             return -1;
         }
     }
-    print_startup(c, &s->ls, s->backend, s->access, s->metrics_url);
+    print_startup(c, &s->ls, s->backend, s->access, s->metrics_url,
+                  s->real_root);
     daemon_started();
     notify_ready();
     return 0;
@@ -628,8 +639,8 @@ static void server_close(struct server *s)
     if (s->sfd >= 0)
         close(s->sfd);
     listen_close(&s->ls);
-    /* No daemon runs any more: no session can use a certificate. */
-    tls_free();
+    /* No front runs any more: no handshake can use a certificate. */
+    certs_close();
     /* No worker thread is left: every generation but the current is freed. */
     live_free(s->live);
     generation_unref(s->boot);

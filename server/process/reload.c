@@ -41,6 +41,7 @@ static const char *const restart_only[] = {
     /* the daemons */
     "etag",
     "header-timeout",
+    "http2",
     "listen",
     "max-connections",
     "max-connections-per-ip",
@@ -51,6 +52,7 @@ static const char *const restart_only[] = {
     "sandbox",
     "threads",
     "timeout",
+    "tls-ciphers",
     "tls-self-signed",
     "user",
 };

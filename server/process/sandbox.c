@@ -105,6 +105,8 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls)
     /* The time zone is read now: /etc is not readable afterwards. */
     tzset();
     sandbox_hook_before();
+    /* and /proc/self/status, for who refused a wall (Landlock hides it) */
+    sandbox_who_prepare();
     if (sandbox_hook_skip("landlock"))
         snprintf(w.landlock_why, sizeof w.landlock_why, "skipped by the hook");
     else

@@ -11,6 +11,9 @@
 #include "conf.h"
 #include "process/listen.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /*
  * sandbox_apply - confine the whole process for the rest of its life, as
  * @c->sandbox says:
@@ -40,5 +43,22 @@
  * or -1 after a message: strict, and a wall is not in force.
  */
 int sandbox_apply(const struct conf *c, const struct listeners *ls);
+
+/*
+ * sandbox_who - who refused @call (openat2, landlock_create_ruleset,
+ * seccomp) with @err at start-up: when a seccomp filter was in place before
+ * beneath started and the kernel has the call, writes into @buf (@n bytes)
+ * a clause that names the filter (systemd's RestrictSUIDSGID=, a unit's
+ * SystemCallFilter=, a container's profile), the facts it rests on
+ * (/proc/self/status) and what gives the call back, and returns true.
+ * Returns false when the kernel answered (no filter in place, or a kernel
+ * older than the call): the caller's own words about the kernel stand.
+ * sandbox_apply asks it about the walls' own calls.
+ */
+bool sandbox_who(const char *call, int err, char *buf, size_t n);
+
+/* sandbox_who_prepare - read what sandbox_who needs from /proc/self/status
+ * now, while it is readable (sandbox_apply calls it before Landlock). */
+void sandbox_who_prepare(void);
 
 #endif

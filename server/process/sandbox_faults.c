@@ -217,12 +217,15 @@ static int hook_block(long nr, int err)
                                                                         : errno;
 }
 
-/* no-landlock: the kernel (or a container's profile) lacks Landlock. */
+/* no-landlock: a container's profile lacks Landlock; no-seccomp: a unit's
+ * SystemCallFilter= refuses seccomp(2) (EPERM). */
 void sandbox_hook_before(void)
 {
     if (hook_has("no-landlock"))
         hook_say("no-landlock", "ENOSYS",
                  hook_block(SYS_landlock_create_ruleset, ENOSYS));
+    if (hook_has("no-seccomp"))
+        hook_say("no-seccomp", "EPERM", hook_block(SYS_seccomp, EPERM));
 }
 
 void sandbox_hook_after(void)

@@ -5,6 +5,7 @@
  * ports, nothing else; built from what the running kernel's ABI can express
  * (a right it does not know is left out and named in the start-up line).
  */
+#include "http/host.h"
 #include "process/sandbox_walls.h"
 
 #include <dirent.h>
@@ -341,8 +342,12 @@ static int ruleset_create(struct walls *w)
         return -1;
     }
     if (abi < 0) {
-        snprintf(w->landlock_why, sizeof w->landlock_why,
-                 "this kernel has no Landlock (%s)", sandbox_errname(errno));
+        int err = errno;
+
+        if (!sandbox_who("landlock_create_ruleset", err, w->landlock_why,
+                         sizeof w->landlock_why))
+            snprintf(w->landlock_why, sizeof w->landlock_why,
+                     "this kernel has no Landlock (%s)", sandbox_errname(err));
         return -1;
     }
     w->abi = (int)abi;
@@ -392,9 +397,15 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_reread(w, "auth", conf_item_path(c->auth.v[i]));
     add_reread(w, "redirects", c->redirects);
     add_reread(w, "headers-file", c->headers_file);
-    add_reread(w, "tls-cert", c->tls_cert);
-    add_reread(w, "tls-key", c->tls_key);
-    add_reread(w, "tls-key-password-file", c->tls_key_password_file);
+    /* each "[NAME=]FILE" item's FILE */
+    char name[HOST_MAX];
+    for (size_t i = 0; i < c->tls_cert.n; i++)
+        add_reread(w, "tls-cert", conf_tls_item(c->tls_cert.v[i], name));
+    for (size_t i = 0; i < c->tls_key.n; i++)
+        add_reread(w, "tls-key", conf_tls_item(c->tls_key.v[i], name));
+    for (size_t i = 0; i < c->tls_key_password_file.n; i++)
+        add_reread(w, "tls-key-password-file",
+                   conf_tls_item(c->tls_key_password_file.v[i], name));
     add_reread(w, "config", c->config);
     add_log(w, c->access_log);
     for (size_t i = 0; i < ls->n; i++)

@@ -7,6 +7,7 @@
 #include "process/sandbox_walls.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------
@@ -185,9 +187,21 @@ int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
 {
     uint32_t deflt = c->sandbox == CONF_SANDBOX_STRICT ? SCMP_ACT_KILL_PROCESS
                                                        : SCMP_ACT_ERRNO(EPERM);
-    scmp_filter_ctx ctx = seccomp_init(deflt);
+    uint32_t allow_action = SECCOMP_RET_ALLOW;
+    scmp_filter_ctx ctx;
     int rc = 0;
 
+    /* seccomp(2) itself may be refused by a filter already in place. */
+    if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &allow_action) != 0) {
+        int err = errno;
+
+        if (!sandbox_who("seccomp", err, w->seccomp_why, sizeof w->seccomp_why))
+            snprintf(w->seccomp_why, sizeof w->seccomp_why,
+                     "this kernel has no seccomp filters (%s)",
+                     sandbox_errname(err));
+        return -1;
+    }
+    ctx = seccomp_init(deflt);
     if (!ctx) {
         snprintf(w->seccomp_why, sizeof w->seccomp_why, "seccomp_init failed");
         return -1;
@@ -197,6 +211,8 @@ int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
         seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, deflt) < 0)
         rc = -EINVAL;
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+    /* the kernel's own errno when the load fails, not libseccomp's */
+    seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
     for (size_t i = 0; rc == 0 && i < sizeof allowed / sizeof allowed[0]; i++)
         rc = allow(ctx, w, resolve(allowed[i]), 0, NULL);
 

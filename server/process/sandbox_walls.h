@@ -37,8 +37,8 @@ struct walls {
     unsigned calls;   /* system calls allowed */
     int counted[128]; /* their numbers */
     bool scoped_signal, scoped_abstract;
-    char landlock_why[160]; /* why no Landlock, when !landlock */
-    char seccomp_why[160];  /* why no seccomp, when !seccomp */
+    char landlock_why[512]; /* why no Landlock, when !landlock */
+    char seccomp_why[512];  /* why no seccomp, when !seccomp */
     char widened[2 * PATH_MAX + 128];
     char notes[1024]; /* what was not applied, "; " between */
     size_t notes_len;

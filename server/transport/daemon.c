@@ -16,6 +16,11 @@
  * call clears it; a thread shutdown()s connections past their deadline.
  * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
  * and cleans up.
+ *
+ * HTTPS: the TLS front (front.c) accepts and handshakes; a connection that
+ * chose HTTP/1.1 comes to the one daemon without a listening socket through
+ * MHD_add_connection, its struct front_conn (the SSL) with it, and counts
+ * from its accept: the deadline of its first headers too.
  */
 #include "access/access.h"
 #include "http/status.h"
@@ -113,14 +118,15 @@ static void client_text(struct MHD_Connection *mc, char *out, size_t size)
         snprintf(out, size, "unix");
 }
 
-/*
- * Whether @s finished its handshake without a request on it (one that got
- * a request did): the last handshake message a server receives, in a full,
- * resumed or TLS 1.3 handshake alike, is the client's Finished.
- */
-static bool tls_handshake_done(gnutls_session_t s)
+static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
+
+/* A connection from the front closes in libmicrohttpd (NULL: none). */
+static void front_gone(struct daemon *h, struct front_conn *fc)
 {
-    return gnutls_handshake_get_last_in(s) == GNUTLS_HANDSHAKE_FINISHED;
+    if (!fc)
+        return;
+    front_release(h, (const struct sockaddr *)&fc->addr, fc->addrlen);
+    front_conn_free(fc);
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *mc,
@@ -133,28 +139,32 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         c = calloc(1, sizeof *c);
         *socket_context = c;
-        if (!c)
-            return;
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
-        c->fd = ci ? ci->connect_fd : -1;
+        int fd = ci ? ci->connect_fd : -1;
+        /* from the TLS front: counted since its accept */
+        struct front_conn *fc = front_take(h->front, fd);
+        if (!c) {
+            /* libmicrohttpd ends it (no state): the SSL is released now */
+            front_gone(h, fc);
+            return;
+        }
+        c->fd = fd;
+        c->front = fc;
         conn_forget(c);
         client_text(mc, c->client, sizeof c->client);
-        bool tls = tls_connection(mc);
-        wire_attach(c->fd, &c->wire, tls);
-        if (tls) {
-            ci =
-                MHD_get_connection_info(mc, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-            if (ci && ci->tls_session) {
-                c->tls = ci->tls_session;
-                tls_session_setup(ci->tls_session);
-            }
+        wire_attach(c->fd, &c->wire, fc ? fc->ssl : NULL, fc ? &fc->io : NULL);
+        int64_t start = now_ms();
+        if (fc) {
+            c->tls_version = fc->version;
+            start = fc->accepted_ms + 1;
+        } else {
+            atomic_fetch_add(&h->n_conns, 1);
+            if (h->conf->metrics)
+                metrics_count_connection(h->conf->metrics, true);
         }
-        atomic_fetch_add(&h->n_conns, 1);
-        if (h->conf->metrics)
-            metrics_count_connection(h->conf->metrics, true);
         atomic_init(&c->deadline,
-                    now_ms() + 1000 * (int64_t)h->conf->header_timeout);
+                    start + 1000 * (int64_t)h->conf->header_timeout);
         pthread_mutex_lock(&h->lock);
         c->next = h->conns;
         if (h->conns)
@@ -167,20 +177,10 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     if (!c)
         return;
     wire_detach(c->fd, &c->wire);
-    if (c->wire.plain_on_tls) {
-        /* answered by wire.c before any request existed */
-        conn_forget(c);
-        const struct daemon_gen *g = live_get(h->gens);
-        if (g)
-            conn_log_request(g, c, STATUS_BAD_REQUEST);
-    }
-    atomic_fetch_sub(&h->n_conns, 1);
-    if (h->conf->metrics) {
-        metrics_count_connection(h->conf->metrics, false);
-        /* the session is still there: libmicrohttpd frees it after this */
-        if (c->tls)
-            metrics_count_tls(h->conf->metrics,
-                              c->tls_version || tls_handshake_done(c->tls));
+    if (!c->front) {
+        atomic_fetch_sub(&h->n_conns, 1);
+        if (h->conf->metrics)
+            metrics_count_connection(h->conf->metrics, false);
     }
     pthread_mutex_lock(&h->lock);
     if (c->prev)
@@ -193,6 +193,8 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
+    /* before libmicrohttpd closes the socket: the SSL is done with it */
+    front_gone(h, c->front);
     arena_free(&c->arena);
     free(c);
     *socket_context = NULL;
@@ -209,7 +211,8 @@ static void *watchdog(void *arg)
             int64_t d =
                 atomic_load_explicit(&c->deadline, memory_order_relaxed);
             if (d && now > d && c->fd >= 0) {
-                shutdown(c->fd, SHUT_RDWR);
+                /* not the tap's: a TLS session is its worker's only */
+                wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
             }
         }
@@ -226,10 +229,16 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
+/* Set while the front hands a connection over: admitted already. */
+static __thread bool handing_over;
+
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
                                      socklen_t addrlen)
 {
     struct daemon *h = cls;
+
+    if (handing_over)
+        return MHD_YES;
 
     /* --allow/--deny on the peer; counted in the metrics when refused */
     if (!access_accept(h->conf->access, addr, addrlen))
@@ -254,16 +263,21 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 #define MHD_MODE_FLAGS (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL)
 #endif
 
-static struct MHD_Daemon *start_one(struct daemon *h, int fd, bool tls)
+/* A daemon for the listening socket @fd, or (-1) for the front's
+ * connections. */
+static struct MHD_Daemon *start_one(struct daemon *h, int fd)
 {
     const struct daemon_conf *conf = h->conf;
     struct MHD_OptionItem opts[16];
     size_t n = 0;
 
 #define OPT(o, v, p)                                                           \
-    opts[n++] = (struct MHD_OptionItem){                                       \
-        .option = (o), .value = (intptr_t)(v), .ptr_value = (p)}
-    OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+    opts[n++] = (struct MHD_OptionItem)                                        \
+    {                                                                          \
+        .option = (o), .value = (intptr_t)(v), .ptr_value = (p)                \
+    }
+    if (fd >= 0)
+        OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
     /*
      * libmicrohttpd splits the connection limit between the workers: more
      * workers than connections would leave some with a limit of 0.
@@ -291,22 +305,116 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd, bool tls)
      * without an answer and logs each missing Host on stderr. The target
      * decoder answers 400 to the space, the handler to Host problems.
      */
-    /* HTTPS: the certificate comes from tls.c, which reload swaps. */
-    if (tls) {
-        OPT(MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)tls_cert_callback);
-        /* libmicrohttpd only reads it (gnutls_priority_init) */
-        OPT(MHD_OPTION_HTTPS_PRIORITIES, 0,
-            (void *)(uintptr_t)conf->tls_priority);
-    }
     OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
 
     /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
     return MHD_start_daemon(MHD_MODE_FLAGS | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-                                (tls ? MHD_USE_TLS : 0),
+                                (fd < 0 ? MHD_USE_NO_LISTEN_SOCKET : 0),
                             0, accept_policy, h, conn_handler, h,
                             MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+/* ---- the TLS front's calls (front.h), on its loop threads ---------------- */
+
+static bool front_admit(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+    struct daemon *h = arg;
+
+    if (accept_policy(h, sa, len) != MHD_YES ||
+        !peer_count_take(h->peers, sa, len))
+        return false;
+    atomic_fetch_add(&h->n_conns, 1);
+    if (h->conf->metrics)
+        metrics_count_connection(h->conf->metrics, true);
+    return true;
+}
+
+static void front_release(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+    struct daemon *h = arg;
+
+    peer_count_put(h->peers, sa, len);
+    atomic_fetch_sub(&h->n_conns, 1);
+    if (h->conf->metrics)
+        metrics_count_connection(h->conf->metrics, false);
+}
+
+static void front_handshake(void *arg, bool ok)
+{
+    struct daemon *h = arg;
+
+    if (h->conf->metrics)
+        metrics_count_tls(h->conf->metrics, ok);
+}
+
+/* Plain HTTP on a TLS port, answered 400 before any request existed. */
+static void front_plain(void *arg, struct front_conn *fc)
+{
+    struct daemon *h = arg;
+    const struct daemon_gen *g = live_get(h->gens);
+    struct conn c = {.fd = -1};
+
+    conn_forget(&c);
+    snprintf(c.client, sizeof c.client, "%s", fc->client);
+    if (g)
+        conn_log_request(g, &c, STATUS_BAD_REQUEST);
+    arena_free(&c.arena);
+}
+
+static int front_http1(void *arg, struct front_conn *fc)
+{
+    struct daemon *h = arg;
+
+    if (atomic_load(&h->draining))
+        goto out_refuse;
+    handing_over = true;
+    enum MHD_Result r = MHD_add_connection(
+        h->fronted, fc->fd, (const struct sockaddr *)&fc->addr, fc->addrlen);
+    handing_over = false;
+    /* refused: libmicrohttpd closed the socket */
+    return r == MHD_YES ? 0 : -ECONNREFUSED;
+out_refuse:
+    close(fc->fd);
+    return -ECONNREFUSED;
+}
+
+static const struct front_ops front_ops = {
+    .admit = front_admit,
+    .release = front_release,
+    .handshake = front_handshake,
+    .plain = front_plain,
+    .http1 = front_http1,
+};
+
+/*
+ * The https:// sockets @fds (@n; ours to close) to the front, after a daemon
+ * without a listening socket for what it hands over. 0 or -errno.
+ */
+static int start_front(struct daemon *h, int *fds, size_t n)
+{
+    const struct daemon_conf *conf = h->conf;
+
+    if (!conf->tls ||
+        peer_count_new(conf->max_connections_per_ip, &h->peers) != 0 ||
+        !(h->d[h->n] = start_one(h, -1))) {
+        fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
+        for (size_t i = 0; i < n; i++)
+            close(fds[i]);
+        return -EIO;
+    }
+    h->fronted = h->d[h->n++];
+    h->front_conf = (struct front_conf){
+        .threads = conf->threads,
+        /* a handshake is part of the first request's header time */
+        .handshake_limit =
+            conf->header_timeout ? conf->header_timeout : conf->timeout,
+        .store = conf->tls,
+    };
+    if (!h->front_conf.handshake_limit)
+        h->front_conf.handshake_limit = 1;
+    return front_start(&h->front_conf, &front_ops, h, fds, n, &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,
@@ -314,9 +422,11 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
                struct daemon **out)
 {
     struct daemon *h = calloc(1, sizeof *h);
+    int *tls_fds = calloc(n_fds ? n_fds : 1, sizeof *tls_fds);
+    size_t n_tls = 0, i = 0;
     int err = -ENOMEM;
 
-    if (!h)
+    if (!h || !tls_fds)
         goto out_close_fds;
     h->conf = conf;
     h->gens = gens;
@@ -326,7 +436,8 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
-    h->d = calloc(n_fds, sizeof(struct MHD_Daemon *));
+    /* one per plain socket, one for the front's connections */
+    h->d = calloc(n_fds + 1, sizeof(struct MHD_Daemon *));
     if (!h->d)
         goto out_free;
     struct rlimit rl;
@@ -343,29 +454,46 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
         }
         h->watchdog_running = true;
     }
-    for (h->n = 0; h->n < n_fds; h->n++) {
-        h->d[h->n] = start_one(h, fds[h->n], tls && tls[h->n]);
+    for (i = 0; i < n_fds; i++) {
+        if (tls && tls[i]) {
+            tls_fds[n_tls++] = fds[i];
+            continue;
+        }
+        h->d[h->n] = start_one(h, fds[i]);
         if (!h->d[h->n]) {
             fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
             err = -EIO;
-            /* this fd and the following ones are still ours */
-            for (size_t i = h->n; i < n_fds; i++)
-                close(fds[i]);
-            daemon_free(h);
-            return err;
+            goto out_stop;
         }
+        h->n++;
     }
+    err = n_tls ? start_front(h, tls_fds, n_tls) : 0;
+    n_tls = 0; /* the front's now, or closed */
+    if (err)
+        goto out_stop;
+    free(tls_fds);
     *out = h;
     return 0;
+out_stop:
+    /* this fd and the following ones are still ours, and those kept for
+     * the front */
+    for (size_t k = i; k < n_fds; k++)
+        close(fds[k]);
+    for (size_t k = 0; k < n_tls; k++)
+        close(tls_fds[k]);
+    free(tls_fds);
+    daemon_free(h);
+    return err;
 out_free:
     wire_free();
     free(h->d);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
-    free(h);
 out_close_fds:
-    for (size_t i = 0; i < n_fds; i++)
-        close(fds[i]);
+    free(h);
+    free(tls_fds);
+    for (size_t k = 0; k < n_fds; k++)
+        close(fds[k]);
     return err;
 }
 
@@ -390,8 +518,12 @@ void daemon_free(struct daemon *h)
 {
     if (!h)
         return;
+    /* no more hand-offs, then the daemons, then what was never taken */
+    front_stop(h->front);
     for (size_t i = 0; i < h->n; i++)
         MHD_stop_daemon(h->d[i]);
+    front_free(h->front);
+    peer_count_free(h->peers);
     if (h->watchdog_running) {
         pthread_mutex_lock(&h->lock);
         h->stopping = true;

@@ -9,6 +9,7 @@
 #include "respond/respond.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
+#include "tls/store.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,7 +35,9 @@ struct daemon_conf {
     unsigned timeout;                /* s of inactivity, 0: none */
     unsigned header_timeout;         /* s to receive headers, 0: none */
     size_t max_header_size;
-    const char *tls_priority; /* GnuTLS priority string of HTTPS daemons */
+    /* the certificates of the https:// listeners (set up by tls_front.c),
+       or NULL without any */
+    struct tls_store *tls;
     /* counts connections and TLS handshakes; NULL when metrics are off */
     struct metrics *metrics;
 };
@@ -42,11 +45,13 @@ struct daemon_conf {
 struct daemon;
 
 /*
- * daemon_new - start one daemon per listening socket in @fds (bound and
- * listening; ownership passes to the daemons, which close them when
+ * daemon_new - start one daemon per plain listening socket in @fds (bound
+ * and listening; ownership passes to the daemons, which close them when
  * stopped) with the worker pool, limits and header watchdog of @conf.
- * @tls (NULL: none) marks the HTTPS ones; their certificate comes from
- * tls_load, which must have succeeded before.
+ * @tls (NULL: none) marks the HTTPS ones: those go to the TLS front
+ * (front.c, its loops sized like the pool), which hands what it accepted
+ * and handshook to one more daemon without a listening socket; their
+ * certificates are @conf->tls's.
  * @gens holds the current struct daemon_gen; each worker thread takes its
  * generation from it between requests.
  * @conf, @gens and @root are borrowed and must outlive the server.

@@ -10,7 +10,8 @@
 #include "http/arena.h"
 #include "http/request.h"
 #include "transport/daemon.h"
-#include "transport/tls_gnutls.h"
+#include "transport/front.h"
+#include "transport/peer_count.h"
 #include "transport/wire.h"
 
 #include <arpa/inet.h>
@@ -26,10 +27,10 @@ struct conn {
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
     char client[INET6_ADDRSTRLEN];
-    struct wire_conn wire;   /* the raw bytes' framing (wire.c) */
-    unsigned heads;          /* request heads begun on this connection */
-    gnutls_session_t tls;    /* HTTPS: the session, else NULL */
-    const char *tls_version; /* its version's name, once known */
+    struct wire_conn wire;    /* the raw bytes' framing (wire.c) */
+    unsigned heads;           /* request heads begun on this connection */
+    struct front_conn *front; /* handed over by the TLS front, or NULL */
+    const char *tls_version;  /* its TLS version's name, or NULL */
 
     /* the current request */
     bool started;       /* the handler's first call happened */
@@ -49,6 +50,10 @@ struct daemon {
     struct root *root;
     struct MHD_Daemon **d;
     size_t n;
+    struct front *front;        /* the https:// listeners' loops, or NULL */
+    struct MHD_Daemon *fronted; /* in d[]: takes the front's connections */
+    struct front_conf front_conf;
+    struct peer_count *peers; /* the front's connections per address */
     atomic_uint in_flight;
     atomic_bool draining; /* new connections are closed at once */
     atomic_uint n_conns;  /* open connections, all daemons */

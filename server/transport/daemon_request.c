@@ -126,7 +126,7 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
                    : rq->peer->sa_family == AF_INET ? sizeof(struct sockaddr_in)
                                                     : sizeof(struct sockaddr);
     rq->peer_text = c->client;
-    rq->tls = c->tls != NULL;
+    rq->tls = c->front != NULL;
     rq->tls_version = c->tls_version;
     framing_fields_init(&k.f);
     MHD_get_connection_values_n(mc, MHD_HEADER_KIND, collect_field, &k);
@@ -160,7 +160,7 @@ static enum MHD_Result answer(struct daemon *h, struct conn *c,
     else
         respond(&c->rq, &g->respond, &rep);
     c->res = rep.res;
-    ret = reply_queue(mc, &rep, c->tls != NULL);
+    ret = reply_queue(mc, &rep);
     if (ret == MHD_NO)
         c->res.status = 0; /* nothing went out: the connection closes */
     reply_release(&rep);
@@ -187,10 +187,6 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
         c->start_ns = metrics_now_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
-        /* the handshake is done once a request arrives */
-        if (c->tls && !c->tls_version)
-            c->tls_version =
-                gnutls_protocol_get_name(gnutls_protocol_get_version(c->tls));
         bool body;
         c->bad = read_request(c, mc, method, version, &body);
         /*

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * reply_mhd.c - a reply's wire form for HTTP/1.1: a libmicrohttpd
- * response by the body's source (bytes, a file's range by sendfile or, on
- * HTTPS, in large blocks, the parts of a multipart/byteranges body), with
- * the reply's fields; libmicrohttpd adds the framing ones.
+ * response by the body's source (bytes, a file's range by sendfile, which
+ * the tap turns into TLS records on HTTPS, the parts of a
+ * multipart/byteranges body), with the reply's fields; libmicrohttpd adds
+ * the framing ones.
  *
  * A reply with no body to send (HEAD, 304) is queued with a response of
  * the body's length whose content is never read: libmicrohttpd sends the
@@ -15,7 +16,6 @@
 #include "http/date.h"
 #include "respond/reply_cache.h"
 #include "transport/byteranges.h"
-#include "transport/tls_gnutls.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@ static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
 }
 
 /* The response of @r's body; what it takes over is cleared in @r. */
-static struct MHD_Response *make(struct reply *r, bool tls)
+static struct MHD_Response *make(struct reply *r)
 {
     struct MHD_Response *resp = NULL;
 
@@ -93,9 +93,9 @@ static struct MHD_Response *make(struct reply *r, bool tls)
             if (resp)
                 return resp;
         }
-        resp = tls ? tls_body_response(r->fd, r->offset, r->length)
-                   : MHD_create_response_from_fd_at_offset64(
-                         r->length, r->fd, (int64_t)r->offset);
+        /* on HTTPS too: the tap reads it into TLS records (wire.c) */
+        resp = MHD_create_response_from_fd_at_offset64(r->length, r->fd,
+                                                       (int64_t)r->offset);
         if (resp)
             r->fd = -1; /* the response owns it now */
         return resp;
@@ -139,8 +139,7 @@ static void wire_drop(void *resp)
     MHD_destroy_response(resp);
 }
 
-enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r,
-                            bool tls)
+enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
@@ -151,7 +150,7 @@ enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r,
         stamp(r->wire);
         return MHD_queue_response(mc, r->status, r->wire->wire);
     }
-    resp = make(r, tls);
+    resp = make(r);
     if (!resp)
         return MHD_NO;
     for (size_t i = 0; i < r->n_fields; i++)

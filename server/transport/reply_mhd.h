@@ -20,8 +20,8 @@
 #define REPLY_MHD_SMALL_MAX ((uint64_t)64 * 1024)
 
 /*
- * reply_queue - queue @r on @mc: its status, fields and body (@tls: the
- * connection is HTTPS, where libmicrohttpd cannot sendfile). What the body
+ * reply_queue - queue @r on @mc: its status, fields and body (on HTTPS
+ * too: the tap turns sendfile into TLS records, wire.h). What the body
  * holds moves into the response where it can (the fd, the bytes'
  * release); the caller still calls reply_release. A reply from the reply
  * cache is queued as the wire form kept beside its entry, made and kept
@@ -30,7 +30,6 @@
  * Returns MHD_queue_response's result (MHD_NO when not even the response
  * could be made: libmicrohttpd then closes the connection).
  */
-enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r,
-                            bool tls);
+enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r);
 
 #endif

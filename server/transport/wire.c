@@ -1,23 +1,40 @@
 // SPDX-License-Identifier: MIT
 /*
- * wire.c - the byte tap between the kernel (or GnuTLS) and libmicrohttpd:
- * definitions of recv, sendfile64, gnutls_record_recv and gnutls_handshake
- * that the
- * dynamic linker prefers to libc's and GnuTLS's for every library of the
- * process, each calling the real one and then looking at the result for
- * connections that daemon.c attached.
+ * wire.c - the byte tap between the kernel and libmicrohttpd: definitions
+ * of recv, send, sendmsg, sendfile64 and shutdown that the dynamic linker
+ * prefers to libc's for every library of the process. For a connection
+ * daemon.c attached they look at the bytes (plain) or move them through
+ * the connection's SSL (TLS); for any other descriptor they are the plain
+ * system call.
  *
  * Why interpose instead of a libmicrohttpd hook: 0.9.75 offers none that
  * shows the bytes of a request head, and what it stores is already cut (a
  * value ends at NUL), merged (obs-fold glued onto the name) or kept with a
  * space before the colon. Framing must be judged on the bytes themselves.
+ * And its only TLS is GnuTLS, inside; here TLS is the front's OpenSSL
+ * session, and libmicrohttpd is a plain HTTP/1.1 daemon that never knows.
+ *
+ * TLS reads and libmicrohttpd's epoll: libmicrohttpd takes a short read
+ * as "the socket is empty" and then waits for the next edge. An SSL reads
+ * ahead and may hold a record or its plaintext that no edge will announce.
+ * So a TLS read goes on (SSL_read after SSL_read) until the buffer is
+ * full, or the socket was left empty by the last read (wire_io.drained)
+ * with nothing held in the SSL: a short answer is then true.
+ *
+ * TLS writes: each send becomes one SSL_write (with SSL_MODE_ENABLE_
+ * PARTIAL_WRITE, counting whole records); sendmsg gathers its pieces first
+ * and sendfile reads its range with pread, both into this thread's block,
+ * so a 1 KiB reply with its headers is one record. After a write that the
+ * socket could not take (EAGAIN), libmicrohttpd retries with the same
+ * bytes, which is what OpenSSL requires of a retried SSL_write.
  *
  * Invariants: a descriptor not attached passes through unchanged (our own
- * sockets, libcurl in tests, GnuTLS's recv of ciphertext); the table entry
- * of a connection is written only on the connection's own thread (attach in
- * NOTIFY_CONNECTION started, detach in closed), and detach clears it only if
- * it still points at the same state, so a descriptor number reused by
- * another worker is never cleared by the old connection.
+ * sockets, libcurl in tests); the table entry of a connection is written
+ * only on the connection's own thread (attach in NOTIFY_CONNECTION
+ * started, detach in closed), and detach clears it only if it still points
+ * at the same state, so a descriptor number reused by another worker is
+ * never cleared by the old connection. Only the owning thread ever uses a
+ * connection's SSL.
  */
 /* Not the fortified inline recv of <bits/socket2.h>: this file defines
  * the symbol itself. */
@@ -25,9 +42,10 @@
 
 #include "transport/wire.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <gnutls/gnutls.h>
+#include <limits.h>
+#include <openssl/err.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +53,12 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+/* Bytes gathered (sendmsg) or read (sendfile) per TLS write: four full
+ * records. */
+#define WIRE_BLOCK ((size_t)64 * 1024)
 
 static void *table; /* by_fd's memory */
 static _Atomic(struct wire_conn *) *by_fd;
@@ -59,12 +82,18 @@ void wire_free(void)
     table = NULL;
 }
 
-void wire_attach(int fd, struct wire_conn *w, bool tls)
+bool wire_fits(int fd)
+{
+    return fd >= 0 && (size_t)fd < n_fd;
+}
+
+void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct wire_io *io)
 {
     memset(w, 0, sizeof *w);
     framing_scan_init(&w->scan);
-    w->tls = tls;
-    if (fd >= 0 && (size_t)fd < n_fd)
+    w->ssl = ssl;
+    w->io = io;
+    if (wire_fits(fd))
         atomic_store_explicit(&by_fd[fd], w, memory_order_release);
 }
 
@@ -72,43 +101,245 @@ void wire_detach(int fd, struct wire_conn *w)
 {
     struct wire_conn *want = w;
 
-    if (fd >= 0 && (size_t)fd < n_fd)
+    if (wire_fits(fd))
         atomic_compare_exchange_strong(&by_fd[fd], &want, NULL);
 }
 
 static struct wire_conn *lookup(int fd)
 {
-    if (fd < 0 || (size_t)fd >= n_fd)
+    if (!wire_fits(fd))
         return NULL;
     return atomic_load_explicit(&by_fd[fd], memory_order_acquire);
 }
 
-static const char https_port_reply[] =
-    "HTTP/1.1 400 Bad Request\r\n"
-    "Content-Type: text/plain; charset=utf-8\r\n"
-    "Content-Length: 42\r\n"
-    "Connection: close\r\n"
-    "\r\n" WIRE_HTTPS_PORT_TEXT;
+int wire_shutdown_raw(int fd, int how)
+{
+    return (int)syscall(SYS_shutdown, fd, how);
+}
 
-_Static_assert(sizeof WIRE_HTTPS_PORT_TEXT - 1 == 42,
-               "Content-Length of the HTTPS-port reply");
+/* ---- this thread's block ------------------------------------------------- */
+
+static pthread_key_t block_key;
+static pthread_once_t block_once = PTHREAD_ONCE_INIT;
+
+static void block_key_make(void)
+{
+    (void)pthread_key_create(&block_key, free);
+}
+
+/* WIRE_BLOCK bytes of this thread's own (freed when it exits), or NULL. */
+static char *block(void)
+{
+    static __thread char *b;
+
+    if (!b) {
+        pthread_once(&block_once, block_key_make);
+        b = malloc(WIRE_BLOCK);
+        if (b && pthread_setspecific(block_key, b) != 0) {
+            free(b);
+            b = NULL;
+        }
+    }
+    return b;
+}
+
+/* ---- the BIO under a handed-over SSL ------------------------------------- */
+
+static BIO_METHOD *bio_method;
+static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
+
+static int bio_read(BIO *b, char *buf, int len)
+{
+    struct wire_io *io = BIO_get_data(b);
+    ssize_t n = recvfrom(io->fd, buf, (size_t)len, 0, NULL, NULL);
+
+    BIO_clear_retry_flags(b);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            BIO_set_retry_read(b);
+            io->drained = true;
+        }
+        return -1;
+    }
+    if (n == 0)
+        BIO_set_flags(b, BIO_FLAGS_IN_EOF);
+    /* a stream socket that gave less than asked is empty now */
+    if (n < len)
+        io->drained = true;
+    return (int)n;
+}
+
+static int bio_write(BIO *b, const char *buf, int len)
+{
+    struct wire_io *io = BIO_get_data(b);
+    ssize_t n = sendto(io->fd, buf, (size_t)len, MSG_NOSIGNAL, NULL, 0);
+
+    BIO_clear_retry_flags(b);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_write(b);
+    return (int)n;
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    (void)num;
+    (void)ptr;
+    switch (cmd) {
+    case BIO_CTRL_FLUSH:
+        return 1;
+    case BIO_CTRL_EOF:
+        /* OpenSSL tells an end of stream from an error by it */
+        return BIO_test_flags(b, BIO_FLAGS_IN_EOF) != 0;
+    default:
+        return 0;
+    }
+}
+
+static int bio_create(BIO *b)
+{
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+static void bio_method_make(void)
+{
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK |
+                                     BIO_TYPE_DESCRIPTOR,
+                                 "beneath wire");
+
+    if (m && BIO_meth_set_read(m, bio_read) == 1 &&
+        BIO_meth_set_write(m, bio_write) == 1 &&
+        BIO_meth_set_ctrl(m, bio_ctrl) == 1 &&
+        BIO_meth_set_create(m, bio_create) == 1) {
+        bio_method = m;
+        return;
+    }
+    BIO_meth_free(m);
+}
+
+BIO *wire_bio(struct wire_io *io)
+{
+    BIO *b;
+
+    pthread_once(&bio_once, bio_method_make);
+    if (!bio_method || !(b = BIO_new(bio_method)))
+        return NULL;
+    BIO_set_data(b, io);
+    return b;
+}
+
+/* ---- TLS reads and writes ------------------------------------------------ */
+
+/* An SSL_read or SSL_write that returned @r <= 0: -1 with errno. */
+static ssize_t tls_fail(struct wire_conn *w, int r)
+{
+    int e = SSL_get_error(w->ssl, r);
+
+    ERR_clear_error();
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (e == SSL_ERROR_ZERO_RETURN)
+        return 0;
+    /* a bad record, a reset, an alert: the connection is over */
+    errno = ECONNRESET;
+    return -1;
+}
+
+static ssize_t tls_recv(struct wire_conn *w, char *buf, size_t n)
+{
+    size_t got = 0;
+    ssize_t r = 0;
+
+    ERR_clear_error();
+    while (got < n) {
+        w->io->drained = false;
+        int k = SSL_read(w->ssl, buf + got,
+                         (int)(n - got < INT_MAX ? n - got : INT_MAX));
+        if (k <= 0) {
+            r = tls_fail(w, k);
+            if (r == 0)
+                w->eof = true;
+            break;
+        }
+        got += (size_t)k;
+        if (w->io->drained && !SSL_has_pending(w->ssl))
+            break;
+    }
+    if (got == 0)
+        return r;
+    framing_scan_filter(&w->scan, buf, got);
+    return (ssize_t)got;
+}
 
 /*
- * The first bytes of an HTTPS connection: a TLS record starts with its
- * content type (22, handshake); an ASCII letter is a plain HTTP method.
- * Answer that in plain text and report end of stream to GnuTLS, which then
- * fails the handshake and libmicrohttpd closes.
+ * Write @n bytes of @buf as records until all are written or the socket is
+ * full: libmicrohttpd takes a short count for "full" and waits for the
+ * next writable edge, so a count short for any other reason would stall.
+ * Returns the bytes written (those of a record only partly sent are not
+ * counted: the next call starts with them, as OpenSSL wants), or -1.
  */
-static bool plain_on_tls(int fd, struct wire_conn *w, const char *b)
+static ssize_t tls_send(struct wire_conn *w, const void *buf, size_t n)
 {
-    w->first_seen = true;
-    if (!((b[0] >= 'A' && b[0] <= 'Z') || (b[0] >= 'a' && b[0] <= 'z')))
-        return false;
-    w->plain_on_tls = true;
-    (void)!send(fd, https_port_reply, sizeof https_port_reply - 1,
-                MSG_NOSIGNAL | MSG_DONTWAIT);
-    return true;
+    size_t done = 0;
+
+    ERR_clear_error();
+    while (done < n) {
+        size_t k = n - done < INT_MAX ? n - done : INT_MAX;
+        int r = SSL_write(w->ssl, (const char *)buf + done, (int)k);
+        if (r > 0) {
+            done += (size_t)r;
+            continue;
+        }
+        ssize_t e = tls_fail(w, r);
+        if (done)
+            break;
+        if (e == 0)
+            errno = EPIPE;
+        return -1;
+    }
+    return (ssize_t)done;
 }
+
+/* tls_send of the pieces of @iov, gathered into this thread's block. */
+static ssize_t tls_sendv(struct wire_conn *w, const struct iovec *iov, size_t n)
+{
+    char *b = block();
+    size_t done = 0, i = 0, at = 0;
+
+    if (!b) {
+        errno = ENOMEM;
+        return -1;
+    }
+    while (i < n) {
+        size_t len = 0;
+        /* one block of the pieces from piece i, byte at */
+        while (i < n && len < WIRE_BLOCK) {
+            size_t k = iov[i].iov_len - at;
+            if (k > WIRE_BLOCK - len)
+                k = WIRE_BLOCK - len;
+            memcpy(b + len, (const char *)iov[i].iov_base + at, k);
+            len += k;
+            at += k;
+            if (at == iov[i].iov_len) {
+                i++;
+                at = 0;
+            }
+        }
+        if (len == 0)
+            break;
+        ssize_t r = tls_send(w, b, len);
+        if (r < 0)
+            return done ? (ssize_t)done : -1;
+        done += (size_t)r;
+        if ((size_t)r < len)
+            break;
+    }
+    return (ssize_t)done;
+}
+
+/* ---- the interposed calls ------------------------------------------------ */
 
 /* Whether the client's end of stream already waits behind the data read. */
 static bool eof_pending(int fd)
@@ -120,11 +351,13 @@ static bool eof_pending(int fd)
 
 ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
+    struct wire_conn *w = (flags & MSG_PEEK) ? NULL : lookup(fd);
+
+    if (w && w->ssl)
+        return tls_recv(w, buf, n);
     /* recvfrom is not interposed: it is the real call. */
     ssize_t r = recvfrom(fd, buf, n, flags, NULL, NULL);
-    struct wire_conn *w;
-
-    if ((flags & MSG_PEEK) || !(w = lookup(fd)))
+    if (!w)
         return r;
     if (r == 0) {
         w->eof = true;
@@ -132,11 +365,6 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
     }
     if (r < 0)
         return r;
-    if (w->tls) {
-        if (!w->first_seen && plain_on_tls(fd, w, buf))
-            return 0;
-        return r;
-    }
     unsigned heads = w->scan.heads;
     framing_scan_filter(&w->scan, buf, (size_t)r);
     /*
@@ -159,20 +387,72 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
     return r;
 }
 
+ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    struct wire_conn *w = lookup(fd);
+
+    if (w && w->ssl)
+        return tls_send(w, buf, n);
+    /* sendto is not interposed: it is the real call. */
+    return sendto(fd, buf, n, flags, NULL, 0);
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    struct wire_conn *w = lookup(fd);
+
+    if (!w || !w->ssl)
+        return syscall(SYS_sendmsg, fd, msg, flags);
+    /* one record for the pieces (headers and a small body) */
+    return tls_sendv(w, msg->msg_iov, msg->msg_iovlen);
+}
+
 /*
  * libmicrohttpd's sendfile path treats a short count as "socket full" and
  * waits for a writable event that never comes when the real reason is the
  * file's end: a file truncated during the transfer held the connection
  * until the timeout. Zero bytes for a non-zero count is that end; report
  * EBADF, on which libmicrohttpd closes the connection at once.
+ * Over TLS the range is read with pread into this thread's block and
+ * written as records (no sendfile of plaintext under TLS).
  */
 ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 {
-    ssize_t r = syscall(SYS_sendfile, out_fd, in_fd, offset, count);
-    struct wire_conn *w;
+    struct wire_conn *w = lookup(out_fd);
+    ssize_t r = 0;
 
+    if (w && w->ssl && offset) {
+        char *b = block();
+        size_t done = 0;
+        if (!b) {
+            errno = ENOMEM;
+            return -1;
+        }
+        /* all of @count, unless the socket fills (see tls_send) */
+        while (done < count) {
+            size_t k = count - done < WIRE_BLOCK ? count - done : WIRE_BLOCK;
+            do
+                r = pread(in_fd, b, k, *offset);
+            while (r < 0 && errno == EINTR);
+            if (r <= 0)
+                break;
+            ssize_t sent = tls_send(w, b, (size_t)r);
+            if (sent < 0) {
+                r = -1;
+                break;
+            }
+            *offset += sent;
+            done += (size_t)sent;
+            if (sent < r)
+                break;
+        }
+        if (done)
+            return (ssize_t)done;
+    } else {
+        r = syscall(SYS_sendfile, out_fd, in_fd, offset, count);
+    }
     if (r == 0 && count > 0) {
-        if ((w = lookup(out_fd)))
+        if (w)
             w->short_file = true;
         errno = EBADF;
         return -1;
@@ -180,48 +460,19 @@ ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
     return r;
 }
 
-typedef ssize_t (*record_recv_fn)(gnutls_session_t, void *, size_t);
-typedef int (*handshake_fn)(gnutls_session_t);
-
-/* GnuTLS's @name, looked up on the first call into @slot. */
-static void *real(_Atomic(void *) *slot, const char *name)
+/*
+ * libmicrohttpd's shutdown after its last response: over TLS, the
+ * close_notify alert first (once; not waiting for the client's).
+ */
+int shutdown(int fd, int how)
 {
-    void *f = atomic_load_explicit(slot, memory_order_relaxed);
+    struct wire_conn *w = lookup(fd);
 
-    if (!f) {
-        f = dlsym(RTLD_NEXT, name);
-        if (!f)
-            abort(); /* GnuTLS is linked: the symbol exists */
-        atomic_store_explicit(slot, f, memory_order_relaxed);
+    if (w && w->ssl && !w->closing && how != SHUT_RD) {
+        w->closing = true;
+        ERR_clear_error();
+        (void)SSL_shutdown(w->ssl);
+        ERR_clear_error();
     }
-    return f;
-}
-
-ssize_t gnutls_record_recv(gnutls_session_t s, void *data, size_t n)
-{
-    static _Atomic(void *) fn;
-    record_recv_fn f = (record_recv_fn)real(&fn, "gnutls_record_recv");
-    struct wire_conn *w;
-
-    ssize_t r = f(s, data, n);
-    if (r > 0 && (w = lookup(gnutls_transport_get_int(s))) && w->tls)
-        framing_scan_filter(&w->scan, data, (size_t)r);
-    return r;
-}
-
-int gnutls_handshake(gnutls_session_t s)
-{
-    static _Atomic(void *) fn;
-    handshake_fn f = (handshake_fn)real(&fn, "gnutls_handshake");
-    struct wire_conn *w;
-
-    int r = f(s);
-    /*
-     * A failed handshake ends with the alert that names the failure
-     * (RFC 8446 6.2, RFC 7507 3): libmicrohttpd only closes.
-     */
-    if (r < 0 && gnutls_error_is_fatal(r) &&
-        !((w = lookup(gnutls_transport_get_int(s))) && w->plain_on_tls))
-        (void)gnutls_alert_send_appropriate(s, r);
-    return r;
+    return wire_shutdown_raw(fd, how);
 }

@@ -1,43 +1,57 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wire.h - the raw bytes of each client connection, seen on their way into
- * libmicrohttpd.
+ * wire.h - the bytes of each client connection on their way into and out
+ * of libmicrohttpd: the byte tap, and the TLS of connections the front
+ * handed over.
  *
  * libmicrohttpd 0.9.75 lower-cases nothing but unfolds badly, cuts values
  * at NUL, keeps a space before a colon in the name and has no hook that
- * shows the bytes it parsed. This module sees them anyway: it defines the
- * recv(2), sendfile64(2), gnutls_record_recv, and gnutls_handshake symbols of
- * the
- * executable, which the dynamic linker binds libmicrohttpd's (and GnuTLS's)
- * calls to, and passes each call on to the real function. For connections
- * attached here it scans request heads (http/framing.c), notices an end of
- * stream that arrived together with half a request, ends a sendfile whose
- * file was truncated, answers plain HTTP sent to an HTTPS port, and sends
- * the TLS alert of a failed handshake. Any
- * other descriptor passes through untouched.
+ * shows the bytes it parsed; and it speaks TLS only through GnuTLS. This
+ * module defines the recv(2), send(2), sendmsg(2), sendfile64(2) and
+ * shutdown(2) symbols of the executable, which the dynamic linker binds
+ * libmicrohttpd's calls to. For a connection attached here it scans
+ * request heads (http/framing.c), notices an end of stream that arrived
+ * together with half a request, and ends a sendfile whose file was
+ * truncated; for one attached with an SSL (a TLS connection whose
+ * handshake the front made, front.c), every read and write goes through
+ * OpenSSL instead of the socket: libmicrohttpd speaks plain HTTP/1.1 on a
+ * socket whose bytes are TLS records. Any other descriptor passes through
+ * untouched.
  */
 #ifndef BENEATH_TRANSPORT_WIRE_H
 #define BENEATH_TRANSPORT_WIRE_H
 
 #include "http/framing.h"
 
+#include <openssl/ssl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * struct wire_io - the socket under an SSL of the tap (tls_bio): whether
+ * the last read left the socket empty (a short read), so the tap knows
+ * when libmicrohttpd may wait for the next readiness event.
+ */
+struct wire_io {
+    int fd;
+    bool drained;
+};
+
 /* Per connection; owned by the daemon's connection state. */
 struct wire_conn {
     struct framing_scan scan; /* plaintext request heads */
-    bool tls;                 /* an HTTPS connection */
-    bool first_seen;          /* TLS: the first byte was looked at */
-    bool plain_on_tls;        /* plain HTTP on the HTTPS port: answered */
+    SSL *ssl;                 /* TLS: the front's session, else NULL */
+    struct wire_io *io;       /* its socket (TLS) */
     bool eof;                 /* the client's end of stream is pending */
     bool short_file;          /* a file ended before its size (sendfile) */
+    bool closing;             /* TLS: close_notify sent */
 };
 
 /*
  * wire_init - room for descriptors below @max_fd (beyond them connections
- * are not scanned: framing is then only checked on the stored fields).
+ * are not scanned: framing is then only checked on the stored fields, and
+ * a TLS connection there cannot be handed over).
  *
  * Returns 0 or -ENOMEM.
  */
@@ -46,16 +60,31 @@ int wire_init(size_t max_fd);
 /* wire_free - release the table; no connection may be attached. */
 void wire_free(void);
 
+/* wire_fits - whether @fd can be attached (below wire_init's @max_fd). */
+bool wire_fits(int fd);
+
 /*
- * wire_attach - scan connection @fd from now on into @w (initialised here).
- * Called on the connection's thread before libmicrohttpd reads from it.
+ * wire_attach - scan connection @fd from now on into @w (initialised here);
+ * with @ssl (borrowed, @io its socket), read and write through it. Called
+ * on the connection's thread before libmicrohttpd reads from it.
  */
-void wire_attach(int fd, struct wire_conn *w, bool tls);
+void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct wire_io *io);
 
 /* wire_detach - stop scanning @fd if it is still @w's. */
 void wire_detach(int fd, struct wire_conn *w);
 
-/* The line sent to plain HTTP on an HTTPS port (tests look for it). */
-#define WIRE_HTTPS_PORT_TEXT "This is an HTTPS port: use https:// URLs.\n"
+/*
+ * wire_shutdown_raw - shutdown(2) itself, not the tap's (which would speak
+ * TLS): for a thread that does not own the connection (the watchdog).
+ */
+int wire_shutdown_raw(int fd, int how);
+
+/*
+ * wire_bio - a BIO for an SSL over the socket of @io (borrowed: it must
+ * outlive the BIO): plain recvfrom/sendto, never the tap's own symbols,
+ * recording in @io->drained whether a read emptied the socket. NULL when
+ * out of memory.
+ */
+BIO *wire_bio(struct wire_io *io);
 
 #endif

@@ -93,7 +93,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         .timeout = 2,
         .header_timeout = 1,
         .max_header_size = 8192,
-        .tls_priority = "NORMAL",
     };
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -4,6 +4,7 @@
  * (python3 -m http.server 8000: a lone number is the port, --port and -p),
  * of --check beside a running server (it binds nothing and creates no file:
  * a port in use is a warning, a log file still to be created a note, exit 0),
+ * of a start that fails (a port in use: exit 2, and no file left behind),
  * and of '#' in the config file (a comment only after a space; kept with a
  * warning elsewhere), against the real binary.
  */
@@ -174,6 +175,62 @@ START_TEST(check_creates_nothing)
 }
 END_TEST
 
+/* The ACME options: --check reads the trust anchor, contacts no CA and
+ * creates no --acme-dir. */
+START_TEST(check_acme)
+{
+    char *w = tree_new();
+    char *d = tree_new();
+    char *dir = tree_path(d, "acme");
+    char *root = tree_path(d, "root.pem");
+    char *out, *err;
+    int ws;
+
+    tree_write_str(d, "root.pem",
+                   "-----BEGIN CERTIFICATE-----\nMIIB\n"
+                   "-----END CERTIFICATE-----\n");
+    ws = beneath_run((const char *[]){"--check", "--acme", "a.example",
+                                      "--acme-ca", "https://127.0.0.1:9/dir",
+                                      "--acme-ca-root", root, "--acme-dir", dir,
+                                      w, NULL},
+                     NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(strstr(out, "acme = a.example\n") != NULL, "%s", out);
+    EXPECT(!exists(dir), "--check created %s", dir);
+    ws = beneath_run((const char *[]){"--check", "--acme", "a.example",
+                                      "--acme-ca-root", w, w, NULL},
+                     NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 2, err);
+    EXPECT(strstr(err, hfmt("beneath: --acme-ca-root: %s: no PEM "
+                            "certificate",
+                            w)) != NULL,
+           "a directory as the trust anchor:\n%s", err);
+}
+END_TEST
+
+/* A start that cannot serve (its port is in use) leaves no file behind. */
+START_TEST(failed_start_creates_nothing)
+{
+    char *w = tree_site("up\n");
+    char *d = tree_new();
+    char *log = tree_path(d, "access.log");
+    char *sock = tree_path(d, "b.sock");
+    struct server *s = server_start(w, NULL);
+    char *addr = hfmt("127.0.0.1:%u", s->port);
+    char *out, *err;
+    int ws = beneath_run((const char *[]){"--access-log", log, "--listen",
+                                          hfmt("unix:%s", sock), "--listen",
+                                          addr, w, NULL},
+                         NULL, 10000, &out, &err);
+    EXPECT_EXIT(ws, 2, err);
+    EXPECT(strstr(err, hfmt("beneath: listen %s: ", addr)) != NULL,
+           "the port in use is not named:\n%s", err);
+    EXPECT(!exists(log), "a failed start created the access log %s", log);
+    EXPECT(!exists(sock), "a failed start left the socket %s", sock);
+    server_stop_clean(s);
+}
+END_TEST
+
 /* ===== '#' in the config file ========================================== */
 
 START_TEST(hash_in_values)
@@ -212,6 +269,7 @@ const struct check_main check_main = {
     .fixture = HARNESS_FIXTURE(120),
     .tcases = {{"habits",
                 .tests = {&lone_number_serves_cwd, &port_forms, &port_errors}},
-               {"check", .tests = {&check_beside_running_server,
-                                   &check_creates_nothing}},
+               {"check",
+                .tests = {&check_beside_running_server, &check_creates_nothing,
+                          &check_acme, &failed_start_creates_nothing}},
                {"file", .tests = {&hash_in_values}}}};

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * acme_checks.c - the ACME options' values (docs/acme.md), checked when they
+ * are read so that a bad one is reported with its place before anything
+ * starts, and the checks across options after the last source. Names and
+ * CA URLs are judged by beneath_acme_check (libc only), so an option
+ * accepts exactly what the ACME library orders with. What needs the file
+ * system (the --acme-ca-root file) is checked by the server's --check;
+ * nothing here contacts a CA.
+ */
+#include "acme_checks.h"
+
+#include "acme/acme_check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+int conf_check_acme(const char *item, char *err)
+{
+    const char *p = item;
+
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char name[256];
+
+        snprintf(name, sizeof name, "%.*s", (int)(len < 255 ? len : 255), p);
+        if (len > 253 || !acme_is_name(name)) {
+            snprintf(err, ERR_MAX,
+                     "'%.*s' is not a DNS name a CA can validate (letters, "
+                     "digits and '-' in two or more labels; no wildcard)",
+                     (int)(len > 64 ? 64 : len), p);
+            return -EINVAL;
+        }
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+int conf_check_acme_email(const char *item, char *err)
+{
+    const char *at = strchr(item, '@');
+
+    if (!at || at == item || !at[1] || strchr(at + 1, '@') ||
+        strpbrk(item, " ,;<>\"()[]\\") || strlen(item) > 254) {
+        snprintf(err, ERR_MAX, "'%.64s' is not an e-mail address", item);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int conf_check_acme_ca(const char *item, char *err)
+{
+    if (acme_ca_url(item))
+        return 0;
+    snprintf(err, ERR_MAX,
+             "'%.64s' is not an https:// directory URL, letsencrypt or "
+             "letsencrypt-staging",
+             item);
+    return -EINVAL;
+}
+
+int conf_check_acme_challenge(const char *item, char *err)
+{
+    if (strcmp(item, "http-01") == 0 || strcmp(item, "tls-alpn-01") == 0)
+        return 0;
+    snprintf(err, ERR_MAX, "'%.64s' is not http-01 or tls-alpn-01", item);
+    return -EINVAL;
+}
+
+int conf_check_absolute(const char *item, char *err)
+{
+    if (item[0] == '/')
+        return 0;
+    snprintf(err, ERR_MAX, "'%.64s' is not an absolute path", item);
+    return -EINVAL;
+}
+
+enum conf_acme_challenge conf_acme_challenge(const struct conf *c)
+{
+    if (c->acme_challenge)
+        return strcmp(c->acme_challenge, "tls-alpn-01") == 0
+                   ? CONF_ACME_TLSALPN01
+                   : CONF_ACME_HTTP01;
+    for (size_t i = 0; i < c->n_listen; i++) {
+        if (c->listen[i].kind == CONF_LISTEN_TCP && c->listen[i].port == 443)
+            return CONF_ACME_TLSALPN01;
+    }
+    return CONF_ACME_HTTP01;
+}
+
+/* Whether @name (@len bytes) is a name of the --acme value @item. */
+static bool names_has(const char *item, const char *name, size_t len)
+{
+    for (const char *p = item;;) {
+        size_t n = strcspn(p, ",");
+
+        if (n == len && strncasecmp(p, name, len) == 0)
+            return true;
+        if (p[n] == '\0')
+            return false;
+        p += n + 1;
+    }
+}
+
+int conf_acme_finish(const struct conf *c, struct conf_diag *diag)
+{
+    bool https = false;
+    int r = 0;
+
+    /* one name, one certificate: the TLS front picks it by SNI */
+    for (size_t i = 0; i < c->acme.n; i++) {
+        for (const char *p = c->acme.v[i];;) {
+            size_t n = strcspn(p, ",");
+
+            for (size_t j = 0; j <= i; j++) {
+                bool dup = j < i ? names_has(c->acme.v[j], p, n)
+                                 : names_has(p + n, p, n);
+
+                if (dup) {
+                    worst(&r, diag_add(diag, "--acme: '%.*s' is named twice",
+                                       (int)(n > 64 ? 64 : n), p));
+                    break;
+                }
+            }
+            if (p[n] == '\0')
+                break;
+            p += n + 1;
+        }
+    }
+    for (size_t i = 0; i < c->n_listen; i++)
+        https = https || c->listen[i].tls;
+    if (c->acme.n > 0 && conf_acme_challenge(c) == CONF_ACME_TLSALPN01 &&
+        !https)
+        worst(&r, diag_add(diag, "--acme-challenge: tls-alpn-01 is answered "
+                                 "on an https:// listener, and there is "
+                                 "none; add one or choose http-01"));
+    return r;
+}

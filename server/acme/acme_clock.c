@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acme_clock.c - the manager's clock (the configuration's, or time(2)), its
+ * sleep (on the manager's condition variable, so acme_close wakes it) and
+ * an item's next attempt from the renewal policy (acme_renew.c). Below the
+ * manager's loop (acme.c), an attempt (acme_attempt.c) and the replicas'
+ * challenge files (acme_share.c), which all call it.
+ */
+#include "acme/internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+time_t acme_now(struct acme *a)
+{
+    return a->clock ? a->clock(a->arg) : time(NULL);
+}
+
+int acme_sleep_until(void *arg, time_t until)
+{
+    struct acme *a = arg;
+    time_t delta = until - acme_now(a);
+    struct timespec ts;
+    int r = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += delta > 0 ? delta : 0;
+    pthread_mutex_lock(&a->mu);
+    while (!atomic_load(&a->stop) && r == 0)
+        r = pthread_cond_timedwait(&a->cv, &a->mu, &ts);
+    pthread_mutex_unlock(&a->mu);
+    return atomic_load(&a->stop) ? -ECANCELED : 0;
+}
+
+void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now)
+{
+    time_t renew = acme_renew_at(it->not_before, it->not_after, it->ari_start,
+                                 it->ari_end, it->rnd);
+    time_t retry = acme_retry_at(it->failed_at, it->failures, it->retry_after,
+                                 a->backoff, it->rnd);
+
+    it->next =
+        acme_next_attempt(renew, it->not_after, retry, it->failures, now);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acme_conf.h - the ACME options of struct conf as the struct acme_config
+ * of beneath_acme (server/acme/acme.h), and their --check.
+ *
+ * Until the TLS front (issue 23) and the keeper process exist the server
+ * runs no ACME: --check validates the options, a start ignores them. The
+ * integration builds its struct acme_config with acme_conf_build.
+ */
+#ifndef BENEATH_PROCESS_ACME_CONF_H
+#define BENEATH_PROCESS_ACME_CONF_H
+
+#include "acme/acme.h"
+#include "conf.h"
+
+/* The options split into certificates; owned, release with acme_conf_free. */
+struct acme_conf {
+    struct acme_config cfg; /* points into the fields below and into conf */
+    struct acme_names *certs;
+    char **names; /* one copy of each --acme value, cut at its commas */
+    char ***vecs; /* certs[i].v, owned */
+    size_t n_certs;
+};
+
+/*
+ * acme_conf_build - @out->cfg for @c (callbacks, clock and challenge store
+ * left for the caller to set). @c must outlive @out.
+ * Returns 0 or -ENOMEM.
+ */
+int acme_conf_build(const struct conf *c, struct acme_conf *out);
+void acme_conf_free(struct acme_conf *ac);
+
+/*
+ * acme_conf_check - --check of the ACME options beyond their syntax (the
+ * trust anchor file is a readable PEM certificate), contacting no CA and
+ * creating nothing; each error printed as "beneath: ...".
+ * Returns the number of errors.
+ */
+int acme_conf_check(const struct conf *c);
+
+#endif

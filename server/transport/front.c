@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: MIT
+/*
+ * front.c - the TLS front's loops: accept, the handshake state machine,
+ * the hand-off (front.h says the way of a connection).
+ *
+ * Each loop owns the connections it accepted until they leave it: a list
+ * in deadline order (accept order for handshakes, which share one limit; a
+ * session's own deadline is put in its place), so the expired ones are at
+ * its head and the next deadline is its first. The epoll wait sleeps until
+ * that deadline; nothing else wakes a loop but its sockets and its stop
+ * eventfd.
+ *
+ * Hand-off table: by descriptor, the struct front_conn given to
+ * libmicrohttpd with the socket, taken back by its worker (front_take).
+ * libmicrohttpd closes the socket of a connection it refuses, and in one
+ * rare path (out of memory in its worker) without telling us: then the
+ * entry is stale, and whoever next hands over that descriptor number (the
+ * kernel gave it out again, so the old connection is gone) releases it.
+ */
+#include "transport/front.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <openssl/err.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char https_port_reply[] =
+    "HTTP/1.1 400 Bad Request\r\n"
+    "Content-Type: text/plain; charset=utf-8\r\n"
+    "Content-Length: 42\r\n"
+    "Connection: close\r\n"
+    "\r\n" FRONT_HTTPS_PORT_TEXT;
+_Static_assert(sizeof FRONT_HTTPS_PORT_TEXT - 1 == 42,
+               "Content-Length of the HTTPS-port reply");
+
+/* Accepts per readiness event of a listener, so one busy port cannot
+ * starve a loop's handshakes. */
+#define ACCEPT_BATCH 64
+/* After EMFILE and the like: listeners rest this long (ms). */
+#define ACCEPT_PAUSE_MS 100
+
+enum state {
+    ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
+    ST_HANDSHAKE, /* SSL_do_handshake under way */
+    ST_LINGER,    /* plain HTTP answered: reading to the client's end */
+    ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
+};
+
+enum ev_kind { EV_LISTENER, EV_STOP };
+
+struct ev_tag {
+    enum ev_kind kind;
+    int fd;
+};
+
+struct front_loop {
+    struct front *f;
+    pthread_t thread;
+    bool running;
+    int ep;
+    struct ev_tag stop; /* an eventfd */
+    struct front_conn *head, *tail;
+    bool paused; /* listeners out of the set (accept failed) */
+    int64_t pause_end;
+};
+
+struct front {
+    const struct front_conf *conf;
+    const struct front_ops *ops;
+    void *arg;
+    struct ev_tag *listeners;
+    size_t n_listeners;
+    struct front_loop *loops;
+    unsigned n_loops;
+    _Atomic(struct front_conn *) *handoff;
+    size_t n_handoff;
+};
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool is_listener(const struct front *f, const void *p)
+{
+    const struct ev_tag *t = p;
+
+    return t >= f->listeners && t < f->listeners + f->n_listeners;
+}
+
+/* ---- connections --------------------------------------------------------- */
+
+void front_conn_free(struct front_conn *fc)
+{
+    if (!fc)
+        return;
+    SSL_free(fc->ssl); /* and its BIO */
+    free(fc);
+}
+
+static void unlink_conn(struct front_loop *l, struct front_conn *fc)
+{
+    if (fc->prev)
+        fc->prev->next = fc->next;
+    else
+        l->head = fc->next;
+    if (fc->next)
+        fc->next->prev = fc->prev;
+    else
+        l->tail = fc->prev;
+    fc->prev = fc->next = NULL;
+}
+
+/* The connection ends here: out of the loop, the socket closed. */
+static void drop(struct front_loop *l, struct front_conn *fc)
+{
+    struct front *f = l->f;
+
+    unlink_conn(l, fc);
+    if (fc->session)
+        fc->session->end(fc);
+    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
+    close(fc->fd);
+    f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
+    front_conn_free(fc);
+}
+
+/* Wait for @events on @fc's socket. 0 or -1. */
+static int want(struct front_loop *l, struct front_conn *fc, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.ptr = fc};
+
+    if (fc->events == events)
+        return 0;
+    fc->events = events;
+    return epoll_ctl(l->ep, EPOLL_CTL_MOD, fc->fd, &ev);
+}
+
+int front_conn_want(struct front_conn *fc, uint32_t events)
+{
+    return want(fc->loop, fc, events);
+}
+
+/* Put @fc (out of the list) back in deadline order: from the tail, where
+ * the latest are. */
+static void link_sorted(struct front_loop *l, struct front_conn *fc)
+{
+    struct front_conn *after = l->tail;
+
+    while (after && after->deadline > fc->deadline)
+        after = after->prev;
+    fc->prev = after;
+    fc->next = after ? after->next : l->head;
+    if (fc->next)
+        fc->next->prev = fc;
+    else
+        l->tail = fc;
+    if (after)
+        after->next = fc;
+    else
+        l->head = fc;
+}
+
+void front_conn_deadline(struct front_conn *fc, int64_t ms)
+{
+    unlink_conn(fc->loop, fc);
+    fc->deadline = ms;
+    link_sorted(fc->loop, fc);
+}
+
+static void client_text(struct front_conn *fc)
+{
+    const struct sockaddr *sa = (const struct sockaddr *)&fc->addr;
+
+    snprintf(fc->client, sizeof fc->client, "-");
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET,
+                  &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+                  fc->client, sizeof fc->client);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6,
+                  &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+                  fc->client, sizeof fc->client);
+    else if (sa->sa_family == AF_UNIX)
+        snprintf(fc->client, sizeof fc->client, "unix");
+}
+
+/* A new connection on @fd from @sa: admitted, with its SSL, in the loop. */
+static void adopt(struct front_loop *l, int fd,
+                  const struct sockaddr_storage *sa, socklen_t len)
+{
+    struct front *f = l->f;
+    struct front_conn *fc = NULL;
+    BIO *bio = NULL;
+
+    if (!wire_fits(fd) ||
+        !f->ops->admit(f->arg, (const struct sockaddr *)sa, len)) {
+        close(fd);
+        return;
+    }
+    fc = calloc(1, sizeof *fc);
+    if (!fc)
+        goto out_refuse;
+    fc->fd = fd;
+    fc->io.fd = fd;
+    fc->addr = *sa;
+    fc->addrlen = len;
+    fc->loop = l;
+    fc->state = ST_PEEK;
+    fc->accepted_ms = mono_ms();
+    fc->deadline = fc->accepted_ms + 1000 * (int64_t)f->conf->handshake_limit;
+    client_text(fc);
+    fc->ssl = tls_store_new_ssl(f->conf->store);
+    bio = fc->ssl ? wire_bio(&fc->io) : NULL;
+    if (!bio)
+        goto out_refuse;
+    SSL_set_bio(fc->ssl, bio, bio); /* the SSL owns the BIO */
+    SSL_set_accept_state(fc->ssl);
+    fc->events = EPOLLIN;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = fc};
+    if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+        goto out_refuse;
+    fc->prev = l->tail;
+    if (l->tail)
+        l->tail->next = fc;
+    else
+        l->head = fc;
+    l->tail = fc;
+    return;
+out_refuse:
+    ERR_clear_error();
+    close(fd);
+    f->ops->release(f->arg, (const struct sockaddr *)sa, len);
+    front_conn_free(fc);
+}
+
+/* ---- the hand-off table -------------------------------------------------- */
+
+/* Hand @fc over with its socket; false if it is still the front's. */
+static bool hand_over(struct front *f, struct front_conn *fc)
+{
+    struct front_conn *stale = atomic_exchange(&f->handoff[fc->fd], fc);
+    if (stale) {
+        /* its socket was closed without a take: the number is reused */
+        f->ops->release(f->arg, (const struct sockaddr *)&stale->addr,
+                        stale->addrlen);
+        front_conn_free(stale);
+    }
+    if (f->ops->http1(f->arg, fc) == 0)
+        return true;
+    /* refused (the socket is closed): take it back unless already taken */
+    struct front_conn *mine = fc;
+    atomic_compare_exchange_strong(&f->handoff[fc->fd], &mine, NULL);
+    return false;
+}
+
+struct front_conn *front_take(struct front *f, int fd)
+{
+    if (!f || fd < 0 || (size_t)fd >= f->n_handoff)
+        return NULL;
+    return atomic_exchange(&f->handoff[fd], NULL);
+}
+
+/* ---- the state machine --------------------------------------------------- */
+
+/* The handshake is done: where the connection goes. */
+static void established(struct front_loop *l, struct front_conn *fc)
+{
+    struct front *f = l->f;
+
+    fc->version = tls_front_version(fc->ssl);
+    fc->proto = tls_front_proto_of(fc->ssl);
+    f->ops->handshake(f->arg, true);
+    if (fc->proto == TLS_FRONT_H2 && f->ops->h2) {
+        /* served here: the session sets its own deadline */
+        SSL_set_read_ahead(fc->ssl, 1);
+        fc->state = ST_SESSION;
+        if (f->ops->h2(f->arg, fc) == 0 && fc->session)
+            return;
+        drop(l, fc);
+        return;
+    }
+    if (fc->proto != TLS_FRONT_HTTP1) {
+        /* acme-tls/1 (RFC 8737 3: the handshake is the answer) */
+        ERR_clear_error();
+        (void)SSL_shutdown(fc->ssl);
+        ERR_clear_error();
+        drop(l, fc);
+        return;
+    }
+    unlink_conn(l, fc);
+    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
+    /*
+     * Reading ahead from now on: fewer reads per request, and the tap
+     * knows what the SSL holds (wire.c). Not during the handshake, so
+     * that no request is held in the SSL unseen when libmicrohttpd starts
+     * waiting on the socket.
+     */
+    SSL_set_read_ahead(fc->ssl, 1);
+    if (!hand_over(f, fc)) {
+        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
+                        fc->addrlen);
+        front_conn_free(fc);
+    }
+}
+
+static void handshake(struct front_loop *l, struct front_conn *fc)
+{
+    ERR_clear_error();
+    int r = SSL_do_handshake(fc->ssl);
+    if (r == 1) {
+        established(l, fc);
+        return;
+    }
+    int e = SSL_get_error(fc->ssl, r);
+    ERR_clear_error();
+    if (e == SSL_ERROR_WANT_READ && want(l, fc, EPOLLIN) == 0)
+        return;
+    if (e == SSL_ERROR_WANT_WRITE && want(l, fc, EPOLLOUT) == 0)
+        return;
+    /* OpenSSL has sent the alert that names the failure */
+    l->f->ops->handshake(l->f->arg, false);
+    drop(l, fc);
+}
+
+/*
+ * Plain HTTP on the TLS port: 400 in plain text, then read (and drop)
+ * until the client's end of stream, so that closing cannot reset the
+ * connection before the client read the answer.
+ */
+static void plain(struct front_loop *l, struct front_conn *fc)
+{
+    char b[4096];
+    ssize_t n;
+
+    while ((n = recvfrom(fc->fd, b, sizeof b, MSG_DONTWAIT, NULL, NULL)) > 0)
+        ;
+    (void)sendto(fc->fd, https_port_reply, sizeof https_port_reply - 1,
+                 MSG_NOSIGNAL | MSG_DONTWAIT, NULL, 0);
+    (void)wire_shutdown_raw(fc->fd, SHUT_WR);
+    l->f->ops->handshake(l->f->arg, false);
+    l->f->ops->plain(l->f->arg, fc);
+    fc->state = ST_LINGER;
+    if (n == 0)
+        drop(l, fc);
+}
+
+static void linger(struct front_loop *l, struct front_conn *fc)
+{
+    char b[4096];
+    ssize_t n;
+
+    while ((n = recvfrom(fc->fd, b, sizeof b, MSG_DONTWAIT, NULL, NULL)) > 0)
+        ;
+    if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        drop(l, fc);
+}
+
+static void conn_event(struct front_loop *l, struct front_conn *fc,
+                       uint32_t events)
+{
+    unsigned char first;
+    ssize_t n;
+
+    switch (fc->state) {
+    case ST_PEEK:
+        /*
+         * A TLS record starts with its content type (22, a handshake); a
+         * letter is a plain HTTP method.
+         */
+        n = recvfrom(fc->fd, &first, 1, MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (n <= 0) {
+            l->f->ops->handshake(l->f->arg, false);
+            drop(l, fc);
+            return;
+        }
+        if ((first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z')) {
+            plain(l, fc);
+            return;
+        }
+        fc->state = ST_HANDSHAKE;
+        handshake(l, fc);
+        return;
+    case ST_HANDSHAKE:
+        handshake(l, fc);
+        return;
+    case ST_SESSION:
+        if (!fc->session->event(fc, events))
+            drop(l, fc);
+        return;
+    default:
+        linger(l, fc);
+        return;
+    }
+}
+
+/* Past their deadline: closed (a handshake that never ends is bounded). */
+static void expire(struct front_loop *l, int64_t now)
+{
+    struct front_conn *next;
+
+    for (struct front_conn *fc = l->head; fc && fc->deadline <= now;
+         fc = next) {
+        next = fc->next;
+        if (fc->state == ST_PEEK || fc->state == ST_HANDSHAKE)
+            l->f->ops->handshake(l->f->arg, false);
+        drop(l, fc);
+    }
+}
+
+/* ---- accept -------------------------------------------------------------- */
+
+static void listeners_set(struct front_loop *l, int op)
+{
+    struct front *f = l->f;
+
+    for (size_t i = 0; i < f->n_listeners; i++) {
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE,
+                                 .data.ptr = &f->listeners[i]};
+        (void)epoll_ctl(l->ep, op, f->listeners[i].fd,
+                        op == EPOLL_CTL_DEL ? NULL : &ev);
+    }
+}
+
+static void accept_some(struct front_loop *l, const struct ev_tag *t)
+{
+    for (int i = 0; i < ACCEPT_BATCH; i++) {
+        struct sockaddr_storage sa;
+        socklen_t len = sizeof sa;
+        int fd = accept4(t->fd, (struct sockaddr *)&sa, &len,
+                         SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0) {
+            adopt(l, fd, &sa, len);
+            continue;
+        }
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+            errno == ENOMEM) {
+            /* out of descriptors: leave the backlog for a moment rather
+             * than spin on a listener that stays readable */
+            listeners_set(l, EPOLL_CTL_DEL);
+            l->paused = true;
+            l->pause_end = mono_ms() + ACCEPT_PAUSE_MS;
+        }
+        return;
+    }
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static void *loop_run(void *arg)
+{
+    struct front_loop *l = arg;
+    struct front *f = l->f;
+    struct epoll_event evs[64];
+
+    (void)prctl(PR_SET_NAME, "beneath-front");
+    for (;;) {
+        int64_t now = mono_ms();
+        int64_t next = l->head ? l->head->deadline : -1;
+        if (l->paused && (next < 0 || l->pause_end < next))
+            next = l->pause_end;
+        int timeout = next < 0 ? -1 : next <= now ? 0 : (int)(next - now);
+        int n = epoll_wait(l->ep, evs, 64, timeout);
+        if (n < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < n; i++) {
+            void *p = evs[i].data.ptr;
+            if (p == &l->stop)
+                return NULL;
+            if (is_listener(f, p))
+                accept_some(l, p);
+            else
+                conn_event(l, p, evs[i].events);
+        }
+        now = mono_ms();
+        if (l->paused && now >= l->pause_end) {
+            l->paused = false;
+            listeners_set(l, EPOLL_CTL_ADD);
+        }
+        expire(l, now);
+    }
+    fprintf(stderr, "beneath: tls front: epoll_wait: %s\n", strerror(errno));
+    return NULL;
+}
+
+static int loop_open(struct front *f, struct front_loop *l)
+{
+    l->f = f;
+    l->ep = epoll_create1(EPOLL_CLOEXEC);
+    l->stop.kind = EV_STOP;
+    l->stop.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (l->ep < 0 || l->stop.fd < 0)
+        return -errno;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &l->stop};
+    if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->stop.fd, &ev) != 0)
+        return -errno;
+    listeners_set(l, EPOLL_CTL_ADD);
+    int err = -pthread_create(&l->thread, NULL, loop_run, l);
+    l->running = err == 0;
+    return err;
+}
+
+static void loop_close(struct front_loop *l)
+{
+    if (l->running) {
+        uint64_t one = 1;
+        (void)!write(l->stop.fd, &one, sizeof one);
+        pthread_join(l->thread, NULL);
+        l->running = false;
+    }
+    for (struct front_conn *fc = l->head, *next; fc; fc = next) {
+        next = fc->next;
+        drop(l, fc);
+    }
+    if (l->stop.fd >= 0)
+        close(l->stop.fd);
+    if (l->ep >= 0)
+        close(l->ep);
+    l->stop.fd = l->ep = -1;
+}
+
+int front_start(const struct front_conf *conf, const struct front_ops *ops,
+                void *arg, const int *fds, size_t n, struct front **out)
+{
+    struct front *f = calloc(1, sizeof *f);
+    struct rlimit rl;
+    int err = -ENOMEM;
+
+    *out = NULL;
+    if (!f)
+        goto out_close;
+    f->conf = conf;
+    f->ops = ops;
+    f->arg = arg;
+    f->listeners = calloc(n ? n : 1, sizeof *f->listeners);
+    f->loops = calloc(conf->threads, sizeof *f->loops);
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
+        rl.rlim_cur = 1u << 20;
+    f->n_handoff = (size_t)rl.rlim_cur;
+    f->handoff = calloc(f->n_handoff, sizeof *f->handoff);
+    if (!f->listeners || !f->loops || !f->handoff)
+        goto out_free;
+    for (; f->n_listeners < n; f->n_listeners++) {
+        f->listeners[f->n_listeners].kind = EV_LISTENER;
+        f->listeners[f->n_listeners].fd = fds[f->n_listeners];
+        /* accept4 must never block a loop */
+        int fl = fcntl(fds[f->n_listeners], F_GETFL);
+        if (fl < 0 ||
+            fcntl(fds[f->n_listeners], F_SETFL, fl | O_NONBLOCK) < 0) {
+            err = -errno;
+            goto out_free;
+        }
+    }
+    for (unsigned i = 0; i < conf->threads; i++)
+        f->loops[i].ep = f->loops[i].stop.fd = -1;
+    for (f->n_loops = 0; f->n_loops < conf->threads; f->n_loops++) {
+        err = loop_open(f, &f->loops[f->n_loops]);
+        if (err) {
+            f->n_loops++;
+            fprintf(stderr, "beneath: tls front: cannot start a loop: %s\n",
+                    strerror(-err));
+            front_stop(f);
+            front_free(f);
+            return err;
+        }
+    }
+    *out = f;
+    return 0;
+out_free:
+    free(f->handoff);
+    free(f->loops);
+    free(f->listeners);
+    free(f);
+out_close:
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+    fprintf(stderr, "beneath: tls front: %s\n", strerror(-err));
+    return err;
+}
+
+void front_stop(struct front *f)
+{
+    if (!f)
+        return;
+    for (unsigned i = 0; i < f->n_loops; i++)
+        loop_close(&f->loops[i]);
+    for (size_t i = 0; i < f->n_listeners; i++)
+        if (f->listeners[i].fd >= 0) {
+            close(f->listeners[i].fd);
+            f->listeners[i].fd = -1;
+        }
+}
+
+void front_free(struct front *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n_handoff; i++) {
+        struct front_conn *stale = atomic_exchange(&f->handoff[i], NULL);
+        if (stale) {
+            f->ops->release(f->arg, (const struct sockaddr *)&stale->addr,
+                            stale->addrlen);
+            front_conn_free(stale);
+        }
+    }
+    free(f->handoff);
+    free(f->loops);
+    free(f->listeners);
+    free(f);
+}

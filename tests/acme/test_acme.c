@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_acme.c - beneath_acme without a CA: the renewal policy (a table of
+ * instants), names and CA URLs, the JWS (verified with OpenSSL), the CSR,
+ * the TLS-ALPN-01 certificate, the challenge store under concurrent readers,
+ * the --acme-dir files (modes, atomic replacement) and its lock held by
+ * another process.
+ */
+#include "acme/acme.h"
+#include "acme/internal.h"
+#include "check_main.h"
+#include "fixture.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/sha.h>
+#include <openssl/x509v3.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DAY 86400
+#define T0 1700000000
+
+static const struct {
+    time_t nb, na, ari_start, ari_end;
+    uint32_t rnd;
+    time_t want;
+} renew_cases[] = {
+    /* 90 days: two thirds is day 60; the jitter takes up to 4.5 days */
+    {T0, T0 + 90 * DAY, 0, 0, 0, T0 + 60 * DAY},
+    {T0, T0 + 90 * DAY, 0, 0, 0x80000000u, T0 + 60 * DAY - 194400},
+    {T0, T0 + 90 * DAY, 0, 0, 0xffffffffu, T0 + 60 * DAY - 388794},
+    /* Pebble's 5 years, and its 2-minute test certificates */
+    {T0, T0 + 1826 * DAY, 0, 0, 0, T0 + 1826 * DAY / 3 * 2},
+    {T0, T0 + 120, 0, 0, 0, T0 + 80},
+    {T0, T0 + 120, 0, 0, 0xffffffffu, T0 + 80 - 5},
+    /* an ACME Renewal Information window wins */
+    {T0, T0 + 90 * DAY, T0 + 50 * DAY, T0 + 52 * DAY, 0, T0 + 50 * DAY},
+    {T0, T0 + 90 * DAY, T0 + 50 * DAY, T0 + 52 * DAY, 0x80000000u,
+     T0 + 51 * DAY},
+    /* nonsense dates: due at once */
+    {T0, T0, 0, 0, 0, T0},
+    {T0, T0 - 5, 0, 0, 0, T0},
+};
+
+LOOP_TEST(renew_case, renew_cases)
+{
+    ck_assert_int_eq(acme_renew_at(renew_cases[_i].nb, renew_cases[_i].na,
+                                   renew_cases[_i].ari_start,
+                                   renew_cases[_i].ari_end,
+                                   renew_cases[_i].rnd),
+                     renew_cases[_i].want);
+}
+END_TEST
+
+static const struct {
+    time_t retry_after, want;
+    unsigned failures;
+    uint32_t rnd;
+} retry_cases[] = {
+    {0, T0 + 60, 1, 0},           {0, T0 + 120, 2, 0},
+    {0, T0 + 240, 3, 0},          {0, T0 + 21600, 30, 0}, /* the ceiling */
+    {0, T0 + 65, 1, 0xffffffffu}, /* a tenth of jitter at most */
+    {T0 + 3600, T0 + 3600, 1, 0}, /* the CA's Retry-After is respected */
+    {T0 + 10, T0 + 240, 3, 0},    /* but never shortens the backoff */
+};
+
+LOOP_TEST(retry_case, retry_cases)
+{
+    struct acme_backoff b = ACME_BACKOFF_DEFAULT;
+
+    ck_assert_int_eq(acme_retry_at(T0, retry_cases[_i].failures,
+                                   retry_cases[_i].retry_after, b,
+                                   retry_cases[_i].rnd),
+                     retry_cases[_i].want);
+}
+END_TEST
+
+START_TEST(next_and_state)
+{
+    /* no certificate: now; failed: after the backoff; else the renewal */
+    ck_assert_int_eq(acme_next_attempt(0, 0, 0, 0, T0), T0);
+    ck_assert_int_eq(acme_next_attempt(0, 0, T0 + 60, 1, T0), T0 + 60);
+    ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, 0, 0, T0), T0 + 500);
+    ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, T0 + 700, 2, T0),
+                     T0 + 700);
+    ck_assert_int_eq(acme_next_attempt(T0 + 500, T0 + 900, T0 + 100, 2, T0),
+                     T0 + 500);
+    ck_assert_int_eq(acme_cert_state_at(0, T0), ACME_CERT_NONE);
+    ck_assert_int_eq(acme_cert_state_at(T0 + 8 * DAY, T0), ACME_CERT_VALID);
+    ck_assert_int_eq(acme_cert_state_at(T0 + 7 * DAY, T0), ACME_CERT_WARNING);
+    ck_assert_int_eq(acme_cert_state_at(T0 + 1, T0), ACME_CERT_WARNING);
+    ck_assert_int_eq(acme_cert_state_at(T0, T0), ACME_CERT_EXPIRED);
+    ck_assert_str_eq(acme_cert_state_name(ACME_CERT_WARNING), "warning");
+    ck_assert_int_eq(acme_expiry_seconds(T0 + 90, T0), 90);
+    ck_assert_int_eq(acme_expiry_seconds(T0 - 5, T0), -5);
+}
+END_TEST
+
+static const struct {
+    const char *name;
+    bool ok;
+} name_cases[] = {
+    {"example.org", true},
+    {"a-b.example.org", true},
+    {"xn--bcher-kva.example", true},
+    {"192.0.2.1", false}, /* an IP address is not a DNS identifier */
+    {"host.123a", true},
+    {"localhost", false},     /* one label: no public CA names it */
+    {"*.example.org", false}, /* wildcards need DNS-01 */
+    {"-a.example.org", false},
+    {"a-.example.org", false},
+    {"a..example.org", false},
+    {".example.org", false},
+    {"example.org.", false},
+    {"exa_mple.org", false},
+    {"a.b/c", false},
+    {"", false},
+};
+
+LOOP_TEST(name_case, name_cases)
+{
+    ck_assert_int_eq(acme_is_name(name_cases[_i].name), name_cases[_i].ok);
+}
+END_TEST
+
+START_TEST(ca_urls)
+{
+    ck_assert_str_eq(acme_ca_url("letsencrypt"), ACME_CA_LETSENCRYPT);
+    ck_assert_str_eq(acme_ca_url("letsencrypt-staging"),
+                     ACME_CA_LETSENCRYPT_STAGING);
+    ck_assert_str_eq(acme_ca_url("https://ca.example/dir"),
+                     "https://ca.example/dir");
+    ck_assert_ptr_null(acme_ca_url("http://ca.example/dir"));
+    ck_assert_ptr_null(acme_ca_url("https://"));
+    ck_assert_ptr_null(acme_ca_url("staging"));
+}
+END_TEST
+
+/* base64url decoding, for checking what the library encoded. */
+static size_t unb64url(const char *s, unsigned char *out, size_t size)
+{
+    static const char abc[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    unsigned v = 0, bits = 0;
+    size_t n = 0;
+
+    for (; *s; s++) {
+        const char *p = strchr(abc, *s);
+
+        ck_assert_ptr_nonnull(p);
+        v = v << 6 | (unsigned)(p - abc);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            ck_assert_uint_lt(n, size);
+            out[n++] = (unsigned char)(v >> bits);
+        }
+    }
+    return n;
+}
+
+START_TEST(jws_verifies)
+{
+    EVP_PKEY *k = acme_key_new();
+    char *jws = acme_jws(k, NULL, "n0nce", "https://ca/x", "{\"a\":1}");
+    json_t *j = json_loads(jws, 0, NULL), *prot;
+    const char *p64 = json_string_value(json_object_get(j, "protected"));
+    const char *s64 = json_string_value(json_object_get(j, "signature"));
+    const char *y64 = json_string_value(json_object_get(j, "payload"));
+    unsigned char raw[64], hdr[512];
+    char input[1024], *kid_jws;
+    ECDSA_SIG *sig = ECDSA_SIG_new();
+    unsigned char *der = NULL;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    int dlen;
+
+    ck_assert_ptr_nonnull(j);
+    hdr[unb64url(p64, hdr, sizeof hdr - 1)] = '\0';
+    prot = json_loads((const char *)hdr, 0, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(prot, "alg")), "ES256");
+    ck_assert_str_eq(json_string_value(json_object_get(prot, "nonce")),
+                     "n0nce");
+    ck_assert_ptr_nonnull(json_object_get(prot, "jwk"));
+    ck_assert_ptr_null(json_object_get(prot, "kid"));
+    /* r || s, 64 bytes, verifies over "protected.payload" */
+    ck_assert_uint_eq(unb64url(s64, raw, sizeof raw), 64);
+    ECDSA_SIG_set0(sig, BN_bin2bn(raw, 32, NULL),
+                   BN_bin2bn(raw + 32, 32, NULL));
+    dlen = i2d_ECDSA_SIG(sig, &der);
+    snprintf(input, sizeof input, "%s.%s", p64, y64);
+    ck_assert_int_eq(EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, k), 1);
+    ck_assert_int_eq(EVP_DigestVerify(md, der, (size_t)dlen,
+                                      (const unsigned char *)input,
+                                      strlen(input)),
+                     1);
+    /* with a kid, no jwk */
+    kid_jws = acme_jws(k, "https://ca/acct/1", "n", "https://ca/y", "");
+    ck_assert_ptr_nonnull(strstr(kid_jws, "\"payload\":\"\""));
+    json_decref(prot);
+    json_decref(j);
+    free(kid_jws);
+    free(jws);
+    OPENSSL_free(der);
+    ECDSA_SIG_free(sig);
+    EVP_MD_CTX_free(md);
+    EVP_PKEY_free(k);
+}
+END_TEST
+
+START_TEST(thumbprint_stable)
+{
+    EVP_PKEY *k = acme_key_new(), *back;
+    char *pem = acme_key_to_pem(k), *t1 = acme_thumbprint(k), *t2;
+
+    back = acme_key_from_pem(pem, strlen(pem));
+    ck_assert_ptr_nonnull(back);
+    t2 = acme_thumbprint(back);
+    ck_assert_str_eq(t1, t2);
+    ck_assert_uint_eq(strlen(t1), 43); /* SHA-256, base64url */
+    free(t1);
+    free(t2);
+    acme_pem_free(pem);
+    EVP_PKEY_free(back);
+    EVP_PKEY_free(k);
+}
+END_TEST
+
+START_TEST(csr_names)
+{
+    char *names[] = {"a.example", "b.example"};
+    EVP_PKEY *k = acme_key_new();
+    char *csr = acme_csr(k, names, 2);
+    unsigned char der[2048];
+    const unsigned char *p = der;
+    size_t n = unb64url(csr, der, sizeof der);
+    X509_REQ *req = d2i_X509_REQ(NULL, &p, (long)n);
+    STACK_OF(X509_EXTENSION) * exts;
+    GENERAL_NAMES *gens;
+
+    ck_assert_ptr_nonnull(req);
+    ck_assert_int_eq(X509_REQ_verify(req, k), 1);
+    exts = X509_REQ_get_extensions(req);
+    gens = X509V3_get_d2i(exts, NID_subject_alt_name, NULL, NULL);
+    ck_assert_int_eq(sk_GENERAL_NAME_num(gens), 2);
+    GENERAL_NAMES_free(gens);
+    sk_X509_EXTENSION_pop_free(exts, X509_EXTENSION_free);
+    X509_REQ_free(req);
+    free(csr);
+    EVP_PKEY_free(k);
+}
+END_TEST
+
+START_TEST(alpn_certificate)
+{
+    struct acme_challenges *ch = acme_challenges_new();
+    ASN1_OBJECT *oid = OBJ_txt2obj("1.3.6.1.5.5.7.1.31", 1);
+    unsigned char md[32];
+    X509 *x = NULL;
+    EVP_PKEY *k = NULL;
+    X509_EXTENSION *ext;
+    const ASN1_OCTET_STRING *v;
+    int at;
+
+    ck_assert_int_eq(acme_challenges_put_tlsalpn01(ch, "a.example", "tok.tp"),
+                     0);
+    ck_assert_int_eq(acme_tlsalpn01_lookup(ch, "A.Example", &x, &k), 0);
+    ck_assert_int_eq(acme_tlsalpn01_lookup(ch, "b.example", &x, &k), -ENOENT);
+    ck_assert_int_eq(X509_check_private_key(x, k), 1);
+    ck_assert_int_eq(X509_check_host(x, "a.example", 0, 0, NULL), 1);
+    at = X509_get_ext_by_OBJ(x, oid, -1);
+    ck_assert_int_ge(at, 0);
+    ext = X509_get_ext(x, at);
+    ck_assert_int_eq(X509_EXTENSION_get_critical(ext), 1);
+    v = X509_EXTENSION_get_data(ext);
+    SHA256((const unsigned char *)"tok.tp", 6, md);
+    ck_assert_int_eq(ASN1_STRING_length(v), 34); /* OCTET STRING of 32 */
+    ck_assert_mem_eq(ASN1_STRING_get0_data(v) + 2, md, 32);
+    acme_challenges_drop_tlsalpn01(ch, "a.example");
+    ck_assert_uint_eq(acme_challenges_count(ch), 0);
+    X509_free(x); /* the reference outlives the dropped entry */
+    EVP_PKEY_free(k);
+    ASN1_OBJECT_free(oid);
+    acme_challenges_free(ch);
+}
+END_TEST
+
+struct reader {
+    struct acme_challenges *ch;
+    atomic_bool *stop;
+    long hits;
+};
+
+static void *read_loop(void *arg)
+{
+    struct reader *r = arg;
+    char buf[ACME_KEYAUTH_MAX];
+
+    while (!atomic_load(r->stop)) {
+        int n = acme_http01_lookup(r->ch, "tok", buf, sizeof buf);
+
+        if (n >= 0) {
+            ck_assert_str_eq(buf, "tok.thumb");
+            r->hits++;
+        }
+    }
+    return NULL;
+}
+
+/* Readers never see a torn or freed entry while the writer churns. */
+START_TEST(http01_concurrent)
+{
+    struct acme_challenges *ch = acme_challenges_new();
+    atomic_bool stop = false;
+    struct reader rs[2] = {{ch, &stop, 0}, {ch, &stop, 0}};
+    pthread_t t[2];
+    char small[4];
+
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, read_loop, &rs[i]);
+    for (int i = 0; i < 20000; i++) {
+        ck_assert_int_eq(acme_challenges_put_http01(ch, "tok", "tok.thumb"), 0);
+        acme_challenges_put_http01(ch, "other", "other.thumb");
+        acme_challenges_drop_http01(ch, "tok");
+    }
+    acme_challenges_put_http01(ch, "tok", "tok.thumb");
+    atomic_store(&stop, true);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    ck_assert_int_eq(acme_http01_lookup(ch, "tok", small, sizeof small),
+                     -ENOSPC);
+    ck_assert_int_eq(acme_http01_lookup(ch, "nope", small, sizeof small),
+                     -ENOENT);
+    ck_assert_uint_eq(acme_challenges_count(ch), 2);
+    acme_challenges_free(ch);
+}
+END_TEST
+
+START_TEST(store_files)
+{
+    char path[256], *data;
+    size_t len;
+    struct stat st;
+    int fd;
+
+    snprintf(path, sizeof path, "%s/var/lib/acme", fixture_dir);
+    fd = acme_store_open(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, 0700);
+    ck_assert_int_eq(acme_store_open("relative/dir"), -EINVAL);
+    ck_assert_int_eq(acme_store_mkdir(fd, "certs/x"), 0);
+    ck_assert_int_eq(acme_store_write(fd, "certs/x/key.pem", "k1", 2, 0600), 0);
+    ck_assert_int_eq(acme_store_write(fd, "certs/x/key.pem", "k22", 3, 0600),
+                     0);
+    ck_assert_int_eq(acme_store_read(fd, "certs/x/key.pem", &data, &len), 0);
+    ck_assert_str_eq(data, "k22");
+    free(data);
+    ck_assert_int_eq(fstatat(fd, "certs/x/key.pem", &st, 0), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, 0600);
+    ck_assert_int_eq(acme_store_read(fd, "certs/x/none", &data, &len), -ENOENT);
+    /* no temporary file is left behind */
+    snprintf(path, sizeof path, "%s/var/lib/acme/certs/x", fixture_dir);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((de = readdir(d)) != NULL)
+        n += de->d_name[0] != '.' || strncmp(de->d_name, ".tmp", 4) == 0;
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+    close(fd);
+}
+END_TEST
+
+/* The lock is another process's while it lives, and free when it dies. */
+START_TEST(store_lock_two_processes)
+{
+    char path[256], c;
+    int fd, p[2];
+    pid_t pid;
+
+    snprintf(path, sizeof path, "%s/acme", fixture_dir);
+    fd = acme_store_open(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pipe(p), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int l = acme_store_lock(fd, "lock");
+
+        if (write(p[1], l >= 0 ? "y" : "n", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    ck_assert_int_eq(read(p[0], &c, 1), 1);
+    ck_assert_int_eq(c, 'y');
+    ck_assert_int_eq(acme_store_lock(fd, "lock"), -EWOULDBLOCK);
+    kill(pid, SIGKILL); /* no clean-up: the kernel drops its lock */
+    waitpid(pid, NULL, 0);
+    int l = acme_store_lock(fd, "lock");
+    ck_assert_int_ge(l, 0);
+    close(l);
+    close(p[0]);
+    close(p[1]);
+    close(fd);
+}
+END_TEST
+
+START_TEST(ca_ids)
+{
+    char id[64];
+
+    acme_store_ca_id("https://127.0.0.1:14000/dir", id, sizeof id);
+    ck_assert_str_eq(id, "127.0.0.1_14000_dir");
+    acme_store_ca_id(ACME_CA_LETSENCRYPT, id, sizeof id);
+    ck_assert_str_eq(id, "acme-v02.api.letsencrypt.org_directory");
+    acme_store_ca_id("https://../", id, sizeof id);
+    ck_assert_str_eq(id, "ca");
+}
+END_TEST
+
+static const struct {
+    const char *body;
+    int want;
+    time_t start, end;
+} ari_cases[] = {
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T22:13:20Z\", "
+     "\"end\": \"2023-11-15T22:13:20Z\"}}",
+     0, T0, T0 + DAY},
+    /* fractions and offsets (RFC 3339) */
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T23:13:20.5+01:00\", "
+     "\"end\": \"2023-11-15T20:13:20-02:00\"}, \"explanationURL\": \"x\"}",
+     0, T0, T0 + DAY},
+    /* an empty or reversed window, a missing end, no date, not JSON */
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-15T22:13:20Z\", "
+     "\"end\": \"2023-11-14T22:13:20Z\"}}",
+     -EPROTO, 0, 0},
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T22:13:20Z\"}}", -EPROTO, 0,
+     0},
+    {"{\"suggestedWindow\": {\"start\": \"yesterday\", \"end\": "
+     "\"2023-11-14T22:13:20Z\"}}",
+     -EPROTO, 0, 0},
+    {"{\"suggestedWindow\": {\"start\": \"2023-11-14T22:13:20\", "
+     "\"end\": \"2023-11-15T22:13:20Z\"}}",
+     -EPROTO, 0, 0},
+    {"<html>", -EPROTO, 0, 0},
+};
+
+LOOP_TEST(ari_case, ari_cases)
+{
+    time_t start = 0, end = 0;
+    int r = acme_ari_parse(ari_cases[_i].body, strlen(ari_cases[_i].body),
+                           &start, &end);
+
+    ck_assert_int_eq(r, ari_cases[_i].want);
+    if (r == 0) {
+        ck_assert_int_eq(start, ari_cases[_i].start);
+        ck_assert_int_eq(end, ari_cases[_i].end);
+    }
+}
+END_TEST
+
+const struct check_main check_main = {
+    .suite = "acme",
+    .tcases = {{"policy",
+                .loops = {LOOP(renew_case), LOOP(retry_case), LOOP(ari_case)},
+                .tests = {&next_and_state}},
+               {"names", .loops = {LOOP(name_case)}, .tests = {&ca_urls}},
+               {"crypto", .tests = {&jws_verifies, &thumbprint_stable,
+                                    &csr_names, &alpn_certificate}},
+               {"challenges", .tests = {&http01_concurrent}},
+               {"store", fixture_dir_setup, fixture_dir_teardown,
+                .tests = {&store_files, &store_lock_two_processes, &ca_ids}}},
+};
