@@ -825,14 +825,49 @@ START_TEST(alpn_choices)
            out);
     out = s_client(port, "");
     EXPECT(strstr(out, "No ALPN negotiated"), "no ALPN:\n%s", out);
-    /* RFC 7301 3.2: nothing of ours offered (h2 is not served yet) */
     out = s_client(port, "-alpn h2");
-    EXPECT(strstr(out, "alert no application protocol"), "-alpn h2:\n%s", out);
+    EXPECT(strstr(out, "ALPN protocol: h2"), "-alpn h2:\n%s", out);
     out = sh(hfmt("curl -sk --http1.1 -w \"%%{http_version}\" -o /dev/null "
                   "https://127.0.0.1:%u/ && curl -sk --http2 -w "
                   "\" %%{http_version}\" -o /dev/null https://127.0.0.1:%u/",
                   port, port));
-    EXPECT(strcmp(out, "1.1 1.1") == 0, "curl --http1.1, --http2: '%s'", out);
+    EXPECT(strcmp(out, "1.1 2") == 0, "curl --http1.1, --http2: '%s'", out);
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * HTTP/2 over TLS (issue 23): curl --http2 gets big.bin whole, nghttp
+ * (nghttp2-client) gets it on two streams at once under its 64 KiB
+ * windows; with --http2 off "h2" is never chosen.
+ */
+START_TEST(h2_over_tls)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
+    char *dir = tree_new();
+    const char *got = tree_path(dir, "got.bin");
+    const char *file = tree_path(www, "big.bin");
+    const char *url = hfmt("https://127.0.0.1:%u/big.bin", port);
+
+    char *out = sh(hfmt("curl -sk --http2 -o %s -w \"%%{http_version} "
+                        "%%{http_code}\" %s && cmp %s %s && echo same",
+                        got, url, got, file));
+    EXPECT(strcmp(out, "2 200same\n") == 0, "curl --http2: '%s'", out);
+    out = sh(hfmt("nghttp -n %s %s && echo done", url, url));
+    EXPECT(strstr(out, "done\n"), "nghttp, two streams: '%s'", out);
+    server_stop_clean(s);
+
+    s = server_start(www, "--listen", "https://127.0.0.1:0",
+                     "--tls-self-signed", "--http2", "off", NULL);
+    port = https_port(s);
+    out = sh(hfmt("curl -sk --http2 -w \"%%{http_version}\" -o /dev/null "
+                  "https://127.0.0.1:%u/",
+                  port));
+    EXPECT(strcmp(out, "1.1") == 0, "--http2 off, curl --http2: '%s'", out);
+    out = s_client(port, "-alpn h2");
+    EXPECT(strstr(out, "alert no application protocol"),
+           "--http2 off, -alpn h2:\n%s", out);
     server_stop_clean(s);
 }
 END_TEST
@@ -987,5 +1022,5 @@ const struct check_main check_main = {
                    &big_file_hashed_in_background}},
         {"front", test_setup,
          .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
-                   &tickets_resume, &unfinished_handshake_bounded,
+                   &h2_over_tls, &tickets_resume, &unfinished_handshake_bounded,
                    &per_ip_limit_from_accept, &fds_come_back}}}};

@@ -511,7 +511,8 @@ static int phase_check(struct server *s)
     errors += check_outputs(s);
     /* The log file is created last, once everything else can run. */
     if (check || errors)
-        errors += check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
+        errors +=
+            check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
@@ -559,6 +560,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
+        .http2 = c->http2,
         .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };

@@ -25,6 +25,7 @@
 #include "access/access.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
+#include "transport/h2_front.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -380,12 +381,23 @@ out_refuse:
     return -ECONNREFUSED;
 }
 
+/* A connection that chose "h2": a session on the front's loop. */
+static int front_h2(void *arg, struct front_conn *fc)
+{
+    struct daemon *h = arg;
+
+    if (atomic_load(&h->draining))
+        return -ECONNREFUSED;
+    return h2_front_attach(&h->h2_conf, fc);
+}
+
 static const struct front_ops front_ops = {
     .admit = front_admit,
     .release = front_release,
     .handshake = front_handshake,
     .plain = front_plain,
     .http1 = front_http1,
+    .h2 = front_h2,
 };
 
 /*
@@ -414,6 +426,15 @@ static int start_front(struct daemon *h, int *fds, size_t n)
     };
     if (!h->front_conf.handshake_limit)
         h->front_conf.handshake_limit = 1;
+    h->h2_conf = (struct h2_conf){
+        .gens = h->gens,
+        .max_streams = H2_MAX_STREAMS_DEFAULT,
+        .max_header_list = conf->max_header_size,
+        .header_timeout = conf->header_timeout,
+        .timeout = conf->timeout,
+        .in_flight = &h->in_flight,
+        .draining = &h->draining,
+    };
     return front_start(&h->front_conf, &front_ops, h, fds, n, &h->front);
 }
 

@@ -16,10 +16,10 @@
  *     -> by ALPN: "http/1.1", "http/1.0" or none: handed to libmicrohttpd
  *        (the socket itself; its reads and writes go through the SSL, see
  *        wire.h); "acme-tls/1": closed after the handshake (RFC 8737);
- *        "h2": an HTTP/2 session on this loop (not served yet: never
- *        offered).
+ *        "h2" (with --http2 on): an HTTP/2 session on this loop
+ *        (front_ops.h2: h2_front.c).
  *
- * A connection the front keeps (in handshake, or an HTTP/2 session later)
+ * A connection the front keeps (in handshake, or an HTTP/2 session)
  * belongs to the loop that accepted it and is only touched by that thread.
  * A connection handed over belongs to libmicrohttpd's worker, which takes
  * its struct front_conn with front_take and frees it with front_conn_free.
@@ -42,7 +42,7 @@ struct front_conn;
 
 /*
  * struct front_session - a protocol served on the loop itself rather than
- * by libmicrohttpd: HTTP/2 (phase 2 of issue 23). front_ops.h2 sets it on
+ * by libmicrohttpd: HTTP/2 (h2_front.c). front_ops.h2 sets it on
  * a connection that chose "h2"; from then on the connection's loop calls
  * @event with the epoll events of its socket. The session reads with
  * SSL_read until SSL_ERROR_WANT_READ (the SSL reads ahead: stopping
