@@ -5,9 +5,10 @@
 #   scripts/deps.sh list build|test-only   print a list, install nothing
 set -euo pipefail
 
+# media-types: /etc/mime.types, read at start-up (--mime-types)
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
   libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev
-  libcurl4-openssl-dev libjansson-dev)
+  libcurl4-openssl-dev libjansson-dev media-types)
 # pebble: the ACME test CA and pebble-challtestsrv (tests/acme/)
 test_pkgs=(check libsubunit-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light

@@ -78,4 +78,11 @@ void cases_check_refused(const struct spec_case *c, int r, const char *err);
  */
 char *cases_long_line(const char *head, char fill, size_t n, const char *tail);
 
+/*
+ * cases_mime_types - a part of a mime.types as Debian's media-types writes
+ * it, with one extension on two lines (chemical/x-cif, then the last one):
+ * the file the MIME suites give the server instead of the machine's.
+ */
+extern const char cases_mime_types[];
+
 #endif

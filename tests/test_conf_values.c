@@ -288,24 +288,40 @@ END_TEST
 
 /* ---- the command line as python3 -m http.server users type it ---- */
 
+/*
+ * A positional PORT or "." with the current directory as the root is the
+ * quick form of python3 -m http.server: directories without an index are
+ * listed (listing_quick) unless a source names --listing.
+ */
+#define QUICK 1
 static const struct {
     const char *args[MAX_ARGS];
     const char *want_root;
     unsigned want_ports[3];
     const char *want_host; /* of the first listener */
+    int want_listing;      /* 0 off, QUICK by the quick form, 2 --listing */
 } port_rows[] = {
-    {{"8000"}, ".", {8000}, "127.0.0.1"},
-    {{"8000", "www"}, "www", {8000}, "127.0.0.1"},
-    {{"www", "8000"}, "www", {8000}, "127.0.0.1"},
-    {{"--port", "9000"}, ".", {9000}, "127.0.0.1"},
-    {{"-p", "9001", "site"}, "site", {9001}, "127.0.0.1"},
-    {{"-p9002"}, ".", {9002}, "127.0.0.1"},
-    {{"--port=0"}, ".", {0}, "127.0.0.1"},
+    {{"8000"}, ".", {8000}, "127.0.0.1", QUICK},
+    {{"8000", "www"}, "www", {8000}, "127.0.0.1", 0},
+    {{"www", "8000"}, "www", {8000}, "127.0.0.1", 0},
+    {{"--port", "9000"}, ".", {9000}, "127.0.0.1", 0},
+    {{"-p", "9001", "site"}, "site", {9001}, "127.0.0.1", 0},
+    {{"-p9002"}, ".", {9002}, "127.0.0.1", 0},
+    {{"--port=0"}, ".", {0}, "127.0.0.1", 0},
     /* in one source, --listen and --port add to one list */
-    {{"--listen", "0.0.0.0:1", "-p", "2", "3"}, ".", {1, 2, 3}, "0.0.0.0"},
-    {{"./8000"}, "./8000", {8080}, "127.0.0.1"},
-    {{"--", "8000"}, ".", {8000}, "127.0.0.1"},
-    {{"--root", "www", "8000"}, "www", {8000}, "127.0.0.1"},
+    {{"--listen", "0.0.0.0:1", "-p", "2", "3"},
+     ".",
+     {1, 2, 3},
+     "0.0.0.0",
+     QUICK},
+    {{"./8000"}, "./8000", {8080}, "127.0.0.1", 0},
+    {{"--", "8000"}, ".", {8000}, "127.0.0.1", QUICK},
+    {{"--root", "www", "8000"}, "www", {8000}, "127.0.0.1", 0},
+    {{"."}, ".", {8080}, "127.0.0.1", QUICK},
+    {{"./", "8000"}, "./", {8000}, "127.0.0.1", QUICK},
+    {{"8000", "--listing", "off"}, ".", {8000}, "127.0.0.1", 0},
+    {{"--listing=no", "."}, ".", {8080}, "127.0.0.1", 0},
+    {{"8000", "--listing"}, ".", {8000}, "127.0.0.1", 2},
 };
 
 LOOP_TEST(port_case, port_rows)
@@ -323,7 +339,28 @@ LOOP_TEST(port_case, port_rows)
     for (size_t i = 0; i < n; i++)
         ck_assert_uint_eq(c.listen[i].port, port_rows[_i].want_ports[i]);
     ck_assert_str_eq(c.listen[0].host, port_rows[_i].want_host);
+    ck_assert_msg(c.listing == (port_rows[_i].want_listing != 0),
+                  "row %d: listing %d, want %d", _i, c.listing,
+                  port_rows[_i].want_listing);
+    /* said at start-up only when the quick form turned it on */
+    ck_assert_int_eq(c.listing_quick, port_rows[_i].want_listing == QUICK);
     conf_free(&c);
+    conf_diag_free(&d);
+}
+END_TEST
+
+/* BENEATH_LISTING=off wins over the quick form, as --listing off does. */
+START_TEST(quick_listing_env)
+{
+    const char *args[] = {"8000", NULL};
+    const char *off[] = {"BENEATH_LISTING=off", NULL};
+    struct conf c;
+    struct conf_diag d = {0};
+
+    ck_assert_int_eq(conf_load_args(args, off, &c, &d), 0);
+    ck_assert(!c.listing && !c.listing_quick);
+    conf_free(&c);
+    ck_assert_uint_eq(d.n, 0);
     conf_diag_free(&d);
 }
 END_TEST
@@ -407,4 +444,5 @@ const struct check_main check_main = {
     .tcases = {{"errors", .loops = {LOOP(file_error), LOOP(other_error)}},
                {"values", .loops = {LOOP(file_value), LOOP(hash_warning)},
                 .tests = {&typed_values, &headers_across_sources, &round_trip}},
-               {"cli", .loops = {LOOP(port_case)}, .tests = {&short_actions}}}};
+               {"cli", .loops = {LOOP(port_case)},
+                .tests = {&short_actions, &quick_listing_env}}}};

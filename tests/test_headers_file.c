@@ -40,6 +40,13 @@ static const struct spec_case files[] = {
      "hosts)"},
     {"/a*\n  X-A: 1\n", "h:1: '/a*': '*' must be a whole last segment, as in "
                         "/news/*"},
+    /* Netlify's password protection: refused, the password never echoed */
+    {"/*\n  Basic-Auth: someuser:s3cret-pass\n",
+     "h:2: Basic-Auth (Netlify's password protection) is not a header: it "
+     "would be sent to every visitor; use --auth with an htpasswd file"},
+    {"/a\n  basic-auth: u:p u2:p2\n",
+     "h:2: Basic-Auth (Netlify's password protection) is not a header: it "
+     "would be sent to every visitor; use --auth with an htpasswd file"},
     {"/a\n  X-A: 1\0\n", "h:2: NUL byte in line"},
 };
 

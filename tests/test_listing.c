@@ -260,33 +260,35 @@ LOOP_TEST(human_size_case, sizes)
 }
 END_TEST
 
-/* Sorting: every key and direction; ties by name ascending. */
+/*
+ * Sorting: every key and direction, folders first in each (as every peer
+ * lists them); ties by name ascending.
+ */
 static const struct {
     const char *sort, *order;
     const char *want; /* names in order */
 } orders[] = {
-    {NULL, NULL, "a b c d"},
-    {"name", "asc", "a b c d"},
-    {"name", "desc", "d c b a"},
-    {"size", NULL, "c d a b"},
-    {"size", "asc", "c d a b"},
-    {"size", "desc", "b a d c"},
-    {"time", "asc", "b d a c"},
-    {"time", "desc", "a c d b"},
+    {NULL, NULL, "c e a b d"},
+    {"name", "asc", "c e a b d"},
+    {"name", "desc", "e c d b a"},
+    {"size", NULL, "c e d a b"},
+    {"size", "asc", "c e d a b"},
+    {"size", "desc", "e c b a d"},
+    {"time", "asc", "e c b d a"},
+    {"time", "desc", "c e a d b"},
     /* unknown values are ignored: that part stays at its default */
-    {"bogus", "desc", "d c b a"},
-    {"size", "sideways", "c d a b"},
-    {"SIZE", NULL, "a b c d"},
-    {"", "", "a b c d"},
+    {"bogus", "desc", "e c d b a"},
+    {"size", "sideways", "c e d a b"},
+    {"SIZE", NULL, "c e a b d"},
+    {"", "", "c e a b d"},
 };
 
 LOOP_TEST(order_case, orders)
 {
     struct listing_entry e[] = {
-        {"d", LISTING_FILE, 5, 100},
-        {"b", LISTING_FILE, 900, 50},
-        {"c", LISTING_DIR, 0, 200},
-        {"a", LISTING_FILE, 10, 200},
+        {"d", LISTING_FILE, 5, 100}, {"b", LISTING_FILE, 900, 50},
+        {"c", LISTING_DIR, 0, 200},  {"a", LISTING_FILE, 10, 200},
+        {"e", LISTING_DIR, 7, 10},
     };
     struct listing l = {.v = e, .n = N_ELEMS(e)};
     struct listing_order o;

@@ -91,8 +91,6 @@ static const struct {
 /* Bad lines: line 2 of a file whose line 1 is good, or a loop through both. */
 static const struct spec_case bad_lines[] = {
     {"/a", "r:2: expected FROM TO [STATUS]"},
-    {"/a /b 404",
-     "r:2: status 404: only 200 (rewrite), 301, 302, 303, 307 and 308"},
     {"/a /b 30x", "r:2: '30x' is not a status"},
     {"/a /b 3011", "r:2: '3011' is not a status"},
     {"/a http://example.org/",
@@ -112,21 +110,26 @@ static const struct spec_case bad_lines[] = {
     {"/a https://u@example.org/",
      "r:2: 'https://u@example.org/': bad host in the URL (no placeholders, "
      "no user)"},
-    {"/a https://example.org/ 200",
-     "r:2: a 200 rewrite to another origin would be a proxy (not supported)"},
     {"/a /b/:slug", "r:2: TO uses :slug, which FROM does not define"},
     {"/a /b/:splat",
      "r:2: TO uses :splat, which FROM does not define (FROM needs a trailing "
      "*)"},
-    {"https://old.example.org/* /x",
-     "r:2: rules for a host are not supported (FROM is a path; use --vhost "
-     "for hosts)"},
-    {"/store id=:id /blog/:id 301",
-     "r:2: query-parameter matching ('id=:id') is not supported"},
-    {"/store /x 302 Country=us",
-     "r:2: conditions after the status ('Country=us') are not supported"},
     {"/a /b 302 id=:id",
      "r:2: conditions after the status ('id=:id') are not supported"},
+    {"/a /b 418", "r:2: status 418: only 200 (rewrite), 301, 302, 303, 307 "
+                  "and 308"},
+    {"/a /b 301 extra",
+     "r:2: conditions after the status ('extra') are not supported"},
+    /* who may see what: an error, never ignored */
+    {"/admin/* /admin/:splat 200! Role=admin",
+     "r:2: the condition 'Role=admin' decides who may see the target: not "
+     "supported (--auth protects paths)"},
+    {"/admin/* /x 302 Country=us role=editor",
+     "r:2: the condition 'role=editor' decides who may see the target: not "
+     "supported (--auth protects paths)"},
+    {"/api/* https://api.example/:splat 200 Signed=API_TOKEN",
+     "r:2: the condition 'Signed=API_TOKEN' decides who may see the target: "
+     "not supported (--auth protects paths)"},
     {"/news*  /blog",
      "r:2: '/news*': '*' must be a whole last segment, as in /news/*"},
     {"/a/*/b /x", "r:2: '/a/*/b': '*' must be the last segment, as in /news/*"},
@@ -146,6 +149,44 @@ static const struct spec_case bad_lines[] = {
     {"/a/ /a 302", "r:2: redirect loop: line 2 -> line 2"},
     {"/d/:x /d/:x/ 301", "r:2: redirect loop: line 2 -> line 2"},
     {"/first /other", "r:1: redirect loop: line 1 -> line 2 -> line 1"},
+};
+
+/*
+ * Netlify features beyond the subset that only some would see: the line is
+ * ignored with a warning, the rest of the file is used.
+ */
+static const struct text_case ignored_lines[] = {
+    {"/a /b 404", "r:2: status 404 (a page sent with that status) is not "
+                  "supported: line ignored (--error-page sets error pages)"},
+    {"/* /404.html 404!", "r:2: status 404 (a page sent with that status) is "
+                          "not supported: line ignored (--error-page sets "
+                          "error pages)"},
+    {"/gone /gone.html 410", "r:2: status 410 (a page sent with that status) "
+                             "is not supported: line ignored (--error-page "
+                             "sets error pages)"},
+    {"https://old.example.org/* /x",
+     "r:2: rules for a host are not supported (FROM is a path; use --vhost "
+     "for hosts): line ignored"},
+    {"http://old.example.org/* https://new.example.org/:splat 301!",
+     "r:2: rules for a host are not supported (FROM is a path; use --vhost "
+     "for hosts): line ignored"},
+    {"/store id=:id /blog/:id 301",
+     "r:2: query-parameter matching ('id=:id') is not supported: line "
+     "ignored"},
+    {"/store /x 302 Country=us",
+     "r:2: the condition 'Country=us' is not supported: line ignored"},
+    {"/ /anz 302 Country=au,nz Language=en",
+     "r:2: the condition 'Country=au,nz' is not supported: line ignored"},
+    {"/ /en Language=en",
+     "r:2: the condition 'Language=en' is not supported: line ignored"},
+    {"/beta/* /beta.html 200 Cookie=beta",
+     "r:2: the condition 'Cookie=beta' is not supported: line ignored"},
+    {"/a https://example.org/ 200", "r:2: a 200 rewrite to another origin "
+                                    "would be a proxy (not supported): line "
+                                    "ignored"},
+    {"/api/* http://10.0.0.1:8080/:splat 200!",
+     "r:2: a 200 rewrite to another origin would be a proxy (not supported): "
+     "line ignored"},
 };
 
 /*
@@ -187,6 +228,25 @@ LOOP_TEST(bad_line_case, bad_lines)
     cases_check_spec(&bad_lines[_i], ret, d.n ? d.msgs[0] : "");
     ck_assert_uint_eq(d.n, 1);
     ck_assert_uint_eq(r.n, 0);
+    lines_diag_free(&d);
+}
+END_TEST
+
+LOOP_TEST(ignored_line_case, ignored_lines)
+{
+    struct redirects r;
+    struct lines_diag d = {0};
+    int ret = parse_line2(ignored_lines[_i].in, &r, &d);
+
+    ck_assert_msg(ret == 0, "'%s': %s", ignored_lines[_i].in,
+                  d.n ? d.msgs[0] : "?");
+    ck_assert_uint_eq(d.n, 0);
+    ck_assert_uint_eq(d.n_warnings, 1);
+    ck_assert_str_eq(d.warnings[0], ignored_lines[_i].want);
+    /* line 1 stays, line 2 is gone */
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_uint_eq(r.v[0].line, 1);
+    redirects_free(&r);
     lines_diag_free(&d);
 }
 END_TEST
@@ -359,7 +419,8 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "redirects",
-    .tcases = {{"redirects",
-                .loops = {LOOP(pattern_case), LOOP(line_case),
-                          LOOP(bad_line_case), LOOP(site_case)},
-                .tests = {&first_match_wins, &long_line, &ten_thousand}}}};
+    .tcases = {
+        {"redirects",
+         .loops = {LOOP(pattern_case), LOOP(line_case), LOOP(bad_line_case),
+                   LOOP(ignored_line_case), LOOP(site_case)},
+         .tests = {&first_match_wins, &long_line, &ten_thousand}}}};

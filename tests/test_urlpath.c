@@ -109,7 +109,56 @@ START_TEST(glob_errors)
 }
 END_TEST
 
+/* --mount's URL prefixes: what is one, and what is beneath it. */
+static const struct spec_case prefixes[] = {
+    {"/_static", NULL},
+    {"/_static/js", NULL},
+    {"/a b/..c/x.y", NULL},
+    {"/", "'/': a URL prefix starts with '/' and names a path below the root"},
+    {"", "'': a URL prefix starts with '/'"},
+    {"_static", "'_static': a URL prefix starts with '/'"},
+    {"/_static/", "'/_static/': a URL prefix has no trailing '/'"},
+    {"//a", "'//a': a URL prefix has no empty, '.' or '..' components"},
+    {"/a//b", "a URL prefix has no empty, '.' or '..' components"},
+    {"/a/./b", "a URL prefix has no empty, '.' or '..' components"},
+    {"/a/..", "a URL prefix has no empty, '.' or '..' components"},
+    {"/a/../b", "a URL prefix has no empty, '.' or '..' components"},
+    {"/a\tb", "a URL prefix has no control bytes"},
+};
+
+LOOP_TEST(prefix_case, prefixes)
+{
+    char err[256] = "";
+    const char *p = prefixes[_i].spec;
+    int r = urlpath_prefix_check(p, strlen(p), err, sizeof err);
+
+    if (prefixes[_i].err)
+        ck_assert_msg(r == -EINVAL && strstr(err, prefixes[_i].err),
+                      "'%s': %d %s", p, r, err);
+    else
+        ck_assert_msg(r == 0, "'%s': %s", p, err);
+}
+END_TEST
+
+static const struct match_case beneath[] = {
+    {"/_static", "/_static", 1},         {"/_static", "/_static/", 1},
+    {"/_static", "/_static/js/a.js", 1}, {"/_static", "/_staticx", 0},
+    {"/_static", "/_stati", 0},          {"/_static", "/", 0},
+    {"/_static/js", "/_static/js/x", 1}, {"/_static/js", "/_static", 0},
+};
+
+LOOP_TEST(beneath_case, beneath)
+{
+    const char *p = beneath[_i].rules;
+
+    ck_assert_int_eq(urlpath_beneath(p, strlen(p), beneath[_i].subject),
+                     beneath[_i].want);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "urlpath",
-    .tcases = {{"urlpath", .loops = {LOOP(normalize_case), LOOP(glob_case)},
+    .tcases = {{"urlpath",
+                .loops = {LOOP(normalize_case), LOOP(glob_case),
+                          LOOP(prefix_case), LOOP(beneath_case)},
                 .tests = {&normalize_small, &encode, &glob_errors}}}};

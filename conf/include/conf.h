@@ -24,7 +24,9 @@
 #define BENEATH_CONF_H
 
 #include "http/cache_rules.h"
+#include "http/cors.h"
 #include "http/headers_opt.h"
+#include "http/mime.h"
 #include "http/negotiate.h"
 #include "resolver.h"
 
@@ -100,6 +102,8 @@ struct conf {
     unsigned threads;               /* >= 1; default: online CPUs */
     struct conf_strv index;         /* index file names, in order */
     bool listing;
+    bool listing_quick; /* listing on because of the quick form ("beneath
+                           8000", "beneath ."), no source naming --listing */
     enum conf_dotfiles dotfiles;
     char *access_log; /* a path, "-" (stdout) or "off" */
     char *log_format; /* combined, combined+duration, json or a template */
@@ -135,6 +139,7 @@ struct conf {
     struct headers_opt headers; /* every header option in order, then (with
                                    security_headers) the security set */
     size_t n_headers_given;     /* headers.v[0..n): from header options */
+    struct cors cors;           /* origins that may read responses */
     char *fallback; /* root-relative file served (200) for GETs that would
                        404, or NULL */
     char *health;   /* root-relative URL path answering 200, or NULL */
@@ -144,8 +149,8 @@ struct conf {
     /*
      * Access (docs/access.md); syntax-checked here, loaded by the server.
      * Files the server opens by path, which a sandbox must allow: the
-     * HTPASSWD of each auth item and the ROOT of each vhost item (both
-     * conf_item_path), redirects and headers_file.
+     * HTPASSWD of each auth item, the ROOT of each vhost item and the DIR
+     * of each mount item (all conf_item_path), redirects and headers_file.
      */
     struct conf_strv auth;          /* "GLOBS=HTPASSWD", first match wins */
     char *auth_realm;               /* the Basic realm */
@@ -153,9 +158,14 @@ struct conf {
     struct conf_strv deny;          /* "CIDR[,CIDR...]" each */
     struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
+    struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
+
+    /* media types over the built-in table (conf_mime_load) */
+    char *mime_types;      /* a mime.types file or "off" */
+    struct conf_strv mime; /* "EXT=TYPE", each later one winning */
 
     /*
      * ACME (docs/acme.md): certificates from a CA. Checked here (syntax,
@@ -208,6 +218,9 @@ int conf_defaults(struct conf *c);
  * released with conf_free whatever the result.
  *
  * A lone number among the arguments is a port (as --port), any other is ROOT.
+ * That quick form of python3 -m http.server ("beneath 8000", "beneath .",
+ * the current directory as the root, no --config file) lists directories
+ * without an index (listing_quick) unless a source names --listing.
  *
  * Returns 0 (warnings may have been added to @diag), or -EINVAL when at least
  * one error was added to @diag (all problems of all sources are reported, not
@@ -290,10 +303,27 @@ struct conf_option_doc {
 int conf_option_doc(size_t i, struct conf_option_doc *d);
 
 /*
- * conf_item_path - the path of an auth ("GLOBS=HTPASSWD") or vhost
- * ("NAME=ROOT") item: what follows its first '=' (checked to exist).
+ * conf_item_path - the path of an auth ("GLOBS=HTPASSWD"), vhost
+ * ("NAME=ROOT") or mount ("/URL/PREFIX=DIR") item: what follows its first
+ * '=' (checked to exist).
  */
 const char *conf_item_path(const char *item);
+
+/* The default mime-types file: Debian's media-types package. */
+#define CONF_MIME_TYPES "/etc/mime.types"
+
+/*
+ * conf_mime_load - the media types @c adds to the built-in table: its
+ * mime-types file (CONF_MIME_TYPES read only when present, its bad lines
+ * warnings; any other file must be there and right), then its mime items,
+ * into @out (overwritten; release it with mime_map_free whatever the
+ * result). Messages to @d, each with its place ("FILE:LINE: why",
+ * "mime-types: FILE: why", "mime ITEM: why").
+ *
+ * Returns 0 (warnings may have been added), -EINVAL or -ENOMEM.
+ */
+int conf_mime_load(const struct conf *c, struct mime_map *out,
+                   struct conf_diag *d);
 
 /*
  * conf_acme_challenge - the ACME challenge to answer: --acme-challenge, or

@@ -14,6 +14,7 @@
 #include "http/forwarded.h"
 #include "http/glob.h"
 #include "http/host.h"
+#include "http/urlpath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -175,4 +176,17 @@ int conf_check_realm(const char *item, char *err)
         return -EINVAL;
     }
     return 0;
+}
+
+int conf_check_mount(const char *item, char *err)
+{
+    const char *eq = strchr(item, '=');
+
+    if (!eq || !eq[1]) {
+        snprintf(err, ERR_MAX,
+                 "expected /URL/PREFIX=DIR, as in "
+                 "'/_static/fonts=/usr/share/fonts-lato'");
+        return -EINVAL;
+    }
+    return urlpath_prefix_check(item, (size_t)(eq - item), err, WHY_MAX);
 }

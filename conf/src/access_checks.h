@@ -2,8 +2,8 @@
 /*
  * access_checks.h - the access options' value type and the syntax checks
  * of their values (auth, allow/deny/trusted-proxy, vhost, error-page,
- * auth-realm), for the option table. Each writes a sentence to @err (ERR_MAX
- * bytes) and returns -EINVAL, or returns 0.
+ * auth-realm, mount), for the option table. Each writes a sentence to @err
+ * (ERR_MAX bytes) and returns -EINVAL, or returns 0.
  */
 #ifndef BENEATH_CONF_ACCESS_CHECKS_H
 #define BENEATH_CONF_ACCESS_CHECKS_H
@@ -22,6 +22,9 @@ int conf_check_trusted_proxy(const char *item, char *err);
 int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);
+int conf_check_mount(const char *item, char *err);
+/* --mime EXT=TYPE (mime_load.c) */
+int conf_check_mime(const char *item, char *err);
 /* A --tls-cert/--tls-key/--tls-key-password-file item: [NAME=]FILE. */
 int conf_check_tls_item(const char *item, char *err);
 

@@ -234,6 +234,16 @@ const struct opt opts[] = {
      .help = "resolver flags: beneath, in-root, no-xdev, no-symlinks, "
              "no-magiclinks, no-jumps (beneath excludes in-root; none: "
              "unconfined)"},
+    {.name = "cors",
+     .type = &t_cors,
+     .off = OFF(cors),
+     .metavar = "ORIGINS|*",
+     .dflt_help = "none",
+     .help = "let scripts of these origins (a comma list of "
+             "http[s]://HOST[:PORT], or * for any) read the responses: "
+             "Access-Control-Allow-Origin, Vary: Origin for a list, and the "
+             "preflight OPTIONS answered (GET, HEAD; the headers asked "
+             "for; Access-Control-Max-Age " CORS_MAX_AGE ")"},
     {.name = "deny",
      .type = &t_items,
      .off = OFF(deny),
@@ -388,6 +398,38 @@ const struct opt opts[] = {
              "their own (plain HTTP, only that path; e.g. 127.0.0.1:9100, "
              "[::1]:9100; port 0 picks one), so they need not be public",
      .check = check_metrics_listen},
+    {.name = "mime",
+     .type = &t_items,
+     .off = OFF(mime),
+     .metavar = "EXT=TYPE",
+     .dflt_help = "none",
+     .help = "Content-Type of files ending in .EXT (\"vtt=text/vtt\", "
+             "\"txt=text/plain; charset=iso-8859-1\"); wins over --mime-types "
+             "and the built-in table; read at start-up; repeatable",
+     .check = conf_check_mime,
+     .flags = OPT_REPEAT},
+    {.name = "mime-types",
+     .type = &t_path,
+     .off = OFF(mime_types),
+     .dflt = CONF_MIME_TYPES,
+     .metavar = "FILE|off",
+     .help = "media types by extension in the mime.types format, over the "
+             "built-in table; the default is read when present (Debian's "
+             "media-types package); off: the built-in table alone; read at "
+             "start-up"},
+    {.name = "mount",
+     .type = &t_items,
+     .off = OFF(mount),
+     .metavar = "/URL/PREFIX=DIR",
+     .dflt_help = "none",
+     .help = "serve the paths at and below /URL/PREFIX from DIR, resolved "
+             "beneath DIR's own fd with --confine (nginx's alias; the longest "
+             "prefix wins; DIR may be a file, which answers that one URL), "
+             "for what a symlink out of the root would reach, which stays "
+             "refused (docs/docs-hosting.md); reopened on SIGHUP; repeatable "
+             "(in BENEATH_MOUNT: separated by spaces)",
+     .check = conf_check_mount,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
     {.name = "port",
      .short_name = 'p',
      .type = &t_port,

@@ -546,12 +546,41 @@ static int apply_root_arg(const struct cli *cli, struct conf *c,
     return apply(opt_find("root", 4), c, cli->root_arg, &u, "ROOT: ", diag);
 }
 
+/* Whether @it names the option @name. */
+static bool names(const struct items *it, const char *name)
+{
+    for (size_t i = 0; i < it->n; i++)
+        if (strcmp(it->v[i].o->name, name) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * The quick form of python3 -m http.server: a positional PORT or "." and
+ * the current directory as the root, no configuration file, no vhost: a
+ * directory without an index is listed, as it does, unless the environment
+ * or the command line says --listing.
+ */
+static void quick_listing(const struct cli *cli, const struct items *env,
+                          const char *config, struct conf *c)
+{
+    bool dot = cli->root_arg && (strcmp(cli->root_arg, ".") == 0 ||
+                                 strcmp(cli->root_arg, "./") == 0);
+
+    if ((cli->port_arg || dot) && !(config && *config) && c->vhost.n == 0 &&
+        c->root && (strcmp(c->root, ".") == 0 || strcmp(c->root, "./") == 0) &&
+        !names(env, "listing") && !names(&cli->it, "listing")) {
+        c->listing_quick = !c->listing;
+        c->listing = true;
+    }
+}
+
 int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
               struct conf_diag *diag)
 {
     struct cli cli = {0};
     struct items env = {0};
-    const char *config;
+    const char *config = NULL;
     int r;
 
     r = conf_defaults(c);
@@ -573,6 +602,7 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
      * then a Host none of them names is answered 421. */
     if (!c->root && c->vhost.n == 0 && !(c->root = strdup(".")))
         worst(&r, -ENOMEM);
+    quick_listing(&cli, &env, config, c);
     worst(&r, headers_finish(c));
     if (!cli.help_or_version)
         worst(&r, conf_acme_finish(c, diag));

@@ -3,7 +3,8 @@
  * types_http.c - value types parsed by server/http/'s own parsers (libc only),
  * so that a bad value is reported with its place like any other: the
  * precompressed encoding list (negotiate.h), Cache-Control rules and default
- * (cache_rules.h), response headers and the security set (headers_opt.h), and
+ * (cache_rules.h), response headers and the security set (headers_opt.h),
+ * the CORS origins (cors.h), and
  * the root-relative paths of the fallback file and the health and metrics
  * URLs. Each stores the typed value the server uses and prints it back in
  * the file syntax, so conf_print still reads back the same.
@@ -234,6 +235,57 @@ static void headers_reset(const struct opt *o, struct conf *c)
 
 const struct type t_headers = {"\"NAME: VALUE\"", headers_parse, headers_print,
                                headers_reset, 0};
+
+/* ---- cors: "*" or a comma list of origins ---- */
+
+static int cors_type_parse(const struct opt *o, struct conf *c, const char *val,
+                           char *err)
+{
+    struct cors *f = field(o, c), v;
+    char why[ERR_MAX - 80];
+    int r = check_text(val, err);
+
+    if (r < 0)
+        return r;
+    why[0] = '\0';
+    r = cors_parse(&v, val, why, sizeof why);
+    if (r == -EINVAL)
+        snprintf(err, ERR_MAX, "%s", why);
+    if (r < 0)
+        return r;
+    cors_free(f);
+    *f = v;
+    return 0;
+}
+
+static void cors_build(FILE *f, const void *arg)
+{
+    const struct cors *c = arg;
+
+    if (c->any)
+        fputc('*', f);
+    for (size_t i = 0; i < c->n; i++)
+        fprintf(f, "%s%s", i ? "," : "", c->origin[i]);
+}
+
+static void cors_type_print(FILE *out, const struct opt *o,
+                            const struct conf *c)
+{
+    const struct cors *v = cfield(o, c);
+
+    if (!cors_on(v))
+        fprintf(out, "# %s = (not set)\n", o->name);
+    else
+        print_built(out, o->name, ",", cors_build, v);
+}
+
+static void cors_type_reset(const struct opt *o, struct conf *c)
+{
+    cors_free(field(o, c));
+}
+
+const struct type t_cors = {"ORIGINS|*", cors_type_parse, cors_type_print,
+                            cors_type_reset, 0};
 
 /* ---- root-relative paths: health and metrics URLs, the fallback file ---- */
 

@@ -20,12 +20,17 @@
  *   proxy is configured to write (X-Forwarded-For unless said otherwise).
  * - A Host that is not a host name is 400; one that no site serves is 421
  *   (RFC 9110 15.5.20), not another site's answer.
+ * - A --mount is a root of its own, opened by the operator's path: a path
+ *   under its prefix is resolved beneath its fd with the same flags, so a
+ *   mount serves what its directory holds and nothing a link in it leads
+ *   out to; the site's root never follows a link into it either.
  */
 #include "access/access_internal.h"
 #include "http/forwarded.h"
 #include "http/host.h"
 #include "http/urlpath.h"
 #include "runtime/live.h"
+#include "runtime/root.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -168,12 +173,39 @@ unsigned access_site(struct access *a, struct root *root_only,
     out->root_fd = root_fd(s->root);
     out->dir_cache = root_dir_cache(s->root);
     out->vhost = s->name;
+    out->mounts = a->n_mounts ? a : NULL;
     if (a->rules) {
         out->view.a = a;
         out->view.global = a->global ? live_get(a->global) : NULL;
         out->view.site = s->files ? live_get(s->files) : NULL;
     }
     return 0;
+}
+
+bool access_mount(const struct access_site *site, const char *norm,
+                  struct access_route *out)
+{
+    const struct access *a = site->mounts;
+    const struct mount *best = NULL;
+
+    for (size_t i = 0; a && i < a->n_mounts; i++) {
+        const struct mount *m = &a->mounts[i];
+
+        if ((best && m->len <= best->len) ||
+            !urlpath_beneath(m->prefix, m->len, norm) ||
+            (m->file && norm[m->len] != '\0'))
+            continue;
+        best = m;
+    }
+    if (!best)
+        return false;
+    out->root_fd = best->root ? root_fd(best->root) : -ENOENT;
+    out->dir_cache = best->root ? root_dir_cache(best->root) : NULL;
+    out->path =
+        best->file ? best->file : norm + best->len + (norm[best->len] == '/');
+    out->prefix = best->prefix + 1;
+    out->file = best->file;
+    return true;
 }
 
 /* ---- what respond asks ---- */

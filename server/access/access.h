@@ -9,7 +9,9 @@
  * proxy, checked the same way), and the answer (access_site: the Host
  * picks a site, i.e. a root with its own generations and per-thread
  * directory caches, and the rules the request will see). respond.c then
- * asks the view for authentication, redirects, hidden files and headers.
+ * asks the view for authentication, redirects, hidden files and headers,
+ * and the site for the --mount under which a path is looked up (each
+ * mount a root of its own, like a site's).
  * Every file of a site, including its _redirects and _headers, is opened
  * by the confined resolver from that site's root fd.
  *
@@ -48,6 +50,18 @@ struct access_site {
     struct resolver_cache *dir_cache; /* the thread's cache for root_fd */
     const char *vhost;                /* the --vhost pattern, NULL: --root */
     struct access_view view;
+    struct access *mounts; /* the --mount table, or NULL: none */
+};
+
+/* Where a path is looked up: a --mount's root, or the site's. */
+struct access_route {
+    int root_fd;                      /* borrowed; < 0: -errno of the root */
+    struct resolver_cache *dir_cache; /* the thread's cache for root_fd */
+    const char *path;   /* root-relative, as target_decode gives a path */
+    const char *prefix; /* the mount's URL prefix without its '/', for the
+                           names lookup reports; NULL: the site's root */
+    const char *file;   /* a file mount: the file's name (= path); NULL: a
+                           directory mount */
 };
 
 /* The headers the rules give one path (from both files). */
@@ -125,6 +139,18 @@ unsigned access_client(struct access *a, const struct request *rq, char *client,
  */
 unsigned access_site(struct access *a, struct root *root_only,
                      const struct request *rq, struct access_site *out);
+
+/*
+ * access_mount - the --mount that serves the normalised @norm (a directory
+ * mount at or above it, the longest prefix winning; a file mount for its
+ * one URL): its root fd, the thread's directory cache for it and the rest
+ * of @norm (a pointer into it) or the file's name, into @out.
+ *
+ * Returns true with @out filled, false when no mount serves @norm (@out
+ * untouched).
+ */
+bool access_mount(const struct access_site *site, const char *norm,
+                  struct access_route *out);
 
 /* ---- what respond asks the view (all take the normalised path) ---- */
 

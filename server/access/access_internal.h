@@ -22,6 +22,8 @@
  * --site-files its rules another (live.c); PTHREAD_KEYS_MAX is 1024.
  */
 #define ACCESS_VHOST_MAX 256
+/* --mount items at most (each root takes a pthread key, as a vhost's). */
+#define ACCESS_MOUNT_MAX 64
 /* A _redirects or _headers file larger than this is refused. */
 #define ACCESS_RULES_FILE_MAX ((size_t)16 << 20)
 
@@ -42,6 +44,16 @@ struct site {
     struct live *files; /* struct access_rules * with --site-files */
 };
 
+/* A --mount: the paths at and below prefix come from root. */
+struct mount {
+    char *prefix; /* "/_static/fonts": normalised, no trailing '/' */
+    size_t len;
+    char *path;        /* DIR (or FILE) as configured */
+    char *file;        /* a file mount: its name in root, which is the
+                          file's directory; NULL: root is DIR */
+    struct root *root; /* NULL: could not be opened */
+};
+
 struct access {
     struct cidr_list allow, deny, trusted;
     struct auth *auth;
@@ -50,6 +62,8 @@ struct access {
     struct site *vhosts;
     size_t n_vhosts;
     struct site dflt;
+    struct mount *mounts;
+    size_t n_mounts;
     bool site_files;
     bool rules; /* respond has questions to ask (auth or rule files) */
     uint64_t confine;

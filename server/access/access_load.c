@@ -10,14 +10,17 @@
 #include "http/forwarded.h"
 #include "http/host.h"
 #include "http/lines.h"
+#include "http/urlpath.h"
 #include "resolver.h"
 #include "runtime/live.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void rules_free(void *p)
@@ -43,8 +46,13 @@ static int parse_into(struct access_rules *r, bool redirects, const char *text,
     int err = redirects ? redirects_parse(&r->redirects, text, len, name, &d)
                         : headers_file_parse(&r->headers, text, len, name, &d);
 
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %swarning: %s\n", when, d.warnings[i]);
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "beneath: %s%s\n", when, d.msgs[i]);
+    if (d.warnings_dropped)
+        fprintf(stderr, "beneath: %swarning: %s: %zu more lines ignored\n",
+                when, name, d.warnings_dropped);
     if (d.dropped)
         fprintf(stderr, "beneath: %s%s: %zu more problems\n", when, name,
                 d.dropped);
@@ -258,6 +266,91 @@ static int vhosts_load(struct access *a, const struct conf *c,
     return problems;
 }
 
+/*
+ * The root of mount @m: DIR itself, or for a file the directory that holds
+ * it (the operator's path is trusted, as a root's is: its links are
+ * followed once, here) with the file's name. 0, -ENOMEM, -EINVAL for what
+ * is neither a directory nor a regular file, or another -errno.
+ */
+static int mount_open(struct mount *m, unsigned dir_cache)
+{
+    char real[PATH_MAX], *slash;
+    struct stat st;
+
+    if (stat(m->path, &st) != 0)
+        return -errno;
+    if (S_ISDIR(st.st_mode))
+        return root_open(m->path, dir_cache, &m->root);
+    if (!S_ISREG(st.st_mode))
+        return -EINVAL;
+    if (!realpath(m->path, real))
+        return -errno;
+    slash = strrchr(real, '/'); /* realpath's answer is absolute */
+    m->file = strdup(slash + 1);
+    if (!m->file)
+        return -ENOMEM;
+    *slash = '\0';
+    return root_open(real[0] ? real : "/", dir_cache, &m->root);
+}
+
+static int mounts_load(struct access *a, const struct conf *c,
+                       unsigned dir_cache)
+{
+    int problems = 0;
+
+    if (c->mount.n > ACCESS_MOUNT_MAX) {
+        fprintf(stderr, "beneath: mount: %zu mounts, at most %d\n", c->mount.n,
+                ACCESS_MOUNT_MAX);
+        return 1;
+    }
+    a->mounts = calloc(c->mount.n ? c->mount.n : 1, sizeof *a->mounts);
+    if (!a->mounts)
+        return -ENOMEM;
+    for (size_t i = 0; i < c->mount.n; i++) {
+        const char *item = c->mount.v[i], *eq = strchr(item, '=');
+        struct mount *m = &a->mounts[a->n_mounts];
+        char err[256];
+
+        if (!eq || urlpath_prefix_check(item, (size_t)(eq - item), err,
+                                        sizeof err) < 0) {
+            fprintf(stderr, "beneath: mount %s: %s\n", item,
+                    eq ? err : "expected /URL/PREFIX=DIR");
+            problems++;
+            continue;
+        }
+        bool twice = false;
+        for (size_t k = 0; k < a->n_mounts; k++)
+            twice = twice ||
+                    (a->mounts[k].len == (size_t)(eq - item) &&
+                     strncmp(a->mounts[k].prefix, item, a->mounts[k].len) == 0);
+        if (twice) {
+            fprintf(stderr, "beneath: mount %s: %.*s is given twice\n", item,
+                    (int)(eq - item), item);
+            problems++;
+            continue;
+        }
+        m->prefix = strndup(item, (size_t)(eq - item));
+        m->len = (size_t)(eq - item);
+        m->path = strdup(eq + 1);
+        if (!m->prefix || !m->path) {
+            free(m->prefix);
+            free(m->path);
+            return -ENOMEM;
+        }
+        a->n_mounts++;
+        int r = mount_open(m, dir_cache);
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: mount %s: %s: %s\n", m->prefix, m->path,
+                    r == -EINVAL ? "not a directory or a regular file"
+                                 : strerror(-r));
+            problems++;
+        }
+    }
+    return problems;
+}
+
 static int error_pages_load(struct access *a, const struct conf *c)
 {
     int problems = 0;
@@ -342,6 +435,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     } while (0)
     ADD(lists_load(a, c));
     ADD(vhosts_load(a, c, dir_cache));
+    ADD(mounts_load(a, c, dir_cache));
     ADD(error_pages_load(a, c));
     ADD(auth_new(c, &a->auth));
     if (c->redirects && !(a->redirects_path = strdup(c->redirects)))
@@ -384,23 +478,32 @@ out_nomem:
     return -ENOMEM;
 }
 
+/* SIGHUP: reopen the root of @what @name (a vhost, a mount) at @path. */
+static void reopen(struct root *root, const char *what, const char *name,
+                   const char *path)
+{
+    int err = root ? root_reload(root) : -ENOENT;
+
+    if (err)
+        fprintf(stderr,
+                "beneath: SIGHUP: %s %s: cannot reopen the root %s: %s; "
+                "keeping the old root\n",
+                what, name, path, strerror(-err));
+    else
+        fprintf(stderr, "beneath: SIGHUP: %s %s: root %s reopened\n", what,
+                name, path);
+}
+
 void access_reload(struct access *a)
 {
     if (!a)
         return;
-    for (size_t i = 0; i < a->n_vhosts; i++) {
-        struct site *s = &a->vhosts[i];
-        int err = s->root ? root_reload(s->root) : -ENOENT;
-
-        if (err)
-            fprintf(stderr,
-                    "beneath: SIGHUP: vhost %s: cannot reopen the root %s: "
-                    "%s; keeping the old root\n",
-                    s->name, s->path, strerror(-err));
-        else
-            fprintf(stderr, "beneath: SIGHUP: vhost %s: root %s reopened\n",
-                    s->name, s->path);
-    }
+    for (size_t i = 0; i < a->n_vhosts; i++)
+        reopen(a->vhosts[i].root, "vhost", a->vhosts[i].name,
+               a->vhosts[i].path);
+    for (size_t i = 0; i < a->n_mounts; i++)
+        reopen(a->mounts[i].root, "mount", a->mounts[i].prefix,
+               a->mounts[i].path);
     auth_reload(a->auth);
     if (a->global) {
         struct access_rules *g = NULL;
@@ -434,6 +537,9 @@ void access_startup(const struct access *a, FILE *f)
     for (size_t i = 0; a && i < a->n_vhosts; i++)
         fprintf(f, "beneath: vhost %s root %s\n", a->vhosts[i].name,
                 a->vhosts[i].path);
+    for (size_t i = 0; a && i < a->n_mounts; i++)
+        fprintf(f, "beneath: mount %s %s%s\n", a->mounts[i].prefix,
+                a->mounts[i].path, a->mounts[i].file ? " (one file)" : "");
     if (a && a->n_vhosts && !a->dflt.root)
         fprintf(f, "beneath: no --root: a Host no vhost names gets 421\n");
 }
@@ -459,6 +565,13 @@ void access_free(struct access *a)
         free(a->vhosts[i].path);
     }
     free(a->vhosts);
+    for (size_t i = 0; i < a->n_mounts; i++) {
+        root_close(a->mounts[i].root);
+        free(a->mounts[i].prefix);
+        free(a->mounts[i].path);
+        free(a->mounts[i].file);
+    }
+    free(a->mounts);
     live_free(a->dflt.files);
     free(a->dflt.path);
     free(a->redirects_path);

@@ -151,15 +151,19 @@ void listing_order_from(const char *sort, const char *order,
 }
 
 /*
- * @arg's order (a struct listing_order): by its key, reversed by desc, and
+ * @arg's order (a struct listing_order): folders first whatever the order
+ * (as every peer lists them), then by its key, reversed by desc, and
  * entries equal in size or time by name, ascending.
  */
 static int by_order(const void *a, const void *b, void *arg)
 {
     const struct listing_order *o = arg;
     const struct listing_entry *x = a, *y = b;
+    bool xd = x->kind == LISTING_DIR, yd = y->kind == LISTING_DIR;
     int c = 0;
 
+    if (xd != yd)
+        return xd ? -1 : 1;
     if (o->key == LISTING_BY_SIZE && x->size != y->size)
         c = x->size < y->size ? -1 : 1;
     else if (o->key == LISTING_BY_TIME && x->mtime != y->mtime)

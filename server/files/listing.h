@@ -101,8 +101,9 @@ void listing_order_from(const char *sort, const char *order,
                         struct listing_order *o);
 
 /*
- * listing_sort - sort @l by @o; ties (same size or time) by name ascending,
- * so the order is total and the same on every request.
+ * listing_sort - sort @l by @o, folders (LISTING_DIR) before everything
+ * else in every order; ties (same size or time) by name ascending, so the
+ * order is total and the same on every request.
  */
 void listing_sort(struct listing *l, const struct listing_order *o);
 

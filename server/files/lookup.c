@@ -9,11 +9,12 @@
  * fallback, an error page, a _redirects rewrite target (looked up as a
  * request) - is opened and fstat()ed, then judged by judge(), the request's
  * files_judge (the access rules: auth globs, the site's own rule files),
- * and only then taken into the plan; a listing shows only the entries the
- * judge lets through. A rule that matches any candidate protects it: the
- * refusal (401, 403, 404) is the answer, never a later candidate. Not
- * judged, as they serve nothing: a variant opened only to learn that it
- * exists (Vary), a directory answered with a 301.
+ * by its name in the site (beneath a --mount: the URL it answers, never
+ * the path beneath the mount's root), and only then taken into the plan; a
+ * listing shows only the entries the judge lets through. A rule that matches
+ * any candidate protects it: the refusal (401, 403, 404) is the answer, never a
+ * later candidate. Not judged, as they serve nothing: a variant opened only to
+ * learn that it exists (Vary), a directory answered with a 301.
  *
  * Security decisions, all here:
  * - Every path, including the index file, the sidecars, path.html, the
@@ -121,12 +122,39 @@ static int open_regular(struct lookup *l, const char *path, struct stat *st,
     return fd;
 }
 
-static void set_name(struct plan *p, const char *name)
+/*
+ * The site's name of @path, a path beneath the request's root: @path
+ * itself, or under a --mount its URL ("doc/" + path; for a file mount the
+ * file's name is the URL's last segment and any other candidate, a sidecar
+ * or an error page, sits beside it). Into @buf of @size bytes; false when
+ * it does not fit.
+ */
+static bool site_name(const struct files_request *rq, const char *path,
+                      char *buf, size_t size)
 {
-    size_t n = strnlen(name, sizeof p->name - 1);
+    const char *pre = rq->name_prefix, *file = rq->name_file;
+    size_t flen = file ? strlen(file) : 0;
+    int n;
 
-    memcpy(p->name, name, n);
-    p->name[n] = '\0';
+    if (!pre)
+        n = snprintf(buf, size, "%s", path);
+    else if (!file)
+        n = snprintf(buf, size, "%s/%s", pre, path);
+    else if (strncmp(path, file, flen) == 0)
+        n = snprintf(buf, size, "%s%s", pre, path + flen);
+    else {
+        const char *slash = strrchr(pre, '/');
+
+        n = snprintf(buf, size, "%.*s%s", slash ? (int)(slash - pre + 1) : 0,
+                     pre, path);
+    }
+    return n >= 0 && (size_t)n < size;
+}
+
+/* The plan's name: the site's name of @path (cut short if it must be). */
+static void set_name(struct lookup *l, const char *path)
+{
+    site_name(l->rq, path, l->p->name, sizeof l->p->name);
 }
 
 static void take_fd(struct plan *p, enum plan_kind kind, unsigned status,
@@ -191,6 +219,23 @@ static unsigned judge(const struct files_judge *j, const char *path,
     return refused;
 }
 
+/*
+ * judge() for @path beneath the request's root, by its site's name (under a
+ * --mount its URL, so the rules see the path a client asks for); a name
+ * too long to be asked for is 404.
+ */
+static unsigned candidate(struct lookup *l, const char *path,
+                          const struct stat *st, unsigned status)
+{
+    char name[PATH_MAX];
+
+    if (!l->rq->judge.may_serve)
+        return 0;
+    if (!site_name(l->rq, path, name, sizeof name))
+        return STATUS_NOT_FOUND;
+    return judge(&l->rq->judge, name, st, status);
+}
+
 /* A candidate the judge refused with @status: the answer is that refusal. */
 static void deny(struct lookup *l, unsigned status)
 {
@@ -225,7 +270,7 @@ static int open_variant(struct lookup *l, const char *path,
         close(fd); /* stale: ignored */
         return -1;
     }
-    if (refused && (*refused = judge(&l->rq->judge, vpath, vst, STATUS_OK))) {
+    if (refused && (*refused = candidate(l, vpath, vst, STATUS_OK))) {
         close(fd);
         return -1;
     }
@@ -247,7 +292,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
     enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
     struct negotiate_accept a;
     struct stat vst;
-    unsigned tried = 0, refused = judge(&l->rq->judge, path, st, STATUS_OK);
+    unsigned tried = 0, refused = candidate(l, path, st, STATUS_OK);
     size_t n;
 
     if (refused) {
@@ -255,9 +300,10 @@ static void file(struct lookup *l, int fd, const struct stat *st,
         deny(l, refused);
         return;
     }
-    set_name(l->p, path);
+    set_name(l, path);
     take_fd(l->p, PLAN_FILE, STATUS_OK, fd, st);
-    if (conf->n_precompressed == 0 || !negotiate_compressible(mime_type(path)))
+    if (conf->n_precompressed == 0 ||
+        !negotiate_compressible(mime_map_type(conf->mime, path)))
         return;
     negotiate_parse(l->rq->accept_encoding, &a);
     n = negotiate_order(&a, conf->precompressed, conf->n_precompressed, order);
@@ -306,11 +352,11 @@ static void error_page(struct lookup *l, unsigned status)
     if (fd < 0)
         return;
     if ((!path && st.st_size == 0) ||
-        judge(&l->rq->judge, path ? path : "404.html", &st, status)) {
+        candidate(l, path ? path : "404.html", &st, status)) {
         close(fd);
         return;
     }
-    set_name(l->p, path ? path : "404.html");
+    set_name(l, path ? path : "404.html");
     take_fd(l->p, PLAN_PAGE, status, fd, &st);
 }
 
@@ -440,13 +486,13 @@ static void directory(struct lookup *l, const char *path)
         refuse(l, err);
         return;
     }
-    refused = judge(&l->rq->judge, path, &st, STATUS_OK);
+    refused = candidate(l, path, &st, STATUS_OK);
     if (refused) {
         close(fd);
         deny(l, refused);
         return;
     }
-    set_name(l->p, path);
+    set_name(l, path);
     take_fd(l->p, PLAN_LISTING, STATUS_OK, fd, &st);
     l->p->json = negotiate_wants_json(l->rq->accept);
     l->p->judge = l->rq->judge;

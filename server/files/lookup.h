@@ -16,6 +16,7 @@
 #include "files/listing.h"
 #include "http/error_pages.h"
 #include "http/method.h"
+#include "http/mime.h"
 #include "http/negotiate.h"
 #include "http/target.h"
 #include "resolver.h"
@@ -36,11 +37,12 @@ typedef void files_resolved_fn(void *arg, enum resolver_backend backend,
 /*
  * files_may_serve_fn - the question asked of every candidate lookup opens
  * before it may become the plan: may this request be answered with the
- * file @path (root-relative as lookup opened it, "private/index.html"; a
- * directory to list ends with '/'), whose fstat is @st (NULL when only the
- * name is known: a listing entry past the listing's bound)? @status is what
- * it would be sent with: 200 for content, the error status for an error
- * page.
+ * file @path (its name in the site: root-relative as lookup opened it,
+ * "private/index.html", or beneath a --mount the URL path it answers,
+ * "doc/README"; a directory to list ends with '/'), whose fstat is @st
+ * (NULL when only the name is known: a listing entry past the listing's
+ * bound)? @status is what it would be sent with: 200 for content, the
+ * error status for an error page.
  *
  * Returns 0 (it may), or the status that refuses it: 401, 403 or 404.
  */
@@ -65,6 +67,7 @@ struct files_conf {
     bool try_html;        /* /guide -> guide.html */
     const char *fallback; /* root-relative file for 404 GETs, or NULL */
     const struct error_pages *error_pages; /* --error-page, or NULL */
+    const struct mime_map *mime; /* types over the built-in table, or NULL */
     files_resolved_fn *resolved; /* or NULL: resolutions are not timed */
     void *resolved_arg;
 };
@@ -79,6 +82,12 @@ struct files_request {
     const char *accept_encoding; /* Accept-Encoding header, or NULL */
     bool bare; /* a path not found stays a bare 404 (no fallback, no error
                   page): the caller decides (a _redirects rule) */
+    /* beneath a --mount, the site's names of the paths beneath root_fd
+       (the plan's name, what the judge is asked about): */
+    const char *name_prefix;  /* the mount's URL prefix without its first
+                                 '/' ("doc", "_static/jquery.js"), or NULL */
+    const char *name_file;    /* a file mount: the file's name beneath
+                                 root_fd, which name_prefix names; or NULL */
     struct files_judge judge; /* asked of every candidate */
 };
 
@@ -108,8 +117,10 @@ struct plan {
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
     uint64_t resolve_ns;           /* time spent in the resolver; counted
                                       only when files_conf.resolved is set */
-    char name[PATH_MAX]; /* root-relative path: MIME type, cache rules; last,
-                            so that a new plan clears only what is before */
+    char name[PATH_MAX]; /* root-relative path (under a --mount, from the
+                            site's root): MIME type, cache rules, the
+                            listing's title; last, so that a new plan
+                            clears only what is before */
 };
 
 /*

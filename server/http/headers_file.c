@@ -80,6 +80,18 @@ static int header_line(struct headers_rule *r, const char *s, size_t len,
                            "'! NAME' needs a header name (a token)");
         return ret;
     }
+    /*
+     * Netlify's password protection, "Basic-Auth: user:pass ...": sent as a
+     * header it would publish the passwords to every visitor. Refused, and
+     * the line is never echoed (its value is the secret).
+     */
+    if (len >= 11 && strncasecmp(s, "Basic-Auth:", 11) == 0) {
+        lines_diag_add(d, name, lineno,
+                       "Basic-Auth (Netlify's password protection) is not a "
+                       "header: it would be sent to every visitor; use "
+                       "--auth with an htpasswd file");
+        return -EINVAL;
+    }
     spec = strndup(s, len);
     if (!spec)
         return -ENOMEM;

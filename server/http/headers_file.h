@@ -16,7 +16,9 @@
  * over --cache for the paths it names.
  *
  * Refused with FILE:LINE: a header line before any path, a pattern with a
- * host, a bad header, a line longer than HEADERS_FILE_LINE_MAX bytes.
+ * host, a bad header, a line longer than HEADERS_FILE_LINE_MAX bytes, and
+ * Netlify's "Basic-Auth: user:pass" (password protection there; here it
+ * would be a header sent to everyone: the message never repeats the line).
  */
 #ifndef BENEATH_HTTP_HEADERS_FILE_H
 #define BENEATH_HTTP_HEADERS_FILE_H

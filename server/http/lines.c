@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * lines.c - walk the lines of a buffer; collect capped FILE:LINE messages.
+ * lines.c - walk the lines of a buffer; collect capped FILE:LINE messages
+ * (errors and warnings).
  */
 #include "http/lines.h"
 
@@ -73,36 +74,58 @@ bool lines_entry(struct lines *l, const struct lines_how *how,
     return false;
 }
 
-void lines_diag_add(struct lines_diag *d, const char *name, unsigned line,
-                    const char *fmt, ...)
+/*
+ * Keep "@name:@line: " and the message in *@msgs (*@n kept, *@dropped past
+ * LINES_DIAG_KEEP); false when out of memory.
+ */
+static bool keep(char ***msgs, size_t *n, size_t *dropped, const char *name,
+                 unsigned line, const char *fmt, va_list ap)
 {
     char msg[512], **nm;
-    va_list ap;
     int head;
 
-    if (d->n >= LINES_DIAG_KEEP) {
-        d->dropped++;
-        return;
+    if (*n >= LINES_DIAG_KEEP) {
+        (*dropped)++;
+        return true;
     }
     head = snprintf(msg, sizeof msg, "%s:%u: ", name, line);
     if (head < 0 || (size_t)head >= sizeof msg)
         head = 0;
-    va_start(ap, fmt);
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
     vsnprintf(msg + head, sizeof msg - (size_t)head, fmt, ap);
+    nm = realloc(*msgs, (*n + 1) * sizeof *nm);
+    if (!nm)
+        return false;
+    *msgs = nm;
+    nm[*n] = strdup(msg);
+    if (!nm[*n])
+        return false;
+    (*n)++;
+    return true;
+}
+
+void lines_diag_add(struct lines_diag *d, const char *name, unsigned line,
+                    const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (!keep(&d->msgs, &d->n, &d->dropped, name, line, fmt, ap))
+        d->oom = true;
     va_end(ap);
-    nm = realloc(d->msgs, (d->n + 1) * sizeof *nm);
-    if (!nm) {
-        d->oom = true;
-        return;
-    }
-    d->msgs = nm;
-    d->msgs[d->n] = strdup(msg);
-    if (!d->msgs[d->n]) {
-        d->oom = true;
-        return;
-    }
-    d->n++;
+}
+
+void lines_diag_warn(struct lines_diag *d, const char *name, unsigned line,
+                     const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    /* a warning that cannot be kept is counted as left out */
+    if (!keep(&d->warnings, &d->n_warnings, &d->warnings_dropped, name, line,
+              fmt, ap))
+        d->warnings_dropped++;
+    va_end(ap);
 }
 
 size_t lines_diag_count(const struct lines_diag *d)
@@ -124,5 +147,8 @@ void lines_diag_free(struct lines_diag *d)
     for (size_t i = 0; i < d->n; i++)
         free(d->msgs[i]);
     free(d->msgs);
+    for (size_t i = 0; i < d->n_warnings; i++)
+        free(d->warnings[i]);
+    free(d->warnings);
     memset(d, 0, sizeof *d);
 }

@@ -28,6 +28,10 @@ struct lines_diag {
     size_t n;
     size_t dropped; /* messages past LINES_DIAG_KEEP */
     bool oom;       /* a message could not be allocated */
+    /* warnings: a line that is ignored, the file still used */
+    char **warnings; /* "NAME:LINE: why", each owned */
+    size_t n_warnings;
+    size_t warnings_dropped; /* past LINES_DIAG_KEEP, or not allocated */
 };
 
 /* lines_init - walk @len bytes at @text (borrowed). */
@@ -69,7 +73,15 @@ __attribute__((format(printf, 4, 5))) void lines_diag_add(struct lines_diag *d,
                                                           unsigned line,
                                                           const char *fmt, ...);
 
-/* lines_diag_count - every message added, kept or not. */
+/*
+ * lines_diag_warn - add a warning, "@name:@line: " followed by the formatted
+ * message: the file is used, that line is not. Warnings count in no verdict.
+ */
+__attribute__((format(printf, 4, 5))) void
+lines_diag_warn(struct lines_diag *d, const char *name, unsigned line,
+                const char *fmt, ...);
+
+/* lines_diag_count - every message (not warning) added, kept or not. */
 size_t lines_diag_count(const struct lines_diag *d);
 
 /*
@@ -80,7 +92,8 @@ size_t lines_diag_count(const struct lines_diag *d);
  */
 int lines_diag_verdict(const struct lines_diag *d, size_t before);
 
-/* lines_diag_free - release the messages; @d may be zeroed or NULL. */
+/* lines_diag_free - release the messages and warnings; @d may be zeroed or
+ * NULL. */
 void lines_diag_free(struct lines_diag *d);
 
 #endif

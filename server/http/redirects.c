@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Redirects followed from one rule by the loop check. */
 #define REDIRECTS_CHAIN_MAX 16
@@ -192,12 +193,126 @@ static void rule_free(struct redirect_rule *r)
     free(r->to);
 }
 
-/* Parse one rule line; 0, -EINVAL (a message added) or -ENOMEM. */
+/* Fields a line may have: FROM, parameters, TO, STATUS, conditions. */
+#define FIELDS_MAX 16
+
+/* "key=value" whose key is @key (case-insensitive), as in "Country=us". */
+static bool is_key(const char *f, size_t len, const char *key)
+{
+    size_t k = strlen(key);
+
+    return len > k && f[k] == '=' && strncasecmp(f, key, k) == 0;
+}
+
+static bool starts(const char *f, size_t len, const char *prefix)
+{
+    size_t k = strlen(prefix);
+
+    return len >= k && strncmp(f, prefix, k) == 0;
+}
+
+/* A status field: three digits and an optional '!'. */
+static bool is_status(const char *f, size_t len, unsigned *v)
+{
+    if (len == 4 && f[3] == '!')
+        len = 3;
+    if (len != 3)
+        return false;
+    *v = 0;
+    for (size_t i = 0; i < 3; i++) {
+        if (f[i] < '0' || f[i] > '9')
+            return false;
+        *v = *v * 10 + (unsigned)(f[i] - '0');
+    }
+    return true;
+}
+
+/*
+ * Netlify features beyond the subset: 0 for a line to parse, 1 when the
+ * line is ignored with a warning (it would only redirect, rewrite or proxy
+ * for some: no one sees less without it), -EINVAL for a condition that
+ * decides who may see the target (or one unknown): that stays an error.
+ */
+static int unsupported(const char **f, const size_t *fl, size_t n,
+                       const char *name, unsigned lineno, struct lines_diag *d)
+{
+    size_t to = 1, cond;
+    unsigned status = 0;
+    bool has_status;
+
+    /* Netlify's "/store id=:id /blog/:id": parameters before TO */
+    while (to + 1 < n && f[to][0] != '/' && memchr(f[to], '=', fl[to]) &&
+           !starts(f[to], fl[to], "http"))
+        to++;
+    has_status = to + 1 < n && is_status(f[to + 1], fl[to + 1], &status);
+    cond = to + 1 +
+           (has_status || (to + 1 < n && !memchr(f[to + 1], '=', fl[to + 1])));
+    for (size_t i = cond; i < n && i < FIELDS_MAX; i++) {
+        int w = (int)(fl[i] > 64 ? 64 : fl[i]);
+
+        if (is_key(f[i], fl[i], "Role") || is_key(f[i], fl[i], "Signed")) {
+            lines_diag_add(d, name, lineno,
+                           "the condition '%.*s' decides who may see the "
+                           "target: not supported (--auth protects paths)",
+                           w, f[i]);
+            return -EINVAL;
+        }
+        if (!is_key(f[i], fl[i], "Country") &&
+            !is_key(f[i], fl[i], "Language") &&
+            !is_key(f[i], fl[i], "Cookie")) {
+            lines_diag_add(d, name, lineno,
+                           "conditions after the status ('%.*s') are not "
+                           "supported",
+                           w, f[i]);
+            return -EINVAL;
+        }
+    }
+    if (starts(f[0], fl[0], "http://") || starts(f[0], fl[0], "https://")) {
+        lines_diag_warn(d, name, lineno,
+                        "rules for a host are not supported (FROM is a path; "
+                        "use --vhost for hosts): line ignored");
+        return 1;
+    }
+    if (to > 1) {
+        lines_diag_warn(d, name, lineno,
+                        "query-parameter matching ('%.*s') is not supported: "
+                        "line ignored",
+                        (int)(fl[1] > 64 ? 64 : fl[1]), f[1]);
+        return 1;
+    }
+    if (cond < n) {
+        lines_diag_warn(d, name, lineno,
+                        "the condition '%.*s' is not supported: line ignored",
+                        (int)(fl[cond] > 64 ? 64 : fl[cond]), f[cond]);
+        return 1;
+    }
+    if (status == 404 || status == 410 || status == 451) {
+        lines_diag_warn(d, name, lineno,
+                        "status %u (a page sent with that status) is not "
+                        "supported: line ignored (--error-page sets error "
+                        "pages)",
+                        status);
+        return 1;
+    }
+    if (status == 200 && (starts(f[to], fl[to], "https://") ||
+                          starts(f[to], fl[to], "http://"))) {
+        lines_diag_warn(d, name, lineno,
+                        "a 200 rewrite to another origin would be a proxy "
+                        "(not supported): line ignored");
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Parse one rule line; 0, 1 (ignored, a warning added), -EINVAL (a message
+ * added) or -ENOMEM.
+ */
 static int parse_rule(struct redirect_rule *r, const char *line, size_t len,
                       const char *name, unsigned lineno, struct lines_diag *d)
 {
-    const char *f[4];
-    size_t fl[4], n = fields(line, len, f, fl, 4);
+    const char *f[FIELDS_MAX];
+    size_t fl[FIELDS_MAX], n = fields(line, len, f, fl, FIELDS_MAX);
     char err[256];
     int ret;
 
@@ -208,39 +323,18 @@ static int parse_rule(struct redirect_rule *r, const char *line, size_t len,
         lines_diag_add(d, name, lineno, "expected FROM TO [STATUS]");
         return -EINVAL;
     }
-    if ((fl[0] >= 7 && strncmp(f[0], "http://", 7) == 0) ||
-        (fl[0] >= 8 && strncmp(f[0], "https://", 8) == 0)) {
-        lines_diag_add(d, name, lineno,
-                       "rules for a host are not supported (FROM is a path; "
-                       "use --vhost for hosts)");
+    if (n > FIELDS_MAX) {
+        lines_diag_add(d, name, lineno, "more than %d fields", FIELDS_MAX);
         return -EINVAL;
     }
-    /* Netlify's "/store id=:id /blog/:id": parameters before TO */
-    if (f[1][0] != '/' && memchr(f[1], '=', fl[1]) &&
-        !(fl[1] >= 7 && strncmp(f[1], "http", 4) == 0)) {
-        lines_diag_add(d, name, lineno,
-                       "query-parameter matching ('%.*s') is not supported",
-                       (int)(fl[1] > 64 ? 64 : fl[1]), f[1]);
-        return -EINVAL;
-    }
-    if (n > 3) {
-        lines_diag_add(d, name, lineno,
-                       "conditions after the status ('%.*s') are not "
-                       "supported",
-                       (int)(fl[3] > 64 ? 64 : fl[3]), f[3]);
-        return -EINVAL;
-    }
+    ret = unsupported(f, fl, n, name, lineno, d);
+    if (ret != 0)
+        return ret;
     ret = pathpat_parse(&r->from, f[0], fl[0], err, sizeof err);
     if (ret == 0 && n == 3)
         ret = parse_status(r, f[2], fl[2], err, sizeof err);
     if (ret == 0)
         ret = check_to(r, f[1], fl[1], err, sizeof err);
-    if (ret == 0 && r->external && r->status == 200) {
-        snprintf(err, sizeof err,
-                 "a 200 rewrite to another origin would be a proxy (not "
-                 "supported)");
-        ret = -EINVAL;
-    }
     if (ret == 0) {
         r->to = strndup(f[1], fl[1]);
         if (!r->to)

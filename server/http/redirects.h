@@ -20,10 +20,16 @@
  * serves the assets. "!" after the status forces the rule even over an
  * existing file. The first matching rule wins.
  *
- * Refused with FILE:LINE: a FROM with a host (use --vhost), query-parameter and
- * condition fields ("id=:id", "Country=us"), other statuses (404 and the
- * proxying 200 to another origin among them), a TO naming a placeholder FROM
- * lacks, and loops: every redirect rule is followed, with "x" for each
+ * Ignored with a warning FILE:LINE (a site moved from Netlify still starts;
+ * without the rule nobody sees less than with it): a FROM with a host (use
+ * --vhost), query-parameter fields ("id=:id"), the conditions Country=,
+ * Language= and Cookie=, the statuses 404, 410 and 451 (a page sent with
+ * that status), and a 200 to another origin (that would be a proxy).
+ *
+ * Refused with FILE:LINE: a condition that decides who may see the target
+ * (Role=, Signed=) or one unknown, other statuses, a TO naming a
+ * placeholder FROM lacks, a TO leaving the origin other than by https://,
+ * and loops: every redirect rule is followed, with "x" for each
  * placeholder, through the rules it leads to; coming back to itself is an error
  * (a rule whose path exists on disk would not fire, but a loop is refused even
  * so).
@@ -61,7 +67,7 @@ struct redirects {
 
 /*
  * redirects_parse - parse @len bytes at @text into @r (zeroed before).
- * Messages go to @d as "@name:LINE: why".
+ * Messages go to @d as "@name:LINE: why", the ignored lines' as warnings.
  *
  * Returns 0, -EINVAL (at least one message; @r left empty) or -ENOMEM.
  */

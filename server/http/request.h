@@ -39,6 +39,8 @@
     X(IF_UNMODIFIED_SINCE, "If-Unmodified-Since", FIRST)                       \
     X(WANT_REPR_DIGEST, "Want-Repr-Digest", FIRST)                             \
     X(ORIGIN, "Origin", FIRST)                                                 \
+    X(ACCESS_CONTROL_REQUEST_METHOD, "Access-Control-Request-Method", FIRST)   \
+    X(ACCESS_CONTROL_REQUEST_HEADERS, "Access-Control-Request-Headers", JOIN)  \
     X(REFERER, "Referer", FIRST)                                               \
     X(USER_AGENT, "User-Agent", FIRST)                                         \
     X(FORWARDED, "Forwarded", JOIN)                                            \

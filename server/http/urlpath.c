@@ -5,6 +5,7 @@
 #include "http/urlpath.h"
 
 #include "http/digits.h"
+#include "http/errbuf.h"
 
 #include <errno.h>
 #include <string.h>
@@ -95,4 +96,40 @@ size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
 size_t urlpath_encode_byte(unsigned char c, char out[3])
 {
     return put(c, unreserved(c), out);
+}
+
+int urlpath_prefix_check(const char *prefix, size_t len, char *err, size_t size)
+{
+    const char *why = NULL;
+
+    if (len < 2 || prefix[0] != '/')
+        why = "a URL prefix starts with '/' and names a path below the root, "
+              "as in /_static/js";
+    else if (prefix[len - 1] == '/')
+        why = "a URL prefix has no trailing '/'";
+    for (size_t i = 1; !why && i <= len; i++) {
+        size_t start = i;
+
+        while (i < len && prefix[i] != '/') {
+            if ((unsigned char)prefix[i] < 0x20 || prefix[i] == 0x7f)
+                why = "a URL prefix has no control bytes";
+            i++;
+        }
+        size_t n = i - start;
+        if (!why &&
+            (n == 0 || (n == 1 && prefix[start] == '.') ||
+             (n == 2 && prefix[start] == '.' && prefix[start + 1] == '.')))
+            why = "a URL prefix has no empty, '.' or '..' components";
+    }
+    if (!why)
+        return 0;
+    errbuf_say(err, size, "'%.*s': %s", (int)(len > 64 ? 64 : len), prefix,
+               why);
+    return -EINVAL;
+}
+
+bool urlpath_beneath(const char *prefix, size_t len, const char *path)
+{
+    return strncmp(path, prefix, len) == 0 &&
+           (path[len] == '\0' || path[len] == '/');
 }

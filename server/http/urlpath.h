@@ -48,4 +48,22 @@ size_t urlpath_encode(const char *s, size_t len, bool keep_slash, char *out,
  */
 size_t urlpath_encode_byte(unsigned char c, char out[3]);
 
+/*
+ * urlpath_prefix_check - whether the @len bytes at @prefix are a URL prefix
+ * a path can be beneath (--mount): '/' then components, none empty, "." or
+ * "..", no trailing '/', not "/" alone, no control byte. The reason of a
+ * refusal goes to @err (@size bytes).
+ *
+ * Returns 0 or -EINVAL.
+ */
+int urlpath_prefix_check(const char *prefix, size_t len, char *err,
+                         size_t size);
+
+/*
+ * urlpath_beneath - whether the normalised @path (urlpath_normalize) is
+ * @prefix (@len bytes, as urlpath_prefix_check accepts) or beneath it, by
+ * whole components: "/a/b" and "/a/b/c" are beneath "/a/b", "/a/bc" is not.
+ */
+bool urlpath_beneath(const char *prefix, size_t len, const char *path);
+
 #endif

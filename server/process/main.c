@@ -155,10 +155,11 @@ static unsigned fd_budget(const struct conf *c)
         if (setrlimit(RLIMIT_NOFILE, &want) == 0)
             rl.rlim_cur = rl.rlim_max;
     }
-    /* each root (--root and every vhost) has its own cache per thread */
+    /* each root (--root, every vhost and mount) has its own cache per
+     * thread */
     per_thread = rl.rlim_cur > fixed
                      ? (rl.rlim_cur - fixed) / (c->threads + 1) /
-                           (1 + (rlim_t)c->vhost.n)
+                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n)
                      : 0;
     if (per_thread >= (rlim_t)cache + 3)
         return cache;
@@ -203,6 +204,9 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
         fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
                 same ? "" : real, same ? "" : ")");
     access_startup(a, f);
+    if (c->listing_quick)
+        fprintf(f, "beneath: listing directories without an index file, as "
+                   "python3 -m http.server does (--listing off: 403)\n");
     if (murl[0])
         fprintf(f, "beneath: metrics on %s\n", murl);
     if (murl[0] && access_addresses(a))
@@ -258,6 +262,7 @@ struct server {
     struct metrics_server *msrv; /* serving it */
     struct etag_cache *etags;
     struct compress_cache *compress; /* bodies compressed on the fly */
+    struct mime_map mime;            /* --mime-types, --mime */
     struct respond_base base;
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
@@ -405,6 +410,20 @@ static void compress_counts(void *arg, uint64_t *hits, uint64_t *misses)
     *misses = st.misses;
 }
 
+/* --mime-types and --mime, read once; problems (-ENOMEM: out of memory). */
+static int check_mime(struct server *s)
+{
+    struct conf_diag d = {0};
+    int err = conf_mime_load(&s->c, &s->mime, &d);
+
+    for (size_t i = 0; i < d.n_warnings; i++)
+        fprintf(stderr, "beneath: %s\n", d.warnings[i]);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "beneath: %s\n", d.msgs[i]);
+    conf_diag_free(&d);
+    return err == -ENOMEM ? err : err ? 1 : 0;
+}
+
 /* The TLS material, the ETag cache and --metrics-listen; problems. */
 static int check_outputs(struct server *s)
 {
@@ -468,6 +487,7 @@ static int check_generation(struct server *s)
         .resolved = count_resolve,
         .resolved_arg = &s->metrics,
         .error_pages = access_error_pages(s->access),
+        .mime = &s->mime,
         .access = s->access,
         .root = s->root,
     };
@@ -500,6 +520,11 @@ static int phase_check(struct server *s)
     /* vhosts, address rules, htpasswd, rule files, error pages: from the
      * start-up configuration (their files are re-read on SIGHUP) */
     err = access_open(&s->c, s->root, s->dir_cache, &s->metrics, &s->access);
+    if (err == -ENOMEM)
+        return -ENOMEM;
+    errors += err;
+
+    err = check_mime(s);
     if (err == -ENOMEM)
         return -ENOMEM;
     errors += err;
@@ -648,6 +673,7 @@ static void server_close(struct server *s)
     generation_unref(s->boot);
     etag_cache_free(s->etags);
     compress_cache_free(s->compress);
+    mime_map_free(&s->mime);
     access_free(s->access); /* it borrows the root */
     root_close(s->root);
     conf_free(&s->c);

@@ -34,10 +34,14 @@ static const char *const restart_only[] = {
     "deny",
     "error-page",
     "headers-file",
+    "mount",
     "redirects",
     "site-files",
     "trusted-proxy",
     "vhost",
+    /* read at start-up (conf_mime_load) */
+    "mime",
+    "mime-types",
     /* the daemons */
     "etag",
     "header-timeout",

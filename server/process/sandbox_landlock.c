@@ -174,6 +174,24 @@ static void add_root(struct walls *w, const char *root)
 }
 
 /*
+ * A --mount: its directory as a root; a file through the directory that
+ * holds it, as its mount does (a package upgrade renames a new file over
+ * it: a new inode), unless that is / or a top-level directory: then the
+ * file alone.
+ */
+static void add_mount(struct walls *w, const char *path)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        holder(path, dir, sizeof dir))
+        add_root(w, dir);
+    else
+        add_root(w, path);
+}
+
+/*
  * A file a SIGHUP reads again: the file, and the directory it is replaced
  * in (a renewal writes a new file and renames it, or flips a symlink into
  * an archive directory), unless that directory is a top-level one.
@@ -393,6 +411,8 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, c->root);
     for (size_t i = 0; i < c->vhost.n; i++)
         add_root(w, conf_item_path(c->vhost.v[i]));
+    for (size_t i = 0; i < c->mount.n; i++)
+        add_mount(w, conf_item_path(c->mount.v[i]));
     for (size_t i = 0; i < c->auth.n; i++)
         add_reread(w, "auth", conf_item_path(c->auth.v[i]));
     add_reread(w, "redirects", c->redirects);

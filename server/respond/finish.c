@@ -16,11 +16,30 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void add_field(void *out, const char *name, const char *value)
 {
     reply_add(out, name, value);
+}
+
+/*
+ * --cors's fields: static text or the request's Origin, which outlive the
+ * reply's writing, and the preflight's list of headers, which lives in
+ * struct req and is copied into the reply (up to CORS_HEADERS_MAX bytes:
+ * the heap, not the reply's scratch).
+ */
+static void cors_fields(struct req *r)
+{
+    for (size_t i = 0; i < r->cors.n; i++) {
+        const char *v = r->cors.h[i].value;
+
+        if (v == r->cors.allow_headers)
+            v = reply_own(r->out, strdup(v));
+        if (v)
+            reply_add(r->out, r->cors.h[i].name, v);
+    }
 }
 
 void req_common_headers(struct req *r)
@@ -38,6 +57,10 @@ void req_common_headers(struct req *r)
             reply_add(out, h->v[i].name, h->v[i].value);
     if (r->ah)
         access_headers_each(r->ah, add_field, out);
+    /* a path's own Access-Control-Allow-Origin (--header, _headers) wins */
+    if (!(h && headers_opt_find(h, "Access-Control-Allow-Origin")) &&
+        !(r->ah && access_headers_sets(r->ah, "Access-Control-Allow-Origin")))
+        cors_fields(r);
     if (vary_encoding || r->vary_accept)
         reply_add(out, "Vary",
                   vary_encoding && r->vary_accept ? "Accept-Encoding, Accept"
@@ -120,7 +143,8 @@ void req_page(struct req *r)
 
     reply_set_fd(r->out, p->fd, 0, (uint64_t)p->st.st_size);
     p->fd = -1; /* the reply owns it now */
-    reply_add(r->out, "Content-Type", mime_type(p->name));
+    reply_add(r->out, "Content-Type",
+              mime_map_type(r->conf->files.mime, p->name));
     req_finish(r, p->status);
 }
 

@@ -27,6 +27,7 @@ void respond_policy(const struct conf *c, const struct respond_base *b,
                 .try_html = c->try_html,
                 .fallback = c->fallback,
                 .error_pages = b->error_pages,
+                .mime = b->mime,
                 /* Timed and counted only when shown. */
                 .resolved = c->metrics || c->metrics_listen || c->server_timing
                                 ? b->resolved
@@ -37,6 +38,7 @@ void respond_policy(const struct conf *c, const struct respond_base *b,
         .hsts = c->hsts,
         .cache = &c->cache,
         .headers = &c->headers,
+        .cors = &c->cors,
         .health = c->health,
         .metrics_path = c->metrics,
         /* counted when shown, at a path or on their own listener */

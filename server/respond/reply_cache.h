@@ -16,7 +16,8 @@
  * (headers, --header, HSTS, Server-Timing settings). A reply whose fields
  * depend on anything in the request besides the method (a variant chosen
  * by Accept-Encoding, Vary, Repr-Digest asked for, HSTS over TLS,
- * Server-Timing, a headers file's fields chosen by the request path) is
+ * Server-Timing, a headers file's fields chosen by the request path, a
+ * --cors list's Access-Control-Allow-Origin naming the request's Origin) is
  * never kept nor answered from the cache: respond_file.c's reusable()
  * excludes those requests.
  */

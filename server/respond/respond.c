@@ -3,8 +3,9 @@
  * respond.c - a request becomes a plan, and a plan a reply.
  *
  * This file takes the request's way to its plan (the site, the client
- * behind a trusted proxy, methods, OPTIONS, the built-in paths, access
- * rules and rewrites, the lookup in files/) and turns each kind of plan
+ * behind a trusted proxy, methods, CORS, OPTIONS, the built-in paths, access
+ * rules and rewrites, the --mount a path falls under, the lookup in
+ * files/) and turns each kind of plan
  * into a reply; a regular file's reply (validators, conditionals, Range,
  * the body) is respond_file.c's. files/ decides what answers a request
  * (lookup.c); the plan is released here, once, after its fd has been
@@ -135,6 +136,30 @@ static void options(struct req *r)
     req_finish(r, STATUS_NO_CONTENT);
 }
 
+/*
+ * --mount: a path at or below a mount's URL prefix (@norm, normalised) is
+ * looked up beneath the mount's own root, and @t's path becomes the rest
+ * of it; any other beneath the site's (@norm NULL: the site's). The judge
+ * sees every candidate by its URL (lookup.h: name_prefix).
+ */
+static void pick_root(struct req *r, struct target *t, const char *norm)
+{
+    struct files_request *lq = r->lookup;
+    struct access_route m;
+
+    lq->root_fd = r->site->root_fd;
+    lq->cache = r->site->dir_cache;
+    lq->name_prefix = NULL;
+    lq->name_file = NULL;
+    if (!norm || !access_mount(r->site, norm, &m))
+        return;
+    lq->root_fd = m.root_fd;
+    lq->cache = m.dir_cache;
+    lq->name_prefix = m.prefix;
+    lq->name_file = m.file;
+    t->path = m.path;
+}
+
 /* Look the request up (its judge decides every candidate) and turn the
  * plan into the reply. */
 static void lookup_emit(struct req *r)
@@ -164,6 +189,7 @@ static void rewrite(struct req *r, unsigned flags, const char *url)
         status = (int)access_check_path(r->lookup->judge.arg, norm);
     if (!status && access_hidden_name(r->av, norm))
         status = STATUS_NOT_FOUND;
+    pick_root(r, &t, status ? NULL : norm);
     if (status) {
         req_fail(r, (unsigned)status);
     } else {
@@ -240,6 +266,7 @@ static void route(struct req *r, const struct access_site *site)
     int status;
 
     r->lookup = &lq;
+    r->site = site;
     r->av = site->view.a ? &site->view : NULL;
     if (r->av) {
         /* the rules judge the request's path and every candidate */
@@ -257,16 +284,21 @@ static void route(struct req *r, const struct access_site *site)
         req_fail(r, (unsigned)status);
         goto out;
     }
-    if (rq->method == HTTP_OPTIONS) {
+    cors_decide(conf->cors, req_field(r, RF_ORIGIN), rq->method == HTTP_OPTIONS,
+                req_field(r, RF_ACCESS_CONTROL_REQUEST_METHOD),
+                req_field(r, RF_ACCESS_CONTROL_REQUEST_HEADERS), &r->cors);
+    if (rq->method == HTTP_OPTIONS && (!r->av || t.asterisk)) {
         options(r);
         goto out;
     }
-    if (conf->health && strcmp(t.path, conf->health) == 0) {
+    if (rq->method != HTTP_OPTIONS && conf->health &&
+        strcmp(t.path, conf->health) == 0) {
         builtin(r, false);
         goto out;
     }
-    if (r->av) {
-        /* rules match the lexically normalised path: /a/../b is /b */
+    if (r->av || site->mounts) {
+        /* rules and mounts match the lexically normalised path: /a/../b
+         * is /b */
         size_t need = strlen(t.path) + 3;
         char *np = need <= sizeof nsmall ? nsmall : (norm = malloc(need));
 
@@ -275,9 +307,16 @@ static void route(struct req *r, const struct access_site *site)
             goto out;
         }
         r->norm = np;
-        access_headers(r->av, np, &ah);
+    }
+    if (r->av) {
+        access_headers(r->av, r->norm, &ah);
         r->ah = &ah;
-        status = (int)access_check_path(&check, np);
+        /* with the path's headers; a preflight carries no credentials */
+        if (rq->method == HTTP_OPTIONS) {
+            options(r);
+            goto out;
+        }
+        status = (int)access_check_path(&check, r->norm);
         if (status) {
             req_fail(r, (unsigned)status);
             goto out;
@@ -290,6 +329,7 @@ static void route(struct req *r, const struct access_site *site)
     }
     lq.accept = req_field(r, RF_ACCEPT);
     lq.accept_encoding = req_field(r, RF_ACCEPT_ENCODING);
+    pick_root(r, &t, r->norm);
     if (r->av)
         with_rules(r, flags, &t);
     else

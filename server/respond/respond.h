@@ -19,6 +19,7 @@
 #include "files/etag_cache.h"
 #include "files/lookup.h"
 #include "http/cache_rules.h"
+#include "http/cors.h"
 #include "http/headers_opt.h"
 #include "http/request.h"
 #include "observe/metrics.h"
@@ -38,6 +39,7 @@ struct respond_conf {
     unsigned hsts;            /* Strict-Transport-Security max-age (HTTPS) */
     const struct cache_rules *cache;   /* Cache-Control by path, or NULL */
     const struct headers_opt *headers; /* added to every response, or NULL */
+    const struct cors *cors;           /* --cors, or NULL */
     const char *health;                /* root-relative URL path, or NULL */
     const char *metrics_path;          /* root-relative URL path, or NULL */
     struct metrics *metrics;           /* counters, or NULL */
@@ -63,6 +65,7 @@ struct respond_base {
     files_resolved_fn *resolved; /* after every resolver call, or NULL */
     void *resolved_arg;
     const struct error_pages *error_pages; /* --error-page (access.c) */
+    const struct mime_map *mime;           /* --mime-types, --mime */
     struct access *access;                 /* the sites and rules, or NULL */
     struct root *root;                     /* the --root site's root, or NULL */
 };

@@ -120,8 +120,9 @@ static void unsatisfiable(struct req *r, uint64_t size)
  * Whether the 200 of this request may come from, or go into, the thread's
  * reply cache: a GET or HEAD of a small file, without the headers that
  * depend on the request (Server-Timing, HSTS over TLS, a variant's Vary and
- * Content-Encoding, Repr-Digest). respond/reply_cache.h is the one place
- * that says what a kept reply may depend on.
+ * Content-Encoding, Repr-Digest, a --cors list's answer to an Origin).
+ * respond/reply_cache.h is the one place that says what a kept reply may
+ * depend on.
  */
 static bool reusable(struct req *r)
 {
@@ -131,7 +132,7 @@ static bool reusable(struct req *r)
            !r->rq->tls && !r->conf->server_timing && !p->encoding &&
            !p->vary_encoding && p->st.st_size > 0 &&
            (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
-           !req_field(r, RF_WANT_REPR_DIGEST) &&
+           !req_field(r, RF_WANT_REPR_DIGEST) && !r->cors.per_origin &&
            /* headers files give headers by request path, not by file */
            !(r->ah && access_headers_any(r->ah));
 }
@@ -160,7 +161,7 @@ static void file_headers(struct req *r, bool full, const struct file_meta *m,
      * cached copy the 304 refreshes.
      */
     if (full && type == m->type)
-        reply_add(out, "Content-Type", type); /* mime_type's: static */
+        reply_add(out, "Content-Type", type); /* the map's: lives on */
     else if (full)
         reply_addf(out, "Content-Type", "%s", type); /* the caller's buffer */
     if (full || !m->etag[0]) {
@@ -229,7 +230,7 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
     if (!r->conf->n_compress || p->encoding ||
         (r->rq->method != HTTP_GET && r->rq->method != HTTP_HEAD) ||
         size < COMPRESS_MIN_SIZE || size > COMPRESS_MAX_SIZE ||
-        !mime_compressible(p->name))
+        !mime_map_compressible(r->conf->files.mime, p->name))
         return false;
     r->vary_compress = true;
     negotiate_parse(req_field(r, RF_ACCEPT_ENCODING), &a);
@@ -413,7 +414,8 @@ static void from_cache(struct req *r, struct reply_hit *hit)
 void respond_file(struct req *r)
 {
     struct plan *p = r->plan;
-    struct file_meta m = {.type = mime_type(p->name), .cc = cache_control(r)};
+    struct file_meta m = {.type = mime_map_type(r->conf->files.mime, p->name),
+                          .cc = cache_control(r)};
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct range_set rs;

@@ -29,6 +29,9 @@ struct req {
     const char *norm;                /* the normalised request path */
     const char *challenge;           /* WWW-Authenticate of a 401 */
     const struct access_headers *ah; /* headers files' headers for norm */
+    struct cors_reply cors;          /* --cors: its fields for this reply */
+    const struct access_site *site;  /* the site (its --mount table), or
+                                        NULL for an answer without a path */
 };
 
 /* The request field @f, or NULL. */

@@ -8,6 +8,7 @@
  * suites of test_e2e_docs serve (the other, operations, is
  * test_e2e_docs_ops.c).
  */
+#include "cases.h"
 #include "e2e_docs.h"
 #include "harness.h"
 
@@ -511,13 +512,15 @@ START_TEST(json_listing)
            "type %s", http_header(r, "Content-Type"));
     EXPECT_HEADER(r, "Vary", "Accept", "listing varies on Accept");
     {
-        const char *want =
-            "{\"path\":\"/list/\",\"entries\":["
-            "{\"name\":\"a.txt\",\"href\":\"a.txt\",\"type\":\"file\","
-            "\"size\":2,\"mtime\":\"2024-01-02T03:04:05Z\"},"
-            "{\"name\":\"sub dir\",\"href\":\"sub%20dir/\","
-            "\"type\":\"dir\",";
+        const char *want = "{\"path\":\"/list/\",\"entries\":["
+                           "{\"name\":\"sub dir\",\"href\":\"sub%20dir/\","
+                           "\"type\":\"dir\",";
+        /* the folder first, then the files */
+        const char *file =
+            "},{\"name\":\"a.txt\",\"href\":\"a.txt\",\"type\":\"file\","
+            "\"size\":2,\"mtime\":\"2024-01-02T03:04:05Z\"}";
         EXPECT(strncmp(r->body, want, strlen(want)) == 0 &&
+                   strstr(r->body, file) &&
                    strcmp(r->body + r->body_len - 4, "\"}]}") != 0 &&
                    strcmp(r->body + r->body_len - 5, "\"}]}\n") == 0,
                "JSON body:\n%s", r->body);
@@ -538,6 +541,192 @@ START_TEST(json_listing)
 }
 END_TEST
 
+/* ---- CORS: --cors, and per-path headers on OPTIONS -------------------- */
+
+/* A request with Origin @origin (NULL: none) and more header lines. */
+static struct http_response *from(struct server *s, const char *method,
+                                  const char *path, const char *origin,
+                                  const char *h1, const char *h2)
+{
+    const char *hdrs[4] = {NULL};
+    size_t n = 0;
+
+    if (origin)
+        hdrs[n++] = hfmt("Origin: %s", origin);
+    if (h1)
+        hdrs[n++] = h1;
+    if (h2)
+        hdrs[n++] = h2;
+    return http_do(NULL, s, method, path, hdrs);
+}
+
+START_TEST(cors_headers)
+{
+    const char *a = "https://a.example";
+    struct server *s = server_start(www, "--cors", hfmt("%s,http://b.test", a),
+                                    "--threads", "1", NULL);
+    struct http_response *r;
+
+    /* the reply cache keeps a file whose ctime settled: plain.css has */
+    sleep(3);
+    for (int i = 0; i < 3; i++) {
+        r = from(s, "GET", "/plain.css", NULL, NULL, NULL);
+        EXPECT_HEADER(r, "Access-Control-Allow-Origin", NULL, "no Origin");
+        EXPECT_HEADER(r, "Vary", "Origin", "no Origin");
+    }
+    r = from(s, "GET", "/plain.css", a, NULL, NULL);
+    EXPECT_BODY(r, "PLAIN-NOVARIANT\n", "an allowed origin");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", a, "an allowed origin");
+    EXPECT_HEADER(r, "Vary", "Origin", "an allowed origin");
+    r = from(s, "GET", "/plain.css", "https://c.example", NULL, NULL);
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", NULL, "another origin");
+    r = from(s, "GET", "/plain.css", a, NULL, NULL);
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", a, "allowed, again");
+    r = from(s, "GET", "/missing", "http://b.test", NULL, NULL);
+    EXPECT_STATUS(r, 404, "a 404");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", "http://b.test", "a 404");
+
+    /* the preflight */
+    r = from(s, "OPTIONS", "/plain.css", a,
+             "Access-Control-Request-Method: GET",
+             "Access-Control-Request-Headers: x-test");
+    EXPECT_STATUS(r, 204, "preflight");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", a, "preflight");
+    EXPECT_HEADER(r, "Access-Control-Allow-Methods", "GET, HEAD", "preflight");
+    EXPECT_HEADER(r, "Access-Control-Allow-Headers", "x-test", "preflight");
+    EXPECT_HEADER(r, "Access-Control-Max-Age", "7200", "preflight");
+    EXPECT_HEADER(r, "Vary", "Origin, Access-Control-Request-Headers",
+                  "preflight");
+    EXPECT_HEADER(r, "Allow", "GET, HEAD, OPTIONS", "preflight");
+    r = from(s, "OPTIONS", "/plain.css", "https://c.example",
+             "Access-Control-Request-Method: GET", NULL);
+    EXPECT_STATUS(r, 204, "a preflight from another origin");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", NULL,
+                  "a preflight from another origin");
+    EXPECT_HEADER(r, "Access-Control-Allow-Methods", NULL,
+                  "a preflight from another origin");
+    server_stop_clean(s);
+
+    /* a path's own Access-Control-Allow-Origin wins over --cors, and the
+     * headers file's headers go on OPTIONS too */
+    char *d = tree_new(), *hf = tree_path(d, "headers");
+    tree_write_str(d, "headers",
+                   "/list/*\n  Access-Control-Allow-Origin: https://own.test\n"
+                   "  Access-Control-Allow-Headers: X-Own\n");
+    s = server_start(www, "--cors", "*", "--headers-file", hf, NULL);
+    r = from(s, "OPTIONS", "/list/a.txt", a,
+             "Access-Control-Request-Method: GET",
+             "Access-Control-Request-Headers: X-Own");
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", "https://own.test",
+                  "the path's own, on OPTIONS");
+    EXPECT(http_header_count(r, "Access-Control-Allow-Origin") == 1 &&
+               http_header_count(r, "Access-Control-Allow-Methods") == 0,
+           "--cors stays out of the path's own:\n%s", r->head);
+    EXPECT_HEADER(r, "Access-Control-Allow-Headers", "X-Own", "on OPTIONS");
+    r = from(s, "OPTIONS", "/plain.css", a,
+             "Access-Control-Request-Method: GET", NULL);
+    EXPECT_HEADER(r, "Access-Control-Allow-Origin", "*", "--cors '*'");
+    EXPECT_HEADER(r, "Vary", NULL, "--cors '*' varies on nothing");
+    r = raw_request(s->port, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 5000);
+    EXPECT_STATUS(r, 204, "OPTIONS *");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- media types: the built-in table, a mime.types file, --mime ------ */
+
+/* What each name is sent as: with the built-in table alone (--mime-types
+ * off), with the file cases_mime_types, and with --mime over the file. */
+static const struct {
+    const char *name, *builtin, *file, *mime;
+} typed[] = {
+    {"subs.vtt", "text/vtt; charset=utf-8", "text/vtt; charset=utf-8",
+     "text/plain; charset=utf-8"},
+    {"live.m3u8", "application/vnd.apple.mpegurl",
+     "application/vnd.apple.mpegurl", "application/vnd.apple.mpegurl"},
+    {"talk.opus", "audio/ogg", "audio/ogg", "audio/opus"},
+    {"song.flac", "audio/flac", "audio/flac", "audio/flac"},
+    {"photo.jxl", "image/jxl", "image/jxl", "image/jxl"},
+    {"spin.apng", "image/apng", "image/apng", "image/apng"},
+    {"team.ics", "text/calendar; charset=utf-8", "text/calendar; charset=utf-8",
+     "text/calendar; charset=utf-8"},
+    {"book.epub", "application/epub+zip", "application/epub+zip",
+     "application/epub+zip"},
+    {"site.yaml", "application/yaml", "application/x-yaml",
+     "text/yaml; charset=utf-8"},
+    {"favicon.ico", "image/x-icon", "image/vnd.microsoft.icon",
+     "image/vnd.microsoft.icon"},
+    {"scan.sarif.json", "application/json; charset=utf-8",
+     "application/sarif+json", "application/sarif+json"},
+    {"page.html", "text/html; charset=utf-8", "text/html; charset=utf-8",
+     "text/html; charset=utf-8"},
+};
+
+START_TEST(mime_types)
+{
+    char *d = tree_new(), *site = tree_path(d, "www");
+    char *types = tree_path(d, "mime.types"), *out, *err;
+
+    tree_mkdir(d, "www");
+    tree_write_str(d, "mime.types", cases_mime_types);
+    for (size_t i = 0; i < N_ELEMS(typed); i++)
+        tree_write_str(site, typed[i].name, "x\n");
+    for (int k = 0; k < 3; k++) {
+        const char *args[][9] = {
+            {"--mime-types", "off", NULL},
+            {"--mime-types", types, NULL},
+            {"--mime-types", types, "--mime", "vtt=text/plain", "--mime",
+             ".yaml=text/yaml", "--mime", "OPUS=audio/opus", NULL},
+        };
+        struct server *s =
+            server_start(site, args[k][0], args[k][1], args[k][2], args[k][3],
+                         args[k][4], args[k][5], args[k][6], args[k][7], NULL);
+        for (size_t i = 0; i < N_ELEMS(typed); i++) {
+            const char *want = k == 0   ? typed[i].builtin
+                               : k == 1 ? typed[i].file
+                                        : typed[i].mime;
+            struct http_response *r = http_get(s, hfmt("/%s", typed[i].name));
+
+            EXPECT_STATUS(r, 200, typed[i].name);
+            EXPECT_HEADER(r, "Content-Type", want,
+                          hfmt("%s (%d)", typed[i].name, k));
+            EXPECT_HEADER(r, "X-Content-Type-Options", "nosniff",
+                          typed[i].name);
+        }
+        server_stop_clean(s);
+    }
+
+    /* mistakes, each named with its place */
+    tree_write_str(d, "bad.types", "text/vtt vtt\nvtt text/vtt\n");
+    /* in_dir: the value and the message name a file of d */
+    static const struct {
+        const char *opt, *val;
+        bool in_dir;
+        const char *msg;
+    } bad[] = {
+        {"--mime-types", "bad.types", true,
+         "bad.types:2: 'vtt' is not a media type (type/subtype)"},
+        {"--mime-types", "none.types", true,
+         "none.types: No such file or directory"},
+        {"--mime", "vtt", false,
+         "beneath: --mime: expected EXT=TYPE, as in vtt=text/vtt"},
+        {"--mime", "vtt=text", false,
+         "beneath: --mime: 'text' is not a media type"},
+    };
+    for (size_t i = 0; i < N_ELEMS(bad); i++) {
+        const char *val = bad[i].in_dir ? tree_path(d, bad[i].val) : bad[i].val;
+        const char *msg =
+            bad[i].in_dir ? hfmt("%s/%s", d, bad[i].msg) : bad[i].msg;
+        int ws =
+            beneath_run((const char *[]){bad[i].opt, val, "--check", "--listen",
+                                         "127.0.0.1:0", site, NULL},
+                        NULL, 30000, &out, &err);
+        EXPECT_EXIT(ws, 2, err);
+        EXPECT(strstr(err, msg), "row %zu: want '%s' in:\n%s", i, msg, err);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "e2e_docs",
     .fixture = DOCS_FIXTURE,
@@ -545,7 +734,8 @@ const struct check_main check_main = {
                 .tests = {&off_by_default, &preference_order, &vary,
                           &variant_range_and_conditionals, &no_fd_growth}},
                {"rules", .tests = {&cache_rules, &cache_rule_errors,
-                                   &security_and_extra_headers,
+                                   &security_and_extra_headers, &cors_headers,
                                    &headers_from_config_file}},
-               {"routes", .tests = {&try_html, &fallback, &json_listing}}},
+               {"routes", .tests = {&try_html, &fallback, &json_listing}},
+               {"types", .tests = {&mime_types}}},
     .suites = {{.make = docs_ops_suite}}};

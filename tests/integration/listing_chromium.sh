@@ -4,7 +4,7 @@
 # as tests/docs/chromium.sh does for the sample site. Checks:
 #   1. the DOM: title, one row per entry, the name with <, &, quotes shown as
 #      text (no element made of it), the order asked for by ?sort=size&
-#      order=desc, and no script anywhere;
+#      order=desc with the folder first, and no script anywhere;
 #   2. screenshots that are not blank: pixels other than the background on
 #      the page (a blank page of the same size has none), at desktop and at
 #      phone size (390x844);
@@ -45,10 +45,10 @@ grep -q "bad$(printf '\xef\xbf\xbd').txt</a>" "$tmp/dom.html" ||
   fail "the name that is not UTF-8 is not shown with U+FFFD"
 order=$(grep -o 'href="\./[^"]*"' "$tmp/dom.html" | sed 's/href="\.\///; s/"$//' | tr '\n' ' ')
 case $order in
-"a-big.bin c-middle.css b-small.txt "*) ;;
+"sub/ a-big.bin c-middle.css b-small.txt "*) ;;
 *) fail "?sort=size&order=desc: order $order" ;;
 esac
-echo "ok: DOM (8 rows, escaped names, by size descending: $order)"
+echo "ok: DOM (8 rows, escaped names, folders first, by size descending: $order)"
 
 # 2 and 3. Screenshots: not blank, light and dark.
 png_stats() { # PNG -> "WIDTH HEIGHT MEAN_LUMINANCE FRACTION_NOT_BACKGROUND"

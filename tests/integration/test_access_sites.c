@@ -3,7 +3,9 @@
  * test_access_sites.c - where requests go, against the real binary (the
  * second suite of test_e2e_access): virtual hosts (Host headers; a symlink
  * from one site into another refused under the backend in
- * BENEATH_E2E_RESOLVER), _redirects and _headers in the conventions of a
+ * BENEATH_E2E_RESOLVER), --mount (a Debian documentation tree whose links
+ * out stay refused while mounts serve their targets), _redirects and
+ * _headers in the conventions of a
  * real static site, error pages, SIGHUP reloads, and the bad input of the
  * issue (a 1 MiB _headers line, 10,000 redirects, a missing vhost root).
  */
@@ -30,6 +32,19 @@ static struct http_response *with_host(const struct server *s,
                     target, host)
              : hfmt("GET %s HTTP/1.0\r\n\r\n", target),
         10000);
+}
+
+/*
+ * SIGHUP @s with rules that are refused: it keeps the ones read before
+ * (its line says @keep) and names @why.
+ */
+static void sighup_refused(struct server *s, const char *keep, const char *why)
+{
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, keep, 5000), "no keep line:\n%s",
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), why), "'%s' not named:\n%s", why,
+           server_stderr(s));
 }
 
 /* ---- virtual hosts ---- */
@@ -455,14 +470,10 @@ START_TEST(rules_files_reload)
            "after SIGHUP:\n%s", r->head);
     /* a loop: refused, the old rules stay */
     tree_write_str(d, "redirects", "/a /b 302\n/b /a 302\n");
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "keeping the --redirects", 5000),
-           "no keep line:\n%s", server_stderr(s));
-    EXPECT(strstr(server_stderr(s),
-                  hfmt("beneath: SIGHUP: %s:1: redirect loop: line 1 -> "
-                       "line 2 -> line 1",
-                       rf)),
-           "the loop named:\n%s", server_stderr(s));
+    sighup_refused(s, "keeping the --redirects",
+                   hfmt("beneath: SIGHUP: %s:1: redirect loop: line 1 -> "
+                        "line 2 -> line 1",
+                        rf));
     r = http_get(s, "/a");
     EXPECT(strcmp(http_header(r, "Location"), "/c") == 0, "old rules kept");
     server_stop_clean(s);
@@ -513,15 +524,26 @@ START_TEST(rules_bad_input)
                    "/d //example.org/\n"
                    "https://old.example/* /x 301\n"
                    "/e /f/:slug\n");
-    static const char *const msgs[] = {
-        ":1: query-parameter matching ('id=:id') is not supported",
-        ":2: status 404: only 200 (rewrite), 301, 302, 303, 307 and 308",
-        ":3: 'http://example.org/' leaves the origin over plain HTTP",
-        ":4: '//example.org/' would leave the origin (protocol-relative)",
-        ":5: rules for a host are not supported",
-        ":6: TO uses :slug, which FROM does not define",
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    /* the ones a migrated site may have are warnings, the rest errors */
+    static const struct {
+        const char *kind, *msg;
+    } msgs[] = {
+        {"warning: ", ":1: query-parameter matching ('id=:id') is not "
+                      "supported: line ignored"},
+        {"warning: ", ":2: status 404 (a page sent with that status) is not "
+                      "supported"},
+        {"", ":3: 'http://example.org/' leaves the origin over plain HTTP"},
+        {"", ":4: '//example.org/' would leave the origin (protocol-relative)"},
+        {"warning: ", ":5: rules for a host are not supported"},
+        {"", ":6: TO uses :slug, which FROM does not define"},
     };
-    site_file_refused(www, "_redirects", msgs, N_ELEMS(msgs));
+    for (size_t i = 0; i < N_ELEMS(msgs); i++)
+        EXPECT(strstr(err, hfmt("beneath: %s%s/_redirects%s", msgs[i].kind, www,
+                                msgs[i].msg)),
+               "missing '%s':\n%s", msgs[i].msg, err);
     /* a _redirects that is a link out of the root is refused, not read */
     unlink(tree_path(www, "_redirects"));
     tree_write_str(d, "elsewhere", "/a /b\n");
@@ -552,6 +574,319 @@ START_TEST(rules_bad_input)
                strcmp(http_header(r, "Location"), "/new/page-9999.html") == 0,
            "rule 10000:\n%s", r->head);
     server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * A _redirects written for Netlify: the lines beneath does not serve
+ * (a 404 page rule, Country=, a host in FROM, a proxy) are named as
+ * warnings with FILE:LINE and ignored, and the site starts with the rest;
+ * a Role= rule (who may see what) still refuses the start, and a SIGHUP
+ * that adds one keeps the old rules.
+ */
+START_TEST(rules_netlify_ignored)
+{
+    char *www = tree_site("home\n"), *err;
+    static const char migrated[] =
+        "/blog/*         /news/:splat                 301\n"
+        "/*              /404.html                    404\n"
+        "/               /fr/                         302  Country=fr\n"
+        "https://old.example/*  https://new.example/:splat  301!\n"
+        "/api/*          https://api.example/:splat   200\n"
+        "/old            /new                         302\n";
+
+    tree_write_str(www, "_redirects", migrated);
+    tree_write_str(www, "404.html", "the site's 404 page\n");
+    struct server *s = start(www, (const char *[]){"--site-files", "on", NULL});
+    static const char *const warns[] = {
+        ":2: status 404 (a page sent with that status) is not supported: line "
+        "ignored",
+        ":3: the condition 'Country=fr' is not supported: line ignored",
+        ":4: rules for a host are not supported",
+        ":5: a 200 rewrite to another origin would be a proxy (not "
+        "supported): line ignored",
+    };
+    for (size_t i = 0; i < N_ELEMS(warns); i++)
+        EXPECT(strstr(server_stderr(s),
+                      hfmt("beneath: warning: %s/_redirects%s", www, warns[i])),
+               "missing warning %zu:\n%s", i, server_stderr(s));
+    struct http_response *r = http_get(s, "/blog/a");
+    EXPECT_STATUS(r, 301, "line 1 serves");
+    EXPECT_HEADER(r, "Location", "/news/a", "line 1");
+    r = http_get(s, "/old");
+    EXPECT_HEADER(r, "Location", "/new", "line 6 serves");
+    r = http_get(s, "/");
+    EXPECT_BODY(r, "home\n", "the Country= rule is ignored");
+    r = http_get(s, "/api/x");
+    EXPECT_STATUS(r, 404, "the proxy rule is ignored");
+    EXPECT(strstr(r->body, "the site's 404 page"), "the 404 page: %s", r->body);
+
+    /* a SIGHUP that brings a Role= rule: refused, the old rules stay */
+    tree_write_str(www, "_redirects",
+                   "/old /newer 302\n/admin/* /admin/:splat 200! Role=admin\n");
+    sighup_refused(s, "keeping the _redirects",
+                   hfmt("beneath: SIGHUP: %s/_redirects:2: the condition "
+                        "'Role=admin' decides who may see the target",
+                        www));
+    r = http_get(s, "/old");
+    EXPECT_HEADER(r, "Location", "/new", "the old rules after SIGHUP");
+    server_stop_clean(s);
+
+    /* at start-up and in --check: a Role= rule refuses the start */
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("beneath: %s/_redirects:2: the condition "
+                            "'Role=admin' decides who may see the target: not "
+                            "supported (--auth protects paths)",
+                            www)),
+           "Role= at start-up:\n%s", err);
+}
+END_TEST
+
+/*
+ * Netlify's "Basic-Auth: user:pass" in _headers is password protection
+ * there; as a header it would publish the password. Refused with FILE:LINE
+ * at start-up, in --check and on SIGHUP (the old rules stay), and the
+ * password is never echoed, in a message or a response.
+ */
+START_TEST(rules_basic_auth)
+{
+    char *www = tree_site("home\n"), *err;
+    const char *pass = "pw-Xq7-never-sent";
+    const char *line =
+        "Basic-Auth (Netlify's password protection) is not a header";
+
+    harness_forbid(pass);
+    tree_write_str(www, "_headers",
+                   hfmt("/*\n  X-Site: 1\n  Basic-Auth: editor:%s\n", pass));
+    err = refused((const char *[]){"--site-files", "on", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("beneath: %s/_headers:3: %s", www, line)),
+           "start-up:\n%s", err);
+    EXPECT(!strstr(err, pass), "the password echoed:\n%s", err);
+    err = refused((const char *[]){"--site-files", "on", "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("%s/_headers:3: %s", www, line)) &&
+               !strstr(err, pass),
+           "--check:\n%s", err);
+
+    /* --headers-file: the same */
+    char *hf = tree_path(www, "_headers");
+    err = refused((const char *[]){"--headers-file", hf, "--check", "--listen",
+                                   "127.0.0.1:0", www, NULL},
+                  NULL);
+    EXPECT(strstr(err, hfmt("%s:3: %s", hf, line)) && !strstr(err, pass),
+           "--headers-file:\n%s", err);
+
+    /* SIGHUP: refused, the rules read before stay */
+    tree_write_str(www, "_headers", "/*\n  X-Site: 1\n");
+    struct server *s = start(www, (const char *[]){"--site-files", "on", NULL});
+    struct http_response *r = http_get(s, "/");
+    EXPECT_HEADER(r, "X-Site", "1", "before SIGHUP");
+    tree_write_str(www, "_headers",
+                   hfmt("/*\n  X-Site: 2\n  Basic-Auth: editor:%s\n", pass));
+    sighup_refused(s, "keeping the _redirects",
+                   hfmt("SIGHUP: %s/_headers:3: %s", www, line));
+    EXPECT(!strstr(server_stderr(s), pass), "SIGHUP:\n%s", server_stderr(s));
+    r = http_get(s, "/");
+    EXPECT_HEADER(r, "X-Site", "1", "the old rules after SIGHUP");
+    EXPECT_HEADER(r, "Basic-Auth", NULL, "after SIGHUP");
+    server_stop_clean(s);
+}
+END_TEST
+
+/* ---- --mount: what a link out of the root would reach ---- */
+
+/*
+ * A Debian documentation package as dh_sphinxdoc leaves it: the pages and
+ * their own assets under html/, and _static/ links into the packages that
+ * ship the shared scripts and fonts (/usr/share/javascript, the theme's
+ * package), with a secret beside them that nothing may reach.
+ */
+struct docs_pkg {
+    char *base, *html, *jquery, *fonts;
+};
+
+static struct docs_pkg docs_pkg(void)
+{
+    struct docs_pkg p;
+
+    p.base = tree_new();
+    tree_build(p.base, "secret.txt=MOUNT-SECRET-not-for-anyone\n",
+               "usr/share/doc/pkg/html/index.html=<script "
+               "src=\"_static/jquery.js\"></script>\n",
+               "usr/share/doc/pkg/html/_static/basic.css=BASIC-CSS\n",
+               "usr/share/doc/pkg/html/_static/jquery.js -> "
+               "../../../../javascript/jquery/jquery.js",
+               "usr/share/doc/pkg/html/_static/underscore.js -> "
+               "../../../../javascript/underscore/underscore.js",
+               "usr/share/doc/pkg/html/_static/fonts/Lato.woff2 -> "
+               "../../../../../sphinx_rtd_theme/static/fonts/Lato.woff2",
+               "usr/share/javascript/jquery/jquery.js=JQUERY\n",
+               "usr/share/javascript/underscore/underscore.js=UNDERSCORE\n",
+               "usr/share/sphinx_rtd_theme/static/fonts/Lato.woff2=LATO\n",
+               "usr/share/sphinx_rtd_theme/static/fonts/evil.woff2 -> "
+               "../../../../../secret.txt",
+               NULL);
+    p.html = tree_path(p.base, "usr/share/doc/pkg/html");
+    p.jquery = tree_path(p.base, "usr/share/javascript/jquery/jquery.js");
+    p.fonts = tree_path(p.base, "usr/share/sphinx_rtd_theme/static/fonts");
+    return p;
+}
+
+static const struct {
+    const char *target;
+    int plain, mounted; /* status without, with the mounts */
+    const char *body;   /* of the mounted 200, or the Location of a 301 */
+} mounted[] = {
+    {"/_static/jquery.js", 403, 200, "JQUERY\n"},
+    {"/_static/fonts/Lato.woff2", 403, 200, "LATO\n"},
+    {"/_static/basic.css", 200, 200, "BASIC-CSS\n"}, /* the root's own */
+    /* a link the mounts do not cover stays refused */
+    {"/_static/underscore.js", 403, 403, NULL},
+    /* a link out of a mount is refused as one out of the root */
+    {"/_static/fonts/evil.woff2", 404, 403, NULL},
+    /* the path is normalised before a mount is picked */
+    {"/_static/fonts/../jquery.js", 403, 200, "JQUERY\n"},
+    {"/_static/./fonts//Lato.woff2", 403, 200, "LATO\n"},
+    {"/_static/fonts/../../../../secret.txt", 403, 403, NULL},
+    {"/_static/fonts/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.txt", 403, 403,
+     NULL},
+    /* a file mount answers its one URL; a directory mount is a directory */
+    {"/_static/jquery.js/", 403, 403, NULL},
+    {"/_static/fonts", 301, 301, "/_static/fonts/"},
+    {"/_static/fontsx", 404, 404, NULL},
+};
+
+LOOP_TEST(mount_case, mounted)
+{
+    struct docs_pkg p = docs_pkg();
+    const char *target = mounted[_i].target;
+
+    harness_forbid("MOUNT-SECRET");
+    for (int with = 0; with < 2; with++) {
+        struct server *s =
+            with ? start(p.html,
+                         (const char *[]){
+                             "--mount", hfmt("/_static/jquery.js=%s", p.jquery),
+                             "--mount", hfmt("/_static/fonts=%s", p.fonts),
+                             NULL})
+                 : start(p.html, (const char *[]){NULL});
+        struct http_response *r = raw_get(s->port, target);
+        int want = with ? mounted[_i].mounted : mounted[_i].plain;
+
+        EXPECT_STATUS(r, want,
+                      hfmt("%s %s", with ? "mounted" : "plain", target));
+        if (with && want == 200)
+            EXPECT_BODY(r, mounted[_i].body, target);
+        if (want == 301)
+            EXPECT_HEADER(r, "Location", mounted[_i].body, target);
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
+/* @s with its '@' (if any) replaced by @base. */
+static char *at_base(const char *s, const char *base)
+{
+    const char *at = strchr(s, '@');
+
+    return at ? hfmt("%.*s%s%s", (int)(at - s), s, base, at + 1)
+              : hfmt("%s", s);
+}
+
+/* Start-up lines, the listing's path, types, SIGHUP, bad values. */
+START_TEST(mount_ops)
+{
+    struct docs_pkg p = docs_pkg();
+    char *cur = tree_path(p.base, "fonts-cur"), *err;
+    struct http_response *r;
+
+    harness_forbid("MOUNT-SECRET");
+    /* the next release beside the first, as a deploy keeps them (the
+     * sandbox reads beneath the directory that holds the link's target) */
+    tree_build(p.base,
+               "usr/share/sphinx_rtd_theme/static/fonts-v2/"
+               "Lato.woff2=LATO v2\n",
+               NULL);
+    tree_symlink(p.base, p.fonts, "fonts-cur");
+    struct server *s = start(
+        p.html,
+        (const char *[]){"--mount", hfmt("/_static/fonts=%s", cur), "--mount",
+                         hfmt("/_static/jquery.js=%s", p.jquery), "--listing",
+                         "on", NULL});
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("beneath: mount /_static/fonts %s\n", cur)) &&
+               strstr(server_stderr(s),
+                      hfmt("beneath: mount /_static/jquery.js %s (one file)\n",
+                           p.jquery)),
+           "start-up lines:\n%s", server_stderr(s));
+    r = http_get(s, "/_static/jquery.js");
+    EXPECT_HEADER(r, "Content-Type", "text/javascript; charset=utf-8",
+                  "the file's type");
+    /* a package upgrade writes a new file and renames it over the old:
+     * a new inode, served at once (the sandbox reads beneath its directory) */
+    tree_write_str(p.base, "usr/share/javascript/jquery/jquery.js.dpkg-new",
+                   "JQUERY 2\n");
+    ck_assert_int_eq(rename(hfmt("%s.dpkg-new", p.jquery), p.jquery), 0);
+    EXPECT_BODY(http_get(s, "/_static/jquery.js"), "JQUERY 2\n",
+                "the upgraded file");
+    r = http_get(s, "/_static/fonts/");
+    EXPECT(r->status == 200 && strstr(r->body, "Index of /_static/fonts/") &&
+               strstr(r->body, "Lato.woff2"),
+           "the mount's listing under its URL:\n%s", r->body);
+    /* a deploy flips the link and sends SIGHUP: the mount follows */
+    char *next = tree_path(p.base, "fonts-next");
+    tree_symlink(p.base, hfmt("%s-v2", p.fonts), "fonts-next");
+    ck_assert_int_eq(rename(next, cur), 0);
+    EXPECT_BODY(http_get(s, "/_static/fonts/Lato.woff2"), "LATO\n",
+                "the old tree until SIGHUP");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path,
+                         hfmt("SIGHUP: mount /_static/fonts: root %s "
+                              "reopened",
+                              cur),
+                         5000),
+           "no reload line:\n%s", server_stderr(s));
+    EXPECT_BODY(http_get(s, "/_static/fonts/Lato.woff2"), "LATO v2\n",
+                "the new tree after SIGHUP");
+    server_stop_clean(s);
+
+    /* bad values, each named */
+    tree_mkfifo(p.base, "fifo");
+    static const struct {
+        const char *a, *b, *msg;
+    } bad[] = {
+        {"_static=/tmp", NULL,
+         "--mount: '_static': a URL prefix starts with '/'"},
+        {"/_static/=/tmp", NULL,
+         "--mount: '/_static/': a URL prefix has no trailing '/'"},
+        {"/a/../b=/tmp", NULL,
+         "--mount: '/a/../b': a URL prefix has no "
+         "empty, '.' or '..' components"},
+        {"/_static", NULL, "--mount: expected /URL/PREFIX=DIR"},
+        {"/a=@/none", NULL,
+         "beneath: mount /a: @/none: No such file or directory"},
+        {"/a=@/fifo", NULL,
+         "beneath: mount /a: @/fifo: not a directory or a regular file"},
+        {"/a=/tmp", "/a=/", "beneath: mount /a=/: /a is given twice"},
+    };
+    for (size_t i = 0; i < N_ELEMS(bad); i++) {
+        char *a = at_base(bad[i].a, p.base),
+             *want = at_base(bad[i].msg, p.base);
+        const char *args[] = {"--mount",     a,      "--check", "--listen",
+                              "127.0.0.1:0", p.html, NULL,      NULL,
+                              NULL};
+        if (bad[i].b) {
+            args[6] = "--mount";
+            args[7] = bad[i].b;
+        }
+        err = refused(args, NULL);
+        EXPECT(strstr(err, want), "row %zu: want '%s' in:\n%s", i, want, err);
+    }
 }
 END_TEST
 
@@ -630,9 +965,11 @@ Suite *access_sites_suite(void)
     static const struct check_tcase tcases[] = {
         {"vhosts", .loops = {LOOP(vhost_hosts)},
          .tests = {&vhost_each_site, &vhost_reload, &vhost_bad}},
+        {"mounts", .loops = {LOOP(mount_case)}, .tests = {&mount_ops}},
         {"rules", .loops = {LOOP(rules_site_files)},
          .tests = {&rules_headers, &rules_reply_cache, &rules_files_reload,
-                   &rules_bad_input, &rules_owned_headers, &error_pages}},
+                   &rules_bad_input, &rules_owned_headers,
+                   &rules_netlify_ignored, &rules_basic_auth, &error_pages}},
     };
 
     return check_suite_make("e2e_access", &fixture, tcases, N_ELEMS(tcases));

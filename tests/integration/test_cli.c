@@ -64,6 +64,48 @@ START_TEST(lone_number_serves_cwd)
 }
 END_TEST
 
+/*
+ * "beneath PORT" or "beneath ." in a directory without index.html lists it,
+ * as python3 -m http.server does, and says so at start-up; --listing off
+ * still wins, and a ROOT named as a path keeps the 403 of a site.
+ */
+START_TEST(lone_number_lists_cwd)
+{
+    char *w = tree_new();
+    static const char line[] =
+        "beneath: listing directories without an index file, as python3 -m "
+        "http.server does (--listing off: 403)\n";
+
+    tree_write_str(w, "notes.txt", "n\n");
+    tree_mkdir(w, "photos");
+    EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
+    for (int i = 0; i < 5; i++) {
+        char *p = hfmt("%u", free_port());
+        const char *forms[5][4] = {
+            {p, NULL},
+            {".", "--port", p, NULL},
+            {p, "--listing", "off"},
+            {p, w, NULL},
+            {p, NULL},
+        };
+        const char *off[] = {"BENEATH_LISTING=off", NULL};
+        struct server_opts o = {
+            .no_listen = true, .args = forms[i], .env = i == 4 ? off : NULL};
+        struct server *s = server_start_opts(&o);
+        bool lists = i < 2;
+        struct http_response *r =
+            expect_get(s, "/", lists ? 200 : 403, hfmt("form %d: GET /", i));
+
+        if (lists)
+            EXPECT(strstr(r->body, "notes.txt") && strstr(r->body, "photos/"),
+                   "form %d: the listing:\n%s", i, r->body);
+        EXPECT(!strstr(server_stderr(s), line) == !lists,
+               "form %d: the start-up line:\n%s", i, server_stderr(s));
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
 /* PORT and ROOT in either order; --port and -p. */
 START_TEST(port_forms)
 {
@@ -267,9 +309,10 @@ END_TEST
 const struct check_main check_main = {
     .suite = "e2e_cli",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"habits",
-                .tests = {&lone_number_serves_cwd, &port_forms, &port_errors}},
-               {"check",
-                .tests = {&check_beside_running_server, &check_creates_nothing,
-                          &check_acme, &failed_start_creates_nothing}},
-               {"file", .tests = {&hash_in_values}}}};
+    .tcases = {
+        {"habits", .tests = {&lone_number_serves_cwd, &lone_number_lists_cwd,
+                             &port_forms, &port_errors}},
+        {"check",
+         .tests = {&check_beside_running_server, &check_creates_nothing,
+                   &check_acme, &failed_start_creates_nothing}},
+        {"file", .tests = {&hash_in_values}}}};

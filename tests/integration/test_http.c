@@ -288,8 +288,8 @@ START_TEST(dir_listing)
     const char *pa = strstr(b, "a.txt"), *pb = strstr(b, "b-dir");
     const char *pc = strstr(b, "c.txt"), *pe = strstr(b, "&lt;b&gt;");
     EXPECT(pa && pb && pc && pe, "listing misses entries:\n%s", b);
-    /* byte order: "<b>..." < "a.txt" < "b-dir" < "c.txt" */
-    EXPECT(pe < pa && pa < pb && pb < pc, "listing not sorted:\n%s", b);
+    /* the folder first, then byte order: "<b>..." < "a.txt" < "c.txt" */
+    EXPECT(pb < pe && pe < pa && pa < pc, "listing not sorted:\n%s", b);
     /* sizes: a.txt has 12345 bytes; accept exact or a 1-decimal KiB form */
     EXPECT(strstr(b, "12345") || strstr(b, "12.1"),
            "listing does not show a.txt's size (12345):\n%s", b);

@@ -49,24 +49,25 @@ static char *link_order(const char *body)
     return out;
 }
 
+/* Folders first in every order (sub/ is the one folder). */
 static const struct {
     const char *query;
     const char *order;
 } orders[] = {
-    {"", "%3Cb%3E%26%22q%27.txt a-big.bin b-small.txt bad%FF.txt "
-         "c-middle.css sub/"},
-    {"?sort=size&order=desc", "a-big.bin c-middle.css b-small.txt "
-                              "%3Cb%3E%26%22q%27.txt bad%FF.txt sub/"},
+    {"", "sub/ %3Cb%3E%26%22q%27.txt a-big.bin b-small.txt bad%FF.txt "
+         "c-middle.css"},
+    {"?sort=size&order=desc", "sub/ a-big.bin c-middle.css b-small.txt "
+                              "%3Cb%3E%26%22q%27.txt bad%FF.txt"},
     {"?sort=size", "sub/ %3Cb%3E%26%22q%27.txt bad%FF.txt b-small.txt "
                    "c-middle.css a-big.bin"},
     {"?order=desc&sort=name", "sub/ c-middle.css bad%FF.txt b-small.txt "
                               "a-big.bin %3Cb%3E%26%22q%27.txt"},
     /* the oldest first: c-middle.css (2024), then the rest by name */
-    {"?sort=time&order=asc", "c-middle.css %3Cb%3E%26%22q%27.txt a-big.bin "
-                             "b-small.txt bad%FF.txt sub/"},
+    {"?sort=time&order=asc", "sub/ c-middle.css %3Cb%3E%26%22q%27.txt "
+                             "a-big.bin b-small.txt bad%FF.txt"},
     /* unknown values are ignored */
-    {"?sort=owner&order=up", "%3Cb%3E%26%22q%27.txt a-big.bin b-small.txt "
-                             "bad%FF.txt c-middle.css sub/"},
+    {"?sort=owner&order=up", "sub/ %3Cb%3E%26%22q%27.txt a-big.bin "
+                             "b-small.txt bad%FF.txt c-middle.css"},
     {"?sort=size&order=x&sort=y", "sub/ %3Cb%3E%26%22q%27.txt bad%FF.txt "
                                   "b-small.txt c-middle.css a-big.bin"},
 };
