@@ -126,7 +126,7 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
                    : rq->peer->sa_family == AF_INET ? sizeof(struct sockaddr_in)
                                                     : sizeof(struct sockaddr);
     rq->peer_text = c->client;
-    rq->tls = c->front != NULL;
+    rq->tls = c->front && c->front->ssl;
     rq->tls_version = c->tls_version;
     framing_fields_init(&k.f);
     MHD_get_connection_values_n(mc, MHD_HEADER_KIND, collect_field, &k);
