@@ -218,7 +218,8 @@ static int watch(struct front_loop *l, struct front_conn *fc, uint32_t events)
     return 0;
 }
 
-static void preface(struct front_loop *l, struct front_conn *fc);
+static void preface(struct front_loop *l, struct front_conn *fc,
+                    uint32_t events);
 
 /*
  * A new connection on @fd from @sa: admitted, then in the loop: with its
@@ -257,7 +258,7 @@ static void adopt(struct front_loop *l, int fd,
             f->conf->peek_limit
                 ? fc->accepted_ms + 1000 * (int64_t)f->conf->peek_limit
                 : INT64_MAX;
-        preface(l, fc);
+        preface(l, fc, 0);
         return;
     }
     fc->state = ST_PEEK;
@@ -330,9 +331,12 @@ static void to_http1(struct front_loop *l, struct front_conn *fc)
  * here; anything else is HTTP/1.x, libmicrohttpd's. The first byte decides
  * for every HTTP/1.x method but those starting with P (POST, PUT, PATCH,
  * PRI), which the second or third does. Until then the socket is watched
- * edge-triggered: the bytes peeked stay readable, and only new ones wake.
+ * edge-triggered: the bytes peeked stay readable, and only new ones wake;
+ * a client that stops sending (@events has EPOLLRDHUP) with half a preface
+ * can never finish it.
  */
-static void preface(struct front_loop *l, struct front_conn *fc)
+static void preface(struct front_loop *l, struct front_conn *fc,
+                    uint32_t events)
 {
     struct front *f = l->f;
     char b[H2_PREFACE_LEN];
@@ -352,6 +356,10 @@ static void preface(struct front_loop *l, struct front_conn *fc)
         to_http1(l, fc);
         return;
     case H2_PREFACE_MORE:
+        if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+            drop(l, fc);
+            return;
+        }
         goto wait;
     case H2_PREFACE_YES:
         break;
@@ -367,7 +375,7 @@ static void preface(struct front_loop *l, struct front_conn *fc)
     drop(l, fc);
     return;
 wait:
-    if (!fc->watched && watch(l, fc, EPOLLIN | EPOLLET) != 0)
+    if (!fc->watched && watch(l, fc, EPOLLIN | EPOLLRDHUP | EPOLLET) != 0)
         drop(l, fc);
 }
 
@@ -493,7 +501,7 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
             drop(l, fc);
         return;
     case ST_PREFACE:
-        preface(l, fc);
+        preface(l, fc, events);
         return;
     default:
         linger(l, fc);
