@@ -50,6 +50,7 @@ static const struct log_record rec = {
     .method = "GET",
     .target = "/a\"b\\c\x01",
     .version = "HTTP/1.1",
+    .proto = "http/1.1",
     .status = 403,
     .bytes = 12,
     .referer = NULL,
@@ -89,7 +90,8 @@ START_TEST(json)
         s,
         "{\"time\":\"1994-11-06T08:49:37.042Z\",\"client\":\"127.0.0.1\","
         "\"user\":null,\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
-        "\"protocol\":\"HTTP/1.1\",\"status\":403,\"bytes\":12,"
+        "\"protocol\":\"HTTP/1.1\",\"proto\":\"http/"
+        "1.1\",\"status\":403,\"bytes\":12,"
         "\"duration_us\":1234,\"host\":\"example.org\",\"vhost\":null,"
         "\"tls\":\"TLS1.3\",\"encoding\":\"br\","
         "\"referer\":null,\"agent\":\"curl/8\",\"resolver\":\"kernel\","

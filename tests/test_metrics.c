@@ -53,11 +53,21 @@ static void check_samples(const char *text, const struct sample_want *w,
 #define RESOLVER_BUCKET "beneath_resolver_duration_seconds_bucket"
 
 static const struct sample_want rendered[] = {
-    {"beneath_http_requests_total{class=\"2xx\",code=\"200\"}", 2},
-    {"beneath_http_requests_total{class=\"4xx\",code=\"404\"}", 1},
-    {"beneath_http_requests_total{class=\"3xx\",code=\"304\"}", 1},
-    {"beneath_http_requests_total{class=\"other\",code=\"other\"}", 1},
-    {"beneath_http_requests_total{class=\"5xx\",code=\"500\"}", -1},
+    {"beneath_http_requests_total{class=\"2xx\",code=\"200\",proto=\"http/"
+     "1.1\"}",
+     2},
+    {"beneath_http_requests_total{class=\"4xx\",code=\"404\",proto=\"http/"
+     "1.1\"}",
+     1},
+    {"beneath_http_requests_total{class=\"3xx\",code=\"304\",proto=\"http/"
+     "1.1\"}",
+     1},
+    {"beneath_http_requests_total{class=\"other\",code=\"other\",proto=\"http/"
+     "1.1\"}",
+     1},
+    {"beneath_http_requests_total{class=\"5xx\",code=\"500\",proto=\"http/"
+     "1.1\"}",
+     -1},
     {"beneath_http_sent_bytes_total", 124},
     {"beneath_resolver_errors_total{errno=\"EXDEV\"}", 1},
     {"beneath_resolver_errors_total{errno=\"ELOOP\"}", 1},
@@ -79,11 +89,11 @@ START_TEST(render_counts)
     size_t len;
     char *text;
 
-    metrics_count_response(&m, 200, 100);
-    metrics_count_response(&m, 200, 23);
-    metrics_count_response(&m, 404, 0);
-    metrics_count_response(&m, 304, 0);
-    metrics_count_response(&m, 42, 1);
+    metrics_count_response(&m, HTTP_VERSION_1_1, 200, 100);
+    metrics_count_response(&m, HTTP_VERSION_1_1, 200, 23);
+    metrics_count_response(&m, HTTP_VERSION_1_1, 404, 0);
+    metrics_count_response(&m, HTTP_VERSION_1_1, 304, 0);
+    metrics_count_response(&m, HTTP_VERSION_1_1, 42, 1);
     metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 1500, 3);
     metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 1000, -EXDEV);
     metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 2000000000, -ELOOP);
@@ -116,7 +126,7 @@ START_TEST(format_is_prometheus_text)
     size_t len;
     int types = 0;
 
-    metrics_count_response(&m, 500, 1);
+    metrics_count_response(&m, HTTP_VERSION_1_1, 500, 1);
     metrics_count_resolve(&m, RESOLVER_BACKEND_KERNEL, 1, -EACCES);
     text = metrics_render_alloc(&m, &len);
     ck_assert_ptr_nonnull(text);
@@ -189,7 +199,7 @@ static void *hammer(void *arg)
 {
     (void)arg;
     for (int i = 0; i < PER_THREAD; i++) {
-        metrics_count_response(&m, 200, 3);
+        metrics_count_response(&m, HTTP_VERSION_1_1, 200, 3);
         metrics_count_resolve(&m, RESOLVER_BACKEND_EMULATED, (uint64_t)i,
                               -EXDEV);
     }
@@ -210,7 +220,8 @@ START_TEST(concurrent_counts_exact)
     text = metrics_render_alloc(&m, &len);
     ck_assert_ptr_nonnull(text);
     ck_assert_double_eq(
-        sample(text, "beneath_http_requests_total{class=\"2xx\",code=\"200\"}"),
+        sample(text, "beneath_http_requests_total{class=\"2xx\",code=\"200\","
+                     "proto=\"http/1.1\"}"),
         THREADS * PER_THREAD);
     ck_assert_double_eq(sample(text, "beneath_http_sent_bytes_total"),
                         3.0 * THREADS * PER_THREAD);
@@ -267,15 +278,18 @@ START_TEST(request_histogram)
     char *text;
     size_t len;
 
-    metrics_count_request(&m, 200, 1000, RESOLVER_BACKEND_KERNEL, 80000, NULL,
-                          0);
-    metrics_count_request(&m, 206, 10, RESOLVER_BACKEND_KERNEL, 3000000, "br",
-                          0);
-    metrics_count_request(&m, 404, 5, RESOLVER_BACKEND_EMULATED, 7000000000u,
-                          NULL, ENOENT);
-    metrics_count_request(&m, 403, 0, RESOLVER_BACKEND_KERNEL, 1, NULL, EXDEV);
-    metrics_count_request(&m, 400, 7, RESOLVER_BACKEND_DEFAULT, 1, "x-new", 0);
-    metrics_count_request(&m, 99, 0, RESOLVER_BACKEND_DEFAULT, 1, NULL, 0);
+    metrics_count_request(&m, HTTP_VERSION_1_1, 200, 1000,
+                          RESOLVER_BACKEND_KERNEL, 80000, NULL, 0);
+    metrics_count_request(&m, HTTP_VERSION_1_1, 206, 10,
+                          RESOLVER_BACKEND_KERNEL, 3000000, "br", 0);
+    metrics_count_request(&m, HTTP_VERSION_1_1, 404, 5,
+                          RESOLVER_BACKEND_EMULATED, 7000000000u, NULL, ENOENT);
+    metrics_count_request(&m, HTTP_VERSION_1_1, 403, 0, RESOLVER_BACKEND_KERNEL,
+                          1, NULL, EXDEV);
+    metrics_count_request(&m, HTTP_VERSION_1_1, 400, 7,
+                          RESOLVER_BACKEND_DEFAULT, 1, "x-new", 0);
+    metrics_count_request(&m, HTTP_VERSION_1_1, 99, 0, RESOLVER_BACKEND_DEFAULT,
+                          1, NULL, 0);
     text = metrics_render_alloc(&m, &len);
     ck_assert_ptr_nonnull(text);
     check_samples(text, histogram, N_ELEMS(histogram));

@@ -825,14 +825,107 @@ START_TEST(alpn_choices)
            out);
     out = s_client(port, "");
     EXPECT(strstr(out, "No ALPN negotiated"), "no ALPN:\n%s", out);
-    /* RFC 7301 3.2: nothing of ours offered (h2 is not served yet) */
     out = s_client(port, "-alpn h2");
-    EXPECT(strstr(out, "alert no application protocol"), "-alpn h2:\n%s", out);
+    EXPECT(strstr(out, "ALPN protocol: h2"), "-alpn h2:\n%s", out);
     out = sh(hfmt("curl -sk --http1.1 -w \"%%{http_version}\" -o /dev/null "
                   "https://127.0.0.1:%u/ && curl -sk --http2 -w "
                   "\" %%{http_version}\" -o /dev/null https://127.0.0.1:%u/",
                   port, port));
-    EXPECT(strcmp(out, "1.1 1.1") == 0, "curl --http1.1, --http2: '%s'", out);
+    EXPECT(strcmp(out, "1.1 2") == 0, "curl --http1.1, --http2: '%s'", out);
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * HTTP/2 over TLS (issue 23): curl --http2 gets big.bin whole, nghttp
+ * (nghttp2-client) gets it on two streams at once under its 64 KiB
+ * windows; with --http2 off "h2" is never chosen.
+ */
+START_TEST(h2_over_tls)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
+    char *dir = tree_new();
+    const char *got = tree_path(dir, "got.bin");
+    const char *file = tree_path(www, "big.bin");
+    const char *url = hfmt("https://127.0.0.1:%u/big.bin", port);
+
+    char *out = sh(hfmt("curl -sk --http2 -o %s -w \"%%{http_version} "
+                        "%%{http_code}\" %s && cmp %s %s && echo same",
+                        got, url, got, file));
+    EXPECT(strcmp(out, "2 200same\n") == 0, "curl --http2: '%s'", out);
+    out = sh(hfmt("nghttp -n %s %s && echo done", url, url));
+    EXPECT(strstr(out, "done\n"), "nghttp, two streams: '%s'", out);
+    server_stop_clean(s);
+
+    s = server_start(www, "--listen", "https://127.0.0.1:0",
+                     "--tls-self-signed", "--http2", "off", NULL);
+    port = https_port(s);
+    out = sh(hfmt("curl -sk --http2 -w \"%%{http_version}\" -o /dev/null "
+                  "https://127.0.0.1:%u/",
+                  port));
+    EXPECT(strcmp(out, "1.1") == 0, "--http2 off, curl --http2: '%s'", out);
+    out = s_client(port, "-alpn h2");
+    EXPECT(strstr(out, "alert no application protocol"),
+           "--http2 off, -alpn h2:\n%s", out);
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * HTTP/2 with prior knowledge on a plain listener (the front takes plain
+ * listeners with --http2 on): the preface gets a session, HTTP/1.1 goes on
+ * to libmicrohttpd, half a preface ends within --header-timeout while a
+ * fresh client is served, and --http2 off leaves HTTP/1.1 alone.
+ */
+START_TEST(h2_prior_knowledge)
+{
+    struct server *s = server_start(www, "--header-timeout", "1", NULL);
+    unsigned port = s->port;
+    char *dir = tree_new();
+    const char *got = tree_path(dir, "got.bin");
+    const char *file = tree_path(www, "big.bin");
+    const char *url = hfmt("http://127.0.0.1:%u/big.bin", port);
+
+    char *out = sh(hfmt("curl -s --http2-prior-knowledge -o %s -w "
+                        "\"%%{http_version} %%{http_code}\" %s && cmp %s %s "
+                        "&& echo same",
+                        got, url, got, file));
+    EXPECT(strcmp(out, "2 200same\n") == 0, "prior knowledge: '%s'", out);
+    out = sh(hfmt("nghttp -n %s %s && echo done", url, url));
+    EXPECT(strstr(out, "done\n"), "nghttp, two streams: '%s'", out);
+    out = sh(hfmt("curl -s -o /dev/null -w \"%%{http_version} %%{http_code}\" "
+                  "-X POST http://127.0.0.1:%u/",
+                  port));
+    EXPECT(strcmp(out, "1.1 405") == 0, "HTTP/1.1 POST: '%s'", out);
+
+    struct raw_conn *half = raw_connect(port), *mute = raw_connect(port);
+    long long t0 = now_ms();
+    EXPECT(half && mute, "connect");
+    EXPECT(raw_send_str(half, "PRI * HTTP/2.0\r\n") == 0, "send");
+    out = sh(hfmt("curl -s -m 1 -o /dev/null -w \"%%{http_code}\" "
+                  "http://127.0.0.1:%u/index.html",
+                  port));
+    EXPECT(strcmp(out, "200") == 0 && now_ms() - t0 < 900,
+           "a fresh client: '%s' after %lld ms", out, now_ms() - t0);
+    EXPECT(raw_wait_closed(half, 4000) && raw_wait_closed(mute, 1000),
+           "half a preface still open after %lld ms", now_ms() - t0);
+    long long took = now_ms() - t0;
+    EXPECT(took >= 900 && took < 3500, "closed after %lld ms (limit 1 s)",
+           took);
+    raw_close(half);
+    raw_close(mute);
+    server_stop_clean(s);
+
+    s = server_start(www, "--http2", "off", NULL);
+    out = sh(hfmt("curl -s --http2-prior-knowledge -o /dev/null -w "
+                  "\"%%{http_version}\" http://127.0.0.1:%u/",
+                  s->port));
+    EXPECT(strcmp(out, "2") != 0, "--http2 off, prior knowledge: '%s'", out);
+    out = sh(hfmt("curl -s -o /dev/null -w \"%%{http_version}\" "
+                  "http://127.0.0.1:%u/",
+                  s->port));
+    EXPECT(strcmp(out, "1.1") == 0, "--http2 off, HTTP/1.1: '%s'", out);
     server_stop_clean(s);
 }
 END_TEST
@@ -980,12 +1073,12 @@ END_TEST
 const struct check_main check_main = {
     .suite = "tls_e2e",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {
-        {"https", test_setup, .loops = {LOOP(startup_checks)},
-         .tests = {&self_signed_get, &https_range_and_big, &https_304_by_etag,
-                   &verified_chain, &sighup_swap, &replicas_same_etag,
-                   &big_file_hashed_in_background}},
-        {"front", test_setup,
-         .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
-                   &tickets_resume, &unfinished_handshake_bounded,
-                   &per_ip_limit_from_accept, &fds_come_back}}}};
+    .tcases = {{"https", test_setup, .loops = {LOOP(startup_checks)},
+                .tests = {&self_signed_get, &https_range_and_big,
+                          &https_304_by_etag, &verified_chain, &sighup_swap,
+                          &replicas_same_etag, &big_file_hashed_in_background}},
+               {"front", test_setup,
+                .tests = {&sni_picks_the_chain, &named_cert_checks,
+                          &alpn_choices, &h2_over_tls, &h2_prior_knowledge,
+                          &tickets_resume, &unfinished_handshake_bounded,
+                          &per_ip_limit_from_accept, &fds_come_back}}}};

@@ -331,7 +331,7 @@ const struct opt opts[] = {
      .off = OFF(http2),
      .dflt = "on",
      .help = "HTTP/2 on https:// listeners (ALPN h2) and by prior knowledge "
-             "on plain ones, once served; off: HTTP/1.1 only"},
+             "on plain ones; off: HTTP/1.1 only"},
     {.name = "index",
      .type = &t_list,
      .off = OFF(index),

@@ -20,7 +20,8 @@
     X(REQUEST, "request", "method, target and protocol as received")           \
     X(METHOD, "method", "request method")                                      \
     X(TARGET, "target", "raw request-target")                                  \
-    X(PROTOCOL, "protocol", "HTTP/1.1 or HTTP/1.0")                            \
+    X(PROTOCOL, "protocol", "HTTP/1.1, HTTP/1.0 or HTTP/2.0")                  \
+    X(PROTO, "proto", "application protocol: http/1.1, http/1.0 or h2")        \
     X(STATUS, "status", "response status code")                                \
     X(BYTES, "bytes", "response body bytes queued")                            \
     X(DURATION_US, "duration_us",                                              \

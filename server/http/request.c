@@ -22,6 +22,17 @@ static const struct {
 #undef REQUEST_FIELD_ROW
 };
 
+const char *request_proto_name(enum http_version v)
+{
+    static const char *const names[HTTP_VERSION_N] = {
+        [HTTP_VERSION_1_0] = "http/1.0",
+        [HTTP_VERSION_1_1] = "http/1.1",
+        [HTTP_VERSION_2] = "h2",
+    };
+
+    return v < HTTP_VERSION_N ? names[v] : "-";
+}
+
 const char *request_field_name(enum request_field f)
 {
     return f < RF_N ? fields[f].name : NULL;

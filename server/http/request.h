@@ -57,6 +57,7 @@ enum http_version {
     HTTP_VERSION_1_0,
     HTTP_VERSION_1_1,
     HTTP_VERSION_2,
+    HTTP_VERSION_N
 };
 
 struct request {
@@ -79,6 +80,13 @@ struct request {
     const char *tls_version; /* "TLSv1.3", or NULL */
     const char *listener;    /* the --listen value it came in on, or NULL */
 };
+
+/*
+ * request_proto_name - the application protocol of @v as ALPN names it
+ * ("http/1.0", "http/1.1", "h2"): the access log's proto, the metrics'
+ * label.
+ */
+const char *request_proto_name(enum http_version v);
 
 /* request_field_name - the canonical name of @f ("If-None-Match"). */
 const char *request_field_name(enum request_field f);

@@ -25,8 +25,9 @@ struct log_record {
     const char *tls;      /* TLS version ("TLS1.3"), NULL: plain HTTP */
     const char *encoding; /* content coding of the body, or NULL */
     const char *method;
-    const char *target; /* raw request-target */
-    const char *version;
+    const char *target;  /* raw request-target */
+    const char *version; /* as in the request line: "HTTP/1.1", "HTTP/2.0" */
+    const char *proto;   /* as ALPN names it: "http/1.1", "h2" */
     unsigned status;
     uint64_t bytes; /* body bytes queued */
     const char *referer;

@@ -218,6 +218,7 @@ static const struct {
     [LOG_FIELD_METHOD] = MEMBER(STRING, method),
     [LOG_FIELD_TARGET] = MEMBER(STRING, target),
     [LOG_FIELD_PROTOCOL] = MEMBER(STRING, version),
+    [LOG_FIELD_PROTO] = MEMBER(STRING, proto),
     [LOG_FIELD_STATUS] = MEMBER(UINT, status),
     [LOG_FIELD_BYTES] = MEMBER(U64, bytes),
     [LOG_FIELD_DURATION_US] = MEMBER(U64, duration_us),

@@ -53,7 +53,8 @@ static void zero(_Atomic uint64_t *v, size_t n)
 
 void metrics_init(struct metrics *m)
 {
-    zero(m->status, N_ELEMS(m->status));
+    for (size_t v = 0; v < HTTP_VERSION_N; v++)
+        zero(m->status[v], N_ELEMS(m->status[v]));
     atomic_init(&m->sent_bytes, 0);
     zero(m->resolve_errors, N_ELEMS(m->resolve_errors));
     for (size_t b = 0; b < METRICS_N_BACKENDS; b++) {
@@ -91,7 +92,8 @@ static uint64_t get(const _Atomic uint64_t *v)
     return atomic_load_explicit(v, memory_order_relaxed);
 }
 
-void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes)
+void metrics_count_response(struct metrics *m, enum http_version v,
+                            unsigned status, uint64_t bytes)
 {
     /*
      * Relaxed atomics order nothing across counters: a render may see a
@@ -99,7 +101,8 @@ void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes)
      * keeps the two consistent for a reader; nothing relies on it.
      */
     add(&m->sent_bytes, bytes);
-    add(&m->status[status >= 100 && status < METRICS_MAX_STATUS ? status : 0],
+    add(&m->status[v < HTTP_VERSION_N ? v : HTTP_VERSION_1_1]
+                  [status >= 100 && status < METRICS_MAX_STATUS ? status : 0],
         1);
 }
 
@@ -122,7 +125,8 @@ static size_t coding_index(const char *coding)
     return METRICS_N_CODINGS - 1;
 }
 
-void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
+void metrics_count_request(struct metrics *m, enum http_version v,
+                           unsigned status, uint64_t bytes,
                            enum resolver_backend backend, uint64_t ns,
                            const char *coding, int err)
 {
@@ -131,7 +135,7 @@ void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
     struct metrics_histogram *h = &m->request[cls][backend_index(backend)];
     size_t i;
 
-    metrics_count_response(m, status, bytes);
+    metrics_count_response(m, v, status, bytes);
     add(&m->coded_bytes[coding_index(coding)], bytes);
     for (i = 0; ns > req_buckets[i]; i++)
         ;
@@ -302,23 +306,25 @@ static void put_histogram(struct out *o, const char *name, const char *labels,
 static void render_requests(const struct metrics *m, struct out *o)
 {
     head(o, "beneath_http_requests_total", "counter",
-         "HTTP responses sent, by status class and code.");
-    for (unsigned code = 0; code < METRICS_MAX_STATUS; code++) {
-        uint64_t v = get(&m->status[code]);
+         "HTTP responses sent, by status class and code, and protocol.");
+    for (unsigned code = 0; code < METRICS_MAX_STATUS; code++)
+        for (size_t p = 0; p < HTTP_VERSION_N; p++) {
+            uint64_t v = get(&m->status[p][code]);
+            const char *proto = request_proto_name((enum http_version)p);
 
-        if (v == 0)
-            continue;
-        if (code == 0)
-            put(o,
-                "beneath_http_requests_total{class=\"other\",code=\"other\"} "
-                "%llu\n",
-                (unsigned long long)v);
-        else
-            put(o,
-                "beneath_http_requests_total{class=\"%uxx\",code=\"%u\"} "
-                "%llu\n",
-                code / 100, code, (unsigned long long)v);
-    }
+            if (v == 0)
+                continue;
+            if (code == 0)
+                put(o,
+                    "beneath_http_requests_total{class=\"other\","
+                    "code=\"other\",proto=\"%s\"} %llu\n",
+                    proto, (unsigned long long)v);
+            else
+                put(o,
+                    "beneath_http_requests_total{class=\"%uxx\",code=\"%u\","
+                    "proto=\"%s\"} %llu\n",
+                    code / 100, code, proto, (unsigned long long)v);
+        }
     head(o, "beneath_http_sent_bytes_total", "counter",
          "Response body bytes sent.");
     sample(o, "beneath_http_sent_bytes_total", NULL, get(&m->sent_bytes));

@@ -8,7 +8,9 @@
  * its own buckets as read, so "+Inf" bucket == _count always holds.
  *
  * Families (all names prefixed beneath_):
- *   http_requests_total{class="2xx",code="200"}   counter
+ *   http_requests_total{class="2xx",code="200",proto="h2"}
+ *                                                  counter; proto: http/1.0,
+ *                                                  http/1.1, h2
  *   http_request_duration_seconds{class="2xx",backend="kernel"}
  *                                                  histogram: headers complete
  *                                                  to response queued; backend
@@ -47,6 +49,7 @@
 #ifndef BENEATH_OBSERVE_METRICS_H
 #define BENEATH_OBSERVE_METRICS_H
 
+#include "http/request.h"
 #include "resolver.h"
 
 #include <stdatomic.h>
@@ -89,7 +92,7 @@ struct metrics_histogram {
 };
 
 struct metrics {
-    _Atomic uint64_t status[METRICS_MAX_STATUS];
+    _Atomic uint64_t status[HTTP_VERSION_N][METRICS_MAX_STATUS];
     _Atomic uint64_t sent_bytes;
     _Atomic uint64_t resolve_errors[METRICS_MAX_ERRNO + 1];
     struct metrics_histogram resolve[METRICS_N_BACKENDS];
@@ -119,8 +122,10 @@ struct metrics {
 /* metrics_init - set every counter of @m to 0 (static storage is already). */
 void metrics_init(struct metrics *m);
 
-/* metrics_count_response - one response with @status and @bytes of body. */
-void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes);
+/* metrics_count_response - one response with @status and @bytes of body,
+ * to a request in protocol @v. */
+void metrics_count_response(struct metrics *m, enum http_version v,
+                            unsigned status, uint64_t bytes);
 
 /*
  * metrics_count_request - one response (metrics_count_response) that took
@@ -128,7 +133,8 @@ void metrics_count_response(struct metrics *m, unsigned status, uint64_t bytes);
  * path resolved), with a body of @bytes in content coding @coding (NULL:
  * identity) and, when it answers an errno, @err (else 0).
  */
-void metrics_count_request(struct metrics *m, unsigned status, uint64_t bytes,
+void metrics_count_request(struct metrics *m, enum http_version v,
+                           unsigned status, uint64_t bytes,
                            enum resolver_backend backend, uint64_t ns,
                            const char *coding, int err);
 

@@ -209,8 +209,7 @@ int certs_open(const struct conf *c)
         return 0;
     front = (struct tls_front){
         .ciphers = c->tls_ciphers,
-        /* HTTP/2 is not served yet: "h2" is never offered */
-        .h2 = false,
+        .h2 = c->http2,
     };
     int err = tls_front_tickets_init();
     if (err == 0)

@@ -621,6 +621,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .timeout = c->timeout,
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
+        .http2 = c->http2,
         .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };

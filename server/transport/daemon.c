@@ -17,14 +17,16 @@
  * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
  * and cleans up.
  *
- * HTTPS: the TLS front (front.c) accepts and handshakes; a connection that
- * chose HTTP/1.1 comes to the one daemon without a listening socket through
- * MHD_add_connection, its struct front_conn (the SSL) with it, and counts
- * from its accept: the deadline of its first headers too.
+ * HTTPS (and, with --http2 on, plain HTTP: the front tells HTTP/2 by its
+ * preface from HTTP/1.x): the TLS front (front.c) accepts and handshakes; a
+ * connection that chose HTTP/1.1 comes to the one daemon without a listening
+ * socket through MHD_add_connection, its struct front_conn (the SSL) with it,
+ * and counts from its accept: the deadline of its first headers too.
  */
 #include "access/access.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
+#include "transport/h2_front.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -380,23 +382,38 @@ out_refuse:
     return -ECONNREFUSED;
 }
 
+/* A connection that chose "h2": a session on the front's loop. */
+static int front_h2(void *arg, struct front_conn *fc)
+{
+    struct daemon *h = arg;
+
+    if (atomic_load(&h->draining))
+        return -ECONNREFUSED;
+    return h2_front_attach(&h->h2_conf, fc);
+}
+
 static const struct front_ops front_ops = {
     .admit = front_admit,
     .release = front_release,
     .handshake = front_handshake,
     .plain = front_plain,
     .http1 = front_http1,
+    .h2 = front_h2,
 };
 
 /*
- * The https:// sockets @fds (@n; ours to close) to the front, after a daemon
- * without a listening socket for what it hands over. 0 or -errno.
+ * The sockets @fds (@n; ours to close; @tls[i]: https://, else plain with
+ * --http2 on) to the front, after a daemon without a listening socket for
+ * what it hands over. 0 or -errno.
  */
-static int start_front(struct daemon *h, int *fds, size_t n)
+static int start_front(struct daemon *h, int *fds, const bool *tls, size_t n)
 {
     const struct daemon_conf *conf = h->conf;
+    bool any_tls = false;
 
-    if (!conf->tls ||
+    for (size_t i = 0; i < n; i++)
+        any_tls = any_tls || tls[i];
+    if ((any_tls && !conf->tls) ||
         peer_count_new(conf->max_connections_per_ip, &h->peers) != 0 ||
         !(h->d[h->n] = start_one(h, -1))) {
         fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
@@ -412,9 +429,20 @@ static int start_front(struct daemon *h, int *fds, size_t n)
             conf->header_timeout ? conf->header_timeout : conf->timeout,
         .store = conf->tls,
     };
+    /* the first bytes of a plain connection are its first headers' */
+    h->front_conf.peek_limit = h->front_conf.handshake_limit;
     if (!h->front_conf.handshake_limit)
         h->front_conf.handshake_limit = 1;
-    return front_start(&h->front_conf, &front_ops, h, fds, n, &h->front);
+    h->h2_conf = (struct h2_conf){
+        .gens = h->gens,
+        .max_streams = H2_MAX_STREAMS_DEFAULT,
+        .max_header_list = conf->max_header_size,
+        .header_timeout = conf->header_timeout,
+        .timeout = conf->timeout,
+        .in_flight = &h->in_flight,
+        .draining = &h->draining,
+    };
+    return front_start(&h->front_conf, &front_ops, h, fds, tls, n, &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,
@@ -423,10 +451,11 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
 {
     struct daemon *h = calloc(1, sizeof *h);
     int *tls_fds = calloc(n_fds ? n_fds : 1, sizeof *tls_fds);
+    bool *is_tls = calloc(n_fds ? n_fds : 1, sizeof *is_tls);
     size_t n_tls = 0, i = 0;
     int err = -ENOMEM;
 
-    if (!h || !tls_fds)
+    if (!h || !tls_fds || !is_tls)
         goto out_close_fds;
     h->conf = conf;
     h->gens = gens;
@@ -455,7 +484,13 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
         h->watchdog_running = true;
     }
     for (i = 0; i < n_fds; i++) {
-        if (tls && tls[i]) {
+        /*
+         * The front's: https:// listeners, and with HTTP/2 on the plain
+         * ones too (prior knowledge: the front tells the preface from
+         * HTTP/1.x and hands the latter over).
+         */
+        if ((tls && tls[i]) || conf->http2) {
+            is_tls[n_tls] = tls && tls[i];
             tls_fds[n_tls++] = fds[i];
             continue;
         }
@@ -467,11 +502,12 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
         }
         h->n++;
     }
-    err = n_tls ? start_front(h, tls_fds, n_tls) : 0;
+    err = n_tls ? start_front(h, tls_fds, is_tls, n_tls) : 0;
     n_tls = 0; /* the front's now, or closed */
     if (err)
         goto out_stop;
     free(tls_fds);
+    free(is_tls);
     *out = h;
     return 0;
 out_stop:
@@ -482,6 +518,7 @@ out_stop:
     for (size_t k = 0; k < n_tls; k++)
         close(tls_fds[k]);
     free(tls_fds);
+    free(is_tls);
     daemon_free(h);
     return err;
 out_free:
@@ -492,6 +529,7 @@ out_free:
 out_close_fds:
     free(h);
     free(tls_fds);
+    free(is_tls);
     for (size_t k = 0; k < n_fds; k++)
         close(fds[k]);
     return err;

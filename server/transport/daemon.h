@@ -35,6 +35,7 @@ struct daemon_conf {
     unsigned timeout;                /* s of inactivity, 0: none */
     unsigned header_timeout;         /* s to receive headers, 0: none */
     size_t max_header_size;
+    bool http2; /* HTTP/2: ALPN "h2", and prior knowledge on plain ports */
     /* the certificates of the https:// listeners (set up by tls_front.c),
        or NULL without any */
     struct tls_store *tls;

@@ -11,6 +11,7 @@
 #include "http/request.h"
 #include "transport/daemon.h"
 #include "transport/front.h"
+#include "transport/h2.h"
 #include "transport/peer_count.h"
 #include "transport/wire.h"
 
@@ -54,6 +55,7 @@ struct daemon {
     struct MHD_Daemon *fronted; /* in d[]: takes the front's connections */
     struct front_conf front_conf;
     struct peer_count *peers; /* the front's connections per address */
+    struct h2_conf h2_conf;   /* of every HTTP/2 session on the front */
     atomic_uint in_flight;
     atomic_bool draining; /* new connections are closed at once */
     atomic_uint n_conns;  /* open connections, all daemons */

@@ -15,6 +15,7 @@
 #include "http/status.h"
 #include "transport/daemon_internal.h"
 #include "transport/reply_mhd.h"
+#include "transport/served.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,46 +58,18 @@ void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
 void conn_log_request(const struct daemon_gen *g, struct conn *c,
                       unsigned status)
 {
-    struct timespec now = {0};
-    uint64_t ns = 0;
-
-    /* the clocks are read only for a log or metrics that show them */
-    c->logged = true;
-    if (!log_active(g->log) && !g->respond.metrics)
-        return;
-    clock_gettime(CLOCK_REALTIME, &now);
-    if (c->start_ns) {
-        uint64_t end = metrics_now_ns();
-        ns = end > c->start_ns ? end - c->start_ns : 0;
-    }
-    const struct request *rq = &c->rq;
-    struct log_record r = {
-        .client = c->res.client[0] ? c->res.client : c->client,
-        .user = c->res.user[0] ? c->res.user : NULL,
-        .time = now.tv_sec,
-        .msec = (unsigned)(now.tv_nsec / 1000000),
-        .duration_us = ns / 1000,
-        .host = rq->field[RF_HOST],
-        .vhost = c->res.vhost,
-        .tls = c->tls_version,
-        .encoding = c->res.encoding,
-        .method = rq->method_name,
+    struct served s = {
+        .rq = &c->rq,
+        .res = &c->res,
+        .client = c->client,
         .target = c->target,
-        .version = rq->version_name,
+        .tls = c->tls_version,
+        .start_ns = c->start_ns,
         .status = status,
-        .bytes = c->res.bytes,
-        .referer = rq->field[RF_REFERER],
-        .agent = rq->field[RF_USER_AGENT],
-        .backend = c->res.backend == RESOLVER_BACKEND_DEFAULT
-                       ? NULL
-                       : resolver_backend_name(c->res.backend),
-        .err = c->res.err,
     };
 
-    log_write(g->log, &r);
-    if (g->respond.metrics)
-        metrics_count_request(g->respond.metrics, r.status, r.bytes,
-                              c->res.backend, ns, r.encoding, c->res.err);
+    c->logged = true;
+    served_log(g, &s);
 }
 
 /* One field line: kept in the request if the server reads it, and given
@@ -153,7 +126,7 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
                    : rq->peer->sa_family == AF_INET ? sizeof(struct sockaddr_in)
                                                     : sizeof(struct sockaddr);
     rq->peer_text = c->client;
-    rq->tls = c->front != NULL;
+    rq->tls = c->front && c->front->ssl;
     rq->tls_version = c->tls_version;
     framing_fields_init(&k.f);
     MHD_get_connection_values_n(mc, MHD_HEADER_KIND, collect_field, &k);

@@ -19,6 +19,8 @@
  */
 #include "transport/front.h"
 
+#include "transport/h2_io.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -55,6 +57,7 @@ enum state {
     ST_HANDSHAKE, /* SSL_do_handshake under way */
     ST_LINGER,    /* plain HTTP answered: reading to the client's end */
     ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
+    ST_PREFACE,   /* plain listener: HTTP/2's preface or HTTP/1.x? */
 };
 
 enum ev_kind { EV_LISTENER, EV_STOP };
@@ -62,6 +65,7 @@ enum ev_kind { EV_LISTENER, EV_STOP };
 struct ev_tag {
     enum ev_kind kind;
     int fd;
+    bool tls; /* a listener's: https:// (else plain HTTP) */
 };
 
 struct front_loop {
@@ -130,10 +134,12 @@ static void drop(struct front_loop *l, struct front_conn *fc)
 {
     struct front *f = l->f;
 
-    unlink_conn(l, fc);
+    if (fc->watched) {
+        unlink_conn(l, fc);
+        (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
+    }
     if (fc->session)
         fc->session->end(fc);
-    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     close(fc->fd);
     f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
     front_conn_free(fc);
@@ -199,9 +205,28 @@ static void client_text(struct front_conn *fc)
         snprintf(fc->client, sizeof fc->client, "unix");
 }
 
-/* A new connection on @fd from @sa: admitted, with its SSL, in the loop. */
+/* Watch @fc (out of the loop so far) for @events, in deadline order. */
+static int watch(struct front_loop *l, struct front_conn *fc, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.ptr = fc};
+
+    if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fc->fd, &ev) != 0)
+        return -1;
+    fc->events = events;
+    fc->watched = true;
+    link_sorted(l, fc);
+    return 0;
+}
+
+static void preface(struct front_loop *l, struct front_conn *fc,
+                    uint32_t events);
+
+/*
+ * A new connection on @fd from @sa: admitted, then in the loop: with its
+ * SSL (@tls), or (plain) waiting for the bytes that say HTTP/2 or not.
+ */
 static void adopt(struct front_loop *l, int fd,
-                  const struct sockaddr_storage *sa, socklen_t len)
+                  const struct sockaddr_storage *sa, socklen_t len, bool tls)
 {
     struct front *f = l->f;
     struct front_conn *fc = NULL;
@@ -220,26 +245,32 @@ static void adopt(struct front_loop *l, int fd,
     fc->addr = *sa;
     fc->addrlen = len;
     fc->loop = l;
-    fc->state = ST_PEEK;
     fc->accepted_ms = mono_ms();
-    fc->deadline = fc->accepted_ms + 1000 * (int64_t)f->conf->handshake_limit;
     client_text(fc);
+    if (!tls) {
+        /*
+         * Most clients have sent their first bytes by the time they are
+         * accepted: then the connection goes on without ever being in the
+         * epoll set. A limit of 0: none (as libmicrohttpd's own).
+         */
+        fc->state = ST_PREFACE;
+        fc->deadline =
+            f->conf->peek_limit
+                ? fc->accepted_ms + 1000 * (int64_t)f->conf->peek_limit
+                : INT64_MAX;
+        preface(l, fc, 0);
+        return;
+    }
+    fc->state = ST_PEEK;
+    fc->deadline = fc->accepted_ms + 1000 * (int64_t)f->conf->handshake_limit;
     fc->ssl = tls_store_new_ssl(f->conf->store);
     bio = fc->ssl ? wire_bio(&fc->io) : NULL;
     if (!bio)
         goto out_refuse;
     SSL_set_bio(fc->ssl, bio, bio); /* the SSL owns the BIO */
     SSL_set_accept_state(fc->ssl);
-    fc->events = EPOLLIN;
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = fc};
-    if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+    if (watch(l, fc, EPOLLIN) != 0)
         goto out_refuse;
-    fc->prev = l->tail;
-    if (l->tail)
-        l->tail->next = fc;
-    else
-        l->head = fc;
-    l->tail = fc;
     return;
 out_refuse:
     ERR_clear_error();
@@ -277,6 +308,77 @@ struct front_conn *front_take(struct front *f, int fd)
 
 /* ---- the state machine --------------------------------------------------- */
 
+/* Out of the loop, to libmicrohttpd. */
+static void to_http1(struct front_loop *l, struct front_conn *fc)
+{
+    struct front *f = l->f;
+
+    if (fc->watched) {
+        unlink_conn(l, fc);
+        (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
+        fc->watched = false;
+    }
+    if (!hand_over(f, fc)) {
+        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
+                        fc->addrlen);
+        front_conn_free(fc);
+    }
+}
+
+/*
+ * A plain connection's first bytes, looked at and left in the socket: the
+ * preface of HTTP/2 with prior knowledge (RFC 9113 3.3) starts a session
+ * here; anything else is HTTP/1.x, libmicrohttpd's. The first byte decides
+ * for every HTTP/1.x method but those starting with P (POST, PUT, PATCH,
+ * PRI), which the second or third does. Until then the socket is watched
+ * edge-triggered: the bytes peeked stay readable, and only new ones wake;
+ * a client that stops sending (@events has EPOLLRDHUP) with half a preface
+ * can never finish it.
+ */
+static void preface(struct front_loop *l, struct front_conn *fc,
+                    uint32_t events)
+{
+    struct front *f = l->f;
+    char b[H2_PREFACE_LEN];
+    ssize_t n;
+
+    do
+        n = recvfrom(fc->fd, b, sizeof b, MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EAGAIN)
+        goto wait;
+    if (n <= 0) {
+        drop(l, fc); /* closed or reset before a byte */
+        return;
+    }
+    switch (h2_preface_check(b, (size_t)n)) {
+    case H2_PREFACE_NO:
+        to_http1(l, fc);
+        return;
+    case H2_PREFACE_MORE:
+        if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+            drop(l, fc);
+            return;
+        }
+        goto wait;
+    case H2_PREFACE_YES:
+        break;
+    }
+    if (!fc->watched && watch(l, fc, EPOLLIN) != 0) {
+        drop(l, fc);
+        return;
+    }
+    /* the session reads the preface itself and sets its own deadline */
+    fc->state = ST_SESSION;
+    if (f->ops->h2(f->arg, fc) == 0 && fc->session)
+        return;
+    drop(l, fc);
+    return;
+wait:
+    if (!fc->watched && watch(l, fc, EPOLLIN | EPOLLRDHUP | EPOLLET) != 0)
+        drop(l, fc);
+}
+
 /* The handshake is done: where the connection goes. */
 static void established(struct front_loop *l, struct front_conn *fc)
 {
@@ -302,8 +404,6 @@ static void established(struct front_loop *l, struct front_conn *fc)
         drop(l, fc);
         return;
     }
-    unlink_conn(l, fc);
-    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     /*
      * Reading ahead from now on: fewer reads per request, and the tap
      * knows what the SSL holds (wire.c). Not during the handshake, so
@@ -311,11 +411,7 @@ static void established(struct front_loop *l, struct front_conn *fc)
      * waiting on the socket.
      */
     SSL_set_read_ahead(fc->ssl, 1);
-    if (!hand_over(f, fc)) {
-        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
-                        fc->addrlen);
-        front_conn_free(fc);
-    }
+    to_http1(l, fc);
 }
 
 static void handshake(struct front_loop *l, struct front_conn *fc)
@@ -404,6 +500,9 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
         if (!fc->session->event(fc, events))
             drop(l, fc);
         return;
+    case ST_PREFACE:
+        preface(l, fc, events);
+        return;
     default:
         linger(l, fc);
         return;
@@ -446,7 +545,7 @@ static void accept_some(struct front_loop *l, const struct ev_tag *t)
         int fd = accept4(t->fd, (struct sockaddr *)&sa, &len,
                          SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd >= 0) {
-            adopt(l, fd, &sa, len);
+            adopt(l, fd, &sa, len, t->tls);
             continue;
         }
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
@@ -536,7 +635,8 @@ static void loop_close(struct front_loop *l)
 }
 
 int front_start(const struct front_conf *conf, const struct front_ops *ops,
-                void *arg, const int *fds, size_t n, struct front **out)
+                void *arg, const int *fds, const bool *tls, size_t n,
+                struct front **out)
 {
     struct front *f = calloc(1, sizeof *f);
     struct rlimit rl;
@@ -559,6 +659,7 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
     for (; f->n_listeners < n; f->n_listeners++) {
         f->listeners[f->n_listeners].kind = EV_LISTENER;
         f->listeners[f->n_listeners].fd = fds[f->n_listeners];
+        f->listeners[f->n_listeners].tls = tls[f->n_listeners];
         /* accept4 must never block a loop */
         int fl = fcntl(fds[f->n_listeners], F_GETFL);
         if (fl < 0 ||

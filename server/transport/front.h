@@ -2,7 +2,8 @@
 /*
  * front.h - beneath's own accept and event loops for the https://
  * listeners: the TLS handshake (OpenSSL, non-blocking), then the
- * connection goes where its protocol is served.
+ * connection goes where its protocol is served; and, with --http2 on, for
+ * the plain listeners too: HTTP/2 with prior knowledge or HTTP/1.x.
  *
  * One loop thread per --threads, each with its epoll set; every listening
  * socket is in every set (EPOLLEXCLUSIVE: one loop wakes per connection).
@@ -16,10 +17,21 @@
  *     -> by ALPN: "http/1.1", "http/1.0" or none: handed to libmicrohttpd
  *        (the socket itself; its reads and writes go through the SSL, see
  *        wire.h); "acme-tls/1": closed after the handshake (RFC 8737);
- *        "h2": an HTTP/2 session on this loop (not served yet: never
- *        offered).
+ *        "h2" (with --http2 on): an HTTP/2 session on this loop
+ *        (front_ops.h2: h2_front.c).
  *
- * A connection the front keeps (in handshake, or an HTTP/2 session later)
+ * On a plain listener (front_start's @tls false):
+ *
+ *   accept4 -> admit (the same rules)
+ *     -> its first bytes, peeked (left in the socket), at once after the
+ *        accept and then as more arrive, within --header-timeout (or
+ *        --timeout without one; neither: no limit):
+ *        the 24 bytes of "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n": an HTTP/2
+ *        session on this loop (front_ops.h2, its io the socket itself);
+ *        anything else: handed to libmicrohttpd as it is (most requests
+ *        are told by their first byte, without waiting in the loop).
+ *
+ * A connection the front keeps (in handshake, or an HTTP/2 session)
  * belongs to the loop that accepted it and is only touched by that thread.
  * A connection handed over belongs to libmicrohttpd's worker, which takes
  * its struct front_conn with front_take and frees it with front_conn_free.
@@ -42,7 +54,7 @@ struct front_conn;
 
 /*
  * struct front_session - a protocol served on the loop itself rather than
- * by libmicrohttpd: HTTP/2 (phase 2 of issue 23). front_ops.h2 sets it on
+ * by libmicrohttpd: HTTP/2 (h2_front.c). front_ops.h2 sets it on
  * a connection that chose "h2"; from then on the connection's loop calls
  * @event with the epoll events of its socket. The session reads with
  * SSL_read until SSL_ERROR_WANT_READ (the SSL reads ahead: stopping
@@ -82,6 +94,7 @@ struct front_conn {
     struct front_conn *prev, *next; /* the loop's list, by deadline */
     int64_t deadline;               /* ms: done by then or closed */
     uint32_t events;                /* what epoll waits for */
+    bool watched;                   /* in the epoll set and the list */
     int state;                      /* front.c's enum */
 };
 
@@ -97,10 +110,11 @@ struct front_conn {
  * @http1:     give the connection to libmicrohttpd. 0: it took the socket
  *             (and will front_take @fc); -errno: refused, the socket is
  *             closed, @fc is still the front's.
- * @h2:        serve a connection that chose "h2" on this loop: set
- *             @fc->session and return 0, or -errno (it is closed). NULL
- *             while HTTP/2 is not served (then "h2" is never offered:
- *             struct tls_front's h2).
+ * @h2:        serve a connection that chose "h2", or sent the preface on
+ *             a plain listener, on this loop: set @fc->session and return
+ *             0, or -errno (it is closed). NULL while HTTP/2 is not served
+ *             (then "h2" is never offered: struct tls_front's h2; plain
+ *             listeners are then never given to the front).
  */
 struct front_ops {
     bool (*admit)(void *arg, const struct sockaddr *sa, socklen_t len);
@@ -115,23 +129,28 @@ struct front_ops {
  * struct front_conf - borrowed for the life of the front.
  * @threads:         loop threads (>= 1)
  * @handshake_limit: s from accept to the end of the handshake (>= 1)
- * @store:           the certificates (their contexts' settings included)
+ * @peek_limit:      s from accept for a plain connection's first bytes to
+ *                   tell HTTP/2 from HTTP/1.x (0: none)
+ * @store:           the certificates (their contexts' settings included);
+ *                   NULL when every listener is plain
  */
 struct front_conf {
     unsigned threads;
     unsigned handshake_limit;
+    unsigned peek_limit;
     struct tls_store *store;
 };
 
 /*
  * front_start - serve the listening sockets @fds (@n of them; they pass to
- * the front, which closes them) with @conf's loops, calling @ops. A
- * message is written to stderr on failure.
+ * the front, which closes them; @tls[i]: https://, else plain) with
+ * @conf's loops, calling @ops. A message is written to stderr on failure.
  *
  * Returns 0 with *@out, or -errno (the sockets are closed then too).
  */
 int front_start(const struct front_conf *conf, const struct front_ops *ops,
-                void *arg, const int *fds, size_t n, struct front **out);
+                void *arg, const int *fds, const bool *tls, size_t n,
+                struct front **out);
 
 /*
  * front_stop - stop the loops: no more accepts or hand-offs; connections

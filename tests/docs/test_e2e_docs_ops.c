@@ -79,11 +79,11 @@ START_TEST(metrics)
         r = http_get(s, "/metrics");
         EXPECT_STATUS(r, 200, "metrics");
         ok = sample(r->body, "beneath_http_requests_total{class=\"2xx\","
-                             "code=\"200\"}");
+                             "code=\"200\",proto=\"http/1.1\"}");
         if (ok == 3 + polls &&
             sample(r->body, "beneath_http_sent_bytes_total") == bytes &&
             sample(r->body, "beneath_http_requests_total{class=\"4xx\","
-                            "code=\"403\"}") == 1)
+                            "code=\"403\",proto=\"http/1.1\"}") == 1)
             break;
         EXPECT(++polls < 200, "metrics never settled:\n%s", r->body);
         bytes += (double)r->body_len;
@@ -94,8 +94,8 @@ START_TEST(metrics)
            "type %s", http_header(r, "Content-Type"));
     EXPECT(ok == 3 + polls, "200s: %g, want %d\n%s", ok, 3 + polls, r->body);
     EXPECT(sample(r->body,
-                  "beneath_http_requests_total{class=\"4xx\",code=\"404\"}") ==
-               1,
+                  "beneath_http_requests_total{class=\"4xx\",code=\"404\","
+                  "proto=\"http/1.1\"}") == 1,
            "404s\n%s", r->body);
     EXPECT(sample(r->body, "beneath_http_sent_bytes_total") == bytes,
            "bytes %g, want %g\n%s",

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * h2.h - one HTTP/2 connection (RFC 9113) served by libnghttp2, whatever
+ * carries its bytes: the TLS front's SSL after ALPN "h2", or a plain
+ * socket whose client began with the prior-knowledge preface.
+ *
+ * The session is fed what its h2_io reads and writes what it has through
+ * it; it never touches a socket or an SSL itself, and never blocks but on
+ * a file's pread. Each stream's request head becomes a struct request
+ * (http/request.h), gets respond() like an HTTP/1.1 request, and its reply
+ * goes out as HEADERS, then DATA frames read from the reply's body as the
+ * flow-control windows allow: no body is ever held whole in memory.
+ *
+ * Limits (docs/http2.md says each beside nginx's):
+ * - SETTINGS_MAX_CONCURRENT_STREAMS @max_streams; SETTINGS_MAX_HEADER_LIST_SIZE
+ *   @max_header_list (a larger request head gets 431, as over HTTP/1.1);
+ *   at most H2_MAX_CONTINUATIONS CONTINUATION frames per head;
+ * - the client's preface (its SETTINGS) within @header_timeout of the
+ *   accept, and each request head within @header_timeout of its HEADERS;
+ * - with no stream open, the connection ends @timeout after its last
+ *   request (PING and the like do not count); a stream that has a reply
+ *   to send and makes no progress for @timeout (a window held at zero, a
+ *   socket that is never read) ends the connection. Progress is a DATA
+ *   frame made (a reply answered, a stream ended): PINGs answered do not
+ *   count, and a reader slower than the output buffer (64 KiB) per
+ *   @timeout is ended as a stalled one;
+ * - budgets (token buckets): RST_STREAM frames received, streams refused
+ *   and malformed requests (H2_RESET_*: rapid reset); PING, SETTINGS,
+ *   PRIORITY and empty DATA frames (H2_CONTROL_*: floods); past one, the
+ *   connection ends with GOAWAY ENHANCE_YOUR_CALM;
+ * - no server push (a client's SETTINGS_ENABLE_PUSH is never acted on).
+ *
+ * A session belongs to one thread, which calls each function. The caller
+ * owns the socket: on TCP it sets TCP_NODELAY, or the last frame of each
+ * flow-control window waits for a delayed ACK (40 ms a window with a
+ * 64 KiB window: 10 MiB took 7.5 s instead of 0.3 s through the front).
+ */
+#ifndef BENEATH_TRANSPORT_H2_H
+#define BENEATH_TRANSPORT_H2_H
+
+#include "runtime/live.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+/* The client preface every HTTP/2 connection begins with (RFC 9113 3.4). */
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24
+
+#define H2_MAX_STREAMS_DEFAULT 100
+#define H2_MAX_CONTINUATIONS 8
+/* Rapid reset: resets (received, or refused streams) in a burst, then per s */
+#define H2_RESET_BURST 200
+#define H2_RESET_RATE 50
+/* PING, SETTINGS, PRIORITY and empty DATA frames in a burst, then per s */
+#define H2_CONTROL_BURST 1000
+#define H2_CONTROL_RATE 100
+
+/*
+ * struct h2_conf - borrowed for the life of every session made with it.
+ * @gens:            the current struct daemon_gen (transport/daemon.h)
+ * @max_streams:     SETTINGS_MAX_CONCURRENT_STREAMS (>= 1)
+ * @max_header_list: bytes of a request head, as RFC 9113 6.5.2 counts them
+ * @header_timeout:  s for the preface and for each request head; 0: none
+ * @timeout:         s of idleness, or of a stalled reply; 0: none
+ * @in_flight:       requests answered whose stream is open, or NULL
+ * @draining:        set when the server stops: GOAWAY at the next event
+ */
+struct h2_conf {
+    struct live *gens;
+    unsigned max_streams;
+    size_t max_header_list;
+    unsigned header_timeout;
+    unsigned timeout;
+    atomic_uint *in_flight;
+    const atomic_bool *draining;
+};
+
+/*
+ * struct h2_io - how a session's bytes come and go.
+ * @read:  up to @len bytes into @buf: their count, 0 at the peer's end of
+ *         stream, -EAGAIN when none are there now, or another -errno
+ * @write: @len bytes from @buf: the count written (> 0), -EAGAIN (then the
+ *         same bytes are offered again, as SSL_write wants), or -errno
+ */
+struct h2_io {
+    ssize_t (*read)(void *arg, void *buf, size_t len);
+    ssize_t (*write)(void *arg, const void *buf, size_t len);
+    void *arg;
+};
+
+/*
+ * struct h2_peer - the connection, copied by h2_session_new.
+ * @addr, @addr_len: the client's address (NULL: unknown)
+ * @text:            that address as text (the access log), or NULL
+ * @tls:             the TLS version ("TLS1.3"), NULL for cleartext
+ * @start_ms:        when it was accepted, on h2_now_ms's clock
+ */
+struct h2_peer {
+    const struct sockaddr *addr;
+    socklen_t addr_len;
+    const char *text;
+    const char *tls;
+    int64_t start_ms;
+};
+
+/* What a session waits for on its connection (h2_session_event). */
+#define H2_WANT_READ 1u
+#define H2_WANT_WRITE 2u
+
+struct h2_session;
+
+/* h2_now_ms - the clock of every deadline: monotonic ms. */
+int64_t h2_now_ms(void);
+
+/*
+ * h2_session_new - a server session for one connection: its SETTINGS are
+ * queued (written at the first h2_session_event).
+ *
+ * Returns 0 with *@out, or -ENOMEM.
+ */
+int h2_session_new(const struct h2_conf *conf, const struct h2_io *io,
+                   const struct h2_peer *peer, struct h2_session **out);
+
+/*
+ * h2_session_event - the connection may be readable or writable: read what
+ * is there (a bounded amount), answer the requests it completes, write
+ * what the socket takes. Call it once right after h2_session_new (bytes
+ * may already wait, in an SSL's buffer where no readiness shows them).
+ *
+ * Returns what to wait for next (H2_WANT_READ, H2_WANT_WRITE; WRITE alone
+ * may mean "call again soon": the read budget was used up) with
+ * *@deadline_ms, when the connection is to end unless an event comes
+ * first (INT64_MAX: never); or 0: end it now (h2_session_close).
+ */
+unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
+                          int64_t *deadline_ms);
+
+/*
+ * h2_session_close - the connection ends (its deadline passed, the peer
+ * left, the server stops): a GOAWAY is written as the last frame if the
+ * socket takes it at once, then everything is released, each stream's
+ * reply included. NULL is allowed.
+ */
+void h2_session_close(struct h2_session *s);
+
+#endif
