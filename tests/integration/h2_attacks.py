@@ -396,6 +396,25 @@ def continuation_flood(t):
     return p, FLOOD_S, probe
 
 
+def continuation_flood_empty(t):
+    """The same with CONTINUATION frames that carry nothing: no size limit
+    sees them, only a count can."""
+    p = Peer(t.port)
+    sid = p.stream()
+    p.send(HeadersFrame(sid, data=p.head_block("/")).serialize())
+    for _ in range(4):
+        p.send(ContinuationFrame(sid, data=b"").serialize())
+    probe = t.probe("empty continuation")
+    empty = ContinuationFrame(sid, data=b"").serialize() * 100
+    for i in range(100):
+        if not p.send(empty):
+            break
+        p.pump(0)
+        if p.goaway is not None:
+            break
+    return p, FLOOD_S, probe
+
+
 def hpack_bomb(t):
     """A 4000-byte field put in the HPACK table, then referred to by a
     byte each 16000 times per frame over 8 frames: 500 MB of fields
@@ -499,6 +518,7 @@ EXPECT = {
     "too_many_streams_unacked": ({0}, TIMEOUT - 0.5),
     "rapid_reset": ({CALM}, 0),
     "continuation_flood": ({None, 1}, 0),
+    "continuation_flood_empty": ({None, 1}, 0),
     "hpack_bomb": ({None}, 0),
     "settings_flood": ({CALM, None}, 0),
     "ping_flood": ({CALM, None}, 0),
@@ -508,7 +528,7 @@ EXPECT = {
 
 ATTACKS = [preface_never_finished, nothing_after_tls, idle, zero_window,
            too_many_streams, too_many_streams_unacked, rapid_reset,
-           continuation_flood, hpack_bomb, settings_flood, ping_flood,
+           continuation_flood, continuation_flood_empty, hpack_bomb, settings_flood, ping_flood,
            ping_flood_unread, empty_data_flood]
 
 
