@@ -12,7 +12,8 @@ in a GOAWAY or a close within a bounded time (the HPACK bomb: a 431 for
 its stream, in bounded memory). Midway through each, while the attack's
 connection is open, a fresh client (curl --http2) must get a page in
 h2 within PROBE_S seconds; after each, the server's descriptors must come
-back to their count at the start.
+back to their count at the start. Last, two of each flood at once on
+their own connections while fresh clients keep asking.
 
     h2_attacks.py --url https://127.0.0.1:PORT [--pid PID]
 
@@ -30,6 +31,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 try:
@@ -304,6 +306,17 @@ def idle(t):
     return p, TIMEOUT + SLACK, probe
 
 
+def idle_settings(t):
+    """The preface, then nothing but an empty SETTINGS every 0.5 s (one a
+    second kept the connection open for ever before the fix)."""
+    p = Peer(t.port)
+    probe = t.probe("idle, SETTINGS")
+    while p.elapsed() < TIMEOUT + SLACK and p.goaway is None and not p.closed:
+        p.send(SettingsFrame(0).serialize())
+        p.pump(0.5)
+    return p, TIMEOUT + SLACK, probe
+
+
 def zero_window(t):
     """SETTINGS_INITIAL_WINDOW_SIZE 0, a GET of a big file, no
     WINDOW_UPDATE ever; a PING every 0.5 s (answered PINGs are no
@@ -518,6 +531,7 @@ EXPECT = {
     "preface_never_finished": ({None}, HEADER_TIMEOUT - 0.5),
     "nothing_after_tls": ({None}, HEADER_TIMEOUT - 0.5),
     "idle": ({0}, TIMEOUT - 0.5),
+    "idle_settings": ({0}, TIMEOUT - 0.5),
     "zero_window": ({0}, TIMEOUT - 0.5),
     "too_many_streams": ({1}, 0),
     "too_many_streams_unacked": ({0}, TIMEOUT - 0.5),
@@ -531,10 +545,55 @@ EXPECT = {
     "empty_data_flood": ({CALM, None}, 0),
 }
 
-ATTACKS = [preface_never_finished, nothing_after_tls, idle, zero_window,
-           too_many_streams, too_many_streams_unacked, rapid_reset,
-           continuation_flood, continuation_flood_empty, hpack_bomb, settings_flood, ping_flood,
-           ping_flood_unread, empty_data_flood]
+ATTACKS = [preface_never_finished, nothing_after_tls, idle, idle_settings,
+           zero_window, too_many_streams, too_many_streams_unacked,
+           rapid_reset, continuation_flood, continuation_flood_empty,
+           hpack_bomb, settings_flood, ping_flood, ping_flood_unread,
+           empty_data_flood]
+
+
+def all_at_once(t, fds0):
+    """Two of each flood at once, each on its own connection and thread,
+    while fresh clients keep asking: each must end as alone, and every
+    fresh client be served."""
+    floods = [rapid_reset, continuation_flood, continuation_flood_empty,
+              hpack_bomb, settings_flood, ping_flood, ping_flood_unread,
+              empty_data_flood] * 2
+    ends = []
+
+    def one(attack):
+        try:
+            p, bound, _ = attack(t)
+        except Exception as e:
+            ends.append((attack.__name__, False, f"{type(e).__name__}: {e}"))
+            return
+        ended = getattr(p, "stream_ended", False) or p.wait_end(bound)
+        ends.append((attack.__name__, ended and p.goaway in
+                     EXPECT[attack.__name__][0], p.how()))
+        p.close()
+
+    threads = [threading.Thread(target=one, args=(a,)) for a in floods]
+    t0 = time.monotonic()
+    for th in threads:
+        th.start()
+    probes = []
+    while any(th.is_alive() for th in threads):
+        probes.append(t.probe("all at once"))
+        time.sleep(0.05)
+    for th in threads:
+        th.join()
+    took = time.monotonic() - t0
+    bad = [f"{n}: {how}" for n, ok, how in ends if not ok]
+    fds = t.fds_settled(fds0)
+    line = (f"all_at_once: {len(ends)} floods ended in {took:.2f} s; "
+            f"{len(probes)} fresh clients served meanwhile, the slowest in "
+            f"{max(probes, default=0):.2f} s; fds {fds} (start {fds0})")
+    if bad:
+        t.fail(f"{line}: " + "; ".join(bad))
+    elif t.pid and t.judge and fds != fds0:
+        t.fail(f"{line}: descriptors not back")
+    else:
+        print(f"ok: {line}", flush=True)
 
 
 def run(t):
@@ -572,6 +631,7 @@ def run(t):
             t.fail(f"{line}: descriptors not back")
         else:
             print(f"ok: {line}", flush=True)
+    all_at_once(t, fds0)
     return 1 if t.failures else 0
 
 
