@@ -230,6 +230,7 @@ class Target:
         self.judge = judge
         self.failures = []
         self.probe_s = PROBE_S  # the fresh client's bound now
+        self.attack_probes = True  # the attacks probe midway
 
     def fds(self):
         if not self.pid:
@@ -256,8 +257,11 @@ class Target:
                     return int(line.split()[1]) * 1024
         return 0
 
-    def probe(self, name):
-        """A fresh client, now: curl --http2 must get / in h2 quickly."""
+    def probe(self, name, main=False):
+        """A fresh client, now: curl --http2 must get / in h2 quickly.
+        None when the attacks' own probes are off (all_at_once)."""
+        if not main and not self.attack_probes:
+            return None
         t = time.monotonic()
         run = subprocess.run(
             ["curl", "-sSk", "--http2", "--max-time", str(2 * self.probe_s),
@@ -575,19 +579,23 @@ def all_at_once(t, fds0):
         p.close()
 
     threads = [threading.Thread(target=one, args=(a,)) for a in floods]
-    # 16 floods and their 16 probes at once on a machine shared with a
-    # build (under ASan): the fresh client's bound is doubled
+    # the attacks' own probes are off: one waiting for its probe sends
+    # nothing meanwhile, and a slow probe would let the server's
+    # timeouts end the attack instead of its limits
+    t.attack_probes = False
+    # 16 floods at once on a machine shared with a build (under ASan):
+    # the fresh client's bound is doubled
     t.probe_s = 2 * PROBE_S
     t0 = time.monotonic()
     for th in threads:
         th.start()
     probes = []
     while any(th.is_alive() for th in threads):
-        probes.append(t.probe("all at once"))
+        probes.append(t.probe("all at once", main=True))
         time.sleep(0.05)
     for th in threads:
         th.join()
-    t.probe_s = PROBE_S
+    t.probe_s, t.attack_probes = PROBE_S, True
     took = time.monotonic() - t0
     bad = [f"{n}: {how}" for n, ok, how in ends if not ok]
     fds = t.fds_settled(fds0)
