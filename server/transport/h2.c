@@ -590,10 +590,14 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
         break;
     case NGHTTP2_SETTINGS:
         if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
+            /* the idle clock starts at the preface; a later SETTINGS is
+               no request and does not wind it back (one every second
+               kept an idle connection open for ever) */
             if (s->preface)
                 charge_control(s);
+            else
+                s->active_ms = s->now;
             s->preface = true;
-            s->active_ms = s->now;
         }
         break;
     case NGHTTP2_PING:

@@ -18,9 +18,9 @@
  * - the client's preface (its SETTINGS) within @header_timeout of the
  *   accept, and each request head within @header_timeout of its HEADERS;
  * - with no stream open, the connection ends @timeout after its last
- *   request (PING and the like do not count); a stream that has a reply
- *   to send and makes no progress for @timeout (a window held at zero, a
- *   socket that is never read) ends the connection. Progress is a DATA
+ *   request (PING, SETTINGS and the like do not count); a stream that has
+ *   a reply to send and makes no progress for @timeout (a window held at
+ *   zero, a socket that is never read) ends the connection. Progress is a DATA
  *   frame made (a reply answered, a stream ended): PINGs answered do not
  *   count, and a reader slower than the output buffer (64 KiB) per
  *   @timeout is ended as a stalled one;

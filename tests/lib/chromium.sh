@@ -7,6 +7,8 @@
 #                                (NAME-XXXXXX), removed on exit with the server
 #   serve OPTION...              beneath --listen 127.0.0.1:0 OPTION..., its
 #                                stderr in $tmp/err; sets pid and url
+#   serve_https OPTION...        the same on https://127.0.0.1:0 with
+#                                --tls-self-signed; url is https://...
 #   chrome FLAG...               headless Chromium, a profile in tmp, its
 #                                stderr added to $tmp/chromium.log
 #   fail MESSAGE...              say FAIL with the server's stderr, exit 1
@@ -31,15 +33,21 @@ chromium_cleanup() {
 
 fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
 
-serve() {
-  "$bin" --listen 127.0.0.1:0 "$@" 2>"$tmp/err" &
+serve() { serve_on http 127.0.0.1:0 "$@"; }
+serve_https() { serve_on https https://127.0.0.1:0 --tls-self-signed "$@"; }
+
+# serve_on SCHEME LISTEN OPTION...
+serve_on() {
+  local scheme=$1 listen=$2
+  shift 2
+  "$bin" --listen "$listen" "$@" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 200); do
-    grep -q 'listening on http://' "$tmp/err" && break
+    grep -q "listening on $scheme://" "$tmp/err" && break
     kill -0 "$pid" 2>/dev/null || fail "beneath exited"
     sleep 0.05
   done
-  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
+  url=$(grep -o "$scheme://127\.0\.0\.1:[0-9]*" "$tmp/err" | head -1)
   [ -n "$url" ] || fail "no listening line"
 }
 
