@@ -14,9 +14,10 @@
 #include <string.h>
 
 /* "user:pw", SHA-512-crypt (openssl passwd -6 -salt beneath pw) */
+/* one string: the hash is too long for a line */
 #define HTPASSWD                                                               \
-    "users=user:$6$beneath$gajy9LxUjjsRaYByzk8i8/5BEZsRh2WuTjMDBB4hKIZyu."     \
-    "n94geuOk8/Ui2FyuqpwOuaDcv3fi.UuypirGw.X0\n"
+    ("users=user:$6$beneath$gajy9LxUjjsRaYByzk8i8/5BEZsRh2WuTjMDBB4hKIZyu."    \
+     "n94geuOk8/Ui2FyuqpwOuaDcv3fi.UuypirGw.X0\n")
 
 static const char *const tree[] = {
     "index.html=<h1>home</h1>",

@@ -47,11 +47,11 @@ struct respond_case {
     const char *what;
     const char *args[8];
     struct req_spec rq;
-    unsigned status;
     const char *body;        /* the body's bytes exactly, or NULL */
     const char *field[3];    /* must be there ("Name: value" or "Name") */
     const char *no_field[2]; /* must not */
-    bool head;               /* no body goes out */
+    unsigned status;
+    bool head; /* no body goes out */
 };
 
 static const struct respond_case respond_cases[] = {

@@ -118,14 +118,14 @@ void front_conn_free(struct front_conn *fc)
 
 static void unlink_conn(struct front_loop *l, struct front_conn *fc)
 {
-    if (fc->prev)
-        fc->prev->next = fc->next;
-    else
+    if (l->head == fc)
         l->head = fc->next;
-    if (fc->next)
-        fc->next->prev = fc->prev;
-    else
+    else if (fc->prev)
+        fc->prev->next = fc->next;
+    if (l->tail == fc)
         l->tail = fc->prev;
+    else if (fc->next)
+        fc->next->prev = fc->prev;
     fc->prev = fc->next = NULL;
 }
 
@@ -134,10 +134,10 @@ static void drop(struct front_loop *l, struct front_conn *fc)
 {
     struct front *f = l->f;
 
-    if (fc->watched) {
+    if (fc->prev || l->head == fc)
         unlink_conn(l, fc);
+    if (fc->watched)
         (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
-    }
     if (fc->session)
         fc->session->end(fc);
     close(fc->fd);
