@@ -6,7 +6,7 @@
 #     TLS 1.2 and 1.3 offered, TLS 1.0 and 1.1 refused with a
 #     protocol_version alert; TLS 1.2 only with forward secrecy and AEAD (a
 #     hello offering only non-FS or only CBC suites is refused); resumption
-#     by ticket in TLS 1.2 and 1.3; ALPN http/1.1;
+#     by ticket in TLS 1.2 and 1.3; ALPN h2 preferred, http/1.1;
 #  2. testssl.sh, as the independent scanner, with the sections that bear
 #     on those promises (--protocols, --fs, --std, and the quick
 #     vulnerability checks: Heartbleed, CCS, Ticketbleed, renegotiation,
@@ -85,8 +85,11 @@ for v in -tls1_2 -tls1_3; do
   [ $ok -eq 1 ] && echo "session resumption by ticket ($v): yes" ||
     bad "no session resumption by ticket ($v)"
 done
+# ALPN: h2 preferred (--http2 on by default), http/1.1 when asked alone
 alpn=$(hello -alpn h2,http/1.1 | sed -n 's/^ALPN protocol: //p')
-[ -n "$alpn" ] && echo "ALPN: $alpn" || bad "no ALPN protocol selected for h2,http/1.1"
+[ "$alpn" = h2 ] && echo "ALPN h2,http/1.1: $alpn" || bad "ALPN h2,http/1.1 chose '$alpn', want h2"
+alpn=$(hello -alpn http/1.1 | sed -n 's/^ALPN protocol: //p')
+[ "$alpn" = http/1.1 ] && echo "ALPN http/1.1: $alpn" || bad "ALPN http/1.1 chose '$alpn'"
 
 # 2. testssl.sh, bounded; what it found is checked, however far it got
 rm -f "$json"
@@ -115,6 +118,7 @@ want TLS1_1 '^not offered'
 want TLS1_2 '^offered'
 want TLS1_3 '^offered'
 want ALPN 'http/1\.1'
+want ALPN_HTTP2 '(^|[ ,])h2([ ,]|$)'
 for c in NULL aNULL EXPORT LOW 3DES_IDEA AVERAGE; do want "cipherlist_$c" '^not offered'; done
 want PFS '^offered'
 grep -P '\t(MEDIUM|HIGH|CRITICAL)\t' <<<"$findings" | grep -q . &&
