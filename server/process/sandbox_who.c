@@ -100,8 +100,14 @@ static bool kernel_before(const struct call *c)
     struct utsname u;
     int ma = 0, mi = 0;
 
-    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+    char *end;
+
+    if (uname(&u) != 0)
         return false;
+    ma = (int)strtol(u.release, &end, 10);
+    if (end == u.release || *end != '.')
+        return false;
+    mi = (int)strtol(end + 1, NULL, 10);
     return ma < c->major || (ma == c->major && mi < c->minor);
 }
 

@@ -187,12 +187,13 @@ static void stream_free(struct h2_session *s, struct h2_stream *st)
                 "beneath: %s: the file ended before its size while being "
                 "sent (truncated meanwhile?); stream reset\n",
                 st->rq.target ? st->rq.target : "-");
-    if (st->prev)
-        st->prev->next = st->next;
-    else
+    if (s->open == st)
         s->open = st->next;
+    else if (st->prev)
+        st->prev->next = st->next;
     if (st->next)
         st->next->prev = st->prev;
+    st->prev = st->next = NULL;
     s->streams--;
     if (s->n_spare < SPARE_STREAMS) {
         arena_reset(&st->arena);
@@ -300,7 +301,7 @@ static unsigned host_of(struct h2_stream *st)
     struct request *rq = &st->rq;
 
     if (st->hosts > 1 ||
-        (st->authority && st->host && strcasecmp(st->authority, st->host)))
+        (st->authority && st->host && strcasecmp(st->authority, st->host) != 0))
         return STATUS_BAD_REQUEST;
     rq->field[RF_HOST] = st->authority ? st->authority : st->host;
     rq->count[RF_HOST] = rq->field[RF_HOST] ? 1 : 0;
@@ -711,8 +712,8 @@ int h2_session_new(const struct h2_conf *conf, const struct h2_io *io,
     nghttp2_option_set_no_closed_streams(opt, 1);
     nghttp2_option_set_max_continuations(opt, H2_MAX_CONTINUATIONS);
     /* our own budget is the stricter; nghttp2's stays as a backstop */
-    nghttp2_option_set_stream_reset_rate_limit(opt, 2 * H2_RESET_BURST,
-                                               2 * H2_RESET_RATE);
+    nghttp2_option_set_stream_reset_rate_limit(
+        opt, 2 * (uint64_t)H2_RESET_BURST, 2 * (uint64_t)H2_RESET_RATE);
     /* SETTINGS and PING ACKs queued while the client does not read */
     nghttp2_option_set_max_outbound_ack(opt, 100);
     nghttp2_option_set_max_settings(opt, 32);
