@@ -90,9 +90,9 @@ h2load_row() {
       }
     }
     /^requests:/ { ok = $8; failed = $10 + $12 + $14 }
-    /^status codes:/ { good = $3 }
+    /^status codes:/ { bad = $7 + $9 } # 4xx, 5xx
     END {
-      st = ok > 0 && failed == 0 && good == ok ? "ok" : "errors"
+      st = ok > 0 && failed == 0 && bad == 0 ? "ok" : "errors"
       printf "%s,%d,%d,%.1f\n", st, ok, failed, mb
     }' <<<"$o"
 }
