@@ -42,6 +42,11 @@ static const struct {
 } cli_errors[] = {
     {{"--lisen", "x"}, "--lisen: unknown option (did you mean --listen?)\n"},
     {{"--frobnicate"}, "--frobnicate: unknown option\n"},
+    /* a retired option names what replaces it; its value is not a ROOT */
+    {{"--tls-priority", "NORMAL", "www"},
+     "--tls-priority is gone: it was a GnuTLS priority string, and beneath "
+     "speaks TLS with OpenSSL now: --tls-ciphers takes an OpenSSL cipher list "
+     "(docs/tls.md)\n"},
     {{"--lisen=x", "www"},
      "--lisen: unknown option (did you mean --listen?)\n"},
     {{"-x"},
@@ -141,6 +146,10 @@ static const struct {
 } env_errors[] = {
     {{"BENEATH_LISTN=1"},
      "BENEATH_LISTN: unknown variable (did you mean BENEATH_LISTEN?)\n"},
+    {{"BENEATH_TLS_PRIORITY=NORMAL"},
+     "BENEATH_TLS_PRIORITY is gone: it was a GnuTLS priority string, and "
+     "beneath speaks TLS with OpenSSL now: --tls-ciphers takes an OpenSSL "
+     "cipher list (docs/tls.md)\n"},
     {{"BENEATH_ACESS_LOG=off"},
      "BENEATH_ACESS_LOG: unknown variable (did you mean "
      "BENEATH_ACCESS_LOG?)\n"},

@@ -20,6 +20,10 @@
 static const struct text_case file_errors[] = {
     {"listn = 1\n", "t.conf:1: unknown key 'listn' (did you mean 'listen'?)\n"},
     {"bogus = 1\n", "t.conf:1: unknown key 'bogus'\n"},
+    {"tls-priority = NORMAL\n",
+     "t.conf:1: key 'tls-priority' is gone: it was a GnuTLS priority string, "
+     "and beneath speaks TLS with OpenSSL now: --tls-ciphers takes an OpenSSL "
+     "cipher list (docs/tls.md)\n"},
     /* too long to be worth a guess */
     {"listen-on-every-interface-and-also-on-the-unix-socket-in-run-dir"
      " = 1\n",

@@ -100,6 +100,29 @@ struct file {
     unsigned first_line[OPTS_MAX];
 };
 
+/*
+ * Options an earlier version had, with what to use now: named in the
+ * message instead of "unknown", so an upgrade that breaks a configuration
+ * says how to mend it.
+ */
+static const struct {
+    const char *name, *now;
+} retired[] = {
+    {"tls-priority", "it was a GnuTLS priority string, and beneath speaks "
+                     "TLS with OpenSSL now: --tls-ciphers takes an OpenSSL "
+                     "cipher list (docs/tls.md)"},
+};
+
+/* What to use instead of the retired option @name, or NULL. */
+static const char *retired_now(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof retired / sizeof retired[0]; i++)
+        if (strlen(retired[i].name) == len &&
+            strncmp(retired[i].name, name, len) == 0)
+            return retired[i].now;
+    return NULL;
+}
+
 /* The row a file key names, or NULL after a message. */
 static const struct opt *file_key(struct file *f, char *key, const char *place,
                                   struct conf_diag *diag, int *r)
@@ -108,6 +131,11 @@ static const struct opt *file_key(struct file *f, char *key, const char *place,
 
     dashes(key);
     o = opt_find(key, strlen(key));
+    if (o == NULL && retired_now(key, strlen(key))) {
+        worst(r, diag_add(diag, "%skey '%s' is gone: %s", place, key,
+                          retired_now(key, strlen(key))));
+        return NULL;
+    }
     if (o == NULL) {
         g = opt_closest(key, strlen(key));
         if (g)
@@ -272,6 +300,10 @@ static int env_unknown(const char *e, const char *eq, struct conf_diag *diag)
     for (; p < eq && n + 1 < sizeof(name); p++)
         name[n++] = *p == '_' ? '-' : (char)tolower((unsigned char)*p);
     name[n] = '\0';
+    if (retired_now(name, n))
+        return diag_add(diag, "%.*s is gone: %s",
+                        (int)(eq - e > 64 ? 64 : eq - e), e,
+                        retired_now(name, n));
     g = opt_closest(name, n);
     if (g == NULL)
         return 0;
@@ -373,8 +405,12 @@ static void cli_long(struct cli *cli, const char *a, struct conf_diag *diag,
     const struct opt *o = opt_find(name, len), *g;
 
     if (o == NULL) {
-        g = opt_closest(name, len);
-        if (g)
+        const char *now = retired_now(name, len);
+
+        g = now ? NULL : opt_closest(name, len);
+        if (now)
+            worst(r, diag_add(diag, "--%.*s is gone: %s", (int)len, name, now));
+        else if (g)
             worst(r,
                   diag_add(diag, "--%.*s: unknown option (did you mean --%s?)",
                            (int)(len > 64 ? 64 : len), name, g->name));
