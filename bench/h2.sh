@@ -126,39 +126,6 @@ bench_rounds "$rounds" row "${!names[@]}"
   echo
   echo "| server | file | CPU µs/request | ÷ nginx | MB/s | ÷ nginx |"
   echo "|---|---|---|---|---|---|"
-  awk -F, -v names="${names[*]}" -v files="${files[*]}" '
-    function sort_n(a, n,   i, j, v) {
-      for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
-    }
-    function mmm(a, n, fmt,   m) {
-      if (n == 0) return "-"
-      sort_n(a, n)
-      m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-      return sprintf(fmt " (" fmt " .. " fmt ")", m, a[1], a[n])
-    }
-    NR > 1 && $7 == "ok" {
-      ok[$1, $3, $4] = 1; cpu[$1, $3, $4] = $12 / 1000; mb[$1, $3, $4] = $10
-      if (!($1 in seen)) { seen[$1] = 1; rounds[++nr] = $1 }
-    }
-    END {
-      ns = split(names, s, " "); nf = split(files, f, " ")
-      for (fi = 1; fi <= nf; fi++) for (si = 1; si <= ns; si++) {
-        n1 = n2 = n3 = n4 = 0; split("", a1); split("", a2); split("", a3); split("", a4)
-        for (k = 1; k <= nr; k++) {
-          r = rounds[k]
-          if (!ok[r, f[fi], s[si]]) continue
-          a1[++n1] = cpu[r, f[fi], s[si]]; a3[++n3] = mb[r, f[fi], s[si]]
-          if (ok[r, f[fi], "nginx"] && cpu[r, f[fi], "nginx"] > 0) a2[++n2] = cpu[r, f[fi], s[si]] / cpu[r, f[fi], "nginx"]
-          if (ok[r, f[fi], "nginx"] && mb[r, f[fi], "nginx"] > 0) a4[++n4] = mb[r, f[fi], s[si]] / mb[r, f[fi], "nginx"]
-        }
-        printf "| %s | %s | %s | %s | %s | %s |\n", s[si], f[fi] == "1k" ? "1 KiB" : "10 MiB",
-          mmm(a1, n1, "%.1f"), mmm(a2, n2, "%.2f"), mmm(a3, n3, "%.1f"), mmm(a4, n4, "%.2f")
-      }
-    }' "$csv"
-  bad=$(awk -F, 'NR > 1 && $7 != "ok"' "$csv" | wc -l)
-  if [ "$bad" != 0 ]; then
-    echo
-    echo "**$bad row(s) not ok** (status column of h2.csv): they do not count."
-  fi
+  rounds_table "$csv" "${names[*]}" "${files[*]}" 7 12 10 nginx nginx
 } >"$out/h2.md"
 cat "$out/h2.md"

@@ -615,3 +615,43 @@ http {
 }
 EOF
 }
+
+# rounds_table CSV "NAME..." "FILE..." STATUS_COL CPU_COL MB_COL CPU_REF
+# MB_REF: the markdown rows (server, file, CPU µs/request, ÷ CPU_REF, MB/s,
+# ÷ MB_REF) of a rotated-rounds CSV whose column 1 is the round, 3 the file
+# (1k or 10m) and 4 the server; CPU_COL holds ns per request. Medians and
+# min .. max over the rounds whose STATUS_COL is "ok"; ratios within a round.
+# Then a line counting the rows that are not ok, if any.
+rounds_table() {
+  awk -F, -v names="$2" -v files="$3" -v stc="$4" -v cc="$5" -v mc="$6"     -v cref="$7" -v mref="$8" '
+    function sort_n(a, n,   i, j, v) {
+      for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
+    }
+    function mmm(a, n, fmt,   m) {
+      if (n == 0) return "-"
+      sort_n(a, n)
+      m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+      return sprintf(fmt " (" fmt " .. " fmt ")", m, a[1], a[n])
+    }
+    NR > 1 && $stc != "ok" { bad++ }
+    NR > 1 && $stc == "ok" {
+      ok[$1, $3, $4] = 1; cpu[$1, $3, $4] = $cc / 1000; mb[$1, $3, $4] = $mc
+      if (!($1 in seen)) { seen[$1] = 1; rounds[++nr] = $1 }
+    }
+    END {
+      ns = split(names, s, " "); nf = split(files, f, " ")
+      for (fi = 1; fi <= nf; fi++) for (si = 1; si <= ns; si++) {
+        n1 = n2 = n3 = n4 = 0; split("", a1); split("", a2); split("", a3); split("", a4)
+        for (k = 1; k <= nr; k++) {
+          r = rounds[k]
+          if (!ok[r, f[fi], s[si]]) continue
+          a1[++n1] = cpu[r, f[fi], s[si]]; a3[++n3] = mb[r, f[fi], s[si]]
+          if (ok[r, f[fi], cref] && cpu[r, f[fi], cref] > 0) a2[++n2] = cpu[r, f[fi], s[si]] / cpu[r, f[fi], cref]
+          if (ok[r, f[fi], mref] && mb[r, f[fi], mref] > 0) a4[++n4] = mb[r, f[fi], s[si]] / mb[r, f[fi], mref]
+        }
+        printf "| %s | %s | %s | %s | %s | %s |\n", s[si], f[fi] == "1k" ? "1 KiB" : "10 MiB",
+          mmm(a1, n1, "%.1f"), mmm(a2, n2, "%.2f"), mmm(a3, n3, "%.1f"), mmm(a4, n4, "%.2f")
+      }
+      if (bad) printf "\n**%d row(s) not ok** (the status column of the CSV): they do not count.\n", bad
+    }' "$1"
+}
