@@ -429,8 +429,15 @@ static int start_front(struct daemon *h, int *fds, const bool *tls, size_t n)
             conf->header_timeout ? conf->header_timeout : conf->timeout,
         .store = conf->tls,
     };
-    /* the first bytes of a plain connection are its first headers' */
+    /*
+     * The first bytes of a plain connection are its first headers', and a
+     * connection that sends nothing is idle too: the sooner of the two
+     * bounds, as libmicrohttpd closes a silent connection at --timeout.
+     */
     h->front_conf.peek_limit = h->front_conf.handshake_limit;
+    if (conf->timeout &&
+        (!h->front_conf.peek_limit || conf->timeout < h->front_conf.peek_limit))
+        h->front_conf.peek_limit = conf->timeout;
     if (!h->front_conf.handshake_limit)
         h->front_conf.handshake_limit = 1;
     h->h2_conf = (struct h2_conf){

@@ -130,7 +130,8 @@ struct front_ops {
  * @threads:         loop threads (>= 1)
  * @handshake_limit: s from accept to the end of the handshake (>= 1)
  * @peek_limit:      s from accept for a plain connection's first bytes to
- *                   tell HTTP/2 from HTTP/1.x (0: none)
+ *                   tell HTTP/2 from HTTP/1.x (0: none): the sooner of
+ *                   --header-timeout and --timeout
  * @store:           the certificates (their contexts' settings included);
  *                   NULL when every listener is plain
  */
