@@ -245,7 +245,7 @@ struct client_case {
 static const struct client_case clients[] = {
     {"127.0.0.1", NULL, "10.1.1.1", 0, "10.1.1.1"},
     {"127.0.0.1", NULL, "10.9.1.1", 403, "10.9.1.1"},
-    /* a proxy is read only from the header it writes (issue 22 item 3) */
+    /* a proxy is read only from the header it writes, never the other */
     {"127.0.0.1", "for=10.1.2.3", NULL, 0, ""},
     {"127.0.0.1", "for=10.1.2.3", "10.9.1.1", 403, "10.9.1.1"},
     {"127.0.0.3", "for=10.1.2.3", "10.9.1.1", 0, "10.1.2.3"},

@@ -837,7 +837,7 @@ START_TEST(alpn_choices)
 END_TEST
 
 /*
- * HTTP/2 over TLS (issue 23): curl --http2 gets big.bin whole, nghttp
+ * HTTP/2 over TLS: curl --http2 gets big.bin whole, nghttp
  * (nghttp2-client) gets it on two streams at once under its 64 KiB
  * windows; with --http2 off "h2" is never chosen.
  */

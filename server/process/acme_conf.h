@@ -3,9 +3,9 @@
  * acme_conf.h - the ACME options of struct conf as the struct acme_config
  * of beneath_acme (server/acme/acme.h), and their --check.
  *
- * Until the TLS front (issue 23) and the keeper process exist the server
- * runs no ACME: --check validates the options, a start ignores them. The
- * integration builds its struct acme_config with acme_conf_build.
+ * --check validates the options without contacting the CA;
+ * acme_serve.c builds the manager's struct acme_config with
+ * acme_conf_build.
  */
 #ifndef BENEATH_PROCESS_ACME_CONF_H
 #define BENEATH_PROCESS_ACME_CONF_H

@@ -6,8 +6,8 @@
  * material it publishes is answered by respond/ (HTTP-01) and by the
  * store's challenge hook (TLS-ALPN-01).
  *
- * Until privilege separation (issue 24) the manager is a thread of the
- * serving process: it must connect to the CA and write --acme-dir, which
+ * The manager is a thread of the serving process (no separate process
+ * holds the keys and the outbound network yet): it must connect to the CA and write --acme-dir, which
  * the sandbox's walls forbid (seccomp allows no AF_INET socket, Landlock
  * connects nowhere and writes only the access log). So with --acme the
  * sandbox is not raised (a start-up line says so), and --sandbox strict

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""The HTTP/2 attacks of issue 23 item 3 against the real beneath binary.
+"""The known HTTP/2 attacks (rapid reset, CONTINUATION and control-frame
+floods, HPACK bomb, too many streams, slow and idle clients, an unfinished
+preface) against the real beneath binary.
 
     h2_attacks.py BENEATH_BIN
 

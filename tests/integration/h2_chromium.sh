@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# HTTP/2 in a real browser (issue 23 item 4): headless Chromium loads a page
+# HTTP/2 in a real browser: headless Chromium loads a page
 # from beneath over https:// (--tls-self-signed, so Chromium runs with
 # --ignore-certificate-errors) whose script reports
 # performance.getEntriesByType('navigation')[0].nextHopProtocol, and that of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# HTTP/2 with nghttp (nghttp2-client, issue 23 item 4): several files of
+# HTTP/2 with nghttp (nghttp2-client): several files of
 # several sizes (7 B to 3 MiB) fetched at once on one connection to beneath
 # over https:// (--tls-self-signed, ALPN h2): one TLS connection, one
 # SETTINGS from the server, each stream 200 with its file's length in
