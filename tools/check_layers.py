@@ -42,6 +42,9 @@ LAYERS = {
     'precompress': {'http', 'files', 'runtime'},
 }
 WIRE = re.compile(r'^\s*#\s*include\s*<(microhttpd\.h|gnutls/|nghttp2/)', re.M)
+# OpenSSL's TLS API (as against its crypto): transport/, and tls/ for the
+# store of contexts SNI picks from
+TLS_API = re.compile(r'^\s*#\s*include\s*<openssl/ssl\.h>', re.M)
 LOCAL = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -71,6 +74,9 @@ def main():
         if folder != 'transport' and WIRE.search(text):
             errors.append(f'{f}: includes a wire library (only '
                           'server/transport/ may)')
+        if folder not in ('transport', 'tls') and TLS_API.search(text):
+            errors.append(f'{f}: includes <openssl/ssl.h> (only '
+                          'server/transport/ and server/tls/ may)')
         graph[f] = []
         for inc in LOCAL.findall(text):
             head = inc.split('/')[0]

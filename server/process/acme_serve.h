@@ -7,11 +7,11 @@
  * store's challenge hook (TLS-ALPN-01).
  *
  * The manager is a thread of the serving process (no separate process
- * holds the keys and the outbound network yet): it must connect to the CA and write --acme-dir, which
- * the sandbox's walls forbid (seccomp allows no AF_INET socket, Landlock
- * connects nowhere and writes only the access log). So with --acme the
- * sandbox is not raised (a start-up line says so), and --sandbox strict
- * is refused.
+ * holds the keys and the outbound network yet): it must connect to the CA and
+ * write --acme-dir, which the sandbox's walls forbid (seccomp allows no AF_INET
+ * socket, Landlock connects nowhere and writes only the access log). So with
+ * --acme the sandbox is not raised (a start-up line says so), and --sandbox
+ * strict is refused.
  */
 #ifndef BENEATH_PROCESS_ACME_SERVE_H
 #define BENEATH_PROCESS_ACME_SERVE_H

@@ -24,7 +24,6 @@
 #include "process/generation.h"
 #include "process/listen.h"
 #include "process/notify.h"
-#include "process/probe.h"
 #include "process/reload.h"
 #include "process/sandbox.h"
 #include "resolver.h"
@@ -32,6 +31,7 @@
 #include "runtime/root.h"
 #include "transport/daemon.h"
 #include "transport/metrics_server.h"
+#include "transport/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>

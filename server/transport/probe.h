@@ -4,8 +4,8 @@
  * connects to URL, sends one GET and judges the status line, for container
  * HEALTHCHECKs and scripts.
  */
-#ifndef BENEATH_PROCESS_PROBE_H
-#define BENEATH_PROCESS_PROBE_H
+#ifndef BENEATH_TRANSPORT_PROBE_H
+#define BENEATH_TRANSPORT_PROBE_H
 
 /* Seconds the whole probe may take: connect, request and status line. */
 #define PROBE_TIMEOUT 5

@@ -10,7 +10,7 @@
  * deadline for the whole exchange, enforced twice: socket timeouts for each
  * call and an alarm that ends the process with status 1 if the peer trickles.
  */
-#include "process/probe.h"
+#include "transport/probe.h"
 
 #include <errno.h>
 #include <netdb.h>
