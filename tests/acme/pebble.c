@@ -7,6 +7,7 @@
  */
 #include "pebble.h"
 
+#include "check_main.h"
 #include "fixture.h"
 
 #include <arpa/inet.h>
@@ -388,4 +389,18 @@ bool tls_verifies(const struct pebble *p, const char *root, const char *name)
              "-verify_return_error </dev/null >%s/s_client.out 2>&1",
              p->tls_port, name, name, root, p->dir);
     return system(cmd) == 0;
+}
+
+int pebble_installed(int argc, char **argv)
+{
+    const char *name = argc > 0 ? strrchr(argv[0], '/') : NULL;
+
+    if (system("command -v pebble >/dev/null && "
+               "command -v pebble-challtestsrv >/dev/null") == 0)
+        return 0;
+    fprintf(stderr, "%s: pebble is not installed; skipped\n",
+            name       ? name + 1
+            : argc > 0 ? argv[0]
+                       : "acme");
+    return CHECK_SKIP;
 }

@@ -61,6 +61,19 @@ int agent_stop(struct agent_proc *a);
 /* Its whole output, for failure messages (static buffer). */
 const char *agent_output(const struct agent_proc *a);
 
+/* Fails the test unless @needle appears in @a's output within @secs. */
+#define EXPECT_LINE(a, needle, secs)                                           \
+    ck_assert_msg(agent_wait((a), (needle), (secs)),                           \
+                  "no \"%s\" within %d s; output:\n%s", (needle), (secs),      \
+                  agent_output(a))
+
+/*
+ * pebble_installed - a check_main setup: 0 when pebble and
+ * pebble-challtestsrv are installed (scripts/deps.sh test installs them),
+ * else CHECK_SKIP after a line naming the suite (@argv[0]).
+ */
+int pebble_installed(int argc, char **argv);
+
 /* openssl s_client -servername @name against the agent's TLS port: whether
  * the chain verifies against @root for @name. */
 bool tls_verifies(const struct pebble *p, const char *root, const char *name);

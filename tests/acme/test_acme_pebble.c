@@ -34,11 +34,6 @@ static void teardown(void)
     fixture_dir_teardown();
 }
 
-#define EXPECT_LINE(a, needle, secs)                                           \
-    ck_assert_msg(agent_wait((a), (needle), (secs)),                           \
-                  "no \"%s\" within %d s; output:\n%s", (needle), (secs),      \
-                  agent_output(a))
-
 static mode_t mode_of(const char *rel)
 {
     char path[512];
@@ -248,21 +243,9 @@ START_TEST(two_replicas)
 }
 END_TEST
 
-/* Without Pebble (scripts/deps.sh test installs it) the suite is skipped. */
-static int need_pebble(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    if (system("command -v pebble >/dev/null && "
-               "command -v pebble-challtestsrv >/dev/null") == 0)
-        return 0;
-    fprintf(stderr, "acme_pebble: pebble is not installed; skipped\n");
-    return CHECK_SKIP;
-}
-
 const struct check_main check_main = {
     .suite = "acme_pebble",
-    .setup = need_pebble,
+    .setup = pebble_installed,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
     .tcases = {{"issue", .loops = {LOOP(issue_case)}, .tests = {&http01_san}},
                {"restart", .tests = {&restart_offline, &renewal_forced}},

@@ -50,11 +50,6 @@ static void teardown(void)
     fixture_dir_teardown();
 }
 
-#define EXPECT_LINE(a, needle, secs)                                           \
-    ck_assert_msg(agent_wait((a), (needle), (secs)),                           \
-                  "no \"%s\" within %d s; output:\n%s", (needle), (secs),      \
-                  agent_output(a))
-
 /* curl's output for @url (with @opts) into @out; its exit status. */
 static int fetch(const char *opts, const char *url, char *out, size_t size)
 {
@@ -156,20 +151,9 @@ START_TEST(before_first_certificate)
 }
 END_TEST
 
-static int need_pebble(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    if (system("command -v pebble >/dev/null && "
-               "command -v pebble-challtestsrv >/dev/null") == 0)
-        return 0;
-    fprintf(stderr, "acme_server: pebble is not installed; skipped\n");
-    return CHECK_SKIP;
-}
-
 const struct check_main check_main = {
     .suite = "acme_server",
-    .setup = need_pebble,
+    .setup = pebble_installed,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
     .tcases = {{"server", .tests = {&http01_real_server, &tlsalpn01_real_server,
                                     &before_first_certificate}}},
