@@ -33,16 +33,7 @@ bench_pinning
 bench_out h2
 bench_beneath "$beneath" "$out"
 bench_work beneath-h2
-mkdir -p "$root"
-text_file "$root/1k.html" 1024
-head -c 10485760 /dev/urandom >"$root/10m.bin"
-chmod -R a+rX "$root"
-declare -A path=([1k]=/1k.html [10m]=/10m.bin) bytes=([1k]=1024 [10m]=10485760)
-files=(1k 10m)
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-  -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
-  -keyout "$run/key.pem" -out "$run/cert.pem" 2>/dev/null
-chmod a+r "$run/key.pem" "$run/cert.pem"
+tls_files
 
 names=(beneath nginx)
 pids=() ports=()

@@ -40,16 +40,7 @@ bench_pinning
 bench_out tls_front
 bench_beneath "$beneath" "$out"
 bench_work beneath-tls
-mkdir -p "$root"
-head -c 1024 /dev/urandom | base64 -w 76 | head -c 1024 >"$root/1k.html"
-head -c 10485760 /dev/urandom >"$root/10m.bin"
-chmod -R a+rX "$root"
-declare -A path=([1k]=/1k.html [10m]=/10m.bin) bytes=([1k]=1024 [10m]=10485760)
-files=(1k 10m)
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-  -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
-  -keyout "$run/key.pem" -out "$run/cert.pem" 2>/dev/null
-chmod a+r "$run/key.pem" "$run/cert.pem"
+tls_files
 
 # --- servers: name, binary ("nginx" for nginx) ----------------------------------
 names=(front base nginx) bins=("$beneath_bin" "$base" nginx)

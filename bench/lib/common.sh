@@ -655,3 +655,20 @@ rounds_table() {
       if (bad) printf "\n**%d row(s) not ok** (the status column of the CSV): they do not count.\n", bad
     }' "$1"
 }
+
+# tls_files: the HTTPS benches' files: $root/1k.html (text) and
+# $root/10m.bin, readable by any server's worker; the arrays path, bytes
+# (keyed 1k and 10m) and files; one EC P-256 certificate for 127.0.0.1 and
+# localhost in $run/cert.pem and $run/key.pem
+tls_files() {
+  mkdir -p "$root"
+  text_file "$root/1k.html" 1024
+  head -c 10485760 /dev/urandom >"$root/10m.bin"
+  chmod -R a+rX "$root"
+  declare -gA path=([1k]=/1k.html [10m]=/10m.bin) bytes=([1k]=1024 [10m]=10485760)
+  files=(1k 10m)
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+    -keyout "$run/key.pem" -out "$run/cert.pem" 2>/dev/null
+  chmod a+r "$run/key.pem" "$run/cert.pem"
+}
