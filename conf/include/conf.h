@@ -341,6 +341,18 @@ enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
  */
 const char *conf_tls_item(const char *item, char *name);
 
+/*
+ * conf_reread_files - call @fn with each file @c names that the server reads
+ * again on SIGHUP, and the option naming it ("config", "auth", "redirects",
+ * "headers-file", "tls-cert", "tls-key", "tls-key-password-file"): the set
+ * the sandbox lets a single process read, and the set a keeper hands over
+ * (common/handed.h).
+ */
+void conf_reread_files(const struct conf *c,
+                       void (*fn)(const char *what, const char *path,
+                                  void *arg),
+                       void *arg);
+
 /* conf_free - release everything @c owns; @c may be zeroed or NULL. */
 void conf_free(struct conf *c);
 

@@ -17,6 +17,7 @@
 #include "http/urlpath.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,4 +190,36 @@ int conf_check_mount(const char *item, char *err)
         return -EINVAL;
     }
     return urlpath_prefix_check(item, (size_t)(eq - item), err, WHY_MAX);
+}
+
+void conf_reread_files(const struct conf *c,
+                       void (*fn)(const char *what, const char *path,
+                                  void *arg),
+                       void *arg)
+{
+    static const struct {
+        const char *what;
+        size_t off;
+    } tls[] = {
+        {"tls-cert", offsetof(struct conf, tls_cert)},
+        {"tls-key", offsetof(struct conf, tls_key)},
+        {"tls-key-password-file", offsetof(struct conf, tls_key_password_file)},
+    };
+    char name[HOST_MAX];
+
+    if (c->config && *c->config)
+        fn("config", c->config, arg);
+    for (size_t i = 0; i < c->auth.n; i++)
+        fn("auth", conf_item_path(c->auth.v[i]), arg);
+    if (c->redirects)
+        fn("redirects", c->redirects, arg);
+    if (c->headers_file)
+        fn("headers-file", c->headers_file, arg);
+    for (size_t t = 0; t < sizeof tls / sizeof tls[0]; t++) {
+        const struct conf_strv *v =
+            (const struct conf_strv *)(const void *)((const char *)c +
+                                                     tls[t].off);
+        for (size_t i = 0; i < v->n; i++)
+            fn(tls[t].what, conf_tls_item(v->v[i], name), arg);
+    }
 }

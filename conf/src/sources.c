@@ -12,6 +12,7 @@
  * the struct conf_diag; parsing goes on after an error so one run shows them
  * all.
  */
+#include "common/handed.h"
 #include "acme_checks.h"
 #include "internal.h"
 #include "lexer.h"
@@ -233,7 +234,7 @@ int conf_parse(FILE *in, const char *name, struct conf *c,
 static int read_file(const char *path, struct conf *c, struct conf_diag *diag)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = handed_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     FILE *f;
     int r;

@@ -7,6 +7,8 @@
  */
 #include "access/slurp.h"
 
+#include "common/handed.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -54,7 +56,7 @@ int slurp_fd(int fd, size_t max, char **out, size_t *len)
 int slurp_path(const char *path, size_t max, char **out, size_t *len)
 {
     /* O_NONBLOCK: a FIFO named as a file must not hang the start-up */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = handed_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     int err;
 
     if (fd < 0)

@@ -22,6 +22,7 @@
 #include "process/acme_serve.h"
 #include "process/certs.h"
 #include "process/generation.h"
+#include "process/keeper.h"
 #include "process/listen.h"
 #include "process/notify.h"
 #include "process/reload.h"
@@ -222,8 +223,18 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
     free(buf);
 }
 
+/*
+ * Under a keeper, the serving process obeys only the keeper's signals: one
+ * sent to both (pkill, a terminal's ^C, systemd's control-group kill)
+ * reaches the serving process through the keeper, once.
+ */
+static bool obeyed(pid_t keeper, const struct signalfd_siginfo *si)
+{
+    return !keeper || (pid_t)si->ssi_pid == keeper;
+}
+
 /* Drain: stop accepting, wait for requests in flight up to the timeout. */
-static void drain(struct daemon *h, int sfd, unsigned timeout)
+static void drain(struct daemon *h, int sfd, unsigned timeout, pid_t keeper)
 {
     int64_t deadline = mono_ms() + (int64_t)timeout * 1000;
 
@@ -241,7 +252,7 @@ static void drain(struct daemon *h, int sfd, unsigned timeout)
         if (poll(&p, 1, left < 20 ? (int)left : 20) > 0) {
             struct signalfd_siginfo si;
             if (read(sfd, &si, sizeof si) == sizeof si &&
-                si.ssi_signo != SIGHUP) {
+                si.ssi_signo != SIGHUP && obeyed(keeper, &si)) {
                 fprintf(stderr, "beneath: second signal: stopping now\n");
                 break;
             }
@@ -273,6 +284,8 @@ struct server {
     uid_t uid;
     gid_t gid;
     int sfd;
+    pid_t keeper;   /* the keeper (keeper.h), or 0: one process */
+    int keeper_fd;  /* the socket to it, or -1 */
     char backend[768];        /* the resolver's start-up sentence */
     char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
@@ -549,6 +562,16 @@ static int phase_check(struct server *s)
     return errors ? -1 : 0;
 }
 
+/* Signals are read from a signalfd: blocked from before the split on. */
+static void block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
 /*
  * Phase 3: privileges dropped, signals blocked (before any thread exists,
  * so every thread inherits the mask) and read from a signalfd. 0 or -1.
@@ -560,11 +583,7 @@ static int phase_lockdown(struct server *s)
 
     if (user && drop_privileges(s->uid, s->gid, user) != 0)
         return -1;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    block_signals(&set);
     /* A closed stdout (access log "-") must not kill the server. */
     signal(SIGPIPE, SIG_IGN);
     s->sfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -656,9 +675,41 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
     return 0;
 }
 
+/* SIGHUP's work: the configuration again, applied if it is right. */
+static void reload(struct server *s)
+{
+    notify_reloading();
+    reload_run(&s->reload);
+    access_reload(s->access);
+    notify_ready();
+}
+
+/*
+ * A record from the keeper: files collect in @files until "reload". Returns
+ * false when the keeper is gone (the serving process then stops).
+ */
+static bool keeper_record(struct server *s, struct handed_set *files)
+{
+    int r = keeper_recv(s->keeper_fd, files);
+
+    if (r == KEEPER_RELOAD) {
+        handed_begin(files);
+        reload(s);
+        handed_end(); /* the keeper's descriptors are closed here */
+    } else if (r <= 0 && r != -EAGAIN && r != -ENOSPC && r != -ENOMEM) {
+        fprintf(stderr, "beneath: the keeper (pid %ld) is gone: stopping\n",
+                (long)s->keeper);
+        return false;
+    }
+    return true;
+}
+
 /* Phase 5: signals until SIGTERM or SIGINT. The exit status. */
 static int phase_loop(struct server *s, int argc, char *argv[])
 {
+    struct handed_set files = {.n = 0};
+    int status = 0;
+
     s->reload = (struct reload){
         .argc = argc,
         .argv = argv,
@@ -669,28 +720,51 @@ static int phase_loop(struct server *s, int argc, char *argv[])
         .base = &s->base,
     };
     for (;;) {
+        struct pollfd p[2] = {{.fd = s->sfd, .events = POLLIN},
+                              {.fd = s->keeper_fd, .events = POLLIN}};
         struct signalfd_siginfo si;
-        ssize_t n = read(s->sfd, &si, sizeof si);
 
+        if (poll(p, s->keeper ? 2 : 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            fprintf(stderr, "beneath: poll: %s\n", strerror(errno));
+            status = 1;
+            break;
+        }
+        if (s->keeper && p[1].revents && !keeper_record(s, &files)) {
+            status = 1;
+            break;
+        }
+        if (!(p[0].revents & POLLIN))
+            continue;
+        ssize_t n = read(s->sfd, &si, sizeof si);
         if (n != sizeof si) {
-            if (n < 0 && errno == EINTR)
+            if (n < 0 && (errno == EINTR || errno == EAGAIN))
                 continue;
             fprintf(stderr, "beneath: signalfd read: %s\n", strerror(errno));
-            return 1;
+            status = 1;
+            break;
+        }
+        if (!obeyed(s->keeper, &si)) {
+            fprintf(stderr,
+                    "beneath: %s from pid %ld ignored by the serving "
+                    "process: signal the keeper, pid %ld\n",
+                    strsignal((int)si.ssi_signo), (long)si.ssi_pid,
+                    (long)s->keeper);
+            continue;
         }
         if (si.ssi_signo == SIGHUP) {
-            notify_reloading();
-            reload_run(&s->reload);
-            access_reload(s->access);
-            notify_ready();
+            reload(s);
             continue;
         }
         fprintf(stderr, "beneath: %s: stopping\n",
                 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        notify_stopping();
-        drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout);
-        return 0;
+        break;
     }
+    handed_clear(&files);
+    notify_stopping();
+    drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout, s->keeper);
+    return status;
 }
 
 static void server_close(struct server *s)
@@ -703,6 +777,8 @@ static void server_close(struct server *s)
     daemon_free(s->d);
     if (s->sfd >= 0)
         close(s->sfd);
+    if (s->keeper_fd >= 0)
+        close(s->keeper_fd);
     listen_close(&s->ls);
     /* No front runs any more: no handshake can use a certificate. */
     certs_close();
@@ -718,6 +794,74 @@ static void server_close(struct server *s)
     conf_free(&s->c);
 }
 
+/* The serving process's states go to its keeper, which tells systemd. */
+static int told_fd = -1;
+
+static void tell_keeper(const char *state)
+{
+    if (strncmp(state, "READY=1", 7) == 0)
+        keeper_tell(told_fd, KEEPER_READY);
+}
+
+/*
+ * Phase 2b: with the sandbox on, part into the keeper and the serving
+ * process (keeper.h). Returns 0 in the serving process (or the only one),
+ * the child's PID in the keeper, or -1 after a message.
+ */
+static pid_t phase_split(struct server *s)
+{
+    const struct conf *c = &s->boot->c;
+    sigset_t set;
+    pid_t child;
+    int fd, err;
+
+    block_signals(&set);
+    if (c->sandbox == CONF_SANDBOX_OFF || c->acme.n)
+        return 0;
+    err = keeper_split(&child, &fd);
+    if (err) {
+        fprintf(stderr, "beneath: keeper: cannot fork: %s\n", strerror(-err));
+        return -1;
+    }
+    s->keeper_fd = fd;
+    if (child)
+        return child;
+    s->keeper = getppid();
+    /* no socket of its own for systemd: its keeper tells (no connect) */
+    unsetenv("NOTIFY_SOCKET");
+    told_fd = fd;
+    notify_through(tell_keeper);
+    return 0;
+}
+
+/*
+ * The keeper's side of the split: release everything the serving process
+ * holds (the unix sockets' paths are its to remove), drop privileges like
+ * it, raise the keeper's own seccomp list, and wait. The exit status.
+ */
+static int keeper_main(struct server *s, pid_t child, int argc, char *argv[])
+{
+    char *user = s->boot->c.user ? strdup(s->boot->c.user) : NULL;
+    bool lost = s->boot->c.user && !user;
+    int fd = s->keeper_fd;
+
+    for (size_t i = 0; i < s->ls.n; i++) {
+        free(s->ls.v[i].unix_path);
+        s->ls.v[i].unix_path = NULL;
+    }
+    s->keeper_fd = -1;
+    server_close(s);
+    if (lost || (user && drop_privileges(s->uid, s->gid, user) != 0) ||
+        sandbox_keeper(child) != 0) {
+        free(user);
+        kill(child, SIGTERM);
+        (void)keeper_run(fd, child, argc, argv);
+        return 1;
+    }
+    free(user);
+    return keeper_run(fd, child, argc, argv);
+}
+
 int main(int argc, char *argv[])
 {
     static struct server s; /* zero; the metrics are large */
@@ -726,6 +870,7 @@ int main(int argc, char *argv[])
 
     s.sfd = -1;
     s.metrics_fd = -1;
+    s.keeper_fd = -1;
     status = phase_conf(&s, argc, argv);
     if (status >= 0) {
         conf_free(&s.c);
@@ -743,10 +888,13 @@ int main(int argc, char *argv[])
         goto out;
     }
     status = 1;
-    if (phase_lockdown(&s) == 0 && phase_acme(&s) == 0 &&
+    pid_t child = phase_split(&s);
+    if (child > 0)
+        return keeper_main(&s, child, argc, argv);
+    if (child == 0 && phase_lockdown(&s) == 0 && phase_acme(&s) == 0 &&
         (s.acme && s.boot->c.sandbox != CONF_SANDBOX_OFF
              ? acme_sandbox_off()
-             : sandbox_apply(&s.boot->c, &s.ls)) == 0 &&
+             : sandbox_apply(&s.boot->c, &s.ls, s.keeper)) == 0 &&
         phase_serve(&s, &dc) == 0 && acme_serve_start(s.acme) == 0)
         status = phase_loop(&s, argc, argv);
 out:

@@ -24,8 +24,20 @@
 #include <time.h>
 #include <unistd.h>
 
+/* notify_through's receiver, or NULL: $NOTIFY_SOCKET. */
+static void (*through)(const char *state);
+
+void notify_through(void (*fn)(const char *state))
+{
+    through = fn;
+}
+
 int notify_send(const char *state)
 {
+    if (through) {
+        through(state);
+        return 1;
+    }
     const char *name = getenv("NOTIFY_SOCKET");
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     size_t len;

@@ -33,4 +33,11 @@ void notify_stopping(void);
  */
 int notify_send(const char *state);
 
+/*
+ * notify_through - from now on, every state goes to @fn instead of
+ * $NOTIFY_SOCKET (the serving process tells its keeper, which is the main
+ * PID systemd listens to).
+ */
+void notify_through(void (*fn)(const char *state));
+
 #endif

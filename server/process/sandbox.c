@@ -57,6 +57,10 @@ static void say(const struct walls *w, enum conf_sandbox mode)
         if (w->files)
             fprintf(f, ", read %u reloaded file%s", w->files,
                     w->files == 1 ? "" : "s");
+        if (w->kept)
+            fprintf(f, ", no read right on the configuration, keys and "
+                       "htpasswd files (the keeper, pid %ld, hands them over)",
+                    (long)w->kept);
         if (w->logs)
             fprintf(f, ", write %u log file%s", w->logs,
                     w->logs == 1 ? "" : "s");
@@ -91,9 +95,10 @@ static void say(const struct walls *w, enum conf_sandbox mode)
     free(buf);
 }
 
-int sandbox_apply(const struct conf *c, const struct listeners *ls)
+int sandbox_apply(const struct conf *c, const struct listeners *ls,
+                  pid_t keeper)
 {
-    struct walls w = {.ruleset = -1};
+    struct walls w = {.ruleset = -1, .kept = keeper};
 
     if (c->sandbox == CONF_SANDBOX_OFF) {
         static const char off[] = "beneath: sandbox: off (--sandbox off)\n";

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * sandbox_apply - confine the whole process for the rest of its life, as
@@ -21,8 +22,10 @@
  *  - Landlock: read (files and directories) beneath the root - or, when the
  *    root's path goes through a symlink a deploy flips, beneath the
  *    directory that holds its targets; read of the files a SIGHUP re-reads
- *    (certificate, key, password file, configuration file) and of the
- *    directories they are replaced in; write and create in the access log's
+ *    (certificate, key, password file, configuration file, htpasswd and
+ *    rule files: conf_reread_files) and of the directories they are
+ *    replaced in, unless @keeper (its PID, else 0): then the keeper hands
+ *    them over (keeper.h) and this process may not read them at all; write and create in the access log's
  *    directory; removal in the directories of the unix sockets bound here;
  *    /proc/self/mountinfo for the resolver's directory cache; nothing else
  *    on the filesystem, execution included. ABI >= 4: TCP bind on the
@@ -42,7 +45,18 @@
  * Returns 0 (on: also when the kernel lacks a part, which the line names),
  * or -1 after a message: strict, and a wall is not in force.
  */
-int sandbox_apply(const struct conf *c, const struct listeners *ls);
+int sandbox_apply(const struct conf *c, const struct listeners *ls,
+                  pid_t keeper);
+
+/*
+ * sandbox_keeper - the keeper's own walls (keeper.h): a seccomp deny-list
+ * (EPERM) of what a process that reads files, connects out and signals
+ * its child never needs: exec, ptrace, bind/listen/accept, mounts and
+ * namespaces, modules, kexec, bpf, perf, keyrings, identity changes.
+ * No Landlock: it reads the files the serving process may not. Prints one
+ * start-up line naming @child, the serving process. 0, or -1 after a line.
+ */
+int sandbox_keeper(pid_t child);
 
 /*
  * sandbox_who - who refused @call (openat2, landlock_create_ruleset,

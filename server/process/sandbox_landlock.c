@@ -218,6 +218,11 @@ static void add_reread(struct walls *w, const char *what, const char *path)
                      sandbox_errname(-err));
 }
 
+static void reread(const char *what, const char *path, void *arg)
+{
+    add_reread(arg, what, path);
+}
+
 /*
  * The access log: append to it, and create it again after a rotation moved
  * it away, which needs write and create in its directory.
@@ -413,20 +418,9 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, conf_item_path(c->vhost.v[i]));
     for (size_t i = 0; i < c->mount.n; i++)
         add_mount(w, conf_item_path(c->mount.v[i]));
-    for (size_t i = 0; i < c->auth.n; i++)
-        add_reread(w, "auth", conf_item_path(c->auth.v[i]));
-    add_reread(w, "redirects", c->redirects);
-    add_reread(w, "headers-file", c->headers_file);
-    /* each "[NAME=]FILE" item's FILE */
-    char name[HOST_MAX];
-    for (size_t i = 0; i < c->tls_cert.n; i++)
-        add_reread(w, "tls-cert", conf_tls_item(c->tls_cert.v[i], name));
-    for (size_t i = 0; i < c->tls_key.n; i++)
-        add_reread(w, "tls-key", conf_tls_item(c->tls_key.v[i], name));
-    for (size_t i = 0; i < c->tls_key_password_file.n; i++)
-        add_reread(w, "tls-key-password-file",
-                   conf_tls_item(c->tls_key_password_file.v[i], name));
-    add_reread(w, "config", c->config);
+    /* a keeper hands them over (keeper.h): no right on them here */
+    if (!w->kept)
+        conf_reread_files(c, reread, w);
     add_log(w, c->access_log);
     for (size_t i = 0; i < ls->n; i++)
         if (ls->v[i].unix_path)

@@ -6,6 +6,8 @@
  */
 #include "process/sandbox_walls.h"
 
+#include "common/elems.h"
+
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -35,6 +37,8 @@ static const char *const allowed[] = {
     "inotify_init1", "inotify_add_watch",
     /* connections (the listening sockets are bound already) */
     "accept4", "recvfrom", "sendto", "sendmsg", "setsockopt", "getsockopt",
+    /* the keeper's records, descriptors beside them (keeper.h) */
+    "recvmsg",
     "getsockname", "shutdown",
     /* libmicrohttpd's event loops */
     "epoll_create1", "epoll_ctl", "epoll_wait|epoll_pwait", "eventfd2",
@@ -227,5 +231,69 @@ int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
         return -1;
     }
     w->seccomp = true;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The keeper's list: denied, EPERM; everything else it may do (read the
+ * files it hands over, connect out for ACME, signal and wait for its child).
+ */
+
+/* clang-format off */
+static const char *const keeper_denied[] = {
+    "execve", "execveat",
+#ifndef SANDBOX_ASAN
+    /* (the leak check at exit ptraces every thread from a clone) */
+    "ptrace", "process_vm_readv", "process_vm_writev",
+#endif
+    "bind", "listen", "accept", "accept4",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+    "mount_setattr", "name_to_handle_at", "open_by_handle_at",
+    "init_module", "finit_module", "delete_module", "kexec_load",
+    "kexec_file_load", "reboot", "swapon", "swapoff", "bpf",
+    "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
+    "personality", "iopl", "ioperm", "acct", "quotactl", "settimeofday",
+    "clock_settime", "adjtimex", "sethostname", "setdomainname",
+    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
+    "setgroups", "setfsuid", "setfsgid", "capset",
+    "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
+};
+/* clang-format on */
+
+int sandbox_keeper(pid_t child)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    unsigned calls = 0;
+    int rc = ctx ? 0 : -ENOMEM;
+
+    if (rc == 0)
+        seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+    for (size_t i = 0; rc == 0 && i < N_ELEMS(keeper_denied); i++) {
+        int nr = resolve(keeper_denied[i]);
+
+        if (nr < 0)
+            continue; /* not on this architecture */
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+        calls += rc == 0;
+    }
+    if (rc == 0)
+        rc = seccomp_load(ctx);
+    if (ctx)
+        seccomp_release(ctx);
+    if (rc < 0) {
+        fprintf(stderr,
+                "beneath: keeper: pid %ld, serving process pid %ld; its "
+                "seccomp list did not load: %s\n",
+                (long)getpid(), (long)child, sandbox_errname(-rc));
+        return -1;
+    }
+    fprintf(stderr,
+            "beneath: keeper: pid %ld reads the configuration, TLS keys and "
+            "htpasswd files and hands them to the serving process, pid %ld; "
+            "no landlock, seccomp deny-list (%u calls: exec, ptrace, "
+            "bind/listen/accept, mounts and namespaces, modules, identity "
+            "changes; EPERM)\n",
+            (long)getpid(), (long)child, calls);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SANDBOX_ASAN 1
@@ -32,6 +33,7 @@ struct walls {
     bool seccomp;     /* the filter is in force */
     unsigned roots;   /* hierarchies read beneath */
     unsigned files;   /* re-read files */
+    pid_t kept;       /* the keeper that hands them over, or 0 */
     unsigned logs;    /* access log directories */
     unsigned ports;   /* TCP ports bind may name */
     unsigned calls;   /* system calls allowed */

@@ -9,6 +9,7 @@
 #include "tls/material.h"
 
 #include "common/elems.h"
+#include "common/handed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,7 +90,7 @@ static int read_file(const char *path, const char *what, struct file_buf *out,
 
     out->data = NULL;
     out->len = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    fd = handed_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         rc = -errno;
         ERROR(diag, "%s: cannot open %s: %s", path, what, strerror(-rc));

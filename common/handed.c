@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * handed.c - the configuration's files, opened by path or handed over by
+ * the keeper (handed.h).
+ */
+#include "common/handed.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct handed_set current; /* under lock */
+static bool active;               /* under lock */
+
+int handed_add(struct handed_set *s, const char *path, int fd)
+{
+    char *p;
+
+    if (s->n == HANDED_MAX || !(p = strdup(path))) {
+        if (fd >= 0)
+            close(fd);
+        return s->n == HANDED_MAX ? -ENOSPC : -ENOMEM;
+    }
+    s->v[s->n++] = (struct handed_file){.path = p, .fd = fd};
+    return 0;
+}
+
+void handed_clear(struct handed_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->v[i].fd >= 0)
+            close(s->v[i].fd);
+        free(s->v[i].path);
+    }
+    s->n = 0;
+}
+
+void handed_begin(struct handed_set *s)
+{
+    pthread_mutex_lock(&lock);
+    handed_clear(&current);
+    current = *s;
+    s->n = 0;
+    active = true;
+    pthread_mutex_unlock(&lock);
+}
+
+void handed_end(void)
+{
+    pthread_mutex_lock(&lock);
+    handed_clear(&current);
+    pthread_mutex_unlock(&lock);
+}
+
+bool handed_active(void)
+{
+    pthread_mutex_lock(&lock);
+    bool a = active;
+    pthread_mutex_unlock(&lock);
+    return a;
+}
+
+/* A dup of @fd at offset 0: -1 with errno on failure. */
+static int rewound(int fd, int flags)
+{
+    int d = fcntl(fd, (flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+
+    if (d >= 0 && lseek(d, 0, SEEK_SET) < 0 && errno != ESPIPE) {
+        int err = errno;
+        close(d);
+        errno = err;
+        return -1;
+    }
+    return d;
+}
+
+int handed_open(const char *path, int flags)
+{
+    int fd = -1, err = EACCES;
+
+    pthread_mutex_lock(&lock);
+    if (!active) {
+        pthread_mutex_unlock(&lock);
+        return open(path, flags);
+    }
+    for (size_t i = 0; i < current.n; i++) {
+        if (strcmp(current.v[i].path, path) != 0)
+            continue;
+        if (current.v[i].fd < 0) {
+            err = -current.v[i].fd;
+        } else {
+            fd = rewound(current.v[i].fd, flags);
+            err = errno;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&lock);
+    if (fd < 0)
+        errno = err;
+    return fd;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * handed.h - the files a configuration names and the server reads again on
+ * SIGHUP: the configuration file, each --auth htpasswd file, --redirects,
+ * --headers-file, and the TLS certificates, keys and key password files.
+ *
+ * Every reader of them opens through handed_open. In a single process that
+ * is open(2). Under privilege separation (server/process/keeper.h) the
+ * serving process has no right to read those files (Landlock): the keeper
+ * opens them at each SIGHUP and hands the descriptors over; the serving
+ * process installs them as one set (handed_begin), re-reads its
+ * configuration from them, and closes them (handed_end). From the first
+ * set on, a path the keeper did not hand over is refused with EACCES, as
+ * the sandbox would refuse it.
+ *
+ * One lock guards the set; a descriptor given out is a dup(2) rewound to
+ * the start, closed by its caller as an opened one would be.
+ */
+#ifndef BENEATH_COMMON_HANDED_H
+#define BENEATH_COMMON_HANDED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The most files one set holds. */
+#define HANDED_MAX 256
+
+/* One file of a set: @path as the configuration names it, and the keeper's
+ * descriptor for it, or -errno when the keeper could not open it. */
+struct handed_file {
+    char *path;
+    int fd;
+};
+
+struct handed_set {
+    struct handed_file v[HANDED_MAX];
+    size_t n;
+};
+
+/*
+ * handed_open - open(@path, @flags) for reading, or, once a keeper hands
+ * files over, a dup of the descriptor it handed for @path (flags other
+ * than O_CLOEXEC are the keeper's: read-only, non-blocking).
+ * Returns a descriptor, or -1 with errno (EACCES: not handed over; the
+ * keeper's own errno when it could not open @path).
+ */
+int handed_open(const char *path, int flags);
+
+/* handed_add - append @path with @fd (or -errno) to @s, which owns @fd from
+ * now on (closed on failure too). 0, -ENOSPC or -ENOMEM. */
+int handed_add(struct handed_set *s, const char *path, int fd);
+
+/* handed_clear - close and free what @s holds; @s is empty again. */
+void handed_clear(struct handed_set *s);
+
+/*
+ * handed_begin - from now on handed_open answers from @s (its files move
+ * in; @s is left empty), until handed_end closes them; no file is readable
+ * between the two. Called by the serving process only.
+ */
+void handed_begin(struct handed_set *s);
+void handed_end(void);
+
+/* Whether a keeper hands the files over (handed_begin was called). */
+bool handed_active(void);
+
+#endif

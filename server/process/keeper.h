@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * keeper.h - privilege separation. With the sandbox on, beneath runs as two
+ * processes: the keeper (the PID the user started and signals; systemd's
+ * main PID) and its one child, the serving process. Everything up to the
+ * listeners bound and the certificates loaded is done once, before they
+ * part (main.c); then:
+ *
+ *  - the serving process confines itself (sandbox.h) with no read right on
+ *    the files a SIGHUP re-reads (conf_reread_files: the configuration,
+ *    TLS certificates, keys and key password files, htpasswd and rule
+ *    files) and serves;
+ *  - the keeper releases everything the serving process holds (listeners,
+ *    roots, caches, the TLS store with its keys), drops privileges like the
+ *    serving process (--user), raises its own seccomp list, and waits.
+ *
+ * On SIGHUP the keeper reads the configuration, opens each file it names
+ * and hands the descriptors over a SOCK_SEQPACKET socketpair, then says
+ * "reload"; the serving process re-reads its configuration from them
+ * (common/handed.h) as one process would from the paths, and closes them.
+ * SIGTERM and SIGINT are passed on with kill(2); the serving process obeys
+ * only its keeper's signals (one PID to signal: a signal sent to both, by
+ * pkill or a terminal's ^C, acts once). READY=1 (and after a reload) is
+ * sent to systemd by the keeper when the serving process says so. If the
+ * serving process ends, the keeper exits with its status; if the keeper
+ * ends, the serving process sees its socket close and stops (drained).
+ */
+#ifndef BENEATH_PROCESS_KEEPER_H
+#define BENEATH_PROCESS_KEEPER_H
+
+#include "common/handed.h"
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* What goes over the socketpair, one record per datagram. */
+enum keeper_record {
+    KEEPER_FILE = 1, /* keeper -> serving: a path, its fd or -errno */
+    KEEPER_RELOAD,   /* keeper -> serving: the files are all there */
+    KEEPER_READY,    /* serving -> keeper: serving (again) */
+};
+
+/*
+ * keeper_split - fork into the keeper (the caller, *@child the serving
+ * process's PID) and the serving process (*@child 0); *@fd is this side's
+ * end of the socketpair. Signals must be blocked already.
+ * Returns 0, or -errno (nothing forked).
+ */
+int keeper_split(pid_t *child, int *fd);
+
+/*
+ * keeper_run - the keeper's life, once it holds nothing of the serving
+ * process: signals and records until the serving process @child ends.
+ * @argc/@argv: what conf_load reads again on SIGHUP. Returns the exit
+ * status (the serving process's; 1 if it was killed).
+ */
+int keeper_run(int fd, pid_t child, int argc, char **argv);
+
+/* ---- the serving process's side ---- */
+
+/*
+ * keeper_recv - read one record from the keeper: a file goes into @files.
+ * Returns its enum keeper_record, 0 when the keeper is gone, or -errno.
+ */
+int keeper_recv(int fd, struct handed_set *files);
+
+/* keeper_tell - send @type (KEEPER_READY) to the keeper. */
+void keeper_tell(int fd, enum keeper_record type);
+
+#endif
