@@ -26,7 +26,14 @@ struct acme_challenges {
     pthread_rwlock_t lock;
     struct entry *v;
     size_t n, cap;
+    struct acme_challenges_mirror mirror; /* set before the writer runs */
 };
+
+void acme_challenges_set_mirror(struct acme_challenges *ch,
+                                const struct acme_challenges_mirror *m)
+{
+    ch->mirror = *m;
+}
 
 struct acme_challenges *acme_challenges_new(void)
 {
@@ -165,6 +172,8 @@ int acme_challenges_put_http01(struct acme_challenges *ch, const char *token,
 {
     if (token[0] == '\0' || strlen(keyauth) >= ACME_KEYAUTH_MAX)
         return -EINVAL;
+    if (ch->mirror.put_http01)
+        ch->mirror.put_http01(ch->mirror.arg, token, keyauth);
     return put_new(ch, token, keyauth, NULL, NULL);
 }
 
@@ -177,6 +186,8 @@ int acme_challenges_put_cert(struct acme_challenges *ch, const char *name,
         EVP_PKEY_free(pkey);
         return -EINVAL;
     }
+    if (ch->mirror.put_cert)
+        ch->mirror.put_cert(ch->mirror.arg, name, keyauth, cert, pkey);
     return put_new(ch, name, keyauth, cert, pkey);
 }
 
@@ -184,6 +195,8 @@ static void drop(struct acme_challenges *ch, const char *key, bool alpn)
 {
     struct entry *e;
 
+    if (ch->mirror.drop)
+        ch->mirror.drop(ch->mirror.arg, key, alpn);
     pthread_rwlock_wrlock(&ch->lock);
     e = find(ch, key, alpn);
     if (e) {

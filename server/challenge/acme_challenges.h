@@ -64,6 +64,24 @@ int acme_http01_lookup(struct acme_challenges *ch, const char *token, char *buf,
 int acme_tlsalpn01_lookup(struct acme_challenges *ch, const char *name,
                           X509 **cert, EVP_PKEY **key);
 
+/*
+ * struct acme_challenges_mirror - told of every change to a store, before
+ * it is made (the keeper passes them on to the serving process, which
+ * answers the CA: keeper.h). Each borrows what it is given. The TLS-ALPN-01
+ * one gets the certificate and key handed to the store.
+ */
+struct acme_challenges_mirror {
+    void (*put_http01)(void *arg, const char *token, const char *keyauth);
+    void (*put_cert)(void *arg, const char *name, const char *keyauth,
+                     X509 *cert, EVP_PKEY *pkey);
+    void (*drop)(void *arg, const char *key, int tlsalpn01);
+    void *arg;
+};
+
+/* Set @ch's mirror (copied), before any writer runs. */
+void acme_challenges_set_mirror(struct acme_challenges *ch,
+                                const struct acme_challenges_mirror *m);
+
 /* ---- the writer's side (the ACME thread; tests) ---- */
 
 /* Answer @token with @keyauth. 0, -EINVAL (bad token) or -ENOMEM. */

@@ -10,6 +10,10 @@
 #include "http/host.h"
 #include "process/acme_conf.h"
 #include "process/certs.h"
+#include "process/keeper.h"
+
+#include <openssl/crypto.h>
+#include <openssl/pem.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -20,21 +24,12 @@
 
 struct acme_serve {
     struct acme_conf ac;
-    struct acme *a;
+    struct acme *a;          /* the manager; NULL under a keeper */
     struct tls_store *store; /* NULL: no https:// listener */
+    int keeper_fd;           /* the keeper's: where the manager's work goes */
+    struct acme_challenges *own; /* the keeper's store, mirrored over */
+    time_t *not_after;           /* under a keeper: per certificate */
 };
-
-int acme_serve_check(const struct conf *c)
-{
-    if (c->acme.n && c->sandbox == CONF_SANDBOX_STRICT) {
-        fprintf(stderr, "beneath: --acme needs --sandbox on or off, not "
-                        "strict: its thread connects to the CA and writes "
-                        "--acme-dir, which the sandbox forbids (until "
-                        "privilege separation, docs/acme.md)\n");
-        return 1;
-    }
-    return 0;
-}
 
 /* "2026-12-05 07:37 UTC" */
 static void utc(time_t t, char *buf, size_t size)
@@ -104,6 +99,14 @@ static bool expiry(void *arg, size_t i, char *name, size_t size,
     struct acme_serve *as = arg;
     struct acme_status st;
 
+    if (!as->a) { /* under a keeper: what it handed over */
+        *more = i < as->ac.n_certs;
+        if (!*more || as->not_after[i] == 0)
+            return false;
+        snprintf(name, size, "%s", as->ac.certs[i].v[0]);
+        *seconds = (long long)(as->not_after[i] - time(NULL));
+        return true;
+    }
     *more = acme_status(as->a, i, time(NULL), &st) == 0;
     if (!*more || st.not_after == 0)
         return false;
@@ -113,7 +116,7 @@ static bool expiry(void *arg, size_t i, char *name, size_t size,
 }
 
 int acme_serve_open(const struct conf *c, struct tls_store *store,
-                    struct acme_challenges *ch, struct metrics *m,
+                    struct acme_challenges *ch, struct metrics *m, bool kept,
                     struct acme_serve **out)
 {
     struct acme_serve *as;
@@ -124,21 +127,24 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
     if (!c->acme.n)
         return 0;
     as = calloc(1, sizeof *as);
-    if (!as || acme_conf_build(c, &as->ac) != 0) {
+    if (!as || acme_conf_build(c, &as->ac) != 0 ||
+        !(as->not_after = calloc(as->ac.n_certs, sizeof *as->not_after))) {
+        if (as)
+            acme_conf_free(&as->ac);
         free(as);
         fprintf(stderr, "beneath: acme: out of memory\n");
         return -ENOMEM;
     }
+    as->keeper_fd = -1;
     as->store = store;
     as->ac.cfg.challenges = ch;
     as->ac.cfg.install = install;
     as->ac.cfg.log = log_line;
     as->ac.cfg.arg = as;
-    r = acme_open(&as->ac.cfg, &as->a, err, sizeof err);
+    r = kept ? 0 : acme_open(&as->ac.cfg, &as->a, err, sizeof err);
     if (r < 0) {
         fprintf(stderr, "beneath: %s\n", err);
-        acme_conf_free(&as->ac);
-        free(as);
+        acme_serve_close(as);
         return r;
     }
     if (store) {
@@ -164,8 +170,206 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
     return 0;
 }
 
+/* ---- under a keeper: the manager there, its work handed over ---- */
+
+/* Send a record the serving process applies, and wait until it has. */
+static void hand(struct acme_serve *as, int type, const char *const *f,
+                 size_t n)
+{
+    int seq = keeper_next_seq();
+    int r = keeper_send(as->keeper_fd, type, seq, f, n, -1);
+
+    if (r == 0)
+        r = keeper_acked(seq, 5000);
+    if (r)
+        fprintf(stderr,
+                "beneath: acme: the serving process did not take a "
+                "challenge: %s\n",
+                strerror(-r));
+}
+
+static void hand_http01(void *arg, const char *token, const char *keyauth)
+{
+    hand(arg, KEEPER_HTTP01, (const char *const[]){token, keyauth}, 2);
+}
+
+/* @x's PEM text, or NULL (out of memory); OPENSSL_free it. */
+static char *pem(X509 *x, EVP_PKEY *k)
+{
+    BIO *b = BIO_new(BIO_s_mem());
+    char *p = NULL, *out = NULL;
+    long len;
+
+    if (b && (x ? PEM_write_bio_X509(b, x)
+                : PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL)) &&
+        (len = BIO_get_mem_data(b, &p)) > 0 &&
+        (out = OPENSSL_malloc((size_t)len + 1))) {
+        memcpy(out, p, (size_t)len);
+        out[len] = '\0';
+    }
+    BIO_free(b);
+    return out;
+}
+
+static void hand_cert(void *arg, const char *name, const char *keyauth,
+                      X509 *cert, EVP_PKEY *pkey)
+{
+    char *c = pem(cert, NULL), *k = pem(NULL, pkey);
+
+    if (c && k)
+        hand(arg, KEEPER_TLSALPN01, (const char *const[]){name, keyauth, c, k},
+             4);
+    OPENSSL_free(c);
+    OPENSSL_clear_free(k, k ? strlen(k) : 0);
+}
+
+static void hand_drop(void *arg, const char *key, int tlsalpn01)
+{
+    hand(arg, tlsalpn01 ? KEEPER_TLSALPN01_DROP : KEEPER_HTTP01_DROP,
+         (const char *const[]){key}, 1);
+}
+
+/* The manager's certificates go over as they come (no wait: the first
+ * ones come before the keeper reads acknowledgements). */
+static void hand_install(void *arg, const struct acme_cert *cert)
+{
+    struct acme_serve *as = arg;
+    char index[24], until[24];
+
+    snprintf(index, sizeof index, "%zu", cert->index);
+    snprintf(until, sizeof until, "%lld", (long long)cert->not_after);
+    int r = keeper_send(as->keeper_fd, KEEPER_CERT, 0,
+                        (const char *const[]){index, cert->chain_pem,
+                                              cert->key_pem, until,
+                                              cert->stored ? "1" : "0"},
+                        5, -1);
+    if (r)
+        fprintf(stderr, "beneath: acme: %s: cannot hand it over: %s\n",
+                cert->id, strerror(-r));
+}
+
+int acme_serve_keep(const struct conf *c, int fd, struct acme_serve **out)
+{
+    struct acme_challenges_mirror mirror = {
+        .put_http01 = hand_http01,
+        .put_cert = hand_cert,
+        .drop = hand_drop,
+    };
+    struct acme_serve *as;
+    char err[512];
+    int r;
+
+    *out = NULL;
+    if (!c->acme.n)
+        return 0;
+    as = calloc(1, sizeof *as);
+    if (!as || acme_conf_build(c, &as->ac) != 0 ||
+        !(as->own = acme_challenges_new())) {
+        if (as)
+            acme_conf_free(&as->ac);
+        free(as);
+        fprintf(stderr, "beneath: acme: out of memory\n");
+        return -ENOMEM;
+    }
+    as->keeper_fd = fd;
+    mirror.arg = as;
+    acme_challenges_set_mirror(as->own, &mirror);
+    as->ac.cfg.challenges = as->own;
+    as->ac.cfg.install = hand_install;
+    as->ac.cfg.log = log_line;
+    as->ac.cfg.arg = as;
+    r = acme_open(&as->ac.cfg, &as->a, err, sizeof err);
+    if (r < 0) {
+        fprintf(stderr, "beneath: %s\n", err);
+        acme_serve_close(as);
+        return r;
+    }
+    *out = as;
+    return 0;
+}
+
+/* A certificate the keeper's manager handed over, into the store. */
+static void take_cert(struct acme_serve *as, const struct keeper_msg *m)
+{
+    const char *index = keeper_field(m, 0), *chain = keeper_field(m, 1),
+               *key = keeper_field(m, 2), *until = keeper_field(m, 3),
+               *stored = keeper_field(m, 4);
+    size_t i = index ? strtoul(index, NULL, 10) : SIZE_MAX;
+
+    if (!stored || i >= as->ac.n_certs)
+        return;
+    struct acme_cert cert = {
+        .id = as->ac.certs[i].v[0],
+        .index = i,
+        .names = &as->ac.certs[i],
+        .chain_pem = chain,
+        .chain_len = strlen(chain),
+        .key_pem = key,
+        .key_len = strlen(key),
+        .not_after = (time_t)strtoll(until, NULL, 10),
+        .stored = stored[0] == '1',
+    };
+    as->not_after[i] = cert.not_after;
+    install(as, &cert);
+}
+
+/* A TLS-ALPN-01 certificate and key handed over, into @ch. */
+static void take_tlsalpn01(struct acme_challenges *ch,
+                           const struct keeper_msg *m)
+{
+    const char *name = keeper_field(m, 0), *keyauth = keeper_field(m, 1),
+               *c = keeper_field(m, 2), *k = keeper_field(m, 3);
+    BIO *bc = k ? BIO_new_mem_buf(c, -1) : NULL;
+    BIO *bk = bc ? BIO_new_mem_buf(k, -1) : NULL;
+    X509 *x = bk ? PEM_read_bio_X509(bc, NULL, NULL, NULL) : NULL;
+    EVP_PKEY *p = x ? PEM_read_bio_PrivateKey(bk, NULL, NULL, NULL) : NULL;
+
+    BIO_free(bc);
+    BIO_free(bk);
+    if (!p) {
+        X509_free(x);
+        fprintf(stderr, "beneath: acme: a tls-alpn-01 certificate from the "
+                        "keeper did not parse\n");
+        return;
+    }
+    if (acme_challenges_put_cert(ch, name, keyauth, x, p) != 0)
+        fprintf(stderr, "beneath: acme: %s: the tls-alpn-01 certificate "
+                        "was not kept\n", name);
+}
+
+bool acme_serve_take(struct acme_serve *as, struct acme_challenges *ch,
+                     const struct keeper_msg *m)
+{
+    const char *f0 = keeper_field(m, 0), *f1 = keeper_field(m, 1);
+
+    if (!as || !ch || !f0)
+        return false;
+    switch (m->type) {
+    case KEEPER_CERT:
+        take_cert(as, m);
+        return true;
+    case KEEPER_HTTP01:
+        if (f1 && acme_challenges_put_http01(ch, f0, f1) != 0)
+            fprintf(stderr, "beneath: acme: token %s was not kept\n", f0);
+        return true;
+    case KEEPER_HTTP01_DROP:
+        acme_challenges_drop_http01(ch, f0);
+        return true;
+    case KEEPER_TLSALPN01:
+        take_tlsalpn01(ch, m);
+        return true;
+    case KEEPER_TLSALPN01_DROP:
+        acme_challenges_drop_tlsalpn01(ch, f0);
+        return true;
+    default:
+        return false;
+    }
+}
+
 int acme_serve_start(struct acme_serve *as)
 {
+    if (as && !as->a) /* under a keeper: the manager runs there */
+        return 0;
     int r = as ? acme_start(as->a) : 0;
 
     if (r < 0)
@@ -187,7 +391,9 @@ void acme_serve_close(struct acme_serve *as)
 {
     if (!as)
         return;
-    acme_close(as->a);
+    acme_close(as->a); /* its thread writes into as->own */
+    acme_challenges_free(as->own);
     acme_conf_free(&as->ac);
+    free(as->not_after);
     free(as);
 }

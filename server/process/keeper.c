@@ -9,6 +9,8 @@
 #include "process/notify.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,18 +21,16 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
-/* A record: its head, then the payload (a path), an fd beside it. */
+/* A record: its head, then the payload, an fd beside it. */
 struct head {
-    uint32_t type;
+    int32_t type;
     int32_t val;
 };
-
-/* The longest record: a head and a path. */
-#define RECORD_MAX (sizeof(struct head) + 4096)
 
 int keeper_split(pid_t *child, int *fd)
 {
@@ -52,22 +52,34 @@ int keeper_split(pid_t *child, int *fd)
     return 0;
 }
 
-/* Send one record; 0 or -errno. @passed: an fd to pass, or -1. */
-static int send_record(int fd, uint32_t type, int32_t val, const char *text,
-                       int passed)
+int keeper_send(int fd, int type, int val, const char *const *fields,
+                size_t n, int passed)
 {
     struct head h = {.type = type, .val = val};
-    struct iovec iov[2] = {
-        {.iov_base = &h, .iov_len = sizeof h},
-        {.iov_base = (void *)(uintptr_t)(text ? text : ""),
-         .iov_len = text ? strlen(text) : 0},
-    };
+    struct iovec iov[1 + 2 * 8];
+    size_t niov = 0, len = 0;
     union {
         struct cmsghdr align;
         char buf[CMSG_SPACE(sizeof(int))];
     } u;
-    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+    struct msghdr msg = {.msg_iov = iov};
 
+    if (n > 8)
+        return -EINVAL;
+    iov[niov++] = (struct iovec){.iov_base = &h, .iov_len = sizeof h};
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(fields[i]);
+
+        iov[niov++] = (struct iovec){
+            .iov_base = (void *)(uintptr_t)fields[i], .iov_len = l};
+        if (i + 1 < n)
+            iov[niov++] = (struct iovec){.iov_base = (void *)(uintptr_t)"",
+                                         .iov_len = 1};
+        len += l + 1;
+    }
+    if (len > KEEPER_PAYLOAD_MAX)
+        return -EMSGSIZE;
+    msg.msg_iovlen = niov;
     if (passed >= 0) {
         memset(&u, 0, sizeof u);
         msg.msg_control = u.buf;
@@ -86,50 +98,119 @@ static int send_record(int fd, uint32_t type, int32_t val, const char *text,
 
 void keeper_tell(int fd, enum keeper_record type)
 {
-    (void)send_record(fd, (uint32_t)type, 0, NULL, -1);
+    (void)keeper_send(fd, type, 0, NULL, 0, -1);
 }
 
-int keeper_recv(int fd, struct handed_set *files)
+const char *keeper_field(const struct keeper_msg *m, size_t i)
 {
-    char buf[RECORD_MAX + 1];
+    const char *p = m->data, *end = m->data + m->len;
+
+    for (; p && i > 0; i--) {
+        p = memchr(p, '\0', (size_t)(end - p));
+        p = p && p < end ? p + 1 : NULL;
+    }
+    return p && p <= end ? p : NULL;
+}
+
+void keeper_msg_release(struct keeper_msg *m)
+{
+    if (m->fd >= 0)
+        close(m->fd);
+    if (m->data)
+        OPENSSL_cleanse(m->data, m->len); /* may hold a key */
+    free(m->data);
+    *m = (struct keeper_msg){.fd = -1};
+}
+
+int keeper_recv(int fd, struct keeper_msg *m)
+{
+    const size_t cap = sizeof(struct head) + KEEPER_PAYLOAD_MAX;
+    char *buf = malloc(cap + 1);
     union {
         struct cmsghdr align;
         char buf[CMSG_SPACE(sizeof(int))];
     } u;
-    struct iovec iov = {.iov_base = buf, .iov_len = RECORD_MAX};
+    struct iovec iov = {.iov_base = buf, .iov_len = cap};
     struct msghdr msg = {.msg_iov = &iov,
                          .msg_iovlen = 1,
                          .msg_control = u.buf,
                          .msg_controllen = sizeof u.buf};
     struct head h;
-    int passed = -1;
     ssize_t n;
 
+    *m = (struct keeper_msg){.fd = -1};
+    if (!buf)
+        return -ENOMEM;
     do
         n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
-    if (n <= 0)
-        return n == 0 ? 0 : -errno;
+    if (n <= 0) {
+        int err = n == 0 ? 0 : -errno;
+        free(buf);
+        return err;
+    }
     for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm;
          cm = CMSG_NXTHDR(&msg, cm))
         if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
             cm->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(&passed, CMSG_DATA(cm), sizeof passed);
+            memcpy(&m->fd, CMSG_DATA(cm), sizeof m->fd);
     if ((size_t)n < sizeof h || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
-        if (passed >= 0)
-            close(passed);
+        OPENSSL_cleanse(buf, cap);
+        free(buf);
+        keeper_msg_release(m);
         return -EPROTO;
     }
     memcpy(&h, buf, sizeof h);
-    buf[n] = '\0';
-    if (h.type != KEEPER_FILE) {
-        if (passed >= 0)
-            close(passed);
-        return (int)h.type;
+    m->type = h.type;
+    m->val = h.val;
+    m->len = (size_t)n - sizeof h;
+    memmove(buf, buf + sizeof h, m->len);
+    buf[m->len] = '\0';
+    m->data = buf;
+    return 1;
+}
+
+/* ---- acknowledgements (the ACME thread waits for them) ---- */
+
+static pthread_mutex_t ack_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ack_cond = PTHREAD_COND_INITIALIZER;
+static int ack_last, seq_last; /* under ack_lock */
+
+int keeper_next_seq(void)
+{
+    pthread_mutex_lock(&ack_lock);
+    int seq = ++seq_last;
+    pthread_mutex_unlock(&ack_lock);
+    return seq;
+}
+
+static void acked(int seq)
+{
+    pthread_mutex_lock(&ack_lock);
+    if (seq > ack_last)
+        ack_last = seq;
+    pthread_cond_broadcast(&ack_cond);
+    pthread_mutex_unlock(&ack_lock);
+}
+
+int keeper_acked(int seq, int ms)
+{
+    struct timespec until;
+    int r = 0;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
     }
-    int err = handed_add(files, buf + sizeof h,
-                         passed >= 0 ? passed : h.val < 0 ? h.val : -EPROTO);
-    return err ? err : KEEPER_FILE;
+    pthread_mutex_lock(&ack_lock);
+    while (ack_last < seq && r == 0)
+        r = pthread_cond_timedwait(&ack_cond, &ack_lock, &until);
+    r = ack_last >= seq ? 0 : -ETIMEDOUT;
+    pthread_mutex_unlock(&ack_lock);
+    return r;
 }
 
 /* ---- the keeper ---- */
@@ -149,7 +230,7 @@ static void hand_one(const char *what, const char *path, void *arg)
     int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
     (void)what;
-    (void)send_record(k->fd, KEEPER_FILE, f < 0 ? -errno : 0, path, f);
+    (void)keeper_send(k->fd, KEEPER_FILE, f < 0 ? -errno : 0, &path, 1, f);
     if (f >= 0)
         close(f);
 }
@@ -169,7 +250,7 @@ static void hand_over(const struct keeper *k)
         conf_reread_files(&c, hand_one, (void *)(uintptr_t)k);
     conf_diag_free(&d);
     conf_free(&c);
-    (void)send_record(k->fd, KEEPER_RELOAD, 0, NULL, -1);
+    keeper_tell(k->fd, KEEPER_RELOAD);
 }
 
 /* The serving process's end: its exit status for the keeper's. */
@@ -192,13 +273,15 @@ static int reap(pid_t child)
 /* A record from the serving process; false when it is gone. */
 static bool heard(const struct keeper *k)
 {
-    struct handed_set none = {.n = 0};
-    int r = keeper_recv(k->fd, &none);
+    struct keeper_msg m;
+    int r = keeper_recv(k->fd, &m);
 
-    handed_clear(&none); /* the serving process hands nothing */
-    if (r == KEEPER_READY)
+    if (r > 0 && m.type == KEEPER_READY)
         notify_ready();
-    return r > 0;
+    else if (r > 0 && m.type == KEEPER_ACK)
+        acked(m.val);
+    keeper_msg_release(&m); /* the serving process hands nothing over */
+    return r > 0 || r == -ENOMEM;
 }
 
 int keeper_run(int fd, pid_t child, int argc, char **argv)

@@ -38,7 +38,40 @@ enum keeper_record {
     KEEPER_FILE = 1, /* keeper -> serving: a path, its fd or -errno */
     KEEPER_RELOAD,   /* keeper -> serving: the files are all there */
     KEEPER_READY,    /* serving -> keeper: serving (again) */
+    /* --acme (acme_serve.h): keeper -> serving, each answered KEEPER_ACK
+     * with its val (a sequence number) once applied */
+    KEEPER_CERT,         /* a certificate to serve */
+    KEEPER_HTTP01,       /* an HTTP-01 token and its key authorization */
+    KEEPER_HTTP01_DROP,  /* a token done with */
+    KEEPER_TLSALPN01,    /* a TLS-ALPN-01 name, key authorization, PEMs */
+    KEEPER_TLSALPN01_DROP,
+    KEEPER_ACK, /* serving -> keeper */
 };
+
+/* One record: its payload is NUL-separated text fields. */
+struct keeper_msg {
+    int type;
+    int val;
+    char *data; /* NUL-terminated after @len; fields split by NULs */
+    size_t len;
+    int fd; /* passed beside it, or -1 */
+};
+
+/* The largest payload (a certificate chain and its key fit). */
+#define KEEPER_PAYLOAD_MAX (64 * 1024)
+
+/*
+ * keeper_send - one record of @type with @val, the @n text fields @fields
+ * joined by NULs, and @passed (an fd, or -1) beside it. Any thread.
+ * Returns 0 or -errno (-EMSGSIZE past KEEPER_PAYLOAD_MAX).
+ */
+int keeper_send(int fd, int type, int val, const char *const *fields,
+                size_t n, int passed);
+
+/*
+ * keeper_field - the @i-th NUL-separated field of @m's payload, or NULL.
+ */
+const char *keeper_field(const struct keeper_msg *m, size_t i);
 
 /*
  * keeper_split - fork into the keeper (the caller, *@child the serving
@@ -56,13 +89,23 @@ int keeper_split(pid_t *child, int *fd);
  */
 int keeper_run(int fd, pid_t child, int argc, char **argv);
 
+/*
+ * keeper_acked - wait (the ACME thread, at most @ms) until the serving
+ * process has acknowledged record @seq. keeper_next_seq gives numbers.
+ * Returns 0 or -ETIMEDOUT.
+ */
+int keeper_acked(int seq, int ms);
+int keeper_next_seq(void);
+
 /* ---- the serving process's side ---- */
 
 /*
- * keeper_recv - read one record from the keeper: a file goes into @files.
- * Returns its enum keeper_record, 0 when the keeper is gone, or -errno.
+ * keeper_recv - read one record into @m (release it with
+ * keeper_msg_release). Returns 1, 0 when the other side is gone, or
+ * -errno (-EPROTO: a malformed record).
  */
-int keeper_recv(int fd, struct handed_set *files);
+int keeper_recv(int fd, struct keeper_msg *m);
+void keeper_msg_release(struct keeper_msg *m);
 
 /* keeper_tell - send @type (KEEPER_READY) to the keeper. */
 void keeper_tell(int fd, enum keeper_record type);

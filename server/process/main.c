@@ -550,7 +550,7 @@ static int phase_check(struct server *s)
     if (err == -ENOMEM)
         return -ENOMEM;
     errors += err;
-    errors += check_outputs(s) + acme_serve_check(&s->c);
+    errors += check_outputs(s);
     if (!check && s->c.acme.n && !(s->acme_ch = acme_challenges_new()))
         return -ENOMEM;
     /* The log file is created last, once everything else can run. */
@@ -604,24 +604,10 @@ static int phase_acme(struct server *s)
     bool shown = c->metrics || c->metrics_listen;
 
     return acme_serve_open(c, certs_store(), s->acme_ch,
-                           shown ? &s->metrics : NULL, &s->acme) == 0
+                           shown ? &s->metrics : NULL, s->keeper != 0,
+                           &s->acme) == 0
                ? 0
                : -1;
-}
-
-/*
- * With --acme the sandbox is not raised: the manager is a thread of this
- * process and must connect to the CA and write --acme-dir, which both
- * walls forbid (acme_serve.h). Said on the sandbox's start-up line.
- */
-static int acme_sandbox_off(void)
-{
-    fprintf(stderr,
-            "beneath: sandbox: off for --acme (--sandbox on not applied): "
-            "its thread connects to the CA and writes --acme-dir, which "
-            "Landlock and seccomp forbid; until privilege separation "
-            "(docs/acme.md)\n");
-    return 0;
 }
 
 /* Phase 4: the daemons start; the listening sockets pass to them. */
@@ -690,17 +676,26 @@ static void reload(struct server *s)
  */
 static bool keeper_record(struct server *s, struct handed_set *files)
 {
-    int r = keeper_recv(s->keeper_fd, files);
+    struct keeper_msg m;
+    int r = keeper_recv(s->keeper_fd, &m);
 
-    if (r == KEEPER_RELOAD) {
-        handed_begin(files);
-        reload(s);
-        handed_end(); /* the keeper's descriptors are closed here */
-    } else if (r <= 0 && r != -EAGAIN && r != -ENOSPC && r != -ENOMEM) {
+    if (r <= 0 && r != -ENOMEM) {
         fprintf(stderr, "beneath: the keeper (pid %ld) is gone: stopping\n",
                 (long)s->keeper);
         return false;
     }
+    if (r > 0 && m.type == KEEPER_FILE) {
+        (void)handed_add(files, m.data, m.fd >= 0 ? m.fd : m.val);
+        m.fd = -1; /* the set owns it */
+    } else if (r > 0 && m.type == KEEPER_RELOAD) {
+        handed_begin(files);
+        reload(s);
+        handed_end(); /* the keeper's descriptors are closed here */
+    } else if (r > 0 && acme_serve_take(s->acme, s->acme_ch, &m) &&
+               m.val > 0) {
+        (void)keeper_send(s->keeper_fd, KEEPER_ACK, m.val, NULL, 0, -1);
+    }
+    keeper_msg_release(&m);
     return true;
 }
 
@@ -816,7 +811,7 @@ static pid_t phase_split(struct server *s)
     int fd, err;
 
     block_signals(&set);
-    if (c->sandbox == CONF_SANDBOX_OFF || c->acme.n)
+    if (c->sandbox == CONF_SANDBOX_OFF)
         return 0;
     err = keeper_split(&child, &fd);
     if (err) {
@@ -841,25 +836,27 @@ static pid_t phase_split(struct server *s)
  */
 static int keeper_main(struct server *s, pid_t child, int argc, char *argv[])
 {
-    char *user = s->boot->c.user ? strdup(s->boot->c.user) : NULL;
-    bool lost = s->boot->c.user && !user;
-    int fd = s->keeper_fd;
+    const char *user = s->boot->c.user;
+    struct acme_serve *acme = NULL;
+    int fd = s->keeper_fd, status = 1;
 
     for (size_t i = 0; i < s->ls.n; i++) {
         free(s->ls.v[i].unix_path);
         s->ls.v[i].unix_path = NULL;
     }
     s->keeper_fd = -1;
+    /* --acme: the manager writes --acme-dir as the serving user */
+    bool ok = (!user || drop_privileges(s->uid, s->gid, user) == 0) &&
+              acme_serve_keep(&s->boot->c, fd, &acme) == 0;
     server_close(s);
-    if (lost || (user && drop_privileges(s->uid, s->gid, user) != 0) ||
-        sandbox_keeper(child) != 0) {
-        free(user);
+    if (ok && sandbox_keeper(child) == 0 && acme_serve_start(acme) == 0) {
+        status = keeper_run(fd, child, argc, argv);
+    } else {
         kill(child, SIGTERM);
         (void)keeper_run(fd, child, argc, argv);
-        return 1;
     }
-    free(user);
-    return keeper_run(fd, child, argc, argv);
+    acme_serve_close(acme);
+    return status;
 }
 
 int main(int argc, char *argv[])
@@ -892,9 +889,7 @@ int main(int argc, char *argv[])
     if (child > 0)
         return keeper_main(&s, child, argc, argv);
     if (child == 0 && phase_lockdown(&s) == 0 && phase_acme(&s) == 0 &&
-        (s.acme && s.boot->c.sandbox != CONF_SANDBOX_OFF
-             ? acme_sandbox_off()
-             : sandbox_apply(&s.boot->c, &s.ls, s.keeper)) == 0 &&
+        sandbox_apply(&s.boot->c, &s.ls, s.keeper) == 0 &&
         phase_serve(&s, &dc) == 0 && acme_serve_start(s.acme) == 0)
         status = phase_loop(&s, argc, argv);
 out:

@@ -196,7 +196,14 @@ int server_stop(struct server *s, int ms);
 void server_stop_clean(struct server *s);
 /* Human-readable wait status, harness-owned. */
 char *wstatus_str(int wstatus);
-/* Number of open fds of the server (/proc/PID/fd), -1 if unknown. */
+/*
+ * The process that serves: with the sandbox on, the server started is the
+ * keeper and serves through its one child (server/process/keeper.h); with
+ * --sandbox off, the server itself.
+ */
+pid_t server_serving_pid(const struct server *s);
+
+/* Number of open fds of the serving process (/proc/PID/fd), -1 if unknown. */
 int server_fd_count(const struct server *s);
 /* The count once it has not changed for 10 readings 20 ms apart (closed
  * connections gone), bounded at 4 s. */

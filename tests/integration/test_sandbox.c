@@ -48,7 +48,8 @@ static char *line_with(const char *text, const char *needle)
 /* "Key:\tvalue" of /proc/PID/status, harness-owned, or NULL. */
 static char *proc_status(const struct server *s, const char *key)
 {
-    char *st = tree_read(hfmt("/proc/%d/status", (int)s->pid), NULL);
+    char *st = tree_read(
+        hfmt("/proc/%d/status", (int)server_serving_pid(s)), NULL);
     char *l = st ? line_with(st, hfmt("%s:", key)) : NULL;
     if (!l)
         return NULL;
@@ -724,7 +725,7 @@ START_TEST(emulated_cache_under_sandbox)
     EXPECT(r->status == 200 && strcmp(r->body, "TWO\n") == 0,
            "after the move: %d %s", r->status, r->body);
     /* the cache's fds: mountinfo was readable (else no cache fds at all) */
-    char *fds = hfmt("/proc/%d/fd", (int)s->pid);
+    char *fds = hfmt("/proc/%d/fd", (int)server_serving_pid(s));
     int mountinfo = 0;
     for (int fd = 0; fd < 256; fd++) {
         char buf[256];

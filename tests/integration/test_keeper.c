@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_keeper.c - privilege separation (server/process/keeper.h), from
+ * outside: the real binary (and beneath_faults, the same server with the
+ * sandbox's fault hook) with the deliberately unconfined --resolver lexical.
+ *
+ * Symlinks planted in the root point at the TLS key, the htpasswd file and
+ * the configuration file. Without the sandbox they are served (the control:
+ * the planted links work); with it, the serving process has no read right
+ * on them and answers 403, while the keeper still hands them over on SIGHUP
+ * (a user added to the htpasswd file logs in, the certificate is
+ * reloaded). The fault hook, run in the serving process after its walls,
+ * cannot open them nor connect out. One PID: signals go to the keeper;
+ * either process dying ends the other.
+ */
+#include "harness.h"
+#include "tls_fixture.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The secrets, outside the root, and a root with links to them. */
+struct secrets {
+    char *dir, *key, *cert, *htpasswd, *conf, *www;
+};
+
+/* "alice:one" and "bob:two", Basic. */
+#define ALICE "YWxpY2U6b25l"
+#define BOB "Ym9iOnR3bw=="
+
+static void htpasswd(const char *file, const char *user, const char *pw,
+                     bool create)
+{
+    char *cmd = hfmt("htpasswd %s -C 5 '%s' '%s' '%s' 2>/dev/null",
+                     create ? "-cbB" : "-bB", file, user, pw);
+    EXPECT(system(cmd) == 0,
+           "htpasswd (apache2-utils) failed: install it with "
+           "scripts/deps.sh test");
+}
+
+static struct secrets make_secrets(void)
+{
+    struct secrets s = {.dir = tree_new(), .www = tree_new()};
+    EVP_PKEY *k = tls_fixture_key();
+    X509 *c = tls_fixture_cert("localhost", k, NULL, NULL, time(NULL),
+                               -TLS_FIXTURE_DAY, 30 * TLS_FIXTURE_DAY, false,
+                               "DNS:localhost,IP:127.0.0.1");
+
+    s.key = tree_path(s.dir, "key.pem");
+    s.cert = tree_path(s.dir, "cert.pem");
+    s.htpasswd = tree_path(s.dir, "htpasswd");
+    s.conf = tree_path(s.dir, "beneath.conf");
+    tls_fixture_write_key(s.key, k, NULL);
+    tls_fixture_write_certs(s.cert, &c, 1);
+    X509_free(c);
+    EVP_PKEY_free(k);
+    htpasswd(s.htpasswd, "alice", "one", true);
+    tree_write_str(s.dir, "beneath.conf",
+                   hfmt("# planted-config-marker\nauth = /private/**=%s\n",
+                        s.htpasswd));
+    tree_write_str(s.www, "index.html", "hello\n");
+    tree_mkdir(s.www, "private");
+    tree_write_str(s.www, "private/s.txt", "in private\n");
+    tree_symlink(s.www, s.key, "key.txt");
+    tree_symlink(s.www, s.htpasswd, "ht.txt");
+    tree_symlink(s.www, s.conf, "conf.txt");
+    return s;
+}
+
+static bool landlock(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1);
+    return abi > 0;
+}
+
+/* Start beneath (or beneath_faults with @hook) over @s, lexical. */
+static struct server *start(const struct secrets *s, const char *sandbox,
+                            const char *hook)
+{
+    if (hook) {
+        const char *b = getenv("BENEATH_FAULTS_BIN");
+        ck_assert_msg(b && *b, "BENEATH_FAULTS_BIN is not set");
+        setenv("BENEATH_BIN", b, 1);
+    }
+    struct server_opts o = {
+        .root = s->www,
+        .no_resolver = true,
+        .args =
+            (const char *[]){"--resolver", "lexical", "--sandbox", sandbox,
+                             "--config", s->conf, "--listen",
+                             "https://127.0.0.1:0", "--tls-cert", s->cert,
+                             "--tls-key", s->key, NULL},
+        .env = hook ? (const char *[]){hfmt("SANDBOX_FAULT_HOOK=%s", hook),
+                                       NULL}
+                    : NULL,
+    };
+    return server_start_opts(&o);
+}
+
+static struct http_response *get_as(const struct server *srv, const char *path,
+                                    const char *basic)
+{
+    return raw_request(srv->port,
+                       hfmt("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Authorization: Basic %s\r\n\r\n",
+                            path, basic),
+                       5000);
+}
+
+START_TEST(planted_links_served_without_sandbox)
+{
+    /* The control: the links reach the files, so the test below would fail
+     * if the sandbox let them through. */
+    struct secrets s = make_secrets();
+    struct server *srv = start(&s, "off", NULL);
+
+    EXPECT(server_serving_pid(srv) == srv->pid,
+           "--sandbox off: a child process serves");
+    struct http_response *r = raw_get(srv->port, "/key.txt");
+    EXPECT(r->status == 200 && strstr(r->body, "PRIVATE KEY"),
+           "GET /key.txt without the sandbox: %d", r->status);
+    r = raw_get(srv->port, "/ht.txt");
+    EXPECT(r->status == 200 && strstr(r->body, "alice:$2y$"),
+           "GET /ht.txt without the sandbox: %d", r->status);
+    r = raw_get(srv->port, "/conf.txt");
+    EXPECT(r->status == 200 && strstr(r->body, "planted-config-marker"),
+           "GET /conf.txt without the sandbox: %d", r->status);
+    server_stop_clean(srv);
+}
+END_TEST
+
+START_TEST(planted_links_refused_strict)
+{
+    if (!landlock()) {
+        fprintf(stderr, "SKIP planted_links_refused_strict: no Landlock\n");
+        return;
+    }
+    struct secrets s = make_secrets();
+    harness_forbid("PRIVATE KEY");
+    harness_forbid("alice:$2y$");
+    harness_forbid("planted-config-marker");
+    struct server *srv = start(&s, "strict", NULL);
+    pid_t serving = server_serving_pid(srv);
+    char *err = server_stderr(srv);
+
+    EXPECT(serving != srv->pid, "no serving process beside the keeper");
+    EXPECT(strstr(err, hfmt("beneath: keeper: pid %d ", (int)srv->pid)),
+           "no keeper line:\n%s", err);
+    EXPECT(strstr(err, hfmt("no read right on the configuration, keys and "
+                            "htpasswd files (the keeper, pid %d,",
+                            (int)srv->pid)),
+           "the sandbox line does not say the files are the keeper's:\n%s",
+           err);
+    const char *links[] = {"/key.txt", "/ht.txt", "/conf.txt"};
+    for (size_t i = 0; i < 3; i++)
+        expect_get(srv, links[i], 403, NULL);
+    expect_get_body(srv, "/index.html", "hello\n", NULL);
+    expect_get(srv, "/private/s.txt", 401, "no credentials");
+    EXPECT(get_as(srv, "/private/s.txt", ALICE)->status == 200,
+           "alice, from the htpasswd file read at start-up");
+    EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 401,
+           "bob before he is added");
+
+    /* SIGHUP to the keeper: it hands the files over again */
+    int fds = server_fd_count(srv);
+    htpasswd(s.htpasswd, "bob", "two", false);
+    server_signal(srv, SIGHUP);
+    long long until = now_ms() + 5000;
+    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
+           now_ms() < until)
+        sleep_ms(20);
+    EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 200,
+           "bob after SIGHUP:\n%s", server_stderr(srv));
+    err = server_stderr(srv);
+    EXPECT(strstr(err, "SIGHUP: tls: certificate ") &&
+               strstr(err, "SIGHUP: auth: "),
+           "the reload did not read the key and htpasswd again:\n%s", err);
+    for (size_t i = 0; i < 3; i++)
+        expect_get(srv, links[i], 403, "after SIGHUP");
+    EXPECT(server_fd_count(srv) == fds,
+           "the serving process holds %d fds after SIGHUP, %d before",
+           server_fd_count(srv), fds);
+    server_stop_clean(srv);
+    /* the refusals are the kernel's */
+    EXPECT(strstr(server_stdout(srv), "errno=EACCES"),
+           "no EACCES in the access log:\n%s", server_stdout(srv));
+}
+END_TEST
+
+START_TEST(fault_hook_cannot_reach)
+{
+    if (!landlock()) {
+        fprintf(stderr, "SKIP fault_hook_cannot_reach: no Landlock\n");
+        return;
+    }
+    struct secrets s = make_secrets();
+    char *hook = hfmt("read:%s read:%s read:%s read:%s connect:127.0.0.1:1",
+                      s.key, s.htpasswd, s.conf, s.cert);
+    struct server *srv = start(&s, "on", hook);
+    char *err = server_stderr(srv);
+    const char *files[] = {s.key, s.htpasswd, s.conf, s.cert};
+    for (size_t i = 0; i < 4; i++)
+        EXPECT(strstr(err, hfmt("fault-hook: read %s: refused: EACCES",
+                                files[i])),
+               "the serving process read %s:\n%s", files[i], err);
+    EXPECT(strstr(err, "fault-hook: connect 127.0.0.1:1: refused: "),
+           "the serving process connected out:\n%s", err);
+    expect_get_body(srv, "/index.html", "hello\n", "served after the tries");
+    server_stop_clean(srv);
+}
+END_TEST
+
+/* Wait up to @ms for @pid to be gone (or a zombie nobody reaps yet). */
+static bool gone(pid_t pid, int ms)
+{
+    long long until = now_ms() + ms;
+    for (;;) {
+        char *st = tree_read(hfmt("/proc/%d/stat", (int)pid), NULL);
+        char *p = st ? strrchr(st, ')') : NULL;
+        if (!p || p[2] == 'Z' || p[2] == 'X')
+            return true;
+        if (now_ms() >= until)
+            return false;
+        sleep_ms(20);
+    }
+}
+
+START_TEST(one_pid_to_signal)
+{
+    struct secrets s = make_secrets();
+
+    /* a signal to both (pkill, ^C to the group) acts once: a clean stop */
+    struct server *srv = start(&s, "on", NULL);
+    pid_t serving = server_serving_pid(srv);
+    EXPECT(serving != srv->pid, "no serving process beside the keeper");
+    kill(serving, SIGHUP);
+    char *e = NULL;
+    long long until = now_ms() + 5000;
+    while (!strstr(e = server_stderr(srv), "ignored by the serving process") &&
+           now_ms() < until)
+        sleep_ms(20);
+    EXPECT(strstr(e, hfmt("signal the keeper, pid %d", (int)srv->pid)),
+           "a SIGHUP to the serving process is not pointed at the keeper:\n%s",
+           e);
+    kill(serving, SIGTERM);
+    server_signal(srv, SIGTERM);
+    EXPECT(server_wait(srv, 20000) && WIFEXITED(srv->wstatus) &&
+               WEXITSTATUS(srv->wstatus) == 0,
+           "SIGTERM to both: %s", wstatus_str(srv->wstatus));
+    EXPECT(gone(serving, 5000), "the serving process outlived its keeper");
+
+    /* the serving process killed: the keeper says so and exits 1 */
+    srv = start(&s, "on", NULL);
+    serving = server_serving_pid(srv);
+    kill(serving, SIGKILL);
+    EXPECT(server_wait(srv, 10000) && WIFEXITED(srv->wstatus) &&
+               WEXITSTATUS(srv->wstatus) == 1,
+           "keeper after its serving process was killed: %s",
+           wstatus_str(srv->wstatus));
+    EXPECT(strstr(server_stderr(srv), "was killed by signal 9"),
+           "the keeper did not say why it stops:\n%s", server_stderr(srv));
+
+    /* the keeper killed: no orphan serves on with stale keys */
+    srv = start(&s, "on", NULL);
+    serving = server_serving_pid(srv);
+    unsigned port = srv->port;
+    kill(srv->pid, SIGKILL);
+    EXPECT(gone(serving, 10000), "the serving process outlived its keeper");
+    EXPECT(strstr(server_stderr(srv), "is gone: stopping"),
+           "the serving process did not say why it stops:\n%s",
+           server_stderr(srv));
+    struct raw_conn *c = raw_connect(port);
+    EXPECT(c == NULL, "port %u still accepts after both ended", port);
+    if (c)
+        raw_close(c);
+}
+END_TEST
+
+const struct check_main check_main = {
+    .suite = "e2e_keeper",
+    .fixture = HARNESS_FIXTURE(60),
+    .tcases = {{"keeper",
+                .tests = {&planted_links_served_without_sandbox,
+                          &planted_links_refused_strict,
+                          &fault_hook_cannot_reach, &one_pid_to_signal}}}};
