@@ -4,9 +4,12 @@
  * a real Pebble on 127.0.0.1 (tests/acme/pebble.h): HTTP-01 answered by
  * respond() ahead of an --auth rule over the whole site, TLS-ALPN-01 by
  * the TLS front's challenge hook; openssl s_client -servername then
- * verifies the served chain against Pebble's root. Also: before the first
- * certificate a handshake for the name fails cleanly while plain HTTP
- * serves, and a restart serves the stored certificate with Pebble gone.
+ * verifies the served chain against Pebble's root. The manager runs in the
+ * keeper (server/process/keeper.h) while the serving process stays under
+ * --sandbox strict (or on); with --sandbox off it is a thread of the one
+ * process. Also: before the first certificate a handshake for the name
+ * fails cleanly while plain HTTP serves, and a restart serves the stored
+ * certificate with Pebble gone (one process, --sandbox off).
  */
 #include "check_main.h"
 #include "fixture.h"
@@ -70,12 +73,14 @@ START_TEST(http01_real_server)
     struct agent_proc b;
     const char *args[] = {
         "--acme",  "a.test,b.test", "--acme-challenge", "http-01",   "--auth",
-        auth_rule, "--metrics",     "/metrics",         "--sandbox", "off",
+        auth_rule, "--metrics",     "/metrics",         "--sandbox", "strict",
         NULL};
     char url[128], body[16384];
 
     pebble_start(&pb, NULL);
     beneath_start(&pb, &b, "http01", args);
+    EXPECT_LINE(&b, "beneath: keeper: pid", 10);
+    EXPECT_LINE(&b, "sandbox: landlock", 10);
     EXPECT_LINE(&b, "acme: a.test: certificate issued", ISSUE);
     ck_assert_msg(tls_verifies(&pb, pb.root, "a.test"), "%s", agent_output(&b));
     ck_assert(tls_verifies(&pb, pb.root, "b.test"));
@@ -93,8 +98,10 @@ START_TEST(http01_real_server)
                   "%s", body);
     ck_assert_int_eq(agent_stop(&b), 0);
 
-    /* a restart serves the stored certificate without the CA */
+    /* a restart serves the stored certificate without the CA (one
+     * process: the manager a thread of the server) */
     pebble_stop(&pb);
+    args[9] = "off";
     beneath_start(&pb, &b, "restart", args);
     EXPECT_LINE(&b, "acme: a.test: certificate from --acme-dir", 10);
     EXPECT_LINE(&b, "listening on", 10);
@@ -111,7 +118,8 @@ START_TEST(tlsalpn01_real_server)
 
     pebble_start(&pb, NULL);
     beneath_start(&pb, &b, "tlsalpn01", args);
-    EXPECT_LINE(&b, "sandbox: off for --acme", 10);
+    EXPECT_LINE(&b, "beneath: keeper: pid", 10);
+    EXPECT_LINE(&b, "sandbox: landlock", 10);
     EXPECT_LINE(&b, "acme: c.test: certificate issued", ISSUE);
     ck_assert_msg(tls_verifies(&pb, pb.root, "c.test"), "%s", agent_output(&b));
     ck_assert_int_eq(agent_count(&b, "acme-challenge"), 0);
