@@ -15,7 +15,8 @@
 #   vhost      --vhost for the Host wrk sends, --root beside it
 #   all        allow + auth + redirects + vhost + a _headers rule
 # The CPU time is the sum of the first field of /proc/PID/task/*/schedstat
-# (on-CPU ns of every server thread) around each wrk run, divided by the
+# (on-CPU ns of every server thread; server_cpu_ns: the keeper, idle, and its
+# serving process) around each wrk run, divided by the
 # requests wrk completed. Each round runs the configurations in a rotated
 # order; the report gives the median and the range over the rounds. On a
 # shared machine the range is the honest part of the figure.

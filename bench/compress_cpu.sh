@@ -17,7 +17,8 @@
 #   nginx:gzip-1        gzip on (nginx's default level 1, every request)
 #   nginx:gzip-6        gzip on, gzip_comp_level 6 (beneath's gzip level)
 #   nginx:gzip_static   gzip_static on, the same style.css.gz
-# CPU per request = on-CPU ns of every server thread (schedstat) around a
+# CPU per request = on-CPU ns of every server thread (schedstat; beneath:
+# keeper and serving process, nginx: master and worker) around a
 # wrk run ÷ the requests wrk completed; median and min..max over rounds.
 # Stall: for 20 files of COMPRESS_SYNC_MAX (32 KiB) of distinct text, the
 # server CPU of the first request with each coding (compressed on the

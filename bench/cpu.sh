@@ -14,7 +14,8 @@
 # wrk (CPU 1, keep-alive, --conns connections, default 50) for --duration
 # seconds (default 3), the order rotated by one configuration per round.
 # Around every wrk run it reads the on-CPU nanoseconds of all the server's
-# threads (and child processes) from /proc/PID/task/*/schedstat; the
+# threads (and child processes: beneath's keeper and serving process,
+# nginx's master and worker) from /proc/PID/task/*/schedstat; the
 # difference divided by the requests wrk completed is the server's CPU time
 # per request, the figure this benchmark is about: unlike requests/s it does
 # not depend on how much CPU the machine had left to give. Reports per

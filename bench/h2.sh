@@ -14,11 +14,12 @@
 # concurrent streams each (default 10), and the 10 MiB file to --big-conns
 # connections (default 4, one stream each), for --duration seconds (default
 # 3) each, the order rotated per round. Around every h2load run it reads the
-# server's on-CPU nanoseconds (/proc/PID/task/*/schedstat). Reports, per
-# server and file, the median and min .. max over the rounds of CPU µs per
-# request, of its ratio to nginx in the same round, and of MB/s and its
-# ratio to nginx. Writes h2.csv (every row) and h2.md in --out (default
-# build/bench/h2). Builds the release preset unless --beneath.
+# server's on-CPU nanoseconds (/proc/PID/task/*/schedstat; server_cpu_ns:
+# beneath's keeper and its serving process, nginx's master and worker).
+# Reports, per server and file, the median and min .. max over the rounds
+# of CPU µs per request, of its ratio to nginx in the same round, and of
+# MB/s and its ratio to nginx. Writes h2.csv (every row) and h2.md in --out
+# (default build/bench/h2). Builds the release preset unless --beneath.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh

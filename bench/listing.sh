@@ -27,7 +27,8 @@ PY
 
 start_beneath "$work/err" --listing on "$root"
 url=http://127.0.0.1:$bench_port
-hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$bench_pid/status"; }
+# the serving process (with the sandbox on, not the keeper: serving_pid)
+hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$bench_main/status"; }
 echo "directory: $entries entries; server peak RSS before: $(hwm)"
 
 stats() { # the times on stdin, one per line

@@ -17,7 +17,8 @@ bench_work beneath-ranges
 truncate -s "${size_mib}M" "$root/big.bin"
 start_beneath "$work/err" "$root"
 url=http://127.0.0.1:$bench_port
-hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$bench_pid/status"; }
+# the serving process (with the sandbox on, not the keeper: serving_pid)
+hwm() { awk '/VmHWM/ {print $2 " kB"}' "/proc/$bench_main/status"; }
 size=$((size_mib * 1024 * 1024))
 step=$((size / 32))
 ranges=

@@ -12,7 +12,9 @@
 # Each of --rounds rounds (default 10) runs every mode on the 1 KiB file at
 # depth 1, then at depth 8, for --duration seconds (default 2), the order
 # rotated by one mode per round. Server CPU of a row = the growth of the sum
-# of /proc/PID/task/*/schedstat run times (ns) over the row; per request =
+# of /proc/PID/task/*/schedstat run times (ns) over the row, of the PID
+# started and its child (server_cpu_ns: with --sandbox on|strict the keeper,
+# idle, and the serving process, its child; off: one process); per request =
 # that / the requests wrk completed. Prints each row (out/sandbox.csv) and,
 # per mode and file, the median ns/request with min .. max over the rounds
 # and the median of the per-round ratio to "off" (out/sandbox.md).
@@ -70,10 +72,6 @@ for i in "${!modes[@]}"; do
   done
 done
 
-cpu_ns() { # PID: run time of all its threads so far, ns
-  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
-}
-
 csv=$out/sandbox.csv
 echo "round,position,file,mode,requests,server_cpu_ns,ns_per_request" >"$csv"
 for i in "${!modes[@]}"; do # warm-up, unrecorded
@@ -84,10 +82,10 @@ for r in $(seq "$rounds"); do
   for f in "${files[@]}"; do
     for pos in $(seq 0 $((${#modes[@]} - 1))); do
       i=$(((pos + r - 1) % ${#modes[@]}))
-      before=$(cpu_ns "${pids[i]}")
+      before=$(server_cpu_ns "${pids[i]}")
       n=$(taskset -c 1 wrk -t1 -c"$conns" -d"${duration}s" \
         "http://127.0.0.1:${ports[i]}$f" | sed -n 's/^ *\([0-9]*\) requests in.*/\1/p')
-      after=$(cpu_ns "${pids[i]}")
+      after=$(server_cpu_ns "${pids[i]}")
       if [ -z "$n" ] || [ "$n" -eq 0 ]; then
         die "${modes[i]}: wrk completed no request"
       fi

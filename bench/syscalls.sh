@@ -34,6 +34,7 @@ bench_need strace curl taskset setsid timeout
 [ -x "$beneath_bin" ] || beneath_bin=""
 bench_pinning
 bench_work beneath-syscalls small
+made=$SECONDS # the tree's files were just written
 
 # name|server|flags (beneath: its default options plus the words after --)
 c_name=() c_server=() c_backend=() c_flags=() c_threads=() c_pinned=() c_opts=()
@@ -49,6 +50,11 @@ for s in $servers; do
   c_threads+=(1) c_pinned+=(yes) c_opts+=("$*")
 done
 start_all "$run"
+# beneath keeps a small file's whole reply in memory only once the file's
+# ctime is 2 s old (REPLY_CACHE_SETTLE_S, server/respond/reply_cache.h);
+# until then every request preads it. Count the steady state, as cpu.sh and
+# run do after their wrk rounds: let the tree age past that first.
+while [ $((SECONDS - made)) -lt 3 ]; do sleep 0.2; done
 
 printf '%-10s %-24s %7s  %s\n' server path per_req "calls per request"
 for ci in "${!c_name[@]}"; do

@@ -17,12 +17,13 @@
 # 50) and the 10 MiB file to --big-conns (default 4), for --duration seconds
 # (default 3) each, the order rotated by one server per round. Around every
 # wrk run it reads the servers' on-CPU nanoseconds (/proc/PID/task/*/
-# schedstat). Reports per server and file the median and min .. max over the
-# rounds of CPU µs per request, of its ratio to --base in the same round, of
-# MB/s and of its ratio to nginx in the same round. Writes tls_front.csv
-# (every row) and tls_front.md in --out (default build/bench/tls_front).
-# Builds the release preset unless --beneath. bench/README.md ("HTTPS: the
-# TLS front") has figures.
+# schedstat; server_cpu_ns: beneath's keeper and its serving process, nginx's
+# master and worker). Reports per server and file the median and min .. max
+# over the rounds of CPU µs per request, of its ratio to --base in the same
+# round, of MB/s and of its ratio to nginx in the same round. Writes
+# tls_front.csv (every row) and tls_front.md in --out (default
+# build/bench/tls_front). Builds the release preset unless --beneath.
+# bench/README.md ("HTTPS: the TLS front") has figures.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh

@@ -9,14 +9,16 @@
 # --threads 1 --access-log off; nginx and lighttpd as in bench/cpu.sh)
 # pinned to CPU 0, loads it with wrk (CPU 1, keep-alive, --conns connections,
 # default 50) for --seconds + 4 seconds (default 10), measures its CPU time
-# per request from /proc/PID/task/*/schedstat over the whole run, and records
-# `perf record -g` samples of it for --seconds in the middle. Each sample is
-# put in one part (bench/lib/parts.awk): the system call it is in (send
-# split into the loopback delivery to the client, its wake-up and the rest),
-# the kernel outside any call, the server's own code, libmicrohttpd, libc;
-# each part gets its share of the CPU time per request, in µs. Prints a
-# markdown table and writes it to OUT/where-SERVER-FILE.md (default OUT
-# build/bench/where). Needs perf (Debian: linux-perf) and root.
+# per request from /proc/PID/task/*/schedstat over the whole run (the PID
+# started and its children: server_cpu_ns), and records `perf record -g`
+# samples of its serving process (beneath: the keeper's child) for --seconds
+# in the middle. Each sample is put in one part (bench/lib/parts.awk): the
+# system call it is in (send split into the loopback delivery to the client,
+# its wake-up and the rest), the kernel outside any call, the server's own
+# code, libmicrohttpd, libc; each part gets its share of the CPU time per
+# request, in µs. Prints a markdown table and writes it to
+# OUT/where-SERVER-FILE.md (default OUT build/bench/where). Needs perf
+# (Debian: linux-perf) and root.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh

@@ -154,7 +154,7 @@ bench_build() {
 
 # --- servers ------------------------------------------------------------------------
 srv_pid=""  # the process group leader we started (setsid), "" when none
-srv_main="" # the process that serves (nginx: the worker)
+srv_main="" # the process that serves (nginx: the worker; beneath: serving_pid)
 srv_port=""
 srv_bin="" # start_server: the beneath binary when not $beneath_bin
 c_bin=()   # per configuration, optional: see start_all
@@ -174,6 +174,19 @@ listen_port() {
     sleep 0.05
   done
   sed -n 's|.*listening on https\{0,1\}://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$1" | head -n 1
+}
+
+# serving_pid PID: the process of the beneath started as PID that serves.
+# With the sandbox on (--sandbox on|strict, the default) PID is the keeper,
+# which only holds the configuration and keys and forwards signals, and the
+# serving process (every worker thread, listener and request) is its only
+# child, forked before "listening on" is printed; with --sandbox off, PID
+# itself. strace, perf, VmRSS/VmHWM and /proc/PID/fd must look at this one.
+# Call it once the listening line came. Not for nginx (srv_main: the worker).
+serving_pid() {
+  local kid
+  kid=$(ps -o pid= --ppid "$1" 2>/dev/null | head -n 1 | tr -d ' ')
+  echo "${kid:-$1}"
 }
 
 stop_pid() { # PID: TERM, bounded wait, KILL
@@ -325,7 +338,7 @@ start_server() {
     done
     [ -n "$line" ] || return 1
     srv_port=${line##*:}
-    srv_main=$srv_pid
+    srv_main=$(serving_pid "$srv_pid") # the keeper's child (sandbox on)
     ;;
   nginx)
     srv_port=$(free_port) || return 1
@@ -350,8 +363,10 @@ start_server() {
 
 # start_beneath LOG OPTION...: $beneath_bin --listen 127.0.0.1:0 --access-log
 # off OPTION..., on the server's CPU (bench_pinning), stderr to LOG; waits for
-# its listening line. Sets bench_pid and bench_port; the server is stopped on
-# exit (bench_work's trap).
+# its listening line. Sets bench_pid (the PID started: to stop it, and for
+# server_cpu_ns), bench_main (its serving process, serving_pid: for VmRSS,
+# VmHWM, fds) and bench_port; the server is stopped on exit (bench_work's
+# trap).
 start_beneath() {
   local log=$1
   shift
@@ -360,6 +375,7 @@ start_beneath() {
   bench_pids+=("$bench_pid")
   bench_port=$(listen_port "$log" 200)
   [ -n "$bench_port" ] || die "beneath did not start (${log##*/}): $(cat "$log")"
+  bench_main=$(serving_pid "$bench_pid")
 }
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo ""; }
@@ -519,9 +535,14 @@ wrk_row() {
 }
 
 # server_cpu_ns PID: on-CPU nanoseconds so far of every thread of PID and of
-# its child processes (nginx: master and worker), from the first field of
-# /proc/*/task/*/schedstat. A thread that exits takes its count with it:
-# measure servers whose threads live as long as the process.
+# its child processes (nginx: master and worker; beneath with the sandbox
+# on: the keeper and its serving process), from the first field of
+# /proc/*/task/*/schedstat. Pass the PID started (srv_pid, c_pid,
+# bench_pid), not the serving process: for beneath this sums keeper + serving
+# process on purpose (the keeper is idle while requests are served, so the
+# sum is the serving process's CPU plus ~0, and whatever the keeper did spend
+# would be a cost of the sandbox too). A thread that exits takes its count
+# with it: measure servers whose threads live as long as the process.
 server_cpu_ns() {
   local p t v sum=0
   for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
@@ -534,8 +555,9 @@ server_cpu_ns() {
 }
 
 # syscalls_row CONFIG FILEKEY N: attach strace -f -c to the serving process
-# ($srv_main) while one curl makes N keep-alive requests on one connection
-# to $srv_port; prints the CSV row
+# ($srv_main; beneath: not the keeper, see serving_pid) while one curl
+# makes N keep-alive requests on one connection to $srv_port; prints the
+# CSV row
 #   config,file,requests,syscalls,per_request,top_per_request
 # (the top: each call made at least 0.05 times per request, most first).
 # Uses $run for its files; sets strace_pid while strace runs.
