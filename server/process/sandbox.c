@@ -54,9 +54,6 @@ static void say(const struct walls *w, enum conf_sandbox mode)
     if (w->landlock) {
         fprintf(f, "landlock ABI %d (read beneath %u root%s", w->abi, w->roots,
                 w->roots == 1 ? "" : "s");
-        if (w->files)
-            fprintf(f, ", read %u reloaded file%s", w->files,
-                    w->files == 1 ? "" : "s");
         if (w->kept)
             fprintf(f, ", no read right on the configuration, keys and "
                        "htpasswd files (the keeper, pid %ld, hands them over)",

@@ -21,11 +21,10 @@
  *
  *  - Landlock: read (files and directories) beneath the root - or, when the
  *    root's path goes through a symlink a deploy flips, beneath the
- *    directory that holds its targets; read of the files a SIGHUP re-reads
- *    (certificate, key, password file, configuration file, htpasswd and
- *    rule files: conf_reread_files) and of the directories they are
- *    replaced in, unless @keeper (its PID, else 0): then the keeper hands
- *    them over (keeper.h) and this process may not read them at all; write and create in the access log's
+ *    directory that holds its targets; no read of the files a SIGHUP
+ *    re-reads (certificates, keys, password files, the configuration file,
+ *    htpasswd and rule files: conf_reread_files): @keeper (its PID) hands
+ *    them over (keeper.h); write and create in the access log's
  *    directory; removal in the directories of the unix sockets bound here;
  *    /proc/self/mountinfo for the resolver's directory cache; nothing else
  *    on the filesystem, execution included. ABI >= 4: TCP bind on the

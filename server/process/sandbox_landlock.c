@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * sandbox_landlock.c - the Landlock wall: read beneath the roots, read the
- * files a SIGHUP reads again, write the access log, bind the configured
- * ports, nothing else; built from what the running kernel's ABI can express
+ * sandbox_landlock.c - the Landlock wall of the serving process: read
+ * beneath the roots, write the access log, bind the configured ports,
+ * nothing else (the files a SIGHUP reads again are the keeper's to open); built from what the running kernel's ABI can express
  * (a right it does not know is left out and named in the start-up line).
  */
-#include "http/host.h"
 #include "process/sandbox_walls.h"
 
 #include <dirent.h>
@@ -192,38 +191,6 @@ static void add_mount(struct walls *w, const char *path)
 }
 
 /*
- * A file a SIGHUP reads again: the file, and the directory it is replaced
- * in (a renewal writes a new file and renames it, or flips a symlink into
- * an archive directory), unless that directory is a top-level one.
- */
-static void add_reread(struct walls *w, const char *what, const char *path)
-{
-    char dir[PATH_MAX];
-    int err;
-
-    if (!path)
-        return;
-    err = add_path(w, path, LANDLOCK_ACCESS_FS_READ_FILE);
-    if (err) {
-        sandbox_note(w, "%s %s: %s", what, path, sandbox_errname(-err));
-        return;
-    }
-    w->files++;
-    if (!holder(path, dir, sizeof dir))
-        sandbox_note(w,
-                     "%s %s: a replaced file is not read (top-level directory)",
-                     what, path);
-    else if ((err = add_path(w, dir, LANDLOCK_ACCESS_FS_READ_FILE)) != 0)
-        sandbox_note(w, "%s directory %s: %s", what, dir,
-                     sandbox_errname(-err));
-}
-
-static void reread(const char *what, const char *path, void *arg)
-{
-    add_reread(arg, what, path);
-}
-
-/*
  * The access log: append to it, and create it again after a rotation moved
  * it away, which needs write and create in its directory.
  */
@@ -407,8 +374,8 @@ static int ruleset_create(struct walls *w)
     return 0;
 }
 
-/* A rule for everything the configuration names that is read again,
- * written, removed or bound after the start-up. */
+/* A rule for everything the configuration names that is read (beneath
+ * the roots), written, removed or bound after the start-up. */
 static void add_configured(struct walls *w, const struct conf *c,
                            const struct listeners *ls)
 {
@@ -418,9 +385,8 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, conf_item_path(c->vhost.v[i]));
     for (size_t i = 0; i < c->mount.n; i++)
         add_mount(w, conf_item_path(c->mount.v[i]));
-    /* a keeper hands them over (keeper.h): no right on them here */
-    if (!w->kept)
-        conf_reread_files(c, reread, w);
+    /* nothing a SIGHUP reads again (conf_reread_files): the keeper opens
+     * those files and hands the descriptors over (keeper.h) */
     add_log(w, c->access_log);
     for (size_t i = 0; i < ls->n; i++)
         if (ls->v[i].unix_path)

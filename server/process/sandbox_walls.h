@@ -32,7 +32,6 @@ struct walls {
     bool landlock;    /* the domain is in force */
     bool seccomp;     /* the filter is in force */
     unsigned roots;   /* hierarchies read beneath */
-    unsigned files;   /* re-read files */
     pid_t kept;       /* the keeper that hands them over, or 0 */
     unsigned logs;    /* access log directories */
     unsigned ports;   /* TCP ports bind may name */
