@@ -16,6 +16,7 @@
 #include <openssl/pem.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,19 @@ struct acme_serve {
     int keeper_fd;           /* the keeper's: where the manager's work goes */
     struct acme_challenges *own; /* the keeper's store, mirrored over */
     time_t *not_after;           /* under a keeper: per certificate */
+    char started[PATH_MAX + 256]; /* the start-up line: ac.cfg points into
+                                     a conf the keeper frees before */
 };
+
+/* What acme_serve_start will say, while ac.cfg's strings are there. */
+static void say_started(struct acme_serve *as)
+{
+    snprintf(as->started, sizeof as->started,
+             "%zu certificate%s from %s (%s), state in %s", as->ac.n_certs,
+             as->ac.n_certs == 1 ? "" : "s", acme_ca_url(as->ac.cfg.directory),
+             as->ac.cfg.challenge == ACME_TLSALPN01 ? "tls-alpn-01" : "http-01",
+             as->ac.cfg.dir);
+}
 
 /* "2026-12-05 07:37 UTC" */
 static void utc(time_t t, char *buf, size_t size)
@@ -147,6 +160,7 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
         acme_serve_close(as);
         return r;
     }
+    say_started(as);
     if (store) {
         /* names without a certificate yet: their handshakes fail cleanly */
         for (size_t i = 0; i < as->ac.n_certs; i++)
@@ -284,6 +298,7 @@ int acme_serve_keep(const struct conf *c, int fd, struct acme_serve **out)
         acme_serve_close(as);
         return r;
     }
+    say_started(as);
     *out = as;
     return 0;
 }
@@ -376,14 +391,7 @@ int acme_serve_start(struct acme_serve *as)
         fprintf(stderr, "beneath: acme: cannot start its thread: %s\n",
                 strerror(-r));
     else if (as)
-        fprintf(stderr,
-                "beneath: acme: %zu certificate%s from %s "
-                "(%s), state in %s\n",
-                as->ac.n_certs, as->ac.n_certs == 1 ? "" : "s",
-                acme_ca_url(as->ac.cfg.directory),
-                as->ac.cfg.challenge == ACME_TLSALPN01 ? "tls-alpn-01"
-                                                       : "http-01",
-                as->ac.cfg.dir);
+        fprintf(stderr, "beneath: acme: %s\n", as->started);
     return r;
 }
 

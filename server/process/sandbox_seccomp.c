@@ -267,6 +267,9 @@ int sandbox_keeper(pid_t child)
     unsigned calls = 0;
     int rc = ctx ? 0 : -ENOMEM;
 
+    /* every thread (none yet: the ACME manager starts after) */
+    if (rc == 0 && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0)
+        rc = -EINVAL;
     if (rc == 0)
         seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
     for (size_t i = 0; rc == 0 && i < N_ELEMS(keeper_denied); i++) {
