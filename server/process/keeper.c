@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -253,6 +254,11 @@ static void hand_over(const struct keeper *k)
     keeper_tell(k->fd, KEEPER_RELOAD);
 }
 
+void keeper_stop(int fd)
+{
+    (void)keeper_send(fd, KEEPER_STOP, SIGTERM, NULL, 0, -1);
+}
+
 /* The serving process's end: its exit status for the keeper's. */
 static int reap(pid_t child)
 {
@@ -263,11 +269,24 @@ static int reap(pid_t child)
             return 1;
     if (WIFEXITED(st))
         return WEXITSTATUS(st);
+    int sig = WTERMSIG(st);
+    sigset_t one;
+
     fprintf(stderr,
             "beneath: keeper: the serving process (pid %ld) was killed by "
             "signal %d (%s); stopping\n",
-            (long)child, WTERMSIG(st), strsignal(WTERMSIG(st)));
-    return 1;
+            (long)child, sig, strsignal(sig));
+    /*
+     * End the same way, so that whoever started beneath (a shell, systemd,
+     * a container engine) sees the signal, as without a keeper. The keeper
+     * is not dumpable (keeper_run): no core file holds a key.
+     */
+    signal(sig, SIG_DFL);
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    return 1; /* a signal that does not end a process */
 }
 
 /* A record from the serving process; false when it is gone. */
@@ -291,6 +310,9 @@ int keeper_run(int fd, pid_t child, int argc, char **argv)
     int sfd;
     bool stopping = false;
 
+    /* no core file, no ptrace by another process of the same user (the
+     * serving process included): the keeper holds the keys */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
@@ -300,7 +322,7 @@ int keeper_run(int fd, pid_t child, int argc, char **argv)
     sfd = signalfd(-1, &set, SFD_CLOEXEC);
     if (sfd < 0) {
         fprintf(stderr, "beneath: keeper: signalfd: %s\n", strerror(errno));
-        kill(child, SIGTERM);
+        keeper_stop(fd);
         close(fd);
         (void)reap(child);
         return 1;
@@ -338,7 +360,8 @@ int keeper_run(int fd, pid_t child, int argc, char **argv)
         if (!stopping)
             notify_stopping();
         stopping = true;
-        kill(child, (int)si.ssi_signo); /* a second one: stop now */
+        /* a second one: stop now */
+        (void)keeper_send(fd, KEEPER_STOP, (int)si.ssi_signo, NULL, 0, -1);
     }
     close(sfd);
     close(fd);

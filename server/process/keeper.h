@@ -18,9 +18,10 @@
  * and hands the descriptors over a SOCK_SEQPACKET socketpair, then says
  * "reload"; the serving process re-reads its configuration from them
  * (common/handed.h) as one process would from the paths, and closes them.
- * SIGTERM and SIGINT are passed on with kill(2); the serving process obeys
- * only its keeper's signals (one PID to signal: a signal sent to both, by
- * pkill or a terminal's ^C, acts once). READY=1 (and after a reload) is
+ * SIGTERM and SIGINT are passed on as a "stop" record (a second one stops
+ * at once); the serving process takes no signal itself (one PID to signal:
+ * a signal sent to both, by pkill or a terminal's ^C, acts once; a kill(2)
+ * from the keeper could merge with one of those while pending). READY=1 (and after a reload) is
  * sent to systemd by the keeper when the serving process says so. If the
  * serving process ends, the keeper exits with its status; if the keeper
  * ends, the serving process sees its socket close and stops (drained).
@@ -38,6 +39,8 @@ enum keeper_record {
     KEEPER_FILE = 1, /* keeper -> serving: a path, its fd or -errno */
     KEEPER_RELOAD,   /* keeper -> serving: the files are all there */
     KEEPER_READY,    /* serving -> keeper: serving (again) */
+    KEEPER_STOP,     /* keeper -> serving: its SIGTERM or SIGINT (val) */
+    KEEPER_GO,       /* keeper -> serving: its start-up line is out */
     /* --acme (acme_serve.h): keeper -> serving, each answered KEEPER_ACK
      * with its val (a sequence number) once applied */
     KEEPER_CERT,         /* a certificate to serve */
@@ -89,6 +92,9 @@ int keeper_split(pid_t *child, int *fd);
  */
 int keeper_run(int fd, pid_t child, int argc, char **argv);
 
+/* keeper_stop - tell the serving process to stop (as on SIGTERM). */
+void keeper_stop(int fd);
+
 /*
  * keeper_acked - wait (the ACME thread, at most @ms) until the serving
  * process has acknowledged record @seq. keeper_next_seq gives numbers.
@@ -107,7 +113,7 @@ int keeper_next_seq(void);
 int keeper_recv(int fd, struct keeper_msg *m);
 void keeper_msg_release(struct keeper_msg *m);
 
-/* keeper_tell - send @type (KEEPER_READY) to the keeper. */
+/* keeper_tell - send a record of @type alone (READY, GO, RELOAD). */
 void keeper_tell(int fd, enum keeper_record type);
 
 #endif

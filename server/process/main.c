@@ -224,17 +224,22 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
 }
 
 /*
- * Under a keeper, the serving process obeys only the keeper's signals: one
- * sent to both (pkill, a terminal's ^C, systemd's control-group kill)
- * reaches the serving process through the keeper, once.
+ * Under a keeper (@kfd >= 0), the serving process takes no signal: the
+ * keeper's records say reload and stop (a standard signal sent by the
+ * keeper could merge with one sent to both by pkill or a terminal's ^C,
+ * which are the keeper's to act on, once).
  */
-static bool obeyed(pid_t keeper, const struct signalfd_siginfo *si)
+static bool signal_stops(int sfd, bool kept)
 {
-    return !keeper || (pid_t)si->ssi_pid == keeper;
+    struct signalfd_siginfo si;
+
+    return read(sfd, &si, sizeof si) == sizeof si && !kept &&
+           si.ssi_signo != SIGHUP;
 }
 
-/* Drain: stop accepting, wait for requests in flight up to the timeout. */
-static void drain(struct daemon *h, int sfd, unsigned timeout, pid_t keeper)
+/* Drain: stop accepting, wait for requests in flight up to the timeout;
+ * a second stop (a signal, or the keeper's record) stops at once. */
+static void drain(struct daemon *h, int sfd, unsigned timeout, int kfd)
 {
     int64_t deadline = mono_ms() + (int64_t)timeout * 1000;
 
@@ -248,14 +253,23 @@ static void drain(struct daemon *h, int sfd, unsigned timeout, pid_t keeper)
                     daemon_in_flight(h));
             break;
         }
-        struct pollfd p = {.fd = sfd, .events = POLLIN};
-        if (poll(&p, 1, left < 20 ? (int)left : 20) > 0) {
-            struct signalfd_siginfo si;
-            if (read(sfd, &si, sizeof si) == sizeof si &&
-                si.ssi_signo != SIGHUP && obeyed(keeper, &si)) {
-                fprintf(stderr, "beneath: second signal: stopping now\n");
-                break;
-            }
+        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
+                              {.fd = kfd, .events = POLLIN}};
+        if (poll(p, 2, left < 20 ? (int)left : 20) <= 0)
+            continue;
+        bool now = (p[0].revents & POLLIN) && signal_stops(sfd, kfd >= 0);
+        if (p[1].revents) {
+            struct keeper_msg m;
+            int r = keeper_recv(kfd, &m);
+
+            now = now || (r > 0 && m.type == KEEPER_STOP);
+            if (r <= 0 && r != -ENOMEM)
+                kfd = -1; /* the keeper is gone: the drain stays bounded */
+            keeper_msg_release(&m);
+        }
+        if (now) {
+            fprintf(stderr, "beneath: second signal: stopping now\n");
+            break;
         }
     }
 }
@@ -670,19 +684,25 @@ static void reload(struct server *s)
     notify_ready();
 }
 
+/* What a record from the keeper asks of the serving process's loop. */
+enum kept { KEPT_ON, KEPT_STOP, KEPT_GONE };
+
 /*
- * A record from the keeper: files collect in @files until "reload". Returns
- * false when the keeper is gone (the serving process then stops).
+ * A record from the keeper: files collect in @files until "reload"; ACME
+ * records are applied and acknowledged; "stop" (its SIGTERM or SIGINT,
+ * @signo) ends the loop, and so does the keeper's end.
  */
-static bool keeper_record(struct server *s, struct handed_set *files)
+static enum kept keeper_record(struct server *s, struct handed_set *files,
+                               int *signo)
 {
     struct keeper_msg m;
     int r = keeper_recv(s->keeper_fd, &m);
+    enum kept k = KEPT_ON;
 
     if (r <= 0 && r != -ENOMEM) {
         fprintf(stderr, "beneath: the keeper (pid %ld) is gone: stopping\n",
                 (long)s->keeper);
-        return false;
+        return KEPT_GONE;
     }
     if (r > 0 && m.type == KEEPER_FILE) {
         (void)handed_add(files, m.data, m.fd >= 0 ? m.fd : m.val);
@@ -691,19 +711,25 @@ static bool keeper_record(struct server *s, struct handed_set *files)
         handed_begin(files);
         reload(s);
         handed_end(); /* the keeper's descriptors are closed here */
+    } else if (r > 0 && m.type == KEEPER_STOP) {
+        *signo = m.val;
+        k = KEPT_STOP;
     } else if (r > 0 && acme_serve_take(s->acme, s->acme_ch, &m) &&
                m.val > 0) {
         (void)keeper_send(s->keeper_fd, KEEPER_ACK, m.val, NULL, 0, -1);
     }
     keeper_msg_release(&m);
-    return true;
+    return k;
 }
 
-/* Phase 5: signals until SIGTERM or SIGINT. The exit status. */
+/*
+ * Phase 5: signals until SIGTERM or SIGINT (under a keeper: its records
+ * until "stop"). The exit status.
+ */
 static int phase_loop(struct server *s, int argc, char *argv[])
 {
     struct handed_set files = {.n = 0};
-    int status = 0;
+    int status = 0, signo = 0;
 
     s->reload = (struct reload){
         .argc = argc,
@@ -714,23 +740,26 @@ static int phase_loop(struct server *s, int argc, char *argv[])
         .root = s->root,
         .base = &s->base,
     };
-    for (;;) {
+    while (!signo) {
         struct pollfd p[2] = {{.fd = s->sfd, .events = POLLIN},
                               {.fd = s->keeper_fd, .events = POLLIN}};
         struct signalfd_siginfo si;
 
-        if (poll(p, s->keeper ? 2 : 1, -1) < 0) {
+        if (poll(p, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
             fprintf(stderr, "beneath: poll: %s\n", strerror(errno));
             status = 1;
             break;
         }
-        if (s->keeper && p[1].revents && !keeper_record(s, &files)) {
-            status = 1;
-            break;
+        if (p[1].revents) {
+            enum kept k = keeper_record(s, &files, &signo);
+            if (k == KEPT_GONE) {
+                status = 1;
+                break;
+            }
         }
-        if (!(p[0].revents & POLLIN))
+        if (signo || !(p[0].revents & POLLIN))
             continue;
         ssize_t n = read(s->sfd, &si, sizeof si);
         if (n != sizeof si) {
@@ -740,25 +769,26 @@ static int phase_loop(struct server *s, int argc, char *argv[])
             status = 1;
             break;
         }
-        if (!obeyed(s->keeper, &si)) {
-            fprintf(stderr,
-                    "beneath: %s from pid %ld ignored by the serving "
-                    "process: signal the keeper, pid %ld\n",
-                    strsignal((int)si.ssi_signo), (long)si.ssi_pid,
-                    (long)s->keeper);
-            continue;
-        }
-        if (si.ssi_signo == SIGHUP) {
+        if (s->keeper) {
+            /* SIGTERM and SIGINT sent to both (pkill, timeout, ^C) reach
+             * the keeper too; a SIGHUP here alone would be lost */
+            if (si.ssi_signo == SIGHUP)
+                fprintf(stderr,
+                        "beneath: SIGHUP from pid %ld ignored by the serving "
+                        "process: signal the keeper, pid %ld\n",
+                        (long)si.ssi_pid, (long)s->keeper);
+        } else if (si.ssi_signo == SIGHUP) {
             reload(s);
-            continue;
+        } else {
+            signo = (int)si.ssi_signo;
         }
-        fprintf(stderr, "beneath: %s: stopping\n",
-                si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        break;
     }
+    if (signo)
+        fprintf(stderr, "beneath: %s: stopping\n",
+                signo == SIGINT ? "SIGINT" : "SIGTERM");
     handed_clear(&files);
     notify_stopping();
-    drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout, s->keeper);
+    drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout, s->keeper_fd);
     return status;
 }
 
@@ -826,7 +856,12 @@ static pid_t phase_split(struct server *s)
     unsetenv("NOTIFY_SOCKET");
     told_fd = fd;
     notify_through(tell_keeper);
-    return 0;
+    /* on once the keeper's start-up line is out (or stop) */
+    struct keeper_msg m;
+    err = keeper_recv(fd, &m);
+    bool go = err > 0 && m.type == KEEPER_GO;
+    keeper_msg_release(&m);
+    return go ? 0 : -1;
 }
 
 /*
@@ -838,21 +873,32 @@ static int keeper_main(struct server *s, pid_t child, int argc, char *argv[])
 {
     const char *user = s->boot->c.user;
     struct acme_serve *acme = NULL;
-    int fd = s->keeper_fd, status = 1;
+    int fd = s->keeper_fd, status = 1, calls = -1;
 
     for (size_t i = 0; i < s->ls.n; i++) {
         free(s->ls.v[i].unix_path);
         s->ls.v[i].unix_path = NULL;
     }
     s->keeper_fd = -1;
+    if (!user || drop_privileges(s->uid, s->gid, user) == 0)
+        calls = sandbox_keeper();
+    if (calls >= 0)
+        fprintf(stderr,
+                "beneath: keeper: pid %ld reads the configuration, TLS keys "
+                "and htpasswd files and hands them to the serving process, "
+                "pid %ld; no landlock, seccomp deny-list (%d calls: exec, "
+                "ptrace, bind/listen/accept, mounts and namespaces, modules, "
+                "identity changes; EPERM)\n",
+                (long)getpid(), (long)child, calls);
+    /* the serving process goes on once the line is out: one order */
+    keeper_tell(fd, calls >= 0 ? KEEPER_GO : KEEPER_STOP);
     /* --acme: the manager writes --acme-dir as the serving user */
-    bool ok = (!user || drop_privileges(s->uid, s->gid, user) == 0) &&
-              acme_serve_keep(&s->boot->c, fd, &acme) == 0;
+    bool ok = calls >= 0 && acme_serve_keep(&s->boot->c, fd, &acme) == 0;
     server_close(s);
-    if (ok && sandbox_keeper(child) == 0 && acme_serve_start(acme) == 0) {
+    if (ok && acme_serve_start(acme) == 0) {
         status = keeper_run(fd, child, argc, argv);
     } else {
-        kill(child, SIGTERM);
+        keeper_stop(fd);
         (void)keeper_run(fd, child, argc, argv);
     }
     acme_serve_close(acme);

@@ -52,10 +52,10 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls,
  * (EPERM) of what a process that reads files, connects out and signals
  * its child never needs: exec, ptrace, bind/listen/accept, mounts and
  * namespaces, modules, kexec, bpf, perf, keyrings, identity changes.
- * No Landlock: it reads the files the serving process may not. Prints one
- * start-up line naming @child, the serving process. 0, or -1 after a line.
+ * No Landlock: it reads the files the serving process may not. Returns the
+ * number of calls denied, or -1 after a line on stderr.
  */
-int sandbox_keeper(pid_t child);
+int sandbox_keeper(void);
 
 /*
  * sandbox_who - who refused @call (openat2, landlock_create_ruleset,
