@@ -12,8 +12,8 @@
  * the struct conf_diag; parsing goes on after an error so one run shows them
  * all.
  */
-#include "common/handed.h"
 #include "acme_checks.h"
+#include "common/handed.h"
 #include "internal.h"
 #include "lexer.h"
 

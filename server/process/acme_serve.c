@@ -12,11 +12,10 @@
 #include "process/certs.h"
 #include "process/keeper.h"
 
-#include <openssl/crypto.h>
-#include <openssl/pem.h>
-
 #include <errno.h>
 #include <limits.h>
+#include <openssl/crypto.h>
+#include <openssl/pem.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,8 @@ struct acme_serve {
     struct acme *a;          /* the manager; NULL under a keeper */
     struct tls_store *store; /* NULL: no https:// listener */
     int keeper_fd;           /* the keeper's: where the manager's work goes */
-    struct acme_challenges *own; /* the keeper's store, mirrored over */
-    time_t *not_after;           /* under a keeper: per certificate */
+    struct acme_challenges *own;  /* the keeper's store, mirrored over */
+    time_t *not_after;            /* under a keeper: per certificate */
     char started[PATH_MAX + 256]; /* the start-up line: ac.cfg points into
                                      a conf the keeper frees before */
 };
@@ -214,8 +213,9 @@ static char *pem(X509 *x, EVP_PKEY *k)
     char *p = NULL, *out = NULL;
     long len;
 
-    if (b && (x ? PEM_write_bio_X509(b, x)
-                : PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL)) &&
+    if (b &&
+        (x ? PEM_write_bio_X509(b, x)
+           : PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL)) &&
         (len = BIO_get_mem_data(b, &p)) > 0 &&
         (out = OPENSSL_malloc((size_t)len + 1))) {
         memcpy(out, p, (size_t)len);
@@ -252,11 +252,11 @@ static void hand_install(void *arg, const struct acme_cert *cert)
 
     snprintf(index, sizeof index, "%zu", cert->index);
     snprintf(until, sizeof until, "%lld", (long long)cert->not_after);
-    int r = keeper_send(as->keeper_fd, KEEPER_CERT, 0,
-                        (const char *const[]){index, cert->chain_pem,
-                                              cert->key_pem, until,
-                                              cert->stored ? "1" : "0"},
-                        5, -1);
+    int r =
+        keeper_send(as->keeper_fd, KEEPER_CERT, 0,
+                    (const char *const[]){index, cert->chain_pem, cert->key_pem,
+                                          until, cert->stored ? "1" : "0"},
+                    5, -1);
     if (r)
         fprintf(stderr, "beneath: acme: %s: cannot hand it over: %s\n",
                 cert->id, strerror(-r));
@@ -348,8 +348,10 @@ static void take_tlsalpn01(struct acme_challenges *ch,
         return;
     }
     if (acme_challenges_put_cert(ch, name, keyauth, x, p) != 0)
-        fprintf(stderr, "beneath: acme: %s: the tls-alpn-01 certificate "
-                        "was not kept\n", name);
+        fprintf(stderr,
+                "beneath: acme: %s: the tls-alpn-01 certificate "
+                "was not kept\n",
+                name);
 }
 
 bool acme_serve_take(struct acme_serve *as, struct acme_challenges *ch,

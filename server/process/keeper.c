@@ -9,10 +9,10 @@
 #include "process/notify.h"
 
 #include <errno.h>
-#include <openssl/crypto.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,8 +53,8 @@ int keeper_split(pid_t *child, int *fd)
     return 0;
 }
 
-int keeper_send(int fd, int type, int val, const char *const *fields,
-                size_t n, int passed)
+int keeper_send(int fd, int type, int val, const char *const *fields, size_t n,
+                int passed)
 {
     struct head h = {.type = type, .val = val};
     struct iovec iov[1 + 2 * 8];
@@ -71,10 +71,10 @@ int keeper_send(int fd, int type, int val, const char *const *fields,
     for (size_t i = 0; i < n; i++) {
         size_t l = strlen(fields[i]);
 
-        iov[niov++] = (struct iovec){
-            .iov_base = (void *)(uintptr_t)fields[i], .iov_len = l};
+        iov[niov++] = (struct iovec){.iov_base = (void *)(uintptr_t)fields[i],
+                                     .iov_len = l};
         if (i + 1 < n)
-            iov[niov++] = (struct iovec){.iov_base = (void *)(uintptr_t)"",
+            iov[niov++] = (struct iovec){.iov_base = (void *)(uintptr_t) "",
                                          .iov_len = 1};
         len += l + 1;
     }
@@ -313,6 +313,8 @@ int keeper_run(int fd, pid_t child, int argc, char **argv)
     /* no core file, no ptrace by another process of the same user (the
      * serving process included): the keeper holds the keys */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    /* a closed stderr, or the serving process gone mid-record */
+    signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);

@@ -21,10 +21,11 @@
  * SIGTERM and SIGINT are passed on as a "stop" record (a second one stops
  * at once); the serving process takes no signal itself (one PID to signal:
  * a signal sent to both, by pkill or a terminal's ^C, acts once; a kill(2)
- * from the keeper could merge with one of those while pending). READY=1 (and after a reload) is
- * sent to systemd by the keeper when the serving process says so. If the
- * serving process ends, the keeper exits with its status; if the keeper
- * ends, the serving process sees its socket close and stops (drained).
+ * from the keeper could merge with one of those while pending). READY=1 (and
+ * after a reload) is sent to systemd by the keeper when the serving process
+ * says so. If the serving process ends, the keeper exits with its status; if
+ * the keeper ends, the serving process sees its socket close and stops
+ * (drained).
  */
 #ifndef BENEATH_PROCESS_KEEPER_H
 #define BENEATH_PROCESS_KEEPER_H
@@ -43,10 +44,10 @@ enum keeper_record {
     KEEPER_GO,       /* keeper -> serving: its start-up line is out */
     /* --acme (acme_serve.h): keeper -> serving, each answered KEEPER_ACK
      * with its val (a sequence number) once applied */
-    KEEPER_CERT,         /* a certificate to serve */
-    KEEPER_HTTP01,       /* an HTTP-01 token and its key authorization */
-    KEEPER_HTTP01_DROP,  /* a token done with */
-    KEEPER_TLSALPN01,    /* a TLS-ALPN-01 name, key authorization, PEMs */
+    KEEPER_CERT,        /* a certificate to serve */
+    KEEPER_HTTP01,      /* an HTTP-01 token and its key authorization */
+    KEEPER_HTTP01_DROP, /* a token done with */
+    KEEPER_TLSALPN01,   /* a TLS-ALPN-01 name, key authorization, PEMs */
     KEEPER_TLSALPN01_DROP,
     KEEPER_ACK, /* serving -> keeper */
 };
@@ -61,15 +62,15 @@ struct keeper_msg {
 };
 
 /* The largest payload (a certificate chain and its key fit). */
-#define KEEPER_PAYLOAD_MAX (64 * 1024)
+#define KEEPER_PAYLOAD_MAX ((size_t)64 * 1024)
 
 /*
  * keeper_send - one record of @type with @val, the @n text fields @fields
  * joined by NULs, and @passed (an fd, or -1) beside it. Any thread.
  * Returns 0 or -errno (-EMSGSIZE past KEEPER_PAYLOAD_MAX).
  */
-int keeper_send(int fd, int type, int val, const char *const *fields,
-                size_t n, int passed);
+int keeper_send(int fd, int type, int val, const char *const *fields, size_t n,
+                int passed);
 
 /*
  * keeper_field - the @i-th NUL-separated field of @m's payload, or NULL.

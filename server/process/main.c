@@ -298,8 +298,8 @@ struct server {
     uid_t uid;
     gid_t gid;
     int sfd;
-    pid_t keeper;   /* the keeper (keeper.h), or 0: one process */
-    int keeper_fd;  /* the socket to it, or -1 */
+    pid_t keeper;             /* the keeper (keeper.h), or 0: one process */
+    int keeper_fd;            /* the socket to it, or -1 */
     char backend[768];        /* the resolver's start-up sentence */
     char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
@@ -714,8 +714,7 @@ static enum kept keeper_record(struct server *s, struct handed_set *files,
     } else if (r > 0 && m.type == KEEPER_STOP) {
         *signo = m.val;
         k = KEPT_STOP;
-    } else if (r > 0 && acme_serve_take(s->acme, s->acme_ch, &m) &&
-               m.val > 0) {
+    } else if (r > 0 && acme_serve_take(s->acme, s->acme_ch, &m) && m.val > 0) {
         (void)keeper_send(s->keeper_fd, KEEPER_ACK, m.val, NULL, 0, -1);
     }
     keeper_msg_release(&m);
@@ -888,8 +887,12 @@ static int keeper_main(struct server *s, pid_t child, int argc, char *argv[])
                 "and htpasswd files and hands them to the serving process, "
                 "pid %ld; no landlock, seccomp deny-list (%d calls: exec, "
                 "ptrace, bind/listen/accept, mounts and namespaces, modules, "
-                "identity changes; EPERM)\n",
-                (long)getpid(), (long)child, calls);
+                "identity changes; EPERM)%s\n",
+                (long)getpid(), (long)child, calls,
+                geteuid() == 0 ? "; as root, only the capabilities to read "
+                                 "and write files (dac_override, "
+                                 "dac_read_search)"
+                               : "");
     /* the serving process goes on once the line is out: one order */
     keeper_tell(fd, calls >= 0 ? KEEPER_GO : KEEPER_STOP);
     /* --acme: the manager writes --acme-dir as the serving user */

@@ -55,8 +55,9 @@ static void say(const struct walls *w, enum conf_sandbox mode)
         fprintf(f, "landlock ABI %d (read beneath %u root%s", w->abi, w->roots,
                 w->roots == 1 ? "" : "s");
         if (w->kept)
-            fprintf(f, ", no read right on the configuration, keys and "
-                       "htpasswd files (the keeper, pid %ld, hands them over)",
+            fprintf(f,
+                    ", no read right on the configuration, keys and "
+                    "htpasswd files (the keeper, pid %ld, hands them over)",
                     (long)w->kept);
         if (w->logs)
             fprintf(f, ", write %u log file%s", w->logs,

@@ -52,8 +52,10 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls,
  * (EPERM) of what a process that reads files, connects out and signals
  * its child never needs: exec, ptrace, bind/listen/accept, mounts and
  * namespaces, modules, kexec, bpf, perf, keyrings, identity changes.
- * No Landlock: it reads the files the serving process may not. Returns the
- * number of calls denied, or -1 after a line on stderr.
+ * No Landlock: it reads the files the serving process may not. As root
+ * (no --user), it first drops every capability but CAP_DAC_OVERRIDE and
+ * CAP_DAC_READ_SEARCH. Returns the number of calls denied, or -1 after a
+ * line on stderr.
  */
 int sandbox_keeper(void);
 

@@ -2,8 +2,9 @@
 /*
  * sandbox_landlock.c - the Landlock wall of the serving process: read
  * beneath the roots, write the access log, bind the configured ports,
- * nothing else (the files a SIGHUP reads again are the keeper's to open); built from what the running kernel's ABI can express
- * (a right it does not know is left out and named in the start-up line).
+ * nothing else (the files a SIGHUP reads again are the keeper's to open); built
+ * from what the running kernel's ABI can express (a right it does not know is
+ * left out and named in the start-up line).
  */
 #include "process/sandbox_walls.h"
 

@@ -4,11 +4,11 @@
  * threads make, with their arguments checked where a call has a dangerous
  * use beside the one served (sandbox.c's header says which).
  */
+#include "common/elems.h"
 #include "process/sandbox_walls.h"
 
-#include "common/elems.h"
-
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -261,11 +261,39 @@ static const char *const keeper_denied[] = {
 };
 /* clang-format on */
 
+/*
+ * Run as root without --user, the keeper keeps of root's capabilities only
+ * what its work needs: reading any file (the keys, whoever owns them) and
+ * writing --acme-dir. The rest (raw sockets, modules, mounts, ptrace of
+ * other users, ...) leaves the permitted, effective, inheritable and
+ * bounding sets. 0 or -errno.
+ */
+static int keeper_caps(void)
+{
+    const uint64_t keep = (UINT64_C(1) << CAP_DAC_OVERRIDE) |
+                          (UINT64_C(1) << CAP_DAC_READ_SEARCH);
+    struct __user_cap_header_struct h = {.version =
+                                             _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2] = {
+        {.effective = (uint32_t)keep, .permitted = (uint32_t)keep},
+        {.effective = (uint32_t)(keep >> 32),
+         .permitted = (uint32_t)(keep >> 32)},
+    };
+
+    if (geteuid() != 0)
+        return 0; /* --user: no capability left to drop */
+    for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+        if (!(keep & (UINT64_C(1) << c)) &&
+            prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0)
+            return -errno;
+    return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
+}
+
 int sandbox_keeper(void)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     unsigned calls = 0;
-    int rc = ctx ? 0 : -ENOMEM;
+    int rc = ctx ? keeper_caps() : -ENOMEM;
 
     /* every thread (none yet: the ACME manager starts after) */
     if (rc == 0 && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0)

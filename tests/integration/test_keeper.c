@@ -38,9 +38,8 @@ static void htpasswd(const char *file, const char *user, const char *pw,
 {
     char *cmd = hfmt("htpasswd %s -C 5 '%s' '%s' '%s' 2>/dev/null",
                      create ? "-cbB" : "-bB", file, user, pw);
-    EXPECT(system(cmd) == 0,
-           "htpasswd (apache2-utils) failed: install it with "
-           "scripts/deps.sh test");
+    EXPECT(system(cmd) == 0, "htpasswd (apache2-utils) failed: install it with "
+                             "scripts/deps.sh test");
 }
 
 static struct secrets make_secrets(void)
@@ -60,9 +59,9 @@ static struct secrets make_secrets(void)
     X509_free(c);
     EVP_PKEY_free(k);
     htpasswd(s.htpasswd, "alice", "one", true);
-    tree_write_str(s.dir, "beneath.conf",
-                   hfmt("# planted-config-marker\nauth = /private/**=%s\n",
-                        s.htpasswd));
+    tree_write_str(
+        s.dir, "beneath.conf",
+        hfmt("# planted-config-marker\nauth = /private/**=%s\n", s.htpasswd));
     tree_write_str(s.www, "index.html", "hello\n");
     tree_mkdir(s.www, "private");
     tree_write_str(s.www, "private/s.txt", "in private\n");
@@ -90,14 +89,13 @@ static struct server *start(const struct secrets *s, const char *sandbox,
     struct server_opts o = {
         .root = s->www,
         .no_resolver = true,
-        .args =
-            (const char *[]){"--resolver", "lexical", "--sandbox", sandbox,
-                             "--config", s->conf, "--listen",
-                             "https://127.0.0.1:0", "--tls-cert", s->cert,
-                             "--tls-key", s->key, NULL},
-        .env = hook ? (const char *[]){hfmt("SANDBOX_FAULT_HOOK=%s", hook),
-                                       NULL}
-                    : NULL,
+        .args = (const char *[]){"--resolver", "lexical", "--sandbox", sandbox,
+                                 "--config", s->conf, "--listen",
+                                 "https://127.0.0.1:0", "--tls-cert", s->cert,
+                                 "--tls-key", s->key, NULL},
+        .env = hook
+                   ? (const char *[]){hfmt("SANDBOX_FAULT_HOOK=%s", hook), NULL}
+                   : NULL,
     };
     return server_start_opts(&o);
 }
@@ -206,9 +204,9 @@ START_TEST(fault_hook_cannot_reach)
     char *err = server_stderr(srv);
     const char *files[] = {s.key, s.htpasswd, s.conf, s.cert};
     for (size_t i = 0; i < 4; i++)
-        EXPECT(strstr(err, hfmt("fault-hook: read %s: refused: EACCES",
-                                files[i])),
-               "the serving process read %s:\n%s", files[i], err);
+        EXPECT(
+            strstr(err, hfmt("fault-hook: read %s: refused: EACCES", files[i])),
+            "the serving process read %s:\n%s", files[i], err);
     EXPECT(strstr(err, "fault-hook: connect 127.0.0.1:1: refused: "),
            "the serving process connected out:\n%s", err);
     expect_get_body(srv, "/index.html", "hello\n", "served after the tries");
@@ -288,7 +286,7 @@ END_TEST
 const struct check_main check_main = {
     .suite = "e2e_keeper",
     .fixture = HARNESS_FIXTURE(60),
-    .tcases = {{"keeper",
-                .tests = {&planted_links_served_without_sandbox,
-                          &planted_links_refused_strict,
-                          &fault_hook_cannot_reach, &one_pid_to_signal}}}};
+    .tcases = {
+        {"keeper", .tests = {&planted_links_served_without_sandbox,
+                             &planted_links_refused_strict,
+                             &fault_hook_cannot_reach, &one_pid_to_signal}}}};

@@ -48,8 +48,8 @@ static char *line_with(const char *text, const char *needle)
 /* "Key:\tvalue" of /proc/PID/status, harness-owned, or NULL. */
 static char *proc_status(const struct server *s, const char *key)
 {
-    char *st = tree_read(
-        hfmt("/proc/%d/status", (int)server_serving_pid(s)), NULL);
+    char *st =
+        tree_read(hfmt("/proc/%d/status", (int)server_serving_pid(s)), NULL);
     char *l = st ? line_with(st, hfmt("%s:", key)) : NULL;
     if (!l)
         return NULL;
