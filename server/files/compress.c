@@ -581,16 +581,9 @@ void compress_cache_stats(struct compress_cache *c,
 
 bool compress_cache_wait_idle(struct compress_cache *c, int ms)
 {
-    struct timespec until;
+    struct timespec until = bgthread_deadline(ms);
     bool idle;
 
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&c->lock);
     while ((c->q_len || c->busy_key[0]) &&
            pthread_cond_timedwait(&c->idle, &c->lock, &until) == 0)

@@ -365,13 +365,7 @@ static void *writer(void *arg)
             pthread_cond_wait(&l->wake, &l->lock);
         if (l->len == 0)
             break; /* stopping, and everything is written */
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += LOG_FLUSH_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = bgthread_deadline(LOG_FLUSH_MS);
         while (l->len < LOG_FLUSH_BYTES && !l->stop && !l->urgent)
             if (pthread_cond_timedwait(&l->wake, &l->lock, &until) != 0)
                 break;

@@ -127,39 +127,63 @@ static bool expiry(void *arg, size_t i, char *name, size_t size,
     return true;
 }
 
+/* A new acme_serve for @c's --acme, its callbacks' argument set; NULL
+ * after a line (out of memory). */
+static struct acme_serve *serve_new(const struct conf *c)
+{
+    struct acme_serve *as = calloc(1, sizeof *as);
+
+    if (as && acme_conf_build(c, &as->ac) != 0) {
+        free(as);
+        as = NULL;
+    }
+    if (!as) {
+        fprintf(stderr, "beneath: acme: out of memory\n");
+        return NULL;
+    }
+    as->keeper_fd = -1;
+    as->ac.cfg.log = log_line;
+    as->ac.cfg.arg = as;
+    return as;
+}
+
+/* @as's manager: --acme-dir read, its certificates installed (acme_open).
+ * 0 or -errno after a line. */
+static int manager_open(struct acme_serve *as)
+{
+    char err[512];
+    int r = acme_open(&as->ac.cfg, &as->a, err, sizeof err);
+
+    if (r < 0)
+        fprintf(stderr, "beneath: %s\n", err);
+    else
+        say_started(as);
+    return r;
+}
+
 int acme_serve_open(const struct conf *c, struct tls_store *store,
                     struct acme_challenges *ch, struct metrics *m, bool kept,
                     struct acme_serve **out)
 {
     struct acme_serve *as;
-    char err[512];
     int r;
 
     *out = NULL;
     if (!c->acme.n)
         return 0;
-    as = calloc(1, sizeof *as);
-    if (!as || acme_conf_build(c, &as->ac) != 0 ||
-        !(as->not_after = calloc(as->ac.n_certs, sizeof *as->not_after))) {
-        if (as)
-            acme_conf_free(&as->ac);
-        free(as);
-        fprintf(stderr, "beneath: acme: out of memory\n");
+    if (!(as = serve_new(c)))
         return -ENOMEM;
-    }
-    as->keeper_fd = -1;
     as->store = store;
     as->ac.cfg.challenges = ch;
     as->ac.cfg.install = install;
-    as->ac.cfg.log = log_line;
-    as->ac.cfg.arg = as;
-    r = kept ? 0 : acme_open(&as->ac.cfg, &as->a, err, sizeof err);
+    as->not_after = calloc(as->ac.n_certs, sizeof *as->not_after);
+    if (!as->not_after)
+        fprintf(stderr, "beneath: acme: out of memory\n");
+    r = !as->not_after ? -ENOMEM : kept ? 0 : manager_open(as);
     if (r < 0) {
-        fprintf(stderr, "beneath: %s\n", err);
         acme_serve_close(as);
         return r;
     }
-    say_started(as);
     if (store) {
         /* names without a certificate yet: their handshakes fail cleanly */
         for (size_t i = 0; i < as->ac.n_certs; i++)
@@ -270,19 +294,16 @@ int acme_serve_keep(const struct conf *c, int fd, struct acme_serve **out)
         .drop = hand_drop,
     };
     struct acme_serve *as;
-    char err[512];
     int r;
 
     *out = NULL;
     if (!c->acme.n)
         return 0;
-    as = calloc(1, sizeof *as);
-    if (!as || acme_conf_build(c, &as->ac) != 0 ||
-        !(as->own = acme_challenges_new())) {
-        if (as)
-            acme_conf_free(&as->ac);
-        free(as);
+    if (!(as = serve_new(c)))
+        return -ENOMEM;
+    if (!(as->own = acme_challenges_new())) {
         fprintf(stderr, "beneath: acme: out of memory\n");
+        acme_serve_close(as);
         return -ENOMEM;
     }
     as->keeper_fd = fd;
@@ -290,15 +311,11 @@ int acme_serve_keep(const struct conf *c, int fd, struct acme_serve **out)
     acme_challenges_set_mirror(as->own, &mirror);
     as->ac.cfg.challenges = as->own;
     as->ac.cfg.install = hand_install;
-    as->ac.cfg.log = log_line;
-    as->ac.cfg.arg = as;
-    r = acme_open(&as->ac.cfg, &as->a, err, sizeof err);
+    r = manager_open(as);
     if (r < 0) {
-        fprintf(stderr, "beneath: %s\n", err);
         acme_serve_close(as);
         return r;
     }
-    say_started(as);
     *out = as;
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "conf.h"
 #include "process/notify.h"
+#include "runtime/bgthread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,16 +197,9 @@ static void acked(int seq)
 
 int keeper_acked(int seq, int ms)
 {
-    struct timespec until;
+    struct timespec until = bgthread_deadline(ms);
     int r = 0;
 
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&ack_lock);
     while (ack_last < seq && r == 0)
         r = pthread_cond_timedwait(&ack_cond, &ack_lock, &until);

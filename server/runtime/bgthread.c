@@ -44,3 +44,17 @@ int bgthread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return -rc;
 }
+
+struct timespec bgthread_deadline(long ms)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}

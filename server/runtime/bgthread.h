@@ -2,13 +2,14 @@
 /*
  * bgthread.h - what the daemon's background threads share (the ETag and
  * compression caches' workers, the access log's writer): a lock and two
- * condition variables made and destroyed together, and a thread started
- * with every signal blocked.
+ * condition variables made and destroyed together, a thread started with
+ * every signal blocked, and the deadline of a timed wait.
  */
 #ifndef BENEATH_RUNTIME_BGTHREAD_H
 #define BENEATH_RUNTIME_BGTHREAD_H
 
 #include <pthread.h>
+#include <time.h>
 
 /*
  * bgthread_sync_init - initialise @lock, @a and @b; on failure none of them
@@ -32,5 +33,11 @@ void bgthread_sync_destroy(pthread_mutex_t *lock, pthread_cond_t *a,
  * Returns 0 or the -errno of pthread_create (-EAGAIN: out of threads).
  */
 int bgthread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
+
+/*
+ * bgthread_deadline - the CLOCK_REALTIME time @ms milliseconds from now,
+ * for pthread_cond_timedwait.
+ */
+struct timespec bgthread_deadline(long ms);
 
 #endif

@@ -25,6 +25,7 @@
  */
 #include "access/access.h"
 #include "http/status.h"
+#include "runtime/bgthread.h"
 #include "transport/daemon_internal.h"
 #include "transport/h2_front.h"
 
@@ -218,13 +219,7 @@ static void *watchdog(void *arg)
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
             }
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 250 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        struct timespec ts = bgthread_deadline(250);
         pthread_cond_timedwait(&h->wake, &h->lock, &ts);
     }
     pthread_mutex_unlock(&h->lock);
