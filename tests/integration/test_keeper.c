@@ -8,14 +8,16 @@
  * the configuration file. Without the sandbox they are served (the control:
  * the planted links work); with it, the serving process has no read right
  * on them and answers 403, while the keeper still hands them over on SIGHUP
- * (a user added to the htpasswd file logs in, the certificate is
- * reloaded). The fault hook, run in the serving process after its walls,
- * cannot open them nor connect out. One PID: signals go to the keeper (one
- * sent to both acts once); either process dying ends the other.
+ * (a user added to the htpasswd file logs in, the certificate is reloaded,
+ * and the descriptors handed over are closed afterwards). The fault hook,
+ * run in the serving process after its walls, cannot open them nor connect
+ * out. One PID: signals go to the keeper (one sent to both acts once);
+ * either process dying ends the other.
  */
 #include "harness.h"
 #include "tls_fixture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,6 +102,28 @@ static struct server *start(const struct secrets *s, const char *sandbox,
     return server_start_opts(&o);
 }
 
+/* Whether process @pid has a descriptor open on @path. */
+static bool holds(pid_t pid, const char *path)
+{
+    char *dir = hfmt("/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    bool found = false;
+
+    while (d && !found && (de = readdir(d)) != NULL) {
+        char buf[4096];
+        ssize_t n =
+            readlink(hfmt("%s/%s", dir, de->d_name), buf, sizeof buf - 1);
+        if (n > 0) {
+            buf[n] = '\0';
+            found = strcmp(buf, path) == 0;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 static struct http_response *get_as(const struct server *srv, const char *path,
                                     const char *basic)
 {
@@ -165,7 +189,6 @@ START_TEST(planted_links_refused_strict)
            "bob before he is added");
 
     /* SIGHUP to the keeper: it hands the files over again */
-    int fds = server_fd_count_settled(srv);
     htpasswd(s.htpasswd, "bob", "two", false);
     server_signal(srv, SIGHUP);
     long long until = now_ms() + 5000;
@@ -180,10 +203,13 @@ START_TEST(planted_links_refused_strict)
            "the reload did not read the key and htpasswd again:\n%s", err);
     for (size_t i = 0; i < 3; i++)
         expect_get(srv, links[i], 403, "after SIGHUP");
-    int after = server_fd_count_settled(srv);
-    EXPECT(after == fds,
-           "the serving process holds %d fds after SIGHUP, %d before", after,
-           fds);
+    /* the descriptors the keeper handed over are closed after the reload
+     * (a count would also see the old root, kept while a worker that has
+     * not served since still holds the old generation) */
+    const char *kept[] = {s.key, s.cert, s.htpasswd, s.conf};
+    for (size_t i = 0; i < 4; i++)
+        EXPECT(!holds(server_serving_pid(srv), kept[i]),
+               "the serving process still holds %s after SIGHUP", kept[i]);
     server_stop_clean(srv);
     /* the refusals are the kernel's */
     EXPECT(strstr(server_stdout(srv), "errno=EACCES"),
