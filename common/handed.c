@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,12 +19,22 @@ static bool active;               /* under lock */
 
 int handed_add(struct handed_set *s, const char *path, int fd)
 {
-    char *p;
+    char *p = strdup(path);
 
-    if (s->n == HANDED_MAX || !(p = strdup(path))) {
+    if (p && s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        struct handed_file *v = realloc(s->v, cap * sizeof *v);
+
+        if (v) {
+            s->v = v;
+            s->cap = cap;
+        }
+    }
+    if (!p || s->n == s->cap) {
+        free(p);
         if (fd >= 0)
             close(fd);
-        return s->n == HANDED_MAX ? -ENOSPC : -ENOMEM;
+        return -ENOMEM;
     }
     s->v[s->n++] = (struct handed_file){.path = p, .fd = fd};
     return 0;
@@ -36,7 +47,8 @@ void handed_clear(struct handed_set *s)
             close(s->v[i].fd);
         free(s->v[i].path);
     }
-    s->n = 0;
+    free(s->v);
+    *s = (struct handed_set){0};
 }
 
 void handed_begin(struct handed_set *s)
@@ -44,7 +56,7 @@ void handed_begin(struct handed_set *s)
     pthread_mutex_lock(&lock);
     handed_clear(&current);
     current = *s;
-    s->n = 0;
+    *s = (struct handed_set){0};
     active = true;
     pthread_mutex_unlock(&lock);
 }
@@ -54,14 +66,6 @@ void handed_end(void)
     pthread_mutex_lock(&lock);
     handed_clear(&current);
     pthread_mutex_unlock(&lock);
-}
-
-bool handed_active(void)
-{
-    pthread_mutex_lock(&lock);
-    bool a = active;
-    pthread_mutex_unlock(&lock);
-    return a;
 }
 
 /* A dup of @fd at offset 0: -1 with errno on failure. */

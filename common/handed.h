@@ -19,11 +19,7 @@
 #ifndef BENEATH_COMMON_HANDED_H
 #define BENEATH_COMMON_HANDED_H
 
-#include <stdbool.h>
 #include <stddef.h>
-
-/* The most files one set holds. */
-#define HANDED_MAX 256
 
 /* One file of a set: @path as the configuration names it, and the keeper's
  * descriptor for it, or -errno when the keeper could not open it. */
@@ -32,9 +28,10 @@ struct handed_file {
     int fd;
 };
 
+/* A set of them; zero is empty. */
 struct handed_set {
-    struct handed_file v[HANDED_MAX];
-    size_t n;
+    struct handed_file *v;
+    size_t n, cap;
 };
 
 /*
@@ -47,21 +44,18 @@ struct handed_set {
 int handed_open(const char *path, int flags);
 
 /* handed_add - append @path with @fd (or -errno) to @s, which owns @fd from
- * now on (closed on failure too). 0, -ENOSPC or -ENOMEM. */
+ * now on (closed on failure too). 0 or -ENOMEM. */
 int handed_add(struct handed_set *s, const char *path, int fd);
 
-/* handed_clear - close and free what @s holds; @s is empty again. */
+/* handed_clear - close and free what @s holds; @s is zero again. */
 void handed_clear(struct handed_set *s);
 
 /*
  * handed_begin - from now on handed_open answers from @s (its files move
- * in; @s is left empty), until handed_end closes them; no file is readable
- * between the two. Called by the serving process only.
+ * in; @s is left zero), until handed_end closes them; after that, until the
+ * next set, it refuses every path. Called by the serving process only.
  */
 void handed_begin(struct handed_set *s);
 void handed_end(void);
-
-/* Whether a keeper hands the files over (handed_begin was called). */
-bool handed_active(void);
 
 #endif

@@ -345,8 +345,8 @@ const char *conf_tls_item(const char *item, char *name);
  * conf_reread_files - call @fn with each file @c names that the server reads
  * again on SIGHUP, and the option naming it ("config", "auth", "redirects",
  * "headers-file", "tls-cert", "tls-key", "tls-key-password-file"): the set
- * the sandbox lets a single process read, and the set a keeper hands over
- * (common/handed.h).
+ * the keeper opens and hands over at each SIGHUP (common/handed.h), and
+ * that the serving process's Landlock gives no right to.
  */
 void conf_reread_files(const struct conf *c,
                        void (*fn)(const char *what, const char *path,

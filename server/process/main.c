@@ -727,7 +727,7 @@ static enum kept keeper_record(struct server *s, struct handed_set *files,
  */
 static int phase_loop(struct server *s, int argc, char *argv[])
 {
-    struct handed_set files = {.n = 0};
+    struct handed_set files = {0};
     int status = 0, signo = 0;
 
     s->reload = (struct reload){
