@@ -158,7 +158,7 @@ args="--rounds $rounds --duration $duration --conns $conns --syscalls $nsys"
   echo
   awk -v configs="$(for ci in "${live[@]}"; do printf '%s ' "${c_name[ci]}"; done)" -v files="${files[*]}" \
     -v ref="$ref" -v kernel=kernel:default -v emulated=emulated:default \
-    -v summary="$out/summary.csv" -f "$here/lib/stats.awk" -f "$here/lib/cpu.awk" "$csv"
+    -v summary="$out/summary.csv" -f "$here/lib/median.awk" -f "$here/lib/stats.awk" -f "$here/lib/cpu.awk" "$csv"
   echo
   if [ "$nsys" -gt 0 ]; then
     echo "System calls per request (strace -f -c, $nsys keep-alive requests on one connection):"

@@ -52,19 +52,10 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(openssl version | cut -
   "$rounds rounds of $seconds s per mode, $clients client threads," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-awk '
+awk "$median_awk"'
   function val(key,   i, w) {
     for (i = 1; i <= NF; i++) { split($i, w, "="); if (w[1] == key) return w[2] }
     return ""
-  }
-  function sort_n(a, n,   i, j, v) {
-    for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
-  }
-  function mmm(a, n, fmt,   m) {
-    if (n == 0) return "-"
-    sort_n(a, n)
-    m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    return sprintf(fmt " (" fmt " .. " fmt ")", m, a[1], a[n])
   }
   {
     r = val("round"); m = val("mode")

@@ -100,7 +100,7 @@ bad=$(awk -F, 'NR > 1 && $10 != "ok"' "$csv" | wc -l)
   [ "$bad" = 0 ] || echo "**$bad row(s) not ok** (status column of overhead.csv): their rounds do not count."
   echo
   awk -v baseline="$baseline" -v configs="${c_name[*]}" -v files="${files[*]}" \
-    -v summary="$out/summary.csv" -f "$here/lib/stats.awk" -f "$here/lib/overhead.awk" "$csv"
+    -v summary="$out/summary.csv" -f "$here/lib/median.awk" -f "$here/lib/stats.awk" -f "$here/lib/overhead.awk" "$csv"
   echo
   echo "Raw req/s of every round: overhead.csv; this table: summary.csv (in $out)."
 } >"$out/overhead.md"

@@ -18,6 +18,9 @@
 # shellcheck disable=SC2034,SC2154
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# sort_n, median and mmm ("median (min .. max)"), to put in front of an
+# inline awk program
+median_awk=$(<"$here/lib/median.awk")
 top=$(dirname "$here")
 release_bin=$top/build/release/server/beneath
 bench_script=${BASH_SOURCE[1]}
@@ -645,16 +648,7 @@ EOF
 # min .. max over the rounds whose STATUS_COL is "ok"; ratios within a round.
 # Then a line counting the rows that are not ok, if any.
 rounds_table() {
-  awk -F, -v names="$2" -v files="$3" -v stc="$4" -v cc="$5" -v mc="$6"     -v cref="$7" -v mref="$8" '
-    function sort_n(a, n,   i, j, v) {
-      for (i = 2; i <= n; i++) { v = a[i]; for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]; a[j + 1] = v }
-    }
-    function mmm(a, n, fmt,   m) {
-      if (n == 0) return "-"
-      sort_n(a, n)
-      m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-      return sprintf(fmt " (" fmt " .. " fmt ")", m, a[1], a[n])
-    }
+  awk -F, -v names="$2" -v files="$3" -v stc="$4" -v cc="$5" -v mc="$6"     -v cref="$7" -v mref="$8" "$median_awk"'
     NR > 1 && $stc != "ok" { bad++ }
     NR > 1 && $stc == "ok" {
       ok[$1, $3, $4] = 1; cpu[$1, $3, $4] = $cc / 1000; mb[$1, $3, $4] = $mc

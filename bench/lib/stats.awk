@@ -1,5 +1,6 @@
-# stats.awk: what cpu.awk and overhead.awk share; given to awk before them
-# (awk -f lib/stats.awk -f lib/cpu.awk). POSIX awk (Debian's mawk).
+# stats.awk: what cpu.awk and overhead.awk share; given to awk before them,
+# after median.awk (awk -f lib/median.awk -f lib/stats.awk -f lib/cpu.awk).
+# POSIX awk (Debian's mawk).
 # Their input: a CSV whose first row names the columns (col[NAME] = its
 # number), then one row per round x file x configuration. Every row sets
 # r, f and c (its round, file and configuration) before their own rules see
@@ -24,17 +25,6 @@ NR == 1 {
 {
   r = $col["round"]; f = $col["file"]; c = $col["config"]
   if (!(r in seen)) { seen[r] = 1; rounds[++nr] = r }
-}
-function sort_n(a, n,   i, j, v) { # insertion sort of a[1..n], numbers
-  for (i = 2; i <= n; i++) {
-    v = a[i]
-    for (j = i - 1; j >= 1 && a[j] > v; j--) a[j + 1] = a[j]
-    a[j + 1] = v
-  }
-}
-function median(a, n) { # sorts a: a[1] is then the min, a[n] the max
-  sort_n(a, n)
-  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 # ok_rounds(f, c, c2, rd): the rounds whose row of file f and configuration
 # c is ok (ok[r, f, c], set by the reader), and that of c2 too unless c2 is
