@@ -254,6 +254,17 @@ void pebble_teardown(struct pebble *p)
     stop_pid(&p->cts);
 }
 
+/* Start @argv as @a, its output in DIR/@tag.out, stopped at teardown. */
+static void agent_spawn(struct pebble *p, struct agent_proc *a, const char *tag,
+                        const char *const argv[])
+{
+    snprintf(a->out, sizeof a->out, "%s/%s.out", p->dir, tag);
+    unlink(a->out);
+    a->pid = spawn(argv, NULL, a->out);
+    ck_assert_int_lt(p->n_agents, 8);
+    p->agents[p->n_agents++] = a->pid;
+}
+
 void agent_start(struct pebble *p, struct agent_proc *a, const char *tag,
                  const char *const *args)
 {
@@ -277,11 +288,7 @@ void agent_start(struct pebble *p, struct agent_proc *a, const char *tag,
     for (size_t i = 0; args && args[i] && n + 1 < 40; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    snprintf(a->out, sizeof a->out, "%s/%s.out", p->dir, tag);
-    unlink(a->out);
-    a->pid = spawn(argv, NULL, a->out);
-    ck_assert_int_lt(p->n_agents, 8);
-    p->agents[p->n_agents++] = a->pid;
+    agent_spawn(p, a, tag, argv);
 }
 
 void beneath_start(struct pebble *p, struct agent_proc *a, const char *tag,
@@ -312,11 +319,7 @@ void beneath_start(struct pebble *p, struct agent_proc *a, const char *tag,
         argv[n++] = args[i];
     argv[n++] = www;
     argv[n] = NULL;
-    snprintf(a->out, sizeof a->out, "%s/%s.out", p->dir, tag);
-    unlink(a->out);
-    a->pid = spawn(argv, NULL, a->out);
-    ck_assert_int_lt(p->n_agents, 8);
-    p->agents[p->n_agents++] = a->pid;
+    agent_spawn(p, a, tag, argv);
 }
 
 const char *agent_output(const struct agent_proc *a)

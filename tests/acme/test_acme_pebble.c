@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 /* Seconds an issuance may take here (validation, finalize, polls). */
-#define ISSUE 45
+#define ISSUANCE_SECONDS 45
 
 static struct pebble pb;
 
@@ -53,7 +53,7 @@ static void obtain(struct agent_proc *a, const char *names,
 
     agent_start(&pb, a, "first", args);
     snprintf(want, sizeof want, "installed %s stored=0", id);
-    EXPECT_LINE(a, want, ISSUE);
+    EXPECT_LINE(a, want, ISSUANCE_SECONDS);
 }
 
 START_TEST(http01_san)
@@ -142,7 +142,7 @@ START_TEST(renewal_forced)
     EXPECT_LINE(&b, "installed a.test stored=1", 10);
     EXPECT_LINE(&b, "log WARNING acme: a.test: the certificate expires in", 10);
     EXPECT_LINE(&b, "a.test: renewing", 10);
-    EXPECT_LINE(&b, "installed a.test stored=0", ISSUE);
+    EXPECT_LINE(&b, "installed a.test stored=0", ISSUANCE_SECONDS);
     ck_assert(tls_verifies(&pb, pb.root, "a.test"));
     ck_assert_int_eq(agent_count(&b, "log ERROR"), 0);
     ck_assert_int_eq(agent_stop(&b), 0);
@@ -174,7 +174,8 @@ START_TEST(refusals_keep_old)
     pebble_stop(&pb);
     pebble_start(&pb, reject);
     agent_start(&pb, &b, "nonce", args);
-    EXPECT_LINE(&b, "attempt 1 failed; keeping the certificate", ISSUE);
+    EXPECT_LINE(&b, "attempt 1 failed; keeping the certificate",
+                ISSUANCE_SECONDS);
     ck_assert_int_ge(agent_count(&b, "badNonce, retrying"), 3);
     ck_assert_int_ge(agent_count(&b, "urn:ietf:params:acme:error:badNonce"), 1);
     ck_assert(tls_verifies(&pb, old_root, "a.test"));
@@ -200,7 +201,8 @@ START_TEST(refusals_keep_old)
     pebble_start(&pb, NULL);
     bad[3] = "126237600"; /* two hours later */
     agent_start(&pb, &c, "invalid", bad);
-    EXPECT_LINE(&c, "attempt 2 failed; keeping the certificate", ISSUE);
+    EXPECT_LINE(&c, "attempt 2 failed; keeping the certificate",
+                ISSUANCE_SECONDS);
     EXPECT_LINE(&c,
                 "challenge http-01: urn:ietf:params:acme:error:"
                 "unauthorized",
@@ -224,8 +226,8 @@ START_TEST(two_replicas)
     pebble_start(&pb, NULL);
     agent_start(&pb, &a, "replica-a", args);
     agent_start(&pb, &b, "replica-b", args);
-    EXPECT_LINE(&a, "installed r.test", ISSUE);
-    EXPECT_LINE(&b, "installed r.test", ISSUE);
+    EXPECT_LINE(&a, "installed r.test", ISSUANCE_SECONDS);
+    EXPECT_LINE(&b, "installed r.test", ISSUANCE_SECONDS);
     ordered = agent_count(&a, "installed r.test stored=0") +
               agent_count(&b, "installed r.test stored=0");
     ck_assert_msg(ordered == 1, "ordered %d times\nA:\n%s", ordered,

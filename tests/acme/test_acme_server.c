@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 /* Seconds an issuance may take here (validation, finalize, polls). */
-#define ISSUE 60
+#define ISSUANCE_SECONDS 60
 
 /* "user:pw", SHA-512-crypt (openssl passwd -6 -salt beneath pw) */
 #define HTPASSWD_LINE                                                          \
@@ -81,7 +81,7 @@ START_TEST(http01_real_server)
     beneath_start(&pb, &b, "http01", args);
     EXPECT_LINE(&b, "beneath: keeper: pid", 10);
     EXPECT_LINE(&b, "sandbox: landlock", 10);
-    EXPECT_LINE(&b, "acme: a.test: certificate issued", ISSUE);
+    EXPECT_LINE(&b, "acme: a.test: certificate issued", ISSUANCE_SECONDS);
     ck_assert_msg(tls_verifies(&pb, pb.root, "a.test"), "%s", agent_output(&b));
     ck_assert(tls_verifies(&pb, pb.root, "b.test"));
     ck_assert(!tls_verifies(&pb, pb.api_cert, "a.test"));
@@ -120,7 +120,7 @@ START_TEST(tlsalpn01_real_server)
     beneath_start(&pb, &b, "tlsalpn01", args);
     EXPECT_LINE(&b, "beneath: keeper: pid", 10);
     EXPECT_LINE(&b, "sandbox: landlock", 10);
-    EXPECT_LINE(&b, "acme: c.test: certificate issued", ISSUE);
+    EXPECT_LINE(&b, "acme: c.test: certificate issued", ISSUANCE_SECONDS);
     ck_assert_msg(tls_verifies(&pb, pb.root, "c.test"), "%s", agent_output(&b));
     ck_assert_int_eq(agent_count(&b, "acme-challenge"), 0);
     ck_assert_int_eq(agent_stop(&b), 0);
