@@ -260,6 +260,15 @@ const struct opt opts[] = {
      .names = dotfiles_names,
      .help = "serve names starting with '.' (/.well-known/ is always "
              "allowed)"},
+    {.name = "drain-timeout",
+     .type = &t_seconds,
+     .off = OFF(drain_timeout),
+     .dflt = "300",
+     .min = 0,
+     .max = 86400,
+     .help = "seconds an older generation may take to finish its "
+             "connections after a SIGHUP started a new one; then they are "
+             "closed"},
     {.name = "error-page",
      .type = &t_items,
      .off = OFF(error_page),

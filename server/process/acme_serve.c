@@ -26,7 +26,6 @@ struct acme_serve {
     struct acme_conf ac;
     struct acme *a;          /* the manager; NULL under a keeper */
     struct tls_store *store; /* NULL: no https:// listener */
-    int keeper_fd;           /* the keeper's: where the manager's work goes */
     struct acme_challenges *own;  /* the keeper's store, mirrored over */
     time_t *not_after;            /* under a keeper: per certificate */
     char started[PATH_MAX + 256]; /* the start-up line: ac.cfg points into
@@ -141,7 +140,6 @@ static struct acme_serve *serve_new(const struct conf *c)
         fprintf(stderr, "beneath: acme: out of memory\n");
         return NULL;
     }
-    as->keeper_fd = -1;
     as->ac.cfg.log = log_line;
     as->ac.cfg.arg = as;
     return as;
@@ -162,7 +160,7 @@ static int manager_open(struct acme_serve *as)
 }
 
 int acme_serve_open(const struct conf *c, struct tls_store *store,
-                    struct acme_challenges *ch, struct metrics *m, bool kept,
+                    struct acme_challenges *ch, struct metrics *m,
                     struct acme_serve **out)
 {
     struct acme_serve *as;
@@ -179,7 +177,7 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
     as->not_after = calloc(as->ac.n_certs, sizeof *as->not_after);
     if (!as->not_after)
         fprintf(stderr, "beneath: acme: out of memory\n");
-    r = !as->not_after ? -ENOMEM : kept ? 0 : manager_open(as);
+    r = as->not_after ? 0 : -ENOMEM;
     if (r < 0) {
         acme_serve_close(as);
         return r;
@@ -209,12 +207,11 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
 
 /* ---- under a keeper: the manager there, its work handed over ---- */
 
-/* Send a record the serving process applies, and wait until it has. */
-static void hand(struct acme_serve *as, int type, const char *const *f,
-                 size_t n)
+/* Post a record the serving processes apply, and wait until one has. */
+static void hand(int type, const char *const *f, size_t n)
 {
     int seq = keeper_next_seq();
-    int r = keeper_send(as->keeper_fd, type, seq, f, n, -1);
+    int r = keeper_post(type, seq, f, n);
 
     if (r == 0)
         r = keeper_acked(seq, 5000);
@@ -227,7 +224,8 @@ static void hand(struct acme_serve *as, int type, const char *const *f,
 
 static void hand_http01(void *arg, const char *token, const char *keyauth)
 {
-    hand(arg, KEEPER_HTTP01, (const char *const[]){token, keyauth}, 2);
+    (void)arg;
+    hand(KEEPER_HTTP01, (const char *const[]){token, keyauth}, 2);
 }
 
 /* @x's PEM text, or NULL (out of memory); OPENSSL_free it. */
@@ -254,16 +252,17 @@ static void hand_cert(void *arg, const char *name, const char *keyauth,
 {
     char *c = pem(cert, NULL), *k = pem(NULL, pkey);
 
+    (void)arg;
     if (c && k)
-        hand(arg, KEEPER_TLSALPN01, (const char *const[]){name, keyauth, c, k},
-             4);
+        hand(KEEPER_TLSALPN01, (const char *const[]){name, keyauth, c, k}, 4);
     OPENSSL_free(c);
     OPENSSL_clear_free(k, k ? strlen(k) : 0);
 }
 
 static void hand_drop(void *arg, const char *key, int tlsalpn01)
 {
-    hand(arg, tlsalpn01 ? KEEPER_TLSALPN01_DROP : KEEPER_HTTP01_DROP,
+    (void)arg;
+    hand(tlsalpn01 ? KEEPER_TLSALPN01_DROP : KEEPER_HTTP01_DROP,
          (const char *const[]){key}, 1);
 }
 
@@ -271,22 +270,22 @@ static void hand_drop(void *arg, const char *key, int tlsalpn01)
  * ones come before the keeper reads acknowledgements). */
 static void hand_install(void *arg, const struct acme_cert *cert)
 {
-    struct acme_serve *as = arg;
     char index[24], until[24];
 
+    (void)arg;
     snprintf(index, sizeof index, "%zu", cert->index);
     snprintf(until, sizeof until, "%lld", (long long)cert->not_after);
     int r =
-        keeper_send(as->keeper_fd, KEEPER_CERT, 0,
+        keeper_post(KEEPER_CERT, 0,
                     (const char *const[]){index, cert->chain_pem, cert->key_pem,
                                           until, cert->stored ? "1" : "0"},
-                    5, -1);
+                    5);
     if (r)
         fprintf(stderr, "beneath: acme: %s: cannot hand it over: %s\n",
                 cert->id, strerror(-r));
 }
 
-int acme_serve_keep(const struct conf *c, int fd, struct acme_serve **out)
+int acme_serve_keep(const struct conf *c, struct acme_serve **out)
 {
     struct acme_challenges_mirror mirror = {
         .put_http01 = hand_http01,
@@ -306,7 +305,6 @@ int acme_serve_keep(const struct conf *c, int fd, struct acme_serve **out)
         acme_serve_close(as);
         return -ENOMEM;
     }
-    as->keeper_fd = fd;
     mirror.arg = as;
     acme_challenges_set_mirror(as->own, &mirror);
     as->ac.cfg.challenges = as->own;

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * keeper.c - the keeper process and the records it exchanges with the
- * serving process (keeper.h).
+ * keeper.c - the records the keeper and its serving processes exchange
+ * (keeper.h): sending and receiving them, the acknowledgements the ACME
+ * thread waits for, and the records in force that every serving process
+ * started later is given (the attached sockets and the replay list share
+ * one lock: the ACME thread posts while the main thread starts and ends
+ * serving processes).
  */
 #include "process/keeper.h"
 
@@ -33,26 +37,6 @@ struct head {
     int32_t type;
     int32_t val;
 };
-
-int keeper_split(pid_t *child, int *fd)
-{
-    int sv[2];
-    pid_t pid;
-
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-        return -errno;
-    pid = fork();
-    if (pid < 0) {
-        int err = -errno;
-        close(sv[0]);
-        close(sv[1]);
-        return err;
-    }
-    close(sv[pid ? 1 : 0]);
-    *fd = sv[pid ? 0 : 1];
-    *child = pid;
-    return 0;
-}
 
 int keeper_send(int fd, int type, int val, const char *const *fields, size_t n,
                 int passed)
@@ -101,6 +85,11 @@ int keeper_send(int fd, int type, int val, const char *const *fields, size_t n,
 void keeper_tell(int fd, enum keeper_record type)
 {
     (void)keeper_send(fd, type, 0, NULL, 0, -1);
+}
+
+void keeper_stop(int fd, int signo)
+{
+    (void)keeper_send(fd, KEEPER_STOP, signo, NULL, 0, -1);
 }
 
 const char *keeper_field(const struct keeper_msg *m, size_t i)
@@ -186,7 +175,7 @@ int keeper_next_seq(void)
     return seq;
 }
 
-static void acked(int seq)
+void keeper_ack_seen(int seq)
 {
     pthread_mutex_lock(&ack_lock);
     if (seq > ack_last)
@@ -208,158 +197,147 @@ int keeper_acked(int seq, int ms)
     return r;
 }
 
-/* ---- the keeper ---- */
+/* ---- posting to every serving process, and replaying ---- */
 
-struct keeper {
-    int fd;
-    pid_t child;
-    int argc;
-    char **argv;
+/* A record in force: its type, key (field 0) and whole payload. */
+struct kept {
+    int type;
+    char *key;
+    char **fields;
+    size_t n;
+    struct kept *next;
 };
 
-/* conf_reread_files's callback: open @path and hand it over. */
-static void hand_one(const char *what, const char *path, void *arg)
+static pthread_mutex_t post_lock = PTHREAD_MUTEX_INITIALIZER;
+static int *attached; /* under post_lock */
+static size_t n_attached, cap_attached;
+static struct kept *in_force;
+
+int keeper_attach(int fd)
 {
-    const struct keeper *k = arg;
-    /* O_NONBLOCK: a FIFO named as a file must not hang the keeper */
-    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-
-    (void)what;
-    (void)keeper_send(k->fd, KEEPER_FILE, f < 0 ? -errno : 0, &path, 1, f);
-    if (f >= 0)
-        close(f);
-}
-
-/*
- * SIGHUP: the configuration as it is now names the files; each is opened
- * here and handed over, then "reload". Its messages are the serving
- * process's to print (it loads the same configuration from the files).
- */
-static void hand_over(const struct keeper *k)
-{
-    struct conf c;
-    struct conf_diag d = {0};
-
-    notify_reloading();
-    if (conf_load(&c, k->argc, k->argv, environ, &d) != -ENOMEM)
-        conf_reread_files(&c, hand_one, (void *)(uintptr_t)k);
-    conf_diag_free(&d);
-    conf_free(&c);
-    keeper_tell(k->fd, KEEPER_RELOAD);
-}
-
-void keeper_stop(int fd)
-{
-    (void)keeper_send(fd, KEEPER_STOP, SIGTERM, NULL, 0, -1);
-}
-
-/* The serving process's end: its exit status for the keeper's. */
-static int reap(pid_t child)
-{
-    int st;
-
-    while (waitpid(child, &st, 0) < 0)
-        if (errno != EINTR)
-            return 1;
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    int sig = WTERMSIG(st);
-    sigset_t one;
-
-    fprintf(stderr,
-            "beneath: keeper: the serving process (pid %ld) was killed by "
-            "signal %d (%s); stopping\n",
-            (long)child, sig, strsignal(sig));
-    /*
-     * End the same way, so that whoever started beneath (a shell, systemd,
-     * a container engine) sees the signal, as without a keeper. The keeper
-     * is not dumpable (keeper_run): no core file holds a key.
-     */
-    signal(sig, SIG_DFL);
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    sigprocmask(SIG_UNBLOCK, &one, NULL);
-    raise(sig);
-    return 1; /* a signal that does not end a process */
-}
-
-/* A record from the serving process; false when it is gone. */
-static bool heard(const struct keeper *k)
-{
-    struct keeper_msg m;
-    int r = keeper_recv(k->fd, &m);
-
-    if (r > 0 && m.type == KEEPER_READY)
-        notify_ready();
-    else if (r > 0 && m.type == KEEPER_ACK)
-        acked(m.val);
-    keeper_msg_release(&m); /* the serving process hands nothing over */
-    return r > 0 || r == -ENOMEM;
-}
-
-int keeper_run(int fd, pid_t child, int argc, char **argv)
-{
-    struct keeper k = {.fd = fd, .child = child, .argc = argc, .argv = argv};
-    sigset_t set;
-    int sfd;
-    bool stopping = false;
-
-    /* no core file, no ptrace by another process of the same user (the
-     * serving process included): the keeper holds the keys */
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    /* a closed stderr, or the serving process gone mid-record */
-    signal(SIGPIPE, SIG_IGN);
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    sfd = signalfd(-1, &set, SFD_CLOEXEC);
-    if (sfd < 0) {
-        fprintf(stderr, "beneath: keeper: signalfd: %s\n", strerror(errno));
-        keeper_stop(fd);
-        close(fd);
-        (void)reap(child);
-        return 1;
+    pthread_mutex_lock(&post_lock);
+    if (n_attached == cap_attached) {
+        size_t cap = cap_attached ? 2 * cap_attached : 4;
+        int *v = realloc(attached, cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&post_lock);
+            return -ENOMEM;
+        }
+        attached = v;
+        cap_attached = cap;
     }
-    for (;;) {
-        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
-                              {.fd = fd, .events = POLLIN}};
+    attached[n_attached++] = fd;
+    pthread_mutex_unlock(&post_lock);
+    return 0;
+}
 
-        if (poll(p, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
+void keeper_detach(int fd)
+{
+    pthread_mutex_lock(&post_lock);
+    for (size_t i = 0; i < n_attached; i++)
+        if (attached[i] == fd) {
+            attached[i] = attached[--n_attached];
             break;
         }
-        if (p[1].revents && !heard(&k))
-            break; /* the serving process closed its end: it is ending */
-        if (!(p[0].revents & POLLIN))
-            continue;
-        struct signalfd_siginfo si;
-        if (read(sfd, &si, sizeof si) != sizeof si)
-            continue;
-        if (si.ssi_signo == SIGCHLD) {
-            siginfo_t info = {.si_pid = 0};
-            /* reaped below, once, by reap() */
-            if (waitid(P_PID, (id_t)child, &info,
-                       WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                info.si_pid == child)
-                break;
-            continue;
-        }
-        if (si.ssi_signo == SIGHUP) {
-            if (!stopping)
-                hand_over(&k);
-            continue;
-        }
-        if (!stopping)
-            notify_stopping();
-        stopping = true;
-        /* a second one: stop now */
-        (void)keeper_send(fd, KEEPER_STOP, (int)si.ssi_signo, NULL, 0, -1);
+    if (n_attached == 0) {
+        free(attached);
+        attached = NULL;
+        cap_attached = 0;
     }
-    close(sfd);
-    close(fd);
-    return reap(child);
+    pthread_mutex_unlock(&post_lock);
+}
+
+static void kept_free(struct kept *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        OPENSSL_clear_free(k->fields[i], strlen(k->fields[i]));
+    }
+    free(k->fields);
+    free(k->key);
+    free(k);
+}
+
+/* What @type replaces or drops, and whether it is kept itself. */
+static int kept_kind(int type, bool *keep)
+{
+    *keep = type == KEEPER_CERT || type == KEEPER_HTTP01 ||
+            type == KEEPER_TLSALPN01;
+    if (type == KEEPER_HTTP01_DROP)
+        return KEEPER_HTTP01;
+    if (type == KEEPER_TLSALPN01_DROP)
+        return KEEPER_TLSALPN01;
+    return *keep ? type : 0;
+}
+
+/* Remember @fields of @type (under post_lock). 0 or -ENOMEM. */
+static int remember(int type, const char *const *fields, size_t n)
+{
+    bool keep;
+    int kind = kept_kind(type, &keep);
+    struct kept *k = NULL;
+
+    if (!kind || n == 0)
+        return 0;
+    for (struct kept **p = &in_force; *p; p = &(*p)->next)
+        if ((*p)->type == kind && strcmp((*p)->key, fields[0]) == 0) {
+            struct kept *old = *p;
+            *p = old->next;
+            kept_free(old);
+            break;
+        }
+    if (!keep)
+        return 0;
+    k = calloc(1, sizeof *k);
+    if (!k || !(k->key = strdup(fields[0])) ||
+        !(k->fields = calloc(n, sizeof *k->fields)))
+        goto out_free;
+    k->type = type;
+    for (; k->n < n; k->n++)
+        if (!(k->fields[k->n] = strdup(fields[k->n])))
+            goto out_free;
+    k->next = in_force;
+    in_force = k;
+    return 0;
+out_free:
+    if (k)
+        kept_free(k);
+    return -ENOMEM;
+}
+
+int keeper_post(int type, int val, const char *const *fields, size_t n)
+{
+    int err;
+
+    pthread_mutex_lock(&post_lock);
+    err = remember(type, fields, n);
+    for (size_t i = 0; i < n_attached; i++) {
+        int r = keeper_send(attached[i], type, val, fields, n, -1);
+        if (r && !err)
+            err = r;
+    }
+    pthread_mutex_unlock(&post_lock);
+    return err;
+}
+
+int keeper_replay(int fd)
+{
+    int err = 0;
+
+    pthread_mutex_lock(&post_lock);
+    for (struct kept *k = in_force; k && !err; k = k->next)
+        err = keeper_send(fd, k->type, 0, (const char *const *)k->fields, k->n,
+                          -1);
+    pthread_mutex_unlock(&post_lock);
+    return err;
+}
+
+void keeper_forget(void)
+{
+    pthread_mutex_lock(&post_lock);
+    while (in_force) {
+        struct kept *k = in_force;
+        in_force = k->next;
+        kept_free(k);
+    }
+    pthread_mutex_unlock(&post_lock);
 }

@@ -1,31 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * keeper.h - privilege separation. With the sandbox on, beneath runs as two
- * processes: the keeper (the PID the user started and signals; systemd's
- * main PID) and its one child, the serving process. Everything up to the
- * listeners bound and the certificates loaded is done once, before they
- * part (main.c); then:
+ * keeper.h - privilege separation: the records the keeper and its serving
+ * processes exchange. The keeper (the PID the user started and signals;
+ * systemd's main PID; keeper_main.c) binds the listening sockets, drops
+ * privileges, reads what the serving processes may not (the configuration,
+ * TLS keys, htpasswd and rule files), runs the ACME manager, and starts
+ * each serving process as a new image of its binary (spawn.h): one at
+ * start, one more at each SIGHUP, with the configuration as it is then.
  *
- *  - the serving process confines itself (sandbox.h) with no read right on
- *    the files a SIGHUP re-reads (conf_reread_files: the configuration,
- *    TLS certificates, keys and key password files, htpasswd and rule
- *    files) and serves;
- *  - the keeper releases everything the serving process holds (listeners,
- *    roots, caches, the TLS store with its keys), drops privileges like the
- *    serving process (--user), raises its own seccomp list, and waits.
- *
- * On SIGHUP the keeper reads the configuration, opens each file it names
- * and hands the descriptors over a SOCK_SEQPACKET socketpair, then says
- * "reload"; the serving process re-reads its configuration from them
- * (common/handed.h) as one process would from the paths, and closes them.
- * SIGTERM and SIGINT are passed on as a "stop" record (a second one stops
- * at once); the serving process takes no signal itself (one PID to signal:
- * a signal sent to both, by pkill or a terminal's ^C, acts once; a kill(2)
- * from the keeper could merge with one of those while pending). READY=1 (and
- * after a reload) is sent to systemd by the keeper when the serving process
- * says so. If the serving process ends, the keeper exits with its status; if
- * the keeper ends, the serving process sees its socket close and stops
- * (drained).
+ * A serving process learns everything over a SOCK_SEQPACKET socketpair,
+ * one record per datagram: the files its configuration names (KEEPER_FILE,
+ * the descriptors opened by the keeper; common/handed.h), the listening
+ * sockets (KEEPER_LISTENER, KEEPER_METRICS), the ACME records in force,
+ * then KEEPER_GO with its generation. It starts, says KEEPER_READY, and
+ * serves until KEEPER_DRAIN (a newer one serves: stop accepting, finish,
+ * exit) or KEEPER_STOP (SIGTERM or SIGINT to the keeper; a second one
+ * stops at once). It takes no signal itself (one PID to signal: a signal
+ * sent to both, by pkill or a terminal's ^C, acts once). If the keeper
+ * ends, a serving process sees its socket close and stops (drained).
  */
 #ifndef BENEATH_PROCESS_KEEPER_H
 #define BENEATH_PROCESS_KEEPER_H
@@ -38,10 +30,13 @@
 /* What goes over the socketpair, one record per datagram. */
 enum keeper_record {
     KEEPER_FILE = 1, /* keeper -> serving: a path, its fd or -errno */
-    KEEPER_RELOAD,   /* keeper -> serving: the files are all there */
-    KEEPER_READY,    /* serving -> keeper: serving (again) */
+    KEEPER_LISTENER, /* keeper -> serving: a listening socket, its URL and
+                        "tls" or "plain" */
+    KEEPER_METRICS,  /* keeper -> serving: --metrics-listen's socket, URL */
+    KEEPER_READY,    /* serving -> keeper: serving */
     KEEPER_STOP,     /* keeper -> serving: its SIGTERM or SIGINT (val) */
-    KEEPER_GO,       /* keeper -> serving: its start-up line is out */
+    KEEPER_GO,       /* keeper -> serving: all is there; val: generation */
+    KEEPER_DRAIN,    /* keeper -> serving: a newer generation serves */
     /* --acme (acme_serve.h): keeper -> serving, each answered KEEPER_ACK
      * with its val (a sequence number) once applied */
     KEEPER_CERT,        /* a certificate to serve */
@@ -78,23 +73,26 @@ int keeper_send(int fd, int type, int val, const char *const *fields, size_t n,
 const char *keeper_field(const struct keeper_msg *m, size_t i);
 
 /*
- * keeper_split - fork into the keeper (the caller, *@child the serving
- * process's PID) and the serving process (*@child 0); *@fd is this side's
- * end of the socketpair. Signals must be blocked already.
- * Returns 0, or -errno (nothing forked).
+ * keeper_attach - post (keeper_post) to @fd from now on, until
+ * keeper_detach. Any thread. Returns 0 or -ENOMEM.
  */
-int keeper_split(pid_t *child, int *fd);
+int keeper_attach(int fd);
+void keeper_detach(int fd);
 
 /*
- * keeper_run - the keeper's life, once it holds nothing of the serving
- * process: signals and records until the serving process @child ends.
- * @argc/@argv: what conf_load reads again on SIGHUP. Returns the exit
- * status (the serving process's; 1 if it was killed).
+ * keeper_post - send a record to every attached serving process, and
+ * remember what is in force for those started later (keeper_replay): the
+ * last KEEPER_CERT of each index (field 0), each KEEPER_HTTP01 token and
+ * KEEPER_TLSALPN01 name (field 0) until its _DROP. Any thread.
+ * Returns 0, or the first -errno of a send (-ENOMEM: not remembered).
  */
-int keeper_run(int fd, pid_t child, int argc, char **argv);
+int keeper_post(int type, int val, const char *const *fields, size_t n);
 
-/* keeper_stop - tell the serving process to stop (as on SIGTERM). */
-void keeper_stop(int fd);
+/* keeper_replay - send what is in force to @fd. 0 or -errno. */
+int keeper_replay(int fd);
+
+/* keeper_forget - what was posted is no longer in force (a new manager). */
+void keeper_forget(void);
 
 /*
  * keeper_acked - wait (the ACME thread, at most @ms) until the serving
@@ -103,6 +101,9 @@ void keeper_stop(int fd);
  */
 int keeper_acked(int seq, int ms);
 int keeper_next_seq(void);
+
+/* keeper_ack_seen - a serving process acknowledged @seq (KEEPER_ACK). */
+void keeper_ack_seen(int seq);
 
 /* ---- the serving process's side ---- */
 
@@ -114,7 +115,10 @@ int keeper_next_seq(void);
 int keeper_recv(int fd, struct keeper_msg *m);
 void keeper_msg_release(struct keeper_msg *m);
 
-/* keeper_tell - send a record of @type alone (READY, GO, RELOAD). */
+/* keeper_stop - tell a serving process to stop, as on @signo. */
+void keeper_stop(int fd, int signo);
+
+/* keeper_tell - send a record of @type alone (READY, DRAIN). */
 void keeper_tell(int fd, enum keeper_record type);
 
 #endif

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c - beneath's start-up, privilege drop and signal loop.
- *
- * Phases: conf_load (every message, exit 2) -> checks that need the OS, all
- * errors collected (root, backend, listeners bound, user, log; exit 2) ->
- * --check prints the configuration (it binds nothing and creates no file: a
- * port in use or a log file still to be created are no errors there) ->
- * drop privileges -> start the daemons
- * -> start-up lines on stderr -> signals: SIGHUP reads the configuration
- * again and applies it (reload.c; a bad one is refused, the old one stays),
- * SIGTERM/SIGINT drain requests in flight (bounded) and exit 0. The TLS key
- * is read with the other checks, before privileges are dropped.
- * Signals are blocked in every thread and read from a signalfd here.
+ * main.c - beneath's start-up: the configuration (conf_load, every message,
+ * exit 2), then --check in this one process, or the keeper (keeper_main.c)
+ * which binds the listeners and starts the serving processes - each a new
+ * image of this binary, which comes back here with SPAWN_ENV set and runs
+ * the serving process's phases: what the keeper hands over (listeners,
+ * files) -> checks that need the OS, all errors collected (root, backend,
+ * access rules, TLS material, log; exit 2) -> signals blocked -> the
+ * sandbox -> the daemons -> "ready" to the keeper -> its records until
+ * "drain" (a newer generation serves: stop accepting, finish within
+ * --drain-timeout) or "stop" (SIGTERM/SIGINT: finish the requests in
+ * flight within --shutdown-timeout). A serving process takes no signal.
  */
 #include "access/access.h"
 #include "conf.h"
@@ -23,10 +22,12 @@
 #include "process/certs.h"
 #include "process/generation.h"
 #include "process/keeper.h"
+#include "process/keeper_main.h"
 #include "process/listen.h"
 #include "process/notify.h"
-#include "process/reload.h"
 #include "process/sandbox.h"
+#include "process/say.h"
+#include "process/spawn.h"
 #include "resolver.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
@@ -36,12 +37,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -87,21 +86,6 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
         snprintf(buf, n, "%s (auto: %s)", resolver_backend_name(a), why);
         return true;
     }
-}
-
-static int drop_privileges(uid_t uid, gid_t gid, const char *user)
-{
-    if (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
-        fprintf(stderr, "beneath: --user %s: cannot switch: %s\n", user,
-                strerror(errno));
-        return -1;
-    }
-    if (uid != 0 && (setuid(0) == 0 || geteuid() != uid || getegid() != gid)) {
-        fprintf(stderr, "beneath: --user %s: privileges were not dropped\n",
-                user);
-        return -1;
-    }
-    return 0;
 }
 
 /*
@@ -190,7 +174,7 @@ static int64_t mono_ms(void)
  */
 static void print_startup(const struct conf *c, const struct listeners *ls,
                           const char *backend, const struct access *a,
-                          const char *murl, const char *real)
+                          const char *murl, const char *real, unsigned gen)
 {
     char *buf = NULL, flags[256];
     size_t len = 0;
@@ -200,7 +184,8 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
     if (!f)
         return;
     resolver_flags_format(c->confine, flags, sizeof flags);
-    for (size_t i = 0; i < ls->n; i++)
+    /* a later generation's lines say what it serves (the listeners stay) */
+    for (size_t i = 0; i < ls->n && gen <= 1; i++)
         fprintf(f, "beneath: listening on %s\n", ls->v[i].url);
     if (c->root)
         fprintf(f, "beneath: root %s%s%s%s\n", c->root, same ? "" : " (",
@@ -216,62 +201,64 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
                    "too\n");
     fprintf(f, "beneath: resolver %s\n", backend);
     fprintf(f, "beneath: confine %s\n", flags);
-    if (fclose(f) == 0) {
-        ssize_t n = write(STDERR_FILENO, buf, len);
-        (void)n;
-    }
+    if (fclose(f) == 0)
+        say_block(buf, len, gen > 1 ? "SIGHUP: " : "");
     free(buf);
 }
 
 /*
- * Under a keeper (@kfd >= 0), the serving process takes no signal: the
- * keeper's records say reload and stop (a standard signal sent by the
- * keeper could merge with one sent to both by pkill or a terminal's ^C,
- * which are the keeper's to act on, once).
+ * The end of a serving process, after the keeper's "stop" (SIGTERM, SIGINT:
+ * the requests in flight, within --shutdown-timeout) or "drain" (a newer
+ * generation serves: every connection, within --drain-timeout). Either
+ * way it stops accepting first, and a "stop" during it stops at once if a
+ * stop began it, or turns a drain into a stop. Returns when done.
  */
-static bool signal_stops(int sfd, bool kept)
+static void drain(struct daemon *h, const struct conf *c, int kfd, bool all,
+                  unsigned gen)
 {
-    struct signalfd_siginfo si;
+    int64_t deadline = mono_ms() + 1000 * (int64_t)(all ? c->drain_timeout
+                                                        : c->shutdown_timeout);
+    int64_t began = mono_ms();
 
-    return read(sfd, &si, sizeof si) == sizeof si && !kept &&
-           si.ssi_signo != SIGHUP;
-}
-
-/* Drain: stop accepting, wait for requests in flight up to the timeout;
- * a second stop (a signal, or the keeper's record) stops at once. */
-static void drain(struct daemon *h, int sfd, unsigned timeout, int kfd)
-{
-    int64_t deadline = mono_ms() + (int64_t)timeout * 1000;
-
-    daemon_quiesce(h);
-    while (daemon_in_flight(h) > 0) {
+    daemon_drain(h);
+    for (;;) {
+        unsigned left_n = all ? daemon_connections(h) : daemon_in_flight(h);
         int64_t left = deadline - mono_ms();
+
+        if (left_n == 0)
+            break;
         if (left <= 0) {
             fprintf(stderr,
-                    "beneath: shutdown-timeout: closing %u requests in "
-                    "flight\n",
-                    daemon_in_flight(h));
+                    all ? "beneath: drain-timeout: closing %u connections\n"
+                        : "beneath: shutdown-timeout: closing %u requests in "
+                          "flight\n",
+                    left_n);
             break;
         }
-        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
-                              {.fd = kfd, .events = POLLIN}};
-        if (poll(p, 2, left < 20 ? (int)left : 20) <= 0)
+        struct pollfd p = {.fd = kfd, .events = POLLIN};
+        if (poll(&p, 1, left < 20 ? (int)left : 20) <= 0 || !p.revents)
             continue;
-        bool now = (p[0].revents & POLLIN) && signal_stops(sfd, kfd >= 0);
-        if (p[1].revents) {
-            struct keeper_msg m;
-            int r = keeper_recv(kfd, &m);
+        struct keeper_msg m;
+        int r = keeper_recv(kfd, &m);
+        bool stop = r > 0 && m.type == KEEPER_STOP;
 
-            now = now || (r > 0 && m.type == KEEPER_STOP);
-            if (r <= 0 && r != -ENOMEM)
-                kfd = -1; /* the keeper is gone: the drain stays bounded */
-            keeper_msg_release(&m);
-        }
-        if (now) {
+        if (r <= 0 && r != -ENOMEM)
+            kfd = -1; /* the keeper is gone: the drain stays bounded */
+        keeper_msg_release(&m);
+        if (stop && !all) {
             fprintf(stderr, "beneath: second signal: stopping now\n");
             break;
         }
+        if (stop) {
+            /* the server stops: what is left gets --shutdown-timeout */
+            int64_t d = mono_ms() + 1000 * (int64_t)c->shutdown_timeout;
+            deadline = d < deadline ? d : deadline;
+            all = false;
+        }
     }
+    if (all)
+        fprintf(stderr, "beneath: generation %u (pid %ld) drained in %.1f s\n",
+                gen, (long)getpid(), (double)(mono_ms() - began) / 1000);
 }
 
 /* Everything the server holds; released by server_close. */
@@ -293,27 +280,28 @@ struct server {
     struct generation *boot; /* the start-up configuration, kept */
     struct live *live;       /* the current generation, for the workers */
     struct acme_challenges *acme_ch; /* --acme: answered while serving */
-    struct acme_serve *acme;         /* --acme: the manager */
-    struct reload reload;
-    uid_t uid;
-    gid_t gid;
+    struct acme_serve *acme;         /* --acme: the keeper's, applied */
+    struct handed_set files;         /* the keeper's, until start-up ends */
+    struct keeper_msg *early;        /* ACME records before the store */
+    size_t n_early;
+    unsigned gen; /* this serving process's generation (1: the first) */
     int sfd;
-    pid_t keeper;             /* the keeper (keeper.h), or 0: one process */
-    int keeper_fd;            /* the socket to it, or -1 */
+    int keeper_fd; /* the socket to the keeper */
     char backend[768];        /* the resolver's start-up sentence */
     char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
 
 /*
  * Phase 1: the configuration. Returns -1 to go on, else the exit status
- * (--help, --version, or an error already printed).
+ * (--help, --version, or an error already printed). A serving process
+ * (@serving) loads the file the keeper loaded and said the warnings of.
  */
-static int phase_conf(struct server *s, int argc, char *argv[])
+static int phase_conf(struct server *s, int argc, char *argv[], bool serving)
 {
     struct conf_diag d = {0};
     int err = conf_load(&s->c, argc, argv, environ, &d);
 
-    for (size_t i = 0; i < d.n_warnings; i++)
+    for (size_t i = 0; i < d.n_warnings && !serving; i++)
         fprintf(stderr, "beneath: %s\n", d.warnings[i]);
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "beneath: %s\n", d.msgs[i]);
@@ -371,28 +359,6 @@ static int check_root(struct server *s)
         errors++;
     }
     return errors;
-}
-
-/* --user: who to become; the number of problems. */
-static int check_user(struct server *s)
-{
-    const char *user = s->c.user;
-    struct passwd *pw;
-
-    if (!user)
-        return 0;
-    pw = getpwnam(user);
-    if (!pw) {
-        fprintf(stderr, "beneath: --user %s: no such user\n", user);
-        return 1;
-    }
-    if (geteuid() != 0 && pw->pw_uid != geteuid()) {
-        fprintf(stderr, "beneath: --user %s: switching needs root\n", user);
-        return 1;
-    }
-    s->uid = pw->pw_uid;
-    s->gid = pw->pw_gid;
-    return 0;
 }
 
 /* The access log, the TLS material and the ETag cache; problems. */
@@ -454,13 +420,13 @@ static int check_mime(struct server *s)
     return err == -ENOMEM ? err : err ? 1 : 0;
 }
 
-/* The TLS material, the ETag cache and --metrics-listen; problems. */
+/* The TLS material, the ETag and compression caches; problems. */
 static int check_outputs(struct server *s)
 {
     const struct conf *c = &s->c;
     int errors = 0, err;
 
-    /* The key is read now, before privileges are dropped. */
+    /* The key is read now, from the keeper's descriptor. */
     int tls_errors = certs_check(c, "");
     errors += tls_errors;
     if (!tls_errors && certs_wanted(c) &&
@@ -477,15 +443,6 @@ static int check_outputs(struct server *s)
         errors++;
     } else {
         metrics_add_cache(&s->metrics, "etag", etag_counts, s->etags);
-    }
-    if (c->metrics_listen && !c->check) {
-        s->metrics_fd = metrics_server_bind(c->metrics_listen, s->metrics_url,
-                                            sizeof s->metrics_url);
-        if (s->metrics_fd < 0) {
-            fprintf(stderr, "beneath: --metrics-listen %s: %s\n",
-                    c->metrics_listen, strerror(-s->metrics_fd));
-            errors++;
-        }
     }
     struct compress_cache_config cc = {.budget = c->compress_cache};
     err = compress_cache_new(&s->compress, &cc);
@@ -540,16 +497,18 @@ static int check_generation(struct server *s)
  * Phase 2: checks that need the OS, every error of the run collected.
  * --check binds nothing and creates no file: a port in use is a warning
  * there, a log file still to be created a note. A start with an error
- * creates no file either. Returns 0, or -1 after the
- * messages (-ENOMEM: out of memory).
+ * creates no file either. A serving process is given its listeners by the
+ * keeper, which bound them. Returns 0, or -1 after the messages (-ENOMEM:
+ * out of memory).
  */
 static int phase_check(struct server *s)
 {
     bool check = s->c.check;
-    int errors = check_root(s) + check_user(s), err;
+    int errors = check_root(s), err;
 
-    /* vhosts, address rules, htpasswd, rule files, error pages: from the
-     * start-up configuration (their files are re-read on SIGHUP) */
+    if (check)
+        errors += keeper_check_user(&s->c, NULL, NULL);
+    /* vhosts, address rules, htpasswd, rule files, error pages */
     err = access_open(&s->c, s->root, s->dir_cache, &s->metrics, &s->access);
     if (err == -ENOMEM)
         return -ENOMEM;
@@ -560,10 +519,8 @@ static int phase_check(struct server *s)
         return -ENOMEM;
     errors += err;
 
-    err = check ? listen_check(&s->c) : listen_open(&s->c, &s->ls);
-    if (err == -ENOMEM)
-        return -ENOMEM;
-    errors += err;
+    if (check)
+        errors += listen_check(&s->c);
     errors += check_outputs(s);
     if (!check && s->c.acme.n && !(s->acme_ch = acme_challenges_new()))
         return -ENOMEM;
@@ -587,16 +544,14 @@ static void block_signals(sigset_t *set)
 }
 
 /*
- * Phase 3: privileges dropped, signals blocked (before any thread exists,
- * so every thread inherits the mask) and read from a signalfd. 0 or -1.
+ * Phase 3: signals blocked (before any thread exists, so every thread
+ * inherits the mask) and read from a signalfd: a serving process takes
+ * none (its keeper is the one to signal). 0 or -1.
  */
 static int phase_lockdown(struct server *s)
 {
-    const char *user = s->boot->c.user;
     sigset_t set;
 
-    if (user && drop_privileges(s->uid, s->gid, user) != 0)
-        return -1;
     block_signals(&set);
     /* A closed stdout (access log "-") must not kill the server. */
     signal(SIGPIPE, SIG_IGN);
@@ -608,20 +563,28 @@ static int phase_lockdown(struct server *s)
     return 0;
 }
 
+static bool acme_record(const struct server *s, const struct keeper_msg *m);
+
 /*
- * Phase 3b, --acme: the stored certificates into the store (no network),
- * as the serving user, before any handshake. 0 or -1.
+ * Phase 3b, --acme: the names held in the store until their certificates
+ * come, and the records the keeper gave before the store existed. 0 or -1.
  */
 static int phase_acme(struct server *s)
 {
     const struct conf *c = &s->boot->c;
     bool shown = c->metrics || c->metrics_listen;
 
-    return acme_serve_open(c, certs_store(), s->acme_ch,
-                           shown ? &s->metrics : NULL, s->keeper != 0,
-                           &s->acme) == 0
-               ? 0
-               : -1;
+    if (acme_serve_open(c, certs_store(), s->acme_ch,
+                        shown ? &s->metrics : NULL, &s->acme) != 0)
+        return -1;
+    for (size_t i = 0; i < s->n_early; i++) {
+        (void)acme_record(s, &s->early[i]);
+        keeper_msg_release(&s->early[i]);
+    }
+    free(s->early);
+    s->early = NULL;
+    s->n_early = 0;
+    return 0;
 }
 
 /* Phase 4: the daemons start; the listening sockets pass to them. */
@@ -669,77 +632,57 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         }
     }
     print_startup(c, &s->ls, s->backend, s->access, s->metrics_url,
-                  s->real_root);
+                  s->real_root, s->gen);
     daemon_started();
-    notify_ready();
     return 0;
 }
 
-/* SIGHUP's work: the configuration again, applied if it is right. */
-static void reload(struct server *s)
+/* An ACME record from the keeper, applied and acknowledged. */
+static bool acme_record(const struct server *s, const struct keeper_msg *m)
 {
-    notify_reloading();
-    reload_run(&s->reload);
-    access_reload(s->access);
-    notify_ready();
+    if (!acme_serve_take(s->acme, s->acme_ch, m))
+        return false;
+    if (m->val > 0)
+        (void)keeper_send(s->keeper_fd, KEEPER_ACK, m->val, NULL, 0, -1);
+    return true;
 }
 
 /* What a record from the keeper asks of the serving process's loop. */
-enum kept { KEPT_ON, KEPT_STOP, KEPT_GONE };
+enum kept { KEPT_ON, KEPT_STOP, KEPT_DRAIN, KEPT_GONE };
 
-/*
- * A record from the keeper: files collect in @files until "reload"; ACME
- * records are applied and acknowledged; "stop" (its SIGTERM or SIGINT,
- * @signo) ends the loop, and so does the keeper's end.
- */
-static enum kept keeper_record(struct server *s, struct handed_set *files,
-                               int *signo)
+static enum kept keeper_record(struct server *s, int *signo)
 {
     struct keeper_msg m;
     int r = keeper_recv(s->keeper_fd, &m);
     enum kept k = KEPT_ON;
 
     if (r <= 0 && r != -ENOMEM) {
-        fprintf(stderr, "beneath: the keeper (pid %ld) is gone: stopping\n",
-                (long)s->keeper);
+        fprintf(stderr, "beneath: the keeper is gone: stopping\n");
         return KEPT_GONE;
     }
-    if (r > 0 && m.type == KEEPER_FILE) {
-        (void)handed_add(files, m.data, m.fd >= 0 ? m.fd : m.val);
-        m.fd = -1; /* the set owns it */
-    } else if (r > 0 && m.type == KEEPER_RELOAD) {
-        handed_begin(files);
-        reload(s);
-        handed_end(); /* the keeper's descriptors are closed here */
-    } else if (r > 0 && m.type == KEEPER_STOP) {
+    if (r > 0 && m.type == KEEPER_STOP) {
         *signo = m.val;
         k = KEPT_STOP;
-    } else if (r > 0 && acme_serve_take(s->acme, s->acme_ch, &m) && m.val > 0) {
-        (void)keeper_send(s->keeper_fd, KEEPER_ACK, m.val, NULL, 0, -1);
+    } else if (r > 0 && m.type == KEEPER_DRAIN) {
+        k = KEPT_DRAIN;
+    } else if (r > 0) {
+        (void)acme_record(s, &m);
     }
     keeper_msg_release(&m);
     return k;
 }
 
 /*
- * Phase 5: signals until SIGTERM or SIGINT (under a keeper: its records
- * until "stop"). The exit status.
+ * Phase 5: the keeper's records until "stop" or "drain"; a signal sent to
+ * the serving process alone is pointed at the keeper. The exit status.
  */
-static int phase_loop(struct server *s, int argc, char *argv[])
+static int phase_loop(struct server *s)
 {
-    struct handed_set files = {0};
+    enum kept k = KEPT_ON;
     int status = 0, signo = 0;
 
-    s->reload = (struct reload){
-        .argc = argc,
-        .argv = argv,
-        .boot = s->boot,
-        .cur = s->boot,
-        .live = s->live,
-        .root = s->root,
-        .base = &s->base,
-    };
-    while (!signo) {
+    keeper_tell(s->keeper_fd, KEEPER_READY);
+    while (k == KEPT_ON) {
         struct pollfd p[2] = {{.fd = s->sfd, .events = POLLIN},
                               {.fd = s->keeper_fd, .events = POLLIN}};
         struct signalfd_siginfo si;
@@ -751,49 +694,35 @@ static int phase_loop(struct server *s, int argc, char *argv[])
             status = 1;
             break;
         }
-        if (p[1].revents) {
-            enum kept k = keeper_record(s, &files, &signo);
-            if (k == KEPT_GONE) {
-                status = 1;
-                break;
-            }
-        }
-        if (signo || !(p[0].revents & POLLIN))
+        if (p[1].revents)
+            k = keeper_record(s, &signo);
+        if (!(p[0].revents & POLLIN) ||
+            read(s->sfd, &si, sizeof si) != sizeof si)
             continue;
-        ssize_t n = read(s->sfd, &si, sizeof si);
-        if (n != sizeof si) {
-            if (n < 0 && (errno == EINTR || errno == EAGAIN))
-                continue;
-            fprintf(stderr, "beneath: signalfd read: %s\n", strerror(errno));
-            status = 1;
-            break;
-        }
-        if (s->keeper) {
-            /* SIGTERM and SIGINT sent to both (pkill, timeout, ^C) reach
-             * the keeper too; a SIGHUP here alone would be lost */
-            if (si.ssi_signo == SIGHUP)
-                fprintf(stderr,
-                        "beneath: SIGHUP from pid %ld ignored by the serving "
-                        "process: signal the keeper, pid %ld\n",
-                        (long)si.ssi_pid, (long)s->keeper);
-        } else if (si.ssi_signo == SIGHUP) {
-            reload(s);
-        } else {
-            signo = (int)si.ssi_signo;
-        }
+        /* SIGTERM and SIGINT sent to both (pkill, timeout, ^C) reach the
+         * keeper too, which says stop; a SIGHUP here alone would be lost */
+        if (si.ssi_signo == SIGHUP)
+            fprintf(stderr,
+                    "beneath: SIGHUP from pid %ld ignored by the serving "
+                    "process: signal the keeper, pid %ld\n",
+                    (long)si.ssi_pid, (long)getppid());
     }
+    if (k == KEPT_GONE)
+        status = 1;
     if (signo)
         fprintf(stderr, "beneath: %s: stopping\n",
                 signo == SIGINT ? "SIGINT" : "SIGTERM");
-    handed_clear(&files);
-    notify_stopping();
-    drain(s->d, s->sfd, s->reload.cur->c.shutdown_timeout, s->keeper_fd);
+    if (k == KEPT_DRAIN)
+        metrics_server_stop(s->msrv); /* the newer one answers */
+    if (k == KEPT_DRAIN)
+        s->msrv = NULL;
+    drain(s->d, &s->boot->c, k == KEPT_GONE ? -1 : s->keeper_fd,
+          k == KEPT_DRAIN, s->gen);
     return status;
 }
 
 static void server_close(struct server *s)
 {
-    /* the manager first: it installs into the store and writes challenges */
     acme_serve_close(s->acme);
     metrics_server_stop(s->msrv);
     if (s->metrics_fd >= 0)
@@ -804,6 +733,10 @@ static void server_close(struct server *s)
     if (s->keeper_fd >= 0)
         close(s->keeper_fd);
     listen_close(&s->ls);
+    handed_clear(&s->files);
+    for (size_t i = 0; i < s->n_early; i++)
+        keeper_msg_release(&s->early[i]);
+    free(s->early);
     /* No front runs any more: no handshake can use a certificate. */
     certs_close();
     /* No worker thread is left: every generation but the current is freed. */
@@ -818,130 +751,140 @@ static void server_close(struct server *s)
     conf_free(&s->c);
 }
 
-/* The serving process's states go to its keeper, which tells systemd. */
-static int told_fd = -1;
-
-static void tell_keeper(const char *state)
+/* A listener the keeper hands over (fields: URL, "tls" or "plain"). */
+static int take_listener(struct listeners *ls, const struct keeper_msg *m)
 {
-    if (strncmp(state, "READY=1", 7) == 0)
-        keeper_tell(told_fd, KEEPER_READY);
+    const char *url = keeper_field(m, 0), *kind = keeper_field(m, 1);
+    struct listener *v = realloc(ls->v, (ls->n + 1) * sizeof *v);
+
+    if (!v)
+        return -ENOMEM;
+    ls->v = v;
+    v[ls->n] = (struct listener){.fd = m->fd};
+    v[ls->n].tls = kind && strcmp(kind, "tls") == 0;
+    snprintf(v[ls->n].url, sizeof v[ls->n].url, "%s", url ? url : "?");
+    ls->n++;
+    return 0;
+}
+
+/* Keep an ACME record until the store exists (phase_acme). */
+static int keep_early(struct server *s, struct keeper_msg *m)
+{
+    struct keeper_msg *v = realloc(s->early, (s->n_early + 1) * sizeof *v);
+
+    if (!v)
+        return -ENOMEM;
+    s->early = v;
+    s->early[s->n_early++] = *m;
+    *m = (struct keeper_msg){.fd = -1};
+    return 0;
 }
 
 /*
- * Phase 2b: with the sandbox on, part into the keeper and the serving
- * process (keeper.h). Returns 0 in the serving process (or the only one),
- * the child's PID in the keeper, or -1 after a message.
+ * Phase 0 of a serving process: what the keeper hands over, until "go":
+ * the files its configuration names (read through handed_open from then
+ * on), the listening sockets, the ACME records in force. 0 or -1.
  */
-static pid_t phase_split(struct server *s)
+static int phase_intake(struct server *s, const char *fd_text)
 {
-    const struct conf *c = &s->boot->c;
-    sigset_t set;
-    pid_t child;
-    int fd, err;
+    int err = 0;
 
-    block_signals(&set);
-    if (c->sandbox == CONF_SANDBOX_OFF)
-        return 0;
-    err = keeper_split(&child, &fd);
+    s->keeper_fd = (int)strtol(fd_text, NULL, 10);
+    unsetenv(SPAWN_ENV);
+    (void)fcntl(s->keeper_fd, F_SETFD, FD_CLOEXEC);
+    while (err == 0) {
+        struct keeper_msg m;
+        int r = keeper_recv(s->keeper_fd, &m);
+
+        if (r <= 0) {
+            err = r == 0 ? -EPIPE : r;
+            break;
+        }
+        if (m.type == KEEPER_GO) {
+            s->gen = m.val > 0 ? (unsigned)m.val : 1;
+            keeper_msg_release(&m);
+            break;
+        }
+        if (m.type == KEEPER_FILE) {
+            err = handed_add(&s->files, m.data, m.fd >= 0 ? m.fd : m.val);
+            m.fd = -1; /* the set owns it */
+        } else if (m.type == KEEPER_LISTENER && m.fd >= 0) {
+            err = take_listener(&s->ls, &m);
+            m.fd = err ? m.fd : -1;
+        } else if (m.type == KEEPER_METRICS && m.fd >= 0) {
+            snprintf(s->metrics_url, sizeof s->metrics_url, "%s",
+                     keeper_field(&m, 0) ? keeper_field(&m, 0) : "");
+            s->metrics_fd = m.fd;
+            m.fd = -1;
+        } else {
+            err = keep_early(s, &m);
+        }
+        keeper_msg_release(&m);
+    }
     if (err) {
-        fprintf(stderr, "beneath: keeper: cannot fork: %s\n", strerror(-err));
+        fprintf(stderr, "beneath: from the keeper: %s\n", strerror(-err));
         return -1;
     }
-    s->keeper_fd = fd;
-    if (child)
-        return child;
-    s->keeper = getppid();
-    /* no socket of its own for systemd: its keeper tells (no connect) */
-    unsetenv("NOTIFY_SOCKET");
-    told_fd = fd;
-    notify_through(tell_keeper);
-    /* on once the keeper's start-up line is out (or stop) */
-    struct keeper_msg m;
-    err = keeper_recv(fd, &m);
-    bool go = err > 0 && m.type == KEEPER_GO;
-    keeper_msg_release(&m);
-    return go ? 0 : -1;
+    handed_begin(&s->files);
+    return 0;
 }
 
-/*
- * The keeper's side of the split: release everything the serving process
- * holds (the unix sockets' paths are its to remove), drop privileges like
- * it, raise the keeper's own seccomp list, and wait. The exit status.
- */
-static int keeper_main(struct server *s, pid_t child, int argc, char *argv[])
+/* The serving process: a new image the keeper started (spawn.h). */
+static int serving_main(struct server *s, int argc, char *argv[],
+                        const char *fd_text)
 {
-    const char *user = s->boot->c.user;
-    struct acme_serve *acme = NULL;
-    int fd = s->keeper_fd, status = 1, calls = -1;
+    struct daemon_conf dc;
+    int status = EXIT_CONF, err;
 
-    for (size_t i = 0; i < s->ls.n; i++) {
-        free(s->ls.v[i].unix_path);
-        s->ls.v[i].unix_path = NULL;
-    }
-    s->keeper_fd = -1;
-    if (!user || drop_privileges(s->uid, s->gid, user) == 0)
-        calls = sandbox_keeper();
-    if (calls >= 0)
-        fprintf(stderr,
-                "beneath: keeper: pid %ld reads the configuration, TLS keys "
-                "and htpasswd files and hands them to the serving process, "
-                "pid %ld; no landlock, seccomp deny-list (%d calls: exec, "
-                "ptrace, bind/listen/accept, mounts and namespaces, modules, "
-                "identity changes; EPERM)%s\n",
-                (long)getpid(), (long)child, calls,
-                geteuid() == 0 ? "; as root, only the capabilities to read "
-                                 "and write files (dac_override, "
-                                 "dac_read_search)"
-                               : "");
-    /* the serving process goes on once the line is out: one order */
-    keeper_tell(fd, calls >= 0 ? KEEPER_GO : KEEPER_STOP);
-    /* --acme: the manager writes --acme-dir as the serving user */
-    bool ok = calls >= 0 && acme_serve_keep(&s->boot->c, fd, &acme) == 0;
-    server_close(s);
-    if (ok && acme_serve_start(acme) == 0) {
-        status = keeper_run(fd, child, argc, argv);
-    } else {
-        keeper_stop(fd);
-        (void)keeper_run(fd, child, argc, argv);
-    }
-    acme_serve_close(acme);
+    if (phase_intake(s, fd_text) != 0)
+        return 1;
+    if (phase_conf(s, argc, argv, true) >= 0)
+        return EXIT_CONF;
+    err = phase_check(s);
+    /* what the keeper handed over has been read: closed now */
+    handed_end();
+    if (err == -ENOMEM)
+        fprintf(stderr, "beneath: out of memory\n");
+    if (err)
+        return status;
+    status = 1;
+    if (phase_lockdown(s) == 0 && phase_acme(s) == 0 &&
+        sandbox_apply(&s->boot->c, &s->ls, getppid(), s->gen) == 0 &&
+        phase_serve(s, &dc) == 0)
+        status = phase_loop(s);
     return status;
 }
 
 int main(int argc, char *argv[])
 {
     static struct server s; /* zero; the metrics are large */
-    struct daemon_conf dc;
+    const char *serving = getenv(SPAWN_ENV);
     int status, err;
 
     s.sfd = -1;
     s.metrics_fd = -1;
     s.keeper_fd = -1;
-    status = phase_conf(&s, argc, argv);
+    if (serving) {
+        status = serving_main(&s, argc, argv, serving);
+        server_close(&s);
+        return status;
+    }
+    status = phase_conf(&s, argc, argv, false);
     if (status >= 0) {
         conf_free(&s.c);
         return status;
     }
+    if (!s.c.check)
+        return keeper_main(&s.c, argc, argv);
+    /* --check: every check in this one process, nothing bound or created */
     status = EXIT_CONF;
     err = phase_check(&s);
     if (err == -ENOMEM)
         fprintf(stderr, "beneath: out of memory\n");
-    if (err)
-        goto out;
-    if (s.c.check) {
+    if (err == 0) {
         conf_print(stdout, &s.c);
         status = 0;
-        goto out;
     }
-    status = 1;
-    pid_t child = phase_split(&s);
-    if (child > 0)
-        return keeper_main(&s, child, argc, argv);
-    if (child == 0 && phase_lockdown(&s) == 0 && phase_acme(&s) == 0 &&
-        sandbox_apply(&s.boot->c, &s.ls, s.keeper) == 0 &&
-        phase_serve(&s, &dc) == 0 && acme_serve_start(s.acme) == 0)
-        status = phase_loop(&s, argc, argv);
-out:
     server_close(&s);
     return status;
 }

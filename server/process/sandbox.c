@@ -30,6 +30,7 @@
  * the binaries): it gives module+offset, for addr2line.
  */
 #include "process/sandbox_walls.h"
+#include "process/say.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +43,8 @@
  * The start-up line
  */
 
-static void say(const struct walls *w, enum conf_sandbox mode)
+static void say(const struct walls *w, enum conf_sandbox mode,
+                const char *prefix)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -54,17 +56,12 @@ static void say(const struct walls *w, enum conf_sandbox mode)
     if (w->landlock) {
         fprintf(f, "landlock ABI %d (read beneath %u root%s", w->abi, w->roots,
                 w->roots == 1 ? "" : "s");
-        if (w->kept)
-            fprintf(f,
-                    ", no read right on the configuration, keys and "
-                    "htpasswd files (the keeper, pid %ld, hands them over)",
-                    (long)w->kept);
-        if (w->logs)
-            fprintf(f, ", write %u log file%s", w->logs,
-                    w->logs == 1 ? "" : "s");
+        fprintf(f,
+                ", no read right on the configuration, keys and htpasswd "
+                "files (the keeper, pid %ld, hands them over), no write",
+                (long)w->kept);
         if (w->abi >= 4)
-            fprintf(f, ", bind %u port%s, connect none", w->ports,
-                    w->ports == 1 ? "" : "s");
+            fprintf(f, ", bind none, connect none");
         if (w->scoped_signal)
             fprintf(f, ", signals%s scoped",
                     w->scoped_abstract ? " and abstract sockets" : "");
@@ -81,27 +78,23 @@ static void say(const struct walls *w, enum conf_sandbox mode)
     fprintf(f, ", widened for ASan");
 #endif
     fprintf(f, "\n");
-    if (w->widened[0])
-        fprintf(f, "beneath: sandbox: %s\n", w->widened);
     if (w->notes_len)
         fprintf(f, "beneath: sandbox: not applied: %s\n", w->notes);
     /* One write: whoever waits for the start-up lines sees it whole. */
-    if (fclose(f) == 0) {
-        ssize_t wr = write(STDERR_FILENO, buf, len);
-        (void)wr;
-    }
+    if (fclose(f) == 0)
+        say_block(buf, len, prefix);
     free(buf);
 }
 
 int sandbox_apply(const struct conf *c, const struct listeners *ls,
-                  pid_t keeper)
+                  pid_t keeper, unsigned gen)
 {
     struct walls w = {.ruleset = -1, .kept = keeper};
+    const char *prefix = gen > 1 ? "SIGHUP: " : "";
 
     if (c->sandbox == CONF_SANDBOX_OFF) {
         static const char off[] = "beneath: sandbox: off (--sandbox off)\n";
-        ssize_t wr = write(STDERR_FILENO, off, sizeof off - 1);
-        (void)wr;
+        say_block(off, sizeof off - 1, prefix);
         sandbox_hook_after();
         return 0;
     }
@@ -118,7 +111,7 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls,
         snprintf(w.seccomp_why, sizeof w.seccomp_why, "skipped by the hook");
     else
         sandbox_seccomp_raise(&w, c, ls);
-    say(&w, c->sandbox);
+    say(&w, c->sandbox, prefix);
     if (c->sandbox == CONF_SANDBOX_STRICT && (!w.landlock || !w.seccomp)) {
         fprintf(stderr, "beneath: --sandbox strict: %s is not in force\n",
                 !w.landlock ? "Landlock" : "seccomp");

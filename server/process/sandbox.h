@@ -16,21 +16,20 @@
 #include <sys/types.h>
 
 /*
- * sandbox_apply - confine the whole process for the rest of its life, as
- * @c->sandbox says:
+ * sandbox_apply - confine the whole serving process for the rest of its
+ * life, as @c->sandbox says:
  *
- *  - Landlock: read (files and directories) beneath the root - or, when the
- *    root's path goes through a symlink a deploy flips, beneath the
- *    directory that holds its targets; no read of the files a SIGHUP
- *    re-reads (certificates, keys, password files, the configuration file,
- *    htpasswd and rule files: conf_reread_files): @keeper (its PID) hands
- *    them over (keeper.h); write and create in the access log's
- *    directory; removal in the directories of the unix sockets bound here;
- *    /proc/self/mountinfo for the resolver's directory cache; nothing else
- *    on the filesystem, execution included. ABI >= 4: TCP bind on the
- *    listening ports only, TCP connect to none. ABI >= 6: signals and
- *    abstract unix sockets scoped to the process. Rights the running
- *    kernel does not know are dropped and said so.
+ *  - Landlock: read (files and directories) beneath the roots, as they are
+ *    now (a deploy that renames a new tree into place or flips a symlink
+ *    is served by the next generation, built for its roots); no read of
+ *    the files @keeper (its PID) hands over (certificates, keys, password
+ *    files, the configuration file, htpasswd and rule files:
+ *    conf_reread_files); no write anywhere (the access log is open
+ *    already); /proc/self/mountinfo for the resolver's directory cache;
+ *    nothing else on the filesystem, execution included. ABI >= 4: TCP bind
+ *    and connect to none. ABI >= 6: signals and abstract unix sockets
+ *    scoped to the process. Rights the running kernel does not know are
+ *    dropped and said so.
  *  - seccomp: an allow-list of the system calls the serving threads make;
  *    any other fails with EPERM (on) or kills the process (strict). Every
  *    thread, present and future (TSYNC).
@@ -38,26 +37,28 @@
  * Call once, from the only thread, after the last step that needs more and
  * before any serving thread starts: Landlock confines the calling thread
  * and the threads it starts afterwards, never threads already running.
- * Prints one start-up line ("beneath: sandbox: ...") on stderr that says
+ * Prints one start-up line ("beneath: sandbox: ...", after "beneath: "
+ * "SIGHUP: " for a generation @gen after the first) on stderr that says
  * what was applied and what not, and why.
  *
  * Returns 0 (on: also when the kernel lacks a part, which the line names),
  * or -1 after a message: strict, and a wall is not in force.
  */
 int sandbox_apply(const struct conf *c, const struct listeners *ls,
-                  pid_t keeper);
+                  pid_t keeper, unsigned gen);
 
 /*
- * sandbox_keeper - the keeper's own walls (keeper.h): a seccomp deny-list
- * (EPERM) of what a process that reads files, connects out and signals
- * its child never needs: exec, ptrace, bind/listen/accept, mounts and
- * namespaces, modules, kexec, bpf, perf, keyrings, identity changes.
- * No Landlock: it reads the files the serving process may not. As root
- * (no --user), it first drops every capability but CAP_DAC_OVERRIDE and
- * CAP_DAC_READ_SEARCH. Returns the number of calls denied, or -1 after a
- * line on stderr.
+ * sandbox_keeper - the keeper's own wall (keeper.h): a seccomp deny-list
+ * (EPERM) of what a process that reads files, connects out, starts its
+ * serving processes and waits for them never needs: exec (but execveat of
+ * @exe, its own binary, with AT_EMPTY_PATH), ptrace, bind/listen, mounts
+ * and namespaces, modules, kexec, bpf, perf, keyrings, identity changes.
+ * The serving processes inherit it under their own allow-list: accept4
+ * and Landlock stay allowed for them. No Landlock: the keeper reads the
+ * files the serving processes may not. Returns the number of calls denied
+ * (execveat counted once), or -1 after a line on stderr.
  */
-int sandbox_keeper(void);
+int sandbox_keeper(int exe);
 
 /*
  * sandbox_who - who refused @call (openat2, landlock_create_ruleset,

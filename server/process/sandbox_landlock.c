@@ -113,62 +113,17 @@ static int add_path(struct walls *w, const char *path, uint64_t access)
 }
 
 /*
- * The hierarchy the root's files are read beneath. A deploy that flips a
- * symlink (current -> releases/v2) and sends SIGHUP must find the new
- * release readable: when the root's path goes through a symlink, the
- * deepest one's target is looked at and the directory holding it (releases/)
- * is allowed, unless that is / or a top-level directory, which would open
- * far too much; then the root as it resolves now, and a flip is not
- * followed (its files answer 403 until a restart). Without a symlink, the
- * root itself. Rules name inodes, not paths: a directory renamed onto the
- * root's path is not beneath the rule either (flip a symlink instead).
+ * A root: read beneath it as it resolves now. Rules name inodes, not
+ * paths: a tree renamed onto the root's path, or a symlink flipped, is
+ * not beneath this rule - it is the next generation's (SIGHUP), whose
+ * rules are made for it.
  */
 static void add_root(struct walls *w, const char *root)
 {
-    char abs[PATH_MAX], prefix[PATH_MAX], dir[PATH_MAX], real[PATH_MAX];
-    const char *allow = root;
-    int err;
+    int err = add_path(w, root, FS_READ);
 
-    int n = -1;
-
-    if (root[0] == '/')
-        n = snprintf(abs, sizeof abs, "%s", root);
-    else if (getcwd(dir, sizeof dir))
-        n = snprintf(abs, sizeof abs, "%s/%s", dir, root);
-    if (n < 0 || (size_t)n >= sizeof abs)
-        abs[0] = '\0';
-    for (size_t len = strlen(abs); len > 1; len--) {
-        struct stat st;
-
-        if (abs[len - 1] == '/' || (abs[len] != '/' && abs[len] != '\0'))
-            continue;
-        snprintf(prefix, sizeof prefix, "%.*s", (int)len, abs);
-        if (lstat(prefix, &st) != 0 || !S_ISLNK(st.st_mode))
-            continue;
-        if (holder(prefix, dir, sizeof dir)) {
-            allow = dir;
-            n = snprintf(w->widened, sizeof w->widened,
-                         "read beneath %s, which holds the target of the "
-                         "symlink %s (a SIGHUP after a flip within it is "
-                         "followed)",
-                         dir, prefix);
-            if (n < 0 || (size_t)n >= sizeof w->widened)
-                snprintf(w->widened, sizeof w->widened,
-                         "read beneath the directory that holds the "
-                         "target of the symlink in the root's path");
-        } else if (realpath(root, real)) {
-            allow = real;
-            sandbox_note(
-                w,
-                "a flip of the symlink %s is not followed: its target is "
-                "in a top-level directory",
-                prefix);
-        }
-        break;
-    }
-    err = add_path(w, allow, FS_READ);
     if (err)
-        sandbox_note(w, "root %s: %s", allow, sandbox_errname(-err));
+        sandbox_note(w, "root %s: %s", root, sandbox_errname(-err));
     else
         w->roots++;
 }
@@ -189,49 +144,6 @@ static void add_mount(struct walls *w, const char *path)
         add_root(w, dir);
     else
         add_root(w, path);
-}
-
-/*
- * The access log: append to it, and create it again after a rotation moved
- * it away, which needs write and create in its directory.
- */
-static void add_log(struct walls *w, const char *path)
-{
-    char dir[PATH_MAX];
-    int err;
-
-    if (strcmp(path, "-") == 0 || strcmp(path, "off") == 0)
-        return;
-    if (holder(path, dir, sizeof dir)) {
-        err = add_path(w, dir,
-                       LANDLOCK_ACCESS_FS_WRITE_FILE |
-                           LANDLOCK_ACCESS_FS_MAKE_REG);
-    } else {
-        err = add_path(w, path, LANDLOCK_ACCESS_FS_WRITE_FILE);
-        sandbox_note(w,
-                     "access log %s: cannot be created again after a rotation "
-                     "(top-level directory)",
-                     path);
-    }
-    if (err)
-        sandbox_note(w, "access log %s: %s", path, sandbox_errname(-err));
-    else
-        w->logs++;
-}
-
-/* A unix socket bound here is removed at exit: remove in its directory. */
-static void add_socket_dir(struct walls *w, const char *path)
-{
-    char dir[PATH_MAX];
-    int err;
-
-    if (!holder(path, dir, sizeof dir)) {
-        sandbox_note(w, "socket %s stays at exit (top-level directory)", path);
-        return;
-    }
-    err = add_path(w, dir, LANDLOCK_ACCESS_FS_REMOVE_FILE);
-    if (err)
-        sandbox_note(w, "socket directory %s: %s", dir, sandbox_errname(-err));
 }
 
 /*
@@ -256,33 +168,6 @@ static void add_proc(struct walls *w, const char *path, uint64_t access)
         close(fd);
     }
     /* else: the fd stays open for the life of the process, on purpose */
-}
-
-/* TCP listeners: their ports are the only ones bind may name. */
-static void add_ports(struct walls *w, const struct listeners *ls)
-{
-    for (size_t i = 0; i < ls->n; i++) {
-        struct sockaddr_storage ss = {0};
-        socklen_t sl = sizeof ss;
-        struct net_port_attr np = {.allowed_access =
-                                       LANDLOCK_ACCESS_NET_BIND_TCP};
-
-        if (ls->v[i].fd < 0 ||
-            getsockname(ls->v[i].fd, (struct sockaddr *)&ss, &sl) != 0)
-            continue;
-        if (ss.ss_family == AF_INET)
-            np.port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        else if (ss.ss_family == AF_INET6)
-            np.port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-        else
-            continue;
-        if (syscall(SYS_landlock_add_rule, w->ruleset, RULE_NET_PORT, &np, 0) !=
-            0)
-            sandbox_note(w, "port %llu: %s", (unsigned long long)np.port,
-                         sandbox_errname(errno));
-        else
-            w->ports++;
-    }
 }
 
 /* Threads of this process; Landlock confines only the caller's future. */
@@ -386,12 +271,8 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, conf_item_path(c->vhost.v[i]));
     for (size_t i = 0; i < c->mount.n; i++)
         add_mount(w, conf_item_path(c->mount.v[i]));
-    /* nothing a SIGHUP reads again (conf_reread_files): the keeper opens
-     * those files and hands the descriptors over (keeper.h) */
-    add_log(w, c->access_log);
-    for (size_t i = 0; i < ls->n; i++)
-        if (ls->v[i].unix_path)
-            add_socket_dir(w, ls->v[i].unix_path);
+    /* nothing the keeper hands over (conf_reread_files), nothing written:
+     * the access log is open already */
     if (c->resolver_cache > 0 && c->resolver != RESOLVER_BACKEND_KERNEL &&
         c->resolver != RESOLVER_BACKEND_LEXICAL)
         add_proc(w, "/proc/self/mountinfo", LANDLOCK_ACCESS_FS_READ_FILE);
@@ -399,8 +280,7 @@ static void add_configured(struct walls *w, const struct conf *c,
     /* The leak check at exit lists the threads to stop. */
     add_proc(w, "/proc/self/task", FS_READ);
 #endif
-    if (w->abi >= 4)
-        add_ports(w, ls);
+    (void)ls;
 }
 
 /* Build and enforce the domain; 0, or -1 with w->landlock_why. */

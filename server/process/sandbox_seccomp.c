@@ -8,6 +8,7 @@
 #include "process/sandbox_walls.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -241,12 +242,13 @@ int sandbox_seccomp_raise(struct walls *w, const struct conf *c,
 
 /* clang-format off */
 static const char *const keeper_denied[] = {
-    "execve", "execveat",
+    "execve", /* execveat: only of its own binary (sandbox_keeper) */
 #ifndef SANDBOX_ASAN
     /* (the leak check at exit ptraces every thread from a clone) */
     "ptrace", "process_vm_readv", "process_vm_writev",
 #endif
-    "bind", "listen", "accept", "accept4",
+    /* accept4 stays: the serving processes inherit this list */
+    "bind", "listen",
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
     "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
     "mount_setattr", "name_to_handle_at", "open_by_handle_at",
@@ -257,43 +259,33 @@ static const char *const keeper_denied[] = {
     "clock_settime", "adjtimex", "sethostname", "setdomainname",
     "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
     "setgroups", "setfsuid", "setfsgid", "capset",
-    "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
 };
 /* clang-format on */
 
 /*
- * Run as root without --user, the keeper keeps of root's capabilities only
- * what its work needs: reading any file (the keys, whoever owns them) and
- * writing --acme-dir. The rest (raw sockets, modules, mounts, ptrace of
- * other users, ...) leaves the permitted, effective, inheritable and
- * bounding sets. 0 or -errno.
+ * execveat(@exe, "", argv, envp, AT_EMPTY_PATH) and nothing else: any
+ * other descriptor, or any flag, is refused. Two rules, either refuses.
  */
-static int keeper_caps(void)
+static int keeper_exec(scmp_filter_ctx ctx, int exe)
 {
-    const uint64_t keep = (UINT64_C(1) << CAP_DAC_OVERRIDE) |
-                          (UINT64_C(1) << CAP_DAC_READ_SEARCH);
-    struct __user_cap_header_struct h = {.version =
-                                             _LINUX_CAPABILITY_VERSION_3};
-    struct __user_cap_data_struct d[2] = {
-        {.effective = (uint32_t)keep, .permitted = (uint32_t)keep},
-        {.effective = (uint32_t)(keep >> 32),
-         .permitted = (uint32_t)(keep >> 32)},
-    };
+    int nr = resolve("execveat");
+    int rc;
 
-    if (geteuid() != 0)
-        return 0; /* --user: no capability left to drop */
-    for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
-        if (!(keep & (UINT64_C(1) << c)) &&
-            prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0)
-            return -errno;
-    return syscall(SYS_capset, &h, d) == 0 ? 0 : -errno;
+    if (nr < 0)
+        return 0;
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                          SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)exe));
+    if (rc == 0)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                              SCMP_A4(SCMP_CMP_NE, AT_EMPTY_PATH));
+    return rc;
 }
 
-int sandbox_keeper(void)
+int sandbox_keeper(int exe)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     unsigned calls = 0;
-    int rc = ctx ? keeper_caps() : -ENOMEM;
+    int rc = ctx ? 0 : -ENOMEM;
 
     /* every thread (none yet: the ACME manager starts after) */
     if (rc == 0 && seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0)
@@ -308,6 +300,9 @@ int sandbox_keeper(void)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
         calls += rc == 0;
     }
+    if (rc == 0)
+        rc = keeper_exec(ctx, exe);
+    calls += rc == 0;
     if (rc == 0)
         rc = seccomp_load(ctx);
     if (ctx)

@@ -32,15 +32,12 @@ struct walls {
     bool landlock;    /* the domain is in force */
     bool seccomp;     /* the filter is in force */
     unsigned roots;   /* hierarchies read beneath */
-    pid_t kept;       /* the keeper that hands them over, or 0 */
-    unsigned logs;    /* access log directories */
-    unsigned ports;   /* TCP ports bind may name */
+    pid_t kept;       /* the keeper that hands them over */
     unsigned calls;   /* system calls allowed */
     int counted[128]; /* their numbers */
     bool scoped_signal, scoped_abstract;
     char landlock_why[512]; /* why no Landlock, when !landlock */
     char seccomp_why[512];  /* why no seccomp, when !seccomp */
-    char widened[2 * PATH_MAX + 128];
     char notes[1024]; /* what was not applied, "; " between */
     size_t notes_len;
 };

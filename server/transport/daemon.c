@@ -100,27 +100,6 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
     return strlen(s);
 }
 
-static void client_text(struct MHD_Connection *mc, char *out, size_t size)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-    snprintf(out, size, "-");
-    if (!sa)
-        return;
-    if (sa->sa_family == AF_INET)
-        inet_ntop(AF_INET,
-                  &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
-                  out, (socklen_t)size);
-    else if (sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6,
-                  &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
-                  out, (socklen_t)size);
-    else if (sa->sa_family == AF_UNIX)
-        snprintf(out, size, "unix");
-}
-
 static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
 
 /* A connection from the front closes in libmicrohttpd (NULL: none). */
@@ -152,22 +131,21 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
             front_gone(h, fc);
             return;
         }
+        if (!fc) {
+            /* every connection comes from the front, admitted and counted */
+            free(c);
+            *socket_context = NULL;
+            return;
+        }
         c->fd = fd;
         c->front = fc;
         conn_forget(c);
-        client_text(mc, c->client, sizeof c->client);
-        wire_attach(c->fd, &c->wire, fc ? fc->ssl : NULL, fc ? &fc->io : NULL);
-        int64_t start = now_ms();
-        if (fc) {
-            c->tls_version = fc->version;
-            start = fc->accepted_ms + 1;
-        } else {
-            atomic_fetch_add(&h->n_conns, 1);
-            if (h->conf->metrics)
-                metrics_count_connection(h->conf->metrics, true);
-        }
-        atomic_init(&c->deadline,
-                    start + 1000 * (int64_t)h->conf->header_timeout);
+        snprintf(c->client, sizeof c->client, "%s", fc->client);
+        wire_attach(c->fd, &c->wire, fc->ssl, &fc->io);
+        c->tls_version = fc->version;
+        atomic_init(&c->deadline, fc->accepted_ms + 1 +
+                                      1000 * (int64_t)h->conf->header_timeout);
+        atomic_init(&c->idle_since, fc->accepted_ms + 1);
         pthread_mutex_lock(&h->lock);
         c->next = h->conns;
         if (h->conns)
@@ -180,11 +158,6 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     if (!c)
         return;
     wire_detach(c->fd, &c->wire);
-    if (!c->front) {
-        atomic_fetch_sub(&h->n_conns, 1);
-        if (h->conf->metrics)
-            metrics_count_connection(h->conf->metrics, false);
-    }
     pthread_mutex_lock(&h->lock);
     if (c->prev)
         c->prev->next = c->next;
@@ -203,6 +176,16 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     *socket_context = NULL;
 }
 
+/* Draining, a connection with no request under way this long is closed:
+ * one whose request is on its way gets its reply, with Connection: close. */
+#define DRAIN_IDLE_MS 1000
+
+/*
+ * Each 250 ms: connections past their header deadline (0: none), and,
+ * draining, idle ones, are shut down (not closed: the fd stays
+ * libmicrohttpd's, which then sees end of stream and cleans up; not the
+ * tap's shutdown: a TLS session is its worker's only).
+ */
 static void *watchdog(void *arg)
 {
     struct daemon *h = arg;
@@ -210,13 +193,20 @@ static void *watchdog(void *arg)
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
         int64_t now = now_ms();
+        bool draining = atomic_load(&h->draining);
         for (struct conn *c = h->conns; c; c = c->next) {
             int64_t d =
                 atomic_load_explicit(&c->deadline, memory_order_relaxed);
-            if (d && now > d && c->fd >= 0) {
-                /* not the tap's: a TLS session is its worker's only */
+            int64_t idle =
+                atomic_load_explicit(&c->idle_since, memory_order_relaxed);
+            if (c->fd < 0)
+                continue;
+            if ((d && now > d && h->conf->header_timeout) ||
+                (draining && idle && now - idle >= DRAIN_IDLE_MS)) {
                 wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
+                atomic_store_explicit(&c->idle_since, 0,
+                                      memory_order_relaxed);
             }
         }
         struct timespec ts = bgthread_deadline(250);
@@ -226,28 +216,19 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
-/* Set while the front hands a connection over: admitted already. */
-static __thread bool handing_over;
-
-static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
-                                     socklen_t addrlen)
+/*
+ * Admission, for every connection (the front accepts them all): --allow and
+ * --deny on the peer (counted in the metrics when refused), then the
+ * connection limit. Over the limit a connection is closed at once rather
+ * than left waiting unanswered in the listen backlog.
+ */
+static bool admit(struct daemon *h, const struct sockaddr *addr,
+                  socklen_t addrlen)
 {
-    struct daemon *h = cls;
-
-    if (handing_over)
-        return MHD_YES;
-
-    /* --allow/--deny on the peer; counted in the metrics when refused */
     if (!access_accept(h->conf->access, addr, addrlen))
-        return MHD_NO;
-    /*
-     * Over the limit, the connection is closed at once: libmicrohttpd's own
-     * limit would leave it waiting unanswered in the listen backlog.
-     */
-    if (atomic_load(&h->draining) ||
-        atomic_load(&h->n_conns) >= h->conf->max_connections)
-        return MHD_NO;
-    return MHD_YES;
+        return false;
+    return !atomic_load(&h->draining) &&
+           atomic_load(&h->n_conns) < h->conf->max_connections;
 }
 
 /* The threading mode (server/CMakeLists.txt BENEATH_MHD_MODE). */
@@ -260,9 +241,8 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr,
 #define MHD_MODE_FLAGS (MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL)
 #endif
 
-/* A daemon for the listening socket @fd, or (-1) for the front's
- * connections. */
-static struct MHD_Daemon *start_one(struct daemon *h, int fd)
+/* The daemon that serves the HTTP/1.x connections the front hands over. */
+static struct MHD_Daemon *start_one(struct daemon *h)
 {
     const struct daemon_conf *conf = h->conf;
     struct MHD_OptionItem opts[16];
@@ -273,8 +253,6 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd)
     {                                                                          \
         .option = (o), .value = (intptr_t)(v), .ptr_value = (p)                \
     }
-    if (fd >= 0)
-        OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
     /*
      * libmicrohttpd splits the connection limit between the workers: more
      * workers than connections would leave some with a limit of 0.
@@ -289,7 +267,6 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd)
     /* The real limit is accept_policy's; this one only caps each worker,
      * and is split between them, so leave room above it. */
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
-    OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT, conf->max_connections_per_ip, NULL);
     OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
     /* The pool holds the request line and headers plus the reply headers. */
     OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, conf->max_header_size + 4096, NULL);
@@ -307,8 +284,8 @@ static struct MHD_Daemon *start_one(struct daemon *h, int fd)
 
     /* EXTERNAL_LOGGER first, so start-up messages go through it too. */
     return MHD_start_daemon(MHD_MODE_FLAGS | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-                                (fd < 0 ? MHD_USE_NO_LISTEN_SOCKET : 0),
-                            0, accept_policy, h, conn_handler, h,
+                                MHD_USE_NO_LISTEN_SOCKET,
+                            0, NULL, NULL, conn_handler, h,
                             MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
@@ -319,8 +296,7 @@ static bool front_admit(void *arg, const struct sockaddr *sa, socklen_t len)
 {
     struct daemon *h = arg;
 
-    if (accept_policy(h, sa, len) != MHD_YES ||
-        !peer_count_take(h->peers, sa, len))
+    if (!admit(h, sa, len) || !peer_count_take(h->peers, sa, len))
         return false;
     atomic_fetch_add(&h->n_conns, 1);
     if (h->conf->metrics)
@@ -360,34 +336,35 @@ static void front_plain(void *arg, struct front_conn *fc)
     arena_free(&c.arena);
 }
 
+/* Draining too: it was accepted before, and gets its reply (closing). */
 static int front_http1(void *arg, struct front_conn *fc)
 {
     struct daemon *h = arg;
-
-    if (atomic_load(&h->draining))
-        goto out_refuse;
-    handing_over = true;
     enum MHD_Result r = MHD_add_connection(
         h->fronted, fc->fd, (const struct sockaddr *)&fc->addr, fc->addrlen);
-    handing_over = false;
+
     /* refused: libmicrohttpd closed the socket */
     return r == MHD_YES ? 0 : -ECONNREFUSED;
-out_refuse:
-    close(fc->fd);
-    return -ECONNREFUSED;
 }
 
-/* A connection that chose "h2": a session on the front's loop. */
+/* A connection that chose "h2": a session on the front's loop (draining,
+ * its GOAWAY comes with the first event). */
 static int front_h2(void *arg, struct front_conn *fc)
 {
     struct daemon *h = arg;
 
-    if (atomic_load(&h->draining))
-        return -ECONNREFUSED;
     return h2_front_attach(&h->h2_conf, fc);
 }
 
-static const struct front_ops front_ops = {
+static const struct front_ops front_ops_h1 = {
+    .admit = front_admit,
+    .release = front_release,
+    .handshake = front_handshake,
+    .plain = front_plain,
+    .http1 = front_http1,
+};
+
+static const struct front_ops front_ops_h2 = {
     .admit = front_admit,
     .release = front_release,
     .handshake = front_handshake,
@@ -401,7 +378,8 @@ static const struct front_ops front_ops = {
  * --http2 on) to the front, after a daemon without a listening socket for
  * what it hands over. 0 or -errno.
  */
-static int start_front(struct daemon *h, int *fds, const bool *tls, size_t n)
+static int start_front(struct daemon *h, const int *fds, const bool *tls,
+                       size_t n)
 {
     const struct daemon_conf *conf = h->conf;
     bool any_tls = false;
@@ -410,13 +388,12 @@ static int start_front(struct daemon *h, int *fds, const bool *tls, size_t n)
         any_tls = any_tls || tls[i];
     if ((any_tls && !conf->tls) ||
         peer_count_new(conf->max_connections_per_ip, &h->peers) != 0 ||
-        !(h->d[h->n] = start_one(h, -1))) {
+        !(h->fronted = start_one(h))) {
         fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
         for (size_t i = 0; i < n; i++)
             close(fds[i]);
         return -EIO;
     }
-    h->fronted = h->d[h->n++];
     h->front_conf = (struct front_conf){
         .threads = conf->threads,
         /* a handshake is part of the first request's header time */
@@ -444,7 +421,9 @@ static int start_front(struct daemon *h, int *fds, const bool *tls, size_t n)
         .in_flight = &h->in_flight,
         .draining = &h->draining,
     };
-    return front_start(&h->front_conf, &front_ops, h, fds, tls, n, &h->front);
+    return front_start(&h->front_conf,
+                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds,
+                       tls, n, &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,
@@ -452,12 +431,11 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
                struct daemon **out)
 {
     struct daemon *h = calloc(1, sizeof *h);
-    int *tls_fds = calloc(n_fds ? n_fds : 1, sizeof *tls_fds);
     bool *is_tls = calloc(n_fds ? n_fds : 1, sizeof *is_tls);
-    size_t n_tls = 0, i = 0;
+    struct rlimit rl;
     int err = -ENOMEM;
 
-    if (!h || !tls_fds || !is_tls)
+    if (!h || !is_tls)
         goto out_close_fds;
     h->conf = conf;
     h->gens = gens;
@@ -467,86 +445,52 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
-    /* one per plain socket, one for the front's connections */
-    h->d = calloc(n_fds + 1, sizeof(struct MHD_Daemon *));
-    if (!h->d)
-        goto out_free;
-    struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
         rl.rlim_cur = 1u << 20;
     if (wire_init((size_t)rl.rlim_cur) != 0)
         goto out_free;
-    if (conf->header_timeout) {
-        err = -pthread_create(&h->watchdog, NULL, watchdog, h);
-        if (err) {
-            fprintf(stderr, "beneath: cannot start the header watchdog: %s\n",
-                    strerror(-err));
-            goto out_free;
-        }
-        h->watchdog_running = true;
+    err = -pthread_create(&h->watchdog, NULL, watchdog, h);
+    if (err) {
+        fprintf(stderr, "beneath: cannot start the header watchdog: %s\n",
+                strerror(-err));
+        goto out_free;
     }
-    for (i = 0; i < n_fds; i++) {
-        /*
-         * The front's: https:// listeners, and with HTTP/2 on the plain
-         * ones too (prior knowledge: the front tells the preface from
-         * HTTP/1.x and hands the latter over).
-         */
-        if ((tls && tls[i]) || conf->http2) {
-            is_tls[n_tls] = tls && tls[i];
-            tls_fds[n_tls++] = fds[i];
-            continue;
-        }
-        h->d[h->n] = start_one(h, fds[i]);
-        if (!h->d[h->n]) {
-            fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
-            err = -EIO;
-            goto out_stop;
-        }
-        h->n++;
-    }
-    err = n_tls ? start_front(h, tls_fds, is_tls, n_tls) : 0;
-    n_tls = 0; /* the front's now, or closed */
-    if (err)
-        goto out_stop;
-    free(tls_fds);
+    h->watchdog_running = true;
+    for (size_t i = 0; tls && i < n_fds; i++)
+        is_tls[i] = tls[i];
+    /* every listener is the front's: libmicrohttpd is handed connections */
+    err = start_front(h, fds, is_tls, n_fds);
     free(is_tls);
+    if (err) {
+        daemon_free(h);
+        return err;
+    }
     *out = h;
     return 0;
-out_stop:
-    /* this fd and the following ones are still ours, and those kept for
-     * the front */
-    for (size_t k = i; k < n_fds; k++)
-        close(fds[k]);
-    for (size_t k = 0; k < n_tls; k++)
-        close(tls_fds[k]);
-    free(tls_fds);
-    free(is_tls);
-    daemon_free(h);
-    return err;
 out_free:
     wire_free();
-    free(h->d);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
 out_close_fds:
     free(h);
-    free(tls_fds);
     free(is_tls);
     for (size_t k = 0; k < n_fds; k++)
         close(fds[k]);
     return err;
 }
 
-/*
- * Draining closes new connections as they are accepted instead of
- * MHD_quiesce_daemon: in 0.9.75, quiescing an epoll daemon with its own
- * threads races with the workers removing the listen fd from their epoll
- * sets, and the loser calls MHD_PANIC ("Failed to remove listen FD from
- * epoll set"), aborting the process (seen in the e2e drain tests).
- */
-void daemon_quiesce(struct daemon *h)
+void daemon_drain(struct daemon *h)
 {
     atomic_store(&h->draining, true);
+    front_drain(h->front);
+    pthread_mutex_lock(&h->lock);
+    pthread_cond_signal(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+}
+
+unsigned daemon_connections(struct daemon *h)
+{
+    return atomic_load(&h->n_conns);
 }
 
 unsigned daemon_in_flight(struct daemon *h)
@@ -560,8 +504,8 @@ void daemon_free(struct daemon *h)
         return;
     /* no more hand-offs, then the daemons, then what was never taken */
     front_stop(h->front);
-    for (size_t i = 0; i < h->n; i++)
-        MHD_stop_daemon(h->d[i]);
+    if (h->fronted)
+        MHD_stop_daemon(h->fronted);
     front_free(h->front);
     peer_count_free(h->peers);
     if (h->watchdog_running) {
@@ -572,7 +516,6 @@ void daemon_free(struct daemon *h)
         pthread_join(h->watchdog, NULL);
     }
     wire_free();
-    free(h->d);
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     free(h);

@@ -72,10 +72,16 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
 void daemon_started(void);
 
 /*
- * daemon_quiesce - stop serving new connections (each is closed as soon as it
- * is accepted); requests in flight go on.
+ * daemon_drain - accept no more connections (the listening sockets stay
+ * open: a newer serving process accepts on them); from now on every
+ * HTTP/1.1 reply says Connection: close, connections idle for a second are
+ * closed, and each HTTP/2 session is sent GOAWAY. Requests and streams
+ * under way go on.
  */
-void daemon_quiesce(struct daemon *h);
+void daemon_drain(struct daemon *h);
+
+/* daemon_connections - connections open (accepted, not yet closed). */
+unsigned daemon_connections(struct daemon *h);
 
 /* daemon_in_flight - requests whose headers arrived and that are not done. */
 unsigned daemon_in_flight(struct daemon *h);

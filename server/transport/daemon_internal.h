@@ -27,6 +27,7 @@ struct conn {
     struct conn *prev, *next; /* in http.conns, under http.lock */
     int fd;                   /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
+    _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
     char client[INET6_ADDRSTRLEN];
     struct wire_conn wire;    /* the raw bytes' framing (wire.c) */
     unsigned heads;           /* request heads begun on this connection */
@@ -49,15 +50,14 @@ struct daemon {
     const struct daemon_conf *conf;
     struct live *gens; /* of struct daemon_gen */
     struct root *root;
-    struct MHD_Daemon **d;
-    size_t n;
-    struct front *front;        /* the https:// listeners' loops, or NULL */
-    struct MHD_Daemon *fronted; /* in d[]: takes the front's connections */
+    struct front *front;        /* accepts every connection */
+    struct MHD_Daemon *fronted; /* takes the front's HTTP/1.x connections */
     struct front_conf front_conf;
     struct peer_count *peers; /* the front's connections per address */
     struct h2_conf h2_conf;   /* of every HTTP/2 session on the front */
     atomic_uint in_flight;
-    atomic_bool draining; /* new connections are closed at once */
+    atomic_bool draining; /* accepting no more; replies close, idle
+                             connections are closed */
     atomic_uint n_conns;  /* open connections, all daemons */
 
     pthread_mutex_t lock;

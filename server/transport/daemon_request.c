@@ -160,7 +160,7 @@ static enum MHD_Result answer(struct daemon *h, struct conn *c,
     else
         respond(&c->rq, &g->respond, &rep);
     c->res = rep.res;
-    ret = reply_queue(mc, &rep);
+    ret = reply_queue(mc, &rep, atomic_load(&h->draining));
     if (ret == MHD_NO)
         c->res.status = 0; /* nothing went out: the connection closes */
     reply_release(&rep);
@@ -184,6 +184,7 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
     if (!c->started) {
         /* Phase one: headers are complete. Remember, don't queue. */
         c->started = true;
+        atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
         c->start_ns = metrics_now_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
@@ -244,6 +245,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
      */
     if (c->wire.eof && c->fd >= 0)
         shutdown(c->fd, SHUT_RDWR);
+    atomic_store_explicit(&c->idle_since, now_ms(), memory_order_relaxed);
     /* Idle keep-alive first (MHD's timeout), then the next headers. */
     atomic_store_explicit(
         &c->deadline,

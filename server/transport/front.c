@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,11 +74,14 @@ struct front_loop {
     pthread_t thread;
     bool running;
     int ep;
-    struct ev_tag stop; /* an eventfd */
+    struct ev_tag stop; /* an eventfd: the front drains or stops */
     struct front_conn *head, *tail;
-    bool paused; /* listeners out of the set (accept failed) */
+    bool paused;  /* listeners out of the set (accept failed) */
+    bool drained; /* listeners out of the set for good */
     int64_t pause_end;
 };
+
+enum phase { PHASE_RUN, PHASE_DRAIN, PHASE_STOP };
 
 struct front {
     const struct front_conf *conf;
@@ -89,6 +93,7 @@ struct front {
     unsigned n_loops;
     _Atomic(struct front_conn *) *handoff;
     size_t n_handoff;
+    _Atomic int phase; /* enum phase */
 };
 
 static int64_t mono_ms(void)
@@ -220,6 +225,7 @@ static int watch(struct front_loop *l, struct front_conn *fc, uint32_t events)
 
 static void preface(struct front_loop *l, struct front_conn *fc,
                     uint32_t events);
+static void to_http1(struct front_loop *l, struct front_conn *fc);
 
 /*
  * A new connection on @fd from @sa: admitted, then in the loop: with its
@@ -247,6 +253,11 @@ static void adopt(struct front_loop *l, int fd,
     fc->loop = l;
     fc->accepted_ms = mono_ms();
     client_text(fc);
+    if (!tls && !f->ops->h2) {
+        /* HTTP/1.x only: nothing to tell apart */
+        to_http1(l, fc);
+        return;
+    }
     if (!tls) {
         /*
          * Most clients have sent their first bytes by the time they are
@@ -529,6 +540,8 @@ static void listeners_set(struct front_loop *l, int op)
 {
     struct front *f = l->f;
 
+    if (l->drained)
+        return;
     for (size_t i = 0; i < f->n_listeners; i++) {
         struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE,
                                  .data.ptr = &f->listeners[i]};
@@ -560,6 +573,50 @@ static void accept_some(struct front_loop *l, const struct ev_tag *t)
     }
 }
 
+/* ---- draining ------------------------------------------------------------ */
+
+/*
+ * The front drains (front_drain): this loop accepts no more, and each
+ * session on it is told at once (HTTP/2: GOAWAY, then the streams begun
+ * are answered); connections in their handshake or first bytes go on as
+ * usual, to be told when they reach their protocol.
+ */
+static void drain_loop(struct front_loop *l)
+{
+    uint64_t v;
+    size_t n = 0, i = 0;
+
+    (void)!read(l->stop.fd, &v, sizeof v);
+    if (l->drained)
+        return;
+    listeners_set(l, EPOLL_CTL_DEL);
+    l->drained = true;
+    for (struct front_conn *fc = l->head; fc; fc = fc->next)
+        n += fc->state == ST_SESSION;
+    struct front_conn **v2 = n ? calloc(n, sizeof *v2) : NULL;
+    if (!v2)
+        return; /* each session sees the drain at its next event */
+    for (struct front_conn *fc = l->head; fc && i < n; fc = fc->next)
+        if (fc->state == ST_SESSION)
+            v2[i++] = fc;
+    /* a session's event moves it in the list, or ends it: from a copy */
+    for (i = 0; i < n; i++)
+        if (!v2[i]->session->event(v2[i], 0))
+            drop(l, v2[i]);
+    free(v2);
+}
+
+void front_drain(struct front *f)
+{
+    uint64_t one = 1;
+
+    if (!f)
+        return;
+    atomic_store(&f->phase, PHASE_DRAIN);
+    for (unsigned i = 0; i < f->n_loops; i++)
+        (void)!write(f->loops[i].stop.fd, &one, sizeof one);
+}
+
 /* ---- the loop ------------------------------------------------------------ */
 
 static void *loop_run(void *arg)
@@ -580,8 +637,12 @@ static void *loop_run(void *arg)
             break;
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
-            if (p == &l->stop)
+            if (p == &l->stop && atomic_load(&f->phase) == PHASE_STOP)
                 return NULL;
+            if (p == &l->stop) {
+                drain_loop(l);
+                continue;
+            }
             if (is_listener(f, p))
                 accept_some(l, p);
             else
@@ -619,6 +680,7 @@ static void loop_close(struct front_loop *l)
 {
     if (l->running) {
         uint64_t one = 1;
+        atomic_store(&l->f->phase, PHASE_STOP);
         (void)!write(l->stop.fd, &one, sizeof one);
         pthread_join(l->thread, NULL);
         l->running = false;

@@ -161,6 +161,14 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
 void front_stop(struct front *f);
 
 /*
+ * front_drain - accept no more (the listening sockets stay open: another
+ * process may be accepting on them); connections already accepted go on,
+ * and each HTTP/2 session is told at once (GOAWAY). Any thread. NULL is
+ * allowed.
+ */
+void front_drain(struct front *f);
+
+/*
  * front_free - after front_stop and after libmicrohttpd stopped: release
  * what was handed over but never taken. NULL is allowed.
  */

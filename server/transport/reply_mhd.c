@@ -139,14 +139,17 @@ static void wire_drop(void *resp)
     MHD_destroy_response(resp);
 }
 
-enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r)
+enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r,
+                            bool close)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
-    /* a whole kept 200: its response may be kept beside it */
-    bool keep = r->wire && r->cached && r->body == REPLY_BODY_BYTES && !r->head;
+    /* a whole kept 200: its response may be kept beside it (not one that
+     * closes its connection) */
+    bool keep = r->wire && r->cached && r->body == REPLY_BODY_BYTES &&
+                !r->head && !close;
 
-    if (r->wire && r->wire->wire) {
+    if (r->wire && r->wire->wire && !close) {
         stamp(r->wire);
         return MHD_queue_response(mc, r->status, r->wire->wire);
     }
@@ -155,6 +158,8 @@ enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r)
         return MHD_NO;
     for (size_t i = 0; i < r->n_fields; i++)
         MHD_add_response_header(resp, r->field[i].name, r->field[i].value);
+    if (close)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     if (keep) {
         /* the slot holds our reference from now on */
         r->wire->wire = resp;

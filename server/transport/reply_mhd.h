@@ -25,11 +25,13 @@
  * holds moves into the response where it can (the fd, the bytes'
  * release); the caller still calls reply_release. A reply from the reply
  * cache is queued as the wire form kept beside its entry, made and kept
- * there the first time.
+ * there the first time. @close: the connection ends after this reply
+ * (Connection: close; never the kept wire form, which others share).
  *
  * Returns MHD_queue_response's result (MHD_NO when not even the response
  * could be made: libmicrohttpd then closes the connection).
  */
-enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r);
+enum MHD_Result reply_queue(struct MHD_Connection *mc, struct reply *r,
+                            bool close);
 
 #endif
