@@ -93,7 +93,8 @@ struct keeper {
     int sfd;
     bool stopping;
     bool again; /* a SIGHUP came while a generation was starting */
-    int status; /* the serving generation's end, as an exit status */
+    int filters; /* seccomp filters of its own (lock_down), inherited */
+    int status;  /* the serving generation's end, as an exit status */
     int signo;  /* or the signal it was killed by (0: none) */
     struct acme_serve *acme;
 };
@@ -275,8 +276,11 @@ static int hand_all(struct keeper *k, const struct conf *c, int fd,
     }
     if (!h.err)
         h.err = keeper_replay(fd);
-    if (!h.err)
-        h.err = keeper_send(fd, KEEPER_GO, (int)gen, NULL, 0, -1);
+    if (!h.err) {
+        /* the seccomp filters in place that are the keeper's own */
+        const char *f[] = {k->filters ? "1" : "0"};
+        h.err = keeper_send(fd, KEEPER_GO, (int)gen, f, 1, -1);
+    }
     return h.err;
 }
 
@@ -414,11 +418,10 @@ static void serving(struct keeper *k, struct kid *d)
 {
     struct kid *old = kid_find(k, KID_SERVING);
 
+    /* the old one drains by its own configuration's bound */
+    unsigned bound = k->cur.drain_timeout;
+
     d->state = KID_SERVING;
-    if (old) {
-        old->state = KID_DRAINING;
-        keeper_tell(old->fd, KEEPER_DRAIN);
-    }
     if (k->next_set) {
         report(k);
         conf_free(&k->cur);
@@ -426,12 +429,14 @@ static void serving(struct keeper *k, struct kid *d)
         memset(&k->next, 0, sizeof k->next);
         k->next_set = false;
     }
-    if (old)
+    if (old) {
         fprintf(stderr,
                 "beneath: SIGHUP: generation %u (pid %ld) serving; generation "
                 "%u (pid %ld) drains (at most %u s)\n",
-                d->gen, (long)d->pid, old->gen, (long)old->pid,
-                k->cur.drain_timeout);
+                d->gen, (long)d->pid, old->gen, (long)old->pid, bound);
+        old->state = KID_DRAINING;
+        keeper_tell(old->fd, KEEPER_DRAIN);
+    }
     notify_ready();
 }
 
@@ -605,11 +610,21 @@ static int64_t overdue(struct keeper *k, int64_t now)
     return next;
 }
 
-/* SIGTERM or SIGINT: every serving process stops (a second: now). */
+/*
+ * SIGTERM or SIGINT: every serving process stops (a second: now). The
+ * listening sockets are shut down first (not merely closed: the serving
+ * processes hold them too), so that a new connection is refused at once
+ * rather than queued for the length of the drain - but not one the
+ * service manager passed: it keeps it for the next start.
+ */
 static void stop(struct keeper *k, int signo)
 {
-    if (!k->stopping)
+    if (!k->stopping) {
         notify_stopping();
+        for (size_t i = 0; i < k->ls.n && !k->ls.activated; i++)
+            if (k->ls.v[i].fd >= 0)
+                (void)shutdown(k->ls.v[i].fd, SHUT_RDWR);
+    }
     k->stopping = true;
     for (struct kid *d = k->kids; d; d = d->next) {
         if (d->state == KID_STARTING)
@@ -749,6 +764,7 @@ static int lock_down(struct keeper *k)
         calls = sandbox_keeper(k->exe);
         if (calls < 0)
             return -1;
+        k->filters = 1;
     }
     /* no core file, no ptrace by another process of the same user (the
      * serving processes included): the keeper holds the keys */

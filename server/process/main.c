@@ -202,7 +202,7 @@ static void print_startup(const struct conf *c, const struct listeners *ls,
     fprintf(f, "beneath: resolver %s\n", backend);
     fprintf(f, "beneath: confine %s\n", flags);
     if (fclose(f) == 0)
-        say_block(buf, len, gen > 1 ? "SIGHUP: " : "");
+        say_block(buf, len);
     free(buf);
 }
 
@@ -681,6 +681,7 @@ static int phase_loop(struct server *s)
     enum kept k = KEPT_ON;
     int status = 0, signo = 0;
 
+    say_prefix_end();
     keeper_tell(s->keeper_fd, KEEPER_READY);
     while (k == KEPT_ON) {
         struct pollfd p[2] = {{.fd = s->sfd, .events = POLLIN},
@@ -801,7 +802,10 @@ static int phase_intake(struct server *s, const char *fd_text)
             break;
         }
         if (m.type == KEEPER_GO) {
+            const char *filters = keeper_field(&m, 0);
+
             s->gen = m.val > 0 ? (unsigned)m.val : 1;
+            sandbox_who_keeper(filters ? (int)strtol(filters, NULL, 10) : 0);
             keeper_msg_release(&m);
             break;
         }
@@ -838,6 +842,9 @@ static int serving_main(struct server *s, int argc, char *argv[],
 
     if (phase_intake(s, fd_text) != 0)
         return 1;
+    /* a later generation's start-up says it is a SIGHUP's */
+    if (s->gen > 1)
+        say_prefix_begin("SIGHUP: ");
     if (phase_conf(s, argc, argv, true) >= 0)
         return EXIT_CONF;
     err = phase_check(s);
@@ -849,7 +856,7 @@ static int serving_main(struct server *s, int argc, char *argv[],
         return status;
     status = 1;
     if (phase_lockdown(s) == 0 && phase_acme(s) == 0 &&
-        sandbox_apply(&s->boot->c, &s->ls, getppid(), s->gen) == 0 &&
+        sandbox_apply(&s->boot->c, &s->ls, getppid()) == 0 &&
         phase_serve(s, &dc) == 0)
         status = phase_loop(s);
     return status;
@@ -867,6 +874,7 @@ int main(int argc, char *argv[])
     if (serving) {
         status = serving_main(&s, argc, argv, serving);
         server_close(&s);
+        say_prefix_end();
         return status;
     }
     status = phase_conf(&s, argc, argv, false);

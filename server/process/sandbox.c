@@ -43,8 +43,7 @@
  * The start-up line
  */
 
-static void say(const struct walls *w, enum conf_sandbox mode,
-                const char *prefix)
+static void say(const struct walls *w, enum conf_sandbox mode)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -82,19 +81,18 @@ static void say(const struct walls *w, enum conf_sandbox mode,
         fprintf(f, "beneath: sandbox: not applied: %s\n", w->notes);
     /* One write: whoever waits for the start-up lines sees it whole. */
     if (fclose(f) == 0)
-        say_block(buf, len, prefix);
+        say_block(buf, len);
     free(buf);
 }
 
 int sandbox_apply(const struct conf *c, const struct listeners *ls,
-                  pid_t keeper, unsigned gen)
+                  pid_t keeper)
 {
     struct walls w = {.ruleset = -1, .kept = keeper};
-    const char *prefix = gen > 1 ? "SIGHUP: " : "";
 
     if (c->sandbox == CONF_SANDBOX_OFF) {
         static const char off[] = "beneath: sandbox: off (--sandbox off)\n";
-        say_block(off, sizeof off - 1, prefix);
+        say_block(off, sizeof off - 1);
         sandbox_hook_after();
         return 0;
     }
@@ -111,7 +109,7 @@ int sandbox_apply(const struct conf *c, const struct listeners *ls,
         snprintf(w.seccomp_why, sizeof w.seccomp_why, "skipped by the hook");
     else
         sandbox_seccomp_raise(&w, c, ls);
-    say(&w, c->sandbox, prefix);
+    say(&w, c->sandbox);
     if (c->sandbox == CONF_SANDBOX_STRICT && (!w.landlock || !w.seccomp)) {
         fprintf(stderr, "beneath: --sandbox strict: %s is not in force\n",
                 !w.landlock ? "Landlock" : "seccomp");

@@ -37,15 +37,14 @@
  * Call once, from the only thread, after the last step that needs more and
  * before any serving thread starts: Landlock confines the calling thread
  * and the threads it starts afterwards, never threads already running.
- * Prints one start-up line ("beneath: sandbox: ...", after "beneath: "
- * "SIGHUP: " for a generation @gen after the first) on stderr that says
+ * Prints one start-up line ("beneath: sandbox: ...") on stderr that says
  * what was applied and what not, and why.
  *
  * Returns 0 (on: also when the kernel lacks a part, which the line names),
  * or -1 after a message: strict, and a wall is not in force.
  */
 int sandbox_apply(const struct conf *c, const struct listeners *ls,
-                  pid_t keeper, unsigned gen);
+                  pid_t keeper);
 
 /*
  * sandbox_keeper - the keeper's own wall (keeper.h): a seccomp deny-list
@@ -72,6 +71,10 @@ int sandbox_keeper(int exe);
  * sandbox_apply asks it about the walls' own calls.
  */
 bool sandbox_who(const char *call, int err, char *buf, size_t n);
+
+/* sandbox_who_keeper - @filters seccomp filters in place are the keeper's
+ * own (sandbox_keeper), not a filter that was there before beneath. */
+void sandbox_who_keeper(int filters);
 
 /* sandbox_who_prepare - read what sandbox_who needs from /proc/self/status
  * now, while it is readable (sandbox_apply calls it before Landlock). */

@@ -145,7 +145,8 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         c->tls_version = fc->version;
         atomic_init(&c->deadline, fc->accepted_ms + 1 +
                                       1000 * (int64_t)h->conf->header_timeout);
-        atomic_init(&c->idle_since, fc->accepted_ms + 1);
+        /* not idle before its first request: the header deadline's */
+        atomic_init(&c->idle_since, 0);
         pthread_mutex_lock(&h->lock);
         c->next = h->conns;
         if (h->conns)
@@ -227,8 +228,8 @@ static bool admit(struct daemon *h, const struct sockaddr *addr,
 {
     if (!access_accept(h->conf->access, addr, addrlen))
         return false;
-    return !atomic_load(&h->draining) &&
-           atomic_load(&h->n_conns) < h->conf->max_connections;
+    /* draining, still served (it was accepted): its reply closes */
+    return atomic_load(&h->n_conns) < h->conf->max_connections;
 }
 
 /* The threading mode (server/CMakeLists.txt BENEATH_MHD_MODE). */

@@ -561,6 +561,11 @@ static void accept_some(struct front_loop *l, const struct ev_tag *t)
             adopt(l, fd, &sa, len, t->tls);
             continue;
         }
+        if (errno == EINVAL) {
+            /* shut down (the server stops): no more from it here */
+            (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, t->fd, NULL);
+            return;
+        }
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
             errno == ENOMEM) {
             /* out of descriptors: leave the backlog for a moment rather
@@ -732,6 +737,8 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
     }
     for (unsigned i = 0; i < conf->threads; i++)
         f->loops[i].ep = f->loops[i].stop.fd = -1;
+    /* before the first loop runs: what it hands over is looked up in it */
+    *out = f;
     for (f->n_loops = 0; f->n_loops < conf->threads; f->n_loops++) {
         err = loop_open(f, &f->loops[f->n_loops]);
         if (err) {
@@ -740,10 +747,10 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
                     strerror(-err));
             front_stop(f);
             front_free(f);
+            *out = NULL;
             return err;
         }
     }
-    *out = f;
     return 0;
 out_free:
     free(f->handoff);

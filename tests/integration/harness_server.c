@@ -358,9 +358,9 @@ static bool expected_line(const char *line)
         "beneath: SIGTERM: stopping",
         "beneath: SIGINT: stopping",
         "beneath: SIGHUP: ",
-        /* the keeper's start-up line may come after the serving process's
-         * block (two processes, keeper.h) */
-        "beneath: keeper: pid ",
+        /* an older generation drained after a SIGHUP (keeper.h) */
+        "beneath: generation ",
+        "beneath: drain-timeout: ",
         /* library chatter on bad requests: one test of its own
          * (stderr_quiet_on_bad_requests) rather than failing every test */
         "beneath: libmicrohttpd: ",
@@ -392,8 +392,15 @@ pid_t server_serving_pid(const struct server *s)
 {
     char *kids = tree_read(
         hfmt("/proc/%d/task/%d/children", (int)s->pid, (int)s->pid), NULL);
-    long child = kids ? strtol(kids, NULL, 10) : 0;
+    long child = 0;
 
+    /* the newest serving process is the last (older ones may drain) */
+    for (char *p = kids, *end; p && *p; p = end) {
+        long c = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        child = c;
+    }
     return child > 0 ? (pid_t)child : s->pid;
 }
 
