@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* test_root.c - root reload: new requests see the new tree, old fd lives. */
+/* test_root.c - a root pins the tree it opened; per-thread caches. */
 #include "check_main.h"
 #include "fixture.h"
 #include "resolver.h"
@@ -48,9 +48,14 @@ static void *first_fd(void *arg)
     return NULL;
 }
 
-START_TEST(reload_swaps)
+/*
+ * A root is the tree its path named when it was opened: a deploy that
+ * renames a new tree onto the path is the next serving process's, which
+ * opens the path again (a SIGHUP); this one keeps serving the old tree.
+ */
+START_TEST(root_pins_its_tree)
 {
-    struct root *r;
+    struct root *r, *r2;
 
     ck_assert_int_eq(root_open(www, 0, &r), 0);
     int fd1 = root_fd(r);
@@ -61,41 +66,38 @@ START_TEST(reload_swaps)
     /* the deploy: mv www old; mv next www */
     ck_assert_int_eq(rename(www, old), 0);
     ck_assert_int_eq(rename(next, www), 0);
-    /* before the reload, requests keep the old tree */
     ck_assert(!has(root_fd(r), "only-in-next"));
-    ck_assert_int_eq(root_reload(r), 0);
-    int fd2 = root_fd(r);
-    ck_assert(has(fd2, "only-in-next"));
+    /* what the next serving process opens */
+    ck_assert_int_eq(root_open(www, 0, &r2), 0);
+    ck_assert(has(root_fd(r2), "only-in-next"));
 
-    /* a thread that started later sees the new root too */
+    /* a thread that started later gets the same tree */
     struct worker w = {.r = r, .fd = -1};
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, first_fd, &w), 0);
     pthread_join(t, NULL);
-    ck_assert(w.fd >= 0);
+    ck_assert(w.fd >= 0 && !has(w.fd, "only-in-next"));
+    root_close(r2);
     root_close(r);
 }
 END_TEST
 
-START_TEST(reload_failure_keeps_old)
-{
+struct cached {
     struct root *r;
+    const struct resolver_cache *cache;
+};
 
-    ck_assert_int_eq(root_open(www, 0, &r), 0);
-    int fd1 = root_fd(r);
-    ck_assert_int_eq(rmdir(www), 0);
-    ck_assert_int_eq(root_reload(r), -ENOENT);
-    ck_assert_int_eq(root_fd(r), fd1);
-    ck_assert_int_eq(mkdir(www, 0755), 0);
-    root_close(r);
+static void *thread_cache(void *arg)
+{
+    struct cached *c = arg;
+
+    (void)root_fd(c->r);
+    c->cache = root_dir_cache(c->r);
+    return NULL;
 }
-END_TEST
 
-/*
- * Each thread gets a resolver directory cache for the generation it uses
- * (none with 0); after a reload the one it gets serves the new fd.
- */
-START_TEST(dir_cache_follows_generation)
+/* Each thread gets a resolver directory cache of its own (none with 0). */
+START_TEST(dir_cache_per_thread)
 {
     struct root *r;
     struct resolver_how how = {.open_flags = O_PATH,
@@ -107,22 +109,19 @@ START_TEST(dir_cache_follows_generation)
     ck_assert_ptr_null(root_dir_cache(r));
     root_close(r);
 
-    ck_assert_int_eq(root_open(www, 8, &r), 0);
+    ck_assert_int_eq(root_open(next, 8, &r), 0);
     int fd1 = root_fd(r);
     how.cache = root_dir_cache(r);
     ck_assert_ptr_nonnull(how.cache);
-    int f = resolver_open_how(fd1, ".", &how, NULL);
+    int f = resolver_open_how(fd1, "only-in-next", &how, NULL);
     ck_assert_int_ge(f, 0);
     close(f);
-    ck_assert_int_eq(rename(www, old), 0);
-    ck_assert_int_eq(rename(next, www), 0);
-    ck_assert_int_eq(root_reload(r), 0);
-    int fd2 = root_fd(r);
-    how.cache = root_dir_cache(r);
-    ck_assert_ptr_nonnull(how.cache);
-    f = resolver_open_how(fd2, "only-in-next", &how, NULL);
-    ck_assert_int_ge(f, 0);
-    close(f);
+    struct cached other = {.r = r};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, thread_cache, &other), 0);
+    pthread_join(t, NULL);
+    ck_assert_ptr_nonnull(other.cache);
+    ck_assert_ptr_ne(other.cache, how.cache);
     root_close(r);
 }
 END_TEST
@@ -140,6 +139,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "root",
-    .tcases = {{"reload", setup, fixture_dir_teardown,
-                .tests = {&reload_swaps, &reload_failure_keeps_old,
-                          &open_errors, &dir_cache_follows_generation}}}};
+    .tcases = {{"root", setup, fixture_dir_teardown,
+                .tests = {&root_pins_its_tree, &open_errors,
+                          &dir_cache_per_thread}}}};

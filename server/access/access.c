@@ -29,7 +29,6 @@
 #include "http/forwarded.h"
 #include "http/host.h"
 #include "http/urlpath.h"
-#include "runtime/live.h"
 #include "runtime/root.h"
 
 #include <errno.h>
@@ -176,8 +175,8 @@ unsigned access_site(struct access *a, struct root *root_only,
     out->mounts = a->n_mounts ? a : NULL;
     if (a->rules) {
         out->view.a = a;
-        out->view.global = a->global ? live_get(a->global) : NULL;
-        out->view.site = s->files ? live_get(s->files) : NULL;
+        out->view.global = a->global;
+        out->view.site = s->files;
     }
     return 0;
 }

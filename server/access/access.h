@@ -7,17 +7,16 @@
  * The daemon asks at three points: accept (access_accept: --allow/--deny
  * on the peer), the headers (access_client: the client behind a trusted
  * proxy, checked the same way), and the answer (access_site: the Host
- * picks a site, i.e. a root with its own generations and per-thread
- * directory caches, and the rules the request will see). respond.c then
+ * picks a site, i.e. a root with its per-thread directory caches, and the rules the request will see). respond.c then
  * asks the view for authentication, redirects, hidden files and headers,
  * and the site for the --mount under which a path is looked up (each
  * mount a root of its own, like a site's).
  * Every file of a site, including its _redirects and _headers, is opened
  * by the confined resolver from that site's root fd.
  *
- * Everything is loaded at start-up (each problem printed, counted) and
- * again on SIGHUP (access_reload), where a file that fails keeps what it
- * had and the reason is logged.
+ * Everything is loaded at the serving process's start (each problem
+ * printed, counted); a SIGHUP starts a new serving process, which loads it
+ * all again (server/process/keeper.h).
  */
 #ifndef BENEATH_ACCESS_H
 #define BENEATH_ACCESS_H
@@ -87,9 +86,6 @@ struct access_target {
  */
 int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
                 struct metrics *metrics, struct access **out);
-
-/* access_reload - SIGHUP: vhost roots, htpasswd, rule and site files. */
-void access_reload(struct access *a);
 
 /* access_startup - the start-up lines of the vhosts and rules, into @f. */
 void access_startup(const struct access *a, FILE *f);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * access_internal.h - what access_load.c (sites, address lists and rule
- * files, opened and reloaded) and access.c (the questions asked per
+ * files, opened at start-up) and access.c (the questions asked per
  * connection and per request) share. access.h is the interface.
  */
 #ifndef BENEATH_ACCESS_ACCESS_INTERNAL_H
@@ -17,10 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/*
- * Virtual hosts at most: each root takes a pthread key (root.c), and with
- * --site-files its rules another (live.c); PTHREAD_KEYS_MAX is 1024.
- */
+/* Virtual hosts at most: each root takes a pthread key (root.c);
+ * PTHREAD_KEYS_MAX is 1024. */
 #define ACCESS_VHOST_MAX 256
 /* --mount items at most (each root takes a pthread key, as a vhost's). */
 #define ACCESS_MOUNT_MAX 64
@@ -41,7 +39,7 @@ struct site {
     char *path;
     struct root *root; /* NULL: none (421) */
     bool owned;
-    struct live *files; /* struct access_rules * with --site-files */
+    struct access_rules *files; /* with --site-files, or NULL */
 };
 
 /* A --mount: the paths at and below prefix come from root. */
@@ -58,7 +56,7 @@ struct access {
     struct cidr_list allow, deny, trusted;
     struct auth *auth;
     char *redirects_path, *headers_path;
-    struct live *global; /* struct access_rules *, or NULL */
+    struct access_rules *global; /* --redirects, --headers-file, or NULL */
     struct site *vhosts;
     size_t n_vhosts;
     struct site dflt;

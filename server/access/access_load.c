@@ -372,17 +372,12 @@ static int error_pages_load(struct access *a, const struct conf *c)
     return problems;
 }
 
-/*
- * The rules a first load gave (@r: its problems, or -ENOMEM; @rules: NULL
- * unless @r is 0) into a new holder *@out that reloads publish to. Returns
- * @r, or -ENOMEM.
- */
-static int rules_keep(int r, struct access_rules *rules, struct live **out)
+/* The rules a load gave (@r: its problems, or -ENOMEM; @rules: NULL
+ * unless @r is 0) into *@out. Returns @r. */
+static int rules_keep(int r, struct access_rules *rules,
+                      struct access_rules **out)
 {
-    if (r == 0 && live_new(rules, rules_free, out) < 0) {
-        rules_free(rules);
-        return -ENOMEM;
-    }
+    *out = r == 0 ? rules : NULL;
     return r;
 }
 
@@ -479,60 +474,6 @@ out_nomem:
     return -ENOMEM;
 }
 
-/* SIGHUP: reopen the root of @what @name (a vhost, a mount) at @path. */
-static void reopen(struct root *root, const char *what, const char *name,
-                   const char *path)
-{
-    int err = root ? root_reload(root) : -ENOENT;
-
-    if (err)
-        fprintf(stderr,
-                "beneath: SIGHUP: %s %s: cannot reopen the root %s: %s; "
-                "keeping the old root\n",
-                what, name, path, strerror(-err));
-    else
-        fprintf(stderr, "beneath: SIGHUP: %s %s: root %s reopened\n", what,
-                name, path);
-}
-
-void access_reload(struct access *a)
-{
-    if (!a)
-        return;
-    for (size_t i = 0; i < a->n_vhosts; i++)
-        reopen(a->vhosts[i].root, "vhost", a->vhosts[i].name,
-               a->vhosts[i].path);
-    for (size_t i = 0; i < a->n_mounts; i++)
-        reopen(a->mounts[i].root, "mount", a->mounts[i].prefix,
-               a->mounts[i].path);
-    auth_reload(a->auth);
-    if (a->global) {
-        struct access_rules *g = NULL;
-
-        if (global_load(a, "SIGHUP: ", &g) == 0 &&
-            live_publish(a->global, g) < 0)
-            rules_free(g); /* out of memory: the old rules stay */
-        else if (!g)
-            fprintf(stderr, "beneath: SIGHUP: keeping the --redirects and "
-                            "--headers-file rules read before\n");
-    }
-    for (size_t i = 0; i <= a->n_vhosts; i++) {
-        struct site *s = i < a->n_vhosts ? &a->vhosts[i] : &a->dflt;
-        struct access_rules *sr = NULL;
-
-        if (!s->files)
-            continue;
-        if (site_load(a, s, "SIGHUP: ", &sr) == 0 &&
-            live_publish(s->files, sr) < 0)
-            rules_free(sr); /* out of memory: the old rules stay */
-        else if (!sr)
-            fprintf(stderr,
-                    "beneath: SIGHUP: %s: keeping the _redirects and "
-                    "_headers read before\n",
-                    s->path);
-    }
-}
-
 void access_startup(const struct access *a, FILE *f)
 {
     for (size_t i = 0; a && i < a->n_vhosts; i++)
@@ -558,9 +499,9 @@ void access_free(struct access *a)
     cidr_list_free(&a->deny);
     cidr_list_free(&a->trusted);
     auth_free(a->auth);
-    live_free(a->global);
+    rules_free(a->global);
     for (size_t i = 0; i < a->n_vhosts; i++) {
-        live_free(a->vhosts[i].files);
+        rules_free(a->vhosts[i].files);
         root_close(a->vhosts[i].root);
         free(a->vhosts[i].name);
         free(a->vhosts[i].path);
@@ -573,7 +514,7 @@ void access_free(struct access *a)
         free(a->mounts[i].file);
     }
     free(a->mounts);
-    live_free(a->dflt.files);
+    rules_free(a->dflt.files);
     free(a->dflt.path);
     free(a->redirects_path);
     free(a->headers_path);

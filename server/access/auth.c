@@ -20,7 +20,6 @@
 #include "http/glob.h"
 #include "http/htpasswd.h"
 #include "http/lines.h"
-#include "runtime/live.h"
 
 #include <crypt.h>
 #include <errno.h>
@@ -48,7 +47,7 @@ struct table {
 struct rule {
     struct glob_set globs;
     char *file;
-    struct live *table; /* struct table * */
+    struct table *table; /* NULL: the file could not be read */
 };
 
 struct auth {
@@ -166,10 +165,7 @@ int auth_new(const struct conf *c, struct auth **out)
             return -ENOMEM;
         }
         int e = table_load(r->file, "", &t);
-        if (e == 0 && live_new(t, table_free, &r->table) < 0) {
-            table_free(t);
-            e = -ENOMEM;
-        }
+        r->table = e == 0 ? t : NULL;
         if (e == -ENOMEM) {
             glob_set_free(&r->globs);
             free(r->file);
@@ -182,27 +178,6 @@ int auth_new(const struct conf *c, struct auth **out)
     }
     *out = a;
     return problems;
-}
-
-void auth_reload(struct auth *a)
-{
-    for (size_t i = 0; a && i < a->n; i++) {
-        struct table *t = NULL;
-
-        if (!a->v[i].table || table_load(a->v[i].file, "SIGHUP: ", &t) != 0)
-            continue;
-        size_t users = t->pw.n;
-        if (live_publish(a->v[i].table, t) < 0) {
-            table_free(t);
-            fprintf(stderr,
-                    "beneath: SIGHUP: auth: %s: out of memory; "
-                    "keeping the users read before\n",
-                    a->v[i].file);
-            continue;
-        }
-        fprintf(stderr, "beneath: SIGHUP: auth: %s re-read (%zu users)\n",
-                a->v[i].file, users);
-    }
 }
 
 /* Equal in time that depends on the lengths only. */
@@ -294,7 +269,7 @@ unsigned auth_verify(struct auth *a, int rule, const char *authorization,
     bool ok;
 
     /* a rule whose file never loaded lets nobody in */
-    t = r->table ? live_get(r->table) : NULL;
+    t = r->table;
     if (!t || t->pw.n == 0 || !authorization ||
         strlen(authorization) >= sizeof buf ||
         basic_parse(authorization, buf, sizeof buf, &u, &p) != 0)
@@ -328,7 +303,7 @@ void auth_free(struct auth *a)
     for (size_t i = 0; i < a->n; i++) {
         glob_set_free(&a->v[i].globs);
         free(a->v[i].file);
-        live_free(a->v[i].table);
+        table_free(a->v[i].table);
     }
     free(a->v);
     EVP_MD_free(a->sha256);

@@ -36,12 +36,6 @@ struct auth;
 int auth_new(const struct conf *c, struct auth **out);
 
 /*
- * auth_reload - read every htpasswd file again (SIGHUP); a file that
- * fails keeps its old users, and stderr says why.
- */
-void auth_reload(struct auth *a);
-
-/*
  * auth_check - whether the request for @path (normalised, "/a/b") with
  * the Authorization field value @authorization (NULL: none) may proceed.
  * On success with credentials, the user goes to @user (@size bytes; "" when

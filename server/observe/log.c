@@ -12,9 +12,9 @@
  * and stderr says so once a minute at most, and the total at close)
  * instead of waiting. A log that is a pipe, FIFO, socket or terminal is
  * also written without blocking, so that close (SIGTERM) gives a stalled
- * reader LOG_CLOSE_WAIT_MS and then drops the rest. Reopening dup2()s the
- * new file onto the same fd number: the switch is atomic for the writer,
- * needs no lock, and a failed open leaves the old file in place.
+ * reader LOG_CLOSE_WAIT_MS and then drops the rest. A rotation is a
+ * SIGHUP: the new serving process opens the file anew while the old one
+ * finishes writing to the one it had (both append whole lines).
  */
 #include "observe/log.h"
 
@@ -215,39 +215,6 @@ int log_check(const char *where)
         return -ENOMEM;
     int err = access(dirname(copy), W_OK | X_OK) == 0 ? 1 : -errno;
     free(copy);
-    return err;
-}
-
-/*
- * Wait until the lines buffered now are written, up to LOG_CLOSE_WAIT_MS
- * (a stalled reader): lines logged before a rotation go to the old file.
- */
-static void drain(struct log *l)
-{
-    struct timespec until;
-
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += LOG_CLOSE_WAIT_MS / 1000;
-    pthread_mutex_lock(&l->lock);
-    l->urgent++;
-    pthread_cond_signal(&l->wake);
-    while (l->running && (l->len > 0 || l->writing))
-        if (pthread_cond_timedwait(&l->drained, &l->lock, &until) != 0)
-            break;
-    l->urgent--;
-    pthread_mutex_unlock(&l->lock);
-}
-
-int log_reopen(struct log *l)
-{
-    if (!l || !l->path)
-        return 0;
-    drain(l);
-    int fd = open_path(l->path);
-    if (fd < 0)
-        return fd;
-    int err = dup2(fd, l->fd) < 0 ? -errno : 0;
-    close(fd);
     return err;
 }
 

@@ -77,17 +77,6 @@ void log_count_drops(struct log *l, _Atomic uint64_t *counter);
 int log_check(const char *where);
 
 /*
- * log_reopen - reopen the log's path (after rotation). The lines buffered
- * when it is called are written to the old file first (waiting up to
- * LOG_CLOSE_WAIT_MS); lines logged meanwhile go to the old or the new file,
- * never get lost or mixed; on failure the old file stays in use. No-op for
- * stdout and off.
- *
- * Returns 0 or the -errno of open(2).
- */
-int log_reopen(struct log *l);
-
-/*
  * log_write - append @r as one line to the buffer; the writer thread
  * writes whole lines in order, so lines from several threads never
  * interleave. The caller waits at most for another worker's copy into the

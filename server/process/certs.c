@@ -369,8 +369,3 @@ int certs_load(const struct conf *c, const char *when)
     free(s.v);
     return first;
 }
-
-bool certs_reload_due(const struct conf *c)
-{
-    return certs_wanted(c) && (c->tls_cert.n || self_signed_due());
-}

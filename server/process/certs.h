@@ -59,10 +59,4 @@ int certs_load(const struct conf *c, const char *when);
  */
 int certs_keep(const char *name);
 
-/*
- * certs_reload_due - whether a SIGHUP should load the certificates of @c
- * again: always for files, for a self-signed one only in its last days.
- */
-bool certs_reload_due(const struct conf *c);
-
 #endif

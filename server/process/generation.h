@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * generation.h - one configuration generation: a struct conf and what
- * requests read of it (struct daemon_gen: the response policy and the access
- * log), built at start-up and again by each good SIGHUP, and held in a struct
- * live while worker threads use it.
+ * generation.h - the configuration generation a serving process serves: a
+ * struct conf and what requests read of it (struct daemon_gen: the response
+ * policy and the access log), built at its start (each SIGHUP starts a new
+ * serving process) and held in a struct live the worker threads read.
  */
 #ifndef BENEATH_PROCESS_GENERATION_H
 #define BENEATH_PROCESS_GENERATION_H
@@ -28,18 +28,12 @@ struct generation {
 
 /*
  * generation_new - take over @c (zeroed on success; kept by the caller on
- * failure) and open its access log, or share @prev's (NULL: none) when the
- * path and format are the same: one fd per log file however many
- * generations are alive. The generation holds one reference.
+ * failure) and open its access log. The generation holds one reference.
  *
  * Returns 0, -ENOMEM, or the -errno of opening the access log.
  */
 int generation_new(struct conf *c, const struct respond_base *base,
-                   const struct generation *prev, struct generation **out);
-
-/* generation_shares_log - whether @g writes to @prev's access log. */
-bool generation_shares_log(const struct generation *g,
-                           const struct generation *prev);
+                   struct generation **out);
 
 /* generation_ref - one more reference to @g; returns @g. */
 struct generation *generation_ref(struct generation *g);

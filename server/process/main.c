@@ -479,7 +479,7 @@ static int check_generation(struct server *s)
         .root = s->root,
         .acme = s->acme_ch,
     };
-    err = generation_new(&s->c, &s->base, NULL, &g);
+    err = generation_new(&s->c, &s->base, &g);
     if (err) {
         fprintf(stderr, "beneath: access-log %s: %s\n", log, strerror(-err));
         return 1;

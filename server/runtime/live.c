@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * live.c - generations of a value with per-thread references (the
- * configuration, the document root, the access files' rules).
+ * live.c - a value worker threads read, with per-thread references and
+ * per-thread local data (the configuration, the document root and its
+ * directory caches).
  *
- * Invariant: a generation is released only when its reference count drops
- * to 0; the current generation holds one reference for itself and each
- * thread holds one for the generation it last got. A thread's local data
- * (live_set_local) is made for the generation it holds and dropped before
- * that reference is. Counts change under the lock; the fast path (nothing
- * published since the thread's last call) takes no lock: one atomic load of
- * the current generation's number.
+ * Invariant: the value is released only when its reference count drops to
+ * 0; the holder keeps one reference and each thread one. A thread's local
+ * data (live_set_local) is made for the value it holds and dropped before
+ * that reference is. Counts change under the lock; the fast path (the
+ * thread holds its reference already) takes no lock: one atomic load.
  */
 #include "runtime/live.h"
 
@@ -97,24 +96,6 @@ void live_set_local(struct live *l, void *(*make)(void *value, void *arg),
     l->make = make;
     l->drop = drop;
     l->arg = arg;
-}
-
-int live_publish(struct live *l, void *next)
-{
-    struct gen *g = calloc(1, sizeof *g);
-
-    if (!g)
-        return -ENOMEM;
-    g->value = next;
-    g->refs = 1;
-    pthread_mutex_lock(&l->lock);
-    struct gen *old = l->cur;
-    g->id = old->id + 1;
-    l->cur = g;
-    atomic_store_explicit(&l->id, g->id, memory_order_release);
-    unref(l, old);
-    pthread_mutex_unlock(&l->lock);
-    return 0;
 }
 
 void *live_get(struct live *l)

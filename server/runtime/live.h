@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * live.h - a value that is swapped at run time while worker threads read it:
- * the configuration generation after SIGHUP.
- *
- * The value is immutable once published. Each thread holds a reference to
- * the generation it last saw and moves to the current one only when it asks
- * again (between requests), so a request never sees its configuration change
- * under it, and an old generation is released (by the release function given
- * to live_new, on whichever thread drops the last reference) once no thread
- * uses it any more. An idle thread keeps the generation it last saw until
- * its next request: at most one old generation per thread stays alive.
+ * live.h - a value worker threads read, each with data of its own made for
+ * it (a resolver directory cache that borrows the root's fd). The value is
+ * immutable: a serving process serves one configuration for its life (a
+ * SIGHUP starts a new serving process, server/process/keeper.h). It is
+ * released (by the release function given to live_new) once the holder and
+ * every thread that took it let go.
  */
 #ifndef BENEATH_RUNTIME_LIVE_H
 #define BENEATH_RUNTIME_LIVE_H
@@ -28,24 +24,15 @@ int live_new(void *first, void (*release)(void *), struct live **out);
  * live_set_local - give each thread data of its own for the value it holds
  * (a cache that borrows from the value): @make(value, @arg) makes it when a
  * thread's live_get takes a value, NULL meaning none, and @drop releases it
- * before the thread lets go of that value (on moving to a newer one, on
- * exit, in live_free). Call it once, before any live_get.
+ * before the thread lets go of that value (on exit, in live_free). Call it once, before any live_get.
  */
 void live_set_local(struct live *l, void *(*make)(void *value, void *arg),
                     void (*drop)(void *local), void *arg);
 
 /*
- * live_publish - make @next current for every thread's next live_get. The
- * previous value is released when the last thread holding it moves on.
- *
- * Returns 0 or -ENOMEM (then nothing changed and @next is not released).
- */
-int live_publish(struct live *l, void *next);
-
-/*
- * live_get - the calling thread's value: the current one (the fast path is
- * one atomic load when nothing was published since the thread's last call).
- * It stays valid until the same thread calls live_get again or exits.
+ * live_get - the calling thread's value (the fast path is one atomic load
+ * once the thread holds its reference). It stays valid until the thread
+ * exits.
  *
  * Returns the value, or NULL when no memory was left for the thread's
  * reference.

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * root.c - document root generations, held by live.c: each worker thread
- * keeps the generation it last saw, and its resolver directory cache as the
- * thread's local data for it, so the cache (which borrows the generation's
- * fd) is freed before the thread lets go of the fd. The fast path (no
- * reload since the thread's last request) takes no lock: one atomic load.
+ * root.c - a root fd held by live.c, which keeps each worker thread's
+ * resolver directory cache for it as the thread's local data, so the cache
+ * (which borrows the fd) is freed before the fd is closed. The fast path
+ * takes no lock: one atomic load.
  */
 #include "runtime/root.h"
 
@@ -98,36 +97,6 @@ out_free:
     return err;
 }
 
-int root_reload(struct root *r)
-{
-    return root_move(r, r->path);
-}
-
-int root_move(struct root *r, const char *path)
-{
-    char *copy = path == r->path ? r->path : strdup(path);
-    int err = -ENOMEM;
-    struct generation *g = copy ? generation_open(path, &err) : NULL;
-
-    if (g) {
-        err = live_publish(r->live, g);
-        if (err)
-            generation_close(g);
-    }
-    if (!g || err) {
-        if (copy != r->path)
-            free(copy);
-        return err;
-    }
-    if (copy != r->path) {
-        /* only the main thread reads the path: no lock needed */
-        free(r->path);
-        r->path = copy;
-    }
-    r->cur = g;
-    return 0;
-}
-
 int root_fd(struct root *r)
 {
     const struct generation *g = live_get(r->live);
@@ -137,7 +106,7 @@ int root_fd(struct root *r)
 
 int root_dup(struct root *r)
 {
-    /* live holds r->cur open until the next root_move, on this thread */
+    /* live holds r->cur open for the root's life */
     int fd = fcntl(r->cur->fd, F_DUPFD_CLOEXEC, 0);
 
     return fd < 0 ? -errno : fd;

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * root.h - the document root fd, swappable at run time (SIGHUP).
- *
- * The root is opened by path once at start-up and again on each reload, so a
- * deploy that renames a new tree into place or flips a symlink is picked up.
- * A request keeps using the fd it started with: each worker thread holds a
- * reference to the generation it last saw and switches only between
- * requests, so an old root stays open until no thread uses it.
+ * root.h - a document root fd, opened by path once at the serving
+ * process's start (a deploy that renames a new tree into place or flips a
+ * symlink is served by the next serving process, which a SIGHUP starts),
+ * and each worker thread's resolver directory cache for it.
  */
 #ifndef BENEATH_RUNTIME_ROOT_H
 #define BENEATH_RUNTIME_ROOT_H
@@ -24,23 +21,6 @@ struct resolver_cache;
  * Returns 0, -ENOMEM, or the -errno of open(2) (-ENOTDIR, -ENOENT, ...).
  */
 int root_open(const char *path, unsigned dir_cache, struct root **out);
-
-/*
- * root_reload - open the root's path again and make it current for requests
- * that start from now on. On failure the old root stays current.
- *
- * Returns 0, -ENOMEM, or the -errno of open(2).
- */
-int root_reload(struct root *r);
-
-/*
- * root_move - open @path instead (the configured root changed) and make it
- * current for requests that start from now on; later reloads reopen @path.
- * On failure the old root and path stay.
- *
- * Returns 0, -ENOMEM, or the -errno of open(2).
- */
-int root_move(struct root *r, const char *path);
 
 /*
  * root_fd - the current root fd for the calling thread. It stays valid until
@@ -61,8 +41,7 @@ struct resolver_cache *root_dir_cache(struct root *r);
  * root_dup - a new fd (O_CLOEXEC, owned by the caller) for the current
  * root generation, without taking a thread reference: for reading files of
  * the site itself (_redirects, _headers) through the resolver at start-up
- * and on reload. Called on the thread that reloads (the main thread), as
- * root_reload and root_move are.
+ * (the main thread).
  *
  * Returns an fd, or -errno of fcntl(F_DUPFD_CLOEXEC).
  */
