@@ -37,6 +37,7 @@ enum keeper_record {
     KEEPER_STOP,     /* keeper -> serving: its SIGTERM or SIGINT (val) */
     KEEPER_GO,       /* keeper -> serving: all is there; val: generation */
     KEEPER_DRAIN,    /* keeper -> serving: a newer generation serves */
+    KEEPER_DRAINING, /* serving -> keeper: it accepts no more */
     /* --acme (acme_serve.h): keeper -> serving, each answered KEEPER_ACK
      * with its val (a sequence number) once applied */
     KEEPER_CERT,        /* a certificate to serve */

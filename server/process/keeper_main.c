@@ -72,6 +72,10 @@ struct kid {
     unsigned gen;
     enum kid_state state;
     int64_t start_by; /* KID_STARTING: ms by which it serves */
+    /* KID_DRAINING, until it says it accepts no more: who took over */
+    unsigned successor;
+    pid_t successor_pid;
+    unsigned bound; /* its --drain-timeout */
     struct kid *next;
 };
 
@@ -429,14 +433,30 @@ static void serving(struct keeper *k, struct kid *d)
         memset(&k->next, 0, sizeof k->next);
         k->next_set = false;
     }
-    if (old) {
-        fprintf(stderr,
-                "beneath: SIGHUP: generation %u (pid %ld) serving; generation "
-                "%u (pid %ld) drains (at most %u s)\n",
-                d->gen, (long)d->pid, old->gen, (long)old->pid, bound);
-        old->state = KID_DRAINING;
-        keeper_tell(old->fd, KEEPER_DRAIN);
+    if (!old) {
+        notify_ready();
+        return;
     }
+    /* said (and READY=1) once the old one accepts no more: from then on
+     * every new connection is the new generation's */
+    old->state = KID_DRAINING;
+    old->bound = bound;
+    old->successor = d->gen;
+    old->successor_pid = d->pid;
+    keeper_tell(old->fd, KEEPER_DRAIN);
+}
+
+/* @old accepts no more (or ended): its successor has them all. */
+static void handed_on(struct kid *old)
+{
+    if (!old->successor)
+        return;
+    fprintf(stderr,
+            "beneath: SIGHUP: generation %u (pid %ld) serving; generation "
+            "%u (pid %ld) drains (at most %u s)\n",
+            old->successor, (long)old->successor_pid, old->gen,
+            (long)old->pid, old->bound);
+    old->successor = 0;
     notify_ready();
 }
 
@@ -454,6 +474,8 @@ static void heard(struct keeper *k, struct kid *d)
             k->again = false;
             reload(k);
         }
+    } else if (r > 0 && m.type == KEEPER_DRAINING) {
+        handed_on(d);
     } else if (r > 0 && m.type == KEEPER_ACK) {
         keeper_ack_seen(m.val);
     } else if (r <= 0 && r != -ENOMEM) {
@@ -561,6 +583,7 @@ static void ended(struct keeper *k, struct kid *d, int st)
         }
         break;
     case KID_DRAINING:
+        handed_on(d);
         /* it said how it drained; only an unusual end is the keeper's */
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
             fprintf(stderr, "beneath: generation %u (pid %ld) %s\n", d->gen,

@@ -221,6 +221,8 @@ static void drain(struct daemon *h, const struct conf *c, int kfd, bool all,
     int64_t began = mono_ms();
 
     daemon_drain(h);
+    if (all && kfd >= 0)
+        keeper_tell(kfd, KEEPER_DRAINING); /* the newer one takes them all */
     for (;;) {
         unsigned left_n = all ? daemon_connections(h) : daemon_in_flight(h);
         int64_t left = deadline - mono_ms();
@@ -233,6 +235,7 @@ static void drain(struct daemon *h, const struct conf *c, int kfd, bool all,
                         : "beneath: shutdown-timeout: closing %u requests in "
                           "flight\n",
                     left_n);
+            daemon_abort(h);
             break;
         }
         struct pollfd p = {.fd = kfd, .events = POLLIN};

@@ -179,7 +179,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
 
 /* Draining, a connection with no request under way this long is closed:
  * one whose request is on its way gets its reply, with Connection: close. */
-#define DRAIN_IDLE_MS 1000
+#define DRAIN_IDLE_MS 5000
 
 /*
  * Each 250 ms: connections past their header deadline (0: none), and,
@@ -486,6 +486,16 @@ void daemon_drain(struct daemon *h)
     front_drain(h->front);
     pthread_mutex_lock(&h->lock);
     pthread_cond_signal(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+}
+
+void daemon_abort(struct daemon *h)
+{
+    front_abort(h->front);
+    pthread_mutex_lock(&h->lock);
+    for (struct conn *c = h->conns; c; c = c->next)
+        if (c->fd >= 0)
+            front_abort_socket(c->fd);
     pthread_mutex_unlock(&h->lock);
 }
 

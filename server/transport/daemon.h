@@ -80,6 +80,13 @@ void daemon_started(void);
  */
 void daemon_drain(struct daemon *h);
 
+/*
+ * daemon_abort - the drain's bound is reached: every connection still open
+ * is reset when daemon_free closes it (what a client has not read is
+ * dropped, not sent on after the close).
+ */
+void daemon_abort(struct daemon *h);
+
 /* daemon_connections - connections open (accepted, not yet closed). */
 unsigned daemon_connections(struct daemon *h);
 

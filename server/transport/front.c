@@ -52,6 +52,8 @@ _Static_assert(sizeof FRONT_HTTPS_PORT_TEXT - 1 == 42,
 #define ACCEPT_BATCH 64
 /* After EMFILE and the like: listeners rest this long (ms). */
 #define ACCEPT_PAUSE_MS 100
+/* front_drain waits for the loops this long at most (s). */
+#define FRONT_DRAIN_WAIT_S 2
 
 enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
@@ -94,6 +96,10 @@ struct front {
     _Atomic(struct front_conn *) *handoff;
     size_t n_handoff;
     _Atomic int phase; /* enum phase */
+    atomic_bool abort; /* front_stop resets what it closes */
+    pthread_mutex_t lock;
+    pthread_cond_t all_drained;
+    unsigned drained; /* loops that accept no more; under lock */
 };
 
 static int64_t mono_ms(void)
@@ -121,6 +127,14 @@ void front_conn_free(struct front_conn *fc)
     free(fc);
 }
 
+void front_abort_socket(int fd)
+{
+    struct linger now = {.l_onoff = 1, .l_linger = 0};
+
+    /* the close resets it: what waits to be sent is dropped, not sent */
+    (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof now);
+}
+
 static void unlink_conn(struct front_loop *l, struct front_conn *fc)
 {
     if (l->head == fc)
@@ -145,6 +159,8 @@ static void drop(struct front_loop *l, struct front_conn *fc)
         (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     if (fc->session)
         fc->session->end(fc);
+    if (atomic_load(&f->abort))
+        front_abort_socket(fc->fd);
     close(fc->fd);
     f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
     front_conn_free(fc);
@@ -596,6 +612,19 @@ static void drain_loop(struct front_loop *l)
         return;
     listeners_set(l, EPOLL_CTL_DEL);
     l->drained = true;
+    /*
+     * A connection whose wake-up (EPOLLEXCLUSIVE: one waiter of all the
+     * processes') came here just before is taken now, or it would wait in
+     * the backlog for the next one to wake a loop of the newer process.
+     * From the removal on, no wake-up comes here.
+     */
+    for (size_t k = 0; k < l->f->n_listeners; k++)
+        accept_some(l, &l->f->listeners[k]);
+    /* front_drain returns once every loop is here */
+    pthread_mutex_lock(&l->f->lock);
+    l->f->drained++;
+    pthread_cond_broadcast(&l->f->all_drained);
+    pthread_mutex_unlock(&l->f->lock);
     for (struct front_conn *fc = l->head; fc; fc = fc->next)
         n += fc->state == ST_SESSION;
     struct front_conn **v2 = n ? calloc(n, sizeof *v2) : NULL;
@@ -614,12 +643,21 @@ static void drain_loop(struct front_loop *l)
 void front_drain(struct front *f)
 {
     uint64_t one = 1;
+    struct timespec until;
 
     if (!f)
         return;
     atomic_store(&f->phase, PHASE_DRAIN);
     for (unsigned i = 0; i < f->n_loops; i++)
         (void)!write(f->loops[i].stop.fd, &one, sizeof one);
+    /* bounded: a loop busy with a connection's event gets there soon */
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += FRONT_DRAIN_WAIT_S;
+    pthread_mutex_lock(&f->lock);
+    while (f->drained < f->n_loops &&
+           pthread_cond_timedwait(&f->all_drained, &f->lock, &until) == 0)
+        ;
+    pthread_mutex_unlock(&f->lock);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -715,6 +753,8 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
     f->conf = conf;
     f->ops = ops;
     f->arg = arg;
+    pthread_mutex_init(&f->lock, NULL);
+    pthread_cond_init(&f->all_drained, NULL);
     f->listeners = calloc(n ? n : 1, sizeof *f->listeners);
     f->loops = calloc(conf->threads, sizeof *f->loops);
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
@@ -753,6 +793,8 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
     }
     return 0;
 out_free:
+    pthread_cond_destroy(&f->all_drained);
+    pthread_mutex_destroy(&f->lock);
     free(f->handoff);
     free(f->loops);
     free(f->listeners);
@@ -762,6 +804,12 @@ out_close:
         close(fds[i]);
     fprintf(stderr, "beneath: tls front: %s\n", strerror(-err));
     return err;
+}
+
+void front_abort(struct front *f)
+{
+    if (f)
+        atomic_store(&f->abort, true);
 }
 
 void front_stop(struct front *f)
@@ -789,6 +837,8 @@ void front_free(struct front *f)
             front_conn_free(stale);
         }
     }
+    pthread_cond_destroy(&f->all_drained);
+    pthread_mutex_destroy(&f->lock);
     free(f->handoff);
     free(f->loops);
     free(f->listeners);

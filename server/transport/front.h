@@ -163,10 +163,21 @@ void front_stop(struct front *f);
 /*
  * front_drain - accept no more (the listening sockets stay open: another
  * process may be accepting on them); connections already accepted go on,
- * and each HTTP/2 session is told at once (GOAWAY). Any thread. NULL is
- * allowed.
+ * and each HTTP/2 session is told at once (GOAWAY). Returns once no loop
+ * will accept again (bounded: FRONT_DRAIN_WAIT_S). Any thread but a
+ * loop's. NULL is allowed.
  */
 void front_drain(struct front *f);
+
+/*
+ * front_abort - the connections front_stop closes from now on are reset
+ * (SO_LINGER 0): a drain's bound is reached, what a client has not read
+ * is dropped rather than sent on after the close.
+ */
+void front_abort(struct front *f);
+
+/* front_abort_socket - the next close of @fd resets (SO_LINGER 0). */
+void front_abort_socket(int fd);
 
 /*
  * front_free - after front_stop and after libmicrohttpd stopped: release

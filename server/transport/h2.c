@@ -87,6 +87,9 @@ struct h2_session {
     bool eof;            /* the client closed its side */
     bool more;           /* the read budget ran out with bytes perhaps left */
     bool goaway;         /* a GOAWAY is queued or sent (draining, limits) */
+    bool notice;         /* draining: the shutdown notice is out */
+    bool notice_seen;    /* the client answered the PING sent with it */
+    int64_t notice_ms;   /* when the notice went out */
     bool block;          /* a request head (HEADERS, CONTINUATION) is open */
     int64_t block_ms;    /* when it began */
     int64_t active_ms;   /* the last request, or stream end */
@@ -569,6 +572,10 @@ static void answer(struct h2_session *s, struct h2_stream *st)
 
 /* ---- frames -------------------------------------------------------------- */
 
+/* The PING sent with the shutdown notice: its ACK says the notice was
+ * read (frames arrive in order). */
+static const uint8_t drain_ping[8] = "drain\0\0\0";
+
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
@@ -604,6 +611,9 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
     case NGHTTP2_PING:
         if (!(frame->hd.flags & NGHTTP2_FLAG_ACK))
             charge_control(s);
+        else if (s->notice &&
+                 memcmp(frame->ping.opaque_data, drain_ping, 8) == 0)
+            s->notice_seen = true; /* it has read the notice too */
         break;
     case NGHTTP2_PRIORITY:
         charge_control(s);
@@ -810,6 +820,35 @@ static int input(struct h2_session *s)
     return 0;
 }
 
+/*
+ * Draining (a newer serving process took over): GOAWAY in two steps, as
+ * RFC 9113 6.8 advises. First the shutdown notice (last stream 2^31-1)
+ * with a PING: a stream the client opens meanwhile is still answered.
+ * When the PING's ACK arrives the client has read the notice and opens no
+ * more streams; then (or after H2_NOTICE_MS) the GOAWAY naming the last
+ * stream taken: the streams begun are answered, then the connection ends.
+ */
+static void drain(struct h2_session *s)
+{
+    const struct h2_conf *conf = s->conf;
+
+    if (s->goaway || !conf->draining || !atomic_load(conf->draining))
+        return;
+    if (!s->notice && s->preface &&
+        nghttp2_submit_shutdown_notice(s->ng) == 0 &&
+        nghttp2_submit_ping(s->ng, NGHTTP2_FLAG_NONE, drain_ping) == 0) {
+        s->notice = true;
+        s->notice_ms = s->now;
+        return;
+    }
+    if (s->notice && !s->notice_seen && s->now < s->notice_ms + H2_NOTICE_MS)
+        return;
+    s->goaway = true;
+    (void)nghttp2_submit_goaway(s->ng, NGHTTP2_FLAG_NONE,
+                                nghttp2_session_get_last_proc_stream_id(s->ng),
+                                NGHTTP2_NO_ERROR, NULL, 0);
+}
+
 static int64_t at(int64_t since, unsigned seconds)
 {
     return seconds ? since + 1000 * (int64_t)seconds : INT64_MAX;
@@ -823,14 +862,7 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
 
     s->now = now_ms;
     *deadline_ms = INT64_MAX;
-    if (conf->draining && atomic_load(conf->draining) && !s->goaway) {
-        /* the streams begun are answered, no new one is */
-        s->goaway = true;
-        (void)nghttp2_submit_goaway(
-            s->ng, NGHTTP2_FLAG_NONE,
-            nghttp2_session_get_last_proc_stream_id(s->ng), NGHTTP2_NO_ERROR,
-            NULL, 0);
-    }
+    drain(s);
     /* what waits in the buffer goes first: no reading while it cannot */
     w = flush(s);
     if (w < 0)
@@ -865,6 +897,8 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
         int64_t b = at(s->block_ms, conf->header_timeout);
         d = b < d ? b : d;
     }
+    if (s->notice && !s->goaway && s->notice_ms + H2_NOTICE_MS < d)
+        d = s->notice_ms + H2_NOTICE_MS;
     *deadline_ms = d;
     return want;
 }

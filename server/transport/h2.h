@@ -59,6 +59,9 @@
 /* PING, SETTINGS, PRIORITY and empty DATA frames in a burst, then per s */
 #define H2_CONTROL_BURST 1000
 #define H2_CONTROL_RATE 100
+/* Draining: the final GOAWAY at the latest this long (ms) after the
+ * shutdown notice, if the PING sent with it is not answered first */
+#define H2_NOTICE_MS 1000
 
 /*
  * struct h2_conf - borrowed for the life of every session made with it.
@@ -68,7 +71,9 @@
  * @header_timeout:  s for the preface and for each request head; 0: none
  * @timeout:         s of idleness, or of a stalled reply; 0: none
  * @in_flight:       requests answered whose stream is open, or NULL
- * @draining:        set when the server stops: GOAWAY at the next event
+ * @draining:        set when the server stops or drains: the shutdown
+ *                   notice and a PING at the next event, the final GOAWAY
+ *                   once the PING is answered (or H2_NOTICE_MS later)
  */
 struct h2_conf {
     struct live *gens;
