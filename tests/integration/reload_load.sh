@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Reloads under load: a SIGHUP starts a new serving process and the old one
+# drains, so a reload must cost no request. While wrk (HTTP/1.1 keep-alive),
+# h2load over h2 with TLS and over h2c (prior knowledge) and one slow
+# 100 MiB download run, RELOADS SIGHUPs (50) go to the keeper:
+#   - wrk: no socket error, no non-2xx; h2load: 0 failed, 0 errored, every
+#     status 2xx (each for both);
+#   - the download completes with the file's bytes, though it began on the
+#     first generation and outlived all the others;
+#   - every generation served in turn (RELOADS "serving" lines) and every
+#     old one is gone once drained;
+#   - the keeper's descriptors and memory, and the serving process's
+#     descriptors, are what they were after the first reload (RSS within
+#     RSS_SLACK_KB).
+#   reload_load.sh BENEATH_BIN
+# Exit 77 (skipped) when wrk, h2load or curl is missing.
+set -euo pipefail
+bin=$1
+reloads=${RELOADS:-50}
+rss_slack_kb=${RSS_SLACK_KB:-4096}
+for tool in wrk h2load curl; do
+  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-reload-load-XXXXXX")
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  jobs -p | xargs -r kill 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; echo "--- server stderr (last 40 lines)" >&2; tail -40 "$tmp/err" >&2 || true; exit 1; }
+
+# wait_for COUNT PATTERN SECONDS: until stderr has COUNT lines matching
+wait_for() {
+  local n=$1 pat=$2 s=$3 i
+  for ((i = 0; i < s * 20; i++)); do
+    [ "$(grep -c -- "$pat" "$tmp/err" || true)" -ge "$n" ] && return 0
+    kill -0 "$pid" 2>/dev/null || fail "beneath exited"
+    sleep 0.05
+  done
+  fail "no $n lines '$pat' within $s s"
+}
+serving_pid() { awk '{ print $NF }' "/proc/$pid/task/$pid/children"; }
+fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+mkdir "$tmp/www"
+head -c 1024 /dev/urandom >"$tmp/www/a.bin"
+head -c $((100 << 20)) /dev/urandom >"$tmp/www/big.bin"
+echo index >"$tmp/www/index.html"
+
+"$bin" --listen 127.0.0.1:0 --listen https://127.0.0.1:0 --tls-self-signed \
+  --access-log off "$tmp/www" 2>"$tmp/err" &
+pid=$!
+wait_for 2 'listening on' 20
+http=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
+https=$(grep -o 'https://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
+
+# one reload first: what the keeper and a serving process hold then is
+# what they must hold after the others
+kill -HUP "$pid"
+wait_for 1 'SIGHUP: generation [0-9]* (pid [0-9]*) serving' 30
+sleep 0.5
+keeper_fds=$(fds "$pid")
+keeper_rss=$(rss_kb "$pid")
+serving_fds=$(fds "$(serving_pid)")
+
+# the slow download: about 25 s at 4 MB/s, begun before the first reload
+timeout 120 curl -sS --limit-rate 4M -o "$tmp/big.out" "$http/big.bin" \
+  2>"$tmp/curl.err" &
+curl_pid=$!
+secs=$((reloads / 2 + 6))
+timeout $((secs + 60)) wrk -t2 -c16 -d"${secs}s" "$http/a.bin" >"$tmp/wrk" 2>&1 &
+wrk_pid=$!
+timeout $((secs + 60)) h2load -c8 -m8 -D "$secs" "$https/a.bin" >"$tmp/h2tls" 2>&1 &
+h2tls_pid=$!
+timeout $((secs + 60)) h2load -c8 -m8 -D "$secs" "$http/a.bin" >"$tmp/h2c" 2>&1 &
+h2c_pid=$!
+sleep 2
+for ((i = 2; i <= reloads + 1; i++)); do
+  kill -HUP "$pid"
+  wait_for "$i" 'SIGHUP: generation [0-9]* (pid [0-9]*) serving' 30
+  sleep 0.3
+done
+wait "$wrk_pid" || fail "wrk: $(cat "$tmp/wrk")"
+wait "$h2tls_pid" || fail "h2load (TLS): $(tail -5 "$tmp/h2tls")"
+wait "$h2c_pid" || fail "h2load (h2c): $(tail -5 "$tmp/h2c")"
+wait "$curl_pid" || fail "the slow download failed: $(cat "$tmp/curl.err")"
+
+cmp -s "$tmp/big.out" "$tmp/www/big.bin" || fail "the slow download's bytes differ"
+if grep -q 'Socket errors' "$tmp/wrk"; then fail "wrk: $(grep 'Socket errors' "$tmp/wrk")"; fi
+if grep -q 'Non-2xx' "$tmp/wrk"; then fail "wrk: $(grep 'Non-2xx' "$tmp/wrk")"; fi
+for h in h2tls h2c; do
+  grep -q 'succeeded, 0 failed, 0 errored, 0 timeout' "$tmp/$h" ||
+    fail "h2load ($h): $(grep 'requests:' "$tmp/$h")"
+  grep -q 'status codes: [0-9]* 2xx, 0 3xx, 0 4xx, 0 5xx' "$tmp/$h" ||
+    fail "h2load ($h): $(grep 'status codes' "$tmp/$h")"
+done
+
+# the old generations are gone once drained (the download's was the last)
+for _ in $(seq 200); do
+  [ "$(wc -w <"/proc/$pid/task/$pid/children")" = 1 ] && break
+  sleep 0.05
+done
+[ "$(wc -w <"/proc/$pid/task/$pid/children")" = 1 ] ||
+  fail "serving processes left: $(cat "/proc/$pid/task/$pid/children")"
+sleep 0.5
+now_keeper_fds=$(fds "$pid")
+now_keeper_rss=$(rss_kb "$pid")
+now_serving_fds=$(fds "$(serving_pid)")
+[ "$now_keeper_fds" = "$keeper_fds" ] ||
+  fail "keeper fds $keeper_fds after the first reload, $now_keeper_fds after $reloads more"
+[ "$now_serving_fds" = "$serving_fds" ] ||
+  fail "serving process fds $serving_fds after the first reload, $now_serving_fds after $reloads more"
+[ "$now_keeper_rss" -le $((keeper_rss + rss_slack_kb)) ] ||
+  fail "keeper RSS $keeper_rss kB after the first reload, $now_keeper_rss kB after $reloads more"
+
+echo "ok: $reloads reloads under load; wrk $(grep -o '[0-9]* requests in' "$tmp/wrk")," \
+  "h2 TLS $(grep -o '[0-9]* succeeded' "$tmp/h2tls"), h2c $(grep -o '[0-9]* succeeded' "$tmp/h2c")," \
+  "100 MiB download intact; keeper fds $keeper_fds, RSS $keeper_rss -> $now_keeper_rss kB;" \
+  "serving process fds $serving_fds"
