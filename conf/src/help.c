@@ -80,10 +80,11 @@ static void help_row(FILE *out, const struct opt *o, size_t col)
 
 const char conf_usage_operands[] = "[OPTIONS] [PORT] [ROOT]";
 const char conf_sighup_help[] =
-    "reads the configuration again and applies what can change without a "
-    "restart (a file with an error keeps the old configuration), and "
-    "reopens the root, the access log and the TLS certificate; the log says "
-    "what changed and what needs a restart";
+    "starts a new serving process with the configuration as it is now (its "
+    "roots, files, certificates and access log opened anew; only --listen, "
+    "--metrics-listen and --user need a restart), and the old one finishes "
+    "what it holds (--drain-timeout) and exits; a configuration with an "
+    "error keeps the old one serving, and the log says what changed";
 
 void conf_help(FILE *out, const char *progname)
 {

@@ -417,6 +417,37 @@ static void report(const struct keeper *k)
                 fixed.buf);
 }
 
+static void acme_differs(const char *name, void *arg)
+{
+    if (strncmp(name, "acme", 4) == 0)
+        *(bool *)arg = true;
+}
+
+/* Whether an option of --acme's differs between @a and @b. */
+static bool acme_changed(const struct conf *a, const struct conf *b)
+{
+    bool changed = false;
+
+    conf_diff(a, b, acme_differs, &changed);
+    return changed;
+}
+
+/*
+ * The --acme options changed: the manager of the old ones stops (an
+ * exchange in flight is abandoned), what it posted is no longer in force,
+ * and one for k->cur starts (it reads --acme-dir and posts what it has).
+ */
+static void acme_restart(struct keeper *k)
+{
+    acme_serve_close(k->acme);
+    k->acme = NULL;
+    keeper_forget();
+    if (acme_serve_keep(&k->cur, &k->acme) != 0 ||
+        acme_serve_start(k->acme) != 0)
+        fprintf(stderr, "beneath: SIGHUP: acme: the manager did not start "
+                        "again; --acme certificates are not renewed\n");
+}
+
 /* @d says it serves: the generation before it drains. */
 static void serving(struct keeper *k, struct kid *d)
 {
@@ -427,11 +458,15 @@ static void serving(struct keeper *k, struct kid *d)
 
     d->state = KID_SERVING;
     if (k->next_set) {
+        bool acme = acme_changed(&k->cur, &k->next);
+
         report(k);
         conf_free(&k->cur);
         k->cur = k->next;
         memset(&k->next, 0, sizeof k->next);
         k->next_set = false;
+        if (acme)
+            acme_restart(k);
     }
     if (!old) {
         notify_ready();
