@@ -272,6 +272,7 @@ struct server {
     struct access *access; /* sites and access rules (access.h) */
     unsigned dir_cache;    /* directories per thread's resolver cache */
     struct daemon *d;
+    struct daemon_conf dc; /* the daemon's, borrowed until daemon_free */
     struct metrics metrics;
     int metrics_fd;              /* --metrics-listen, until served */
     char metrics_url[96];        /* its URL, for the start-up lines */
@@ -840,7 +841,6 @@ static int phase_intake(struct server *s, const char *fd_text)
 static int serving_main(struct server *s, int argc, char *argv[],
                         const char *fd_text)
 {
-    struct daemon_conf dc;
     int status = EXIT_CONF, err;
 
     if (phase_intake(s, fd_text) != 0)
@@ -860,7 +860,7 @@ static int serving_main(struct server *s, int argc, char *argv[],
     status = 1;
     if (phase_lockdown(s) == 0 && phase_acme(s) == 0 &&
         sandbox_apply(&s->boot->c, &s->ls, getppid()) == 0 &&
-        phase_serve(s, &dc) == 0)
+        phase_serve(s, &s->dc) == 0)
         status = phase_loop(s);
     return status;
 }

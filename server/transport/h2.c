@@ -832,10 +832,11 @@ static void drain(struct h2_session *s)
 {
     const struct h2_conf *conf = s->conf;
 
-    if (s->goaway || !conf->draining || !atomic_load(conf->draining))
+    /* not before the client's preface: what follows it is answered too */
+    if (s->goaway || !s->preface || !conf->draining ||
+        !atomic_load(conf->draining))
         return;
-    if (!s->notice && s->preface &&
-        nghttp2_submit_shutdown_notice(s->ng) == 0 &&
+    if (!s->notice && nghttp2_submit_shutdown_notice(s->ng) == 0 &&
         nghttp2_submit_ping(s->ng, NGHTTP2_FLAG_NONE, drain_ping) == 0) {
         s->notice = true;
         s->notice_ms = s->now;
@@ -870,6 +871,7 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
     if (w == 0) {
         if (input(s) != 0)
             return 0;
+        drain(s); /* the preface may have come just now */
         w = flush(s);
         if (w < 0)
             return 0;

@@ -61,7 +61,7 @@
 #define H2_CONTROL_RATE 100
 /* Draining: the final GOAWAY at the latest this long (ms) after the
  * shutdown notice, if the PING sent with it is not answered first */
-#define H2_NOTICE_MS 1000
+#define H2_NOTICE_MS 10000
 
 /*
  * struct h2_conf - borrowed for the life of every session made with it.
