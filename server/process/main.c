@@ -567,10 +567,11 @@ static int phase_check(struct server *s)
     errors += check_outputs(s);
     if (!check && s->c.acme.n && !(s->acme_ch = acme_challenges_new()))
         return -ENOMEM;
+    /* --acme-dir writable: said before anything listens */
+    errors += acme_conf_check(&s->c);
     /* The log file is created last, once everything else can run. */
     if (check || errors)
-        errors +=
-            check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
+        errors += check_log(&s->c, check);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;
@@ -934,6 +935,7 @@ int main(int argc, char *argv[])
         goto out;
     }
     status = 1;
+    listen_caps_drop(); /* bound: no capability to bind is kept */
     pid_t child = phase_split(&s);
     if (child > 0)
         return keeper_main(&s, child, argc, argv);
