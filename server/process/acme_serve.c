@@ -156,8 +156,7 @@ static int manager_open(struct acme_serve *as)
 
     if (r < 0)
         fprintf(stderr,
-                "beneath: %s: the ACME manager cannot start; giving up\n",
-                err);
+                "beneath: %s: the ACME manager cannot start; giving up\n", err);
     else
         say_started(as);
     return r;
