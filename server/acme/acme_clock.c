@@ -66,7 +66,8 @@ void acme_date(time_t t, time_t now, char *buf, size_t size)
 
     gmtime_r(&t, &tm);
     if (strftime(buf, size,
-                 away < 2 * 86400 ? "%Y-%m-%d %H:%M:%S UTC" : "%Y-%m-%d",
+                 away < (time_t)2 * 86400 ? "%Y-%m-%d %H:%M:%S UTC"
+                                          : "%Y-%m-%d",
                  &tm) == 0 &&
         size > 0)
         buf[0] = '\0';
