@@ -419,21 +419,19 @@ START_TEST(store_files)
 }
 END_TEST
 
-/* The lock is another process's while it lives, and free when it dies. */
-START_TEST(store_lock_two_processes)
+/* A child process that took @take(@dirfd, @name) and holds it until it is
+ * killed; its PID once it has. */
+static pid_t holder(int dirfd, int (*take)(int, const char *), const char *name)
 {
-    char path[256], c;
-    int fd, p[2];
+    char c;
+    int p[2];
     pid_t pid;
 
-    snprintf(path, sizeof path, "%s/acme", fixture_dir);
-    fd = acme_store_open(path);
-    ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(pipe(p), 0);
     pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        int l = acme_store_lock(fd, "lock");
+        int l = take(dirfd, name);
 
         if (write(p[1], l >= 0 ? "y" : "n", 1) != 1)
             _exit(1);
@@ -442,14 +440,28 @@ START_TEST(store_lock_two_processes)
     }
     ck_assert_int_eq(read(p[0], &c, 1), 1);
     ck_assert_int_eq(c, 'y');
+    close(p[0]);
+    close(p[1]);
+    return pid;
+}
+
+/* The lock is another process's while it lives, and free when it dies. */
+START_TEST(store_lock_two_processes)
+{
+    char path[256];
+    int fd;
+    pid_t pid;
+
+    snprintf(path, sizeof path, "%s/acme", fixture_dir);
+    fd = acme_store_open(path);
+    ck_assert_int_ge(fd, 0);
+    pid = holder(fd, acme_store_lock, "lock");
     ck_assert_int_eq(acme_store_lock(fd, "lock"), -EWOULDBLOCK);
     kill(pid, SIGKILL); /* no clean-up: the kernel drops its lock */
     waitpid(pid, NULL, 0);
     int l = acme_store_lock(fd, "lock");
     ck_assert_int_ge(l, 0);
     close(l);
-    close(p[0]);
-    close(p[1]);
     close(fd);
 }
 END_TEST
@@ -460,8 +472,8 @@ END_TEST
  */
 START_TEST(store_replicas)
 {
-    char path[256], c;
-    int fd, me, p[2];
+    char path[256];
+    int fd, me;
     pid_t pid;
 
     snprintf(path, sizeof path, "%s/acme", fixture_dir);
@@ -476,26 +488,12 @@ START_TEST(store_replicas)
     ck_assert_int_eq(acme_store_others(me), 1);
     close(second);
     ck_assert_int_eq(acme_store_others(me), 0);
-    ck_assert_int_eq(pipe(p), 0);
-    pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int l = acme_store_join(fd, "replicas");
-
-        if (write(p[1], l >= 0 ? "y" : "n", 1) != 1)
-            _exit(1);
-        pause();
-        _exit(0);
-    }
-    ck_assert_int_eq(read(p[0], &c, 1), 1);
-    ck_assert_int_eq(c, 'y');
+    pid = holder(fd, acme_store_join, "replicas");
     ck_assert_int_eq(acme_store_others(me), 1);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     ck_assert_int_eq(acme_store_others(me), 0);
     close(me);
-    close(p[0]);
-    close(p[1]);
     close(fd);
 }
 END_TEST
