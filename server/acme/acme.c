@@ -152,6 +152,9 @@ int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
             goto out_close;
         acme_item_schedule(a, it, acme_now(a));
     }
+    /* joined above, so a replica ordering from now on waits for this one;
+     * one that is validating already finds its challenges answered here */
+    acme_shared_scan(a);
     *out = a;
     return 0;
 out_close:
