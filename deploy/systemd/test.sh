@@ -3,7 +3,7 @@
 # test.sh - the package as users run it: a minimal Debian 12 with systemd as
 # PID 1 (a debootstrapped root, cached: debian-root.sh; imported into podman
 # under a name of this run's own), the .deb that cpack makes installed with
-# dpkg (its postinst creates the user beneath and starts the service), and
+# apt-get (its postinst creates the user beneath and starts the service), and
 # from the journal and curl inside the container:
 #  - the shipped unit's start-up lines: "resolver kernel (auto: openat2
 #    available)", Landlock and the seccomp allow-list both up, as the user
@@ -16,7 +16,18 @@
 #  - a drop-in with DynamicUser=yes: the start-up line says that systemd's
 #    RestrictSUIDSGID= refused openat2, not the kernel, and how to undo it;
 #  - socket activation: beneath.socket on port 80 starts the service at the
-#    first connection, which serves with the kernel backend and both walls.
+#    first connection, which serves with the kernel backend and both walls;
+#  - ACME under the shipped unit, with Pebble and its mock DNS run from the
+#    host's packages inside the container's network namespace (nsenter: all
+#    of it on the container's 127.0.0.1, Pebble validating on its ports 80
+#    and 443): with a drop-in that takes StateDirectory= away, --acme-dir is
+#    read-only and the start fails at once with a line naming the setting,
+#    and is not restarted; with the shipped unit, "acme = a.test" and
+#    listeners on 80 and https:// 443 in the file, "systemctl start" gets a
+#    certificate that openssl s_client verifies against Pebble's root on
+#    port 443, both processes run without any capability, both walls are
+#    up, and "systemctl restart" serves the same certificate from
+#    /var/lib/beneath/acme without ordering again.
 # Everything made here is removed on exit (the cached root stays). Exits 77
 # only where podman cannot run containers (not root, not installed).
 #   test.sh BUILD_DIR VERSION
@@ -28,7 +39,13 @@ id=beneath-systemd-$(basename "$src")-$$-$RANDOM
 tag=localhost/$id:latest
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-systemd-XXXXXX")
 started=
+pebble_pids=()
 cleanup() {
+  local p
+  for p in "${pebble_pids[@]}"; do
+    kill "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
   if [ -n "$started" ]; then
     podman rm -f -t 2 "$id" >/dev/null 2>&1 || true
     podman rmi -f "$tag" >/dev/null 2>&1 || true
@@ -50,6 +67,9 @@ t0=$(date +%s)
 # shellcheck source=deploy/podman-env.sh
 . "$src/deploy/podman-env.sh"
 podman_env "$tmp" >"$tmp/why" || skip "$(cat "$tmp/why")"
+for tool in pebble pebble-challtestsrv nsenter openssl; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/deps.sh test installs it)"
+done
 
 (cd "$build" && cpack -G DEB -B "$tmp/out") >"$tmp/cpack.log" 2>&1 ||
   fail "cpack: $(tail -n 20 "$tmp/cpack.log")"
@@ -63,7 +83,11 @@ root=$("$here/debian-root.sh" "${deps[@]}") || fail "no Debian root"
 podman import "$root" "$tag" >"$tmp/import.log" 2>&1 ||
   fail "podman import: $(cat "$tmp/import.log")"
 started=1
-podman run -d --name "$id" --systemd=always "$tag" /sbin/init \
+# CAP_SYS_ADMIN for the container's systemd: without it, it cannot make the
+# unit's mount namespace and drops ProtectSystem=, ReadOnlyPaths= and the
+# rest without a word (best effort), so what the unit makes read-only or
+# writable would go untested
+podman run -d --name "$id" --systemd=always --cap-add SYS_ADMIN "$tag" /sbin/init \
   >"$tmp/run.log" 2>&1 || fail "podman run: $(cat "$tmp/run.log")"
 ct() { podman exec "$id" "$@"; }
 # up to 180 s in all for systemd's bus, then for the boot to finish
@@ -115,10 +139,13 @@ startup() {
 
 mark
 podman cp "$deb" "$id:/tmp/beneath.deb"
-ct dpkg -i /tmp/beneath.deb >"$tmp/dpkg.log" 2>&1 ||
-  fail "dpkg -i: $(tail -n 20 "$tmp/dpkg.log")"
+# apt, as users install it (the dependencies are in the root already:
+# nothing is fetched)
+ct env DEBIAN_FRONTEND=noninteractive apt-get install -y -q /tmp/beneath.deb \
+  </dev/null >"$tmp/dpkg.log" 2>&1 ||
+  fail "apt-get install: $(tail -n 20 "$tmp/dpkg.log")"
 ct getent passwd beneath >/dev/null || fail "the package made no user beneath"
-startup "dpkg -i, the service the postinst started"
+startup "apt-get install, the service the postinst started"
 
 # the planted symlink: refused by the kernel's RESOLVE_BENEATH, logged
 ct sh -c 'echo served >/var/www/html/index.html && ln -s /etc/passwd /var/www/html/leak'
@@ -166,4 +193,107 @@ startup "socket activation (port 80)"
 since_mark | grep -q '^beneath: listening on http://.*:80$' ||
   fail "socket activation: not listening on the passed socket: $(since_mark | grep listening)"
 echo "ok: socket activation: $(since_mark | grep -m1 '^beneath: listening')"
+
+# --- ACME under the shipped unit --------------------------------------------
+ct systemctl stop beneath.socket beneath.service
+cpid=$(podman inspect -f '{{.State.Pid}}' "$id")
+[ "${cpid:-0}" != 0 ] || fail "no PID for the container"
+# innet CMD...: CMD run from the host in the container's network namespace
+innet() { nsenter -t "$cpid" -n "$@"; }
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+  -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
+  -keyout "$tmp/api.key" -out "$tmp/api.pem" 2>/dev/null || fail "Pebble's HTTPS certificate"
+cat >"$tmp/pebble.json" <<EOF
+{"pebble": {"listenAddress": "127.0.0.1:14000",
+ "managementListenAddress": "127.0.0.1:15000",
+ "certificate": "$tmp/api.pem", "privateKey": "$tmp/api.key",
+ "httpPort": 80, "tlsPort": 443,
+ "ocspResponderURL": "", "externalAccountBindingRequired": false}}
+EOF
+# (nsenter itself, not innet: its PID is then the program's, for cleanup)
+nsenter -t "$cpid" -n pebble-challtestsrv -defaultIPv4 127.0.0.1 -defaultIPv6 "" \
+  -dns01 127.0.0.1:8053 -http01 "" -https01 "" -tlsalpn01 "" \
+  -management 127.0.0.1:8055 >"$tmp/challtestsrv.log" 2>&1 &
+pebble_pids+=($!)
+PEBBLE_VA_NOSLEEP=1 nsenter -t "$cpid" -n pebble -config "$tmp/pebble.json" \
+  -dnsserver 127.0.0.1:8053 >"$tmp/pebble.log" 2>&1 &
+pebble_pids+=($!)
+for _ in $(seq 200); do
+  innet curl -sf --cacert "$tmp/api.pem" -o "$tmp/root.pem" \
+    https://127.0.0.1:15000/roots/0 && break
+  sleep 0.1
+done
+[ -s "$tmp/root.pem" ] || fail "Pebble did not start: $(tail -n 5 "$tmp/pebble.log")"
+echo "ok: Pebble and its DNS in the container's network namespace"
+podman cp "$tmp/api.pem" "$id:/etc/beneath/pebble-api.pem"
+ct chmod 644 /etc/beneath/pebble-api.pem
+ct sh -c 'sed -i "/^listen *=/d" /etc/beneath/beneath.conf && cat >>/etc/beneath/beneath.conf <<EOF
+listen = 0.0.0.0:80
+listen = https://0.0.0.0:443
+acme = a.test
+acme-ca = https://127.0.0.1:14000/dir
+acme-ca-root = /etc/beneath/pebble-api.pem
+EOF'
+# verified [LABEL]: the certificate port 443 serves for a.test verifies
+# against Pebble's root; its SHA-256 fingerprint into $tmp/LABEL.fp
+verified() {
+  innet openssl s_client -connect 127.0.0.1:443 -servername a.test \
+    -verify_hostname a.test -CAfile "$tmp/root.pem" -verify_return_error \
+    </dev/null >"$tmp/s_client.out" 2>&1 || return 1
+  openssl x509 -noout -fingerprint -sha256 <"$tmp/s_client.out" >"$tmp/$1.fp"
+}
+
+# a drop-in without StateDirectory= (as the unit was): a clear line, no loop
+ct sh -c 'mkdir -p /etc/systemd/system/beneath.service.d && printf "[Service]\nStateDirectory=\n" >/etc/systemd/system/beneath.service.d/nostate.conf && systemctl daemon-reload'
+mark
+ct systemctl start beneath >/dev/null 2>&1 && fail "--acme with a read-only /var/lib: the start succeeded"
+wait_line 'acme-dir /var/lib/beneath/acme: .* read-only file system.*StateDirectory=beneath' ||
+  fail "no line saying --acme-dir is read-only and what to change: $(since_mark)"
+since_mark | grep -q 'listening on' && fail "it listened before saying --acme-dir is read-only"
+sleep 1
+[ "$(ct systemctl show -p NRestarts --value beneath)" = 0 ] ||
+  fail "restarted $(ct systemctl show -p NRestarts --value beneath) times after a configuration error"
+[ "$(ct systemctl show -p ExecMainStatus --value beneath)" = 2 ] ||
+  fail "exit status $(ct systemctl show -p ExecMainStatus --value beneath), not 2"
+echo "ok: no StateDirectory=: exit 2, not restarted: $(since_mark | grep -m1 'acme-dir' | cut -c1-120)..."
+ct sh -c 'rm -r /etc/systemd/system/beneath.service.d && systemctl daemon-reload && systemctl reset-failed beneath'
+
+# the shipped unit: a certificate from Pebble on 443
+mark
+ct systemctl start beneath || fail "systemctl start with --acme"
+startup "--acme, ports 80 and 443"
+wait_line '^beneath: acme: a.test: certificate issued ' ||
+  fail "no certificate issued: $(since_mark | grep acme)"
+ok=
+for _ in $(seq 50); do
+  verified first && ok=1 && break
+  sleep 0.2
+done
+[ -n "$ok" ] || fail "port 443 does not serve a certificate Pebble's root verifies: $(tail -n 5 "$tmp/s_client.out")"
+since_mark | grep -q '^beneath: listening on https://0.0.0.0:443$' ||
+  fail "not listening on 443: $(since_mark | grep listening)"
+pid=$(ct systemctl show -p MainPID --value beneath.service)
+child=$(ct sh -c "grep -l '^PPid:[[:space:]]*$pid\$' /proc/[0-9]*/status 2>/dev/null; true" | head -n 1)
+[ -n "$child" ] || fail "no serving process under the keeper $pid"
+for st in "/proc/$pid/status" "$child"; do
+  caps=$(ct awk '/^Cap(Inh|Prm|Eff|Amb):/ { printf "%s ", $2 }' "$st")
+  [ "$caps" = "0000000000000000 0000000000000000 0000000000000000 0000000000000000 " ] ||
+    fail "$st: capabilities kept after binding (CapInh CapPrm CapEff CapAmb): $caps"
+done
+[ "$(ct stat -c %U:%a /var/lib/beneath/acme/certs/a.test/cert.pem)" = beneath:644 ] ||
+  fail "the certificate is not in /var/lib/beneath/acme: $(ct ls -lR /var/lib/beneath 2>&1 | head)"
+[ "$(ct systemctl show -p NRestarts --value beneath)" = 0 ] || fail "the service restarted"
+echo "ok: --acme under the shipped unit: $(since_mark | grep -m1 'acme: a.test: certificate obtained'); 443 verifies ($(cut -c1-40 "$tmp/first.fp")...), keeper and serving process without capabilities"
+
+# a restart serves the stored certificate, and orders nothing
+mark
+ct systemctl restart beneath || fail "systemctl restart with --acme"
+startup "--acme, after systemctl restart"
+wait_line '^beneath: acme: a.test: certificate from --acme-dir ' ||
+  fail "the restart did not take the stored certificate: $(since_mark | grep acme)"
+verified again || fail "after the restart, 443 does not verify: $(tail -n 5 "$tmp/s_client.out")"
+cmp -s "$tmp/first.fp" "$tmp/again.fp" ||
+  fail "another certificate after the restart: $(cat "$tmp/first.fp" "$tmp/again.fp")"
+since_mark | grep -q 'acme: a.test: ordering' && fail "the restart ordered again"
+echo "ok: systemctl restart: $(since_mark | grep -m1 'certificate from --acme-dir'), the same certificate"
 echo "systemd: all passed in $(($(date +%s) - t0)) s"

@@ -113,6 +113,7 @@ int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
     if (a == NULL)
         return -ENOMEM;
     a->dirfd = -1;
+    a->replicas_fd = -1;
     pthread_mutex_init(&a->mu, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -137,6 +138,12 @@ int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
         snprintf(err, errlen, "--acme-dir: %s: %s", cfg->dir, strerror(-r));
         goto out_close;
     }
+    a->replicas_fd = acme_store_join(a->dirfd, "replicas");
+    if (a->replicas_fd < 0)
+        acme_log(&a->logger, ACME_LOG_WARNING,
+                 "acme: --acme-dir %s: no lock on its file replicas (%s): "
+                 "every order waits %u s for other replicas",
+                 cfg->dir, strerror(-a->replicas_fd), a->share_delay);
     for (size_t i = 0; i < a->n_items; i++) {
         struct acme_item *it = &a->items[i];
 
@@ -145,6 +152,9 @@ int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
             goto out_close;
         acme_item_schedule(a, it, acme_now(a));
     }
+    /* joined above, so a replica ordering from now on waits for this one;
+     * one that is validating already finds its challenges answered here */
+    acme_shared_scan(a);
     *out = a;
     return 0;
 out_close:
@@ -188,26 +198,23 @@ static void warn_expiring(struct acme *a, time_t now)
     for (size_t i = 0; i < a->n_items; i++) {
         struct acme_item *it = &a->items[i];
         enum acme_cert_state st = acme_cert_state_at(it->not_after, now);
+        char until[40];
 
         if (st != ACME_CERT_WARNING && st != ACME_CERT_EXPIRED)
             continue;
         if (it->warned == it->not_after)
             continue;
         it->warned = it->not_after;
-        if (st == ACME_CERT_EXPIRED)
-            acme_log(&a->logger, ACME_LOG_WARNING,
-                     "acme: %s: the certificate expired %lld s ago", it->id,
-                     -acme_expiry_seconds(it->not_after, now));
-        else
-            acme_log(&a->logger, ACME_LOG_WARNING,
-                     "acme: %s: the certificate expires in %lld s", it->id,
-                     acme_expiry_seconds(it->not_after, now));
+        acme_date(it->not_after, now, until, sizeof until);
+        acme_log(&a->logger, ACME_LOG_WARNING,
+                 "acme: %s: the certificate %s on %s", it->id,
+                 st == ACME_CERT_EXPIRED ? "expired" : "expires", until);
     }
 }
 
 void acme_ari_check(struct acme *a, time_t now)
 {
-    struct acme_sleeper sleeper = {.sleep = acme_sleep_until, .arg = a};
+    struct acme_sleeper sleeper = {.sleep_ms = acme_sleep_ms, .arg = a};
     struct acme_client c = {0};
     bool open = false;
     int r = 0;
@@ -321,6 +328,8 @@ void acme_close(struct acme *a)
     for (size_t i = 0; i < a->n_items; i++)
         item_free(&a->items[i]);
     free(a->items);
+    if (a->replicas_fd >= 0)
+        close(a->replicas_fd);
     if (a->dirfd >= 0)
         close(a->dirfd);
     free(a->directory);

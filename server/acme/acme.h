@@ -90,7 +90,8 @@ struct acme_cert {
  * @clock:       the time (NULL: time()); tests move it to force renewal
  * @backoff:     retry delays after failures (zero: ACME_BACKOFF_DEFAULT)
  * @share_delay: seconds between publishing challenge material in --acme-dir
- *               (for replicas) and asking the CA to validate (0: 2 s)
+ *               and asking the CA to validate, when another replica uses
+ *               the directory (0: 2 s); alone, no wait
  */
 struct acme_config {
     const char *directory;

@@ -243,7 +243,7 @@ out_unlock:
 static int obtain(struct acme *a, struct acme_item *it, char **chain,
                   char **key, time_t *retry_after)
 {
-    struct acme_sleeper sleeper = {.sleep = acme_sleep_until, .arg = a};
+    struct acme_sleeper sleeper = {.sleep_ms = acme_sleep_ms, .arg = a};
     struct acme_publisher pub;
     struct acme_client c;
     EVP_PKEY *akey = NULL;
@@ -302,8 +302,9 @@ static void succeeded(struct acme *a, struct acme_item *it, const char *chain,
                       const char *key)
 {
     struct acme_chain_info info;
-    char err[256];
+    char err[256], until[40], renew[40];
     struct stat st;
+    time_t now;
     int r;
 
     acme_chain_check(chain, strlen(chain), NULL, NULL, 0, &info, err,
@@ -327,16 +328,18 @@ static void succeeded(struct acme *a, struct acme_item *it, const char *chain,
     acme_item_schedule(a, it, acme_now(a));
     pthread_mutex_unlock(&a->mu);
     install(a, it, chain, key, false);
+    now = acme_now(a);
+    acme_date(info.not_after, now, until, sizeof until);
+    acme_date(it->next, now, renew, sizeof renew);
     acme_log(&a->logger, ACME_LOG_INFO,
-             "acme: %s: certificate obtained, "
-             "valid for %lld s, renewal in %lld s",
-             it->id, (long long)(info.not_after - acme_now(a)),
-             (long long)(it->next - acme_now(a)));
+             "acme: %s: certificate obtained, valid until %s, renewal from %s",
+             it->id, until, renew);
 }
 
 static void failed(struct acme *a, struct acme_item *it, time_t retry_after)
 {
     time_t now = acme_now(a);
+    char until[40];
 
     pthread_mutex_lock(&a->mu);
     it->failures++;
@@ -347,13 +350,12 @@ static void failed(struct acme *a, struct acme_item *it, time_t retry_after)
     acme_item_schedule(a, it, now);
     pthread_mutex_unlock(&a->mu);
     write_state(a, it);
+    acme_date(it->not_after, now, until, sizeof until);
     if (it->not_after)
         acme_log(&a->logger, ACME_LOG_WARNING,
-                 "acme: %s: attempt %u failed; "
-                 "keeping the certificate that expires in %lld s; next "
-                 "attempt in %lld s",
-                 it->id, it->failures, acme_expiry_seconds(it->not_after, now),
-                 (long long)(it->next - now));
+                 "acme: %s: attempt %u failed; keeping the certificate valid "
+                 "until %s; next attempt in %lld s",
+                 it->id, it->failures, until, (long long)(it->next - now));
     else
         acme_log(&a->logger, ACME_LOG_WARNING,
                  "acme: %s: attempt %u failed; "

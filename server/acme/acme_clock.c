@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * acme_clock.c - the manager's clock (the configuration's, or time(2)), its
- * sleep (on the manager's condition variable, so acme_close wakes it) and
- * an item's next attempt from the renewal policy (acme_renew.c). Below the
- * manager's loop (acme.c), an attempt (acme_attempt.c) and the replicas'
- * challenge files (acme_share.c), which all call it.
+ * sleeps (on the manager's condition variable, so acme_close wakes them),
+ * the dates its lines give, and an item's next attempt from the renewal policy
+ * (acme_renew.c). Below the manager's loop (acme.c), an attempt
+ * (acme_attempt.c) and the replicas' challenge files (acme_share.c), which all
+ * call it.
  */
 #include "acme/internal.h"
 
@@ -18,20 +19,58 @@ time_t acme_now(struct acme *a)
     return a->clock ? a->clock(a->arg) : time(NULL);
 }
 
+/* Wait on the condition variable until the monotonic instant @ts. */
+static int sleep_to(struct acme *a, const struct timespec *ts)
+{
+    int r = 0;
+
+    pthread_mutex_lock(&a->mu);
+    while (!atomic_load(&a->stop) && r == 0)
+        r = pthread_cond_timedwait(&a->cv, &a->mu, ts);
+    pthread_mutex_unlock(&a->mu);
+    return atomic_load(&a->stop) ? -ECANCELED : 0;
+}
+
 int acme_sleep_until(void *arg, time_t until)
 {
     struct acme *a = arg;
     time_t delta = until - acme_now(a);
     struct timespec ts;
-    int r = 0;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ts.tv_sec += delta > 0 ? delta : 0;
-    pthread_mutex_lock(&a->mu);
-    while (!atomic_load(&a->stop) && r == 0)
-        r = pthread_cond_timedwait(&a->cv, &a->mu, &ts);
-    pthread_mutex_unlock(&a->mu);
-    return atomic_load(&a->stop) ? -ECANCELED : 0;
+    return sleep_to(a, &ts);
+}
+
+int acme_sleep_ms(void *arg, long ms)
+{
+    struct acme *a = arg;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (ms > 0) {
+        ts.tv_sec += ms / 1000;
+        ts.tv_nsec += ms % 1000 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+    }
+    return sleep_to(a, &ts);
+}
+
+void acme_date(time_t t, time_t now, char *buf, size_t size)
+{
+    struct tm tm;
+    time_t away = t > now ? t - now : now - t;
+
+    gmtime_r(&t, &tm);
+    if (strftime(buf, size,
+                 away < (time_t)2 * 86400 ? "%Y-%m-%d %H:%M:%S UTC"
+                                          : "%Y-%m-%d",
+                 &tm) == 0 &&
+        size > 0)
+        buf[0] = '\0';
 }
 
 void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now)

@@ -5,10 +5,13 @@
  * with a challenge whose material the publisher holds (all published
  * first, then all answered, then all polled), finalize with a CSR of a
  * fresh P-256 key, the order polled until valid, the chain downloaded and
- * checked against the key and the names. Every poll waits for the CA's
- * Retry-After (one second when it names none) through the manager's
- * sleeper, so a stop interrupts it.
+ * checked against the key and the names. The polls back off from 50 ms to
+ * a second (acme_poll_ms: a CA that validates at once is asked again at
+ * once, a slow one no more than once a second) and never come sooner than
+ * the CA's Retry-After; they wait through the manager's sleeper, so a stop
+ * interrupts them.
  */
+#include "acme/acme_renew.h"
 #include "acme/internal.h"
 
 #include <errno.h>
@@ -60,17 +63,16 @@ static const char *status_of(json_t *o)
     return s ? s : "";
 }
 
-/* Wait for the CA's Retry-After, or a second. */
-static int wait_poll(struct acme_client *c)
+/* Wait before poll number @polls: the back-off, or the CA's Retry-After. */
+static int wait_poll(struct acme_client *c, unsigned polls)
 {
-    time_t now = time(NULL), until = now + 1;
+    time_t now = c->http.clock ? c->http.clock(c->http.clock_arg) : time(NULL);
+    long asked = c->retry_after > now && c->retry_after - now < 3600
+                     ? (long)(c->retry_after - now) * 1000
+                     : 0;
 
-    if (c->http.clock)
-        now = c->http.clock(c->http.clock_arg), until = now + 1;
-    if (c->retry_after > until && c->retry_after - now < 3600)
-        until = c->retry_after;
     c->retry_after = 0;
-    return c->sleeper.sleep(c->sleeper.arg, until);
+    return c->sleeper.sleep_ms(c->sleeper.arg, acme_poll_ms(polls, asked));
 }
 
 /* The error of a failed challenge, in the log. */
@@ -149,7 +151,7 @@ out_free:
 /* Poll one answered authorization until it is valid or invalid. */
 static int settle(struct acme_client *c, const struct pending *p)
 {
-    for (int polls = 0; polls < POLLS; polls++) {
+    for (unsigned polls = 0; polls < POLLS; polls++) {
         json_t *authz;
         int e = fetch(c, p->authz, "authorization", &authz);
         const char *s;
@@ -169,7 +171,7 @@ static int settle(struct acme_client *c, const struct pending *p)
             return -EPROTO;
         }
         json_decref(authz);
-        e = wait_poll(c);
+        e = wait_poll(c, polls);
         if (e < 0)
             return e;
     }
@@ -227,7 +229,7 @@ static int authorize(struct acme_client *c, struct pending *ps, size_t n,
 static int order_wait(struct acme_client *c, const char *url, json_t **order,
                       const char *want)
 {
-    for (int polls = 0; polls < POLLS; polls++) {
+    for (unsigned polls = 0; polls < POLLS; polls++) {
         const char *s = status_of(*order);
         int e;
 
@@ -242,7 +244,7 @@ static int order_wait(struct acme_client *c, const char *url, json_t **order,
                      d ? d : "(no detail)");
             return -EPROTO;
         }
-        e = wait_poll(c);
+        e = wait_poll(c, polls);
         if (e < 0)
             return e;
         json_decref(*order);
@@ -372,6 +374,13 @@ int acme_order(struct acme_client *c, char *const *names, size_t n,
             goto out_free;
     }
     e = authorize(c, ps, np, type, pub);
+    /* the order as newOrder gave it, before the authorizations were won */
+    if (e == 0 && strcmp(status_of(order), "ready") != 0 &&
+        strcmp(status_of(order), "valid") != 0) {
+        json_decref(order);
+        order = NULL;
+        e = fetch(c, url, "order", &order);
+    }
     if (e == 0)
         e = order_wait(c, url, &order, "ready");
     if (e == 0 && (key = acme_key_new()) == NULL)

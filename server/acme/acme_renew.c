@@ -51,6 +51,19 @@ time_t acme_next_attempt(time_t renew_at, time_t not_after, time_t retry_at,
     return at;
 }
 
+long acme_poll_ms(unsigned polls, long retry_after_ms)
+{
+    long ms = ACME_POLL_FIRST_MS;
+
+    for (unsigned i = 0; i < polls && ms < ACME_POLL_MAX_MS; i++)
+        ms *= 2;
+    if (ms > ACME_POLL_MAX_MS)
+        ms = ACME_POLL_MAX_MS;
+    if (retry_after_ms > ms && retry_after_ms < 3600L * 1000)
+        ms = retry_after_ms;
+    return ms;
+}
+
 enum acme_cert_state acme_cert_state_at(time_t not_after, time_t now)
 {
     if (not_after == 0)

@@ -65,6 +65,19 @@ time_t acme_retry_at(time_t failed_at, unsigned failures, time_t retry_after,
 time_t acme_next_attempt(time_t renew_at, time_t not_after, time_t retry_at,
                          unsigned failures, time_t now);
 
+/* The pace of polling an authorization or an order (milliseconds). */
+#define ACME_POLL_FIRST_MS 50L
+#define ACME_POLL_MAX_MS 1000L
+
+/*
+ * acme_poll_ms - how long to wait before poll number @polls (0 for the
+ * first) of an authorization or order the CA is still working on:
+ * ACME_POLL_FIRST_MS, doubling up to ACME_POLL_MAX_MS; never sooner than
+ * @retry_after_ms, what the CA's Retry-After asked for (0: none; an hour or
+ * more is not believed).
+ */
+long acme_poll_ms(unsigned polls, long retry_after_ms);
+
 /* acme_cert_state_at - the state of a certificate expiring at @not_after. */
 enum acme_cert_state acme_cert_state_at(time_t not_after, time_t now);
 /* The state's name: "none", "valid", "warning", "expired". */

@@ -2,8 +2,10 @@
 /*
  * acme_share.c - challenge material shared by the replicas of one
  * --acme-dir. The replica that orders puts each key authorization in the
- * memory store and in challenges/TOKEN (written atomically), waits a few
- * seconds so that the others can see it, then asks the CA to validate; every
+ * memory store and in challenges/TOKEN (written atomically); when another
+ * replica holds the directory's "replicas" lock (acme_store_join), it waits
+ * a few seconds so that the others can see it; then it asks the CA to
+ * validate (a lone server asks at once); every
  * replica's thread reads challenges/ each second and answers the files the
  * others wrote from its own memory store too, since the CA's validation may
  * reach any replica behind a load balancer. Withdrawing removes both.
@@ -60,7 +62,14 @@ static int publish(void *arg, enum acme_challenge_type type, const char *name,
 static int ready(void *arg)
 {
     struct acme *a = arg;
+    int others = a->replicas_fd < 0 ? 1 : acme_store_others(a->replicas_fd);
 
+    if (others == 0)
+        return 0; /* alone: the CA's requests can only reach this process */
+    acme_log(&a->logger, ACME_LOG_INFO,
+             "acme: another replica shares --acme-dir; waiting %u s for it "
+             "to answer the challenges too",
+             a->share_delay);
     return acme_sleep_until(a, acme_now(a) + (time_t)a->share_delay);
 }
 

@@ -6,6 +6,7 @@
  *   certs/ID/cert.pem  key.pem  state.json  lock    one per certificate
  *   challenges/TOKEN                               material being validated,
  *                                                  for replicas to answer too
+ *   replicas                                       read-locked by each one
  *
  * The directories are 0700, keys 0600. Every file is written whole to a
  * temporary name, fsynced and renamed over the old one (then the directory
@@ -18,6 +19,13 @@
  * and a clock shared by the replicas). flock works on local file systems and
  * on NFSv4 (Linux maps it to byte-range locks there) - what a volume shared
  * by several replicas is.
+ *
+ * Which replicas there are is a lock too: each holds a shared
+ * open-file-description lock (F_OFD_SETLK, F_RDLCK) on "replicas" while it
+ * runs, and asks F_OFD_GETLK whether an exclusive one could be taken: only
+ * another holder (another process, or another acme_open in this one) says
+ * no, so a lone server learns that nobody else needs its challenge files.
+ * A byte-range lock, like flock on NFSv4.
  */
 #include "acme/internal.h"
 
@@ -230,6 +238,38 @@ int acme_store_lock(int dirfd, const char *name)
         return r;
     }
     return fd;
+}
+
+/* The whole file, for F_OFD_* locks. */
+static struct flock whole(short type)
+{
+    return (struct flock){.l_type = type, .l_whence = SEEK_SET};
+}
+
+int acme_store_join(int dirfd, const char *name)
+{
+    int fd =
+        openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    struct flock fl = whole(F_RDLCK);
+
+    if (fd < 0)
+        return -errno;
+    if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+        int r = -errno;
+
+        close(fd);
+        return r;
+    }
+    return fd;
+}
+
+int acme_store_others(int fd)
+{
+    struct flock fl = whole(F_WRLCK);
+
+    if (fcntl(fd, F_OFD_GETLK, &fl) < 0)
+        return -errno;
+    return fl.l_type != F_UNLCK;
 }
 
 void acme_store_ca_id(const char *url, char *buf, size_t size)

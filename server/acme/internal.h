@@ -132,9 +132,10 @@ int acme_http_request(struct acme_http *h, const char *url, const char *jws,
 
 /* ---- acme_client.c ---- */
 
-/* How the client waits: returns 0, or -ECANCELED when the manager stops. */
+/* How the client waits @ms milliseconds: returns 0, or -ECANCELED when the
+ * manager stops. */
 struct acme_sleeper {
-    int (*sleep)(void *arg, time_t until);
+    int (*sleep_ms)(void *arg, long ms);
     void *arg;
 };
 
@@ -235,6 +236,15 @@ int acme_store_mkdir(int dirfd, const char *name);
  * process holds it, or -errno.
  */
 int acme_store_lock(int dirfd, const char *name);
+/*
+ * acme_store_join - say "a replica uses this directory" for as long as the
+ * returned fd is open: a shared lock on the file @name (made 0600).
+ * Returns the fd, or -errno.
+ */
+int acme_store_join(int dirfd, const char *name);
+/* Whether another than @fd (acme_store_join's) holds its file's lock:
+ * 1 yes, 0 no, or -errno. */
+int acme_store_others(int fd);
 /* A directory name for the CA @url ("127.0.0.1_14000_dir"). */
 void acme_store_ca_id(const char *url, char *buf, size_t size);
 
@@ -282,6 +292,7 @@ struct acme {
     struct acme_logger logger;
     char last_error[256]; /* the last error logged, for the item's state */
     int dirfd;
+    int replicas_fd; /* acme_store_join's, or -1: assume there are others */
     struct acme_item *items;
     size_t n_items;
     struct acme_shared *shared; /* imported from challenges/ */
@@ -299,6 +310,11 @@ struct acme {
 time_t acme_now(struct acme *a);
 /* Sleep until @until on the manager's clock; -ECANCELED when stopping. */
 int acme_sleep_until(void *arg, time_t until);
+/* Sleep @ms milliseconds (the monotonic clock); -ECANCELED when stopping. */
+int acme_sleep_ms(void *arg, long ms);
+/* @t as the log lines give it: "2027-03-06", with the time of day
+ * ("2027-03-06 14:05:09 UTC") when it is less than two days from @now. */
+void acme_date(time_t t, time_t now, char *buf, size_t size);
 /* Recompute it->next (under a->mu). */
 void acme_item_schedule(struct acme *a, struct acme_item *it, time_t now);
 /*

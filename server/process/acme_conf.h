@@ -31,10 +31,11 @@ int acme_conf_build(const struct conf *c, struct acme_conf *out);
 void acme_conf_free(struct acme_conf *ac);
 
 /*
- * acme_conf_check - --check of the ACME options beyond their syntax (the
- * trust anchor file is a readable PEM certificate), contacting no CA and
- * creating nothing; each error printed as "beneath: ...".
- * Returns the number of errors.
+ * acme_conf_check - the ACME options beyond their syntax (the trust anchor
+ * file is a readable PEM certificate; --acme-dir can be made and written:
+ * not on a read-only mount, writable by this user), for --check and for a
+ * start before it binds, contacting no CA and creating nothing; each error
+ * printed as "beneath: ...". Returns the number of errors.
  */
 int acme_conf_check(const struct conf *c);
 

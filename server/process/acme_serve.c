@@ -153,7 +153,8 @@ static int manager_open(struct acme_serve *as)
     int r = acme_open(&as->ac.cfg, &as->a, err, sizeof err);
 
     if (r < 0)
-        fprintf(stderr, "beneath: %s\n", err);
+        fprintf(stderr,
+                "beneath: %s: the ACME manager cannot start; giving up\n", err);
     else
         say_started(as);
     return r;

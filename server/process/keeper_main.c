@@ -29,6 +29,7 @@
  */
 #include "process/keeper_main.h"
 
+#include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/keeper.h"
 #include "process/listen.h"
@@ -863,8 +864,11 @@ int keeper_main(struct conf *c, int argc, char *argv[])
 
     k.cur = *c;
     memset(c, 0, sizeof *c);
-    if (bind_all(&k, &k.cur) + keeper_check_user(&k.cur, &k.uid, &k.gid) != 0)
+    /* --acme-dir writable: said before anything listens */
+    if (acme_conf_check(&k.cur) != 0 ||
+        bind_all(&k, &k.cur) + keeper_check_user(&k.cur, &k.uid, &k.gid) != 0)
         goto out;
+    listen_caps_drop(); /* bound: no capability to bind is kept */
     status = 1;
     k.exe = spawn_exe();
     if (k.exe < 0) {

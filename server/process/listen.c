@@ -4,7 +4,9 @@
  * every address is bound before privileges are dropped and each failure is
  * reported with the address it concerns; or take them from the service
  * manager. --check binds nothing: listen_check looks at the addresses and the
- * kernel's table of listening sockets instead.
+ * kernel's table of listening sockets instead. A user other than root that
+ * was given a capability to bind a privileged port (systemd's
+ * AmbientCapabilities=CAP_NET_BIND_SERVICE) drops it once all is bound.
  */
 #include "process/listen.h"
 
@@ -12,14 +14,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <linux/capability.h>
 #include <netdb.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -463,4 +468,25 @@ int listen_check(const struct conf *c)
                                               : check_tcp(l, name);
     }
     return errors;
+}
+
+void listen_caps_drop(void)
+{
+    struct __user_cap_header_struct h = {.version =
+                                             _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[2] = {{0}};
+
+    /* root: --user's switch clears them, or the keeper keeps its own */
+    if (geteuid() == 0 || syscall(SYS_capget, &h, d) != 0 ||
+        (d[0].permitted | d[1].permitted | d[0].inheritable |
+         d[1].inheritable) == 0)
+        return;
+    (void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    memset(d, 0, sizeof d);
+    if (syscall(SYS_capset, &h, d) != 0)
+        fprintf(stderr,
+                "beneath: warning: the capabilities this process was given "
+                "are kept: capset: %s (systemd: SystemCallFilter= must allow "
+                "capset)\n",
+                strerror(errno));
 }

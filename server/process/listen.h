@@ -50,6 +50,14 @@ int listen_open(const struct conf *c, struct listeners *out);
 int listen_check(const struct conf *c);
 
 /*
+ * listen_caps_drop - once every socket is bound: a process not running as
+ * root drops every capability it was given (AmbientCapabilities=
+ * CAP_NET_BIND_SERVICE, for a port below 1024), ambient, permitted,
+ * effective and inheritable; a line when it cannot.
+ */
+void listen_caps_drop(void);
+
+/*
  * listen_close - close the sockets still owned by @ls (fd >= 0), unlink
  * the unix sockets bound here, free @ls's memory.
  */

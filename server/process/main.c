@@ -528,10 +528,12 @@ static int phase_check(struct server *s)
     errors += check_outputs(s);
     if (!check && s->c.acme.n && !(s->acme_ch = acme_challenges_new()))
         return -ENOMEM;
+    /* --acme-dir writable (the keeper checks it before it binds) */
+    if (check)
+        errors += acme_conf_check(&s->c);
     /* The log file is created last, once everything else can run. */
     if (check || errors)
-        errors +=
-            check_log(&s->c, check) + (check ? acme_conf_check(&s->c) : 0);
+        errors += check_log(&s->c, check);
     else
         errors += check_generation(s);
     return errors ? -1 : 0;

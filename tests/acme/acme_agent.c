@@ -183,12 +183,14 @@ int main(int argc, char **argv)
     if (ag.challenges == NULL || pipe(ag.stop_pipe) < 0)
         return 1;
     cfg.challenges = ag.challenges;
-    if (agent_listen(&ag) < 0) {
-        fprintf(stderr, "acme_agent: listen: %s\n", strerror(errno));
-        goto out;
-    }
+    /* a replica of the directory (and answering what others publish)
+     * before it can be reached: another ordering replica then waits */
     if (acme_open(&cfg, &a, err, sizeof err) < 0) {
         fprintf(stderr, "acme_agent: %s\n", err);
+        goto out;
+    }
+    if (agent_listen(&ag) < 0) {
+        fprintf(stderr, "acme_agent: listen: %s\n", strerror(errno));
         goto out;
     }
     pthread_create(&http_thread, NULL, agent_http, &ag);

@@ -3,8 +3,9 @@
  * test_acme.c - beneath_acme without a CA: the renewal policy (a table of
  * instants), names and CA URLs, the JWS (verified with OpenSSL), the CSR,
  * the TLS-ALPN-01 certificate, the challenge store under concurrent readers,
- * the --acme-dir files (modes, atomic replacement) and its lock held by
- * another process.
+ * the --acme-dir files (modes, atomic replacement), its lock held by
+ * another process and the lock that tells a lone server from replicas; the
+ * pace of polls and the dates of the log lines.
  */
 #include "acme/acme.h"
 #include "acme/internal.h"
@@ -78,6 +79,45 @@ LOOP_TEST(retry_case, retry_cases)
                                    retry_cases[_i].retry_after, b,
                                    retry_cases[_i].rnd),
                      retry_cases[_i].want);
+}
+END_TEST
+
+/* The polls of an authorization or order: quick at first, a second at
+ * most, never sooner than the CA's Retry-After. */
+static const struct {
+    unsigned polls;
+    long retry_after_ms, want;
+} poll_cases[] = {
+    {0, 0, 50},       {1, 0, 100},       {4, 0, 800},
+    {5, 0, 1000},     {299, 0, 1000},    /* the ceiling */
+    {0, 3000, 3000},  {6, 5000, 5000},   /* Retry-After respected */
+    {5, 200, 1000},                      /* but never shortens the wait */
+    {0, 3600000, 50}, {0, 86400000, 50}, /* an hour or more: not believed */
+};
+
+LOOP_TEST(poll_case, poll_cases)
+{
+    ck_assert_int_eq(
+        acme_poll_ms(poll_cases[_i].polls, poll_cases[_i].retry_after_ms),
+        poll_cases[_i].want);
+}
+END_TEST
+
+/* Dates in the log lines: the day, and the time as well when near. */
+START_TEST(log_dates)
+{
+    char buf[40];
+
+    acme_date(T0 + 400 * DAY, T0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "2024-12-18");
+    acme_date(T0 - 3 * DAY, T0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "2023-11-11");
+    acme_date(T0 + 120, T0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "2023-11-14 22:15:20 UTC");
+    acme_date(T0 - 60, T0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "2023-11-14 22:12:20 UTC");
+    acme_date(T0 + 400 * DAY, T0, buf, 4); /* too small: empty, no overrun */
+    ck_assert_str_eq(buf, "");
 }
 END_TEST
 
@@ -379,21 +419,19 @@ START_TEST(store_files)
 }
 END_TEST
 
-/* The lock is another process's while it lives, and free when it dies. */
-START_TEST(store_lock_two_processes)
+/* A child process that took @take(@dirfd, @name) and holds it until it is
+ * killed; its PID once it has. */
+static pid_t holder(int dirfd, int (*take)(int, const char *), const char *name)
 {
-    char path[256], c;
-    int fd, p[2];
+    char c;
+    int p[2];
     pid_t pid;
 
-    snprintf(path, sizeof path, "%s/acme", fixture_dir);
-    fd = acme_store_open(path);
-    ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(pipe(p), 0);
     pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        int l = acme_store_lock(fd, "lock");
+        int l = take(dirfd, name);
 
         if (write(p[1], l >= 0 ? "y" : "n", 1) != 1)
             _exit(1);
@@ -402,14 +440,60 @@ START_TEST(store_lock_two_processes)
     }
     ck_assert_int_eq(read(p[0], &c, 1), 1);
     ck_assert_int_eq(c, 'y');
+    close(p[0]);
+    close(p[1]);
+    return pid;
+}
+
+/* The lock is another process's while it lives, and free when it dies. */
+START_TEST(store_lock_two_processes)
+{
+    char path[256];
+    int fd;
+    pid_t pid;
+
+    snprintf(path, sizeof path, "%s/acme", fixture_dir);
+    fd = acme_store_open(path);
+    ck_assert_int_ge(fd, 0);
+    pid = holder(fd, acme_store_lock, "lock");
     ck_assert_int_eq(acme_store_lock(fd, "lock"), -EWOULDBLOCK);
     kill(pid, SIGKILL); /* no clean-up: the kernel drops its lock */
     waitpid(pid, NULL, 0);
     int l = acme_store_lock(fd, "lock");
     ck_assert_int_ge(l, 0);
     close(l);
-    close(p[0]);
-    close(p[1]);
+    close(fd);
+}
+END_TEST
+
+/*
+ * Who else uses the directory: nobody, until another process joins (or a
+ * second open in this one); its death (no clean-up) ends it.
+ */
+START_TEST(store_replicas)
+{
+    char path[256];
+    int fd, me;
+    pid_t pid;
+
+    snprintf(path, sizeof path, "%s/acme", fixture_dir);
+    fd = acme_store_open(path);
+    ck_assert_int_ge(fd, 0);
+    me = acme_store_join(fd, "replicas");
+    ck_assert_int_ge(me, 0);
+    ck_assert_int_eq(acme_store_others(me), 0);
+    int second = acme_store_join(fd, "replicas");
+
+    ck_assert_int_ge(second, 0);
+    ck_assert_int_eq(acme_store_others(me), 1);
+    close(second);
+    ck_assert_int_eq(acme_store_others(me), 0);
+    pid = holder(fd, acme_store_join, "replicas");
+    ck_assert_int_eq(acme_store_others(me), 1);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    ck_assert_int_eq(acme_store_others(me), 0);
+    close(me);
     close(fd);
 }
 END_TEST
@@ -471,12 +555,14 @@ END_TEST
 const struct check_main check_main = {
     .suite = "acme",
     .tcases = {{"policy",
-                .loops = {LOOP(renew_case), LOOP(retry_case), LOOP(ari_case)},
-                .tests = {&next_and_state}},
+                .loops = {LOOP(renew_case), LOOP(retry_case), LOOP(ari_case),
+                          LOOP(poll_case)},
+                .tests = {&next_and_state, &log_dates}},
                {"names", .loops = {LOOP(name_case)}, .tests = {&ca_urls}},
                {"crypto", .tests = {&jws_verifies, &thumbprint_stable,
                                     &csr_names, &alpn_certificate}},
                {"challenges", .tests = {&http01_concurrent}},
                {"store", fixture_dir_setup, fixture_dir_teardown,
-                .tests = {&store_files, &store_lock_two_processes, &ca_ids}}},
+                .tests = {&store_files, &store_lock_two_processes,
+                          &store_replicas, &ca_ids}}},
 };

@@ -68,6 +68,9 @@ START_TEST(http01_san)
     ck_assert(!tls_verifies(&pb, pb.api_cert, "a.test"));
     ck_assert_int_eq(agent_count(&a, "answering http-01"), 2);
     ck_assert_msg(agent_count(&a, "log ERROR") == 0, "%s", agent_output(&a));
+    /* alone on its directory: it asked the CA at once */
+    ck_assert_msg(agent_count(&a, "another replica shares") == 0, "%s",
+                  agent_output(&a));
     /* the stored files and their modes */
     ck_assert_uint_eq(mode_of(""), 0700);
     ck_assert_uint_eq(mode_of("certs/a.test/key.pem"), 0600);
@@ -140,7 +143,7 @@ START_TEST(renewal_forced)
     ck_assert_int_eq(agent_stop(&a), 0);
     agent_start(&pb, &b, "renew", args);
     EXPECT_LINE(&b, "installed a.test stored=1", 10);
-    EXPECT_LINE(&b, "log WARNING acme: a.test: the certificate expires in", 10);
+    EXPECT_LINE(&b, "log WARNING acme: a.test: the certificate expires on", 10);
     EXPECT_LINE(&b, "a.test: renewing", 10);
     EXPECT_LINE(&b, "installed a.test stored=0", ISSUANCE_SECONDS);
     ck_assert(tls_verifies(&pb, pb.root, "a.test"));
@@ -214,8 +217,10 @@ END_TEST
 
 /*
  * Two replicas on one directory and (SO_REUSEPORT) the same ports: one
- * orders, the other waits on the lock, answers the validations that reach
- * it from the shared challenge files, and installs the stored result.
+ * orders, waiting first for the other to see its challenge files (a lone
+ * server does not wait: http01_san); the other waits on the lock, answers
+ * the validations that reach it from the shared challenge files, and
+ * installs the stored result.
  */
 START_TEST(two_replicas)
 {
@@ -236,6 +241,9 @@ START_TEST(two_replicas)
         agent_count(&a, ": order https") + agent_count(&b, ": order https"), 1);
     ck_assert_int_eq(agent_count(&a, "another replica is ordering") +
                          agent_count(&b, "another replica is ordering"),
+                     1);
+    ck_assert_int_eq(agent_count(&a, "another replica shares --acme-dir") +
+                         agent_count(&b, "another replica shares --acme-dir"),
                      1);
     ck_assert_int_eq(
         agent_count(&a, "account https") + agent_count(&b, "account https"), 1);

@@ -8,8 +8,10 @@
  * keeper (server/process/keeper.h) while the serving process stays under
  * --sandbox strict (or on); with --sandbox off it is a thread of the one
  * process. Also: before the first certificate a handshake for the name
- * fails cleanly while plain HTTP serves, and a restart serves the stored
- * certificate with Pebble gone (one process, --sandbox off).
+ * fails cleanly while plain HTTP serves, a restart serves the stored
+ * certificate with Pebble gone (one process, --sandbox off), and an
+ * --acme-dir that cannot be written ends the start before anything
+ * listens, with exit status 2 and the reason.
  */
 #include "check_main.h"
 #include "fixture.h"
@@ -18,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Seconds an issuance may take here (validation, finalize, polls). */
@@ -159,10 +163,71 @@ START_TEST(before_first_certificate)
 }
 END_TEST
 
+/* @cmd's output into @out (bounded), its exit status (-1: no exit). */
+static int run_out(const char *cmd, char *out, size_t size)
+{
+    FILE *f = popen(cmd, "r");
+    size_t n;
+    int st;
+
+    ck_assert_ptr_nonnull(f);
+    n = fread(out, 1, size - 1, f);
+    out[n] = '\0';
+    st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* --acme-dir under a file, or on a read-only mount (in a mount namespace
+ * of its own, where this may mount): refused before listening, exit 2. */
+START_TEST(acme_dir_unwritable)
+{
+    const char *bin = getenv("BENEATH_BIN");
+    char cmd[1536], out[4096], file[256], ro[256];
+    FILE *f;
+    int st;
+
+    snprintf(file, sizeof file, "%s/plain-file", pb.dir);
+    f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "timeout 10 %s --listen 127.0.0.1:0 --acme a.test --acme-dir "
+             "%s/acme %s 2>&1",
+             bin ? bin : "beneath", file, pb.dir);
+    st = run_out(cmd, out, sizeof out);
+    ck_assert_msg(st == 2 && strstr(out, "/plain-file/acme: Not a directory") &&
+                      !strstr(out, "listening on"),
+                  "exit %d: %s", st, out);
+
+    snprintf(ro, sizeof ro, "%s/ro", pb.dir);
+    ck_assert_int_eq(mkdir(ro, 0755), 0);
+    if (system("unshare -m true 2>/dev/null") != 0) {
+        fprintf(stderr, "acme_dir_unwritable: no mount namespace here; the "
+                        "read-only case is not run\n");
+        return;
+    }
+    /* a start, then --check (its lines only: stdout is the config) */
+    for (int check = 0; check < 2; check++) {
+        snprintf(cmd, sizeof cmd,
+                 "timeout 10 unshare -m sh -c 'mount -t tmpfs -o ro tmpfs "
+                 "\"$0\" && exec \"$@\"' %s %s %s --listen 127.0.0.1:0 "
+                 "--acme a.test --acme-dir %s/state/acme %s 2>&1 %s",
+                 ro, bin ? bin : "beneath", check ? "--check" : "", ro, pb.dir,
+                 check ? ">/dev/null" : "");
+        st = run_out(cmd, out, sizeof out);
+        ck_assert_msg(st == 2 &&
+                          strstr(out, "/ro is on a read-only file system") &&
+                          !strstr(out, "listening on"),
+                      "%s: exit %d: %s", check ? "--check" : "start", st, out);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "acme_server",
     .setup = pebble_installed,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
-    .tcases = {{"server", .tests = {&http01_real_server, &tlsalpn01_real_server,
-                                    &before_first_certificate}}},
+    .tcases = {{"server",
+                .tests = {&http01_real_server, &tlsalpn01_real_server,
+                          &before_first_certificate, &acme_dir_unwritable}}},
 };
