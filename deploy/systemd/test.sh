@@ -161,6 +161,18 @@ mark
 ct systemctl reload beneath || fail "systemctl reload failed"
 wait_line '^beneath: SIGHUP: ' || fail "reload: no SIGHUP line"
 echo "ok: systemctl reload without procps: $(since_mark | grep -m1 '^beneath: SIGHUP')"
+# a deploy by rename: a new tree moved over the root, then reload: the new
+# serving process serves it, with both walls (made for the new tree)
+ct sh -c 'mkdir /var/www/html.new && cp -a /var/www/html/. /var/www/html.new/ && echo v2 >/var/www/html.new/v2.txt && mv -T /var/www/html /var/www/html.old && mv -T /var/www/html.new /var/www/html'
+mark
+ct systemctl reload beneath || fail "systemctl reload after a rename deploy failed"
+wait_line '^beneath: SIGHUP: generation [0-9]+ \(pid [0-9]+\) serving' ||
+  fail "rename deploy: no new generation serving: $(since_mark)"
+[ "$(ct curl -s http://127.0.0.1:8080/v2.txt)" = v2 ] ||
+  fail "rename deploy: the new tree is not served after the reload"
+since_mark | grep -qE '^beneath: SIGHUP: sandbox: landlock ABI [0-9]+ \(.*\), seccomp allow-list \([0-9]+ calls, EPERM for the rest\)$' ||
+  fail "rename deploy: the new generation has not both walls: $(since_mark | grep sandbox)"
+echo "ok: a deploy by rename, then systemctl reload: the new tree served, both walls: $(since_mark | grep -m1 'serving;')"
 ct sh -c 'cp /etc/beneath/beneath.conf /tmp/good.conf && echo "no-such-setting = 1" >>/etc/beneath/beneath.conf'
 mark
 if ct systemctl reload beneath >"$tmp/reload.log" 2>&1; then
