@@ -352,6 +352,38 @@ static int mounts_load(struct access *a, const struct conf *c,
     return problems;
 }
 
+/*
+ * --follow-into: each directory opened once, for every generation (the
+ * set is fixed at start-up, as the sandbox that reads beneath them is).
+ */
+static int into_load(struct access *a, const struct conf *c)
+{
+    int problems = 0;
+
+    if (c->follow_into.n > ACCESS_FOLLOW_INTO_MAX) {
+        fprintf(stderr, "beneath: follow-into: %zu directories, at most %d\n",
+                c->follow_into.n, ACCESS_FOLLOW_INTO_MAX);
+        return 1;
+    }
+    a->into = calloc(c->follow_into.n ? c->follow_into.n : 1, sizeof *a->into);
+    if (!a->into)
+        return -ENOMEM;
+    for (size_t i = 0; i < c->follow_into.n; i++) {
+        const char *dir = c->follow_into.v[i];
+        int r = resolver_into_open(dir, &a->into[a->n_into]);
+
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: follow-into %s: %s\n", dir, strerror(-r));
+            problems++;
+            continue;
+        }
+        a->n_into++;
+    }
+    return problems;
+}
+
 static int error_pages_load(struct access *a, const struct conf *c)
 {
     int problems = 0;
@@ -437,6 +469,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     ADD(lists_load(a, c));
     ADD(vhosts_load(a, c, dir_cache));
     ADD(mounts_load(a, c, dir_cache));
+    ADD(into_load(a, c));
     ADD(error_pages_load(a, c));
     ADD(auth_new(c, &a->auth));
     if (c->redirects && !(a->redirects_path = strdup(c->redirects)))
@@ -541,6 +574,12 @@ void access_startup(const struct access *a, FILE *f)
     for (size_t i = 0; a && i < a->n_mounts; i++)
         fprintf(f, "beneath: mount %s %s%s\n", a->mounts[i].prefix,
                 a->mounts[i].path, a->mounts[i].file ? " (one file)" : "");
+    for (size_t i = 0; a && i < a->n_into; i++)
+        fprintf(f, "beneath: follow-into %s%s%s%s\n",
+                a->into[i].alias ? a->into[i].alias : a->into[i].path,
+                a->into[i].alias ? " (" : "",
+                a->into[i].alias ? a->into[i].path : "",
+                a->into[i].alias ? ")" : "");
     if (a && a->n_vhosts && !a->dflt.root)
         fprintf(f, "beneath: no --root: a Host no vhost names gets 421\n");
 }
@@ -548,6 +587,13 @@ void access_startup(const struct access *a, FILE *f)
 const struct error_pages *access_error_pages(const struct access *a)
 {
     return a ? &a->error_pages : NULL;
+}
+
+const struct resolver_into *access_follow_into(const struct access *a,
+                                               size_t *n)
+{
+    *n = a ? a->n_into : 0;
+    return *n ? a->into : NULL;
 }
 
 void access_free(struct access *a)
@@ -573,6 +619,9 @@ void access_free(struct access *a)
         free(a->mounts[i].file);
     }
     free(a->mounts);
+    for (size_t i = 0; i < a->n_into; i++)
+        resolver_into_close(&a->into[i]);
+    free(a->into);
     live_free(a->dflt.files);
     free(a->dflt.path);
     free(a->redirects_path);

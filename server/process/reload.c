@@ -33,6 +33,7 @@ static const char *const restart_only[] = {
     "auth-realm",
     "deny",
     "error-page",
+    "follow-into",
     "headers-file",
     "mount",
     "redirects",

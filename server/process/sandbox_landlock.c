@@ -192,6 +192,20 @@ static void add_mount(struct walls *w, const char *path)
 }
 
 /*
+ * A --follow-into directory: read beneath it as beneath a root (a link out
+ * of a root that leads there is resolved beneath its fd).
+ */
+static void add_follow_into(struct walls *w, const char *dir)
+{
+    int err = add_path(w, dir, FS_READ);
+
+    if (err)
+        sandbox_note(w, "follow-into %s: %s", dir, sandbox_errname(-err));
+    else
+        w->roots++;
+}
+
+/*
  * The access log: append to it, and create it again after a rotation moved
  * it away, which needs write and create in its directory.
  */
@@ -386,6 +400,8 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, conf_item_path(c->vhost.v[i]));
     for (size_t i = 0; i < c->mount.n; i++)
         add_mount(w, conf_item_path(c->mount.v[i]));
+    for (size_t i = 0; i < c->follow_into.n; i++)
+        add_follow_into(w, c->follow_into.v[i]);
     /* nothing a SIGHUP reads again (conf_reread_files): the keeper opens
      * those files and hands the descriptors over (keeper.h) */
     add_log(w, c->access_log);
