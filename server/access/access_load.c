@@ -206,19 +206,37 @@ static int lists_load(struct access *a, const struct conf *c)
     return problems;
 }
 
+/*
+ * The array for the @n items of the option @what (@unit: what an item is),
+ * each @size bytes, at most @max; NULL with *@why: 1 after saying there
+ * are too many, or -ENOMEM.
+ */
+static void *items_new(const char *what, const char *unit, size_t n, size_t max,
+                       size_t size, int *why)
+{
+    void *v;
+
+    if (n > max) {
+        fprintf(stderr, "beneath: %s: %zu %s, at most %zu\n", what, n, unit,
+                max);
+        *why = 1;
+        return NULL;
+    }
+    v = calloc(n ? n : 1, size);
+    if (!v)
+        *why = -ENOMEM;
+    return v;
+}
+
 static int vhosts_load(struct access *a, const struct conf *c,
                        unsigned dir_cache)
 {
     int problems = 0;
 
-    if (c->vhost.n > ACCESS_VHOST_MAX) {
-        fprintf(stderr, "beneath: vhost: %zu virtual hosts, at most %d\n",
-                c->vhost.n, ACCESS_VHOST_MAX);
-        return 1;
-    }
-    a->vhosts = calloc(c->vhost.n ? c->vhost.n : 1, sizeof *a->vhosts);
+    a->vhosts = items_new("vhost", "virtual hosts", c->vhost.n,
+                          ACCESS_VHOST_MAX, sizeof *a->vhosts, &problems);
     if (!a->vhosts)
-        return -ENOMEM;
+        return problems;
     for (size_t i = 0; i < c->vhost.n; i++) {
         const char *item = c->vhost.v[i], *eq = strchr(item, '=');
         struct site *s = &a->vhosts[a->n_vhosts];
@@ -298,14 +316,10 @@ static int mounts_load(struct access *a, const struct conf *c,
 {
     int problems = 0;
 
-    if (c->mount.n > ACCESS_MOUNT_MAX) {
-        fprintf(stderr, "beneath: mount: %zu mounts, at most %d\n", c->mount.n,
-                ACCESS_MOUNT_MAX);
-        return 1;
-    }
-    a->mounts = calloc(c->mount.n ? c->mount.n : 1, sizeof *a->mounts);
+    a->mounts = items_new("mount", "mounts", c->mount.n, ACCESS_MOUNT_MAX,
+                          sizeof *a->mounts, &problems);
     if (!a->mounts)
-        return -ENOMEM;
+        return problems;
     for (size_t i = 0; i < c->mount.n; i++) {
         const char *item = c->mount.v[i], *eq = strchr(item, '=');
         struct mount *m = &a->mounts[a->n_mounts];
@@ -360,14 +374,10 @@ static int into_load(struct access *a, const struct conf *c)
 {
     int problems = 0;
 
-    if (c->follow_into.n > ACCESS_FOLLOW_INTO_MAX) {
-        fprintf(stderr, "beneath: follow-into: %zu directories, at most %d\n",
-                c->follow_into.n, ACCESS_FOLLOW_INTO_MAX);
-        return 1;
-    }
-    a->into = calloc(c->follow_into.n ? c->follow_into.n : 1, sizeof *a->into);
+    a->into = items_new("follow-into", "directories", c->follow_into.n,
+                        ACCESS_FOLLOW_INTO_MAX, sizeof *a->into, &problems);
     if (!a->into)
-        return -ENOMEM;
+        return problems;
     for (size_t i = 0; i < c->follow_into.n; i++) {
         const char *dir = c->follow_into.v[i];
         int r = resolver_into_open(dir, &a->into[a->n_into]);

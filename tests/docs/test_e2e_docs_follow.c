@@ -27,8 +27,9 @@ static char *file_bytes(const char *path, size_t *len)
 {
     char real[PATH_MAX];
 
-    EXPECT(realpath(path, real), "%s: not there (scripts/deps.sh test "
-                                 "installs python3-doc)",
+    EXPECT(realpath(path, real),
+           "%s: not there (scripts/deps.sh test "
+           "installs python3-doc)",
            path);
     return tree_read(real, len);
 }
@@ -145,9 +146,10 @@ static char *beside_tree(void)
 
     tree_mkdir(base, "html");
     tree_mkdir(base, "html/_static");
-    tree_write_str(base, "html/index.html", "<script "
-                                            "src=\"_static/jquery.js\">"
-                                            "</script>\n");
+    tree_write_str(base, "html/index.html",
+                   "<script "
+                   "src=\"_static/jquery.js\">"
+                   "</script>\n");
     html = tree_path(base, "html");
     /* from html/_static up to /: one ".." per component of its path */
     for (const char *p = html; *p; p++)
