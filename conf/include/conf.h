@@ -160,6 +160,7 @@ struct conf {
     struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
     struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
+    struct conf_strv follow_into;   /* DIR: a link out may lead in there */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */

@@ -22,6 +22,8 @@
 #define ACCESS_VHOST_MAX 256
 /* --mount items at most (each root takes a pthread key, as a vhost's). */
 #define ACCESS_MOUNT_MAX 64
+/* --follow-into directories at most (an fd and a Landlock rule each). */
+#define ACCESS_FOLLOW_INTO_MAX 64
 /* A _redirects or _headers file larger than this is refused. */
 #define ACCESS_RULES_FILE_MAX ((size_t)16 << 20)
 
@@ -62,6 +64,8 @@ struct access {
     struct site dflt;
     struct mount *mounts;
     size_t n_mounts;
+    struct resolver_into *into; /* --follow-into, opened once */
+    size_t n_into;
     bool site_files;
     bool rules; /* respond has questions to ask (auth or rule files) */
     uint64_t confine;
