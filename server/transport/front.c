@@ -627,17 +627,18 @@ static void drain_loop(struct front_loop *l)
     pthread_mutex_unlock(&l->f->lock);
     for (struct front_conn *fc = l->head; fc; fc = fc->next)
         n += fc->state == ST_SESSION;
-    struct front_conn **v2 = n ? calloc(n, sizeof *v2) : NULL;
-    if (!v2)
+    struct front_conn **sessions =
+        n ? calloc(n, sizeof(struct front_conn *)) : NULL;
+    if (!sessions)
         return; /* each session sees the drain at its next event */
     for (struct front_conn *fc = l->head; fc && i < n; fc = fc->next)
         if (fc->state == ST_SESSION)
-            v2[i++] = fc;
+            sessions[i++] = fc;
     /* a session's event moves it in the list, or ends it: from a copy */
     for (i = 0; i < n; i++)
-        if (!v2[i]->session->event(v2[i], 0))
-            drop(l, v2[i]);
-    free(v2);
+        if (!sessions[i]->session->event(sessions[i], 0))
+            drop(l, sessions[i]);
+    free(sessions);
 }
 
 void front_drain(struct front *f)
