@@ -26,12 +26,12 @@
 /* The file's text and all its messages, each followed by '\n'. */
 static const struct text_case file_errors[] = {
     {"precompressed = br,deflate\n",
-     "t.conf:1: precompressed: 'deflate' is not br, zst or gz (or the list "
+     "t.conf:1: precompressed: 'deflate' is not br, zstd or gzip (or the list "
      "is off)\n"},
     {"precompressed = br,gz,br\n",
      "t.conf:1: precompressed: 'br' is listed twice\n"},
     {"precompressed = br,,gz\n",
-     "t.conf:1: precompressed: '' is not br, zst or gz (or the list is "
+     "t.conf:1: precompressed: '' is not br, zstd or gzip (or the list is "
      "off)\n"},
     {"\n\ncache = *.css\n",
      "t.conf:3: cache: '*.css': expected GLOB[,GLOB...]=VALUE\n"},
@@ -77,7 +77,7 @@ static const struct text_case file_errors[] = {
      "precompressed = lz4\n",
      "t.conf:2: header: 'bad': expected \"Name: value\"\n"
      "t.conf:3: cache: 'x': expected GLOB[,GLOB...]=VALUE\n"
-     "t.conf:4: precompressed: 'lz4' is not br, zst or gz (or the list is "
+     "t.conf:4: precompressed: 'lz4' is not br, zstd or gzip (or the list is "
      "off)\n"},
     /* '#' after a space starts a comment: the value may end up empty */
     {"access-log = # where\n", "t.conf:1: access-log: empty value\n"},
@@ -108,7 +108,7 @@ static const struct {
      "digits, !#$%&'*+-.^_`|~; no spaces)\n"},
     {{"--precompressed=br,deflate"},
      {NULL},
-     "--precompressed: 'deflate' is not br, zst or gz (or the list is off)\n"},
+     "--precompressed: 'deflate' is not br, zstd or gzip (or the list is off)\n"},
     {{"--fallback", "/"},
      {NULL},
      "--fallback: '/' names the root, not a file\n"},
@@ -162,8 +162,12 @@ END_TEST
 static const struct text_case file_values[] = {
     {"", "precompressed = off\n"},
     {"", "# cache-default = (not set)\n"},
-    {"precompressed = gz, br\n", "precompressed = gz,br\n"},
-    {"precompressed = zstd,gzip,br\n", "precompressed = zst,gz,br\n"},
+    /* the codings as HTTP names them; the suffixes are accepted too */
+    {"precompressed = gz, br\n", "precompressed = gzip,br\n"},
+    {"precompressed = zstd,gzip,br\n", "precompressed = zstd,gzip,br\n"},
+    {"precompressed = zst,gz\n", "precompressed = zstd,gzip\n"},
+    {"compress = gz,zst,br\n", "compress = gzip,zstd,br\n"},
+    {"", "compress = gzip\n"},
     {"precompressed = off\n", "precompressed = off\n"},
     {"cache = *.css, *.js = max-age=31536000, immutable\n",
      "cache = *.css,*.js=max-age=31536000, immutable\n"},

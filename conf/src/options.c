@@ -212,7 +212,8 @@ const struct opt opts[] = {
      .help = "compress compressible types of 1 KiB to 16 MiB on the fly for "
              "clients accepting these codings, in this order of preference; "
              "a sidecar (--precompressed) wins; gzip by default, the one "
-             "every client decodes (docs/compression.md)"},
+             "every client decodes; zst and gz are accepted for zstd and "
+             "gzip (docs/compression.md)"},
     {.name = "compress-cache",
      .type = &t_size,
      .off = OFF(compress_cache),
@@ -443,9 +444,10 @@ const struct opt opts[] = {
      .type = &t_encodings,
      .off = OFF(precompressed),
      .dflt = "off",
-     .metavar = "br,zst,gz|off",
-     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
-             "this order of preference (compressible types only)"},
+     .metavar = "br,zstd,gzip|off",
+     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting br, zstd, "
+             "gzip, in this order of preference (compressible types only; "
+             "zst and gz are accepted for zstd and gzip)"},
     {.name = "probe",
      .type = &t_string,
      .off = OFF(probe),

@@ -178,55 +178,96 @@ static int enc_feed(struct enc *s, const unsigned char *in, size_t n, bool last,
     }
 }
 
+/*
+ * The reading side both compress_fd and a compress_stream share, so that
+ * the bytes a stream sends are the bytes of the body compress_fd makes of
+ * the same file: the same encoder, level and size hint, fed the same
+ * READ_BLOCK blocks at the same offsets.
+ */
+struct feed {
+    struct enc s;
+    int fd; /* borrowed here; a compress_stream owns it */
+    uint64_t size, off;
+    unsigned char *in;
+    struct out o;
+    bool done;
+};
+
+static int feed_init(struct feed *f, enum negotiate_encoding enc,
+                     enum compress_level level, int fd, uint64_t size,
+                     size_t max_out)
+{
+    int err;
+
+    memset(f, 0, sizeof *f);
+    f->fd = fd;
+    f->size = size;
+    f->o.max = max_out;
+    f->in = malloc(READ_BLOCK);
+    if (!f->in)
+        return -ENOMEM;
+    err = enc_init(&f->s, enc, level, size);
+    if (err) {
+        free(f->in);
+        f->in = NULL;
+    }
+    return err;
+}
+
+static void feed_end(struct feed *f)
+{
+    if (f->in)
+        enc_end(&f->s);
+    free(f->in);
+    f->in = NULL;
+}
+
+/* The next block of the file into the encoder, its output appended to
+ * f->o; the last one finishes the coding. Returns 0 or -errno (ENODATA:
+ * the file ended before its size). */
+static int feed_step(struct feed *f)
+{
+    size_t want = f->size - f->off < READ_BLOCK ? (size_t)(f->size - f->off)
+                                                : READ_BLOCK;
+    ssize_t got = 0;
+    int err;
+
+    if (want > 0) {
+        do
+            got = pread(f->fd, f->in, want, (off_t)f->off);
+        while (got < 0 && errno == EINTR);
+        if (got < 0)
+            return -errno;
+        if (got == 0)
+            return -ENODATA;
+    }
+    f->off += (uint64_t)got;
+    err = enc_feed(&f->s, f->in, (size_t)got, f->off == f->size, &f->o);
+    if (!err && f->off == f->size)
+        f->done = true;
+    return err;
+}
+
 int compress_fd(enum negotiate_encoding enc, enum compress_level level, int fd,
                 uint64_t size, size_t max_out, unsigned char **out,
                 size_t *out_len)
 {
-    unsigned char *buf = malloc(READ_BLOCK);
-    struct out o = {.max = max_out};
-    struct enc s;
-    uint64_t off = 0;
-    int err;
+    struct feed f;
+    int err = feed_init(&f, enc, level, fd, size, max_out);
 
     *out = NULL;
     *out_len = 0;
-    if (!buf)
-        return -ENOMEM;
-    err = enc_init(&s, enc, level, size);
-    if (err)
-        goto out_free_buf;
-    do {
-        size_t want =
-            size - off < READ_BLOCK ? (size_t)(size - off) : READ_BLOCK;
-        ssize_t got = 0;
-
-        if (want > 0) {
-            do
-                got = pread(fd, buf, want, (off_t)off);
-            while (got < 0 && errno == EINTR);
-            if (got < 0) {
-                err = -errno;
-                break;
-            }
-            if (got == 0) {
-                err = -ENODATA;
-                break;
-            }
-        }
-        off += (uint64_t)got;
-        err = enc_feed(&s, buf, (size_t)got, off == size, &o);
-    } while (!err && off < size);
-    if (!err && o.len > max_out)
+    while (!err && !f.done)
+        err = feed_step(&f);
+    if (!err && f.o.len > max_out)
         err = -EFBIG;
-    enc_end(&s);
-out_free_buf:
-    free(buf);
+    feed_end(&f);
     if (err) {
-        free(o.p);
+        free(f.o.p);
         return err;
     }
-    *out = o.p;
-    *out_len = o.len;
+    *out = f.o.p;
+    *out_len = f.o.len;
     return 0;
 }
 
@@ -255,6 +296,7 @@ struct compress_cache {
     struct job *queue;
     unsigned q_head, q_len;
     char busy_key[COMPRESS_KEY_LEN]; /* the job being worked on, or "" */
+    atomic_uint streams;             /* compress_streams open */
     bool started, stop;
     pthread_t thread;
 };
@@ -536,6 +578,12 @@ static bool queued(struct compress_cache *c, const char *key)
     return false;
 }
 
+bool compress_cache_fits(const struct compress_cache *c, uint64_t size)
+{
+    /* a larger file's body would rarely be kept: made again and again */
+    return size <= c->cfg.budget;
+}
+
 bool compress_cache_queue(struct compress_cache *c, const char *key,
                           enum negotiate_encoding enc, int fd,
                           const struct stat *st)
@@ -545,8 +593,7 @@ bool compress_cache_queue(struct compress_cache *c, const char *key,
     pthread_mutex_lock(&c->lock);
     if (queued(c, key)) {
         ok = true;
-    } else if ((uint64_t)st->st_size > c->cfg.budget) {
-        /* its body would rarely fit: it would be made again and again */
+    } else if (!compress_cache_fits(c, (uint64_t)st->st_size)) {
         ok = false;
     } else if (c->q_len == c->cfg.queue_max) {
         c->stats.queue_full++;
@@ -591,4 +638,72 @@ bool compress_cache_wait_idle(struct compress_cache *c, int ms)
     idle = !c->q_len && !c->busy_key[0];
     pthread_mutex_unlock(&c->lock);
     return idle;
+}
+
+/* ---- a body compressed while it is sent --------------------------------- */
+
+struct compress_stream {
+    struct feed f;
+    size_t pos; /* of f.o, sent so far */
+    struct compress_cache *cache;
+};
+
+/* Nothing bounds a stream's output but the coding: it is sent as made. */
+#define STREAM_OUT_MAX (SIZE_MAX / 4)
+
+int compress_stream_open(struct compress_cache *c, enum negotiate_encoding enc,
+                         int fd, uint64_t size, struct compress_stream **out)
+{
+    struct compress_stream *cs;
+    int err;
+
+    *out = NULL;
+    if (atomic_fetch_add(&c->streams, 1) >= COMPRESS_STREAMS_MAX) {
+        atomic_fetch_sub(&c->streams, 1);
+        return -EBUSY;
+    }
+    cs = calloc(1, sizeof *cs);
+    err = cs ? feed_init(&cs->f, enc, COMPRESS_FAST, fd, size, STREAM_OUT_MAX)
+             : -ENOMEM;
+    if (err) {
+        free(cs);
+        atomic_fetch_sub(&c->streams, 1);
+        return err;
+    }
+    cs->cache = c;
+    pthread_mutex_lock(&c->lock);
+    c->stats.streamed++;
+    pthread_mutex_unlock(&c->lock);
+    *out = cs;
+    return 0;
+}
+
+ssize_t compress_stream_read(struct compress_stream *cs, char *buf, size_t n)
+{
+    size_t have;
+
+    while (cs->pos == cs->f.o.len && !cs->f.done) {
+        /* what was made is sent: the buffer starts over */
+        cs->f.o.len = cs->pos = 0;
+        int err = feed_step(&cs->f);
+        if (err)
+            return err;
+    }
+    have = cs->f.o.len - cs->pos;
+    if (n > have)
+        n = have;
+    memcpy(buf, cs->f.o.p + cs->pos, n);
+    cs->pos += n;
+    return (ssize_t)n;
+}
+
+void compress_stream_close(struct compress_stream *cs)
+{
+    if (!cs)
+        return;
+    feed_end(&cs->f);
+    free(cs->f.o.p);
+    close(cs->f.fd);
+    atomic_fetch_sub(&cs->cache->streams, 1);
+    free(cs);
 }

@@ -358,6 +358,26 @@ static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
     return 0;
 }
 
+/*
+ * A body made while it is sent: how much it yields is known only once it
+ * is made, so its bytes go into nghttp2's own frame buffer @buf (no
+ * NO_COPY), and the stream ends when it says so.
+ */
+static ssize_t stream_read(struct h2_stream *st, uint8_t *buf, size_t length,
+                           uint32_t *flags)
+{
+    const struct reply_stream *rs = &st->rep.stream;
+    ssize_t n = rs->read(rs->arg, (char *)buf, length);
+
+    if (n < 0)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+    if (n == 0)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    st->sent += (uint64_t)n;
+    st->s->progress_ms = st->s->now;
+    return n;
+}
+
 /* nghttp2 asks how much of the body the next DATA frame carries. */
 static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf,
                          size_t length, uint32_t *flags,
@@ -368,8 +388,9 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf,
 
     (void)ng;
     (void)id;
-    (void)buf;
     (void)arg;
+    if (st->rep.body == REPLY_BODY_STREAM)
+        return stream_read(st, buf, length, flags);
     if (left <= length) {
         length = (size_t)left;
         *flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -493,8 +514,10 @@ static int submit(struct h2_session *s, struct h2_stream *st)
             lower[k] = (char)tolower((unsigned char)r->field[i].name[k]);
         nva[n++] = nv(lower, len, r->field[i].value);
     }
-    /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would */
-    if (r->status >= 200 && r->status != 204) {
+    /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would (and
+       nothing when that is not known before the end) */
+    if (r->status >= 200 && r->status != 204 &&
+        r->length != REPLY_LENGTH_UNKNOWN) {
         snprintf(length, sizeof length, "%llu", (unsigned long long)r->length);
         nva[n++] = nv("content-length", 14, length);
     }

@@ -385,7 +385,7 @@ START_TEST(cache_rule_errors)
         {"--cache", "a**b=max-age=1", "--cache: 'a**b=max-age=1': bad glob"},
         {"--header", "Bad Name: x", "--header: 'Bad Name: x': the header name"},
         {"--header", "Content-Length: 1", "Content-Length is set by"},
-        {"--precompressed", "br,deflate", "'deflate' is not br, zst or gz"},
+        {"--precompressed", "br,deflate", "'deflate' is not br, zstd or gzip"},
     };
 
     expect_bad_options(bad, N_ELEMS(bad), www);
