@@ -103,7 +103,8 @@ struct conf {
     struct conf_strv index;         /* index file names, in order */
     bool listing;
     bool listing_quick; /* listing on because of the quick form ("beneath
-                           8000", "beneath ."), no source naming --listing */
+                           8000", "beneath 8000 site"), no source naming
+                           --listing */
     enum conf_dotfiles dotfiles;
     char *access_log; /* a path, "-" (stdout) or "off" */
     char *log_format; /* combined, combined+duration, json or a template */
@@ -218,9 +219,10 @@ int conf_defaults(struct conf *c);
  * released with conf_free whatever the result.
  *
  * A lone number among the arguments is a port (as --port), any other is ROOT.
- * That quick form of python3 -m http.server ("beneath 8000", "beneath .",
- * the current directory as the root, no --config file) lists directories
- * without an index (listing_quick) unless a source names --listing.
+ * That quick form of python3 -m http.server (a positional PORT or ROOT:
+ * "beneath 8000", "beneath 8000 site", "beneath .", no --config file, no
+ * --vhost) lists directories without an index (listing_quick) unless a
+ * source names --listing.
  *
  * Returns 0 (warnings may have been added to @diag), or -EINVAL when at least
  * one error was added to @diag (all problems of all sources are reported, not
