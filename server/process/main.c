@@ -681,6 +681,7 @@ static void reload(struct server *s)
     notify_reloading();
     reload_run(&s->reload);
     access_reload(s->access);
+    access_check_fallback(s->access, s->reload.cur->c.fallback, "SIGHUP: ");
     notify_ready();
 }
 
