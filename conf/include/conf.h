@@ -166,6 +166,7 @@ struct conf {
 
     /* media types over the built-in table (conf_mime_load) */
     char *mime_types;      /* a mime.types file or "off" */
+    char *default_type;    /* Content-Type of unknown extensions */
     struct conf_strv mime; /* "EXT=TYPE", each later one winning */
 
     /*

@@ -23,8 +23,9 @@ int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);
 int conf_check_mount(const char *item, char *err);
-/* --mime EXT=TYPE (mime_load.c) */
+/* --mime EXT=TYPE, --default-type TYPE (mime_load.c) */
 int conf_check_mime(const char *item, char *err);
+int conf_check_default_type(const char *type, char *err);
 /* A --tls-cert/--tls-key/--tls-key-password-file item: [NAME=]FILE. */
 int conf_check_tls_item(const char *item, char *err);
 

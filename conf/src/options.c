@@ -245,6 +245,15 @@ const struct opt opts[] = {
              "Access-Control-Allow-Origin, Vary: Origin for a list, and the "
              "preflight OPTIONS answered (GET, HEAD; the headers asked "
              "for; Access-Control-Max-Age " CORS_MAX_AGE ")"},
+    {.name = "default-type",
+     .type = &t_string,
+     .off = OFF(default_type),
+     .dflt = MIME_DEFAULT_TYPE,
+     .metavar = "TYPE",
+     .help = "Content-Type of files whose extension no table knows (README, "
+             "copyright; nginx's default_type), e.g. text/plain, which "
+             "browsers show instead of downloading; read at start-up",
+     .check = conf_check_default_type},
     {.name = "deny",
      .type = &t_items,
      .off = OFF(deny),

@@ -40,6 +40,7 @@ static const char *const restart_only[] = {
     "trusted-proxy",
     "vhost",
     /* read at start-up (conf_mime_load) */
+    "default-type",
     "mime",
     "mime-types",
     /* the daemons */
