@@ -126,7 +126,8 @@ struct conf {
     struct conf_strv tls_cert;              /* PEM chains, leaf first */
     struct conf_strv tls_key;               /* PEM keys */
     struct conf_strv tls_key_password_file; /* first lines decrypt keys */
-    bool tls_self_signed; /* make an in-memory localhost cert */
+    bool tls_self_signed; /* make (or reuse) a localhost cert */
+    char *state_dir;      /* --state-dir, "off", or NULL: the default */
     char *tls_ciphers;    /* OpenSSL cipher list (TLS 1.2), or NULL */
     bool http2;           /* h2 by ALPN and by prior knowledge */
     unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */

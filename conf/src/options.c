@@ -530,6 +530,15 @@ const struct opt opts[] = {
      .dflt = "off",
      .help = "also read /_redirects and /_headers from each site's root "
              "(through the resolver; never served)"},
+    {.name = "state-dir",
+     .type = &t_path,
+     .off = OFF(state_dir),
+     .metavar = "DIR|off",
+     .dflt_help = "$STATE_DIRECTORY (systemd's StateDirectory=), else "
+                  "$XDG_STATE_HOME/beneath, else ~/.local/state/beneath",
+     .help = "where what beneath makes for itself is kept across starts: "
+             "the --tls-self-signed certificate and key (DIR/"
+             "tls-self-signed/, key 0600); off: nothing is kept"},
     {.name = "threads",
      .type = &t_uint,
      .off = OFF(threads),
@@ -585,8 +594,10 @@ const struct opt opts[] = {
      .type = &t_bool,
      .off = OFF(tls_self_signed),
      .dflt = "off",
-     .help = "make an in-memory self-signed certificate for localhost, "
-             "127.0.0.1 and ::1 at start-up (local work)"},
+     .help = "make a self-signed certificate for localhost, 127.0.0.1 and "
+             "::1 (local work), kept in --state-dir and used again at each "
+             "start until its last 7 days, so a browser told to trust it "
+             "once is not asked again"},
     {.name = "trusted-proxy",
      .type = &t_items,
      .off = OFF(trusted_proxy),

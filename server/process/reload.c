@@ -55,6 +55,7 @@ static const char *const restart_only[] = {
     "resolver",
     "resolver-cache",
     "sandbox",
+    "state-dir",
     "threads",
     "timeout",
     "tls-ciphers",

@@ -71,6 +71,10 @@ struct h2_stream {
     struct reply rep;
     uint64_t sent;   /* body bytes in DATA frames so far */
     bool short_file; /* the file ended before the reply's length */
+    uint64_t dropped; /* request body bytes read and dropped */
+    bool big_body;    /* content-length over H2_DISCARD_MAX */
+    bool replied;     /* the reply's END_STREAM went out */
+    bool cut;         /* RST_STREAM NO_ERROR submitted for the body */
 };
 
 struct h2_session {
@@ -285,6 +289,10 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
             st->host = copy(st, value, valuelen);
         return 0;
     }
+    if (namelen == 14 && memcmp(name, "content-length", 14) == 0)
+        /* nghttp2 has checked it is digits and will check the DATA */
+        st->big_body = valuelen > 19 ||
+                       strtoull((const char *)value, NULL, 10) > H2_DISCARD_MAX;
     if (request_add_field(&st->rq, &st->arena, (const char *)name, namelen,
                           (const char *)value, valuelen, false) != 0)
         st->oom = true;
@@ -592,6 +600,21 @@ static void answer(struct h2_session *s, struct h2_stream *st)
 
 /* ---- frames -------------------------------------------------------------- */
 
+/*
+ * A request body past H2_DISCARD_MAX: once the reply is complete, the
+ * stream ends with RST_STREAM NO_ERROR (RFC 9113 8.1) instead of reading
+ * more of it.
+ */
+static void end_unread(nghttp2_session *ng, struct h2_stream *st)
+{
+    if (st->replied && !st->cut &&
+        nghttp2_session_get_stream_remote_close(ng, st->id) == 0) {
+        st->cut = true;
+        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id,
+                                        NGHTTP2_NO_ERROR);
+    }
+}
+
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
@@ -607,10 +630,16 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
             answer(s, st);
         break;
     case NGHTTP2_DATA:
-        /* a request body is not read; an empty frame asks for nothing */
+        /* a request body is dropped; an empty frame asks for nothing */
         if (frame->hd.length == 0 &&
             !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
             charge_control(s);
+        st = stream_of(s, frame->hd.stream_id);
+        if (st && !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+            st->dropped += frame->hd.length;
+            if (st->dropped > H2_DISCARD_MAX)
+                end_unread(ng, st);
+        }
         break;
     case NGHTTP2_SETTINGS:
         if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
@@ -659,16 +688,20 @@ static int on_invalid_frame_recv(nghttp2_session *ng,
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
-    (void)arg;
+    struct h2_stream *st;
+
     /*
-     * The reply is complete while the client still sends (a body nobody
-     * reads): RFC 9113 8.1 lets the server end the stream with NO_ERROR.
+     * The reply is complete while the client still sends a body nobody
+     * reads: a small one is read and dropped to its end (the client then
+     * reads the answer it came for), a larger one ends the stream now.
      */
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
-        nghttp2_session_get_stream_remote_close(ng, frame->hd.stream_id) == 0)
-        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
-                                        frame->hd.stream_id, NGHTTP2_NO_ERROR);
+        (st = stream_of(arg, frame->hd.stream_id)) != NULL) {
+        st->replied = true;
+        if (st->big_body || st->dropped > H2_DISCARD_MAX)
+            end_unread(ng, st);
+    }
     return 0;
 }
 

@@ -28,7 +28,7 @@ head -c 3145728 /dev/urandom >"$tmp/www/e.bin"
 printf '<!DOCTYPE html><title>x</title>\n' >"$tmp/www/index.html"
 files="a.css b.js c.bin d.bin e.bin index.html"
 
-"$bin" --listen https://127.0.0.1:0 --tls-self-signed --access-log "$tmp/access" \
+"$bin" --listen https://127.0.0.1:0 --tls-self-signed --state-dir "$tmp/state" --access-log "$tmp/access" \
   "$tmp/www" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 200); do

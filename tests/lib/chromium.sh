@@ -34,7 +34,7 @@ chromium_cleanup() {
 fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
 
 serve() { serve_on http 127.0.0.1:0 "$@"; }
-serve_https() { serve_on https https://127.0.0.1:0 --tls-self-signed "$@"; }
+serve_https() { serve_on https https://127.0.0.1:0 --tls-self-signed --state-dir "$tmp/state" "$@"; }
 
 # serve_on SCHEME LISTEN OPTION...
 serve_on() {
