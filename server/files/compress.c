@@ -297,6 +297,10 @@ struct compress_cache {
     unsigned q_head, q_len;
     char busy_key[COMPRESS_KEY_LEN]; /* the job being worked on, or "" */
     atomic_uint streams;             /* compress_streams open */
+    /* the keys compress_streams make, and the output they hold for them */
+    char making[COMPRESS_STREAMS_MAX][COMPRESS_KEY_LEN];
+    unsigned n_making;
+    uint64_t tee_bytes;
     bool started, stop;
     pthread_t thread;
 };
@@ -439,12 +443,14 @@ void compress_cache_free(struct compress_cache *c)
 }
 
 struct compress_body *compress_cache_get(struct compress_cache *c,
-                                         const char *key)
+                                         const char *key, const char *alt)
 {
     struct compress_body *b;
 
     pthread_mutex_lock(&c->lock);
     b = find(c, key);
+    if (!b && alt)
+        b = find(c, alt);
     if (b) {
         atomic_fetch_add(&b->refs, 1);
         lru_unlink(c, b);
@@ -645,15 +651,59 @@ bool compress_cache_wait_idle(struct compress_cache *c, int ms)
 struct compress_stream {
     struct feed f;
     size_t pos; /* of f.o, sent so far */
-    struct compress_cache *cache;
+    struct compress_cache *c;
+    /*
+     * The maker of its key: at the end the stream keeps the body under
+     * @key (or a no-gain mark). While @tee, f.o holds the whole output
+     * (counted in c->tee_bytes); any other stream sends its output and
+     * forgets it.
+     */
+    bool maker, tee, no_gain;
+    bool claimed; /* was the maker once */
+    bool kept;    /* the body (or mark) went into the cache */
+    size_t counted; /* of f.o.len, in c->tee_bytes */
+    enum negotiate_encoding enc;
+    struct stat st;
+    char key[COMPRESS_KEY_LEN];
 };
 
 /* Nothing bounds a stream's output but the coding: it is sent as made. */
 #define STREAM_OUT_MAX (SIZE_MAX / 4)
 
-int compress_stream_open(struct compress_cache *c, enum negotiate_encoding enc,
-                         int fd, uint64_t size, struct compress_stream **out)
+/* Whether a stream makes @key now (lock held). */
+static bool making(const struct compress_cache *c, const char *key)
 {
+    for (unsigned i = 0; i < c->n_making; i++)
+        if (strcmp(c->making[i], key) == 0)
+            return true;
+    return false;
+}
+
+/* @cs holds no output for keeping any more (lock held). */
+static void untee(struct compress_cache *c, struct compress_stream *cs)
+{
+    c->tee_bytes -= cs->counted;
+    cs->counted = 0;
+    cs->tee = false;
+}
+
+/* @cs stops being the maker of its key (lock held). */
+static void unclaim(struct compress_cache *c, struct compress_stream *cs)
+{
+    for (unsigned i = 0; cs->maker && i < c->n_making; i++)
+        if (strcmp(c->making[i], cs->key) == 0) {
+            memcpy(c->making[i], c->making[--c->n_making], COMPRESS_KEY_LEN);
+            break;
+        }
+    untee(c, cs);
+    cs->maker = false;
+}
+
+int compress_stream_open(struct compress_cache *c, const char *key,
+                         enum negotiate_encoding enc, int fd,
+                         const struct stat *st, struct compress_stream **out)
+{
+    uint64_t size = (uint64_t)st->st_size;
     struct compress_stream *cs;
     int err;
 
@@ -670,12 +720,81 @@ int compress_stream_open(struct compress_cache *c, enum negotiate_encoding enc,
         atomic_fetch_sub(&c->streams, 1);
         return err;
     }
-    cs->cache = c;
+    cs->c = c;
+    cs->enc = enc;
+    cs->st = *st;
+    snprintf(cs->key, sizeof cs->key, "%s", key);
     pthread_mutex_lock(&c->lock);
     c->stats.streamed++;
+    /* one maker a key: not while the background thread or another stream
+     * makes it, nor a file whose body would not be kept */
+    if (compress_cache_fits(c, size) && !queued(c, key) && !making(c, key) &&
+        c->n_making < COMPRESS_STREAMS_MAX) {
+        memcpy(c->making[c->n_making++], cs->key, COMPRESS_KEY_LEN);
+        cs->maker = cs->tee = cs->claimed = true;
+    }
     pthread_mutex_unlock(&c->lock);
     *out = cs;
     return 0;
+}
+
+/*
+ * The maker's output grew: count it. Past 95% of the file the coding does
+ * not pay (the end keeps a no-gain mark, not the bytes); past the cache's
+ * budget for all makers together, this one stops making (the background
+ * thread makes the body when the stream is closed). Output not kept is
+ * dropped once sent.
+ */
+static void tee_count(struct compress_stream *cs)
+{
+    struct compress_cache *c = cs->c;
+    size_t max_keep = (size_t)(cs->f.size - cs->f.size / 20);
+
+    pthread_mutex_lock(&c->lock);
+    if (cs->tee) {
+        c->tee_bytes += cs->f.o.len - cs->counted;
+        cs->counted = cs->f.o.len;
+        if (cs->f.o.len > max_keep) {
+            cs->no_gain = true;
+            untee(c, cs);
+        } else if (c->tee_bytes > c->cfg.budget) {
+            unclaim(c, cs);
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (!cs->tee && cs->pos > 0) {
+        memmove(cs->f.o.p, cs->f.o.p + cs->pos, cs->f.o.len - cs->pos);
+        cs->f.o.len -= cs->pos;
+        cs->pos = 0;
+    }
+}
+
+/* At the end of the coding: the maker's whole output becomes the kept
+ * body (a no-gain mark when it did not pay), if the file did not change
+ * meanwhile. */
+static void tee_keep(struct compress_stream *cs)
+{
+    struct compress_cache *c = cs->c;
+    size_t len = cs->no_gain ? 0 : cs->f.o.len;
+    struct compress_body *b =
+        unchanged(cs->f.fd, &cs->st) ? malloc(sizeof *b + len) : NULL;
+
+    if (b) {
+        memset(b, 0, sizeof *b);
+        atomic_init(&b->refs, 1); /* the cache's */
+        b->no_gain = cs->no_gain;
+        b->len = len;
+        memcpy(b->key, cs->key, sizeof b->key);
+        memcpy(b->data, cs->f.o.p, len);
+    }
+    pthread_mutex_lock(&c->lock);
+    unclaim(c, cs);
+    if (b) {
+        c->stats.made++;
+        keep(c, b);
+    }
+    pthread_mutex_unlock(&c->lock);
+    cs->kept = true; /* or the file changed: nothing to make again */
 }
 
 ssize_t compress_stream_read(struct compress_stream *cs, char *buf, size_t n)
@@ -683,11 +802,15 @@ ssize_t compress_stream_read(struct compress_stream *cs, char *buf, size_t n)
     size_t have;
 
     while (cs->pos == cs->f.o.len && !cs->f.done) {
-        /* what was made is sent: the buffer starts over */
-        cs->f.o.len = cs->pos = 0;
+        if (!cs->tee) /* what was made is sent: the buffer starts over */
+            cs->f.o.len = cs->pos = 0;
         int err = feed_step(&cs->f);
         if (err)
             return err;
+        if (cs->maker)
+            tee_count(cs);
+        if (cs->maker && cs->f.done)
+            tee_keep(cs);
     }
     have = cs->f.o.len - cs->pos;
     if (n > have)
@@ -701,9 +824,18 @@ void compress_stream_close(struct compress_stream *cs)
 {
     if (!cs)
         return;
+    struct compress_cache *c = cs->c;
+
+    pthread_mutex_lock(&c->lock);
+    unclaim(c, cs);
+    pthread_mutex_unlock(&c->lock);
+    /* it was to make the body and did not get to the end: the background
+     * thread makes it */
+    if (cs->claimed && !cs->kept)
+        compress_cache_queue(c, cs->key, cs->enc, cs->f.fd, &cs->st);
     feed_end(&cs->f);
     free(cs->f.o.p);
     close(cs->f.fd);
-    atomic_fetch_sub(&cs->cache->streams, 1);
+    atomic_fetch_sub(&c->streams, 1);
     free(cs);
 }

@@ -7,10 +7,11 @@
  * A body is compressed once per version of a file: the cache is keyed by a
  * string the caller makes from the file's content ETag, its identity and the
  * coding. Small files are compressed on the calling thread (a bounded stall,
- * docs/compression.md has the figure); larger ones by one background thread
- * while the caller serves the identity body; files above a maximum are never
- * compressed, so memory stays within the byte budget plus the bodies that
- * responses in flight still hold.
+ * docs/compression.md has the figure); larger ones as they are sent
+ * (compress_stream), the first stream making the body to keep, or by one
+ * background thread; files above a maximum are never compressed, so memory
+ * stays within the byte budget, the makers' output (bounded by the budget
+ * too) and the bodies that responses in flight still hold.
  */
 #ifndef BENEATH_FILES_COMPRESS_H
 #define BENEATH_FILES_COMPRESS_H
@@ -91,11 +92,12 @@ int compress_cache_new(struct compress_cache **out,
 void compress_cache_free(struct compress_cache *c);
 
 /*
- * compress_cache_get - the body kept under @key, with a reference for the
- * caller (compress_body_put it), or NULL.
+ * compress_cache_get - the body kept under @key, else under @alt (NULL:
+ * none), with a reference for the caller (compress_body_put it), or NULL;
+ * one hit or miss in the counters.
  */
 struct compress_body *compress_cache_get(struct compress_cache *c,
-                                         const char *key);
+                                         const char *key, const char *alt);
 
 /*
  * compress_cache_make - compress @fd (borrowed) whose fstat gave @st with
@@ -132,26 +134,35 @@ void compress_cache_stats(struct compress_cache *c,
                           struct compress_cache_stats *out);
 
 /*
- * A body compressed while it is sent: the first request for a file whose
- * compressed body is not kept yet gets it coded as it goes, while the
- * cache's background thread makes the body to keep (compress_cache_queue).
- * The bytes are the ones compress_fd makes of the same file at
- * COMPRESS_FAST, so the kept body and the streamed one are the same
- * representation under the same ETag. The length is known only at the end.
+ * A body compressed while it is sent: a request for a file whose
+ * compressed body is not kept yet gets it coded as it goes, and the first
+ * such stream of a key makes the body to keep: its whole output goes into
+ * the cache at its end (a no-gain mark when the coding did not pay; not
+ * when the file changed meanwhile). The makers' output held meanwhile is
+ * bounded by the cache's budget; a maker past it, or closed before its
+ * end (the client left), leaves the body to the background thread
+ * (compress_cache_queue). The bytes are the ones compress_fd makes of the
+ * same file at COMPRESS_FAST (the same encoder fed the same blocks), so a
+ * body made either way is the same representation under the same ETag.
+ * The length is known only at the end.
  */
 struct compress_stream;
 
 /*
- * compress_stream_open - code the first @size bytes of @fd with @enc as
- * they are read. On success the stream owns @fd (compress_stream_close
- * closes it); on an error the caller still does. At most
- * COMPRESS_STREAMS_MAX are open in @c at once.
+ * compress_stream_open - code the file @fd whose fstat gave @st with @enc
+ * as it is read, for @key (the cache key its body is kept under). On
+ * success the stream owns @fd (compress_stream_close closes it); on an
+ * error the caller still does. At most COMPRESS_STREAMS_MAX are open in @c
+ * at once; a stream makes the body to keep unless another stream or the
+ * background thread makes @key, or the file is larger than the budget
+ * (compress_cache_fits).
  *
  * Returns 0 and the stream in *@out; -EBUSY when that many are open;
  * -ENOMEM.
  */
-int compress_stream_open(struct compress_cache *c, enum negotiate_encoding enc,
-                         int fd, uint64_t size, struct compress_stream **out);
+int compress_stream_open(struct compress_cache *c, const char *key,
+                         enum negotiate_encoding enc, int fd,
+                         const struct stat *st, struct compress_stream **out);
 
 /*
  * compress_stream_read - up to @n next bytes of the coded body into @buf.
@@ -162,8 +173,9 @@ int compress_stream_open(struct compress_cache *c, enum negotiate_encoding enc,
  */
 ssize_t compress_stream_read(struct compress_stream *cs, char *buf, size_t n);
 
-/* compress_stream_close - release @cs and its fd; NULL is ignored. The
- * cache @cs came from must still exist. */
+/* compress_stream_close - release @cs and its fd (a maker cut short queues
+ * its key for the background thread first); NULL is ignored. The cache @cs
+ * came from must still exist. */
 void compress_stream_close(struct compress_stream *cs);
 
 /*

@@ -256,47 +256,75 @@ static bool streamable(struct req *r)
 }
 
 /*
- * The compressed body of the plan's file in @enc, with a reference for the
- * caller, or NULL. Kept under the file's content ETag @etag and the coding
- * (plus the file's identity when the tag is not a content hash yet); made
- * here for a small file, queued for the background thread for a larger
- * one (not while the content hash is @pending: the body is then made once,
- * under the content tag, rather than once under each tag), which this
- * request then gets coded as it is sent when *@stream comes back true,
- * else uncompressed.
+ * The cache keys of the plan's file in @enc: @key under its content tag
+ * @etag when there is one; @vkey under the file's version (its mtime-size
+ * tag, device, inode and ctime, which any change of the file moves), the
+ * key without a content tag, and the one a body made while the content
+ * hash was pending is kept under.
  */
-static struct compress_body *compressed(struct req *r,
-                                        enum negotiate_encoding enc,
-                                        const char *etag, bool pending,
-                                        bool *stream)
+static void keys(const struct plan *p, enum negotiate_encoding enc,
+                 const char *etag, char key[COMPRESS_KEY_LEN],
+                 char vkey[COMPRESS_KEY_LEN])
 {
-    const struct plan *p = r->plan;
-    struct compress_cache *cc = r->conf->compress_cache;
-    char key[COMPRESS_KEY_LEN], mtag[ETAG_LEN];
-    struct compress_body *b;
+    char mtag[ETAG_LEN];
 
-    *stream = false;
     etag_cache_mtime_etag(&p->st, mtag);
-    if (etag[0] && strcmp(etag, mtag) != 0) {
-        snprintf(key, sizeof key, "%s %s", etag, negotiate_token(enc));
-    } else {
-        snprintf(key, sizeof key, "%s %s %jx:%jx", mtag, negotiate_token(enc),
-                 (uintmax_t)p->st.st_dev, (uintmax_t)p->st.st_ino);
-    }
-    b = compress_cache_get(cc, key);
+    snprintf(vkey, COMPRESS_KEY_LEN, "%s %s %jx:%jx %jx.%09ld", mtag,
+             negotiate_token(enc), (uintmax_t)p->st.st_dev,
+             (uintmax_t)p->st.st_ino, (uintmax_t)p->st.st_ctim.tv_sec,
+             p->st.st_ctim.tv_nsec);
+    if (etag[0] && strcmp(etag, mtag) != 0)
+        snprintf(key, COMPRESS_KEY_LEN, "%s %s", etag, negotiate_token(enc));
+    else
+        memcpy(key, vkey, COMPRESS_KEY_LEN);
+}
+
+/*
+ * The compressed body of the plan's file in @enc, with a reference for the
+ * caller (*@cb), or, while none is kept, the file coded as it is sent: a
+ * GET's stream (*@cs, which owns the plan's fd from now on and makes the
+ * body to keep), a HEAD's promise of one (*@cs NULL). Returns false for
+ * the identity file.
+ *
+ * A body is kept under the content ETag @etag and the coding, or, while
+ * the content hash is @pending, under the file's version (keys): made here
+ * for a small file, as it is sent for a larger one, or by the background
+ * thread for a request that cannot be streamed (a Range: it gets the
+ * identity file); not queued while the hash is pending, so that it is made
+ * once rather than under each key.
+ */
+static bool compressed(struct req *r, enum negotiate_encoding enc,
+                       const char *etag, bool pending,
+                       struct compress_body **cb, struct compress_stream **cs)
+{
+    struct plan *p = r->plan;
+    struct compress_cache *cc = r->conf->compress_cache;
+    char key[COMPRESS_KEY_LEN], vkey[COMPRESS_KEY_LEN];
+    struct compress_body *b;
+    bool coded = false;
+
+    *cs = NULL;
+    keys(p, enc, etag, key, vkey);
+    b = compress_cache_get(cc, key, strcmp(key, vkey) ? vkey : NULL);
     if (!b && (uint64_t)p->st.st_size <= COMPRESS_SYNC_MAX) {
         b = compress_cache_make(cc, key, enc, p->fd, &p->st);
+    } else if (!b && streamable(r) && r->rq->method == HTTP_GET &&
+               compress_stream_open(cc, pending ? vkey : key, enc, p->fd,
+                                    &p->st, cs) == 0) {
+        p->fd = -1; /* the stream owns it now */
+        coded = true;
     } else if (!b) {
         if (!pending)
             compress_cache_queue(cc, key, enc, p->fd, &p->st);
-        *stream = streamable(r);
+        /* a HEAD says what its GET would get: coded as it is sent */
+        coded = streamable(r) && r->rq->method == HTTP_HEAD;
     }
     if (b && b->no_gain) {
         compress_body_put(b);
         b = NULL;
-        *stream = false;
     }
-    return b;
+    *cb = b;
+    return coded || b;
 }
 
 static void body_put(void *b)
@@ -392,18 +420,8 @@ static bool variant(struct req *r, enum negotiate_encoding enc,
                     struct compress_stream **cs)
 {
     struct plan *p = r->plan;
-    bool stream;
 
-    *cs = NULL;
-    *cb = compressed(r, enc, m->etag, m->ev.pending, &stream);
-    if (!*cb && stream && r->rq->method == HTTP_GET) {
-        if (compress_stream_open(r->conf->compress_cache, enc, p->fd,
-                                 (uint64_t)p->st.st_size, cs) == 0)
-            p->fd = -1; /* the stream owns it now */
-        else
-            stream = false; /* as many as may be are open: identity */
-    }
-    if (!*cb && !stream)
+    if (!compressed(r, enc, m->etag, m->ev.pending, cb, cs))
         return false;
     p->encoding = negotiate_token(enc);
     r->out->res.encoding = p->encoding; /* for the log and metrics */

@@ -40,11 +40,13 @@ words 102400 "$tmp/www/style.css"
 files="page.html app.js style.css"
 
 start() { # OPTION...
+  : >"$tmp/err" # now, not in the child: the last server's lines are gone
   "$bin" --listen 127.0.0.1:0 --listen https://127.0.0.1:0 --tls-self-signed \
     --state-dir "$tmp/state" --access-log off "$@" "$tmp/www" 2>"$tmp/err" &
   pid=$!
   for _ in $(seq 200); do
-    grep -q 'listening on https://' "$tmp/err" && break
+    # the root's line comes after every listening line, whole
+    grep -q '^beneath: root ' "$tmp/err" 2>/dev/null && break
     kill -0 "$pid" 2>/dev/null || fail "beneath exited"
     sleep 0.05
   done

@@ -31,7 +31,8 @@ head -c 3145728 /dev/urandom >"$tmp/3m"
   --state-dir "$tmp/state" --access-log off "$tmp/www" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 200); do
-  grep -q 'listening on https://' "$tmp/err" && break
+  # the root's line comes after every listening line, whole
+  grep -q '^beneath: root ' "$tmp/err" 2>/dev/null && break
   kill -0 "$pid" 2>/dev/null || fail "beneath exited"
   sleep 0.05
 done

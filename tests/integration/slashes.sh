@@ -38,7 +38,8 @@ htpasswd -cbB -C 5 "$tmp/htpasswd" ann pw >/dev/null 2>&1
   "$tmp/www" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 200); do
-  grep -q 'listening on https://' "$tmp/err" && break
+  # the root's line comes after every listening line, whole
+  grep -q '^beneath: root ' "$tmp/err" 2>/dev/null && break
   kill -0 "$pid" 2>/dev/null || fail "beneath exited"
   sleep 0.05
 done
