@@ -210,7 +210,8 @@ START_TEST(budget_lru_and_holders)
     ck_assert_ptr_nonnull(held);
     ck_assert_uint_eq(sizeof *held + held->len, one);
     compress_body_put(compress_cache_make(c, "k2", NEGOTIATE_GZIP, fd, &st));
-    compress_body_put(compress_cache_get(c, "k1", NULL)); /* k1 is now the newest */
+    compress_body_put(
+        compress_cache_get(c, "k1", NULL)); /* k1 is now the newest */
     compress_body_put(compress_cache_make(c, "k3", NEGOTIATE_GZIP, fd, &st));
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.entries, 2);
@@ -341,8 +342,8 @@ static unsigned char *drain(struct compress_stream *cs, size_t step,
  * stream of the key at the same time makes nothing; the kept body is that
  * output, byte for byte.
  */
-static const enum negotiate_encoding codings[] = {
-    NEGOTIATE_GZIP, NEGOTIATE_BR, NEGOTIATE_ZSTD};
+static const enum negotiate_encoding codings[] = {NEGOTIATE_GZIP, NEGOTIATE_BR,
+                                                  NEGOTIATE_ZSTD};
 
 LOOP_TEST(stream_is_the_body, codings)
 {
@@ -439,8 +440,8 @@ START_TEST(stream_cut_large_noise_and_limit)
                                               dup(fd), &st, &open_[i]),
                          0);
     int extra = dup(fd);
-    ck_assert_int_eq(compress_stream_open(c, "many", NEGOTIATE_GZIP, extra,
-                                          &st, &open_[COMPRESS_STREAMS_MAX]),
+    ck_assert_int_eq(compress_stream_open(c, "many", NEGOTIATE_GZIP, extra, &st,
+                                          &open_[COMPRESS_STREAMS_MAX]),
                      -EBUSY);
     close(extra); /* still the caller's on an error */
     for (int i = 0; i < COMPRESS_STREAMS_MAX; i++)

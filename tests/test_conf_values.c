@@ -108,7 +108,8 @@ static const struct {
      "digits, !#$%&'*+-.^_`|~; no spaces)\n"},
     {{"--precompressed=br,deflate"},
      {NULL},
-     "--precompressed: 'deflate' is not br, zstd or gzip (or the list is off)\n"},
+     "--precompressed: 'deflate' is not br, zstd or gzip (or the list is "
+     "off)\n"},
     {{"--fallback", "/"},
      {NULL},
      "--fallback: '/' names the root, not a file\n"},

@@ -480,9 +480,8 @@ static void client_close(struct client *c)
 
 /* A request: "name: value" fields, in order, pseudo-fields included, and
  * a body read from @body (NULL: none, END_STREAM on the HEADERS). */
-static int32_t client_request_body(struct client *c,
-                                   const char *const *fields, size_t n,
-                                   const nghttp2_data_provider *body)
+static int32_t client_request_body(struct client *c, const char *const *fields,
+                                   size_t n, const nghttp2_data_provider *body)
 {
     nghttp2_nv nva[32];
 
@@ -826,8 +825,7 @@ START_TEST(post_body_dropped)
         int fd = server_start(&v, &e, NULL, 10);
 
         client_open(&c, fd, 0);
-        client_request_body(&c, post, N_ELEMS(post) - !rows[i].announce,
-                            &prd);
+        client_request_body(&c, post, N_ELEMS(post) - !rows[i].announce, &prd);
         ck_assert_msg(client_run(&c, all_closed, NULL, 10000),
                       "row %zu: not closed", i);
         const struct got *g = &c.got[0];

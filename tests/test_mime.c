@@ -279,9 +279,9 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "mime",
-    .tcases = {{"table", .loops = {LOOP(mime_case), LOOP(compressible_case)}},
-               {"map", .loops = {LOOP(listed_case), LOOP(mapped_case),
-                                 LOOP(map_compressible_case),
-                                 LOOP(bad_file_case), LOOP(item_case),
-                                 LOOP(default_case),
-                                 LOOP(default_spec_case)}}}};
+    .tcases = {
+        {"table", .loops = {LOOP(mime_case), LOOP(compressible_case)}},
+        {"map", .loops = {LOOP(listed_case), LOOP(mapped_case),
+                          LOOP(map_compressible_case), LOOP(bad_file_case),
+                          LOOP(item_case), LOOP(default_case),
+                          LOOP(default_spec_case)}}}};

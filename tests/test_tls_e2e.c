@@ -358,15 +358,14 @@ START_TEST(self_signed_kept)
 
     EXPECT(strstr(first, hfmt("kept in %s;", dir)), "not kept:\n%s", first);
     EXPECT(mode_of(key) == 0600 && mode_of(cert) == 0644 &&
-               mode_of(dir) == 0700 && mode_of(tree_path(state, "beneath")) ==
-                                           0700,
+               mode_of(dir) == 0700 &&
+               mode_of(tree_path(state, "beneath")) == 0700,
            "modes: key %o, cert %o, dirs %o", mode_of(key), mode_of(cert),
            mode_of(dir));
     char *second = self_signed_in(state, &again);
     EXPECT(strncmp(second, fp, strlen(fp)) == 0 && strcmp(again, served) == 0,
            "another certificate at the second start:\n%s", second);
-    EXPECT(strstr(second, hfmt("read from %s;", dir)), "not read:\n%s",
-           second);
+    EXPECT(strstr(second, hfmt("read from %s;", dir)), "not read:\n%s", second);
 
     /* a key group and others may read is no key of ours: a new pair */
     EXPECT(chmod(key, 0644) == 0, "chmod");
@@ -402,9 +401,9 @@ START_TEST(self_signed_kept)
            empty);
     struct server_opts o = {
         .root = www,
-        .args = (const char *[]){"--listen", "https://127.0.0.1:0",
-                                 "--tls-self-signed", "--state-dir", "off",
-                                 NULL},
+        .args =
+            (const char *[]){"--listen", "https://127.0.0.1:0",
+                             "--tls-self-signed", "--state-dir", "off", NULL},
         .env = (const char *[]){hfmt("XDG_STATE_HOME=%s", empty), NULL},
     };
     struct server *s = server_start_opts(&o);
@@ -1177,13 +1176,13 @@ END_TEST
 const struct check_main check_main = {
     .suite = "tls_e2e",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"https", test_setup, .loops = {LOOP(startup_checks)},
-                .tests = {&self_signed_get, &self_signed_kept,
-                          &https_range_and_big,
-                          &https_304_by_etag, &verified_chain, &sighup_swap,
-                          &replicas_same_etag, &big_file_hashed_in_background}},
-               {"front", test_setup,
-                .tests = {&sni_picks_the_chain, &named_cert_checks,
-                          &alpn_choices, &h2_over_tls, &h2_prior_knowledge,
-                          &tickets_resume, &unfinished_handshake_bounded,
-                          &per_ip_limit_from_accept, &fds_come_back}}}};
+    .tcases = {
+        {"https", test_setup, .loops = {LOOP(startup_checks)},
+         .tests = {&self_signed_get, &self_signed_kept, &https_range_and_big,
+                   &https_304_by_etag, &verified_chain, &sighup_swap,
+                   &replicas_same_etag, &big_file_hashed_in_background}},
+        {"front", test_setup,
+         .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
+                   &h2_over_tls, &h2_prior_knowledge, &tickets_resume,
+                   &unfinished_handshake_bounded, &per_ip_limit_from_accept,
+                   &fds_come_back}}}};

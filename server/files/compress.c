@@ -227,8 +227,8 @@ static void feed_end(struct feed *f)
  * the file ended before its size). */
 static int feed_step(struct feed *f)
 {
-    size_t want = f->size - f->off < READ_BLOCK ? (size_t)(f->size - f->off)
-                                                : READ_BLOCK;
+    size_t want =
+        f->size - f->off < READ_BLOCK ? (size_t)(f->size - f->off) : READ_BLOCK;
     ssize_t got = 0;
     int err;
 
@@ -659,8 +659,8 @@ struct compress_stream {
      * forgets it.
      */
     bool maker, tee, no_gain;
-    bool claimed; /* was the maker once */
-    bool kept;    /* the body (or mark) went into the cache */
+    bool claimed;   /* was the maker once */
+    bool kept;      /* the body (or mark) went into the cache */
     size_t counted; /* of f.o.len, in c->tee_bytes */
     enum negotiate_encoding enc;
     struct stat st;

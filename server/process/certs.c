@@ -276,9 +276,8 @@ static int self_signed(const struct conf *c, const char *when)
     char buf[4096], note[4200] = "not kept (made on SIGHUP)";
     int err = when[0] ? tls_material_self_signed(
                             &m, now, TLS_MATERIAL_SELF_SIGNED_DAYS, &d)
-                      : self_signed_get(state_dir(c, buf, sizeof buf),
-                                        c->check, now, &m, &d, note,
-                                        sizeof note);
+                      : self_signed_get(state_dir(c, buf, sizeof buf), c->check,
+                                        now, &m, &d, note, sizeof note);
 
     if (err == 0)
         err = tls_store_put(store, NULL, &m, &d);

@@ -150,8 +150,8 @@ int self_signed_get(const char *dir, bool dry, time_t now,
     if (dfd >= 0)
         close(dfd);
     if (err)
-        snprintf(note, size, "not kept: %s: %s (a new one at each start)",
-                 sub, strerror(-err));
+        snprintf(note, size, "not kept: %s: %s (a new one at each start)", sub,
+                 strerror(-err));
     else
         snprintf(note, size, "kept in %s", sub);
     return 0;

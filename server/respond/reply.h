@@ -87,9 +87,9 @@ struct reply {
     const char *data;           /* BYTES */
     void (*release)(void *arg); /* BYTES: called once, at release */
     void *release_arg;
-    int fd;               /* FD, MULTIPART: owned; else -1 */
-    uint64_t offset;      /* FD */
-    struct multipart *mp; /* MULTIPART: owned */
+    int fd;                     /* FD, MULTIPART: owned; else -1 */
+    uint64_t offset;            /* FD */
+    struct multipart *mp;       /* MULTIPART: owned */
     struct reply_stream stream; /* STREAM: owned (its close is called) */
     /*
      * From the reply cache: the entry the fields and body are borrowed

@@ -552,8 +552,8 @@ void respond_file(struct req *r)
         reply_set_bytes(r->out, (const char *)cb->data + start, len, body_put,
                         cb);
     } else if (cs) {
-        reply_set_stream(r->out, &(struct reply_stream){cs, stream_read,
-                                                        stream_close});
+        reply_set_stream(r->out,
+                         &(struct reply_stream){cs, stream_read, stream_close});
     } else if (streamed) {
         r->out->length = REPLY_LENGTH_UNKNOWN; /* a HEAD: no body */
     } else {

@@ -69,8 +69,8 @@ struct h2_stream {
     bool counted;      /* in conf->in_flight */
     bool has_reply;    /* @rep holds something to release */
     struct reply rep;
-    uint64_t sent;   /* body bytes in DATA frames so far */
-    bool short_file; /* the file ended before the reply's length */
+    uint64_t sent;    /* body bytes in DATA frames so far */
+    bool short_file;  /* the file ended before the reply's length */
     uint64_t dropped; /* request body bytes read and dropped */
     bool big_body;    /* content-length over H2_DISCARD_MAX */
     bool replied;     /* the reply's END_STREAM went out */

@@ -107,9 +107,9 @@ static struct MHD_Response *make(struct reply *r)
          */
         resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
                                                  no_body, NULL, NULL);
-        if (resp && MHD_set_response_options(
-                        resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
-                        MHD_RO_END) != MHD_YES) {
+        if (resp &&
+            MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+                                     MHD_RO_END) != MHD_YES) {
             MHD_destroy_response(resp);
             resp = NULL;
         }
@@ -152,9 +152,9 @@ static struct MHD_Response *make(struct reply *r)
         if (!st)
             return NULL;
         *st = r->stream;
-        resp = MHD_create_response_from_callback(
-            MHD_SIZE_UNKNOWN, REPLY_MHD_STREAM_BLOCK, stream_body, st,
-            stream_done);
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+                                                 REPLY_MHD_STREAM_BLOCK,
+                                                 stream_body, st, stream_done);
         if (!resp) {
             free(st);
             return NULL;

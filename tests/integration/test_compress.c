@@ -4,8 +4,9 @@
  * by libcurl (as curl --compressed does), the default (gzip), --compress
  * off, thresholds and types, the variant's ETag, 304 and Range on the
  * compressed bytes, Vary, sidecars winning, a large file coded as it is
- * sent while its body is compressed in the background, hostile Accept-Encoding values, memory with fifty clients of
- * a 1 GiB file, and beneath-precompress on a tree with symlinks out of it.
+ * sent while its body is compressed in the background, hostile Accept-Encoding
+ * values, memory with fifty clients of a 1 GiB file, and beneath-precompress on
+ * a tree with symlinks out of it.
  */
 #include "harness.h"
 

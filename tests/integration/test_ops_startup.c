@@ -281,13 +281,13 @@ START_TEST(startup_fallback_missing)
 }
 END_TEST
 
-static const struct check_tcase tcase = {
-    "startup",
-    .loops = {{&startup_line, 3},
-              {&startup_auto_fallback, 2},
-              {&startup_ipv6, 2}},
-    .tests = {&startup_fd_budget, &startup_confine_flags_shown,
-              &startup_fallback_missing}};
+static const struct check_tcase tcase = {"startup",
+                                         .loops = {{&startup_line, 3},
+                                                   {&startup_auto_fallback, 2},
+                                                   {&startup_ipv6, 2}},
+                                         .tests = {&startup_fd_budget,
+                                                   &startup_confine_flags_shown,
+                                                   &startup_fallback_missing}};
 
 Suite *ops_startup_suite(void)
 {
