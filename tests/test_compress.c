@@ -347,7 +347,7 @@ static const enum negotiate_encoding codings[] = {NEGOTIATE_GZIP, NEGOTIATE_BR,
 
 LOOP_TEST(stream_is_the_body, codings)
 {
-    const size_t n = 700 * 1024, steps[] = {1, 4093, 32768, 1 << 20};
+    const size_t n = (size_t)700 * 1024, steps[] = {1, 4093, 32768, 1 << 20};
     enum negotiate_encoding enc = codings[_i];
     struct compress_cache *c;
     struct compress_cache_stats s;
@@ -403,9 +403,9 @@ END_TEST
  */
 START_TEST(stream_cut_large_noise_and_limit)
 {
-    const size_t n = 300 * 1024;
+    const size_t n = (size_t)300 * 1024;
     struct compress_cache *c;
-    struct compress_cache_config small = {.budget = 100 * 1024};
+    struct compress_cache_config small = {.budget = (uint64_t)100 * 1024};
     struct compress_stream *cs, *open_[COMPRESS_STREAMS_MAX + 1];
     struct compress_cache_stats s;
     struct stat st, rst;

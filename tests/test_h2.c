@@ -802,8 +802,8 @@ START_TEST(post_body_dropped)
         bool announce, reset;
     } rows[] = {
         {1000, true, false},
-        {200 * 1024, true, false},
-        {200 * 1024, false, false},
+        {(size_t)200 * 1024, true, false},
+        {(size_t)200 * 1024, false, false},
         {H2_DISCARD_MAX, true, false},
         {H2_DISCARD_MAX + 1, true, true},
         {3 * H2_DISCARD_MAX, false, true},
