@@ -15,17 +15,9 @@
 #   cold_compress.sh BENEATH_BIN
 set -euo pipefail
 bin=$1
-for tool in curl gzip brotli zstd python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-cold-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+# shellcheck source=tests/lib/serve.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
+serve_setup beneath-cold curl gzip brotli zstd python3
 
 # text a browser would get: words and markup, compressible, not repetitive
 mkdir "$tmp/www"
@@ -39,26 +31,8 @@ words 1782579 "$tmp/www/app.js"
 words 102400 "$tmp/www/style.css"
 files="page.html app.js style.css"
 
-start() { # OPTION...
-  : >"$tmp/err" # now, not in the child: the last server's lines are gone
-  "$bin" --listen 127.0.0.1:0 --listen https://127.0.0.1:0 --tls-self-signed \
-    --state-dir "$tmp/state" --access-log off "$@" "$tmp/www" 2>"$tmp/err" &
-  pid=$!
-  for _ in $(seq 200); do
-    # the root's line comes after every listening line, whole
-    grep -q '^beneath: root ' "$tmp/err" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-    sleep 0.05
-  done
-  http=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-  https=$(grep -o 'https://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-  [ -n "$http" ] && [ -n "$https" ] || fail "no listening lines"
-}
-stop() {
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  pid=
-}
+start() { serve_both --access-log off "$@" "$tmp/www"; }
+stop() { serve_stop; }
 
 # get PROTO PATH OUT [CURL ARGS...]: the raw body in OUT, the head in OUT.h
 get() {

@@ -10,15 +10,9 @@
 #   h2_post.sh BENEATH_BIN
 set -euo pipefail
 bin=$1
-command -v curl >/dev/null || { echo "skip: curl not installed"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-h2-post-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+# shellcheck source=tests/lib/serve.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
+serve_setup beneath-h2-post curl
 
 mkdir "$tmp/www"
 echo 'HOME' >"$tmp/www/index.html"
@@ -27,18 +21,7 @@ head -c 204800 /dev/urandom >"$tmp/200k"
 head -c 1048576 /dev/urandom >"$tmp/1m"
 head -c 3145728 /dev/urandom >"$tmp/3m"
 
-"$bin" --listen 127.0.0.1:0 --listen https://127.0.0.1:0 --tls-self-signed \
-  --state-dir "$tmp/state" --access-log off "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  # the root's line comes after every listening line, whole
-  grep -q '^beneath: root ' "$tmp/err" 2>/dev/null && break
-  kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-  sleep 0.05
-done
-http=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-https=$(grep -o 'https://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-[ -n "$http" ] && [ -n "$https" ] || fail "no listening lines"
+serve_both --access-log off "$tmp/www"
 
 # post HOW BODY [CURL ARGS...]: "EXIT STATUS VERSION ALLOW"
 post() {

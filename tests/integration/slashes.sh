@@ -11,17 +11,9 @@
 #   slashes.sh BENEATH_BIN
 set -euo pipefail
 bin=$1
-for tool in curl htpasswd; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-slashes-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+# shellcheck source=tests/lib/serve.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
+serve_setup beneath-slashes curl htpasswd
 
 mkdir -p "$tmp/www/private" "$tmp/www/d"
 echo 'HOME' >"$tmp/www/index.html"
@@ -32,20 +24,8 @@ echo 'SECRET' >"$tmp/secret.txt"
 printf '/old-page /new-page.html 301\n/gone/* /new-page.html 302!\n' >"$tmp/redirects"
 htpasswd -cbB -C 5 "$tmp/htpasswd" ann pw >/dev/null 2>&1
 
-"$bin" --listen 127.0.0.1:0 --listen https://127.0.0.1:0 --tls-self-signed \
-  --state-dir "$tmp/state" --redirects "$tmp/redirects" \
-  --auth "/private/**=$tmp/htpasswd" --metrics /metrics --access-log off \
-  "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  # the root's line comes after every listening line, whole
-  grep -q '^beneath: root ' "$tmp/err" 2>/dev/null && break
-  kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-  sleep 0.05
-done
-http=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-https=$(grep -o 'https://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-[ -n "$http" ] && [ -n "$https" ] || fail "no listening lines"
+serve_both --redirects "$tmp/redirects" --auth "/private/**=$tmp/htpasswd" \
+  --metrics /metrics --access-log off "$tmp/www"
 
 # refusals the resolver counted: EXDEV, ELOOP, EACCES (ENOENT is a file
 # not there, which /etc/passwd and the redirect's lookup of /old-page are
