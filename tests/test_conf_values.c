@@ -294,10 +294,10 @@ END_TEST
 /* ---- the command line as python3 -m http.server users type it ---- */
 
 /*
- * A positional PORT or ROOT is the quick form of python3 -m http.server:
- * directories without an index are listed (listing_quick) unless a source
- * names --listing, whichever directory the root is ("beneath 8000 site"
- * as "cd site && beneath 8000").
+ * A positional PORT or ROOT, without --listen, is the quick form of
+ * python3 -m http.server: directories without an index are listed
+ * (listing_quick) unless a source names --listing, whichever directory the
+ * root is ("beneath 8000 site" as "cd site && beneath 8000").
  */
 #define QUICK 1
 static const struct {
@@ -316,12 +316,10 @@ static const struct {
     {{"-p9002"}, ".", "127.0.0.1", {9002}, 0},
     {{"--port=0"}, ".", "127.0.0.1", {0}, 0},
     {{"--root", "www"}, "www", "127.0.0.1", {8080}, 0},
-    /* in one source, --listen and --port add to one list */
-    {{"--listen", "0.0.0.0:1", "-p", "2", "3"},
-     ".",
-     "0.0.0.0",
-     {1, 2, 3},
-     QUICK},
+    /* in one source, --listen and --port add to one list; --listen is no
+     * quick form */
+    {{"--listen", "0.0.0.0:1", "-p", "2", "3"}, ".", "0.0.0.0", {1, 2, 3}, 0},
+    {{"--listen", "0.0.0.0:8000", "site"}, "site", "0.0.0.0", {8000}, 0},
     {{"./8000"}, "./8000", "127.0.0.1", {8080}, QUICK},
     {{"--", "8000"}, ".", "127.0.0.1", {8000}, QUICK},
     {{"--root", "www", "8000"}, "www", "127.0.0.1", {8000}, QUICK},
@@ -359,7 +357,8 @@ LOOP_TEST(port_case, port_rows)
 END_TEST
 
 /* BENEATH_LISTING=off wins over the quick form, as --listing off does;
- * a configuration file or virtual hosts are no quick form. */
+ * a configuration file, virtual hosts or a listener named are no quick
+ * form. */
 static const struct {
     const char *args[MAX_ARGS];
     const char *env[2];
@@ -368,6 +367,7 @@ static const struct {
     {{"8000", "site"}, {"BENEATH_LISTING=off"}},
     {{"8000", "site"}, {"BENEATH_CONFIG="}}, /* an empty file of its own */
     {{"8000", "--vhost", "a.test=site"}, {NULL}},
+    {{"site"}, {"BENEATH_LISTEN=0.0.0.0:8080"}},
 };
 
 LOOP_TEST(quick_listing_not, not_quick)

@@ -222,9 +222,9 @@ int conf_defaults(struct conf *c);
  *
  * A lone number among the arguments is a port (as --port), any other is ROOT.
  * That quick form of python3 -m http.server (a positional PORT or ROOT:
- * "beneath 8000", "beneath 8000 site", "beneath .", no --config file, no
- * --vhost) lists directories without an index (listing_quick) unless a
- * source names --listing.
+ * "beneath 8000", "beneath 8000 site", "beneath .", and no --config file,
+ * --listen or --vhost) lists directories without an index (listing_quick)
+ * unless a source names --listing.
  *
  * Returns 0 (warnings may have been added to @diag), or -EINVAL when at least
  * one error was added to @diag (all problems of all sources are reported, not

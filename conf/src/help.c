@@ -116,9 +116,9 @@ void conf_help(FILE *out, const char *progname)
           "A lone number is a PORT: 'beneath 8000' serves the current "
           "directory on\n"
           "127.0.0.1:8000; a directory named by a number is written ./8000.\n"
-          "Given so (a positional PORT or ROOT, no --config, no --vhost),\n"
-          "directories without an index file are listed, as python3 -m\n"
-          "http.server does, unless --listing says otherwise.\n",
+          "Given so (a positional PORT or ROOT; no --config, --listen or\n"
+          "--vhost), directories without an index file are listed, as\n"
+          "python3 -m http.server does, unless --listing says otherwise.\n",
           out);
     char sighup[sizeof conf_sighup_help + 16];
     snprintf(sighup, sizeof sighup, "SIGHUP %s.", conf_sighup_help);
