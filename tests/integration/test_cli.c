@@ -69,7 +69,8 @@ END_TEST
  * index.html list it, as python3 -m http.server does, and say so at
  * start-up: "beneath 8000 site" as "cd site && beneath 8000". --listing off
  * (or BENEATH_LISTING=off) still wins, and a root named by --root alone,
- * no positional argument, keeps the 403 of a site.
+ * no positional argument, or a server given --listen keeps the 403 of a
+ * site.
  */
 START_TEST(lone_number_lists_cwd)
 {
@@ -82,9 +83,9 @@ START_TEST(lone_number_lists_cwd)
     tree_write_str(w, "notes.txt", "n\n");
     tree_mkdir(w, "photos");
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         char *p = hfmt("%u", free_port());
-        const char *forms[7][5] = {
+        const char *forms[8][5] = {
             {p, NULL},
             {".", "--port", p, NULL},
             {p, w, NULL},
@@ -92,6 +93,7 @@ START_TEST(lone_number_lists_cwd)
             {p, "--listing", "off", NULL},
             {p, NULL},
             {"--port", p, "--root", w, NULL},
+            {"--listen", hfmt("127.0.0.1:%s", p), w, NULL},
         };
         const char *off[] = {"BENEATH_LISTING=off", NULL};
         struct server_opts o = {
