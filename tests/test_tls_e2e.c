@@ -389,6 +389,20 @@ START_TEST(self_signed_kept)
                strncmp(fourth, fp, strlen(fp)) != 0,
            "a certificate with 3 days left was used:\n%s", fourth);
 
+    /* systemd's StateDirectory= (the first of its list) wins */
+    char *sd = tree_new();
+    struct server_opts u = {
+        .root = www,
+        .args = (const char *[]){"--listen", "https://127.0.0.1:0",
+                                 "--tls-self-signed", NULL},
+        .env =
+            (const char *[]){hfmt("STATE_DIRECTORY=%s:/nonexistent", sd), NULL},
+    };
+    struct server *s = server_start_opts(&u);
+    EXPECT(strstr(server_stderr(s), hfmt("kept in %s/tls-self-signed;", sd)),
+           "STATE_DIRECTORY:\n%s", server_stderr(s));
+    server_stop_clean(s);
+
     /* --check and --state-dir off write nothing */
     char *empty = tree_new();
     int ws = beneath_run(
@@ -406,7 +420,7 @@ START_TEST(self_signed_kept)
                              "--tls-self-signed", "--state-dir", "off", NULL},
         .env = (const char *[]){hfmt("XDG_STATE_HOME=%s", empty), NULL},
     };
-    struct server *s = server_start_opts(&o);
+    s = server_start_opts(&o);
     EXPECT(strstr(server_stderr(s), "not kept (no state directory)"),
            "--state-dir off:\n%s", server_stderr(s));
     server_stop_clean(s);
