@@ -266,6 +266,7 @@ struct got {
     bool end_on_headers; /* END_STREAM on the response's HEADERS */
     bool closed;
     uint32_t error; /* the stream's error code (RST_STREAM) */
+    bool reset;     /* a RST_STREAM came (NO_ERROR too) */
 };
 
 struct client {
@@ -388,6 +389,8 @@ static int c_frame(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
     if (frame->hd.type == NGHTTP2_HEADERS &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         g->end_on_headers = true;
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+        g->reset = true;
     if (frame->hd.type == NGHTTP2_DATA) {
         g->data_frames++;
         if (frame->hd.length > g->max_frame)
@@ -475,9 +478,10 @@ static void client_close(struct client *c)
     close(c->fd);
 }
 
-/* A request: "name: value" fields, in order, pseudo-fields included. */
-static int32_t client_request(struct client *c, const char *const *fields,
-                              size_t n)
+/* A request: "name: value" fields, in order, pseudo-fields included, and
+ * a body read from @body (NULL: none, END_STREAM on the HEADERS). */
+static int32_t client_request_body(struct client *c, const char *const *fields,
+                                   size_t n, const nghttp2_data_provider *body)
 {
     nghttp2_nv nva[32];
 
@@ -495,11 +499,17 @@ static int32_t client_request(struct client *c, const char *const *fields,
                 NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE,
         };
     }
-    int32_t id = nghttp2_submit_request(c->ng, NULL, nva, n, NULL, NULL);
+    int32_t id = nghttp2_submit_request(c->ng, NULL, nva, n, body, NULL);
     ck_assert_int_gt(id, 0);
     ck_assert_uint_lt(c->n_got, MAX_GOT);
     c->got[c->n_got++] = (struct got){.id = id};
     return id;
+}
+
+static int32_t client_request(struct client *c, const char *const *fields,
+                              size_t n)
+{
+    return client_request_body(c, fields, n, NULL);
 }
 
 /* Exchange frames until @done(@c, @arg) or @ms pass or the server leaves;
@@ -755,6 +765,79 @@ START_TEST(large_bodies_flow_control)
     }
     client_close(&c);
     server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
+/* A request body of @arg's size, sent as the windows allow. */
+static ssize_t upload(nghttp2_session *ng, int32_t id, uint8_t *buf,
+                      size_t length, uint32_t *flags, nghttp2_data_source *src,
+                      void *arg)
+{
+    size_t *left = src->ptr;
+
+    (void)ng;
+    (void)id;
+    (void)arg;
+    if (length > *left)
+        length = *left;
+    memset(buf, 'x', length);
+    *left -= length;
+    if (*left == 0)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)length;
+}
+
+/*
+ * A POST with a body, which nothing reads: its 405 goes out at once, and a
+ * body up to H2_DISCARD_MAX (whether announced by content-length or not)
+ * is read to its end and dropped, so the stream closes without a reset (a
+ * client that sends all of it before reading, as curl does, sees the 405);
+ * a larger one ends with RST_STREAM NO_ERROR after the 405.
+ */
+START_TEST(post_body_dropped)
+{
+    static const struct {
+        size_t size;
+        bool announce, reset;
+    } rows[] = {
+        {1000, true, false},
+        {(size_t)200 * 1024, true, false},
+        {(size_t)200 * 1024, false, false},
+        {H2_DISCARD_MAX, true, false},
+        {H2_DISCARD_MAX + 1, true, true},
+        {3 * H2_DISCARD_MAX, false, true},
+    };
+    struct server v;
+    struct client c;
+    struct env e;
+
+    env_open(&e, NULL);
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        size_t left = rows[i].size;
+        char length[48];
+        snprintf(length, sizeof length, "content-length: %zu", rows[i].size);
+        const char *const post[] = {":method: POST", ":scheme: http",
+                                    ":path: /", ":authority: localhost",
+                                    length};
+        nghttp2_data_provider prd = {.source.ptr = &left,
+                                     .read_callback = upload};
+        int fd = server_start(&v, &e, NULL, 10);
+
+        client_open(&c, fd, 0);
+        client_request_body(&c, post, N_ELEMS(post) - !rows[i].announce, &prd);
+        ck_assert_msg(client_run(&c, all_closed, NULL, 10000),
+                      "row %zu: not closed", i);
+        const struct got *g = &c.got[0];
+        ck_assert_msg(g->status == 405 && g->error == NGHTTP2_NO_ERROR,
+                      "row %zu: status %u, error %u", i, g->status, g->error);
+        ck_assert_msg(g->reset == rows[i].reset, "row %zu: reset %d", i,
+                      g->reset);
+        ck_assert_msg(rows[i].reset || left == 0, "row %zu: %zu bytes unsent",
+                      i, left);
+        client_close(&c);
+        server_stop(&v);
+    }
     env_close(&e);
 }
 END_TEST
@@ -1530,7 +1613,7 @@ const struct check_main check_main = {
          .loops = {LOOP(authority_case), LOOP(malformed_case),
                    LOOP(preface_case)},
          .tests = {&large_bodies_flow_control, &multipart_body,
-                   &log_and_metrics}},
+                   &post_body_dropped, &log_and_metrics}},
         {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
         {"limits", .loops = {LOOP(flood_case)},
          .tests = {&idle_goaway, &no_preface, &zero_window_stall, &rapid_reset,

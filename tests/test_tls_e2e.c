@@ -311,6 +311,123 @@ START_TEST(self_signed_get)
 }
 END_TEST
 
+/* The mode bits of @path (0 when it is missing). */
+static unsigned mode_of(const char *path)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0;
+}
+
+/* A --tls-self-signed server with @state as XDG_STATE_HOME: the
+ * fingerprint it printed, and the one it served into *@served. */
+static char *self_signed_in(const char *state, char **served)
+{
+    struct server_opts o = {
+        .root = www,
+        .args = (const char *[]){"--listen", "https://127.0.0.1:0",
+                                 "--tls-self-signed", NULL},
+        .env = (const char *[]){hfmt("XDG_STATE_HOME=%s", state), NULL},
+    };
+    struct server *s = server_start_opts(&o);
+    struct hs *r = https(NULL, https_port(s), "GET", "/index.html", NULL, NULL);
+    char *printed = printed_fingerprint(s);
+
+    EXPECT(r->status == 200 && r->cert_fp, "GET: %ld", r->status);
+    *served = r->cert_fp;
+    EXPECT(strcmp(*served, printed) == 0, "served %s, printed %s", *served,
+           printed);
+    server_stop_clean(s);
+    return hfmt("%s\n%s", printed, server_stderr(s));
+}
+
+/*
+ * --tls-self-signed keeps its certificate and key in the state directory
+ * ($XDG_STATE_HOME/beneath/tls-self-signed, key 0600, directories 0700)
+ * and serves the same one at the next start; a key others may read, or a
+ * certificate in its last 7 days, is replaced; --check and --state-dir off
+ * write nothing.
+ */
+START_TEST(self_signed_kept)
+{
+    char *state = tree_new(), *served, *again, *out, *err;
+    char *dir = tree_path(state, "beneath/tls-self-signed");
+    char *key = tree_path(dir, "key.pem"), *cert = tree_path(dir, "cert.pem");
+    char *first = self_signed_in(state, &served);
+    char *fp = hmem(first, strcspn(first, "\n"));
+
+    EXPECT(strstr(first, hfmt("kept in %s;", dir)), "not kept:\n%s", first);
+    EXPECT(mode_of(key) == 0600 && mode_of(cert) == 0644 &&
+               mode_of(dir) == 0700 &&
+               mode_of(tree_path(state, "beneath")) == 0700,
+           "modes: key %o, cert %o, dirs %o", mode_of(key), mode_of(cert),
+           mode_of(dir));
+    char *second = self_signed_in(state, &again);
+    EXPECT(strncmp(second, fp, strlen(fp)) == 0 && strcmp(again, served) == 0,
+           "another certificate at the second start:\n%s", second);
+    EXPECT(strstr(second, hfmt("read from %s;", dir)), "not read:\n%s", second);
+
+    /* a key group and others may read is no key of ours: a new pair */
+    EXPECT(chmod(key, 0644) == 0, "chmod");
+    char *third = self_signed_in(state, &again);
+    EXPECT(strncmp(third, fp, strlen(fp)) != 0 && mode_of(key) == 0600,
+           "a 0644 key was used:\n%s", third);
+    fp = hmem(third, strcspn(third, "\n"));
+
+    /* one in its last 7 days (3 left): a new pair */
+    EVP_PKEY *k = tls_fixture_key();
+    X509 *x = tls_fixture_cert("localhost", k, NULL, NULL, time(NULL), -60,
+                               3 * TLS_FIXTURE_DAY, false,
+                               "DNS:localhost,IP:127.0.0.1");
+    tls_fixture_write_certs(cert, &x, 1);
+    tls_fixture_write_key(key, k, NULL);
+    EXPECT(chmod(key, 0600) == 0, "chmod");
+    X509_free(x);
+    EVP_PKEY_free(k);
+    char *fourth = self_signed_in(state, &again);
+    EXPECT(strstr(fourth, hfmt("kept in %s;", dir)) &&
+               strncmp(fourth, fp, strlen(fp)) != 0,
+           "a certificate with 3 days left was used:\n%s", fourth);
+
+    /* systemd's StateDirectory= (the first of its list) wins */
+    char *sd = tree_new();
+    struct server_opts u = {
+        .root = www,
+        .args = (const char *[]){"--listen", "https://127.0.0.1:0",
+                                 "--tls-self-signed", NULL},
+        .env =
+            (const char *[]){hfmt("STATE_DIRECTORY=%s:/nonexistent", sd), NULL},
+    };
+    struct server *s = server_start_opts(&u);
+    EXPECT(strstr(server_stderr(s), hfmt("kept in %s/tls-self-signed;", sd)),
+           "STATE_DIRECTORY:\n%s", server_stderr(s));
+    server_stop_clean(s);
+
+    /* --check and --state-dir off write nothing */
+    char *empty = tree_new();
+    int ws = beneath_run(
+        (const char *[]){"--check", "--listen", "https://127.0.0.1:0",
+                         "--tls-self-signed", www, NULL},
+        (const char *[]){hfmt("XDG_STATE_HOME=%s", empty), NULL}, 30000, &out,
+        &err);
+    EXPECT_EXIT(ws, 0, err);
+    EXPECT(mode_of(tree_path(empty, "beneath")) == 0, "--check wrote %s",
+           empty);
+    struct server_opts o = {
+        .root = www,
+        .args =
+            (const char *[]){"--listen", "https://127.0.0.1:0",
+                             "--tls-self-signed", "--state-dir", "off", NULL},
+        .env = (const char *[]){hfmt("XDG_STATE_HOME=%s", empty), NULL},
+    };
+    s = server_start_opts(&o);
+    EXPECT(strstr(server_stderr(s), "not kept (no state directory)"),
+           "--state-dir off:\n%s", server_stderr(s));
+    server_stop_clean(s);
+    EXPECT(mode_of(tree_path(empty, "beneath")) == 0, "off wrote %s", empty);
+}
+END_TEST
+
 START_TEST(https_range_and_big)
 {
     unsigned port;
@@ -1073,12 +1190,13 @@ END_TEST
 const struct check_main check_main = {
     .suite = "tls_e2e",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"https", test_setup, .loops = {LOOP(startup_checks)},
-                .tests = {&self_signed_get, &https_range_and_big,
-                          &https_304_by_etag, &verified_chain, &sighup_swap,
-                          &replicas_same_etag, &big_file_hashed_in_background}},
-               {"front", test_setup,
-                .tests = {&sni_picks_the_chain, &named_cert_checks,
-                          &alpn_choices, &h2_over_tls, &h2_prior_knowledge,
-                          &tickets_resume, &unfinished_handshake_bounded,
-                          &per_ip_limit_from_accept, &fds_come_back}}}};
+    .tcases = {
+        {"https", test_setup, .loops = {LOOP(startup_checks)},
+         .tests = {&self_signed_get, &self_signed_kept, &https_range_and_big,
+                   &https_304_by_etag, &verified_chain, &sighup_swap,
+                   &replicas_same_etag, &big_file_hashed_in_background}},
+        {"front", test_setup,
+         .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
+                   &h2_over_tls, &h2_prior_knowledge, &tickets_resume,
+                   &unfinished_handshake_bounded, &per_ip_limit_from_accept,
+                   &fds_come_back}}}};

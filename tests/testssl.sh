@@ -30,7 +30,7 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir "$dir/www"
 echo hello >"$dir/www/index.html"
-"$bin" "$dir/www" --listen https://127.0.0.1:0 --tls-self-signed \
+"$bin" "$dir/www" --listen https://127.0.0.1:0 --tls-self-signed --state-dir "$dir/state" \
   --access-log off 2>"$dir/err" &
 pid=$!
 port=

@@ -373,6 +373,9 @@ start_server() {
 start_beneath() {
   local log=$1
   shift
+  # emptied here, not in the child: listen_port must not read the line of
+  # an earlier server that wrote LOG
+  : >"$log"
   "${pin_server[@]}" "$beneath_bin" --listen 127.0.0.1:0 --access-log off "$@" 2>"$log" &
   bench_pid=$!
   bench_pids+=("$bench_pid")

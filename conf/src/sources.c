@@ -594,20 +594,20 @@ static bool names(const struct items *it, const char *name)
 }
 
 /*
- * The quick form of python3 -m http.server: a positional PORT or "." and
- * the current directory as the root, no configuration file, no vhost: a
+ * The quick form of python3 -m http.server: a positional PORT or ROOT, and
+ * no configuration file, --listen or vhost (a server set up to be reached
+ * from elsewhere, a unit's or a container's, does not list unless told): a
  * directory without an index is listed, as it does, unless the environment
- * or the command line says --listing.
+ * or the command line says --listing. Which directory is the root does not
+ * matter: "beneath 8000 site" lists what "cd site && beneath 8000" lists.
  */
 static void quick_listing(const struct cli *cli, const struct items *env,
                           const char *config, struct conf *c)
 {
-    bool dot = cli->root_arg && (strcmp(cli->root_arg, ".") == 0 ||
-                                 strcmp(cli->root_arg, "./") == 0);
-
-    if ((cli->port_arg || dot) && !(config && *config) && c->vhost.n == 0 &&
-        c->root && (strcmp(c->root, ".") == 0 || strcmp(c->root, "./") == 0) &&
-        !names(env, "listing") && !names(&cli->it, "listing")) {
+    if ((cli->port_arg || cli->root_arg) && !(config && *config) &&
+        c->vhost.n == 0 && c->root && !names(env, "listing") &&
+        !names(&cli->it, "listing") && !names(env, "listen") &&
+        !names(&cli->it, "listen")) {
         c->listing_quick = !c->listing;
         c->listing = true;
     }

@@ -15,6 +15,7 @@
 #include "process/certs.h"
 
 #include "http/host.h"
+#include "process/self_signed.h"
 #include "tls/store.h"
 #include "transport/tls_front.h"
 
@@ -26,8 +27,6 @@
 
 /* When the self-signed certificate in use was made (0: none). */
 static time_t self_signed_at;
-/* A SIGHUP this close to its end makes a new one. */
-#define SELF_SIGNED_RENEW_DAYS 7
 
 /* The store and the settings of its contexts (certs_open). */
 static struct tls_store *store;
@@ -253,14 +252,32 @@ void certs_close(void)
     tls_front_tickets_free();
 }
 
-/* Make the self-signed default certificate. 0 or -errno after a line. */
-static int self_signed(const char *when)
+/* The state directory of @c, into @buf; NULL: --state-dir off, or no
+ * default can be found. */
+static const char *state_dir(const struct conf *c, char *buf, size_t size)
+{
+    extern char **environ;
+
+    if (c->state_dir)
+        return strcmp(c->state_dir, "off") == 0 ? NULL : c->state_dir;
+    return self_signed_state_dir(environ, buf, size);
+}
+
+/*
+ * The self-signed default certificate: at start-up the one kept in the
+ * state directory, or a new one kept there; on SIGHUP (in its last days,
+ * the sandbox up) a new one in memory. 0 or -errno after a line.
+ */
+static int self_signed(const struct conf *c, const char *when)
 {
     struct tls_material m;
     struct tls_material_diag d;
     time_t now = time(NULL);
-    int err =
-        tls_material_self_signed(&m, now, TLS_MATERIAL_SELF_SIGNED_DAYS, &d);
+    char buf[4096], note[4200] = "not kept (made on SIGHUP)";
+    int err = when[0] ? tls_material_self_signed(
+                            &m, now, TLS_MATERIAL_SELF_SIGNED_DAYS, &d)
+                      : self_signed_get(state_dir(c, buf, sizeof buf), c->check,
+                                        now, &m, &d, note, sizeof note);
 
     if (err == 0)
         err = tls_store_put(store, NULL, &m, &d);
@@ -272,16 +289,16 @@ static int self_signed(const char *when)
     }
     char until[32];
     struct tm tm;
-    self_signed_at = now;
-    time_t end = now + (time_t)TLS_MATERIAL_SELF_SIGNED_DAYS * 86400;
-    gmtime_r(&end, &tm);
+    /* a kept one was made before: its age counts towards its renewal */
+    self_signed_at =
+        m.not_after - (time_t)TLS_MATERIAL_SELF_SIGNED_DAYS * 86400;
+    gmtime_r(&m.not_after, &tm);
     strftime(until, sizeof until, "%Y-%m-%d %H:%M UTC", &tm);
     fprintf(stderr,
             "beneath: %stls: self-signed certificate for localhost, "
-            "127.0.0.1, ::1, valid %d days (until %s; SIGHUP in its "
-            "last %d days makes a new one); SHA-256 fingerprint %s\n",
-            when, TLS_MATERIAL_SELF_SIGNED_DAYS, until, SELF_SIGNED_RENEW_DAYS,
-            m.fingerprint);
+            "127.0.0.1, ::1, valid until %s (a start or SIGHUP in its "
+            "last %d days makes a new one), %s; SHA-256 fingerprint %s\n",
+            when, until, SELF_SIGNED_RENEW_DAYS, note, m.fingerprint);
     /* OpenSSL holds its own copy now: wipe the PEM key */
     tls_material_free(&m);
     return 0;
@@ -356,7 +373,7 @@ int certs_load(const struct conf *c, const char *when)
     if (c->tls_self_signed) {
         err = tls_store_has(store, NULL) && !self_signed_due()
                   ? 0
-                  : self_signed(when);
+                  : self_signed(c, when);
         if (err && !first)
             first = err;
         names[n++] = "";

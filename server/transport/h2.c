@@ -69,8 +69,12 @@ struct h2_stream {
     bool counted;      /* in conf->in_flight */
     bool has_reply;    /* @rep holds something to release */
     struct reply rep;
-    uint64_t sent;   /* body bytes in DATA frames so far */
-    bool short_file; /* the file ended before the reply's length */
+    uint64_t sent;    /* body bytes in DATA frames so far */
+    bool short_file;  /* the file ended before the reply's length */
+    uint64_t dropped; /* request body bytes read and dropped */
+    bool big_body;    /* content-length over H2_DISCARD_MAX */
+    bool replied;     /* the reply's END_STREAM went out */
+    bool cut;         /* RST_STREAM NO_ERROR submitted for the body */
 };
 
 struct h2_session {
@@ -288,6 +292,10 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
             st->host = copy(st, value, valuelen);
         return 0;
     }
+    if (namelen == 14 && memcmp(name, "content-length", 14) == 0)
+        /* nghttp2 has checked it is digits and will check the DATA */
+        st->big_body = valuelen > 19 ||
+                       strtoull((const char *)value, NULL, 10) > H2_DISCARD_MAX;
     if (request_add_field(&st->rq, &st->arena, (const char *)name, namelen,
                           (const char *)value, valuelen, false) != 0)
         st->oom = true;
@@ -361,6 +369,26 @@ static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
     return 0;
 }
 
+/*
+ * A body made while it is sent: how much it yields is known only once it
+ * is made, so its bytes go into nghttp2's own frame buffer @buf (no
+ * NO_COPY), and the stream ends when it says so.
+ */
+static ssize_t stream_read(struct h2_stream *st, uint8_t *buf, size_t length,
+                           uint32_t *flags)
+{
+    const struct reply_stream *rs = &st->rep.stream;
+    ssize_t n = rs->read(rs->arg, (char *)buf, length);
+
+    if (n < 0)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+    if (n == 0)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    st->sent += (uint64_t)n;
+    st->s->progress_ms = st->s->now;
+    return n;
+}
+
 /* nghttp2 asks how much of the body the next DATA frame carries. */
 static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf,
                          size_t length, uint32_t *flags,
@@ -371,8 +399,9 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf,
 
     (void)ng;
     (void)id;
-    (void)buf;
     (void)arg;
+    if (st->rep.body == REPLY_BODY_STREAM)
+        return stream_read(st, buf, length, flags);
     if (left <= length) {
         length = (size_t)left;
         *flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -496,8 +525,10 @@ static int submit(struct h2_session *s, struct h2_stream *st)
             lower[k] = (char)tolower((unsigned char)r->field[i].name[k]);
         nva[n++] = nv(lower, len, r->field[i].value);
     }
-    /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would */
-    if (r->status >= 200 && r->status != 204) {
+    /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would (and
+       nothing when that is not known before the end) */
+    if (r->status >= 200 && r->status != 204 &&
+        r->length != REPLY_LENGTH_UNKNOWN) {
         snprintf(length, sizeof length, "%llu", (unsigned long long)r->length);
         nva[n++] = nv("content-length", 14, length);
     }
@@ -576,6 +607,21 @@ static void answer(struct h2_session *s, struct h2_stream *st)
  * read (frames arrive in order). */
 static const uint8_t drain_ping[8] = "drain\0\0\0";
 
+/*
+ * A request body past H2_DISCARD_MAX: once the reply is complete, the
+ * stream ends with RST_STREAM NO_ERROR (RFC 9113 8.1) instead of reading
+ * more of it.
+ */
+static void end_unread(nghttp2_session *ng, struct h2_stream *st)
+{
+    if (st->replied && !st->cut &&
+        nghttp2_session_get_stream_remote_close(ng, st->id) == 0) {
+        st->cut = true;
+        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id,
+                                        NGHTTP2_NO_ERROR);
+    }
+}
+
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
@@ -591,10 +637,16 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
             answer(s, st);
         break;
     case NGHTTP2_DATA:
-        /* a request body is not read; an empty frame asks for nothing */
+        /* a request body is dropped; an empty frame asks for nothing */
         if (frame->hd.length == 0 &&
             !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
             charge_control(s);
+        st = stream_of(s, frame->hd.stream_id);
+        if (st && !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+            st->dropped += frame->hd.length;
+            if (st->dropped > H2_DISCARD_MAX)
+                end_unread(ng, st);
+        }
         break;
     case NGHTTP2_SETTINGS:
         if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
@@ -646,16 +698,20 @@ static int on_invalid_frame_recv(nghttp2_session *ng,
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
-    (void)arg;
+    struct h2_stream *st;
+
     /*
-     * The reply is complete while the client still sends (a body nobody
-     * reads): RFC 9113 8.1 lets the server end the stream with NO_ERROR.
+     * The reply is complete while the client still sends a body nobody
+     * reads: a small one is read and dropped to its end (the client then
+     * reads the answer it came for), a larger one ends the stream now.
      */
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
-        nghttp2_session_get_stream_remote_close(ng, frame->hd.stream_id) == 0)
-        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
-                                        frame->hd.stream_id, NGHTTP2_NO_ERROR);
+        (st = stream_of(arg, frame->hd.stream_id)) != NULL) {
+        st->replied = true;
+        if (st->big_body || st->dropped > H2_DISCARD_MAX)
+            end_unread(ng, st);
+    }
     return 0;
 }
 

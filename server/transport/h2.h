@@ -56,6 +56,15 @@
 /* Rapid reset: resets (received, or refused streams) in a burst, then per s */
 #define H2_RESET_BURST 200
 #define H2_RESET_RATE 50
+/*
+ * A request body nobody reads (a POST answered 405) is read and dropped up
+ * to this many bytes (nginx's default client_max_body_size), so that a
+ * client that sends all of it before it reads the answer (curl) gets the
+ * answer; past it, or announced larger by content-length, the stream ends
+ * with RST_STREAM NO_ERROR once the reply is sent (RFC 9113 8.1). Reading
+ * costs the server no more than the client's sending does: nothing is kept.
+ */
+#define H2_DISCARD_MAX ((uint64_t)1024 * 1024)
 /* PING, SETTINGS, PRIORITY and empty DATA frames in a burst, then per s */
 #define H2_CONTROL_BURST 1000
 #define H2_CONTROL_RATE 100

@@ -665,6 +665,7 @@ def start_beneath(binary, tmp):
     err = open(os.path.join(tmp, "err"), "w+")
     proc = subprocess.Popen(
         [binary, "--listen", "https://127.0.0.1:0", "--tls-self-signed",
+         "--state-dir", os.path.join(tmp, "state"),
          "--header-timeout", str(HEADER_TIMEOUT), "--timeout", str(TIMEOUT),
          "--access-log", "off", www], stderr=err)
     for _ in range(200):

@@ -75,14 +75,28 @@ static void argv_push(struct argv_buf *a, const char *s)
     a->v[a->n] = NULL;
 }
 
-/* The environment minus BENEATH_*, plus @extra. */
+/*
+ * The environment minus BENEATH_* and the state directories, plus @extra;
+ * unless @extra names one, XDG_STATE_HOME is a new directory of the test's
+ * (what a server keeps across starts, --tls-self-signed's certificate,
+ * stays out of the home directory and out of other tests).
+ */
 static void build_env(struct argv_buf *e, const char **extra)
 {
+    bool state = false;
+
     for (char **p = environ; *p; p++)
-        if (strncmp(*p, "BENEATH_", 8) != 0)
+        if (strncmp(*p, "BENEATH_", 8) != 0 &&
+            strncmp(*p, "XDG_STATE_HOME=", 15) != 0 &&
+            strncmp(*p, "STATE_DIRECTORY=", 16) != 0)
             argv_push(e, *p);
-    for (const char **p = extra; p && *p; p++)
+    for (const char **p = extra; p && *p; p++) {
+        state = state || strncmp(*p, "XDG_STATE_HOME=", 15) == 0 ||
+                strncmp(*p, "STATE_DIRECTORY=", 16) == 0;
         argv_push(e, *p);
+    }
+    if (!state)
+        argv_push(e, hfmt("XDG_STATE_HOME=%s", tree_new()));
 }
 
 #if defined(__x86_64__)

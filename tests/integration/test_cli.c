@@ -65,9 +65,12 @@ START_TEST(lone_number_serves_cwd)
 END_TEST
 
 /*
- * "beneath PORT" or "beneath ." in a directory without index.html lists it,
- * as python3 -m http.server does, and says so at start-up; --listing off
- * still wins, and a ROOT named as a path keeps the 403 of a site.
+ * "beneath PORT", "beneath ." and "beneath PORT ROOT" in a directory without
+ * index.html list it, as python3 -m http.server does, and say so at
+ * start-up: "beneath 8000 site" as "cd site && beneath 8000". --listing off
+ * (or BENEATH_LISTING=off) still wins, and a root named by --root alone,
+ * no positional argument, or a server given --listen keeps the 403 of a
+ * site.
  */
 START_TEST(lone_number_lists_cwd)
 {
@@ -75,24 +78,28 @@ START_TEST(lone_number_lists_cwd)
     static const char line[] =
         "beneath: listing directories without an index file, as python3 -m "
         "http.server does (--listing off: 403)\n";
+    const char *base = strrchr(w, '/') + 1;
 
     tree_write_str(w, "notes.txt", "n\n");
     tree_mkdir(w, "photos");
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 8; i++) {
         char *p = hfmt("%u", free_port());
-        const char *forms[5][4] = {
+        const char *forms[8][5] = {
             {p, NULL},
             {".", "--port", p, NULL},
-            {p, "--listing", "off"},
             {p, w, NULL},
+            {p, hfmt("../%s", base), NULL},
+            {p, "--listing", "off", NULL},
             {p, NULL},
+            {"--port", p, "--root", w, NULL},
+            {"--listen", hfmt("127.0.0.1:%s", p), w, NULL},
         };
         const char *off[] = {"BENEATH_LISTING=off", NULL};
         struct server_opts o = {
-            .no_listen = true, .args = forms[i], .env = i == 4 ? off : NULL};
+            .no_listen = true, .args = forms[i], .env = i == 5 ? off : NULL};
         struct server *s = server_start_opts(&o);
-        bool lists = i < 2;
+        bool lists = i < 4;
         struct http_response *r =
             expect_get(s, "/", lists ? 200 : 403, hfmt("form %d: GET /", i));
 
