@@ -581,6 +581,8 @@ static void ended(struct keeper *k, struct kid *d, int st)
     ended_how(st, how, sizeof how);
     switch (d->state) {
     case KID_STARTING:
+        if (k->stopping && d->gen > 1)
+            break; /* a reload given up: not the server's end */
         if (!kid_find(k, KID_SERVING)) {
             /* the first generation: the keeper ends as it did */
             k->status = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -693,10 +695,10 @@ static void stop(struct keeper *k, int signo)
     }
     k->stopping = true;
     for (struct kid *d = k->kids; d; d = d->next) {
-        if (d->state == KID_STARTING)
-            kill(d->pid, SIGKILL); /* nothing of it serves yet */
+        if (d->state == KID_STARTING && d->gen > 1)
+            kill(d->pid, SIGKILL); /* a reload under way: given up */
         else if (d->fd >= 0)
-            keeper_stop(d->fd, signo);
+            keeper_stop(d->fd, signo); /* the first reads it once it serves */
     }
 }
 
