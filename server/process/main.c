@@ -31,6 +31,7 @@
 #include "resolver.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
+#include "tls/keyless.h"
 #include "transport/daemon.h"
 #include "transport/metrics_server.h"
 #include "transport/probe.h"
@@ -746,6 +747,8 @@ static void server_close(struct server *s)
     free(s->early);
     /* No front runs any more: no handshake can use a certificate. */
     certs_close();
+    keyless_disconnect();
+    keyless_registry_free();
     /* No worker thread is left: every generation but the current is freed. */
     live_free(s->live);
     generation_unref(s->boot);
@@ -820,6 +823,12 @@ static int phase_intake(struct server *s, const char *fd_text)
             m.fd = -1; /* the set owns it */
         } else if (m.type == KEEPER_LISTENER && m.fd >= 0) {
             err = take_listener(&s->ls, &m);
+            m.fd = err ? m.fd : -1;
+        } else if (m.type == KEEPER_KEY) {
+            const char *pem = keeper_field(&m, 1), *why = keeper_field(&m, 2);
+            err = keyless_register(m.data, pem && pem[0] ? pem : NULL, why);
+        } else if (m.type == KEEPER_SIGNER && m.fd >= 0) {
+            err = keyless_connect(m.fd);
             m.fd = err ? m.fd : -1;
         } else if (m.type == KEEPER_METRICS && m.fd >= 0) {
             snprintf(s->metrics_url, sizeof s->metrics_url, "%s",

@@ -8,6 +8,8 @@
  */
 #include "tls/material.h"
 
+#include "tls/keyless.h"
+
 #include "common/elems.h"
 #include "common/handed.h"
 
@@ -481,14 +483,22 @@ static int fill(struct tls_material *m, STACK_OF(X509) * chain, EVP_PKEY *pkey,
     for (i = 0; i < sk_X509_num(chain); i++)
         if (PEM_write_bio_X509(cb, sk_X509_value(chain, i)) != 1)
             goto out_fail;
-    if (PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) != 1)
-        goto out_fail;
     rc = copy_bio(cb, &m->cert_pem, &m->cert_len);
     if (rc < 0)
         goto out_fail;
-    rc = copy_bio(kb, &m->key_pem, &m->key_len);
-    if (rc < 0)
-        goto out_fail;
+    if (keyless_is_stub(pkey)) {
+        /* the keeper's key: the stub itself, there is no text to it */
+        if (EVP_PKEY_up_ref(pkey) != 1)
+            goto out_fail;
+        m->pkey = pkey;
+    } else {
+        if (PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) !=
+            1)
+            goto out_fail;
+        rc = copy_bio(kb, &m->key_pem, &m->key_len);
+        if (rc < 0)
+            goto out_fail;
+    }
     rc = -EIO;
     if (X509_digest(leaf, EVP_sha256(), md, &mdlen) != 1 || mdlen != 32)
         goto out_fail;
@@ -532,18 +542,26 @@ int tls_material_load(struct tls_material *m, const char *cert_file,
     rc = read_file(cert_file, "certificate file", &cert, diag);
     if (rc < 0)
         return rc;
-    rc = read_file(key_file, "key file", &key, diag);
+    char why[256];
+    bool kept = keyless_key_for(key_file, &pkey, why, sizeof why);
+    if (kept && !pkey) {
+        ERROR(diag, "%s: %s", key_file, why);
+        rc = -EKEYREJECTED;
+        goto out_free_files;
+    }
+    rc = kept ? 0 : read_file(key_file, "key file", &key, diag);
     if (rc < 0)
         goto out_free_files;
-    if (password_file != NULL) {
+    if (password_file != NULL && !kept) {
         rc = read_password(password_file, &pass, diag);
         if (rc < 0)
             goto out_free_files;
     }
     rc = read_chain(&cert, cert_file, &chain, diag);
     if (rc < 0)
-        goto out_free_files;
-    rc = read_key(&key, key_file, password_file, pass.data, &pkey, diag);
+        goto out_free_key;
+    if (!kept)
+        rc = read_key(&key, key_file, password_file, pass.data, &pkey, diag);
     /* The key is parsed: no copy of its text or password stays around. */
     file_buf_free(&pass);
     file_buf_free(&key);
@@ -691,6 +709,7 @@ void tls_material_free(struct tls_material *m)
         OPENSSL_cleanse(m->key_pem, m->key_len);
         free(m->key_pem);
     }
+    EVP_PKEY_free(m->pkey);
     free(m->cert_pem);
     memset(m, 0, sizeof(*m));
 }

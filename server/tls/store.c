@@ -136,8 +136,11 @@ static int use_chain(SSL_CTX *ctx, const struct tls_material *m,
 static int use_key(SSL_CTX *ctx, const struct tls_material *m,
                    struct tls_material_diag *diag)
 {
-    BIO *b = BIO_new_mem_buf(m->key_pem, (int)m->key_len);
-    EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+    /* the keeper's key: its stub (keyless.h); else the PEM text */
+    BIO *b = m->pkey ? NULL : BIO_new_mem_buf(m->key_pem, (int)m->key_len);
+    EVP_PKEY *k = m->pkey && EVP_PKEY_up_ref(m->pkey) == 1 ? m->pkey
+                  : b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL)
+                      : NULL;
     int err = 0;
 
     if (!k || SSL_CTX_use_PrivateKey(ctx, k) != 1 ||
