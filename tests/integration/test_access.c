@@ -262,7 +262,12 @@ START_TEST(auth_whole_site)
 }
 END_TEST
 
-/* SIGHUP re-reads the file; a broken or missing file keeps the old users. */
+/*
+ * SIGHUP: a new serving process reads the file; one that is broken or
+ * missing stops that process before it serves (its message with
+ * FILE:LINE), and the old one serves on with the users read before. A
+ * user removed from the file is refused from the reload on.
+ */
 START_TEST(auth_reload)
 {
     char *users, *www = auth_site(&users);
@@ -271,9 +276,8 @@ START_TEST(auth_reload)
 
     EXPECT(curl_u(s, "/", "alice:s3cret pass", NULL) == 200, "before");
     htpasswd_add(users, "alice", "new pass", false);
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "re-read (2 users)", 5000),
-           "no reload line:\n%s", server_stderr(s));
+    EXPECT(server_reload(s, 10000) > 0, "no new generation:\n%s",
+           server_stderr(s));
     EXPECT(curl_u(s, "/", "alice:s3cret pass", NULL) == 401,
            "the old password after SIGHUP");
     EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 200, "the new one");
@@ -282,21 +286,30 @@ START_TEST(auth_reload)
     ck_assert_ptr_nonnull(f);
     fputs("carol:$apr1$7EAU.9L4$Ej0EWQj9BdxjSlUM.HXWW1\n", f);
     fclose(f);
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "keeping the users read before", 5000),
-           "no keep line:\n%s", server_stderr(s));
-    EXPECT(strstr(server_stderr(s), ":3: user 'carol': MD5 ($apr1$) is "
-                                    "refused"),
+    EXPECT(server_reload(s, 10000) == 0, "a broken file was applied:\n%s",
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), hfmt("beneath: SIGHUP: auth: %s:3: user "
+                                         "'carol': MD5 ($apr1$) is refused",
+                                         users)),
            "the reason with FILE:LINE:\n%s", server_stderr(s));
     EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 200,
            "alice after a broken reload");
     unlink(users);
-    server_signal(s, SIGHUP);
-    EXPECT(
-        file_wait_for(s->err_path, "No such file or directory; keeping", 5000),
-        "no line for the missing file:\n%s", server_stderr(s));
+    EXPECT(server_reload(s, 10000) == 0, "a missing file was applied:\n%s",
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), hfmt("beneath: SIGHUP: auth: %s: No such "
+                                         "file or directory",
+                                         users)),
+           "no line for the missing file:\n%s", server_stderr(s));
     EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 200,
            "alice after the file went");
+    /* alice removed: refused once the file without her is read */
+    htpasswd_add(users, "bob", "hunter2", true);
+    EXPECT(server_reload(s, 10000) > 0, "no new generation:\n%s",
+           server_stderr(s));
+    EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 401,
+           "alice, removed from the file, after SIGHUP");
+    EXPECT(curl_u(s, "/", "bob:hunter2", NULL) == 200, "bob after SIGHUP");
     server_stop_clean(s);
 }
 END_TEST
