@@ -52,6 +52,8 @@ _Static_assert(sizeof FRONT_HTTPS_PORT_TEXT - 1 == 42,
 #define ACCEPT_BATCH 64
 /* After EMFILE and the like: listeners rest this long (ms). */
 #define ACCEPT_PAUSE_MS 100
+/* front_drain waits at most this long for the loops to stop accepting. */
+#define DRAIN_WAIT_MS 1000
 
 enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
@@ -93,7 +95,8 @@ struct front {
     unsigned n_loops;
     _Atomic(struct front_conn *) *handoff;
     size_t n_handoff;
-    _Atomic int phase; /* enum phase */
+    _Atomic int phase;         /* enum phase */
+    atomic_uint loops_drained; /* loops whose listeners are out */
 };
 
 static int64_t mono_ms(void)
@@ -596,6 +599,8 @@ static void drain_loop(struct front_loop *l)
         return;
     listeners_set(l, EPOLL_CTL_DEL);
     l->drained = true;
+    /* what this loop accepted is admitted (counted) or closed by now */
+    atomic_fetch_add(&l->f->loops_drained, 1);
     for (struct front_conn *fc = l->head; fc; fc = fc->next)
         n += fc->state == ST_SESSION;
     struct front_conn **v2 = n ? calloc(n, sizeof *v2) : NULL;
@@ -620,6 +625,16 @@ void front_drain(struct front *f)
     atomic_store(&f->phase, PHASE_DRAIN);
     for (unsigned i = 0; i < f->n_loops; i++)
         (void)!write(f->loops[i].stop.fd, &one, sizeof one);
+    /*
+     * Until each loop has taken its listeners out, it may still accept; a
+     * caller that counts connections next (to exit at 0) must not miss
+     * one accepted after the count, which its exit would reset.
+     */
+    int64_t until = mono_ms() + DRAIN_WAIT_MS;
+    while (atomic_load(&f->loops_drained) < f->n_loops && mono_ms() < until) {
+        struct timespec ms = {.tv_nsec = 1000000};
+        nanosleep(&ms, NULL);
+    }
 }
 
 /* ---- the loop ------------------------------------------------------------ */

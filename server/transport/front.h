@@ -163,8 +163,9 @@ void front_stop(struct front *f);
 /*
  * front_drain - accept no more (the listening sockets stay open: another
  * process may be accepting on them); connections already accepted go on,
- * and each HTTP/2 session is told at once (GOAWAY). Any thread. NULL is
- * allowed.
+ * and each HTTP/2 session is told at once (GOAWAY). Returns once every
+ * loop has stopped accepting (each connection it accepted is counted by
+ * then), or after DRAIN_WAIT_MS. Any thread but a loop's. NULL is allowed.
  */
 void front_drain(struct front *f);
 
