@@ -221,6 +221,12 @@ bool server_drained(const struct server *s, int ms);
  * in time. Call it with no other reload under way.
  */
 pid_t server_reload(struct server *s, int ms);
+/*
+ * server_reload_refused - server_reload (10 s), which must keep the old
+ * configuration: stderr says @why, and the serving process is the one that
+ * served before.
+ */
+void server_reload_refused(struct server *s, const char *why);
 
 /* Number of open fds of process @pid (/proc/PID/fd), -1 if unknown. */
 int pid_fd_count(pid_t pid);
@@ -324,6 +330,12 @@ struct raw_conn *raw_connect_host(const char *host, unsigned port);
 /* raw_connect_host from the local address @src (NULL: the kernel's choice). */
 struct raw_conn *raw_connect_from(const char *src, const char *host,
                                   unsigned port);
+/*
+ * A TCP port of 127.0.0.1 free now (bound once, by the kernel's choice, and
+ * closed): not in use by a client's connection either, which a port that
+ * merely nobody listens on may be.
+ */
+unsigned free_port(void);
 /* raw_connect, failing the test (with errno) when it cannot connect. */
 struct raw_conn *raw_open(unsigned port);
 /* raw_open to @s, one GET / answered 200 and the connection kept open: a

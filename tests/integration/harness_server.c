@@ -490,6 +490,20 @@ pid_t server_reload(struct server *s, int ms)
     return (pid_t)strtol(pid + 5, NULL, 10);
 }
 
+void server_reload_refused(struct server *s, const char *why)
+{
+    pid_t serving = server_serving_pid(s);
+
+    EXPECT(server_reload(s, 10000) == 0,
+           "SIGHUP: applied, want the old configuration kept (%s):\n%s", why,
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), why), "SIGHUP: '%s' not said:\n%s", why,
+           server_stderr(s));
+    EXPECT(server_serving_count(s) == 1 && server_serving_pid(s) == serving,
+           "SIGHUP: the old serving process (pid %d) is not the one left",
+           (int)serving);
+}
+
 int pid_fd_count(pid_t pid)
 {
     char *p = hfmt("/proc/%d/fd", (int)pid);

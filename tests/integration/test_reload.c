@@ -13,16 +13,13 @@
  */
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -146,12 +143,11 @@ START_TEST(reload_bad_file_keeps_old)
 {
     char *d = tree_new();
     struct server *s = start_conf(d, "header = X-Gen: one\n");
-    pid_t first = server_serving_pid(s);
 
     char *conf =
         write_conf(d, "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
-    EXPECT(server_reload(s, 10000) == 0, "a file with errors was applied:\n%s",
-           server_stderr(s));
+    server_reload_refused(s, "beneath: SIGHUP: the configuration has "
+                             "errors" KEPT);
     char *e = server_stderr(s);
     EXPECT(strstr(e, hfmt("beneath: SIGHUP: %s:2: threads: 0 is out of range "
                           "1..1024\n",
@@ -160,12 +156,8 @@ START_TEST(reload_bad_file_keeps_old)
                               "expected GLOB[,GLOB...]=VALUE\n",
                               conf)) != NULL,
            "the errors are not named with FILE:LINE:\n%s", e);
-    EXPECT(strstr(e, "beneath: SIGHUP: the configuration has errors" KEPT) !=
-               NULL,
-           "no line says the old configuration stays:\n%s", e);
     /* the keeper found the errors: no serving process was started */
-    EXPECT(!strstr(e, "starting generation") && server_serving_count(s) == 1 &&
-               server_serving_pid(s) == first,
+    EXPECT(!strstr(e, "starting generation"),
            "a serving process was started for a file with errors:\n%s", e);
     struct http_response *r = raw_get(s->port, "/");
     EXPECT(r->status == 200 && strcmp(header_of(r, "X-Gen"), "one") == 0,
@@ -213,15 +205,7 @@ START_TEST(reload_listen_needs_restart)
     expect_get(s, "/dir/", 403, "a directory without --listing");
 
     /* the port this file names: free now, and it must stay free */
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
-           "no free port");
-    close(fd);
-    unsigned other = ntohs(sa.sin_port);
+    unsigned other = free_port();
     write_conf(
         d, hfmt("listen = 127.0.0.1:%u\nthreads = 1\nlisting = on\n", other));
     pid_t next = server_reload(s, 10000);
