@@ -4,8 +4,9 @@
  * --tls-self-signed (fingerprint printed = certificate served), a chain made
  * here and verified by libcurl against its own CA, GET, Range and big bodies
  * over TLS, 304 by content ETag, HSTS on HTTPS only, SIGHUP certificate swap
- * (new connections get the new one, an open keep-alive connection goes on, a
- * bad new one is refused), start-up checks (exit 2 with the file named), two
+ * (new connections get the new one, a keep-alive client fails no request, a
+ * bad new one is refused; each reload a new serving process), start-up
+ * checks (exit 2 with the file named), two
  * servers over two copies of a tree with different mtimes (same ETag), and a
  * big file served without an ETag until its hash is ready.
  *
@@ -523,11 +524,6 @@ START_TEST(verified_chain)
 }
 END_TEST
 
-static bool wait_stderr(const struct server *s, const char *needle, int ms)
-{
-    return file_wait_for(s->err_path, needle, ms);
-}
-
 START_TEST(sighup_swap)
 {
     pki_build();
@@ -541,37 +537,47 @@ START_TEST(sighup_swap)
     EXPECT(r->status == 200 && r->cert_cn && strcmp(r->cert_cn, "leaf-a") == 0,
            "before: %ld %s", r->status, r->cert_cn ? r->cert_cn : "?");
 
-    /* New files in place, then SIGHUP. */
+    /* New files in place, then SIGHUP: a new serving process loads them,
+     * the old one drains and exits. */
     pki_leaf("leaf-b", -DAY, 90 * DAY, pki.cert, pki.key, false);
-    server_signal(s, SIGHUP);
-    EXPECT(wait_stderr(s, "SIGHUP: tls: certificate", 10000), "no reload line");
+    EXPECT(server_reload(s, 15000) > 0, "the new certificate is not served");
+    EXPECT(
+        strstr(server_stderr(s),
+               hfmt("beneath: SIGHUP: tls: certificate %s loaded", pki.cert)),
+        "no load line of the new generation");
     r = https(NULL, port, "GET", "/index.html", NULL, pki.ca);
     EXPECT(r->curl_result == CURLE_OK && r->status == 200 && r->cert_cn &&
                strcmp(r->cert_cn, "leaf-b") == 0,
            "a new connection after SIGHUP: %s, %ld, CN %s",
            curl_easy_strerror((CURLcode)r->curl_result), r->status,
            r->cert_cn ? r->cert_cn : "?");
-    /* The keep-alive connection made before goes on, on the same TCP. */
+    /* The keep-alive client made before fails no request: the old process
+     * closed its idle connection when it drained, and the client's next
+     * request goes on a new connection, to the new certificate. */
     r = https(old, port, "GET", "/range.txt", NULL, pki.ca);
-    EXPECT(r->status == 200 && r->connects == 0,
-           "old connection after SIGHUP: %ld, %ld new connections", r->status,
-           r->connects);
+    EXPECT(r->curl_result == CURLE_OK && r->status == 200 && r->connects == 1 &&
+               r->cert_cn && strcmp(r->cert_cn, "leaf-b") == 0,
+           "the old client after SIGHUP: %s, %ld, %ld new connections, CN %s",
+           curl_easy_strerror((CURLcode)r->curl_result), r->status, r->connects,
+           r->cert_cn ? r->cert_cn : "?");
 
-    /* A bad certificate (expired) is refused; leaf-b stays. */
+    /* A bad certificate (expired): the new process refuses it and exits,
+     * leaf-b's process serves on, and its keep-alive client with it. */
     pki_leaf("leaf-c", -30 * DAY, -DAY, pki.cert, pki.key, false);
-    server_signal(s, SIGHUP);
-    EXPECT(wait_stderr(s, "keeping the old certificate", 10000),
-           "no refusal line");
-    EXPECT(strstr(server_stderr(s), hfmt("%s: certificate 1 (CN=leaf-c) "
-                                         "expired",
-                                         pki.cert)),
-           "the refusal does not say why");
+    server_reload_refused(s, hfmt("beneath: SIGHUP: tls: %s: certificate 1 "
+                                  "(CN=leaf-c) expired",
+                                  pki.cert));
+    EXPECT(strstr(server_stderr(s), "exited with status 2 before serving"),
+           "the new process did not refuse it:\n%s", server_stderr(s));
     r = https(NULL, port, "GET", "/index.html", NULL, pki.ca);
     EXPECT(r->status == 200 && r->cert_cn && strcmp(r->cert_cn, "leaf-b") == 0,
            "after a bad reload: %ld, CN %s", r->status,
            r->cert_cn ? r->cert_cn : "?");
     r = https(old, port, "GET", "/index.html", NULL, pki.ca);
-    EXPECT(r->status == 200 && r->connects == 0, "old connection at the end");
+    EXPECT(r->status == 200 && r->connects == 0,
+           "the kept connection after a bad reload: %ld, %ld new "
+           "connections",
+           r->status, r->connects);
     server_stop_clean(s);
     pki_free();
 }
@@ -867,21 +873,19 @@ START_TEST(sni_picks_the_chain)
 
     /* SIGHUP: the named chain is read again; a bad one keeps the old */
     pki_leaf("leaf-docs-2", -DAY, 90 * DAY, dc, dk, false);
-    server_signal(s, SIGHUP);
-    EXPECT(wait_stderr(s, "SIGHUP: tls: docs.test: certificate", 10000),
-           "no reload line for docs.test");
+    EXPECT(server_reload(s, 15000) > 0, "the reload was not applied");
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("beneath: SIGHUP: tls: docs.test: certificate %s "
+                       "loaded",
+                       dc)),
+           "no load line for docs.test:\n%s", server_stderr(s));
     out = s_client(port, "-servername docs.test");
     EXPECT(strcmp(leaf_cn(out), "leaf-docs-2") == 0, "after SIGHUP: '%s'",
            leaf_cn(out));
     pki_leaf("leaf-docs-3", -30 * DAY, -DAY, dc, dk, false);
-    server_signal(s, SIGHUP);
-    EXPECT(wait_stderr(s,
-                       hfmt("docs.test: %s: certificate 1 (CN=leaf-docs-3) "
-                            "expired",
-                            dc),
-                       10000),
-           "no refusal line");
-    EXPECT(wait_stderr(s, "keeping the old certificate", 1000), "not kept");
+    server_reload_refused(s, hfmt("beneath: SIGHUP: tls: docs.test: %s: "
+                                  "certificate 1 (CN=leaf-docs-3) expired",
+                                  dc));
     out = s_client(port, "-servername docs.test");
     EXPECT(strcmp(leaf_cn(out), "leaf-docs-2") == 0, "after a bad SIGHUP: '%s'",
            leaf_cn(out));

@@ -291,8 +291,9 @@ struct server {
     size_t n_early;
     unsigned gen; /* this serving process's generation (1: the first) */
     int sfd;
-    int keeper_fd; /* the socket to the keeper */
-    char backend[768];        /* the resolver's start-up sentence */
+    int keeper_fd;     /* the socket to the keeper */
+    pid_t keeper;      /* its pid (getppid is not among the calls allowed) */
+    char backend[768]; /* the resolver's start-up sentence */
     char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
 
@@ -713,7 +714,7 @@ static int phase_loop(struct server *s)
             fprintf(stderr,
                     "beneath: SIGHUP from pid %ld ignored by the serving "
                     "process: signal the keeper, pid %ld\n",
-                    (long)si.ssi_pid, (long)getppid());
+                    (long)si.ssi_pid, (long)s->keeper);
     }
     if (k == KEPT_GONE)
         status = 1;
@@ -800,6 +801,7 @@ static int phase_intake(struct server *s, const char *fd_text)
     int err = 0;
 
     s->keeper_fd = (int)strtol(fd_text, NULL, 10);
+    s->keeper = getppid();
     unsetenv(SPAWN_ENV);
     (void)fcntl(s->keeper_fd, F_SETFD, FD_CLOEXEC);
     while (err == 0) {
@@ -870,7 +872,7 @@ static int serving_main(struct server *s, int argc, char *argv[],
         return status;
     status = 1;
     if (phase_lockdown(s) == 0 && phase_acme(s) == 0 &&
-        sandbox_apply(&s->boot->c, &s->ls, getppid()) == 0 &&
+        sandbox_apply(&s->boot->c, &s->ls, s->keeper) == 0 &&
         phase_serve(s, &s->dc) == 0)
         status = phase_loop(s);
     return status;

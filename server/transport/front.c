@@ -685,6 +685,9 @@ static void *loop_run(void *arg)
                 return NULL;
             if (p == &l->stop) {
                 drain_loop(l);
+                /* its read may have taken loop_close's word too */
+                if (atomic_load(&f->phase) == PHASE_STOP)
+                    return NULL;
                 continue;
             }
             if (is_listener(f, p))

@@ -10,31 +10,13 @@
  */
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* A port no socket uses right now (bound, read, released). */
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof(sa);
-
-    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
-           "cannot find a free port: %s", strerror(errno));
-    close(fd);
-    return ntohs(sa.sin_port);
-}
 
 static bool exists(const char *path)
 {

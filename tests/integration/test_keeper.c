@@ -6,13 +6,16 @@
  *
  * Symlinks planted in the root point at the TLS key, the htpasswd file and
  * the configuration file. Without the sandbox they are served (the control:
- * the planted links work); with it, the serving process has no read right
- * on them and answers 403, while the keeper still hands them over on SIGHUP
- * (a user added to the htpasswd file logs in, the certificate is reloaded,
- * and the descriptors handed over are closed afterwards). The fault hook,
- * run in the serving process after its walls, cannot open them nor connect
- * out. One PID: signals go to the keeper (one sent to both acts once);
- * either process dying ends the other.
+ * the planted links work; the keeper is there too); with it, the serving
+ * process has no read right on them and answers 403, while the keeper
+ * hands them over again to the new serving process a SIGHUP starts (a
+ * user added to the htpasswd file logs in, the certificate is loaded, the
+ * descriptors handed over are closed afterwards, in both processes). The
+ * fault hook, run in the serving process after its walls, cannot open them
+ * nor connect out. One PID: signals go to the keeper (one sent to both
+ * acts once; a SIGHUP sent to the serving process is pointed at the
+ * keeper, also under --sandbox strict); either process dying ends the
+ * other.
  */
 #include "harness.h"
 #include "tls_fixture.h"
@@ -141,8 +144,16 @@ START_TEST(planted_links_served_without_sandbox)
     struct secrets s = make_secrets();
     struct server *srv = start(&s, "off", NULL);
 
-    EXPECT(server_serving_pid(srv) == srv->pid,
-           "--sandbox off: a child process serves");
+    /* the walls are off, the keeper is not: it serves through a child */
+    EXPECT(server_serving_pid(srv) != srv->pid &&
+               strstr(server_stderr(srv),
+                      hfmt("beneath: keeper: pid %d reads the configuration, "
+                           "TLS keys and htpasswd files and hands them to "
+                           "each serving process; no walls of its own "
+                           "(--sandbox off)\n",
+                           (int)srv->pid)),
+           "--sandbox off: no keeper beside the serving process:\n%s",
+           server_stderr(srv));
     struct http_response *r = raw_get(srv->port, "/key.txt");
     EXPECT(r->status == 200 && strstr(r->body, "PRIVATE KEY"),
            "GET /key.txt without the sandbox: %d", r->status);
@@ -188,28 +199,34 @@ START_TEST(planted_links_refused_strict)
     EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 401,
            "bob before he is added");
 
-    /* SIGHUP to the keeper: it hands the files over again */
+    /* SIGHUP to the keeper: it hands the files over again, to a new
+     * serving process with walls of its own */
     htpasswd(s.htpasswd, "bob", "two", false);
-    server_signal(srv, SIGHUP);
-    long long until = now_ms() + 5000;
-    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
-           now_ms() < until)
-        sleep_ms(20);
+    pid_t next = server_reload(srv, 10000);
+    EXPECT(next > 0 && next != serving, "no new serving process:\n%s",
+           server_stderr(srv));
     EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 200,
            "bob after SIGHUP:\n%s", server_stderr(srv));
     err = server_stderr(srv);
-    EXPECT(strstr(err, "SIGHUP: tls: certificate ") &&
-               strstr(err, "SIGHUP: auth: "),
-           "the reload did not read the key and htpasswd again:\n%s", err);
+    EXPECT(strstr(err, hfmt("beneath: SIGHUP: tls: certificate %s loaded",
+                            s.cert)) &&
+               strstr(err, hfmt("beneath: SIGHUP: sandbox: landlock ABI ")) &&
+               strstr(err, hfmt("no read right on the configuration, keys and "
+                                "htpasswd files (the keeper, pid %d,",
+                                (int)srv->pid)),
+           "the new generation did not load the key under walls of its "
+           "own:\n%s",
+           err);
     for (size_t i = 0; i < 3; i++)
         expect_get(srv, links[i], 403, "after SIGHUP");
-    /* the descriptors the keeper handed over are closed after the reload
-     * (a count would also see the old root, kept while a worker that has
-     * not served since still holds the old generation) */
+    /* the descriptors the keeper handed over are closed once read, in the
+     * serving process, and the keeper keeps none of them open either */
     const char *kept[] = {s.key, s.cert, s.htpasswd, s.conf};
-    for (size_t i = 0; i < 4; i++)
-        EXPECT(!holds(server_serving_pid(srv), kept[i]),
+    for (size_t i = 0; i < 4; i++) {
+        EXPECT(!holds(next, kept[i]),
                "the serving process still holds %s after SIGHUP", kept[i]);
+        EXPECT(!holds(srv->pid, kept[i]), "the keeper holds %s open", kept[i]);
+    }
     server_stop_clean(srv);
     /* the refusals are the kernel's */
     EXPECT(strstr(server_stdout(srv), "errno=EACCES"),
@@ -259,27 +276,45 @@ START_TEST(one_pid_to_signal)
 {
     struct secrets s = make_secrets();
 
-    /* a signal to both (pkill, ^C to the group) acts once: a clean stop */
-    struct server *srv = start(&s, "on", NULL);
-    pid_t serving = server_serving_pid(srv);
-    EXPECT(serving != srv->pid, "no serving process beside the keeper");
-    kill(serving, SIGHUP);
-    char *e = NULL;
-    long long until = now_ms() + 5000;
-    while (!strstr(e = server_stderr(srv), "ignored by the serving process") &&
-           now_ms() < until)
-        sleep_ms(20);
-    EXPECT(strstr(e, hfmt("signal the keeper, pid %d", (int)srv->pid)),
-           "a SIGHUP to the serving process is not pointed at the keeper:\n%s",
-           e);
-    /* pkill's order, and the reverse would do too: the serving process
-     * takes no signal, the keeper's stop record is what stops it */
-    kill(serving, SIGTERM);
-    server_signal(srv, SIGTERM);
-    EXPECT(server_wait(srv, 20000) && WIFEXITED(srv->wstatus) &&
-               WEXITSTATUS(srv->wstatus) == 0,
-           "SIGTERM to both: %s", wstatus_str(srv->wstatus));
-    EXPECT(gone(serving, 5000), "the serving process outlived its keeper");
+    /* a SIGHUP to the serving process alone is pointed at the keeper
+     * (under --sandbox strict too, where a call its list lacks kills it);
+     * a signal to both (pkill, ^C to the group) acts once: a clean stop */
+    static const char *const modes[] = {"on", "strict"};
+    struct server *srv;
+    pid_t serving;
+    for (size_t m = 0; m < N_ELEMS(modes); m++) {
+        if (m == 1 && !landlock())
+            break;
+        srv = start(&s, modes[m], NULL);
+        serving = server_serving_pid(srv);
+        EXPECT(serving != srv->pid, "no serving process beside the keeper");
+        kill(serving, SIGHUP);
+        char *e = NULL;
+        long long until = now_ms() + 5000;
+        while (
+            !strstr(e = server_stderr(srv), "ignored by the serving process") &&
+            now_ms() < until)
+            sleep_ms(20);
+        EXPECT(strstr(e, hfmt("ignored by the serving process: signal the "
+                              "keeper, pid %d\n",
+                              (int)srv->pid)),
+               "--sandbox %s: a SIGHUP to the serving process is not pointed "
+               "at the keeper:\n%s",
+               modes[m], e);
+        EXPECT(!gone(serving, 200), "--sandbox %s: the SIGHUP killed it",
+               modes[m]);
+        expect_get_body(srv, "/index.html", "hello\n",
+                        "served after a SIGHUP to the serving process");
+        /* pkill's order, and the reverse would do too: the serving process
+         * takes no signal, the keeper's stop record is what stops it */
+        kill(serving, SIGTERM);
+        server_signal(srv, SIGTERM);
+        EXPECT(server_wait(srv, 20000) && WIFEXITED(srv->wstatus) &&
+                   WEXITSTATUS(srv->wstatus) == 0,
+               "--sandbox %s: SIGTERM to both: %s", modes[m],
+               wstatus_str(srv->wstatus));
+        EXPECT(gone(serving, 5000), "the serving process outlived its keeper");
+    }
 
     /* the serving process killed: the keeper says so and ends the same
      * way (whoever started beneath sees the signal) */
