@@ -139,6 +139,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "root",
-    .tcases = {{"root", setup, fixture_dir_teardown,
-                .tests = {&root_pins_its_tree, &open_errors,
-                          &dir_cache_per_thread}}}};
+    .tcases = {
+        {"root", setup, fixture_dir_teardown,
+         .tests = {&root_pins_its_tree, &open_errors, &dir_cache_per_thread}}}};

@@ -119,7 +119,7 @@ struct conf {
     unsigned header_timeout;         /* s to receive a request's headers */
     size_t max_header_size;          /* bytes of request line + headers */
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
-    unsigned drain_timeout; /* s for an old generation's connections */
+    unsigned drain_timeout;          /* s for an old generation's connections */
 
     /* HTTPS and validators */
     /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by

@@ -7,12 +7,12 @@
  * The daemon asks at three points: accept (access_accept: --allow/--deny
  * on the peer), the headers (access_client: the client behind a trusted
  * proxy, checked the same way), and the answer (access_site: the Host
- * picks a site, i.e. a root with its per-thread directory caches, and the rules the request will see). respond.c then
- * asks the view for authentication, redirects, hidden files and headers,
- * and the site for the --mount under which a path is looked up (each
- * mount a root of its own, like a site's).
- * Every file of a site, including its _redirects and _headers, is opened
- * by the confined resolver from that site's root fd.
+ * picks a site, i.e. a root with its per-thread directory caches, and the rules
+ * the request will see). respond.c then asks the view for authentication,
+ * redirects, hidden files and headers, and the site for the --mount under which
+ * a path is looked up (each mount a root of its own, like a site's). Every file
+ * of a site, including its _redirects and _headers, is opened by the confined
+ * resolver from that site's root fd.
  *
  * Everything is loaded at the serving process's start (each problem
  * printed, counted); a SIGHUP starts a new serving process, which loads it

@@ -25,8 +25,8 @@
 
 struct acme_serve {
     struct acme_conf ac;
-    struct acme *a;          /* the manager; NULL under a keeper */
-    struct tls_store *store; /* NULL: no https:// listener */
+    struct acme *a;               /* the manager; NULL under a keeper */
+    struct tls_store *store;      /* NULL: no https:// listener */
     struct acme_challenges *own;  /* the keeper's store, mirrored over */
     time_t *not_after;            /* under a keeper: per certificate */
     struct keyless_keys *keys;    /* the keeper's: where keys go */
@@ -295,8 +295,7 @@ static void hand_install(void *arg, const struct acme_cert *cert)
     if (r == 0)
         r = keeper_post(KEEPER_CERT, 0,
                         (const char *const[]){index, cert->chain_pem, pub,
-                                              until,
-                                              cert->stored ? "1" : "0"},
+                                              until, cert->stored ? "1" : "0"},
                         5);
     free(pub);
     if (r)
@@ -361,8 +360,9 @@ static void take_cert(struct acme_serve *as, const struct keeper_msg *m)
     /* the key's public half: the keeper keeps the key */
     EVP_PKEY *stub = keyless_stub(key, strlen(key));
     if (!stub) {
-        fprintf(stderr, "beneath: acme: %s: the key's public half from the "
-                        "keeper did not parse\n",
+        fprintf(stderr,
+                "beneath: acme: %s: the key's public half from the "
+                "keeper did not parse\n",
                 cert.id);
         return;
     }

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <time.h>
 
-
 /* The store and the settings of its contexts (certs_open). */
 static struct tls_store *store;
 static struct tls_front front;
@@ -147,8 +146,8 @@ static int collect(const struct conf *c, struct certs *s, const char *when,
                         "--tls-key\n",
                         when);
             else
-                fprintf(out, "beneath: %s--%s %s: no --tls-cert for it\n",
-                        when, parts[p].opt, v->v[i]);
+                fprintf(out, "beneath: %s--%s %s: no --tls-cert for it\n", when,
+                        parts[p].opt, v->v[i]);
             errors++;
         }
     }
@@ -165,8 +164,8 @@ static int collect(const struct conf *c, struct certs *s, const char *when,
 }
 
 void certs_each(const struct conf *c,
-                void (*fn)(const char *name, const char *cert,
-                           const char *key, const char *password, void *arg),
+                void (*fn)(const char *name, const char *cert, const char *key,
+                           const char *password, void *arg),
                 void *arg)
 {
     struct certs s;
@@ -177,8 +176,7 @@ void certs_each(const struct conf *c,
     if (quiet && collect(c, &s, "", quiet) >= 0)
         for (size_t i = 0; i < s.n; i++)
             if (s.v[i].key)
-                fn(s.v[i].name, s.v[i].cert, s.v[i].key, s.v[i].password,
-                   arg);
+                fn(s.v[i].name, s.v[i].cert, s.v[i].key, s.v[i].password, arg);
     if (quiet) {
         fclose(quiet);
         free(s.v);
@@ -295,15 +293,15 @@ static int self_signed(const struct conf *c, const char *when)
     time_t now = time(NULL);
     char buf[4096], note[4200] = "";
     EVP_PKEY *k = NULL;
-    bool keeper = keyless_key_for(CERTS_SELF_SIGNED_KEY, &k, note,
-                                  sizeof note) != 0;
+    bool keeper =
+        keyless_key_for(CERTS_SELF_SIGNED_KEY, &k, note, sizeof note) != 0;
     int err;
 
     EVP_PKEY_free(k);
     err = keeper ? tls_material_load(&m, CERTS_SELF_SIGNED_CERT,
                                      CERTS_SELF_SIGNED_KEY, NULL, now, &d)
-                 : self_signed_get(certs_state_dir(c, buf, sizeof buf), c->check,
-                                   now, &m, &d, note, sizeof note);
+                 : self_signed_get(certs_state_dir(c, buf, sizeof buf),
+                                   c->check, now, &m, &d, note, sizeof note);
     if (err == 0)
         err = tls_store_put(store, NULL, &m, &d);
     if (err) {

@@ -28,8 +28,8 @@
  * is meaningful; nothing is printed.
  */
 void certs_each(const struct conf *c,
-                void (*fn)(const char *name, const char *cert,
-                           const char *key, const char *password, void *arg),
+                void (*fn)(const char *name, const char *cert, const char *key,
+                           const char *password, void *arg),
                 void *arg);
 
 /*

@@ -14,11 +14,11 @@
  * public half of each key (KEEPER_KEY; the keeper keeps the key and makes
  * its private operations, asked over the socket of KEEPER_SIGNER:
  * tls/keyless.h), the listening sockets (KEEPER_LISTENER, KEEPER_METRICS),
- * the ACME records in force, then KEEPER_GO with its generation. It starts, says KEEPER_READY, and
- * serves until KEEPER_DRAIN (a newer one serves: stop accepting, finish,
- * exit) or KEEPER_STOP (SIGTERM or SIGINT to the keeper; a second one
- * stops at once). It takes no signal itself (one PID to signal: a signal
- * sent to both, by pkill or a terminal's ^C, acts once). If the keeper
+ * the ACME records in force, then KEEPER_GO with its generation. It starts,
+ * says KEEPER_READY, and serves until KEEPER_DRAIN (a newer one serves: stop
+ * accepting, finish, exit) or KEEPER_STOP (SIGTERM or SIGINT to the keeper; a
+ * second one stops at once). It takes no signal itself (one PID to signal: a
+ * signal sent to both, by pkill or a terminal's ^C, acts once). If the keeper
  * ends, a serving process sees its socket close and stops (drained).
  */
 #ifndef BENEATH_PROCESS_KEEPER_H

@@ -43,12 +43,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <pthread.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -79,7 +79,7 @@ struct kid {
     int fd; /* our end of its socketpair; -1 once it closed its end */
     unsigned gen;
     enum kid_state state;
-    int64_t start_by; /* KID_STARTING: ms by which it serves */
+    int64_t start_by;      /* KID_STARTING: ms by which it serves */
     struct keeper *keeper; /* for its signing thread */
     /* KID_DRAINING, until it says it accepts no more: who took over */
     unsigned successor;
@@ -94,10 +94,10 @@ struct kid {
 struct keeper {
     int argc;
     char **argv;
-    int exe;                 /* the binary serving processes run */
-    char **env;              /* their environment */
-    struct listeners ls;     /* held for every generation */
-    int metrics_fd;          /* --metrics-listen's socket, or -1 */
+    int exe;             /* the binary serving processes run */
+    char **env;          /* their environment */
+    struct listeners ls; /* held for every generation */
+    int metrics_fd;      /* --metrics-listen's socket, or -1 */
     char metrics_url[96];
     uid_t uid;
     gid_t gid;
@@ -111,10 +111,10 @@ struct keeper {
     unsigned gens; /* generations started so far */
     int sfd;
     bool stopping;
-    bool again; /* a SIGHUP came while a generation was starting */
+    bool again;  /* a SIGHUP came while a generation was starting */
     int filters; /* seccomp filters of its own (lock_down), inherited */
     int status;  /* the serving generation's end, as an exit status */
-    int signo;  /* or the signal it was killed by (0: none) */
+    int signo;   /* or the signal it was killed by (0: none) */
     struct acme_serve *acme;
     struct keyless_keys *keys; /* the TLS keys, which never leave */
 };
@@ -300,7 +300,9 @@ static int hand_key(struct keeper *k, int fd, const char *path,
     if (err == -ENOTSUP)
         why = "only EC and RSA keys can be kept by the keeper";
     const char *f[] = {path, pem ? pem : "",
-                       pem ? note : why ? why : "cannot read the key"};
+                       pem   ? note
+                       : why ? why
+                             : "cannot read the key"};
     int r = keeper_send(fd, KEEPER_KEY, 0, f, 3, -1);
     free(pem);
     EVP_PKEY_free(key);
@@ -370,8 +372,7 @@ static int hand_self_signed(struct keeper *k, const struct conf *c, int fd)
     const char *path = CERTS_SELF_SIGNED_CERT;
 
     if (cert >= 0 || !err)
-        err = keeper_send(fd, KEEPER_FILE, cert < 0 ? cert : 0, &path, 1,
-                          cert);
+        err = keeper_send(fd, KEEPER_FILE, cert < 0 ? cert : 0, &path, 1, cert);
     if (cert >= 0)
         close(cert);
     if (!err)
@@ -426,9 +427,9 @@ static int hand_all(struct keeper *k, const struct conf *c, struct kid *d)
     if (!h.err)
         h.err = hand_signer(k, d);
     for (size_t i = 0; i < k->ls.n && !h.err; i++) {
-        const char *f[] = {k->ls.v[i].url,
-                           k->ls.v[i].tls && !k->ls.activated ? "tls"
-                                                               : "plain"};
+        const char *f[] = {k->ls.v[i].url, k->ls.v[i].tls && !k->ls.activated
+                                               ? "tls"
+                                               : "plain"};
         h.err = keeper_send(fd, KEEPER_LISTENER, 0, f, 2, k->ls.v[i].fd);
     }
     if (!h.err && k->metrics_fd >= 0) {
@@ -658,8 +659,8 @@ static void handed_on(struct kid *old)
     fprintf(stderr,
             "beneath: SIGHUP: generation %u (pid %ld) serving; generation "
             "%u (pid %ld) drains (at most %u s)\n",
-            old->successor, (long)old->successor_pid, old->gen,
-            (long)old->pid, old->bound);
+            old->successor, (long)old->successor_pid, old->gen, (long)old->pid,
+            old->bound);
     old->successor = 0;
     notify_ready();
 }
@@ -1014,7 +1015,7 @@ static int lock_down(struct keeper *k)
                 "own binary, ptrace, bind/listen, mounts and namespaces, "
                 "modules, identity changes; EPERM)%s\n",
                 (long)getpid(), calls,
-                !root         ? ""
+                !root     ? ""
                 : c->user ? "; of root's capabilities, only reading files "
                             "(dac_read_search)"
                           : "; as root, only the capabilities to read and "

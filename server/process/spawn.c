@@ -8,9 +8,9 @@
 #include "process/spawn.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -61,7 +61,8 @@ static int key_id(const EVP_PKEY *key, uint8_t id[KEYLESS_ID_LEN])
     return 0;
 }
 
-/* ---- the keeper's side ---------------------------------------------------- */
+/* ---- the keeper's side ----------------------------------------------------
+ */
 
 struct entry {
     uint8_t id[KEYLESS_ID_LEN];
@@ -160,7 +161,8 @@ static int rsa_private(EVP_PKEY *key, enum op op, int padding,
     /* what libssl asks of a key with a method of its own: PKCS#1 v1.5
      * (signatures, RSA key exchange) or raw (PSS, padded by libssl) */
     if (rsa && (padding == RSA_PKCS1_PADDING || padding == RSA_NO_PADDING) &&
-        len <= (size_t)RSA_size(rsa) && (size_t)RSA_size(rsa) <= KEYLESS_DATA_MAX)
+        len <= (size_t)RSA_size(rsa) &&
+        (size_t)RSA_size(rsa) <= KEYLESS_DATA_MAX)
         r = op == OP_RSA_PRIV_ENC
                 ? RSA_private_encrypt((int)len, in, out, rsa, padding)
                 : RSA_private_decrypt((int)len, in, out, rsa, padding);
@@ -234,7 +236,8 @@ char *keyless_public_pem(EVP_PKEY *key)
     long len;
 
     if (b && PEM_write_bio_PUBKEY(b, key) == 1 &&
-        (len = BIO_get_mem_data(b, &p)) > 0 && (out = malloc((size_t)len + 1))) {
+        (len = BIO_get_mem_data(b, &p)) > 0 &&
+        (out = malloc((size_t)len + 1))) {
         memcpy(out, p, (size_t)len);
         out[len] = '\0';
     }
@@ -280,7 +283,8 @@ void keyless_disconnect(void)
 static int ask(enum op op, int padding, const uint8_t *id, const uint8_t *in,
                size_t len, uint8_t *out, size_t cap, size_t *outlen)
 {
-    struct request_head h = {.op = op, .padding = padding, .len = (uint32_t)len};
+    struct request_head h = {
+        .op = op, .padding = padding, .len = (uint32_t)len};
     struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof h},
                            {.iov_base = (void *)(uintptr_t)in, .iov_len = len}};
     struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
@@ -318,8 +322,8 @@ static int ask(enum op op, int padding, const uint8_t *id, const uint8_t *in,
 }
 
 static int ec_sign(int type, const unsigned char *dgst, int dlen,
-                   unsigned char *sig, unsigned int *siglen,
-                   const BIGNUM *kinv, const BIGNUM *r, EC_KEY *eckey)
+                   unsigned char *sig, unsigned int *siglen, const BIGNUM *kinv,
+                   const BIGNUM *r, EC_KEY *eckey)
 {
     const uint8_t *id = EC_KEY_get_ex_data(eckey, ec_index);
     size_t n = 0;
@@ -393,10 +397,9 @@ static void methods_make(void)
     if (ec_method)
         EC_KEY_METHOD_set_sign(ec_method, ec_sign, NULL, ec_sign_sig);
     rsa_method = RSA_meth_dup(RSA_get_default_method());
-    if (rsa_method &&
-        (RSA_meth_set1_name(rsa_method, "beneath keyless") != 1 ||
-         RSA_meth_set_priv_enc(rsa_method, rsa_enc) != 1 ||
-         RSA_meth_set_priv_dec(rsa_method, rsa_dec) != 1)) {
+    if (rsa_method && (RSA_meth_set1_name(rsa_method, "beneath keyless") != 1 ||
+                       RSA_meth_set_priv_enc(rsa_method, rsa_enc) != 1 ||
+                       RSA_meth_set_priv_dec(rsa_method, rsa_dec) != 1)) {
         RSA_meth_free(rsa_method);
         rsa_method = NULL;
     }
@@ -462,7 +465,8 @@ int keyless_is_stub(const EVP_PKEY *key)
     return 0;
 }
 
-/* ---- what the keeper said of each key file --------------------------------- */
+/* ---- what the keeper said of each key file ---------------------------------
+ */
 
 struct said {
     char *path;
@@ -505,8 +509,7 @@ int keyless_key_for(const char *path, EVP_PKEY **key, char *why, size_t size)
             return 1;
         *key = keyless_stub(said[i].pem, strlen(said[i].pem));
         if (!*key)
-            snprintf(why, size, "the keeper's public key: %s",
-                     strerror(errno));
+            snprintf(why, size, "the keeper's public key: %s", strerror(errno));
         return 1;
     }
     return 0;

@@ -8,10 +8,9 @@
  */
 #include "tls/material.h"
 
-#include "tls/keyless.h"
-
 #include "common/elems.h"
 #include "common/handed.h"
+#include "tls/keyless.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -492,8 +491,7 @@ static int fill(struct tls_material *m, STACK_OF(X509) * chain, EVP_PKEY *pkey,
             goto out_fail;
         m->pkey = pkey;
     } else {
-        if (PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) !=
-            1)
+        if (PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) != 1)
             goto out_fail;
         rc = copy_bio(kb, &m->key_pem, &m->key_len);
         if (rc < 0)

@@ -206,8 +206,7 @@ static void *watchdog(void *arg)
                 (draining && idle && now - idle >= DRAIN_IDLE_MS)) {
                 wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
-                atomic_store_explicit(&c->idle_since, 0,
-                                      memory_order_relaxed);
+                atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
             }
         }
         struct timespec ts = bgthread_deadline(250);
@@ -423,8 +422,8 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .draining = &h->draining,
     };
     return front_start(&h->front_conf,
-                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds,
-                       tls, n, &h->front);
+                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,
+                       n, &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,

@@ -24,9 +24,9 @@
 #include <time.h>
 
 struct conn {
-    struct conn *prev, *next; /* in http.conns, under http.lock */
-    int fd;                   /* libmicrohttpd's: only ever shutdown() */
-    _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
+    struct conn *prev, *next;   /* in http.conns, under http.lock */
+    int fd;                     /* libmicrohttpd's: only ever shutdown() */
+    _Atomic int64_t deadline;   /* ms to have the headers by; 0: none */
     _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
     char client[INET6_ADDRSTRLEN];
     struct wire_conn wire;    /* the raw bytes' framing (wire.c) */

@@ -57,8 +57,7 @@ static bool in_memory(pid_t pid, const struct hmem_needle *needles, size_t n)
         if (fseek(mem, (long)a, SEEK_SET) == 0 &&
             fread(buf, 1, b - a, mem) == b - a)
             for (size_t i = 0; !hit && i < n; i++)
-                hit = memmem(buf, b - a, needles[i].p, needles[i].len) !=
-                      NULL;
+                hit = memmem(buf, b - a, needles[i].p, needles[i].len) != NULL;
         clearerr(mem);
         free(buf);
     }
@@ -126,9 +125,10 @@ static char *https_url(const struct server *s)
 /* A handshake (and GET /) with @args; true when it served. */
 static bool served(const struct server *s, const char *args)
 {
-    char *cmd = hfmt("curl -sk --max-time 10 %s -o /dev/null -w '%%{http_code}' "
-                     "%s",
-                     args, https_url(s));
+    char *cmd =
+        hfmt("curl -sk --max-time 10 %s -o /dev/null -w '%%{http_code}' "
+             "%s",
+             args, https_url(s));
     FILE *p = popen(cmd, "r");
     char out[16] = "";
 
@@ -149,8 +149,8 @@ static void check(const struct server *s, const char *key_file,
 
     EXPECT(serving != s->pid, "%s: no serving process", what);
     EXPECT(served(s, "--tlsv1.3"), "%s: no TLS 1.3 handshake", what);
-    EXPECT(served(s, "--tlsv1.2 --tls-max 1.2"),
-           "%s: no TLS 1.2 handshake", what);
+    EXPECT(served(s, "--tlsv1.2 --tls-max 1.2"), "%s: no TLS 1.2 handshake",
+           what);
     EXPECT(!in_memory(serving, v, n),
            "%s: the private key is in the serving process's memory", what);
     EXPECT(in_memory(s->pid, v, n),
@@ -203,7 +203,7 @@ LOOP_TEST(rsa_files_and_reload, sandboxes)
 
     check(s, tree_path(d, "k.pem"), "RSA");
     EXPECT(served(s, "--tlsv1.2 --tls-max 1.2 --ciphers "
-                        "ECDHE-RSA-AES128-GCM-SHA256 --curves P-256"),
+                     "ECDHE-RSA-AES128-GCM-SHA256 --curves P-256"),
            "RSA: a PKCS#1 signature (TLS 1.2)");
 
     /* a new key: the reload serves it, and it stays in the keeper */
@@ -221,8 +221,7 @@ LOOP_TEST(rsa_files_and_reload, sandboxes)
     while (n == before_n && now_ms() < deadline) {
         sleep_ms(10);
         n = 0;
-        for (const char *p = server_stderr(s); (p = strstr(p, "serving;"));
-             p++)
+        for (const char *p = server_stderr(s); (p = strstr(p, "serving;")); p++)
             n++;
     }
     EXPECT(n > before_n, "no new generation serving after SIGHUP:\n%s",
