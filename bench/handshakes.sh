@@ -23,14 +23,15 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-rounds=5 seconds=4 key=ec also=
-bench_args rounds:count seconds:count key:word also:word -- "$@"
+rounds=5 seconds=4 key=ec also="" beneath=""
+bench_args beneath:path rounds:count seconds:count key:word also:word -- "$@"
 bench_need openssl
 bench_work handshakes
+bench_beneath "$beneath" "$work"
 case $key in ec | rsa) ;; *) die "--key ec or rsa" ;; esac
 
 names=(beneath)
-bins=("$beneath")
+bins=("$beneath_bin")
 if [ -n "$also" ]; then
   names+=("${also%%=*}")
   bins+=("${also#*=}")
