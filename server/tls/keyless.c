@@ -257,7 +257,8 @@ static pthread_once_t methods_once = PTHREAD_ONCE_INIT;
 int keyless_connect(int fd)
 {
     struct timeval tv = {.tv_sec = KEYLESS_WAIT_MS / 1000,
-                         .tv_usec = (KEYLESS_WAIT_MS % 1000) * 1000};
+                         .tv_usec =
+                             (suseconds_t)(KEYLESS_WAIT_MS % 1000) * 1000};
 
     if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
         return -errno;

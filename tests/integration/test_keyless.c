@@ -45,11 +45,13 @@ static bool in_memory(pid_t pid, const struct hmem_needle *needles, size_t n)
         return false;
     }
     for (const char *p = maps, *line; !hit && (line = hline(&p)) != NULL;) {
-        unsigned long a, b;
-        char perms[8];
+        char *end;
+        unsigned long a = strtoul(line, &end, 16), b = 0;
 
-        if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3 ||
-            perms[0] != 'r' || b - a > ((size_t)1 << 30))
+        if (*end == '-')
+            b = strtoul(end + 1, &end, 16);
+        /* "a-b rw-p ...": readable regions, 1 GiB at most each */
+        if (*end != ' ' || end[1] != 'r' || b <= a || b - a > (1ul << 30))
             continue;
         char *buf = malloc(b - a);
         if (!buf)
@@ -105,8 +107,8 @@ static size_t needles_of(const char *pem_file, struct hmem_needle *v)
     }
     EVP_PKEY_free(key);
     const char *text = tree_read(pem_file, NULL), *p = text;
-    char *line = hline(&p); /* -----BEGIN ... */
-    line = hline(&p);
+    (void)hline(&p); /* -----BEGIN ... */
+    char *line = hline(&p);
     EXPECT(line && strlen(line) >= 40, "no PEM body in %s", pem_file);
     v[n++] = (struct hmem_needle){(const unsigned char *)line, strlen(line)};
     return n;
