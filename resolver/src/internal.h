@@ -51,6 +51,11 @@ int fsinfo_mount_id(int fd, uint64_t *out);
 int fsinfo_type_mount(int fd, bool want_mnt, mode_t *type, uint64_t *mnt);
 /* The enum fs_info bits of a statfs answer (FS_KNOWN always set). */
 int fsinfo_of(const struct statfs *sfs);
+/*
+ * Mount id of what @path names from @fd (not following a final symlink; ""
+ * names @fd itself), in one statx without opening it: 0 or -errno.
+ */
+int fsinfo_mount_id_at(int fd, const char *path, uint64_t *out);
 
 /*
  * cache.c: the directory cache (struct resolver_cache) as the walk sees it.
