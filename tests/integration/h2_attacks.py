@@ -21,6 +21,9 @@ their own connections while fresh clients keep asking.
 
 runs the same attacks against a server already running (nginx, for the
 comparison in docs/http2.md), reporting what ends each without judging.
+Descriptors and memory are read from the process that serves: the child of
+the one started (beneath's keeper serves through its child; nginx's master,
+one worker) or, without a child, that process.
 The path /big.bin must be there (1 MiB or more) and / must answer.
 
 Exit 0: all ended bounded; 1: one did not; 77: a tool is missing.
@@ -225,14 +228,32 @@ class Peer:
             pass
 
 
+def serving_pid(pid):
+    """The process that serves for the one started as @pid: its newest
+    child when it has one (beneath's keeper serves through a child, nginx's
+    master through its worker), else @pid itself (--sandbox off)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = f.read().split()
+    except OSError:
+        return pid
+    return int(kids[-1]) if kids else pid
+
+
 class Target:
     def __init__(self, port, pid, judge):
         self.port = port
-        self.pid = pid
+        self.started = pid  # the process started (beneath's keeper)
         self.judge = judge
         self.failures = []
         self.probe_s = PROBE_S  # the fresh client's bound now
         self.attack_probes = True  # the attacks probe midway
+
+    @property
+    def pid(self):
+        """What fds and RSS are read from: the serving process, asked
+        each time (a reload may start a new one)."""
+        return serving_pid(self.started) if self.started else 0
 
     def fds(self):
         if not self.pid:
@@ -697,6 +718,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="beneath-h2-attacks-") as tmp:
         proc, err, port = start_beneath(sys.argv[1], tmp)
         try:
+            if serving_pid(proc.pid) == proc.pid:
+                print("FAIL: no serving process beside the keeper: its fds "
+                      "and memory would not be watched")
+                return 1
             rc = run(Target(port, proc.pid, judge=True))
             if proc.poll() is not None:
                 print(f"FAIL: beneath exited ({proc.returncode})")
