@@ -704,7 +704,7 @@ static Suite *resolver_suite(void)
         {"lexical", .unchecked_setup = print_lexical_skips,
          .loops = {{&table_lexical, n_lex_rows}}},
         {"api", .tests = {&default_backend, &root_at_fdcwd, &bad_root, &names,
-                   &mount_on_root}},
+                          &mount_on_root}},
     };
 
     return tr_suite("table", tcases, N_ELEMS(tcases));

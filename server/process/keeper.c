@@ -5,6 +5,7 @@
  */
 #include "process/keeper.h"
 
+#include "common/handed.h"
 #include "conf.h"
 #include "process/notify.h"
 #include "runtime/bgthread.h"
@@ -221,8 +222,9 @@ struct keeper {
 static void hand_one(const char *what, const char *path, void *arg)
 {
     const struct keeper *k = arg;
-    /* O_NONBLOCK: a FIFO named as a file must not hang the keeper */
-    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    /* a regular file only: a FIFO must not hang the keeper, nor a device
+       be opened (the serving process says why it was refused) */
+    int f = handed_open(path, O_RDONLY | O_CLOEXEC);
 
     (void)what;
     (void)keeper_send(k->fd, KEEPER_FILE, f < 0 ? -errno : 0, &path, 1, f);
