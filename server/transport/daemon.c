@@ -443,6 +443,8 @@ static int start_front(struct daemon *h, int *fds, const bool *tls, size_t n)
         .timeout = conf->timeout,
         .in_flight = &h->in_flight,
         .draining = &h->draining,
+        .files_used = &h->h2_files,
+        .files_pool = conf->h2_files,
     };
     return front_start(&h->front_conf, &front_ops, h, fds, tls, n, &h->front);
 }
@@ -463,6 +465,7 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     h->gens = gens;
     h->root = root;
     atomic_init(&h->in_flight, 0);
+    atomic_init(&h->h2_files, 0);
     atomic_init(&h->draining, false);
     atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);
