@@ -50,11 +50,10 @@ LOOP_TEST(plan_case, rows)
         (got.dir_cache ? (unsigned long long)(in->threads + 1) * in->roots *
                              (got.dir_cache + 3)
                        : 0);
-    ck_assert_msg(used <= in->limit, "row %d: %llu fds planned, limit %llu",
-                  _i, used, (unsigned long long)in->limit);
+    ck_assert_msg(used <= in->limit, "row %d: %llu fds planned, limit %llu", _i,
+                  used, (unsigned long long)in->limit);
 }
 END_TEST
 
 const struct check_main check_main = {
-    .suite = "fd_budget",
-    .tcases = {{"plan", .loops = {LOOP(plan_case)}}}};
+    .suite = "fd_budget", .tcases = {{"plan", .loops = {LOOP(plan_case)}}}};

@@ -1201,6 +1201,58 @@ START_TEST(trickle_reset)
 }
 END_TEST
 
+/*
+ * A slow reader of many streams whose windows are open: eight replies of
+ * 20 KiB share a socket read 2.5 KiB every 50 ms (about 50 KB/s), so each
+ * frames less than H2_PROGRESS_BYTES per --timeout (2 s) while the
+ * connection frames more than its output buffer (64 KiB) per --timeout:
+ * none is reset, all come whole.
+ */
+START_TEST(slow_reader_not_reset)
+{
+    const char *const get_mid[] = {":method: GET", ":scheme: http",
+                                   ":path: /mid.bin", ":authority: localhost"};
+    const size_t size = 20 * 1024;
+    struct server v;
+    struct client c;
+    struct env e;
+
+    env_open(&e, NULL);
+    big_file(&e, "mid.bin", size);
+    int fd = server_start(&v, &e, NULL, 2);
+    /* the server's writes wait for the reader */
+    ck_assert_int_eq(
+        setsockopt(v.fd, SOL_SOCKET, SO_SNDBUF, &(int){4096}, sizeof(int)), 0);
+    client_open(&c, fd, 0);
+    for (int i = 0; i < 8; i++)
+        client_request(&c, get_mid, N_ELEMS(get_mid));
+    int64_t end = h2_now_ms() + 10000;
+    while (!all_closed(&c, NULL) && !c.eof && h2_now_ms() < end) {
+        unsigned char buf[2560];
+        ck_assert_int_eq(nghttp2_session_send(c.ng), 0);
+        usleep(50 * 1000);
+        ssize_t n = c_recv(&c, buf, sizeof buf);
+        if (n == 0 || n == -2)
+            c.eof = true;
+        if (n > 0)
+            ck_assert_int_eq(nghttp2_session_mem_recv(c.ng, buf, (size_t)n), n);
+    }
+    for (size_t i = 0; i < c.n_got; i++) {
+        ck_assert_msg(c.got[i].closed && c.got[i].error == 0,
+                      "stream %zu: closed %d, error %u, status %u, %zu bytes, "
+                      "eof %d",
+                      i, c.got[i].closed, c.got[i].error, c.got[i].status,
+                      c.got[i].body_len, c.eof);
+        ck_assert_msg(body_is(&c.got[i], size), "stream %zu: %zu bytes", i,
+                      c.got[i].body_len);
+    }
+    ck_assert(!c.eof);
+    client_close(&c);
+    server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
 /* ---- over TLS, as the front hands a connection over ---------------------- */
 
 /*
@@ -1675,14 +1727,15 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "h2",
-    .tcases = {{"respond", .loops = {LOOP(respond_case_h2)}},
-               {"framing",
-                .loops = {LOOP(authority_case), LOOP(malformed_case),
-                          LOOP(preface_case)},
-                .tests = {&large_bodies_flow_control, &multipart_body,
-                          &log_and_metrics}},
-               {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
-               {"limits", .loops = {LOOP(flood_case)},
-                .tests = {&idle_goaway, &no_preface, &zero_window_stall,
-                          &file_slots, &trickle_reset, &rapid_reset,
-                          &too_many_streams, &hpack_bomb, &drain_goaway}}}};
+    .tcases = {
+        {"respond", .loops = {LOOP(respond_case_h2)}},
+        {"framing",
+         .loops = {LOOP(authority_case), LOOP(malformed_case),
+                   LOOP(preface_case)},
+         .tests = {&large_bodies_flow_control, &multipart_body,
+                   &log_and_metrics}},
+        {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
+        {"limits", .timeout = 15, .loops = {LOOP(flood_case)},
+         .tests = {&idle_goaway, &no_preface, &zero_window_stall, &file_slots,
+                   &trickle_reset, &slow_reader_not_reset, &rapid_reset,
+                   &too_many_streams, &hpack_bomb, &drain_goaway}}}};

@@ -27,9 +27,8 @@ void fd_budget_plan(const struct fd_budget_in *in, struct fd_budget *out)
     fixed = FD_BUDGET_PER_CONNECTION * conns + FD_BUDGET_MARGIN;
     left = limit > fixed ? limit - fixed : 0;
     pool = in->http2 ? conns * (H2_FILES_PER_CONN - 1) : 0;
-    caches = in->resolver_cache
-                 ? per_cache * ((rlim_t)in->resolver_cache + 3)
-                 : 0;
+    caches =
+        in->resolver_cache ? per_cache * ((rlim_t)in->resolver_cache + 3) : 0;
     if (pool + caches > left) {
         /* the pool gives way first, down to a quarter of what is left */
         rlim_t share = caches ? left / 4 : left;
@@ -39,7 +38,8 @@ void fd_budget_plan(const struct fd_budget_in *in, struct fd_budget *out)
     out->max_connections = (unsigned)conns;
     out->h2_files = (unsigned)pool;
     out->dir_cache = in->resolver_cache;
-    if (in->resolver_cache && caches / per_cache < (rlim_t)in->resolver_cache + 3)
+    if (in->resolver_cache &&
+        caches / per_cache < (rlim_t)in->resolver_cache + 3)
         out->dir_cache =
             caches / per_cache > 3 ? (unsigned)(caches / per_cache - 3) : 0;
 }

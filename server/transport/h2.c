@@ -104,16 +104,18 @@ struct h2_session {
     const char *tls;
     int64_t now; /* ms of the event being handled */
     int64_t start_ms;
-    bool preface;        /* the client's SETTINGS arrived */
-    bool eof;            /* the client closed its side */
-    bool more;           /* the read budget ran out with bytes perhaps left */
-    bool goaway;         /* a GOAWAY is queued or sent (draining, limits) */
-    bool calm;           /* ended for a budget: nothing more is answered */
-    bool block;          /* a request head (HEADERS, CONTINUATION) is open */
-    int64_t block_ms;    /* when it began */
-    int64_t active_ms;   /* the last request, or stream end */
-    int64_t progress_ms; /* the last progress of any stream (h2.h) */
-    unsigned streams;    /* open (struct h2_stream alive) */
+    bool preface;         /* the client's SETTINGS arrived */
+    bool eof;             /* the client closed its side */
+    bool more;            /* the read budget ran out with bytes perhaps left */
+    bool goaway;          /* a GOAWAY is queued or sent (draining, limits) */
+    bool calm;            /* ended for a budget: nothing more is answered */
+    bool block;           /* a request head (HEADERS, CONTINUATION) is open */
+    int64_t block_ms;     /* when it began */
+    int64_t active_ms;    /* the last request, or stream end */
+    int64_t progress_ms;  /* the connection's last progress (h2.h) */
+    uint64_t framed;      /* body bytes framed, all streams */
+    uint64_t framed_mark; /* @framed at the last progress they made */
+    unsigned streams;     /* open (struct h2_stream alive) */
     struct h2_stream *open; /* those streams */
     unsigned files;         /* streams holding a file slot */
     bool own_busy;          /* the connection's own slot is held */
@@ -524,6 +526,12 @@ static int on_send_data(nghttp2_session *ng, nghttp2_frame *frame,
         (due < H2_PROGRESS_BYTES ? due : H2_PROGRESS_BYTES)) {
         st->mark = st->sent;
         st->progress_ms = s->progress_ms = s->now;
+    }
+    /* the connection's: that much of all its streams together */
+    s->framed += length;
+    if (s->framed - s->framed_mark >= H2_PROGRESS_BYTES) {
+        s->framed_mark = s->framed;
+        s->progress_ms = s->now;
     }
     if (st->sent == st->rep.length)
         body_done(s, st); /* the file closes with its last frame */
@@ -997,9 +1005,27 @@ static bool pending(const struct h2_stream *st)
 }
 
 /*
- * Replies that made no progress for --timeout: reset, their files closed
- * now (the RST_STREAM goes when the socket takes it). Returns the earliest
- * time another one is due (INT64_MAX: none).
+ * Whether the client's window of @st keeps it from framing what progress
+ * needs. A stream held back by the socket, by the connection's window (a
+ * slow reader's bytes in flight fill it too) or by the others' share of
+ * them is not: those are the connection's deadline's business, which a
+ * client holding every window at zero meets as well.
+ */
+static bool window_stalled(const struct h2_session *s,
+                           const struct h2_stream *st)
+{
+    int32_t w = nghttp2_session_get_stream_remote_window_size(s->ng, st->id);
+    uint64_t due = st->rep.length - st->mark;
+    uint64_t need = due < H2_PROGRESS_BYTES ? due : H2_PROGRESS_BYTES;
+
+    return w < 0 || (uint64_t)w < need;
+}
+
+/*
+ * Replies that made no progress for --timeout while the client's windows
+ * held them: reset, their files closed now (the RST_STREAM goes when the
+ * socket takes it). Returns the earliest time another one is due
+ * (INT64_MAX: none).
  */
 static int64_t expire(struct h2_session *s)
 {
@@ -1009,8 +1035,8 @@ static int64_t expire(struct h2_session *s)
         if (!pending(st))
             continue;
         int64_t due = at(st->progress_ms, s->conf->timeout);
-        if (due > s->now) {
-            next = due < next ? due : next;
+        if (due > s->now || !window_stalled(s, st)) {
+            next = due > s->now && due < next ? due : next;
             continue;
         }
         st->expired = true;

@@ -19,14 +19,15 @@
  *   accept, and each request head within @header_timeout of its HEADERS;
  * - with no stream open, the connection ends @timeout after its last
  *   request (PING, SETTINGS and the like do not count);
- * - progress is a request answered, a stream ended, or H2_PROGRESS_BYTES
- *   of one stream's body (or the rest of it) gone into DATA frames since
- *   its last progress: a window opened a byte at a time is none. A stream
- *   whose reply makes no progress for @timeout is reset (RST_STREAM
- *   CANCEL) and its file closed at once, however many WINDOW_UPDATEs
- *   arrive; when no stream of the connection made any for @timeout (every
- *   window held at zero, a socket that is never read), the connection
- *   ends;
+ * - a stream's progress is its request answered, or H2_PROGRESS_BYTES of
+ *   its body (or the rest of it) gone into DATA frames since its last
+ *   progress: a window opened a byte at a time is none. A stream whose
+ *   reply makes no progress for @timeout while the client's windows hold
+ *   it back is reset (RST_STREAM CANCEL) and its file closed at once,
+ *   however many WINDOW_UPDATEs arrive. The connection's progress is a
+ *   stream's, a stream ended, or H2_PROGRESS_BYTES framed over all its
+ *   streams together; without any for @timeout (every window held at
+ *   zero, a socket that is never read or read too slowly) it ends;
  * - files: a reply read from a file holds it open until its last byte is
  *   framed. Every connection may have one such stream; up to
  *   H2_FILES_PER_CONN while the process-wide pool (@files_pool) has room.

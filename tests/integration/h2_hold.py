@@ -223,7 +223,7 @@ def hold(url_h2, url_h1, pid, conns=HOLD_CONNS, hold_s=HOLD_S):
     for _, args in kinds:  # the small file into the reply cache
         curl(args, PROBERS[0])
     fds0 = fds_settled(pid, None)
-    attackers, refused = [], 0
+    attackers, refused, peak = [], 0, [fds0]
     for _ in range(conns + 1):
         try:
             c = Conn(url_h2, window=0)
@@ -233,6 +233,7 @@ def hold(url_h2, url_h1, pid, conns=HOLD_CONNS, hold_s=HOLD_S):
             attackers.append(c)
         except (OSError, RuntimeError):
             refused += 1
+        peak[0] = max(peak[0], fds(pid))
     # one more than the per-address limit: it must be closed at once
     for c in attackers:
         c.pump(0)
@@ -241,7 +242,6 @@ def hold(url_h2, url_h1, pid, conns=HOLD_CONNS, hold_s=HOLD_S):
         c.pump(0)
     held = sum(1 for c in attackers if not c.closed)
     stop = threading.Event()
-    peak = [fds(pid)]
 
     def keep():
         while not stop.is_set():
