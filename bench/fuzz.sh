@@ -62,8 +62,8 @@ for n in "${names[@]}"; do
   nice -n 15 "$bin" -seed=1 -max_total_time=$((minutes * 60)) -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/$n-" \
     "$out/corpus/$n" "tests/fuzz/corpus/$n" >"$out/$n.log" 2>&1 || rc=$?
-  inputs=$(awk -F': *' '/^stat::number_of_executed_units/ { print $2 }' "$out/$n.log")
-  rate=$(awk -F': *' '/^stat::average_exec_per_sec/ { print $2 }' "$out/$n.log")
+  inputs=$(awk '/^stat::number_of_executed_units:/ { print $NF }' "$out/$n.log")
+  rate=$(awk '/^stat::average_exec_per_sec:/ { print $NF }' "$out/$n.log")
   corpus=$(find "$out/corpus/$n" -type f | wc -l)
   findings=$(find "$out" -maxdepth 1 -type f -name "$n-*" -newermt "$started" | wc -l)
   [ "$rc" = 0 ] || [ "$findings" -gt 0 ] ||

@@ -64,11 +64,7 @@ http {
   default_type application/octet-stream;
   access_log off;
   sendfile on;
-  client_body_temp_path $run/nginx-body;
-  proxy_temp_path $run/nginx-proxy;
-  fastcgi_temp_path $run/nginx-fastcgi;
-  uwsgi_temp_path $run/nginx-uwsgi;
-  scgi_temp_path $run/nginx-scgi;
+$(nginx_temps)
   server {
     listen 127.0.0.1:$p1;
     listen 127.0.0.1:$p2 http2;
@@ -96,7 +92,7 @@ EOF
       --tls-cert "$run/cert.pem" --tls-key "$run/key.pem" \
       --access-log off 2>"$log" &
     pid=$!
-    for _ in $(seq 200); do
+    for _ in $(seq 600); do # 30 s: a loaded machine starts it slowly
       [ "$(grep -c 'listening on' "$log")" -ge 2 ] && break
       sleep 0.05
     done

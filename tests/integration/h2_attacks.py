@@ -28,9 +28,9 @@ The path /big.bin must be there (1 MiB or more) and / must answer.
 
 Exit 0: all ended bounded; 1: one did not; 77: a tool is missing.
 """
+import importlib
 import os
 import select
-import shutil
 import socket
 import ssl
 import subprocess
@@ -39,10 +39,11 @@ import tempfile
 import threading
 import time
 
+from h2_common import (curl_missing, h2_client, serving_pid, start_beneath,
+                       stop_beneath)
+
 try:
-    import h2.config
-    import h2.connection
-    import h2.settings
+    importlib.import_module("h2.connection")  # h2_common.h2_client's
     import hpack
     from hyperframe.frame import (ContinuationFrame, DataFrame, Frame,
                                   GoAwayFrame, HeadersFrame, PingFrame,
@@ -92,13 +93,7 @@ class Peer:
         self.data = 0  # DATA bytes received
         self.decoder = hpack.Decoder()
         self.decoder.max_allowed_table_size = 65536
-        self.conn = h2.connection.H2Connection(
-            h2.config.H2Configuration(client_side=True,
-                                      header_encoding="utf-8"))
-        if window is not None:
-            self.conn.local_settings = h2.settings.Settings(
-                client=True, initial_values={
-                    h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
+        self.conn = h2_client(window)
         self.next_id = 1
         self.prefaced = preface  # its SETTINGS may be acknowledged
         self.settings = False  # the server's SETTINGS came
@@ -227,18 +222,6 @@ class Peer:
             self.s.close()
         except OSError:
             pass
-
-
-def serving_pid(pid):
-    """The process that serves for the one started as @pid: its newest
-    child when it has one (beneath's keeper serves through a child, nginx's
-    master through its worker), else @pid itself (--sandbox off)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            kids = f.read().split()
-    except OSError:
-        return pid
-    return int(kids[-1]) if kids else pid
 
 
 class Target:
@@ -680,47 +663,31 @@ def run(t):
     return 1 if t.failures else 0
 
 
-def start_beneath(binary, tmp):
+def serve_www(binary, tmp):
     www = os.path.join(tmp, "www")
     os.mkdir(www)
     with open(os.path.join(www, "index.html"), "w") as f:
         f.write("<!DOCTYPE html><title>h2</title><p>hello</p>\n")
     with open(os.path.join(www, "big.bin"), "wb") as f:
         f.write(os.urandom(4 << 20))
-    err = open(os.path.join(tmp, "err"), "w+")
-    proc = subprocess.Popen(
+    proc, err, urls = start_beneath(
         [binary, "--listen", "https://127.0.0.1:0", "--tls-self-signed",
          "--header-timeout", str(HEADER_TIMEOUT), "--timeout", str(TIMEOUT),
-         "--access-log", "off", www], stderr=err)
-    for _ in range(200):
-        err.seek(0)
-        text = err.read()
-        for line in text.splitlines():
-            if "listening on https://" in line:
-                return proc, err, int(line.rsplit(":", 1)[1].strip("/"))
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    err.seek(0)
-    sys.exit(f"FAIL: beneath did not start:\n{err.read()}")
+         "--access-log", "off", www], tmp, 1)
+    return proc, err, int(urls["https"].rsplit(":", 1)[1].strip("/"))
 
 
 def main():
-    for tool in ("curl",):
-        if not shutil.which(tool):
-            print(f"skip: {tool} not installed")
-            return 77
-    if "HTTP2" not in subprocess.run(["curl", "--version"],
-                                     capture_output=True, text=True).stdout:
-        print("skip: curl without HTTP/2")
+    missing = curl_missing()
+    if missing:
+        print(f"skip: {missing}")
         return 77
     if sys.argv[1] == "--url":
         port = int(sys.argv[2].rsplit(":", 1)[1].strip("/"))
         pid = int(sys.argv[4]) if len(sys.argv) > 4 else 0
         return run(Target(port, pid, judge=False)) and 0
     with tempfile.TemporaryDirectory(prefix="beneath-h2-attacks-") as tmp:
-        proc, err, port = start_beneath(sys.argv[1], tmp)
+        proc, err, port = serve_www(sys.argv[1], tmp)
         try:
             if serving_pid(proc.pid) == proc.pid:
                 print("FAIL: no serving process beside the keeper: its fds "
@@ -731,13 +698,7 @@ def main():
                 print(f"FAIL: beneath exited ({proc.returncode})")
                 rc = 1
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            err.seek(0)
-            text = err.read()
+            text = stop_beneath(proc, err)
             if text.strip():
                 print("--- server stderr\n" + text[-4000:])
         return rc

@@ -34,7 +34,6 @@ missing.
 import os
 import resource
 import select
-import shutil
 import socket
 import ssl
 import subprocess
@@ -43,11 +42,11 @@ import tempfile
 import threading
 import time
 
+from h2_common import (curl_missing, h2_client, serving_pid, start_beneath,
+                       stop_beneath)
+
 try:
-    import h2.config
-    import h2.connection
     import h2.events
-    import h2.settings
 except ImportError as e:
     print(f"skip: python3-h2 missing ({e})")
     sys.exit(77)
@@ -61,16 +60,6 @@ PROBERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
 TRICKLE_TIMEOUT = 3  # --timeout of the trickle's server
 TRICKLE_BOUND = 3 * TRICKLE_TIMEOUT
 SETTLE_S = 10  # for the descriptors to come back
-
-
-def serving_pid(pid):
-    """The process that serves for @pid: its newest child, else itself."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            kids = f.read().split()
-    except OSError:
-        return pid
-    return int(kids[-1]) if kids else pid
 
 
 def fds(pid):
@@ -120,13 +109,7 @@ class Conn:
         self.goaway = None
         self.reset = {}  # stream -> error code
         self.headers = set()  # streams answered
-        self.conn = h2.connection.H2Connection(
-            h2.config.H2Configuration(client_side=True,
-                                      header_encoding="utf-8"))
-        if window is not None:
-            self.conn.local_settings = h2.settings.Settings(
-                client=True, initial_values={
-                    h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
+        self.conn = h2_client(window)
         self.conn.initiate_connection()
         self.host = host
         self.flush()
@@ -319,37 +302,11 @@ def start(binary, www, tmp, nofile, timeout=None):
         if nofile:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    err = open(os.path.join(tmp, "err"), "w+")
     args = [binary, "--listen", "127.0.0.1:0", "--listen",
             "https://127.0.0.1:0", "--tls-self-signed", "--access-log", "off"]
     if timeout:
         args += ["--timeout", str(timeout)]
-    proc = subprocess.Popen(args + [www], stderr=err, preexec_fn=limit)
-    urls = {}
-    for _ in range(200):
-        err.seek(0)
-        for line in err.read().splitlines():
-            if "listening on " in line:
-                url = line.split("listening on ", 1)[1].strip()
-                urls["https" if url.startswith("https") else "http"] = url
-        if len(urls) == 2:
-            return proc, err, urls
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    err.seek(0)
-    sys.exit(f"FAIL: beneath did not start:\n{err.read()}")
-
-
-def stop(proc, err):
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    err.seek(0)
-    return err.read()
+    return start_beneath(args + [www], tmp, 2, limit)
 
 
 def make_www(tmp):
@@ -379,7 +336,7 @@ def judged(binary):
                         continue
                     r = hold(urls[scheme], urls[scheme], proc.pid)
                 finally:
-                    text = stop(proc, err)
+                    text = stop_beneath(proc, err)
                 line = (f"{what}: {r['held']} connections held "
                         f"({r['refused']} refused, {r['alive_at_end']} open at "
                         f"the end), {r['answered']} streams answered; fds "
@@ -412,7 +369,7 @@ def judged(binary):
             try:
                 r = trickle(urls[scheme], proc.pid)
             finally:
-                stop(proc, err)
+                stop_beneath(proc, err)
             line = (f"{what}: {r['answered']} answered, {r['reset']} reset "
                     f"(CANCEL), GOAWAY {r['goaway']}, ended after "
                     f"{r['ended'] if r['ended'] is None else round(r['ended'], 2)}"
@@ -430,13 +387,9 @@ def judged(binary):
 
 
 def main():
-    for tool in ("curl",):
-        if not shutil.which(tool):
-            print(f"skip: {tool} not installed")
-            return 77
-    if "HTTP2" not in subprocess.run(["curl", "--version"],
-                                     capture_output=True, text=True).stdout:
-        print("skip: curl without HTTP/2")
+    missing = curl_missing()
+    if missing:
+        print(f"skip: {missing}")
         return 77
     for src in PROBERS:
         try:

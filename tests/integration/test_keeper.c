@@ -135,6 +135,19 @@ static struct http_response *get_as(const struct server *srv, const char *path,
                        5000);
 }
 
+/* bob added to the htpasswd file, then SIGHUP: whether he logs in within
+ * 5 s (the keeper, or the server, read it again). */
+static bool bob_after_reload(struct server *srv, const struct secrets *s)
+{
+    htpasswd(s->htpasswd, "bob", "two", false);
+    server_signal(srv, SIGHUP);
+    long long until = now_ms() + 5000;
+    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
+           now_ms() < until)
+        sleep_ms(20);
+    return get_as(srv, "/private/s.txt", BOB)->status == 200;
+}
+
 START_TEST(planted_links_served_without_sandbox)
 {
     /* The control: the links reach the files, so the test below would fail
@@ -190,14 +203,8 @@ START_TEST(planted_links_refused_strict)
            "bob before he is added");
 
     /* SIGHUP to the keeper: it hands the files over again */
-    htpasswd(s.htpasswd, "bob", "two", false);
-    server_signal(srv, SIGHUP);
-    long long until = now_ms() + 5000;
-    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
-           now_ms() < until)
-        sleep_ms(20);
-    EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 200,
-           "bob after SIGHUP:\n%s", server_stderr(srv));
+    EXPECT(bob_after_reload(srv, &s), "bob after SIGHUP:\n%s",
+           server_stderr(srv));
     err = server_stderr(srv);
     EXPECT(strstr(err, "SIGHUP: tls: certificate ") &&
                strstr(err, "SIGHUP: auth: "),
@@ -410,13 +417,7 @@ START_TEST(fifo_named_on_sighup)
                    sandboxes[sb], named[i]);
         }
         /* the files are back: a later reload reads them */
-        htpasswd(s.htpasswd, "bob", "two", false);
-        server_signal(srv, SIGHUP);
-        long long until = now_ms() + 5000;
-        while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
-               now_ms() < until)
-            sleep_ms(20);
-        EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 200,
+        EXPECT(bob_after_reload(srv, &s),
                "sandbox %s: a reload after the FIFOs did not apply:\n%s",
                sandboxes[sb], server_stderr(srv));
         server_stop_clean(srv);
