@@ -40,7 +40,7 @@ LOOP_TEST(plan_case, rows)
     ck_assert_uint_eq(got.dir_cache, rows[_i].want.dir_cache);
     ck_assert_uint_eq(got.h2_files, rows[_i].want.h2_files);
     ck_assert_uint_le(got.h2_files,
-                      got.max_connections * (H2_FILES_PER_CONN - 1));
+                      (uintmax_t)got.max_connections * (H2_FILES_PER_CONN - 1));
     if (in->limit < FD_BUDGET_MARGIN + FD_BUDGET_PER_CONNECTION)
         return;
     unsigned long long used =

@@ -1212,7 +1212,7 @@ START_TEST(slow_reader_not_reset)
 {
     const char *const get_mid[] = {":method: GET", ":scheme: http",
                                    ":path: /mid.bin", ":authority: localhost"};
-    const size_t size = 20 * 1024;
+    const size_t size = (size_t)20 * 1024;
     struct server v;
     struct client c;
     struct env e;

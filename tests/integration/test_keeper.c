@@ -317,6 +317,9 @@ START_TEST(one_pid_to_signal)
 }
 END_TEST
 
+/* What handed_open's refusal says (common/handed.h). */
+#define NOT_REGULAR "not a regular file"
+
 /* Put a FIFO where @path is (the file itself is kept as @path.saved). */
 static void fifo_over(const char *path)
 {
@@ -368,7 +371,7 @@ START_TEST(fifo_named_refused_at_start)
             EXPECT(took < 1000, "sandbox %s, %s a FIFO: refused after %lld ms",
                    sandboxes[sb], named[i], took);
             EXPECT(strstr(err, hfmt("%s: ", named[i])) &&
-                       strstr(err, "not a regular file (a FIFO"),
+                       strstr(err, NOT_REGULAR " (a FIFO"),
                    "sandbox %s, %s a FIFO: the path and the reason are not "
                    "said:\n%s",
                    sandboxes[sb], named[i], err);
@@ -391,10 +394,9 @@ START_TEST(fifo_named_on_sighup)
         struct secrets s = make_secrets();
         struct server *srv = start(&s, sandboxes[sb], NULL);
         const char *named[] = {s.key, s.cert, s.htpasswd, s.conf};
-        const char *says[] = {"cannot open key file: not a regular file",
-                              "cannot open certificate file: not a regular "
-                              "file",
-                              "not a regular file", "not a regular file"};
+        const char *says[] = {"cannot open key file: " NOT_REGULAR,
+                              "cannot open certificate file: " NOT_REGULAR,
+                              NOT_REGULAR, NOT_REGULAR};
 
         for (size_t i = 0; i < N_ELEMS(named); i++) {
             char *line = hfmt("SIGHUP: %s%s: %s",
