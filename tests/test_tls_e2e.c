@@ -1076,6 +1076,120 @@ START_TEST(tickets_resume)
 }
 END_TEST
 
+/* A session of @ver (-tls1_2, -tls1_3) for SNI @sni (an s_client option)
+ * into @sess, a request passing (a TLS 1.3 ticket comes after the
+ * handshake). */
+static void session_out(unsigned port, const char *ver, const char *sni,
+                        const char *sess)
+{
+    unlink(sess);
+    sh(hfmt("printf \"GET / HTTP/1.1\\r\\nHost: t\\r\\nConnection: "
+            "close\\r\\n\\r\\n\" | openssl s_client -quiet -connect "
+            "127.0.0.1:%u %s %s -sess_out %s",
+            port, ver, sni, sess));
+}
+
+/* s_client's output for @ver, SNI @sni, offering the session in @sess. */
+static char *session_in(unsigned port, const char *ver, const char *sni,
+                        const char *sess)
+{
+    return s_client(port, hfmt("%s %s -sess_in %s", ver, sni, sess));
+}
+
+static bool reused(const char *out)
+{
+    return strstr(out, "\nReused,") != NULL;
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* SIGHUP, then wait up to 10 s for one more @needle on stderr. */
+static bool hup_and_wait(struct server *s, const char *needle)
+{
+    int before = count(server_stderr(s), needle);
+    long long until = now_ms() + 10000;
+
+    server_signal(s, SIGHUP);
+    while (count(server_stderr(s), needle) == before && now_ms() < until)
+        sleep_ms(10);
+    return count(server_stderr(s), needle) > before;
+}
+
+/*
+ * A session resumes only under the SNI name and the certificate it was
+ * issued for, in TLS 1.2 and 1.3: a ticket of docs.test offered under
+ * another name (the default certificate's, or none) gets a full handshake
+ * with that name's certificate; one of a.other.test (the default
+ * certificate) is not resumed under b.other.test either; a SIGHUP that
+ * replaces docs.test's certificate ends its sessions, one that loads the
+ * same certificate again keeps them. Each refusal is checked against the
+ * same session resuming under its own name.
+ */
+START_TEST(sessions_bound_to_name_and_cert)
+{
+    unsigned port;
+    char *dc, *dk;
+    struct server *s = two_certs(&port, &dc, &dk);
+    const char *sess = tree_path(www, "../sess");
+    static const struct {
+        const char *issued, *offered, *cn;
+    } rows[] = {
+        {"-servername docs.test", "-servername unknown.test", "leaf-a"},
+        {"-servername docs.test", "-noservername", "leaf-a"},
+        {"-servername unknown.test", "-servername docs.test", "leaf-docs"},
+        {"-servername a.other.test", "-servername b.other.test", "leaf-a"},
+        {"-noservername", "-servername unknown.test", "leaf-a"},
+    };
+
+    for (int v = 0; v < 2; v++) {
+        const char *ver = v ? "-tls1_3" : "-tls1_2";
+
+        for (size_t i = 0; i < N_ELEMS(rows); i++) {
+            session_out(port, ver, rows[i].issued, sess);
+            char *out = session_in(port, ver, rows[i].offered, sess);
+            EXPECT(!reused(out) && strcmp(leaf_cn(out), rows[i].cn) == 0,
+                   "%s: a session of %s offered under %s: %s, CN '%s' (want "
+                   "a full handshake, %s)",
+                   ver, rows[i].issued, rows[i].offered,
+                   reused(out) ? "resumed" : "not resumed", leaf_cn(out),
+                   rows[i].cn);
+            out = session_in(port, ver, rows[i].issued, sess);
+            EXPECT(reused(out),
+                   "%s: the session of %s does not resume under "
+                   "its own name (the control)",
+                   ver, rows[i].issued);
+        }
+    }
+    for (int v = 0; v < 2; v++) {
+        const char *ver = v ? "-tls1_3" : "-tls1_2";
+
+        /* the same certificate loaded again: its sessions go on */
+        session_out(port, ver, "-servername docs.test", sess);
+        EXPECT(hup_and_wait(s, "SIGHUP: configuration applied"), "no reload");
+        EXPECT(reused(session_in(port, ver, "-servername docs.test", sess)),
+               "%s: a SIGHUP that changed nothing ended the session", ver);
+        /* a new certificate: the sessions of the old one end */
+        pki_leaf(v ? "leaf-docs-3" : "leaf-docs-2", -DAY, 90 * DAY, dc, dk,
+                 false);
+        EXPECT(hup_and_wait(s, "SIGHUP: tls: docs.test: certificate"),
+               "no reload line for docs.test");
+        char *out = session_in(port, ver, "-servername docs.test", sess);
+        EXPECT(!reused(out) &&
+                   strcmp(leaf_cn(out), v ? "leaf-docs-3" : "leaf-docs-2") == 0,
+               "%s: a session of the replaced certificate: %s, CN '%s'", ver,
+               reused(out) ? "resumed" : "not resumed", leaf_cn(out));
+    }
+    server_stop_clean(s);
+    pki_free();
+}
+END_TEST
+
 /* Whether a fresh client gets its page within @ms. */
 static bool fresh_client_served(unsigned port, int ms)
 {
@@ -1202,5 +1316,6 @@ const struct check_main check_main = {
         {"front", test_setup,
          .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
                    &h2_over_tls, &h2_prior_knowledge, &tickets_resume,
+                   &sessions_bound_to_name_and_cert,
                    &unfinished_handshake_bounded, &per_ip_limit_from_accept,
                    &fds_come_back}}}};

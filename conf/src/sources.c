@@ -234,25 +234,21 @@ int conf_parse(FILE *in, const char *name, struct conf *c,
 
 static int read_file(const char *path, struct conf *c, struct conf_diag *diag)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-    int fd = handed_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* a regular file only: a FIFO must not wait for a writer */
+    int fd = handed_open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     FILE *f;
     int r;
 
     if (fd < 0)
-        return diag_add(diag, "%s: %s", path, strerror(errno));
+        return diag_add(diag, "%s: %s", path, handed_strerror(errno));
     if (fstat(fd, &st) != 0) {
         r = errno;
         close(fd);
         return diag_add(diag, "%s: %s", path, strerror(r));
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
+    if (st.st_size > CONF_FILE_MAX) {
         close(fd);
-        if (S_ISDIR(st.st_mode))
-            return diag_add(diag, "%s: %s", path, strerror(EISDIR));
-        if (!S_ISREG(st.st_mode))
-            return diag_add(diag, "%s: not a regular file", path);
         return diag_add(diag, "%s: larger than %lld bytes", path,
                         (long long)CONF_FILE_MAX);
     }

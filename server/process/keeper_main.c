@@ -29,6 +29,8 @@
  */
 #include "process/keeper_main.h"
 
+#include "common/handed.h"
+
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/certs.h"
@@ -271,8 +273,9 @@ static void hand_one(const char *what, const char *path, void *arg)
     if (strcmp(what, "tls-key") == 0 ||
         strcmp(what, "tls-key-password-file") == 0)
         return;
-    /* O_NONBLOCK: a FIFO named as a file must not hang the keeper */
-    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    /* a regular file only: a FIFO must not hang the keeper, nor a device
+       be opened (the serving process says why it was refused) */
+    int f = handed_open(path, O_RDONLY | O_CLOEXEC);
 
     int r = keeper_send(h->fd, KEEPER_FILE, f < 0 ? -errno : 0, &path, 1, f);
     if (r && !h->err)

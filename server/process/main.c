@@ -20,6 +20,7 @@
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/certs.h"
+#include "process/fd_budget.h"
 #include "process/generation.h"
 #include "process/keeper.h"
 #include "process/keeper_main.h"
@@ -47,7 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -87,77 +87,6 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
         snprintf(buf, n, "%s (auto: %s)", resolver_backend_name(a), why);
         return true;
     }
-}
-
-/*
- * Each connection needs a socket and an open file, plus a margin: with an
- * RLIMIT_NOFILE (raised to its hard limit) too small for --max-connections,
- * accepting would fail under load, leaving clients in the backlog and
- * answering 500s. Lower --max-connections to what fits, and say so.
- */
-static void fd_fit_connections(struct conf *c)
-{
-    struct rlimit rl;
-    rlim_t need = 2 * (rlim_t)c->max_connections + 64;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
-        struct rlimit want = {rl.rlim_max, rl.rlim_max};
-
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
-            rl.rlim_cur = rl.rlim_max;
-    }
-    if (rl.rlim_cur >= need)
-        return;
-    unsigned fit =
-        rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
-    fprintf(stderr,
-            "beneath: warning: --max-connections lowered from %u to %u: "
-            "RLIMIT_NOFILE is %llu and each connection needs 2 fds (plus "
-            "64)\n",
-            c->max_connections, fit, (unsigned long long)rl.rlim_cur);
-    c->max_connections = fit;
-}
-
-/*
- * The fds the server may hold at once: a socket and an open file per
- * connection, a margin for listeners, logs and the ETag thread, and each
- * worker's resolver directory cache (its directories and 3 event fds).
- * Raise the soft RLIMIT_NOFILE to the hard one; if that is still short,
- * shrink the caches to fit and say so. Returns the cache size to use.
- */
-static unsigned fd_budget(const struct conf *c)
-{
-    const rlim_t fixed = 2 * (rlim_t)c->max_connections + 64;
-    unsigned cache = c->resolver_cache;
-    struct rlimit rl;
-    rlim_t per_thread;
-
-    if (cache == 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return cache;
-    if (rl.rlim_cur < rl.rlim_max) {
-        struct rlimit want = {rl.rlim_max, rl.rlim_max};
-
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
-            rl.rlim_cur = rl.rlim_max;
-    }
-    /* each root (--root, every vhost and mount) has its own cache per
-     * thread */
-    per_thread = rl.rlim_cur > fixed
-                     ? (rl.rlim_cur - fixed) / (c->threads + 1) /
-                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n)
-                     : 0;
-    if (per_thread >= (rlim_t)cache + 3)
-        return cache;
-    cache = per_thread > 3 ? (unsigned)(per_thread - 3) : 0;
-    fprintf(stderr,
-            "beneath: warning: --resolver-cache lowered from %u to %u per "
-            "thread: RLIMIT_NOFILE is %llu and %u connections may need "
-            "%llu\n",
-            c->resolver_cache, cache, (unsigned long long)rl.rlim_cur,
-            c->max_connections, (unsigned long long)fixed);
-    return cache;
 }
 
 static int64_t mono_ms(void)
@@ -272,6 +201,7 @@ struct server {
     struct root *root;     /* NULL: virtual hosts only */
     struct access *access; /* sites and access rules (access.h) */
     unsigned dir_cache;    /* directories per thread's resolver cache */
+    unsigned h2_files;     /* HTTP/2 file streams beyond one a connection */
     struct daemon *d;
     struct daemon_conf dc; /* the daemon's, borrowed until daemon_free */
     struct metrics metrics;
@@ -342,8 +272,10 @@ static int check_root(struct server *s)
                 s->backend);
         errors++;
     }
-    fd_fit_connections(&s->c);
-    unsigned dir_cache = fd_budget(c);
+    struct fd_budget budget;
+    fd_budget_fit(&s->c, &budget);
+    unsigned dir_cache = budget.dir_cache;
+    s->h2_files = budget.h2_files;
     if (c->resolver == RESOLVER_BACKEND_EMULATED ||
         (c->resolver == RESOLVER_BACKEND_AUTO &&
          resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED)) {
@@ -612,6 +544,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
         .http2 = c->http2,
+        .h2_files = s->h2_files,
         .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };

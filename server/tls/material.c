@@ -84,28 +84,22 @@ static void file_buf_free(struct file_buf *f)
 static int read_file(const char *path, const char *what, struct file_buf *out,
                      struct tls_material_diag *diag)
 {
-    struct stat st;
     size_t cap = 0;
     int fd = -1;
     int rc;
 
     out->data = NULL;
     out->len = 0;
-    fd = handed_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* a regular file only: a FIFO would hang the start or a reload */
+    fd = handed_open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         rc = -errno;
-        ERROR(diag, "%s: cannot open %s: %s", path, what, strerror(-rc));
+        if (rc == -EISDIR)
+            ERROR(diag, "%s: %s is a directory", path, what);
+        else
+            ERROR(diag, "%s: cannot open %s: %s", path, what,
+                  handed_strerror(-rc));
         return rc;
-    }
-    if (fstat(fd, &st) < 0) {
-        rc = -errno;
-        ERROR(diag, "%s: cannot stat %s: %s", path, what, strerror(-rc));
-        goto out_close;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        rc = -EISDIR;
-        ERROR(diag, "%s: %s is a directory", path, what);
-        goto out_close;
     }
     /* Room for the whole file and the NUL, without reading past the cap. */
     cap = TLS_MATERIAL_MAX_FILE + 1;

@@ -420,6 +420,8 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .timeout = conf->timeout,
         .in_flight = &h->in_flight,
         .draining = &h->draining,
+        .files_used = &h->h2_files,
+        .files_pool = conf->h2_files,
     };
     return front_start(&h->front_conf,
                        conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,
@@ -441,6 +443,7 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     h->gens = gens;
     h->root = root;
     atomic_init(&h->in_flight, 0);
+    atomic_init(&h->h2_files, 0);
     atomic_init(&h->draining, false);
     atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);

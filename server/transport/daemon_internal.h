@@ -56,6 +56,7 @@ struct daemon {
     struct peer_count *peers; /* the front's connections per address */
     struct h2_conf h2_conf;   /* of every HTTP/2 session on the front */
     atomic_uint in_flight;
+    atomic_uint h2_files; /* HTTP/2 streams holding a pooled file slot */
     atomic_bool draining; /* accepting no more; replies close, idle
                              connections are closed */
     atomic_uint n_conns;  /* open connections, all daemons */

@@ -536,7 +536,11 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
     }
 }
 
-/* Past their deadline: closed (a handshake that never ends is bounded). */
+/*
+ * Past their deadline: closed (a handshake that never ends is bounded). A
+ * session is asked first: its deadline may be a timer of its own (an
+ * HTTP/2 stream to reset); it stays if it set a later one.
+ */
 static void expire(struct front_loop *l, int64_t now)
 {
     struct front_conn *next;
@@ -544,6 +548,8 @@ static void expire(struct front_loop *l, int64_t now)
     for (struct front_conn *fc = l->head; fc && fc->deadline <= now;
          fc = next) {
         next = fc->next;
+        if (fc->session && fc->session->event(fc, 0) && fc->deadline > now)
+            continue;
         if (fc->state == ST_PEEK || fc->state == ST_HANDSHAKE)
             l->f->ops->handshake(l->f->arg, false);
         drop(l, fc);

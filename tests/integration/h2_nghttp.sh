@@ -56,7 +56,7 @@ for f in $files; do
   cmp -s "$tmp/got" "$tmp/www/$f" || fail "/$f: the body differs"
 done
 echo "ok: bodies match"
-# the log's writer batches its lines (10 ms): wait for them, at most 5 s
+# the log's writer batches its lines (LOG_FLUSH_MS): wait for them, bounded
 want=$(( $(echo "$files" | wc -w) * 2 ))
 for _ in $(seq 100); do
   n=$(grep -c " HTTP/2.0\" 200 " "$tmp/access" || true)

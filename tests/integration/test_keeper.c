@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -135,6 +136,19 @@ static struct http_response *get_as(const struct server *srv, const char *path,
                             "Authorization: Basic %s\r\n\r\n",
                             path, basic),
                        5000);
+}
+
+/* bob added to the htpasswd file, then SIGHUP: whether he logs in within
+ * 5 s (the keeper, or the server, read it again). */
+static bool bob_after_reload(struct server *srv, const struct secrets *s)
+{
+    htpasswd(s->htpasswd, "bob", "two", false);
+    server_signal(srv, SIGHUP);
+    long long until = now_ms() + 5000;
+    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
+           now_ms() < until)
+        sleep_ms(20);
+    return get_as(srv, "/private/s.txt", BOB)->status == 200;
 }
 
 START_TEST(planted_links_served_without_sandbox)
@@ -344,10 +358,122 @@ START_TEST(one_pid_to_signal)
 }
 END_TEST
 
+/* What handed_open's refusal says (common/handed.h). */
+#define NOT_REGULAR "not a regular file"
+
+/* Put a FIFO where @path is (the file itself is kept as @path.saved). */
+static void fifo_over(const char *path)
+{
+    char *saved = hfmt("%s.saved", path);
+    EXPECT(rename(path, saved) == 0 && mkfifo(path, 0600) == 0,
+           "a FIFO in place of %s: %s", path, strerror(errno));
+}
+
+/* The file fifo_over put aside goes back in place of the FIFO. */
+static void fifo_back(const char *path)
+{
+    EXPECT(unlink(path) == 0 && rename(hfmt("%s.saved", path), path) == 0,
+           "%s back: %s", path, strerror(errno));
+}
+
+/*
+ * Each file the configuration names, in turn a FIFO (the key, the
+ * certificate, the htpasswd file, the configuration file, a site's
+ * _redirects), with the sandbox on and off: the start is refused at once,
+ * naming the path and why. (Opening a FIFO for reading waits for a writer.)
+ */
+START_TEST(fifo_named_refused_at_start)
+{
+    const char *sandboxes[] = {"on", "off"};
+
+    for (size_t sb = 0; sb < N_ELEMS(sandboxes); sb++) {
+        struct secrets s = make_secrets();
+        char *redirects = tree_path(s.www, "_redirects");
+        const char *named[] = {s.key, s.cert, s.htpasswd, s.conf, redirects};
+
+        tree_write_str(s.www, "_redirects", "/old /new 301\n");
+        for (size_t i = 0; i < N_ELEMS(named); i++) {
+            const char *args[] = {"--sandbox",    sandboxes[sb],
+                                  "--config",     s.conf,
+                                  "--listen",     "127.0.0.1:0",
+                                  "--listen",     "https://127.0.0.1:0",
+                                  "--tls-cert",   s.cert,
+                                  "--tls-key",    s.key,
+                                  "--site-files", "on",
+                                  s.www,          NULL};
+            char *err = NULL;
+
+            fifo_over(named[i]);
+            long long t0 = now_ms();
+            int ws = beneath_run(args, NULL, 5000, NULL, &err);
+            long long took = now_ms() - t0;
+            fifo_back(named[i]);
+            EXPECT_EXIT(ws, 2, err);
+            EXPECT(took < 1000, "sandbox %s, %s a FIFO: refused after %lld ms",
+                   sandboxes[sb], named[i], took);
+            EXPECT(strstr(err, hfmt("%s: ", named[i])) &&
+                       strstr(err, NOT_REGULAR " (a FIFO"),
+                   "sandbox %s, %s a FIFO: the path and the reason are not "
+                   "said:\n%s",
+                   sandboxes[sb], named[i], err);
+        }
+    }
+}
+END_TEST
+
+/*
+ * SIGHUP while a named file is a FIFO, with the sandbox on (the keeper
+ * opens it) and off (the server does): the reload says which file and why,
+ * the old configuration serves on, and once the file is back the next
+ * SIGHUP applies what changed meanwhile.
+ */
+START_TEST(fifo_named_on_sighup)
+{
+    const char *sandboxes[] = {"on", "off"};
+
+    for (size_t sb = 0; sb < N_ELEMS(sandboxes); sb++) {
+        struct secrets s = make_secrets();
+        struct server *srv = start(&s, sandboxes[sb], NULL);
+        const char *named[] = {s.key, s.cert, s.htpasswd, s.conf};
+        const char *says[] = {"cannot open key file: " NOT_REGULAR,
+                              "cannot open certificate file: " NOT_REGULAR,
+                              NOT_REGULAR, NOT_REGULAR};
+
+        for (size_t i = 0; i < N_ELEMS(named); i++) {
+            char *line = hfmt("SIGHUP: %s%s: %s",
+                              i < 2    ? "tls: "
+                              : i == 2 ? "auth: "
+                                       : "",
+                              named[i], says[i]);
+            fifo_over(named[i]);
+            server_signal(srv, SIGHUP);
+            long long until = now_ms() + 5000;
+            while (!strstr(server_stderr(srv), line) && now_ms() < until)
+                sleep_ms(20);
+            fifo_back(named[i]);
+            EXPECT(strstr(server_stderr(srv), line),
+                   "sandbox %s: no '%s' after SIGHUP:\n%s", sandboxes[sb], line,
+                   server_stderr(srv));
+            EXPECT(get_as(srv, "/private/s.txt", ALICE)->status == 200,
+                   "sandbox %s: the old configuration does not serve after "
+                   "%s was a FIFO",
+                   sandboxes[sb], named[i]);
+        }
+        /* the files are back: a later reload reads them */
+        EXPECT(bob_after_reload(srv, &s),
+               "sandbox %s: a reload after the FIFOs did not apply:\n%s",
+               sandboxes[sb], server_stderr(srv));
+        server_stop_clean(srv);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "e2e_keeper",
     .fixture = HARNESS_FIXTURE(60),
     .tcases = {
-        {"keeper", .tests = {&planted_links_served_without_sandbox,
-                             &planted_links_refused_strict,
-                             &fault_hook_cannot_reach, &one_pid_to_signal}}}};
+        {"keeper",
+         .tests = {&planted_links_served_without_sandbox,
+                   &planted_links_refused_strict, &fault_hook_cannot_reach,
+                   &one_pid_to_signal, &fifo_named_refused_at_start,
+                   &fifo_named_on_sighup}}}};
