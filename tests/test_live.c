@@ -4,7 +4,10 @@
  * readers on several threads never see a released value while the main thread
  * publishes new ones, each thread sees the values in publication order, and
  * every value is released exactly once (the last at live_free). ASan (dev
- * preset) turns a use after release into a failure of its own.
+ * preset) turns a use after release into a failure of its own. Publishing
+ * starts once every reader has read, and the readers stop once each has
+ * seen the last value (both bounded), so a busy machine that schedules a
+ * reader late cannot leave it with nothing read.
  */
 #include "check_main.h"
 #include "runtime/live.h"
@@ -14,9 +17,11 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define READERS 4
 #define PUBLISHES 2000
+#define WAIT_MS 20000 /* for the readers to start, then to catch up */
 
 struct value {
     unsigned seq;
@@ -46,7 +51,8 @@ static struct value *value_new(unsigned seq)
 struct reader {
     struct live *l;
     atomic_bool *stop;
-    unsigned reads, backwards, dead;
+    unsigned reads, backwards, dead; /* read by the main thread after join */
+    atomic_uint seen;                /* 1 + the last seq read, 0 before */
 };
 
 static void *reader(void *arg)
@@ -64,8 +70,32 @@ static void *reader(void *arg)
         else
             last = v->seq;
         r->reads++;
+        atomic_store(&r->seen, last + 1);
     }
     return NULL;
+}
+
+/* Up to WAIT_MS for every reader to have seen @seq or a later value; false
+ * when one has not. */
+static bool readers_saw(struct reader *rd, unsigned seq)
+{
+    struct timespec now;
+    long long deadline;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    deadline = now.tv_sec * 1000LL + now.tv_nsec / 1000000 + WAIT_MS;
+    for (;;) {
+        int behind = 0;
+
+        for (int i = 0; i < READERS; i++)
+            behind += atomic_load(&rd[i].seen) < seq + 1;
+        if (behind == 0)
+            return true;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec * 1000LL + now.tv_nsec / 1000000 >= deadline)
+            return false;
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
 }
 
 START_TEST(publish_while_reading)
@@ -81,11 +111,17 @@ START_TEST(publish_while_reading)
         rd[i] = (struct reader){.l = l, .stop = &stop};
         ck_assert_int_eq(pthread_create(&th[i], NULL, reader, &rd[i]), 0);
     }
+    bool started = readers_saw(rd, 0);
     for (unsigned seq = 1; seq <= PUBLISHES; seq++)
         ck_assert_int_eq(live_publish(l, value_new(seq)), 0);
+    bool caught_up = readers_saw(rd, PUBLISHES);
     atomic_store(&stop, true);
-    for (int i = 0; i < READERS; i++) {
+    for (int i = 0; i < READERS; i++)
         ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+    ck_assert_msg(started, "a reader read nothing in %d ms", WAIT_MS);
+    ck_assert_msg(caught_up, "a reader did not see value %d in %d ms",
+                  PUBLISHES, WAIT_MS);
+    for (int i = 0; i < READERS; i++) {
         ck_assert_uint_gt(rd[i].reads, 0);
         ck_assert_uint_eq(rd[i].dead, 0);
         ck_assert_uint_eq(rd[i].backwards, 0);
