@@ -24,6 +24,8 @@
 # the mirror of this machine's apt sources out of reach.
 #   fresh_machine.sh SOURCE_DIR
 #   STEP_SECONDS  bound on each of a) and b) (default 1500)
+#   FRESH_MACHINE_KEEP  when set, the root is left in place (its path is
+#                       printed), to look into or run more in
 set -euo pipefail
 src=$(cd "$1" && pwd)
 # shellcheck source=deploy/host-apt.sh
@@ -35,7 +37,11 @@ work=
 cleanup() {
   # every mount was made in a namespace of a process that is gone: here
   # the root is plain directories
-  [ -z "$work" ] || rm -rf "$work"
+  if [ -n "$work" ] && [ -n "${FRESH_MACHINE_KEEP:-}" ]; then
+    echo "kept: $work/root (FRESH_MACHINE_KEEP)"
+  elif [ -n "$work" ]; then
+    rm -rf "$work"
+  fi
 }
 trap cleanup EXIT
 skip() {
@@ -166,8 +172,10 @@ if [ -n "$up" ]; then
     -o "$work/index.html" -w '%{http_code}' http://127.0.0.1:8080/ || true)
 fi
 # unshare --fork ignores SIGTERM; its SIGKILL takes the namespace down
-kill -KILL "$spid" 2>/dev/null || true
-wait "$spid" 2>/dev/null || true
+{
+  kill -KILL "$spid"
+  wait "$spid"
+} 2>/dev/null || true
 [ -n "$up" ] ||
   fail "./scripts/serve did not listen on 127.0.0.1:8080 in 300 s: $(tail -n 20 "$work/serve2.log")"
 [ "$code" = 200 ] || fail "GET http://127.0.0.1:8080/: status '$code'"
