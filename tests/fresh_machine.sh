@@ -83,7 +83,7 @@ git -C "$src" diff HEAD --binary >"$work/local.diff"
 changed=
 if [ -s "$work/local.diff" ]; then
   git -C "$clone" apply "$work/local.diff" || fail "git apply of the uncommitted changes"
-  changed=", with the uncommitted changes to $(git -C "$src" diff HEAD --name-only | wc -l) files"
+  changed=", with the uncommitted changes of $(git -C "$src" diff HEAD --name-only | wc -l) file(s)"
 fi
 echo "ok: Debian 12 minbase and git ($(basename "$tarball")), a clone of $(git -C "$src" rev-parse --short HEAD)$changed in $root, $(took "$t0")"
 
@@ -119,13 +119,14 @@ in_root() {
 }
 
 # missing PHASE: the rows of tests/tools.txt (the clone's) not in the root;
-# PHASE build: only those of scripts/deps.sh's build list
+# PHASE build: all but those of scripts/deps.sh's test-only list (a row
+# whose package is in no list is missing from the start)
 missing() {
-  local build line kind name pkg test checks=
+  local tests line kind name pkg test checks=
   [ -f "$clone/tests/tools.txt" ] || fail "the clone has no tests/tools.txt"
-  build=" $(bash "$clone/scripts/deps.sh" list build | tr '\n' ' ') "
+  tests=" $(bash "$clone/scripts/deps.sh" list test-only | tr '\n' ' ') "
   while read -r line kind name pkg; do
-    [ "$1" = test ] || [[ $build == *" $pkg "* ]] || continue
+    [ "$1" = test ] || [[ $tests != *" $pkg "* ]] || continue
     case "$kind" in
     cmd) test="command -v '$name' >/dev/null" ;;
     py) test="python3 -c 'import $name' 2>/dev/null" ;;
