@@ -18,7 +18,8 @@
 # imports, the pkg-config module, the file. A package missing from
 # scripts/deps.sh fails here, naming the row and its package.
 # The downloaded packages and apt's lists are kept between runs
-# ($BENEATH_TEST_CACHE/fresh-apt); the packages are installed on every run.
+# ($BENEATH_TEST_CACHE/fresh-apt, the packages no longer on the mirror
+# cleaned out); the packages are installed on every run.
 # Installed services are not started (a policy-rc.d, as in any chroot).
 # Exits 77 only where it cannot run at all: not root, no debootstrap, or
 # the mirror of this machine's apt sources out of reach.
@@ -57,6 +58,7 @@ took() { echo "$(($(date +%s) - $1)) s"; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (debootstrap, chroot, mounts)"
 command -v debootstrap >/dev/null ||
   skip "debootstrap is not installed (scripts/deps.sh test installs it)"
+command -v curl >/dev/null || fail "curl is not installed (scripts/deps.sh test installs it)"
 mirror=$(host_apt_mirror 2>&1) || skip "no mirror: $mirror"
 proxy=$(host_apt_proxy)
 why=$(env ${proxy:+http_proxy=$proxy} curl -sS -o /dev/null --max-time 30 \
@@ -89,9 +91,10 @@ echo "ok: Debian 12 minbase and git ($(basename "$tarball")), a clone of $(git -
 
 # root_argv [-n] CMD...: sets argv to the command that runs CMD in the root
 # as root, with a new machine's environment, in mount and PID namespaces of
-# its own (/proc, /dev, /sys, /run and the apt cache mounted there;
-# whatever it starts ends with it); -n: in a network namespace of its own
-# too, with its loopback up. in_root [-n] CMD...: runs it.
+# its own (the root itself, /proc, /dev, /sys, /run and the apt cache
+# mounted there; whatever it starts ends with it); -n: in a network
+# namespace of its own too, with its loopback up. in_root [-n] CMD...: runs
+# it.
 root_argv() {
   local net=()
   if [ "$1" = -n ]; then
@@ -102,6 +105,7 @@ root_argv() {
     set -e
     root=$1 apt=$2 net=$3
     shift 3
+    mount --bind "$root" "$root" # "/" a mount point, as on a machine
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
     mount -t sysfs sysfs "$root/sys"
@@ -191,7 +195,8 @@ status=0
 root_argv bash -c 'cd /root/beneath && scripts/deps.sh test'
 timeout -k 10 "$bound" "${argv[@]}" >"$work/deps.log" 2>&1 || status=$?
 [ "$status" -eq 0 ] || fail "scripts/deps.sh test (exit $status): $(tail -n 25 "$work/deps.log")"
-again=$(in_root bash -c 'cd /root/beneath && scripts/deps.sh test </dev/null 2>&1 | head -n 3')
+root_argv bash -c 'cd /root/beneath && scripts/deps.sh test 2>&1 && apt-get -qq autoclean >/dev/null'
+again=$(timeout -k 10 "$bound" "${argv[@]}" </dev/null 2>&1 | head -n 3)
 [ -z "$again" ] || fail "scripts/deps.sh test, run again, still installs: $again"
 gone=$(missing test)
 [ -z "$gone" ] || fail "missing after scripts/deps.sh test:
