@@ -4,8 +4,8 @@
 one list of it) and scripts/deps.sh (what installs it). Run from the
 repository root; exit 1 with one line per break.
 
-Found in the sources (the files git tracks under tests/, bench/, scripts/,
-deploy/ and tools/, and every CMake file):
+Found in the sources (the files under tests/, bench/, scripts/, deploy/ and
+tools/, and every CMake file, that git tracks or does not ignore):
 - programs: the first word of each command in shell scripts, and in the
   string literals of C, Python, CMake and JSON files (the shell code they
   run, the argv they exec); a word counts when it names a program on this
@@ -22,6 +22,8 @@ The rules:
 - each row's name occurs in the sources (no row outlives its caller);
 - each row's package is in a list of scripts/deps.sh, and each package
   there has a row (nothing installed that nothing uses).
+A program this machine does not have cannot be told from any other word:
+the check sees what the developer who wrote the call has installed.
 tests/fresh_machine.sh then checks, in a new Debian 12, that scripts/deps.sh
 really installs every row.
 """
