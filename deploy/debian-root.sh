@@ -12,10 +12,10 @@
 # package list, so a run reuses the one it finds and builds it when the
 # recipe changed or none is there (a minute or a few, from the mirror of
 # this machine's apt sources: deploy/host-apt.sh). Two runs at once build it
-# once (flock).
+# once (flock). A new one removes the flavour's tarballs unused for a week.
 #   BENEATH_TEST_CACHE  cache directory (default /var/cache/beneath-test)
 #   BENEATH_DEBIAN_MIRROR  the mirror (default: this machine's)
-#   DEBOOTSTRAP_SECONDS  bound on debootstrap (default 1200)
+#   DEBOOTSTRAP_SECONDS  bound on debootstrap (default 900)
 # Progress goes to stderr, the path to stdout. Needs root and debootstrap.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +38,7 @@ mapfile -t pkgs < <(printf '%s\n' "${extra[@]}" "$@" | grep . | sort -u)
 key=$({ cat "$0"; printf '%s\n' "$suite" "$flavour" "${pkgs[@]}"; } | sha256sum | cut -c1-16)
 tarball=$cache/debian12-$flavour-$key.tar
 if [ -s "$tarball" ]; then
+  touch "$tarball" # in use: not pruned below
   echo "$tarball"
   exit 0
 fi
@@ -60,7 +61,7 @@ start=$(date +%s)
 include=()
 [ ${#pkgs[@]} -eq 0 ] || include=(--include="$(IFS=,; echo "${pkgs[*]}")")
 proxy=$(host_apt_proxy)
-http_proxy=${proxy:-${http_proxy:-}} timeout "${DEBOOTSTRAP_SECONDS:-1200}" \
+http_proxy=${proxy:-${http_proxy:-}} timeout "${DEBOOTSTRAP_SECONDS:-900}" \
   debootstrap --variant=minbase "${include[@]}" "$suite" "$root" "$mirror" \
   >"$work/debootstrap.log" 2>&1 ||
   { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
@@ -76,4 +77,7 @@ rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/archives/*.deb
 tar --numeric-owner -C "$root" -cf "$work/root.tar" .
 mv "$work/root.tar" "$tarball"
 echo "debian-root.sh: $tarball in $(($(date +%s) - start)) s" >&2
+# the roots of other recipes (other checkouts' or older) unused for a week
+find "$cache" -maxdepth 1 -name "debian12-$flavour-*.tar" ! -name "${tarball##*/}" \
+  -mtime +7 -delete 2>/dev/null || true
 echo "$tarball"

@@ -24,7 +24,8 @@
 # Exits 77 only where it cannot run at all: not root, no debootstrap, or
 # the mirror of this machine's apt sources out of reach.
 #   fresh_machine.sh SOURCE_DIR
-#   STEP_SECONDS  bound on each of a) and b) (default 1500)
+#   STEP_SECONDS  bound on each of a) and b), and on the wait for another
+#                 run's apt cache (default 900)
 #   FRESH_MACHINE_KEEP  when set, the root is left in place (its path is
 #                       printed), to look into or run more in
 set -euo pipefail
@@ -32,7 +33,7 @@ src=$(cd "$1" && pwd)
 # shellcheck source=deploy/host-apt.sh
 . "$src/deploy/host-apt.sh"
 cache=${BENEATH_TEST_CACHE:-/var/cache/beneath-test}
-bound=${STEP_SECONDS:-1500}
+bound=${STEP_SECONDS:-900}
 t0=$(date +%s)
 work=
 cleanup() {
@@ -168,7 +169,8 @@ echo "ok: ./scripts/serve installed scripts/deps.sh build, built (progress shown
 # unshare, in that namespace)
 t=$(date +%s)
 root_argv -n bash -c 'cd /root/beneath && exec ./scripts/serve'
-"${argv[@]}" >"$work/serve2.log" 2>&1 &
+: >"$work/serve2.log" # before the loop reads it, not by the job's redirection
+"${argv[@]}" >>"$work/serve2.log" 2>&1 &
 spid=$!
 up=
 for _ in $(seq 1500); do
