@@ -62,9 +62,12 @@ command -v debootstrap >/dev/null ||
 command -v curl >/dev/null || fail "curl is not installed (scripts/deps.sh test installs it)"
 mirror=$(host_apt_mirror 2>&1) || skip "no mirror: $mirror"
 proxy=$(host_apt_proxy)
-why=$(env ${proxy:+http_proxy=$proxy} curl -sS -o /dev/null --max-time 30 \
-  -w '%{http_code}' "$mirror/dists/bookworm/Release" 2>&1) || true
-[ "$why" = 200 ] || skip "the package registry $mirror cannot be reached: $why"
+code=$(env ${proxy:+http_proxy=$proxy} curl -sS -o /dev/null --max-time 30 \
+  -w '%{http_code}' "$mirror/dists/bookworm/Release" 2>"${TMPDIR:-/tmp}/beneath-fresh-curl.$$") || true
+why=$(cat "${TMPDIR:-/tmp}/beneath-fresh-curl.$$")
+rm -f "${TMPDIR:-/tmp}/beneath-fresh-curl.$$"
+[ "$code" = 200 ] ||
+  skip "the package registry $mirror cannot be reached: ${why:-HTTP status $code for dists/bookworm/Release}"
 
 mkdir -p "$cache/fresh-apt/archives/partial" "$cache/fresh-apt/lists/partial"
 # one run at a time uses the apt cache
@@ -105,6 +108,7 @@ root_argv() {
     net=(--net)
     shift
   fi
+  # shellcheck disable=SC2016 # expanded by the bash in the namespaces
   argv=(unshare --mount --pid --fork --kill-child "${net[@]}" -- bash -c '
     set -e
     root=$1 apt=$2 net=$3
