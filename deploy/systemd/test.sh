@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # test.sh - the package as users run it: a minimal Debian 12 with systemd as
-# PID 1 (a debootstrapped root, cached: debian-root.sh; imported into podman
+# PID 1 (a debootstrapped root, cached: ../debian-root.sh; imported into podman
 # under a name of this run's own), the .deb that cpack makes installed with
 # apt-get (its postinst creates the user beneath and starts the service), and
 # from the journal and curl inside the container:
@@ -79,7 +79,7 @@ deb=$tmp/out/beneath_${version}_$(dpkg --print-architecture).deb
 # network inside the container.
 mapfile -t deps < <(dpkg-deb -f "$deb" Depends | tr ',' '\n' |
   sed 's/|.*//; s/(.*)//; s/ //g' | grep .)
-root=$("$here/debian-root.sh" "${deps[@]}") || fail "no Debian root"
+root=$("$here/../debian-root.sh" systemd "${deps[@]}") || fail "no Debian root"
 podman import "$root" "$tag" >"$tmp/import.log" 2>&1 ||
   fail "podman import: $(cat "$tmp/import.log")"
 started=1

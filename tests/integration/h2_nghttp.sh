@@ -56,9 +56,10 @@ for f in $files; do
   cmp -s "$tmp/got" "$tmp/www/$f" || fail "/$f: the body differs"
 done
 echo "ok: bodies match"
-# the log's writer batches its lines (LOG_FLUSH_MS): wait for them, bounded
+# the access log's writer batches lines after the replies: up to 10 s for
+# every request's line
 want=$(( $(echo "$files" | wc -w) * 2 ))
-for _ in $(seq 100); do
+for _ in $(seq 200); do
   n=$(grep -c " HTTP/2.0\" 200 " "$tmp/access" || true)
   [ "$n" -ge "$want" ] && break
   sleep 0.05

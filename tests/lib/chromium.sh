@@ -31,8 +31,10 @@ serve_https() { serve_on https https://127.0.0.1:0 --tls-self-signed --state-dir
 serve_on() {
   local scheme=$1 listen=$2
   shift 2
-  : >"$tmp/err" # here, not in the child: an earlier server's lines are gone
-  "$bin" --listen "$listen" "$@" 2>"$tmp/err" &
+  # emptied here, not by the background job's redirection: that one may
+  # come after the loop below has read the last server's listening line
+  : >"$tmp/err"
+  "$bin" --listen "$listen" "$@" 2>>"$tmp/err" &
   pid=$!
   for _ in $(seq 200); do
     grep -q "listening on $scheme://" "$tmp/err" && break
