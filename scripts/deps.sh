@@ -23,7 +23,7 @@ test_pkgs=(check curl clang-format
   man-db systemd dpkg-dev lintian jq podman runc catatonit netavark aardvark-dns
   iptables debootstrap apache2-utils prometheus python3-minimal python3-h2
   nghttp2-client strace pebble caddy python3-doc git bc util-linux-extra
-  linux-perf iproute2)
+  linux-perf iproute2 bsdextrautils)
 
 if [ "${1:-}" = list ]; then
   case "${2:-}" in
