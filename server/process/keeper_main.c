@@ -298,14 +298,19 @@ static int hand_key(struct keeper *k, int fd, const char *path,
     char *pem = NULL;
     int err = key ? keyless_keys_add(k->keys, key, id) : -EINVAL;
 
+    char said[512];
+
     if (err == 0)
         pem = keyless_public_pem(key);
-    if (err == -ENOTSUP)
-        why = "only EC and RSA keys can be kept by the keeper";
-    const char *f[] = {path, pem ? pem : "",
-                       pem   ? note
-                       : why ? why
-                             : "cannot read the key"};
+    /* why it cannot serve, naming the file as tls_material_load does */
+    if (err == -ENOTSUP || !why || !why[0]) {
+        snprintf(said, sizeof said, "%s: %s", path,
+                 err == -ENOTSUP
+                     ? "only EC and RSA keys can be kept by the keeper"
+                     : "cannot read the key");
+        why = said;
+    }
+    const char *f[] = {path, pem ? pem : "", pem ? note : why};
     int r = keeper_send(fd, KEEPER_KEY, 0, f, 3, -1);
     free(pem);
     EVP_PKEY_free(key);

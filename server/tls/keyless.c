@@ -510,7 +510,8 @@ int keyless_key_for(const char *path, EVP_PKEY **key, char *why, size_t size)
             return 1;
         *key = keyless_stub(said[i].pem, strlen(said[i].pem));
         if (!*key)
-            snprintf(why, size, "the keeper's public key: %s", strerror(errno));
+            snprintf(why, size, "%s: the keeper's public key: %s", path,
+                     strerror(errno));
         return 1;
     }
     return 0;

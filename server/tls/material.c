@@ -537,7 +537,7 @@ int tls_material_load(struct tls_material *m, const char *cert_file,
     char why[256];
     bool kept = keyless_key_for(key_file, &pkey, why, sizeof why);
     if (kept && !pkey) {
-        ERROR(diag, "%s: %s", key_file, why);
+        ERROR(diag, "%s", why); /* the keeper's words name the file */
         rc = -EKEYREJECTED;
         goto out_free_files;
     }

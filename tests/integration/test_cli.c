@@ -232,8 +232,7 @@ START_TEST(check_acme)
                                       "--acme-ca-root", w, w, NULL},
                      NULL, 10000, &out, &err);
     EXPECT_EXIT(ws, 2, err);
-    EXPECT(strstr(err, hfmt("beneath: --acme-ca-root: %s: no PEM "
-                            "certificate",
+    EXPECT(strstr(err, hfmt("beneath: --acme-ca-root: %s: Is a directory",
                             w)) != NULL,
            "a directory as the trust anchor:\n%s", err);
 }
