@@ -99,6 +99,7 @@ static int copy_config(struct acme *a, const struct acme_config *cfg)
         if (r < 0)
             return r;
     }
+    a->n_config = a->n_items;
     return 0;
 }
 
@@ -255,6 +256,90 @@ void acme_ari_check(struct acme *a, time_t now)
         acme_client_close(&c);
 }
 
+/* Whether an item (or a request not taken yet) is @name's; under mu. */
+static bool asked(const struct acme *a, const char *name)
+{
+    for (size_t i = 0; i < a->n_items; i++)
+        for (size_t k = 0; k < a->items[i].names.n; k++)
+            if (strcasecmp(a->items[i].names.v[k], name) == 0)
+                return true;
+    for (size_t i = 0; i < a->n_requests; i++)
+        if (strcasecmp(a->requests[i], name) == 0)
+            return true;
+    return false;
+}
+
+int acme_request(struct acme *a, const char *name)
+{
+    int r = 0;
+
+    pthread_mutex_lock(&a->mu);
+    if (asked(a, name)) {
+        r = -EEXIST;
+    } else if (a->n_items - a->n_config + a->n_requests >= ACME_REQUESTS_MAX) {
+        r = -ENOSPC;
+    } else {
+        char **v = realloc(a->requests, (a->n_requests + 1) * sizeof *v);
+        if (v)
+            a->requests = v;
+        if (!v || !(a->requests[a->n_requests] = strdup(name)))
+            r = -ENOMEM;
+        else
+            a->n_requests++;
+    }
+    if (r == 0)
+        pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    return r;
+}
+
+/*
+ * The requests made meanwhile become items (the ACME thread's: it alone
+ * moves the items array), each loaded from --acme-dir or due now.
+ */
+static void take_requests(struct acme *a)
+{
+    char **names;
+    size_t n;
+
+    pthread_mutex_lock(&a->mu);
+    names = a->requests;
+    n = a->n_requests;
+    a->requests = NULL;
+    a->n_requests = 0;
+    struct acme_item *v =
+        n ? realloc(a->items, (a->n_items + n) * sizeof *v) : NULL;
+    if (v)
+        a->items = v;
+    size_t first = a->n_items;
+    for (size_t i = 0; v && i < n; i++) {
+        struct acme_item *it = &a->items[a->n_items];
+        struct acme_names one = {.v = &names[i], .n = 1};
+
+        memset(it, 0, sizeof *it);
+        if (item_init(it, &one) != 0) {
+            item_free(it);
+            continue;
+        }
+        a->n_items++;
+    }
+    pthread_mutex_unlock(&a->mu);
+    for (size_t i = first; i < a->n_items; i++) {
+        acme_log(&a->logger, ACME_LOG_INFO,
+                 "acme: %s: a certificate asked for by a handshake",
+                 a->items[i].id);
+        /* a stored one is installed; else it is due now */
+        if (acme_item_load(a, &a->items[i]) == -ENOENT) {
+            pthread_mutex_lock(&a->mu);
+            a->items[i].next = acme_now(a);
+            pthread_mutex_unlock(&a->mu);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 static void *run(void *arg)
 {
     struct acme *a = arg;
@@ -263,6 +348,7 @@ static void *run(void *arg)
         struct acme_item *it;
         time_t now, until;
 
+        take_requests(a);
         acme_shared_scan(a);
         notice_replaced(a);
         now = acme_now(a);
@@ -295,10 +381,12 @@ int acme_status(struct acme *a, size_t i, time_t now, struct acme_status *st)
 {
     const struct acme_item *it;
 
-    if (i >= a->n_items)
+    pthread_mutex_lock(&a->mu); /* the items may move (take_requests) */
+    if (i >= a->n_items) {
+        pthread_mutex_unlock(&a->mu);
         return -ENOENT;
+    }
     it = &a->items[i];
-    pthread_mutex_lock(&a->mu);
     *st = (struct acme_status){
         .state = acme_cert_state_at(it->not_after, now),
         .not_after = it->not_after,
@@ -328,6 +416,9 @@ void acme_close(struct acme *a)
     for (size_t i = 0; i < a->n_items; i++)
         item_free(&a->items[i]);
     free(a->items);
+    for (size_t i = 0; i < a->n_requests; i++)
+        free(a->requests[i]);
+    free(a->requests);
     if (a->replicas_fd >= 0)
         close(a->replicas_fd);
     if (a->dirfd >= 0)

@@ -56,7 +56,8 @@ struct acme_names {
 /*
  * struct acme_cert - a certificate handed to the install callback.
  * @id:           its first name, also its directory under certs/
- * @index:        its position in acme_config.certs
+ * @index:        its position in acme_config.certs (or past them: one of
+ *                acme_request's)
  * @chain_pem:    leaf first, then the intermediates (NUL-terminated)
  * @key_pem:      its private key, PKCS#8 PEM (wiped after the callback)
  * @stored:       read from --acme-dir (start-up, or another replica's
@@ -152,6 +153,19 @@ int acme_open(const struct acme_config *cfg, struct acme **out, char *err,
  */
 int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
                                   const char *keyauth);
+
+/* Certificates acme_request may add, beyond the configuration's. */
+#define ACME_REQUESTS_MAX 10000
+
+/*
+ * acme_request - a certificate of @name alone, on demand (a TLS handshake
+ * asked for it): the ACME thread reads a stored one from --acme-dir, or
+ * orders it, as it does the configuration's; afterwards it is renewed like
+ * them. Any thread; the caller decides whether @name deserves one.
+ * Returns 0, -EEXIST (already asked, or a certificate of the
+ * configuration's), -ENOSPC (ACME_REQUESTS_MAX already), or -ENOMEM.
+ */
+int acme_request(struct acme *a, const char *name);
 
 /* acme_start - start the ACME thread. 0 or -errno. */
 int acme_start(struct acme *a);

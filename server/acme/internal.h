@@ -293,8 +293,11 @@ struct acme {
     char last_error[256]; /* the last error logged, for the item's state */
     int dirfd;
     int replicas_fd; /* acme_store_join's, or -1: assume there are others */
-    struct acme_item *items;
+    struct acme_item *items; /* realloc'd only by the ACME thread, under mu */
     size_t n_items;
+    size_t n_config;  /* the first n_config: the configuration's */
+    char **requests;  /* acme_request's names, under mu */
+    size_t n_requests;
     struct acme_shared *shared; /* imported from challenges/ */
     size_t n_shared;
     char **own; /* tokens this process published */

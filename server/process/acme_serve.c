@@ -292,11 +292,17 @@ static void hand_install(void *arg, const struct acme_cert *cert)
     EVP_PKEY_free(key);
     snprintf(index, sizeof index, "%zu", cert->index);
     snprintf(until, sizeof until, "%lld", (long long)cert->not_after);
+    /* its names too: one asked for on demand is in no configuration */
+    char names[1024] = "";
+    for (size_t i = 0, n = 0; i < cert->names->n && n < sizeof names; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+                              i ? "," : "", cert->names->v[i]);
     if (r == 0)
         r = keeper_post(KEEPER_CERT, 0,
                         (const char *const[]){index, cert->chain_pem, pub,
-                                              until, cert->stored ? "1" : "0"},
-                        5);
+                                              until, cert->stored ? "1" : "0",
+                                              names},
+                        6);
     free(pub);
     if (r)
         fprintf(stderr, "beneath: acme: %s: cannot hand it over: %s\n",
@@ -343,15 +349,20 @@ static void take_cert(struct acme_serve *as, const struct keeper_msg *m)
 {
     const char *index = keeper_field(m, 0), *chain = keeper_field(m, 1),
                *key = keeper_field(m, 2), *until = keeper_field(m, 3),
-               *stored = keeper_field(m, 4);
+               *stored = keeper_field(m, 4), *names = keeper_field(m, 5);
     size_t i = index ? strtoul(index, NULL, 10) : SIZE_MAX;
+    /* one of the configuration's, or asked for on demand: its one name */
+    char *one = (char *)(uintptr_t)names;
+    struct acme_names ondemand = {.v = &one, .n = 1};
 
-    if (!stored || i >= as->ac.n_certs)
+    if (!stored || !names || (i >= as->ac.n_certs && strchr(names, ',')))
         return;
+    const struct acme_names *ns =
+        i < as->ac.n_certs ? &as->ac.certs[i] : &ondemand;
     struct acme_cert cert = {
-        .id = as->ac.certs[i].v[0],
+        .id = ns->v[0],
         .index = i,
-        .names = &as->ac.certs[i],
+        .names = ns,
         .chain_pem = chain,
         .chain_len = strlen(chain),
         .not_after = (time_t)strtoll(until, NULL, 10),
@@ -366,7 +377,8 @@ static void take_cert(struct acme_serve *as, const struct keeper_msg *m)
                 cert.id);
         return;
     }
-    as->not_after[i] = cert.not_after;
+    if (i < as->ac.n_certs)
+        as->not_after[i] = cert.not_after;
     install(as, &cert, stub);
     EVP_PKEY_free(stub);
 }
