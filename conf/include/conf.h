@@ -90,6 +90,13 @@ enum conf_sandbox {
     CONF_SANDBOX_STRICT, /* both required; a refused system call kills */
 };
 
+/* An on|off option whose default depends on others ("auto"). */
+enum conf_switch {
+    CONF_SWITCH_AUTO,
+    CONF_SWITCH_ON,
+    CONF_SWITCH_OFF,
+};
+
 struct conf {
     char *root; /* document root path (also the positional ROOT); NULL
                    only with vhost items and no root given */
@@ -160,6 +167,8 @@ struct conf {
     struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
     struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
+    char *sites;                    /* DIR: the Host names DIR/HOST */
+    unsigned sites_cache;           /* site directories kept open */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
@@ -184,6 +193,8 @@ struct conf {
     bool try_html;         /* /guide -> guide.html when guide is absent */
     bool server_timing;    /* Server-Timing: resolve;dur=MS */
     bool site_files; /* access: read /_redirects, /_headers from each root */
+    enum conf_switch https_redirect; /* plain HTTP -> 308 https:// (see
+                                        conf_https_redirect) */
 
     /* actions */
     bool check;
@@ -331,6 +342,13 @@ int conf_mime_load(const struct conf *c, struct mime_map *out,
  * by default tls-alpn-01 when a listener is on port 443, else http-01.
  */
 enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
+
+/*
+ * conf_https_redirect - whether plain-HTTP requests are redirected to
+ * https:// (--https-redirect): on or off as given; "auto" (the default) is
+ * on with --acme, whose certificates are for that, and off otherwise.
+ */
+bool conf_https_redirect(const struct conf *c);
 
 /*
  * conf_tls_item - split a --tls-cert, --tls-key or

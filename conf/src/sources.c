@@ -635,9 +635,9 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
     worst(&r, apply_items(&cli.it, c, true, diag));
     if (cli.root_arg)
         worst(&r, apply_root_arg(&cli, c, diag));
-    /* The current directory, unless virtual hosts stand without a root:
-     * then a Host none of them names is answered 421. */
-    if (!c->root && c->vhost.n == 0 && !(c->root = strdup(".")))
+    /* The current directory, unless virtual hosts or --sites stand
+     * without a root: then a Host none of them names is answered 421. */
+    if (!c->root && c->vhost.n == 0 && !c->sites && !(c->root = strdup(".")))
         worst(&r, -ENOMEM);
     quick_listing(&cli, &env, config, c);
     worst(&r, headers_finish(c));

@@ -9,6 +9,7 @@
 
 #include "access/access.h"
 #include "access/auth.h"
+#include "access/sites.h"
 #include "http/cidr.h"
 #include "http/headers_file.h"
 #include "http/redirects.h"
@@ -17,11 +18,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Virtual hosts at most: each root takes a pthread key (root.c);
- * PTHREAD_KEYS_MAX is 1024. */
-#define ACCESS_VHOST_MAX 256
-/* --mount items at most (each root takes a pthread key, as a vhost's). */
-#define ACCESS_MOUNT_MAX 64
 /* A _redirects or _headers file larger than this is refused. */
 #define ACCESS_RULES_FILE_MAX ((size_t)16 << 20)
 
@@ -33,6 +29,19 @@ struct access_rules {
     ino_t ino[2];
     size_t n_ids;
 };
+
+/*
+ * access_rules_load - /_redirects and /_headers beneath @root (borrowed),
+ * each opened through the resolver with @confine; messages to stderr as
+ * "beneath: @when@shown/_redirects:LINE: ...". *@out gets the rules (NULL
+ * on failure; release with access_rules_free).
+ *
+ * Returns 0, the number of problems (a file refused, unreadable or with a
+ * bad line), or -ENOMEM.
+ */
+int access_rules_load(uint64_t confine, int root, const char *shown,
+                      const char *when, struct access_rules **out);
+void access_rules_free(struct access_rules *r);
 
 struct site {
     char *name; /* normalised vhost pattern; NULL: the --root site */
@@ -62,6 +71,7 @@ struct access {
     struct site dflt;
     struct mount *mounts;
     size_t n_mounts;
+    struct sites *sites; /* --sites, or NULL */
     bool site_files;
     bool rules; /* respond has questions to ask (auth or rule files) */
     uint64_t confine;

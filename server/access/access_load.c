@@ -23,10 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void rules_free(void *p)
+void access_rules_free(struct access_rules *r)
 {
-    struct access_rules *r = p;
-
     if (!r)
         return;
     redirects_free(&r->redirects);
@@ -91,39 +89,33 @@ static int global_load(const struct access *a, const char *when,
                     slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
         free(text);
         if (err == -ENOMEM) {
-            rules_free(r);
+            access_rules_free(r);
             return -ENOMEM;
         }
         problems += err != 0;
     }
     if (problems) {
-        rules_free(r);
+        access_rules_free(r);
         return problems;
     }
     *out = r;
     return 0;
 }
 
-/* /_redirects and /_headers of site @s, through the resolver. */
-static int site_load(const struct access *a, const struct site *s,
-                     const char *when, struct access_rules **out)
+int access_rules_load(uint64_t confine, int root, const char *shown,
+                      const char *when, struct access_rules **out)
 {
     static const char *const names[2] = {"_redirects", "_headers"};
     struct access_rules *r = calloc(1, sizeof *r);
-    int root, problems = 0;
+    int problems = 0;
 
+    *out = NULL;
     if (!r)
         return -ENOMEM;
-    root = root_dup(s->root);
-    if (root < 0) {
-        fprintf(stderr, "beneath: %s%s: %s\n", when, s->path, strerror(-root));
-        rules_free(r);
-        return 1;
-    }
     for (int k = 0; k < 2; k++) {
         struct resolver_how how = {
             .open_flags = O_RDONLY | O_NONBLOCK,
-            .resolve = a->confine,
+            .resolve = confine,
             .backend = RESOLVER_BACKEND_DEFAULT,
         };
         char name[4200], *text = NULL, why[64];
@@ -131,8 +123,9 @@ static int site_load(const struct access *a, const struct site *s,
         struct stat st;
         int fd = resolver_open_how(root, names[k], &how, NULL), err;
 
-        snprintf(name, sizeof name, "%s%s%s", s->path,
-                 s->path[strlen(s->path) - 1] == '/' ? "" : "/", names[k]);
+        snprintf(name, sizeof name, "%s%s%s", shown,
+                 shown[0] && shown[strlen(shown) - 1] == '/' ? "" : "/",
+                 names[k]);
         if (fd == -ENOENT)
             continue;
         if (fd < 0) {
@@ -156,19 +149,32 @@ static int site_load(const struct access *a, const struct site *s,
         }
         free(text);
         if (err == -ENOMEM) {
-            close(root);
-            rules_free(r);
+            access_rules_free(r);
             return -ENOMEM;
         }
         problems += err != 0;
     }
-    close(root);
     if (problems) {
-        rules_free(r);
+        access_rules_free(r);
         return problems;
     }
     *out = r;
     return 0;
+}
+
+/* /_redirects and /_headers of site @s, through the resolver. */
+static int site_load(const struct access *a, const struct site *s,
+                     const char *when, struct access_rules **out)
+{
+    int root = root_dup(s->root), r;
+
+    if (root < 0) {
+        fprintf(stderr, "beneath: %s%s: %s\n", when, s->path, strerror(-root));
+        return 1;
+    }
+    r = access_rules_load(a->confine, root, s->path, when, out);
+    close(root);
+    return r;
 }
 
 /* Whether the listener @l is plain HTTP on a non-loopback address. */
@@ -211,11 +217,6 @@ static int vhosts_load(struct access *a, const struct conf *c,
 {
     int problems = 0;
 
-    if (c->vhost.n > ACCESS_VHOST_MAX) {
-        fprintf(stderr, "beneath: vhost: %zu virtual hosts, at most %d\n",
-                c->vhost.n, ACCESS_VHOST_MAX);
-        return 1;
-    }
     a->vhosts = calloc(c->vhost.n ? c->vhost.n : 1, sizeof *a->vhosts);
     if (!a->vhosts)
         return -ENOMEM;
@@ -298,11 +299,6 @@ static int mounts_load(struct access *a, const struct conf *c,
 {
     int problems = 0;
 
-    if (c->mount.n > ACCESS_MOUNT_MAX) {
-        fprintf(stderr, "beneath: mount: %zu mounts, at most %d\n", c->mount.n,
-                ACCESS_MOUNT_MAX);
-        return 1;
-    }
     a->mounts = calloc(c->mount.n ? c->mount.n : 1, sizeof *a->mounts);
     if (!a->mounts)
         return -ENOMEM;
@@ -350,6 +346,39 @@ static int mounts_load(struct access *a, const struct conf *c,
         }
     }
     return problems;
+}
+
+/*
+ * --sites DIR: opened now (its listing is not read); with the emulated
+ * backend each thread keeps one directory cache of @dir_cache for the
+ * site it served last.
+ */
+static int sites_load(struct access *a, const struct conf *c,
+                      unsigned dir_cache)
+{
+    enum resolver_backend b = resolver_get_backend();
+    bool emulated = b == RESOLVER_BACKEND_EMULATED ||
+                    (b == RESOLVER_BACKEND_AUTO &&
+                     resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED);
+    struct sites_conf sc = {
+        .dir = c->sites,
+        .confine = c->confine,
+        .cache = c->sites_cache,
+        .dir_cache = emulated ? dir_cache : 0,
+        .site_files = c->site_files,
+    };
+    int r;
+
+    if (!c->sites)
+        return 0;
+    r = sites_open(&sc, &a->sites);
+    if (r == -ENOMEM)
+        return -ENOMEM;
+    if (r < 0) {
+        fprintf(stderr, "beneath: sites %s: %s\n", c->sites, strerror(-r));
+        return 1;
+    }
+    return 0;
 }
 
 static int error_pages_load(struct access *a, const struct conf *c)
@@ -432,6 +461,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     ADD(lists_load(a, c));
     ADD(vhosts_load(a, c, dir_cache));
     ADD(mounts_load(a, c, dir_cache));
+    ADD(sites_load(a, c, dir_cache));
     ADD(error_pages_load(a, c));
     ADD(auth_new(c, &a->auth));
     if (c->redirects && !(a->redirects_path = strdup(c->redirects)))
@@ -482,7 +512,12 @@ void access_startup(const struct access *a, FILE *f)
     for (size_t i = 0; a && i < a->n_mounts; i++)
         fprintf(f, "beneath: mount %s %s%s\n", a->mounts[i].prefix,
                 a->mounts[i].path, a->mounts[i].file ? " (one file)" : "");
-    if (a && a->n_vhosts && !a->dflt.root)
+    if (a && a->sites)
+        fprintf(f,
+                "beneath: sites %s: each Host is the directory of its name "
+                "there, looked up on every request; any other Host gets %s\n",
+                sites_dir(a->sites), a->dflt.root ? "the root" : "421");
+    else if (a && a->n_vhosts && !a->dflt.root)
         fprintf(f, "beneath: no --root: a Host no vhost names gets 421\n");
 }
 
@@ -499,9 +534,9 @@ void access_free(struct access *a)
     cidr_list_free(&a->deny);
     cidr_list_free(&a->trusted);
     auth_free(a->auth);
-    rules_free(a->global);
+    access_rules_free(a->global);
     for (size_t i = 0; i < a->n_vhosts; i++) {
-        rules_free(a->vhosts[i].files);
+        access_rules_free(a->vhosts[i].files);
         root_close(a->vhosts[i].root);
         free(a->vhosts[i].name);
         free(a->vhosts[i].path);
@@ -514,7 +549,8 @@ void access_free(struct access *a)
         free(a->mounts[i].file);
     }
     free(a->mounts);
-    rules_free(a->dflt.files);
+    sites_free(a->sites);
+    access_rules_free(a->dflt.files);
     free(a->dflt.path);
     free(a->redirects_path);
     free(a->headers_path);

@@ -94,10 +94,16 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
  * accepting would fail under load, leaving clients in the backlog and
  * answering 500s. Lower --max-connections to what fits, and say so.
  */
+/* The fds --sites keeps open besides connections: one per site kept. */
+static rlim_t sites_fds(const struct conf *c)
+{
+    return c->sites ? (rlim_t)c->sites_cache : 0;
+}
+
 static void fd_fit_connections(struct conf *c)
 {
     struct rlimit rl;
-    rlim_t need = 2 * (rlim_t)c->max_connections + 64;
+    rlim_t need = 2 * (rlim_t)c->max_connections + 64 + sites_fds(c);
 
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return;
@@ -109,26 +115,30 @@ static void fd_fit_connections(struct conf *c)
     }
     if (rl.rlim_cur >= need)
         return;
+    rlim_t spare = 64 + sites_fds(c);
     unsigned fit =
-        rl.rlim_cur > 64 + 2 ? (unsigned)((rl.rlim_cur - 64) / 2) : 1;
+        rl.rlim_cur > spare + 2 ? (unsigned)((rl.rlim_cur - spare) / 2) : 1;
     fprintf(stderr,
             "beneath: warning: --max-connections lowered from %u to %u: "
             "RLIMIT_NOFILE is %llu and each connection needs 2 fds (plus "
-            "64)\n",
-            c->max_connections, fit, (unsigned long long)rl.rlim_cur);
+            "%llu)\n",
+            c->max_connections, fit, (unsigned long long)rl.rlim_cur,
+            (unsigned long long)spare);
     c->max_connections = fit;
 }
 
 /*
  * The fds the server may hold at once: a socket and an open file per
- * connection, a margin for listeners, logs and the ETag thread, and each
- * worker's resolver directory cache (its directories and 3 event fds).
+ * connection, a margin for listeners, logs and the ETag thread, the site
+ * directories --sites keeps, and each worker's resolver directory cache
+ * (its directories and 3 event fds): one per root, plus one for all of
+ * --sites (it follows the site the thread served last).
  * Raise the soft RLIMIT_NOFILE to the hard one; if that is still short,
  * shrink the caches to fit and say so. Returns the cache size to use.
  */
 static unsigned fd_budget(const struct conf *c)
 {
-    const rlim_t fixed = 2 * (rlim_t)c->max_connections + 64;
+    const rlim_t fixed = 2 * (rlim_t)c->max_connections + 64 + sites_fds(c);
     unsigned cache = c->resolver_cache;
     struct rlimit rl;
     rlim_t per_thread;
@@ -142,10 +152,11 @@ static unsigned fd_budget(const struct conf *c)
             rl.rlim_cur = rl.rlim_max;
     }
     /* each root (--root, every vhost and mount) has its own cache per
-     * thread */
+     * thread; --sites one, whatever the number of sites */
     per_thread = rl.rlim_cur > fixed
                      ? (rl.rlim_cur - fixed) / (c->threads + 1) /
-                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n)
+                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n +
+                            (c->sites ? 1 : 0))
                      : 0;
     if (per_thread >= (rlim_t)cache + 3)
         return cache;
@@ -290,7 +301,7 @@ struct server {
     size_t n_early;
     unsigned gen; /* this serving process's generation (1: the first) */
     int sfd;
-    int keeper_fd; /* the socket to the keeper */
+    int keeper_fd;            /* the socket to the keeper */
     char backend[768];        /* the resolver's start-up sentence */
     char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
@@ -457,7 +468,22 @@ static int check_outputs(struct server *s)
         metrics_add_cache(&s->metrics, "compress", compress_counts,
                           s->compress);
     }
+    if (c->sites)
+        metrics_add_cache(&s->metrics, "sites", access_sites_counts, s->access);
     return errors;
+}
+
+/* The port of the first https:// listener the keeper handed over, or 0
+ * (--https-redirect sends clients there). */
+static unsigned https_port(const struct listeners *ls)
+{
+    for (size_t i = 0; i < ls->n; i++) {
+        const char *colon = strrchr(ls->v[i].url, ':');
+
+        if (ls->v[i].tls && !ls->activated && colon)
+            return (unsigned)strtoul(colon + 1, NULL, 10);
+    }
+    return 0;
 }
 
 /*
@@ -482,6 +508,7 @@ static int check_generation(struct server *s)
         .access = s->access,
         .root = s->root,
         .acme = s->acme_ch,
+        .https_port = https_port(&s->ls),
     };
     err = generation_new(&s->c, &s->base, &g);
     if (err) {
