@@ -385,8 +385,12 @@ static const char *cli_value(struct cli *cli, const struct opt *o,
     if (attached)
         return attached;
     if (o->type->flags & TYPE_BOOL) {
-        /* "--listing" alone is on; a following on/off word is its value */
-        if (cli->i + 1 < cli->argc && bool_word(cli->argv[cli->i + 1], &b) == 0)
+        /* "--listing" alone is on; a following on/off word is its value
+         * (or "auto" for an option that takes it) */
+        if (cli->i + 1 < cli->argc &&
+            (bool_word(cli->argv[cli->i + 1], &b) == 0 ||
+             (o->type == &t_switch &&
+              strcmp(cli->argv[cli->i + 1], "auto") == 0)))
             return cli->argv[++cli->i];
         return "on";
     }
