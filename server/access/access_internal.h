@@ -43,6 +43,14 @@ int access_rules_load(uint64_t confine, int root, const char *shown,
                       const char *when, struct access_rules **out);
 void access_rules_free(struct access_rules *r);
 
+/*
+ * access_rules_parse - @text (@len bytes) as a _redirects (@redirects) or
+ * _headers file named @name into @r; messages to stderr after
+ * "beneath: @when". Returns 0, -EINVAL or -ENOMEM.
+ */
+int access_rules_parse(struct access_rules *r, bool redirects, const char *text,
+                       size_t len, const char *name, const char *when);
+
 struct site {
     char *name; /* normalised vhost pattern; NULL: the --root site */
     char *path;
