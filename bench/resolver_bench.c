@@ -7,7 +7,11 @@
  * set, the emulation and the lexical baseline, and prints ns/op and the ratio
  * to the floor of the same path; -o writes the same rows as CSV. Each figure
  * is the best of -r rounds of -n calls (the least disturbed one); rounds
- * interleave the methods. Not a test:
+ * interleave the methods. Then (-f: only this) the cost of following a link
+ * out of the root into a --follow-into directory (resolver_how.into): the
+ * path out/d1/.../dD/file, whose "out" leads into a copy of the tree beside
+ * the root, against d1/.../dD/file, per backend under beneath, as the
+ * median (min .. max) of the rounds. Not a test:
  * numbers depend on the machine and its load; pin it with taskset.
  */
 #include "common/elems.h"
@@ -136,14 +140,16 @@ static void make_path(char *buf, size_t size, int depth, int links)
 }
 
 /* One round of @n calls of method @m; returns ns/op, or 0 and *err. */
-static double run(const struct method *m, int root_fd,
-                  struct resolver_cache *cache, const char *path, long n,
-                  int *err)
+static double run_into(const struct method *m, int root_fd,
+                       struct resolver_cache *cache, const char *path, long n,
+                       const struct resolver_into *into, int *err)
 {
     struct resolver_how how = {.open_flags = OPEN_FLAGS,
                                .resolve = m->resolve,
                                .backend = m->backend,
-                               .cache = m->cached ? cache : NULL};
+                               .cache = m->cached ? cache : NULL,
+                               .into = into,
+                               .n_into = into ? 1 : 0};
     double t0 = now_ns();
 
     *err = 0;
@@ -159,6 +165,13 @@ static double run(const struct method *m, int root_fd,
         close(fd);
     }
     return (now_ns() - t0) / (double)n;
+}
+
+static double run(const struct method *m, int root_fd,
+                  struct resolver_cache *cache, const char *path, long n,
+                  int *err)
+{
+    return run_into(m, root_fd, cache, path, n, NULL, err);
 }
 
 static int remove_one(const char *path, const struct stat *st, int type,
@@ -187,6 +200,7 @@ struct opts {
     const char *only; /* -m backend[:flags], or NULL: every method */
     int only_depth;   /* -d, or 0: every depth */
     int only_links;   /* -l, or -1: every link count */
+    bool only_follow; /* -f: only the link followed into a directory */
 };
 
 /* The options into @o: -1 to go on, else the exit code. */
@@ -195,8 +209,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
     int c;
 
     *o = (struct opts){.n = 2000, .rounds = 20, .only_links = -1};
-    while ((c = getopt(argc, argv, "n:r:o:d:l:m:h")) != -1) {
+    while ((c = getopt(argc, argv, "n:r:o:d:l:m:fh")) != -1) {
         switch (c) {
+        case 'f':
+            o->only_follow = true;
+            break;
         case 'd':
             o->only_depth = (int)parse_num(optarg);
             break;
@@ -219,8 +236,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             fprintf(stderr, "usage: resolver_bench [-n calls] [-r rounds] "
                             "[-o out.csv]\n"
                             "                      [-d depth] [-l links] [-m "
-                            "backend[:flags]]\n"
-                            "-d/-l/-m run one configuration (for strace -c)\n");
+                            "backend[:flags]] [-f]\n"
+                            "-d/-l/-m run one configuration (for strace -c); "
+                            "-f only the link followed into a directory\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -281,9 +299,99 @@ static void measure(const struct opts *o, int root_fd,
     }
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * A link out of the root followed into a directory of resolver_how.into:
+ * out/d1/.../dD/file (out -> ../INTO, a copy of the tree) against the same
+ * path inside the root, kernel and emulated under beneath, the rounds
+ * interleaved; the median (min .. max) of the rounds' ns/op.
+ */
+static void measure_follow(const struct opts *o, int root_fd,
+                           const struct resolver_into *into)
+{
+    static const struct method ms[] = {
+        {"kernel", RESOLVER_BENEATH, RESOLVER_BACKEND_KERNEL, false, false},
+        {"emulated", RESOLVER_BENEATH, RESOLVER_BACKEND_EMULATED, false, false},
+    };
+    static const int fdepths[] = {1, 4, 8};
+    double *ns = calloc((size_t)o->rounds * 4, sizeof *ns);
+
+    if (!ns)
+        return;
+    printf("\nfollowed into a --follow-into directory: out/d1/../dD/file "
+           "(out -> the tree's copy beside the root) against d1/../dD/file;\n"
+           "median (min .. max) ns/op of %d rounds x %ld calls\n",
+           o->rounds, o->n);
+    printf("%5s  %-9s %-28s %-28s %6s\n", "depth", "backend", "in the root",
+           "followed", "ratio");
+    for (size_t d = 0; d < N_ELEMS(fdepths); d++) {
+        char plain[512], out[520];
+        int err = 0;
+
+        make_path(plain, sizeof(plain), fdepths[d], 0);
+        snprintf(out, sizeof(out), "out/%s", plain);
+        for (int r = 0; r < o->rounds && !err; r++)
+            for (size_t m = 0; m < N_ELEMS(ms) && !err; m++) {
+                ns[(m * 2) * (size_t)o->rounds + (size_t)r] =
+                    run_into(&ms[m], root_fd, NULL, plain, o->n, into, &err);
+                ns[(m * 2 + 1) * (size_t)o->rounds + (size_t)r] =
+                    run_into(&ms[m], root_fd, NULL, out, o->n, into, &err);
+            }
+        if (err) {
+            printf("%5d  %s\n", fdepths[d], strerror(err));
+            continue;
+        }
+        for (size_t m = 0; m < N_ELEMS(ms); m++) {
+            double *a = ns + m * 2 * (size_t)o->rounds, *b = a + o->rounds;
+            char ca[64], cb[64];
+
+            qsort(a, (size_t)o->rounds, sizeof *a, by_value);
+            qsort(b, (size_t)o->rounds, sizeof *b, by_value);
+            snprintf(ca, sizeof(ca), "%.0f (%.0f .. %.0f)", a[o->rounds / 2],
+                     a[0], a[o->rounds - 1]);
+            snprintf(cb, sizeof(cb), "%.0f (%.0f .. %.0f)", b[o->rounds / 2],
+                     b[0], b[o->rounds - 1]);
+            printf("%5d  %-9s %-28s %-28s %6.2f\n", fdepths[d], ms[m].name, ca,
+                   cb, b[o->rounds / 2] / a[o->rounds / 2]);
+        }
+    }
+    free(ns);
+}
+
+/* The tree's copy beside @root, a link "out" to it in @root, opened for
+ * resolver_how.into: 0, or -errno (then *@into_dir may name a directory
+ * to remove). */
+static int make_into(const char *root, char *into_dir, size_t size,
+                     struct resolver_into *into)
+{
+    char link[512], text[320];
+    int err;
+
+    snprintf(into_dir, size, "%s-into", root);
+    if (mkdir(into_dir, 0755) < 0)
+        return -errno;
+    err = make_tree(into_dir);
+    if (err < 0)
+        return err;
+    /* relative, as Debian's are: leaving, it reads the root's path */
+    snprintf(text, sizeof(text), "../%s", strrchr(into_dir, '/') + 1);
+    snprintf(link, sizeof(link), "%s/out", root);
+    if (symlink(text, link) < 0)
+        return -errno;
+    return resolver_into_open(into_dir, into);
+}
+
 int main(int argc, char **argv)
 {
     char root[256] = "/tmp/beneath-bench-XXXXXX";
+    char into_dir[300] = "";
+    struct resolver_into into = {.fd = -1};
     const char *tmp = getenv("TMPDIR");
     struct resolver_cache *cache = NULL;
     FILE *csv = NULL;
@@ -328,13 +436,22 @@ int main(int argc, char **argv)
            o.rounds, o.n);
     printf("%5s %5s  %-14s %-32s %10s %7s\n", "depth", "links", "backend",
            "flags", "ns/op", "x floor");
-    for (size_t d = 0; d < N_ELEMS(depths); d++)
+    for (size_t d = 0; d < N_ELEMS(depths) && !o.only_follow; d++)
         for (size_t l = 0; l < N_ELEMS(link_counts); l++)
             if (link_counts[l] <= depths[d] &&
                 (!o.only_depth || depths[d] == o.only_depth) &&
                 (o.only_links < 0 || link_counts[l] == o.only_links))
                 measure(&o, root_fd, cache, depths[d], link_counts[l], csv);
     ret = 0;
+    if (!o.only && !o.only_depth && o.only_links < 0) {
+        err = make_into(root, into_dir, sizeof(into_dir), &into);
+        if (err < 0)
+            fprintf(stderr, "resolver_bench: the tree to follow into: %s\n",
+                    strerror(-err));
+        else
+            measure_follow(&o, root_fd, &into);
+        resolver_into_close(&into);
+    }
     if (csv && fclose(csv) != 0) {
         perror(o.csv);
         ret = 1;
@@ -345,5 +462,7 @@ out_close:
     close(root_fd);
 out_remove:
     cleanup(root);
+    if (into_dir[0])
+        cleanup(into_dir);
     return ret;
 }

@@ -11,11 +11,13 @@ build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
   libcurl4-openssl-dev libjansson-dev libnghttp2-dev media-types)
 # pebble: the ACME test CA and pebble-challtestsrv (tests/acme/); caddy: beside
 # beneath in bench/acme_start.sh (its postinst starts nothing without systemd)
+# python3-doc: a Debian documentation tree with links into
+# /usr/share/javascript (tests/docs/test_e2e_docs_follow.c)
 test_pkgs=(check libsubunit-dev curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
   man-db systemd dpkg-dev lintian jq podman runc catatonit netavark aardvark-dns
-  iptables debootstrap apache2-utils prometheus python3-minimal python3-h2 nghttp2-client strace pebble caddy)
+  iptables debootstrap apache2-utils prometheus python3-minimal python3-h2 nghttp2-client strace pebble caddy python3-doc)
 
 if [ "${1:-}" = list ]; then
   case "${2:-}" in

@@ -95,7 +95,35 @@ START_TEST(json)
         "\"duration_us\":1234,\"host\":\"example.org\",\"vhost\":null,"
         "\"tls\":\"TLS1.3\",\"encoding\":\"br\","
         "\"referer\":null,\"agent\":\"curl/8\",\"resolver\":\"kernel\","
-        "\"errno\":\"EXDEV\"}\n");
+        "\"errno\":\"EXDEV\",\"symlink\":null}\n");
+}
+END_TEST
+
+/* A refused symlink: after errno in combined, a key in JSON, $symlink. */
+START_TEST(symlink_field)
+{
+    struct log_record r = rec;
+    char buf[LOG_LINE_MAX];
+
+    r.symlink = "_static/a\"b -> /x/y (in no --follow-into directory)";
+    ck_assert_int_gt(log_format_line("combined+duration", &r, buf, sizeof buf),
+                     0);
+    ck_assert_ptr_nonnull(
+        strstr(buf, " errno=EXDEV symlink=\"_static/a\\x22b -> /x/y (in no "
+                    "--follow-into directory)\" duration_us=1234\n"));
+    ck_assert_int_gt(log_format_line("json", &r, buf, sizeof buf), 0);
+    ck_assert_ptr_nonnull(strstr(buf,
+                                 ",\"symlink\":\"_static/a\\\"b -> /x/y (in no "
+                                 "--follow-into directory)\"}\n"));
+    ck_assert_int_gt(
+        log_format_line("$status \"$symlink\"", &r, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "403 \"_static/a\\x22b -> /x/y (in no --follow-into "
+                          "directory)\"\n");
+    ck_assert_int_gt(log_format_line("$status $symlink", &rec, buf, sizeof buf),
+                     0);
+    ck_assert_str_eq(buf, "403 -\n");
+    ck_assert_int_gt(log_format_line("combined", &rec, buf, sizeof buf), 0);
+    ck_assert_ptr_null(strstr(buf, "symlink"));
 }
 END_TEST
 
@@ -131,7 +159,7 @@ START_TEST(long_fields_are_cut)
     r.agent = big;
     char *s = one_record("json", &r);
     ck_assert_ptr_nonnull(strstr(s, "xxx...\""));
-    ck_assert_ptr_nonnull(strstr(s, "\"errno\":\"EXDEV\"}\n"));
+    ck_assert_ptr_nonnull(strstr(s, "\"errno\":\"EXDEV\",\"symlink\":null}\n"));
 }
 END_TEST
 
@@ -250,6 +278,7 @@ LOOP_TEST(hostile_case, hostile)
     r.target = v;
     r.agent = v;
     r.client = v;
+    r.symlink = v; /* a link's name is anyone's who can write in the tree */
     const char *formats[] = {"combined", "combined+duration", "json",
                              "$host $user \"$request\" \"$agent\" $client"};
     for (size_t f = 0; f < N_ELEMS(formats); f++) {
@@ -377,9 +406,9 @@ const struct check_main check_main = {
     .suite = "log",
     .tcases = {
         {"lines", setup, fixture_dir_teardown,
-         .tests = {&combined, &json, &user_field, &long_fields_are_cut,
-                   &two_generations_append, &open_errors, &combined_duration,
-                   &stalled_reader, &threads_whole_lines}},
+         .tests = {&combined, &json, &symlink_field, &user_field,
+                   &long_fields_are_cut, &two_generations_append, &open_errors,
+                   &combined_duration, &stalled_reader, &threads_whole_lines}},
         {"templates", .loops = {LOOP(template_case), LOOP(hostile_case)}},
         {"bad templates", setup, fixture_dir_teardown,
          .loops = {LOOP(bad_template_case)}}}};

@@ -406,6 +406,75 @@ START_TEST(resolved_hook)
 }
 END_TEST
 
+/*
+ * --follow-into: a link out of the root (lib -> OUTSIDE/lib) answers from
+ * the directory it leads into when that is listed, its sidecar too; a
+ * refusal keeps the link it was about in the plan, for the log line.
+ */
+START_TEST(follow_into)
+{
+    static const char *const outside_tree[] = {"lib/x.js=X", "lib/x.js.gz=GZ",
+                                               "secret=S"};
+    char outside[PATH_MAX], link[PATH_MAX + 8], want[PATH_MAX + 8], buf[64];
+    const char *bad = NULL;
+    struct resolver_into into;
+    struct files_conf conf;
+    struct target t;
+    struct plan p;
+    int fds = fixture_count_fds();
+
+    ck_assert_int_eq(fixture_make(outside_tree, N_ELEMS(outside_tree), outside,
+                                  sizeof outside, &bad),
+                     0);
+    snprintf(link, sizeof link, "%s/lib", outside);
+    ck_assert_int_eq(symlinkat(link, root_fd, "lib"), 0);
+    make_conf(PLAIN, &conf);
+    ck_assert_int_eq(target_decode("/lib/x.js", 0, buf, sizeof buf, &t), 0);
+    struct files_request rq = {.root_fd = root_fd,
+                               .method = HTTP_GET,
+                               .target = &t,
+                               .accept_encoding = "gzip"};
+    for (size_t b = 0; b < N_ELEMS(backends); b++) {
+        ck_assert_int_eq(resolver_set_backend(backends[b]), 0);
+        /* not listed: 403, and which link it was */
+        conf.n_into = 0;
+        conf.into = NULL;
+        files_lookup(&conf, &rq, &p);
+        ck_assert_uint_eq(p.status, 403);
+        ck_assert_int_eq(p.err, EXDEV);
+        ck_assert_str_eq(p.escape.link, "lib");
+        ck_assert_ptr_nonnull(realpath(link, want));
+        ck_assert_str_eq(p.escape.target, want);
+        ck_assert_int_eq(p.escape.into, -1);
+        plan_close(&p);
+        /* listed: the file, and its sidecar beside it */
+        ck_assert_int_eq(resolver_into_open(link, &into), 0);
+        conf.into = &into;
+        conf.n_into = 1;
+        files_lookup(&conf, &rq, &p);
+        ck_assert_int_eq(p.kind, PLAN_FILE);
+        ck_assert_str_eq(p.name, "lib/x.js");
+        ck_assert_str_eq(p.encoding, "gzip");
+        ck_assert_int_eq(p.st.st_size, 2);
+        plan_close(&p);
+        /* the path's ".." after it: refused, the link it left by named */
+        ck_assert_int_eq(
+            target_decode("/lib/../secret", 0, buf, sizeof buf, &t), 0);
+        files_lookup(&conf, &rq, &p);
+        ck_assert_uint_eq(p.status, 403);
+        ck_assert_str_eq(p.escape.link, "lib");
+        ck_assert_int_eq(p.escape.into, 0);
+        plan_close(&p);
+        ck_assert_int_eq(target_decode("/lib/x.js", 0, buf, sizeof buf, &t), 0);
+        resolver_into_close(&into);
+    }
+    ck_assert_int_eq(resolver_set_backend(RESOLVER_BACKEND_AUTO), 0);
+    ck_assert_int_eq(unlinkat(root_fd, "lib", 0), 0);
+    fixture_remove(outside);
+    ck_assert_int_eq(fixture_count_fds(), fds);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "lookup",
     .tcases = {
@@ -413,4 +482,5 @@ const struct check_main check_main = {
          .loops = {{&lookup_row, (int)(N_ELEMS(rows) * N_ELEMS(backends))},
                    LOOP(judged_row),
                    LOOP(status_page_only)},
-         .tests = {&listing_judged, &root_missing, &resolved_hook}}}};
+         .tests = {&listing_judged, &root_missing, &resolved_hook,
+                   &follow_into}}}};

@@ -241,6 +241,81 @@ const struct tr_case tr_cases[] = {
 };
 const size_t tr_n_cases = N_ELEMS(tr_cases);
 
+/* Rows run with directories a link may lead into (resolver_how.into). */
+const struct tr_into_case tr_into_cases[] = {
+    /* {into, row}: a link that leaves, followed into a directory of tr_tmp */
+    {NULL, {NULL, "_static/jquery.js", R, B, EXDEV, NULL, false}},
+    {"js",
+     {NULL, "_static/jquery.js", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js",
+     {NULL, "_static/jquery.js", R, J, 0, "../js/jquery/jquery.js", false}},
+    {"js",
+     {NULL, "_static/jquery.js", P, B, 0, "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "_static/jquery.js", R, B | S, ELOOP, NULL, false}},
+    {"js", {NULL, "_static/jquery.js", R, IR, ENOENT, NULL, false}},
+    {"js",
+     {NULL, "_static/jquery.js", R, 0, 0, "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "_static/jquery.js", PN, B, 0, "_static/jquery.js", false}},
+    {"js", {NULL, "_static/jquery.js", RN, B, ELOOP, NULL, false}},
+    {"nodejs", {NULL, "_static/jquery.js", R, B, EXDEV, NULL, false}},
+    {"nodejs,js",
+     {NULL, "_static/jquery.js", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "_static/jquery.js/", R, B, ENOTDIR, NULL, false}},
+    {"js", {NULL, "_static/jquery.js", RD, B, ENOTDIR, NULL, false}},
+    {"js", {NULL, "_static/jsdir", P, B, 0, "../js", false}},
+    {"js", {NULL, "_static/jsdir", PN, B, 0, "_static/jsdir", false}},
+    {"js", {NULL, "_static/jsdir/", RD, B, 0, "../js", false}},
+    {"js",
+     {NULL, "_static/jsdir/jquery/jquery.js", R, B, 0, "../js/jquery/jquery.js",
+      false}},
+    {"js",
+     {NULL, "_static/jsdir_slash/jquery/jquery.js", R, B, 0,
+      "../js/jquery/jquery.js", false}},
+    {"js",
+     {NULL, "_static/jsdir/jquery/../jquery/jquery.js", R, B, 0,
+      "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "_static/jsdir/jquery/missing", R, B, ENOENT, NULL, false}},
+    {"js", {NULL, "_static/dots", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "_static/inner", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "a/b/deepjq", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js", {"a", "b/deepjq", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js", {NULL, "_static/abs_jq", R, B, 0, "../js/jquery/jquery.js", false}},
+    {"js",
+     {NULL, "_static/abs_js/jquery/jquery.js", R, B, 0,
+      "../js/jquery/jquery.js", false}},
+    /* ... and no further: ".." out of it, a link beside it, the path's own
+     * "..", a ".." after a name in the text */
+    {"js", {NULL, "_static/jsdir/..", P, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/jsdir/../secret", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/jsdir/esc", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/esc", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/passwd", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/upup", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/abs_up", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/twice/jquery.js", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/dotname", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "_static/named_up", R, B, EXDEV, NULL, false}},
+    {"js,nodejs", {NULL, "_static/named_up", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "abs_etc", P, B, EXDEV, NULL, false}},
+    {"js", {NULL, "esc", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "../js/jquery/jquery.js", R, B, EXDEV, NULL, false}},
+    {"js",
+     {NULL, "_static/../../js/jquery/jquery.js", R, B, EXDEV, NULL, false}},
+    {"js", {NULL, "proc/self/cwd", P, B, EXDEV, NULL, false}},
+    /* a link of the directory led into, into another one (or not) */
+    {"js", {NULL, "_static/popper.js", R, B, EXDEV, NULL, false}},
+    {"js,nodejs",
+     {NULL, "_static/popper.js", R, B, 0, "../nodejs/popper/p.js", false}},
+    {"js,nodejs",
+     {NULL, "_static/jsdir/jquery/sib", R, B, 0, "../nodejs/popper/p.js",
+      false}},
+    {"js,nodejs",
+     {"../js/jquery", "sib", R, B, 0, "../nodejs/popper/p.js", false}},
+    {"js", {"../js/jquery", "sib", R, B, EXDEV, NULL, false}},
+    {"js,nodejs", {NULL, "_static/loop", R, B, ELOOP, NULL, false}},
+};
+const size_t tr_n_into_cases = N_ELEMS(tr_into_cases);
+
 const char *tr_case_path(const struct tr_case *c, char *buf, size_t size)
 {
     size_t n;
@@ -273,6 +348,35 @@ int tr_open_root(const char *sub)
     return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+int tr_into_open(const char *list, struct resolver_into *out, size_t max)
+{
+    char copy[256];
+    char *save = NULL;
+    size_t n = 0;
+
+    snprintf(copy, sizeof(copy), "%s", list);
+    for (char *t = strtok_r(copy, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        char path[PATH_MAX];
+        int err;
+
+        snprintf(path, sizeof(path), "%s/%s", tr_tmp, t);
+        err = n < max ? resolver_into_open(path, &out[n]) : -E2BIG;
+        if (err < 0) {
+            tr_into_close(out, n);
+            return err;
+        }
+        n++;
+    }
+    return (int)n;
+}
+
+void tr_into_close(struct resolver_into *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        resolver_into_close(&d[i]);
+}
+
 static void want_path(const char *want, char *buf, size_t size)
 {
     if (strcmp(want, "@secret") == 0)
@@ -290,7 +394,8 @@ static const char *err_name(int err)
     return n ? n : "E?";
 }
 
-bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
+bool tr_run_case(const struct tr_case *c, const char *into,
+                 enum resolver_backend backend,
                  enum resolver_backend want_served, char *msg, size_t size)
 {
     int root_fd = tr_open_root(c->root);
@@ -301,12 +406,13 @@ bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
                  strerror(errno));
         return false;
     }
-    ok = tr_run_case_at(c, root_fd, NULL, backend, want_served, msg, size);
+    ok =
+        tr_run_case_at(c, into, root_fd, NULL, backend, want_served, msg, size);
     close(root_fd);
     return ok;
 }
 
-bool tr_run_case_at(const struct tr_case *c, int root_fd,
+bool tr_run_case_at(const struct tr_case *c, const char *into_list, int root_fd,
                     struct resolver_cache *cache, enum resolver_backend backend,
                     enum resolver_backend want_served, char *msg, size_t size)
 {
@@ -321,14 +427,28 @@ bool tr_run_case_at(const struct tr_case *c, int root_fd,
         .cache = cache,
     };
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
+    struct resolver_into into[4];
+    struct resolver_escape escape;
     struct stat got;
     struct stat want;
     bool ok = true;
+    int n_into = 0;
     int fd;
 
     resolver_flags_format(c->rflags, flags, sizeof(flags));
     msg[0] = '\0';
+    if (into_list) {
+        n_into = tr_into_open(into_list, into, N_ELEMS(into));
+        if (n_into < 0) {
+            snprintf(msg, size, "into %s: %s", into_list, strerror(-n_into));
+            return false;
+        }
+        how.into = into;
+        how.n_into = (size_t)n_into;
+        how.escape = &escape;
+    }
     fd = resolver_open_how(root_fd, path, &how, &served);
+    tr_into_close(into, (size_t)n_into);
     if (c->err) {
         if (fd != -c->err) {
             snprintf(msg, size,
@@ -397,9 +517,41 @@ static void table_run(int i, enum resolver_backend backend)
 
     if (backend == RESOLVER_BACKEND_AUTO)
         served = resolver_auto_backend(NULL);
-    ck_assert_msg(tr_run_case(&tr_cases[i], backend, served, msg, sizeof(msg)),
-                  "row %d: %s", i, msg);
+    ck_assert_msg(
+        tr_run_case(&tr_cases[i], NULL, backend, served, msg, sizeof(msg)),
+        "row %d: %s", i, msg);
 }
+
+static void into_run(int i, enum resolver_backend backend)
+{
+    const struct tr_into_case *r = &tr_into_cases[i];
+    enum resolver_backend served = backend;
+    char msg[512];
+
+    if (backend == RESOLVER_BACKEND_AUTO)
+        served = resolver_auto_backend(NULL);
+    ck_assert_msg(
+        tr_run_case(&r->c, r->into, backend, served, msg, sizeof(msg)),
+        "into row %d (into %s): %s", i, r->into ? r->into : "none", msg);
+}
+
+START_TEST(into_kernel)
+{
+    into_run(_i, RESOLVER_BACKEND_KERNEL);
+}
+END_TEST
+
+START_TEST(into_emulated)
+{
+    into_run(_i, RESOLVER_BACKEND_EMULATED);
+}
+END_TEST
+
+START_TEST(into_auto)
+{
+    into_run(_i, RESOLVER_BACKEND_AUTO);
+}
+END_TEST
 
 START_TEST(table_kernel)
 {
@@ -547,6 +699,140 @@ START_TEST(bad_root)
 }
 END_TEST
 
+/*
+ * What an -EXDEV says (resolver_how.escape), the same from both backends:
+ * the link that left and where it leads ("T" is the tmpdir), and whether
+ * it had been followed into a directory of @into the rest then left.
+ */
+static const struct {
+    const char *into;
+    const char *path;
+    const char *link;
+    const char *target;
+    int in;
+} escapes[] = {
+    {NULL, "_static/passwd", "_static/passwd", "T/secret", -1},
+    {NULL, "_static/jquery.js", "_static/jquery.js", "T/js/jquery/jquery.js",
+     -1},
+    {NULL, "a/b/deepjq", "a/b/deepjq", "T/js/jquery/jquery.js", -1},
+    {NULL, "abs_etc", "abs_etc", "/etc", -1},
+    {NULL, "absroot", "absroot", "/", -1},
+    {NULL, "esc/x", "esc", "T/secret", -1},
+    {NULL, "../secret", "", "", -1},
+    {NULL, "a/../../secret", "", "", -1},
+    {"js", "_static/passwd", "_static/passwd", "T/secret", -1},
+    {"js", "_static/upup", "_static/upup", "T/js/jquery/../../secret", 0},
+    {"js", "_static/jsdir/../secret", "_static/jsdir", "T/js", 0},
+    {"js", "_static/named_up", "_static/named_up",
+     "T/nodejs/../js/jquery/jquery.js", -1},
+    {"js", "_static/popper.js", "T/js/popper", "T/nodejs/popper", -1},
+    {"nodejs,js", "_static/esc", "T/js/esc", "T/secret", -1},
+    {"js", "_static/abs_up", "_static/abs_up", "T/js/jquery/../../secret", 0},
+    {"js", "proc/self/cwd", "", "", -1},
+};
+
+/* @want with "T" at its start replaced by the tmpdir's real path. */
+static const char *expand_t(const char *want, char *buf, size_t size)
+{
+    char real[PATH_MAX];
+
+    if (want[0] != 'T')
+        return want;
+    ck_assert_ptr_nonnull(realpath(tr_tmp, real));
+    snprintf(buf, size, "%s%s", real, want + 1);
+    return buf;
+}
+
+START_TEST(into_escape)
+{
+    enum resolver_backend backends[] = {RESOLVER_BACKEND_KERNEL,
+                                        RESOLVER_BACKEND_EMULATED};
+    int root_fd = tr_open_root(NULL);
+
+    ck_assert_int_ge(root_fd, 0);
+    for (size_t b = 0; b < N_ELEMS(backends); b++) {
+        for (size_t i = 0; i < N_ELEMS(escapes); i++) {
+            struct resolver_into into[4];
+            struct resolver_escape e;
+            struct resolver_how how = {.open_flags = O_RDONLY,
+                                       .resolve = RESOLVER_BENEATH,
+                                       .backend = backends[b],
+                                       .escape = &e};
+            char lbuf[PATH_MAX], tbuf[PATH_MAX];
+            int n = escapes[i].into
+                        ? tr_into_open(escapes[i].into, into, N_ELEMS(into))
+                        : 0;
+            int fd;
+
+            ck_assert_int_ge(n, 0);
+            how.into = into;
+            how.n_into = (size_t)n;
+            fd = resolver_open_how(root_fd, escapes[i].path, &how, NULL);
+            tr_into_close(into, (size_t)n);
+            ck_assert_msg(fd == -EXDEV, "%s \"%s\": %d",
+                          resolver_backend_name(backends[b]), escapes[i].path,
+                          fd);
+            ck_assert_str_eq(e.link,
+                             expand_t(escapes[i].link, lbuf, sizeof(lbuf)));
+            ck_assert_str_eq(e.target,
+                             expand_t(escapes[i].target, tbuf, sizeof(tbuf)));
+            ck_assert_int_eq(e.into, escapes[i].in);
+        }
+    }
+    close(root_fd);
+}
+END_TEST
+
+/* resolver_into_open: the kernel's name, the alias, what is refused. */
+START_TEST(into_open)
+{
+    struct resolver_into d;
+    char path[PATH_MAX + 16], real[PATH_MAX];
+    struct resolver_how how = {.open_flags = O_RDONLY,
+                               .resolve = RESOLVER_BENEATH,
+                               .into = &d,
+                               .n_into = 1};
+    int root_fd = tr_open_root(NULL), fd;
+
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_ptr_nonnull(realpath(tr_tmp, real));
+    snprintf(path, sizeof(path), "%s//root/./_static/jsdir/", tr_tmp);
+    ck_assert_int_eq(resolver_into_open(path, &d), 0);
+    snprintf(path, sizeof(path), "%s/js", real);
+    ck_assert_str_eq(d.path, path);
+    snprintf(path, sizeof(path), "%s/root/_static/jsdir", tr_tmp);
+    ck_assert_str_eq(d.alias, path);
+    /* a link naming it by its kernel name or by its alias is followed */
+    fd = resolver_open_how(root_fd, "_static/abs_jq", &how, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    fd = resolver_open_how(root_fd, "_static/abs_alias", &how, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    resolver_into_close(&d);
+    resolver_into_close(&d);
+    ck_assert_int_eq(resolver_into_open("relative", &d), -EINVAL);
+    ck_assert_int_eq(d.fd, -1);
+    snprintf(path, sizeof(path), "%s/f", tr_root);
+    ck_assert_int_eq(resolver_into_open(path, &d), -ENOTDIR);
+    snprintf(path, sizeof(path), "%s/missing", tr_root);
+    ck_assert_int_eq(resolver_into_open(path, &d), -ENOENT);
+    snprintf(path, sizeof(path), "%s/root/../js", tr_tmp);
+    ck_assert_int_eq(resolver_into_open(path, &d), 0);
+    ck_assert_ptr_null(d.alias); /* "..": not an alias */
+    /* ... so the link through the alias is not */
+    ck_assert_int_eq(
+        resolver_open_how(root_fd, "_static/abs_alias", &how, NULL), -EXDEV);
+    resolver_into_close(&d);
+    /* an into without a path, or without fds: refused */
+    how.into = &(struct resolver_into){.fd = -1, .path = "/"};
+    ck_assert_int_eq(resolver_open_how(root_fd, "f", &how, NULL), -EINVAL);
+    how.into = NULL;
+    ck_assert_int_eq(resolver_open_how(root_fd, "f", &how, NULL), -EINVAL);
+    close(root_fd);
+}
+END_TEST
+
 START_TEST(names)
 {
     const char *bad = NULL;
@@ -582,14 +868,16 @@ END_TEST
 static Suite *resolver_suite(void)
 {
     lex_rows_fill();
-    const int rows = (int)tr_n_cases;
+    const int rows = (int)tr_n_cases, into_rows = (int)tr_n_into_cases;
     const struct check_tcase tcases[] = {
-        {"kernel", .loops = {{&table_kernel, rows}}},
-        {"emulated", .loops = {{&table_emulated, rows}}},
-        {"auto", .loops = {{&table_auto, rows}}},
+        {"kernel", .loops = {{&table_kernel, rows}, {&into_kernel, into_rows}}},
+        {"emulated",
+         .loops = {{&table_emulated, rows}, {&into_emulated, into_rows}}},
+        {"auto", .loops = {{&table_auto, rows}, {&into_auto, into_rows}}},
         {"lexical", .unchecked_setup = print_lexical_skips,
          .loops = {{&table_lexical, n_lex_rows}}},
-        {"api", .tests = {&default_backend, &root_at_fdcwd, &bad_root, &names}},
+        {"api", .tests = {&default_backend, &root_at_fdcwd, &bad_root, &names,
+                          &into_escape, &into_open}},
     };
 
     return tr_suite("table", tcases, N_ELEMS(tcases));

@@ -44,23 +44,44 @@ struct tr_case { // NOLINT(clang-analyzer-optin.performance.Padding)
 extern const struct tr_case tr_cases[];
 extern const size_t tr_n_cases;
 
+/*
+ * A row resolved with directories a link may lead into: @into is a comma
+ * list of directories of tr_tmp (resolver_how.into).
+ */
+struct tr_into_case {
+    const char *into;
+    struct tr_case c;
+};
+
+extern const struct tr_into_case tr_into_cases[];
+extern const size_t tr_n_into_cases;
+
 /* The path a row names (expands "@4095"-style generated paths). */
 const char *tr_case_path(const struct tr_case *c, char *buf, size_t size);
 
 /*
- * tr_run_case - run row @c with @backend; on a mismatch write why into @msg.
+ * tr_run_case - run row @c with @backend (and the directories of the comma
+ * list @into, or NULL); on a mismatch write why into @msg.
  * Returns true when the answer (and the backend that served) is right.
  */
-bool tr_run_case(const struct tr_case *c, enum resolver_backend backend,
+bool tr_run_case(const struct tr_case *c, const char *into,
+                 enum resolver_backend backend,
                  enum resolver_backend want_served, char *msg, size_t size);
 
 /* The same with the root fd given, and a directory cache (or NULL). */
-bool tr_run_case_at(const struct tr_case *c, int root_fd,
+bool tr_run_case_at(const struct tr_case *c, const char *into, int root_fd,
                     struct resolver_cache *cache, enum resolver_backend backend,
                     enum resolver_backend want_served, char *msg, size_t size);
 
 /* Open a directory below tr_root (NULL: tr_root) as an O_PATH fd. */
 int tr_open_root(const char *sub);
+
+/*
+ * tr_into_open - open the comma list @list of directories of tr_tmp into
+ * @out (room for @max); their number, or -errno. tr_into_close closes @n.
+ */
+int tr_into_open(const char *list, struct resolver_into *out, size_t max);
+void tr_into_close(struct resolver_into *d, size_t n);
 
 /* The checked fixture every TCase uses: the fd count must not change. */
 void tr_fd_setup(void);

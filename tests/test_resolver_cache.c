@@ -22,9 +22,8 @@
 
 #define OFLAGS (O_RDONLY | O_NONBLOCK)
 
-static void table_cached(int i)
+static void table_cached(const struct tr_case *c, const char *into, int i)
 {
-    const struct tr_case *c = &tr_cases[i];
     struct resolver_cache *cache;
     char msg[512];
     int root_fd = tr_open_root(c->root);
@@ -34,16 +33,22 @@ static void table_cached(int i)
     /* Cold, then twice warm: the answers must not change. */
     for (int pass = 0; pass < 3; pass++)
         ck_assert_msg(
-            tr_run_case_at(c, root_fd, cache, RESOLVER_BACKEND_EMULATED,
+            tr_run_case_at(c, into, root_fd, cache, RESOLVER_BACKEND_EMULATED,
                            RESOLVER_BACKEND_EMULATED, msg, sizeof(msg)),
-            "row %d, pass %d (cache): %s", i, pass, msg);
+            "%srow %d, pass %d (cache): %s", into ? "into " : "", i, pass, msg);
     resolver_cache_free(cache);
     close(root_fd);
 }
 
 START_TEST(table)
 {
-    table_cached(_i);
+    table_cached(&tr_cases[_i], NULL, _i);
+}
+END_TEST
+
+START_TEST(into_table)
+{
+    table_cached(&tr_into_cases[_i].c, tr_into_cases[_i].into, _i);
 }
 END_TEST
 
@@ -432,7 +437,8 @@ END_TEST
 Suite *resolver_cache_suite(void)
 {
     const struct check_tcase tcases[] = {
-        {"table", .loops = {{&table, (int)tr_n_cases}}},
+        {"table", .loops = {{&table, (int)tr_n_cases},
+                            {&into_table, (int)tr_n_into_cases}}},
         {"changes", scratch_setup, scratch_teardown,
          .tests = {&moved_out, &ancestor_replaced, &exchanged_with_symlink,
                    &mounted_over, &recreated, &attributes, &file_changes_kept,

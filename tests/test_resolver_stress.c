@@ -31,15 +31,26 @@
 
 /* Path components the generator draws from: every kind of entry. */
 static const char *const atoms[] = {
-    "a",          "b",           "c",       "f",       "d",      "rel",
-    "relf",       "up",          "esc",     "back",    "back2",  "absf",
-    "absab",      "abs_etc",     "absroot", "dotlink", "loop1",  "selfloop",
-    "chain",      "l00",         "l01",     "l39",     "fifo",   "mnt",
-    "x",          "sub",         "bind",    "nosym",   "to_mnt", "proc",
-    "self",       "thread-self", "status",  "cwd",     "root",   "exe",
-    "fd",         "0",           "ns",      "net",     "mounts", "reldir_slash",
-    "relf_slash", "lg1",         "missing", "etc",     "secret", "r",
-    "mv",         "..",          "..",      "..",      ".",      "",
+    "a",          "b",           "c",
+    "f",          "d",           "rel",
+    "relf",       "up",          "esc",
+    "back",       "back2",       "absf",
+    "absab",      "abs_etc",     "absroot",
+    "dotlink",    "loop1",       "selfloop",
+    "chain",      "l00",         "l01",
+    "l39",        "fifo",        "mnt",
+    "x",          "sub",         "bind",
+    "nosym",      "to_mnt",      "proc",
+    "self",       "thread-self", "status",
+    "cwd",        "root",        "exe",
+    "fd",         "0",           "ns",
+    "net",        "mounts",      "reldir_slash",
+    "relf_slash", "lg1",         "missing",
+    "etc",        "secret",      "r",
+    "mv",         "..",          "..",
+    "..",         ".",           "",
+    "_static",    "jquery.js",   "jsdir",
+    "popper.js",  "upup",        "jquery",
 };
 
 static const int oflag_sets[] = {
@@ -68,24 +79,36 @@ struct answer {
     int err;
     dev_t dev;
     ino_t ino;
+    struct resolver_escape e; /* on EXDEV, with diff_into */
 };
+
+/* The directories a link may lead into (js, nodejs), for the BENEATH flag
+ * sets, and whether to use them. */
+static struct resolver_into diff_into[2];
+static size_t n_diff_into;
 
 static struct answer ask(int root_fd, const char *path, int oflags,
                          uint64_t rflags, enum resolver_backend backend,
-                         struct resolver_cache *cache)
+                         struct resolver_cache *cache, bool into)
 {
+    struct answer a = {0};
     struct resolver_how how = {.open_flags = oflags,
                                .resolve = rflags,
                                .backend = backend,
-                               .cache = cache};
-    struct answer a = {0, 0, 0};
+                               .cache = cache,
+                               .into = into ? diff_into : NULL,
+                               .n_into = into ? n_diff_into : 0,
+                               .escape = into ? &a.e : NULL};
     struct stat st;
     int fd = resolver_open_how(root_fd, path, &how, NULL);
 
     if (fd < 0) {
         a.err = -fd;
+        if (a.err != EXDEV)
+            a.e = (struct resolver_escape){.into = -1};
         return a;
     }
+    a.e = (struct resolver_escape){.into = -1};
     if (fstat(fd, &st) == 0) {
         a.dev = st.st_dev;
         a.ino = st.st_ino;
@@ -99,9 +122,11 @@ static struct answer ask(int root_fd, const char *path, int oflags,
 static long diff_cases;
 static long diff_mismatches;
 
-static bool same(struct answer a, struct answer b)
+static bool same(const struct answer *a, const struct answer *b)
 {
-    return a.err == b.err && a.dev == b.dev && a.ino == b.ino;
+    return a->err == b->err && a->dev == b->dev && a->ino == b->ino &&
+           strcmp(a->e.link, b->e.link) == 0 &&
+           strcmp(a->e.target, b->e.target) == 0 && a->e.into == b->e.into;
 }
 
 /*
@@ -111,37 +136,60 @@ static bool same(struct answer a, struct answer b)
 static void diff_one(int root_fd, struct resolver_cache *cache,
                      const char *root, const char *path)
 {
-    for (uint64_t rf = 0; rf <= RESOLVER_ALL_FLAGS; rf++) {
-        if (resolver_flags_check(rf) < 0)
+    for (uint64_t f = 0; f <= 2 * (uint64_t)RESOLVER_ALL_FLAGS + 1; f++) {
+        /* the flag sets, then the BENEATH ones again with diff_into */
+        uint64_t rf = f & RESOLVER_ALL_FLAGS;
+        bool into = f > RESOLVER_ALL_FLAGS;
+
+        if (resolver_flags_check(rf) < 0 ||
+            (into && (!n_diff_into || !(rf & RESOLVER_BENEATH))))
             continue;
         for (size_t o = 0; o < N_ELEMS(oflag_sets); o++) {
             struct answer k = ask(root_fd, path, oflag_sets[o], rf,
-                                  RESOLVER_BACKEND_KERNEL, NULL);
+                                  RESOLVER_BACKEND_KERNEL, NULL, into);
             struct answer e = ask(root_fd, path, oflag_sets[o], rf,
-                                  RESOLVER_BACKEND_EMULATED, NULL);
+                                  RESOLVER_BACKEND_EMULATED, NULL, into);
             struct answer ec = ask(root_fd, path, oflag_sets[o], rf,
-                                   RESOLVER_BACKEND_EMULATED, cache);
+                                   RESOLVER_BACKEND_EMULATED, cache, into);
 
             diff_cases++;
-            if (same(k, e) && same(k, ec))
+            if (same(&k, &e) && same(&k, &ec))
                 continue;
             if (diff_mismatches++ < 30) {
                 char flags[128];
 
                 resolver_flags_format(rf, flags, sizeof(flags));
-                fprintf(
-                    stderr,
-                    "differential: root %s path \"%s\" [%s] oflags %#x: "
-                    "kernel %s, emulated %s%s, emulated+cache %s%s\n",
-                    root ? root : ".", path, flags, oflag_sets[o],
-                    k.err ? resolver_errno_name(k.err) : "fd",
-                    e.err ? resolver_errno_name(e.err) : "fd",
-                    !k.err && !e.err && !same(k, e) ? " (another file)" : "",
-                    ec.err ? resolver_errno_name(ec.err) : "fd",
-                    !k.err && !ec.err && !same(k, ec) ? " (another file)" : "");
+                fprintf(stderr,
+                        "differential: root %s path \"%s\" [%s%s] oflags %#x: "
+                        "kernel %s (%s -> %s), emulated %s%s (%s -> %s), "
+                        "emulated+cache %s%s\n",
+                        root ? root : ".", path, flags, into ? " + into" : "",
+                        oflag_sets[o],
+                        k.err ? resolver_errno_name(k.err) : "fd", k.e.link,
+                        k.e.target, e.err ? resolver_errno_name(e.err) : "fd",
+                        !k.err && !e.err && !same(&k, &e) ? " (another file)"
+                                                          : "",
+                        e.e.link, e.e.target,
+                        ec.err ? resolver_errno_name(ec.err) : "fd",
+                        !k.err && !ec.err && !same(&k, &ec) ? " (another file)"
+                                                            : "");
             }
         }
     }
+}
+
+static void diff_into_open(void)
+{
+    int n = tr_into_open("js,nodejs", diff_into, N_ELEMS(diff_into));
+
+    ck_assert_int_eq(n, 2);
+    n_diff_into = (size_t)n;
+}
+
+static void diff_into_close(void)
+{
+    tr_into_close(diff_into, n_diff_into);
+    n_diff_into = 0;
 }
 
 START_TEST(differential)
@@ -151,6 +199,7 @@ START_TEST(differential)
     struct resolver_cache *caches[N_ELEMS(diff_roots)];
     struct resolver_cache_stats st;
 
+    diff_into_open();
     for (size_t r = 0; r < N_ELEMS(diff_roots); r++) {
         root_fds[r] = tr_open_root(diff_roots[r]);
         ck_assert_int_ge(root_fds[r], 0);
@@ -208,6 +257,7 @@ START_TEST(differential)
         resolver_cache_free(caches[r]);
         close(root_fds[r]);
     }
+    diff_into_close();
     printf("differential: %ld cases (kernel vs emulated vs emulated with the "
            "directory cache), %ld mismatches; the root's cache: %llu hits, "
            "%llu kept, %llu emptied\n",
@@ -224,25 +274,37 @@ START_TEST(differential)
 }
 END_TEST
 
-/* The table's rows again, through the differential's comparison. */
-START_TEST(differential_table)
+/* Row @c of a table again, through the differential's comparison. */
+static void differential_row(const struct tr_case *c, int i)
 {
     char pbuf[TR_PATH_MAX + 64];
-    const struct tr_case *c = &tr_cases[_i];
     const char *path = tr_case_path(c, pbuf, sizeof(pbuf));
     int root_fd = tr_open_root(c->root);
     struct resolver_cache *cache;
 
     ck_assert_int_ge(root_fd, 0);
     ck_assert_int_eq(resolver_cache_new(root_fd, 64, &cache), 0);
+    diff_into_open();
     diff_mismatches = 0;
     /* Twice: with the cache cold, then warm. */
     diff_one(root_fd, cache, c->root, path);
     diff_one(root_fd, cache, c->root, path);
+    diff_into_close();
     resolver_cache_free(cache);
     close(root_fd);
-    ck_assert_msg(diff_mismatches == 0, "row %d \"%s\": %ld mismatches", _i,
+    ck_assert_msg(diff_mismatches == 0, "row %d \"%s\": %ld mismatches", i,
                   path, diff_mismatches);
+}
+
+START_TEST(differential_table)
+{
+    differential_row(&tr_cases[_i], _i);
+}
+END_TEST
+
+START_TEST(differential_into_table)
+{
+    differential_row(&tr_into_cases[_i].c, _i);
 }
 END_TEST
 
@@ -295,7 +357,9 @@ Suite *resolver_differential_suite(void)
     const struct check_tcase tcases[] = {
         {"generated", .timeout = 600,
          .tests = {&differential, &differential_magic}},
-        {"table-rows", .loops = {{&differential_table, (int)tr_n_cases}}},
+        {"table-rows",
+         .loops = {{&differential_table, (int)tr_n_cases},
+                   {&differential_into_table, (int)tr_n_into_cases}}},
     };
 
     return tr_suite("differential", tcases, N_ELEMS(tcases));
@@ -535,9 +599,19 @@ static int fallback_child(int err, bool late)
         failures++;
     }
     for (size_t i = 0; i < tr_n_cases; i++) {
-        if (!tr_run_case(&tr_cases[i], RESOLVER_BACKEND_AUTO,
+        if (!tr_run_case(&tr_cases[i], NULL, RESOLVER_BACKEND_AUTO,
                          RESOLVER_BACKEND_EMULATED, msg, sizeof(msg))) {
             fprintf(stderr, "fallback (%s%s): row %zu: %s\n",
+                    resolver_errno_name(err), late ? ", late" : "", i, msg);
+            failures++;
+        }
+    }
+    for (size_t i = 0; i < tr_n_into_cases; i++) {
+        const struct tr_into_case *r = &tr_into_cases[i];
+
+        if (!tr_run_case(&r->c, r->into, RESOLVER_BACKEND_AUTO,
+                         RESOLVER_BACKEND_EMULATED, msg, sizeof(msg))) {
+            fprintf(stderr, "fallback (%s%s): into row %zu: %s\n",
                     resolver_errno_name(err), late ? ", late" : "", i, msg);
             failures++;
         }
@@ -552,7 +626,8 @@ static int fallback_child(int err, bool late)
             failures++;
         }
         for (int pass = 0; cache && pass < 2; pass++) {
-            if (!tr_run_case_at(&tr_cases[i], rfd, cache, RESOLVER_BACKEND_AUTO,
+            if (!tr_run_case_at(&tr_cases[i], NULL, rfd, cache,
+                                RESOLVER_BACKEND_AUTO,
                                 RESOLVER_BACKEND_EMULATED, msg, sizeof(msg))) {
                 fprintf(stderr, "fallback (%s%s) with a cache: row %zu: %s\n",
                         resolver_errno_name(err), late ? ", late" : "", i, msg);

@@ -57,6 +57,28 @@ static const char *const tree[] = {
     "root/deep/f=deep",
     ("root/deep/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/21/22/23/24/"
      "25/26/27/28/29/30/31/32/33/34/35/36/37/38/39/40/f=deep 40"),
+    /* directories a link may lead into (resolver_how.into), beside root */
+    "js/jquery/jquery.js=jquery",
+    "js/jquery/sib -> ../popper/p.js",
+    "js/popper -> ../nodejs/popper",
+    "js/esc -> ../secret",
+    "js/loopy -> ../nodejs/loopy",
+    "nodejs/popper/p.js=popper",
+    "nodejs/loopy -> ../js/loopy",
+    "root/_static/jquery.js -> ../../js/jquery/jquery.js",
+    "root/_static/jsdir -> ../../js",
+    "root/_static/jsdir_slash -> ../../js/",
+    "root/_static/passwd -> ../../secret",
+    "root/_static/upup -> ../../js/jquery/../../secret",
+    "root/_static/dotname -> ../../js/../js/jquery/jquery.js",
+    "root/_static/named_up -> ../../nodejs/../js/jquery/jquery.js",
+    "root/_static/dots -> .././/./../js/./jquery/jquery.js",
+    "root/_static/popper.js -> ../../js/popper/p.js",
+    "root/_static/esc -> ../../js/esc",
+    "root/_static/loop -> ../../js/loopy",
+    "root/_static/twice -> jsdir/../jsdir/jquery",
+    "root/_static/inner -> ../a/b/../../_static/jquery.js",
+    "root/a/b/deepjq -> ../../../js/jquery/jquery.js",
 };
 
 static const char *const mnt_tree[] = {
@@ -76,6 +98,8 @@ static int build_generated(const char **bad)
     /* lg1 -> "lg2/./././..." and so on: link texts that together pass 4096 */
     static char lg[4][TR_PATH_MAX];
     static const char *lg_spec[4];
+    static char abs[4][TR_PATH_MAX];
+    static const char *abs_spec[4];
     int err;
 
     for (int i = 0; i < CHAIN; i++) {
@@ -101,7 +125,21 @@ static int build_generated(const char **bad)
         }
         lg_spec[i] = lg[i];
     }
-    return fixture_build(tr_tmp, lg_spec, 4, bad);
+    err = fixture_build(tr_tmp, lg_spec, 4, bad);
+    if (err < 0)
+        return err;
+    /* absolute links into js, whose path is known only now */
+    snprintf(abs[0], sizeof(abs[0]),
+             "root/_static/abs_jq -> %s/js/jquery/jquery.js", tr_tmp);
+    snprintf(abs[1], sizeof(abs[1]), "root/_static/abs_js -> %s//js/", tr_tmp);
+    snprintf(abs[2], sizeof(abs[2]),
+             "root/_static/abs_up -> %s/js/jquery/../../secret", tr_tmp);
+    snprintf(abs[3], sizeof(abs[3]),
+             "root/_static/abs_alias -> %s/root/_static/jsdir/jquery/jquery.js",
+             tr_tmp);
+    for (int i = 0; i < 4; i++)
+        abs_spec[i] = abs[i];
+    return fixture_build(tr_tmp, abs_spec, 4, bad);
 }
 
 static const char *const mounts[] = {"root/proc", "root/nosym", "root/bind",

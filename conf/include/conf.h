@@ -167,6 +167,7 @@ struct conf {
     struct conf_strv trusted_proxy; /* "CIDR[,CIDR...][=HEADER]" each */
     struct conf_strv vhost;         /* "NAME=ROOT" */
     struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
+    struct conf_strv follow_into;   /* DIR: a link out may lead in there */
     char *sites;                    /* DIR: the Host names DIR/HOST */
     unsigned sites_cache;           /* site directories kept open */
     char *redirects;                /* a _redirects-syntax file, or NULL */

@@ -15,6 +15,7 @@
 #include "http/glob.h"
 #include "http/host.h"
 #include "http/urlpath.h"
+#include "resolver.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -190,6 +191,32 @@ int conf_check_mount(const char *item, char *err)
         return -EINVAL;
     }
     return urlpath_prefix_check(item, (size_t)(eq - item), err, WHY_MAX);
+}
+
+int conf_check_follow_into(const char *item, char *err)
+{
+    if (item[0] != '/') {
+        snprintf(err, ERR_MAX,
+                 "'%.64s' is not an absolute path (the directory a link may "
+                 "lead into, as /usr/share/javascript)",
+                 item);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int conf_follow_into_finish(const struct conf *c, struct conf_diag *diag)
+{
+    char flags[128];
+
+    if (c->follow_into.n == 0 || (c->confine & RESOLVER_BENEATH))
+        return 0;
+    resolver_flags_format(c->confine, flags, sizeof flags);
+    return diag_add(
+        diag, "--follow-into: needs beneath in --confine (it is %s: %s)", flags,
+        (c->confine & RESOLVER_IN_ROOT)
+            ? "in-root keeps every link inside the root"
+            : "without it every link is followed");
 }
 
 void conf_reread_files(const struct conf *c,

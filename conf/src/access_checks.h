@@ -23,6 +23,14 @@ int conf_check_vhost(const char *item, char *err);
 int conf_check_error_page(const char *item, char *err);
 int conf_check_realm(const char *item, char *err);
 int conf_check_mount(const char *item, char *err);
+int conf_check_follow_into(const char *item, char *err);
+
+/*
+ * conf_follow_into_finish - the check across options: --follow-into needs
+ * beneath in --confine (in-root keeps every link in the root, none follows
+ * every link). Returns 0, or -EINVAL after a message in @diag (-ENOMEM).
+ */
+int conf_follow_into_finish(const struct conf *c, struct conf_diag *diag);
 /* --mime EXT=TYPE (mime_load.c) */
 int conf_check_mime(const char *item, char *err);
 /* A --tls-cert/--tls-key/--tls-key-password-file item: [NAME=]FILE. */

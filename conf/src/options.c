@@ -293,6 +293,19 @@ const struct opt opts[] = {
      .dflt_help = "none",
      .help = "file under the root served with 200 to GET/HEAD requests that "
              "would be 404 (single-page apps)"},
+    {.name = "follow-into",
+     .type = &t_items,
+     .off = OFF(follow_into),
+     .metavar = "DIR",
+     .dflt_help = "none",
+     .help = "follow a symlink that leaves the root when its target lies in "
+             "DIR, and resolve the rest beneath DIR's own fd with --confine "
+             "(Debian's documentation: /usr/share/javascript; "
+             "docs/docs-hosting.md); a link to anywhere else stays refused; "
+             "needs beneath in --confine; opened at start-up; repeatable (in "
+             "BENEATH_FOLLOW_INTO: separated by spaces)",
+     .check = conf_check_follow_into,
+     .flags = OPT_REPEAT | OPT_ENV_SPLIT},
     {.name = "header",
      .type = &t_headers,
      .off = OFF(headers),

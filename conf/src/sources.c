@@ -12,6 +12,7 @@
  * the struct conf_diag; parsing goes on after an error so one run shows them
  * all.
  */
+#include "access_checks.h"
 #include "acme_checks.h"
 #include "common/handed.h"
 #include "internal.h"
@@ -645,6 +646,7 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
         worst(&r, -ENOMEM);
     quick_listing(&cli, &env, config, c);
     worst(&r, headers_finish(c));
+    worst(&r, conf_follow_into_finish(c, diag));
     if (!cli.help_or_version)
         worst(&r, conf_acme_finish(c, diag));
     free(env.v);

@@ -36,6 +36,9 @@
 
 /* Symlinks followed in one resolution before ELOOP (MAXSYMLINKS). */
 #define RESOLVER_MAX_SYMLINKS 40
+/* Directories a resolution may go on beneath (struct resolver_into) before
+ * ELOOP: a new one each time a link leads into one. */
+#define RESOLVER_MAX_HOPS 40
 /* Times the kernel backend retries openat2's EAGAIN (a ".." rename race). */
 #define RESOLVER_EAGAIN_RETRIES 8
 
@@ -50,6 +53,44 @@ enum resolver_backend {
 struct resolver_cache;
 
 /*
+ * struct resolver_into - a directory that a symlink leaving the root may
+ * lead into (resolver_how.into). Made by resolver_into_open.
+ * @fd:    O_PATH|O_DIRECTORY fd of the directory.
+ * @path:  its absolute path as the kernel names the fd (no symlink, no "."
+ *         or ".." in it).
+ * @alias: the absolute path it was named by, when that differs (a symlink
+ *         on the way), or NULL.
+ */
+struct resolver_into {
+    int fd;
+    char *path;
+    char *alias;
+};
+
+/* The longest link name or target an escape report holds (with its NUL). */
+#define RESOLVER_ESCAPE_MAX 256
+
+/*
+ * struct resolver_escape - what a BENEATH resolution answered -EXDEV for,
+ * when it was a symlink leaving (resolver_how.escape). Names too long are
+ * cut, ending in "...".
+ * @link:   the symlink: its path from the root ("_static/jquery.js"), or
+ *          an absolute one beneath a directory of @how->into; "" when the
+ *          refusal was no link's (the path's own "..", a mount crossing, a
+ *          magic link).
+ * @target: where it leads, made absolute ("/usr/share/javascript/x.js"),
+ *          as far as the resolver could tell.
+ * @into:   -1: the target lies in no directory of @how->into; else the
+ *          index of the one it was followed into, which the rest of the
+ *          path then left.
+ */
+struct resolver_escape {
+    char link[RESOLVER_ESCAPE_MAX];
+    char target[RESOLVER_ESCAPE_MAX];
+    int into;
+};
+
+/*
  * struct resolver_how - how to resolve one path.
  * @open_flags: O_RDONLY, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK (and
  *              O_CLOEXEC, which is always set). Other bits -> EINVAL, and
@@ -59,12 +100,40 @@ struct resolver_cache;
  * @cache:      NULL, or a directory cache made for the same root fd (see
  *              resolver_cache_new); only the emulated backend uses it, and
  *              the answers are the same with or without it.
+ * @into:       @n_into directories a symlink leaving the root may lead
+ *              into, under RESOLVER_BENEATH (ignored otherwise: IN_ROOT
+ *              keeps every link in, no scoping follows every link); NULL
+ *              when @n_into is 0. Borrowed for the call.
+ * @escape:     NULL, or where to say, on -EXDEV under RESOLVER_BENEATH,
+ *              which symlink left and for where.
+ *
+ * Following into a directory (@into). A symlink that leaves the directory
+ * being resolved beneath - an absolute one, or a relative one whose ".."
+ * climbs above it - is followed only when its target lies in one of @into.
+ * Which one is read from the link's text alone: made absolute from the
+ * path the kernel gives for the directory it climbs out of
+ * (/proc/self/fd), its components are taken in order - "." skipped, ".."
+ * up one, names down - until the path they spell is a directory's @path
+ * or @alias; a ".." after a name (which may be a symlink), or no match
+ * before the text ends, refuses it (-EXDEV). The rest of the text and of
+ * the path is then resolved beneath THAT directory's fd, with the same
+ * flags and a budget of links of its own: a ".." of it that leaves the
+ * directory, an absolute link, a mount crossing are refused as at the
+ * root, while a link of the new directory's own that leaves it may lead
+ * into a directory of @into again (at most RESOLVER_MAX_HOPS, then
+ * -ELOOP). The path's own ".." never leads anywhere but -EXDEV: only a
+ * link's text does. Both real backends give the same answer: the kernel
+ * backend asks openat2 first and, on EXDEV, walks the path in userspace
+ * to find the link, then asks openat2 again beneath the directory.
  */
 struct resolver_how {
     int open_flags;
     uint64_t resolve;
     enum resolver_backend backend;
     struct resolver_cache *cache;
+    const struct resolver_into *into;
+    size_t n_into;
+    struct resolver_escape *escape;
 };
 
 /* clang-format off: one errno a line, as written */
@@ -83,7 +152,9 @@ struct resolver_how {
  *                 a magic link under BENEATH or IN_ROOT
  *   -ELOOP        NO_SYMLINKS: a symlink; NO_MAGICLINKS: a magic link;
  *                 more than RESOLVER_MAX_SYMLINKS links;
- *                 O_NOFOLLOW on a final link
+ *                 O_NOFOLLOW on a final link;
+ *                 (resolver_open_how) more than RESOLVER_MAX_HOPS
+ *                 directories of @how->into
  *   -EAGAIN       the kernel saw a rename or mount race on ".." more than
  *                 RESOLVER_EAGAIN_RETRIES times in a row
  *   -EACCES, -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ...
@@ -103,6 +174,21 @@ int resolver_open(int root_fd, const char *path, int open_flags,
 int resolver_open_how(int root_fd, const char *path,
                       const struct resolver_how *how,
                       enum resolver_backend *served);
+
+/*
+ * resolver_into_open - open the directory @path (symlinks in it followed:
+ * it is configured, so trusted) for resolver_how.into: its fd, the path the
+ * kernel names it by, and @path as its alias when that differs (with "//",
+ * "/." and a trailing '/' dropped; not when it holds "..").
+ * Release @out with resolver_into_close.
+ *
+ * Returns 0, -EINVAL for a relative @path, -ENOMEM, or the -errno of
+ * open(2) (-ENOENT, -ENOTDIR, -EACCES, ...) or of reading its path.
+ */
+int resolver_into_open(const char *path, struct resolver_into *out);
+
+/* resolver_into_close - close and free what @d holds; safe twice. */
+void resolver_into_close(struct resolver_into *d);
 
 /*
  * resolver_set_backend - set the process default backend (AUTO at start).

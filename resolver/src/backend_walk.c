@@ -32,6 +32,16 @@
  * created by a driver with absolute text would be taken for magic (refused
  * under scoping where the kernel would jump to the root); magic links are
  * followed (unscoped only) by letting the kernel do it, one component.
+ *
+ * Following into a directory (resolver.h; backend_walk_hop, BENEATH only):
+ * the walk also keeps the names from the root to the current directory and,
+ * for each link whose text is not walked yet, where that text lies in the
+ * buffer. A ".." that climbs out of the root from a link's text, or an
+ * absolute link, ends the walk in into_hop: the rest of that text is read
+ * from the root's path (or "/") to name the directory the link leads into,
+ * and the walk answers -EXDEV with what it found; resolver.c starts the
+ * next walk (or openat2) beneath that directory's fd. Nothing is opened by
+ * that path: the walk still opens only components, beneath the root.
  */
 #include "internal.h"
 
@@ -39,6 +49,8 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,6 +68,19 @@ struct frame {
     bool owned;   /* ours to close (not the caller's root, not the cache's) */
     int fs;       /* enum fs_info bits, filled when a link is met */
     uint64_t mnt; /* mount id, only under NO_XDEV */
+    size_t where; /* w->where_len before this frame was pushed */
+};
+
+/*
+ * The text of a link spliced into the remaining path, as distances from
+ * the end of the buffer (a prepend keeps those): (lo, hi]. @loc: the offset
+ * of the link's name in w->locs, or NO_LOC when it did not fit.
+ */
+#define NO_LOC SIZE_MAX
+struct region {
+    size_t lo;
+    size_t hi;
+    size_t loc;
 };
 
 struct walk {
@@ -87,6 +112,24 @@ struct walk {
     size_t key_len;
     int fd;  /* the answer after STEP_DONE */
     int err; /* the answer after STEP_FAIL: -errno */
+    /*
+     * Following into a directory (resolver.h), only with @hop (and only
+     * under BENEATH): @where names stack[top] from stack[0] ("a/b"), and
+     * each link followed pushes the region of its text, popped once the walk
+     * is past it; so the top region holds the component being walked at
+     * distance @comp from the end of the buffer, when a link's text does.
+     */
+    struct walk_hop *hop;
+    const struct resolver_into *into;
+    size_t n_into;
+    struct resolver_escape *escape;
+    size_t comp;
+    size_t n_regions;
+    size_t where_len;
+    size_t locs_len;
+    struct region regions[RESOLVER_MAX_SYMLINKS + 1];
+    char where[RESOLVER_PATH_MAX];
+    char locs[RESOLVER_PATH_MAX]; /* the regions' link names, NUL after each */
     char key[RESOLVER_PATH_MAX];
     struct frame inline_stack[INLINE_FRAMES];
     char inline_buf[INLINE_BUF + 1];
@@ -144,6 +187,13 @@ static void close_frame(struct walk *w, size_t i)
         close(w->stack[i].fd);
 }
 
+/* Drop stack[top] (a ".." walked, or a jump to the root). */
+static void pop(struct walk *w)
+{
+    w->where_len = cur(w)->where;
+    close_frame(w, w->top--);
+}
+
 /* Drop the whole stack and make @fd (owned when @owned) the bottom. */
 static void reset_stack(struct walk *w, int fd, bool owned, uint64_t mnt)
 {
@@ -153,6 +203,7 @@ static void reset_stack(struct walk *w, int fd, bool owned, uint64_t mnt)
     w->stack[0] =
         (struct frame){.fd = fd, .owned = owned, .fs = FS_UNKNOWN, .mnt = mnt};
     w->clean = false;
+    w->where_len = 0;
 }
 
 /* Push the directory @fd; an owned one is closed if that fails. */
@@ -178,8 +229,8 @@ static int push(struct walk *w, int fd, bool owned, int fs, uint64_t mnt)
         w->cap = ncap;
     }
     w->top++;
-    w->stack[w->top] =
-        (struct frame){.fd = fd, .owned = owned, .fs = fs, .mnt = mnt};
+    w->stack[w->top] = (struct frame){
+        .fd = fd, .owned = owned, .fs = fs, .mnt = mnt, .where = w->where_len};
     return 0;
 }
 
@@ -206,6 +257,172 @@ static int prepend(struct walk *w, const char *text, size_t len)
     return 0;
 }
 
+/* ---- following into a directory (resolver.h), only with a walk_hop ---- */
+
+/* Note the name of the directory just pushed (cut when @where is full). */
+static void where_add(struct walk *w, const char *name)
+{
+    size_t len = w->where_len, n = strlen(name);
+
+    if (len > 0 && len + 1 < sizeof(w->where))
+        w->where[len++] = '/';
+    if (n >= sizeof(w->where) - len)
+        n = sizeof(w->where) - 1 - len;
+    memcpy(w->where + len, name, n);
+    w->where_len = len + n;
+}
+
+/*
+ * The link @name of stack[top], whose @n bytes of text are about to be
+ * spliced in front of the rest: its region, and its path from stack[0] in
+ * w->locs (empty when there is no room left).
+ */
+static void region_push(struct walk *w, const char *name, size_t n)
+{
+    struct region *r = &w->regions[w->n_regions++];
+    int len = snprintf(w->locs + w->locs_len, sizeof(w->locs) - w->locs_len,
+                       "%.*s%s%s", (int)w->where_len, w->where,
+                       w->where_len ? "/" : "", name);
+
+    r->lo = w->end - w->start;
+    r->hi = r->lo + n;
+    r->loc = NO_LOC;
+    if (len >= 0 && (size_t)len < sizeof(w->locs) - w->locs_len) {
+        r->loc = w->locs_len;
+        w->locs_len += (size_t)len + 1;
+    }
+}
+
+/* Pop the regions the walk is past: the next component is at @d. */
+static void regions_drop(struct walk *w, size_t d)
+{
+    while (w->n_regions > 0 && d <= w->regions[w->n_regions - 1].lo) {
+        const struct region *r = &w->regions[--w->n_regions];
+
+        if (r->loc != NO_LOC)
+            w->locs_len = r->loc;
+    }
+}
+
+/* Whether @path ("" for "/") is the directory named @name. */
+static bool same_dir(const char *path, size_t len, const char *name)
+{
+    if (!name)
+        return false;
+    if (name[0] == '/' && name[1] == '\0')
+        return len == 0;
+    return strlen(name) == len && memcmp(name, path, len) == 0;
+}
+
+static int into_match(const struct walk *w, const char *path, size_t len)
+{
+    for (size_t i = 0; i < w->n_into; i++)
+        if (same_dir(path, len, w->into[i].path) ||
+            same_dir(path, len, w->into[i].alias))
+            return (int)i;
+    return -1;
+}
+
+void escape_put(char *dst, const char *a, const char *sep, const char *b,
+                size_t blen)
+{
+    int n =
+        snprintf(dst, RESOLVER_ESCAPE_MAX, "%s%s%.*s", a, sep, (int)blen, b);
+
+    if (n >= RESOLVER_ESCAPE_MAX)
+        memcpy(dst + RESOLVER_ESCAPE_MAX - 4, "...", 4);
+}
+
+/*
+ * Into w->escape: the link of region @r, and its target: @path (@len < 0:
+ * not known, then the text from buf[@at]) and what is left of the text,
+ * buf[@p, @stop).
+ */
+static void report(struct walk *w, const struct region *r, const char *path,
+                   ssize_t len, size_t at, size_t p, size_t stop, int into)
+{
+    struct resolver_escape *e = w->escape;
+
+    if (!e)
+        return;
+    while (p < stop && w->buf[p] == '/')
+        p++;
+    escape_put(e->link, r->loc == NO_LOC ? "?" : w->locs + r->loc, "", "", 0);
+    if (len < 0)
+        escape_put(e->target, "", "", w->buf + at, stop - at);
+    else
+        escape_put(e->target, len > 0 ? path : "/",
+                   len > 0 && p < stop ? "/" : "", w->buf + p, stop - p);
+    e->into = into;
+}
+
+/*
+ * The link of the top region leaves stack[0]: its text from buf[@at] to
+ * the region's end, from "/" when @absolute, else from the path of
+ * stack[0] (the first component is the ".." that climbs out of it). Taken
+ * component by component until the path it spells is a directory of
+ * w->into: then the rest of the text and of the path goes to w->hop, to be
+ * resolved beneath that directory. Says what it found in w->escape.
+ * Returns -EXDEV (w->hop->into >= 0: go on beneath into[w->hop->into]),
+ * or -ENAMETOOLONG when the rest is too long to resolve.
+ */
+static int into_hop(struct walk *w, size_t at, bool absolute)
+{
+    const struct region *r = &w->regions[w->n_regions - 1];
+    size_t stop = w->end - r->lo, p = at, rest;
+    char path[RESOLVER_PATH_MAX];
+    ssize_t len = 0;
+    bool named = false;
+    int into = -1;
+
+    path[0] = '\0';
+    if (!absolute)
+        len = fsinfo_dir_path(w->stack[0].fd, path);
+    while (len >= 0 && into < 0) {
+        size_t q;
+
+        while (p < stop && w->buf[p] == '/')
+            p++;
+        if (p == stop)
+            break;
+        for (q = p; q < stop && w->buf[q] != '/'; q++)
+            ;
+        if (q - p == 1 && w->buf[p] == '.') {
+            p = q;
+            continue;
+        }
+        if (q - p == 2 && w->buf[p] == '.' && w->buf[p + 1] == '.') {
+            if (named)
+                break; /* the name before it may be a link: refused */
+            while (len > 0 && path[--len] != '/')
+                ;
+        } else if ((size_t)len + 1 + (q - p) < sizeof(path)) {
+            path[len++] = '/';
+            memcpy(path + len, w->buf + p, q - p);
+            len += (ssize_t)(q - p);
+            named = true;
+        } else {
+            break;
+        }
+        path[len] = '\0';
+        p = q;
+        into = into_match(w, path, (size_t)len);
+    }
+    report(w, r, path, len, at, p, stop, into);
+    if (into < 0)
+        return -EXDEV;
+    while (w->buf[p] == '/')
+        p++;
+    rest = w->end - p;
+    if (rest >= RESOLVER_PATH_MAX)
+        return -ENAMETOOLONG;
+    w->hop->rest = strdup(rest ? w->buf + p : ".");
+    if (!w->hop->rest)
+        return -ENOMEM;
+    w->hop->into = into;
+    return -EXDEV;
+}
+
 /*
  * The root a jump goes to: the root fd under IN_ROOT, "/" unscoped. The
  * kernel's nd_jump_root: BENEATH refuses; NO_XDEV refuses a jump from
@@ -224,7 +441,7 @@ static int jump_root(struct walk *w, bool from_link)
             cur(w)->mnt != w->stack[0].mnt && w->top > 0)
             return -EXDEV;
         while (w->top > 0)
-            close_frame(w, w->top--);
+            pop(w);
         w->clean = false;
         return 0;
     }
@@ -249,7 +466,7 @@ static int jump_root(struct walk *w, bool from_link)
 
 static int walk_init(struct walk *w, int root_fd, const char *path,
                      const struct resolver_how *how,
-                     struct resolver_cache *cache)
+                     struct resolver_cache *cache, struct walk_hop *hop)
 {
     uint64_t resolve = how->resolve;
     size_t len = strlen(path);
@@ -260,7 +477,19 @@ static int walk_init(struct walk *w, int root_fd, const char *path,
     w->cap = INLINE_FRAMES;
     w->top = 0;
     w->stack[0] = (struct frame){
-        .fd = root_fd, .owned = false, .fs = FS_UNKNOWN, .mnt = 0};
+        .fd = root_fd, .owned = false, .fs = FS_UNKNOWN, .mnt = 0, .where = 0};
+    w->hop = (resolve & RESOLVER_BENEATH) ? hop : NULL;
+    w->into = how->into;
+    w->n_into = how->n_into;
+    w->escape = how->escape;
+    w->comp = 0;
+    w->n_regions = 0;
+    w->where_len = 0;
+    w->locs_len = 0;
+    if (hop) {
+        free(hop->rest);
+        *hop = (struct walk_hop){.into = -1, .rest = NULL};
+    }
     w->cache = cache;
     w->clean = cache != NULL;
     w->cache_used = false;
@@ -316,7 +545,7 @@ static int dotdot(struct walk *w)
     w->root_set = true;
     w->clean = false;
     if (w->top > 0) {
-        close_frame(w, w->top--);
+        pop(w);
         return 0;
     }
     if (w->resolve & RESOLVER_IN_ROOT)
@@ -325,7 +554,12 @@ static int dotdot(struct walk *w)
         /* The kernel checks the root fd is a directory first. */
         if (fstatat(w->stack[0].fd, "", &st, AT_EMPTY_PATH) < 0)
             return -errno;
-        return S_ISDIR(st.st_mode) ? -EXDEV : -ENOTDIR;
+        if (!S_ISDIR(st.st_mode))
+            return -ENOTDIR;
+        /* a link's text climbs out, not the path's own "..": maybe into */
+        if (w->hop && w->n_regions > 0)
+            return into_hop(w, w->end - w->comp, false);
+        return -EXDEV;
     }
     /* Unscoped: no confinement is claimed, so the kernel's ".." is fine. */
     fd = openat(w->stack[0].fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -414,7 +648,13 @@ static enum step follow_link(struct walk *w, ssize_t n, const char *name,
             return fail(w, -EXDEV);
         return follow_magic(w, name, final);
     }
+    if (w->hop)
+        region_push(w, name, (size_t)n);
     if (n > 0 && w->link[0] == '/') {
+        if (w->hop) { /* under BENEATH: maybe into */
+            err = prepend(w, w->link, (size_t)n);
+            return fail(w, err < 0 ? err : into_hop(w, w->start, true));
+        }
         err = jump_root(w, true);
         if (err < 0)
             return fail(w, err);
@@ -483,6 +723,14 @@ static void step_adopt(struct walk *w, size_t len)
     f->mnt = d.mnt;
 }
 
+/* After pushing the directory @name (@err: how that went). */
+static enum step pushed(struct walk *w, const char *name, int err)
+{
+    if (err == 0 && w->hop)
+        where_add(w, name);
+    return more_or_fail(w, err);
+}
+
 /*
  * One non-final component (or a final one with a trailing slash):
  * STEP_MORE or STEP_FAIL, never STEP_DONE.
@@ -501,7 +749,7 @@ static enum step walk_step(struct walk *w, const char *name)
         return more_or_fail(w, dotdot(w));
     if (w->clean && key_extend(w, name, &key_len) &&
         step_cached(w, key_len, &err))
-        return more_or_fail(w, err);
+        return pushed(w, name, err);
     fd =
         openat(cur(w)->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
@@ -513,7 +761,7 @@ static enum step walk_step(struct walk *w, const char *name)
         err = push(w, fd, true, FS_UNKNOWN, mnt);
         if (err == 0 && w->clean)
             step_adopt(w, key_len);
-        return more_or_fail(w, err);
+        return pushed(w, name, err);
     }
     if (errno != ENOTDIR)
         return fail(w, -errno);
@@ -636,9 +884,10 @@ static void walk_finish(struct walk *w)
 /* Walk @path from @root_fd with @cache (or NULL): an fd or -errno. */
 static int walk_path(struct walk *w, int root_fd, const char *path,
                      const struct resolver_how *how,
-                     struct resolver_cache *cache)
+                     struct resolver_cache *cache, struct walk_hop *hop)
 {
-    enum step st = more_or_fail(w, walk_init(w, root_fd, path, how, cache));
+    enum step st =
+        more_or_fail(w, walk_init(w, root_fd, path, how, cache, hop));
 
     /*
      * Invariant: stack[top] is a directory reached from stack[0] by
@@ -654,6 +903,9 @@ static int walk_path(struct walk *w, int root_fd, const char *path,
 
         while (w->buf[p] == '/')
             p++;
+        w->comp = w->end - p;
+        if (w->hop)
+            regions_drop(w, w->comp);
         if (p == w->end) {
             /* Nothing left ("/", "a/", a link to "."): open the current. */
             st = walk_last(w, ".");
@@ -677,6 +929,12 @@ static int walk_path(struct walk *w, int root_fd, const char *path,
 int backend_walk_open(int root_fd, const char *path,
                       const struct resolver_how *how)
 {
+    return backend_walk_hop(root_fd, path, how, NULL);
+}
+
+int backend_walk_hop(int root_fd, const char *path,
+                     const struct resolver_how *how, struct walk_hop *hop)
+{
     struct resolver_cache *cache = how->cache;
     struct walk *w = malloc(sizeof(*w));
     int ret;
@@ -686,7 +944,7 @@ int backend_walk_open(int root_fd, const char *path,
     if (cache && !rcache_begin(cache))
         cache = NULL;
 again:
-    ret = walk_path(w, root_fd, path, how, cache);
+    ret = walk_path(w, root_fd, path, how, cache, hop);
     /*
      * The directory cache's check; cache.c's header says exactly what it
      * proves. A change (a rename...) is visible to lookups before its

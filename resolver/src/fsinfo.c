@@ -2,15 +2,19 @@
 /*
  * fsinfo.c - what the walk and the directory cache ask about the filesystem
  * an fd lives on: its mount id (one statx, with the st_dev fallback written
- * once, here) and the enum fs_info bits of its statfs answer (procfs,
- * MNT_NOSYMFOLLOW, a filesystem whose every change this kernel sees).
+ * once, here), the enum fs_info bits of its statfs answer (procfs,
+ * MNT_NOSYMFOLLOW, a filesystem whose every change this kernel sees), and
+ * the path the kernel names a directory by.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef ST_NOSYMFOLLOW
 #define ST_NOSYMFOLLOW 0x2000 /* statfs f_flags for MNT_NOSYMFOLLOW */
@@ -83,4 +87,30 @@ int fsinfo_of(const struct statfs *sfs)
     if (fs_local(sfs))
         fs |= FS_LOCAL;
     return fs;
+}
+
+ssize_t fsinfo_dir_path(int fd, char *buf)
+{
+    char proc[32];
+    ssize_t n;
+
+    if (fd == AT_FDCWD) {
+        if (!getcwd(buf, RESOLVER_PATH_MAX))
+            return -errno;
+        n = (ssize_t)strlen(buf);
+    } else {
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        n = readlink(proc, buf, RESOLVER_PATH_MAX);
+        if (n < 0)
+            return -errno;
+        if (n >= RESOLVER_PATH_MAX)
+            return -ENAMETOOLONG;
+    }
+    /* "(unreachable)/x", "anon_inode:..." are not paths from our root */
+    if (n == 0 || buf[0] != '/')
+        return -ENOENT;
+    if (n == 1)
+        n = 0;
+    buf[n] = '\0';
+    return n;
 }

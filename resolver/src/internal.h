@@ -32,6 +32,25 @@ int backend_walk_open(int root_fd, const char *path,
 int backend_lexical_open(int root_fd, const char *path,
                          const struct resolver_how *how);
 
+/*
+ * A walk that meets a symlink leaving the root under BENEATH (resolver.h,
+ * "Following into a directory"): with a struct walk_hop, the walk works out
+ * the link's target, fills @how->escape (when set), and when the target
+ * lies in a directory of @how->into answers -EXDEV with @into its index
+ * and @rest the path to resolve beneath it next; @into is -1 otherwise.
+ * The front door (resolver.c) starts that next resolution.
+ */
+struct walk_hop {
+    int into;
+    char *rest; /* malloc'd; the caller frees it */
+};
+int backend_walk_hop(int root_fd, const char *path,
+                     const struct resolver_how *how, struct walk_hop *hop);
+
+/* @dst (RESOLVER_ESCAPE_MAX bytes) = @a @sep @b, cut with "..." if long. */
+void escape_put(char *dst, const char *a, const char *sep, const char *b,
+                size_t blen);
+
 /* One raw openat2 call, no retry: returns an fd or -errno (the probe's). */
 int backend_openat2_once(int root_fd, const char *path, int open_flags,
                          uint64_t resolve);
@@ -51,6 +70,13 @@ int fsinfo_mount_id(int fd, uint64_t *out);
 int fsinfo_type_mount(int fd, bool want_mnt, mode_t *type, uint64_t *mnt);
 /* The enum fs_info bits of a statfs answer (FS_KNOWN always set). */
 int fsinfo_of(const struct statfs *sfs);
+/*
+ * The path the kernel names directory @fd by (AT_FDCWD: the working
+ * directory), into @buf of RESOLVER_PATH_MAX bytes, "/" written as "": its
+ * length, or -errno (no /proc; -ENOENT: not reachable from this process's
+ * root).
+ */
+ssize_t fsinfo_dir_path(int fd, char *buf);
 
 /*
  * cache.c: the directory cache (struct resolver_cache) as the walk sees it.

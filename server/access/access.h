@@ -26,6 +26,7 @@
 #include "http/headers_file.h"
 #include "http/request.h"
 #include "observe/metrics.h"
+#include "resolver.h"
 #include "runtime/root.h"
 
 #include <stdbool.h>
@@ -83,8 +84,9 @@ struct access_target {
 
 /*
  * access_open - load the access options of @c: vhost roots (opened with
- * @dir_cache directories per thread), address lists, htpasswd files, rule
- * files, site files, error pages. @root is the --root site (borrowed;
+ * @dir_cache directories per thread), mounts, the --follow-into
+ * directories, address lists, htpasswd files, rule files, site files, error
+ * pages. @root is the --root site (borrowed;
  * NULL: none, a Host no vhost names gets 421). Problems and warnings go to
  * stderr, "beneath: ..." each. @metrics (borrowed) counts refusals.
  *
@@ -98,6 +100,14 @@ void access_startup(const struct access *a, FILE *f);
 
 /* access_error_pages - the --error-page table (for files_conf). */
 const struct error_pages *access_error_pages(const struct access *a);
+
+/*
+ * access_follow_into - the --follow-into directories, opened at start-up
+ * (for files_conf: resolver_how.into), and their number in *@n; NULL and 0
+ * for none. They live as long as @a.
+ */
+const struct resolver_into *access_follow_into(const struct access *a,
+                                               size_t *n);
 
 /* access_free - release @a (the daemons stopped); NULL is accepted. */
 void access_free(struct access *a);

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* --follow-into directories at most (an fd and a Landlock rule each). */
+#define ACCESS_FOLLOW_INTO_MAX 64
 /* A _redirects or _headers file larger than this is refused. */
 #define ACCESS_RULES_FILE_MAX ((size_t)16 << 20)
 
@@ -79,6 +81,8 @@ struct access {
     struct site dflt;
     struct mount *mounts;
     size_t n_mounts;
+    struct resolver_into *into; /* --follow-into, opened once */
+    size_t n_into;
     struct sites *sites; /* --sites, or NULL */
     bool site_files;
     bool rules; /* respond has questions to ask (auth or rule files) */

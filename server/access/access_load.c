@@ -111,14 +111,38 @@ static int lists_load(struct access *a, const struct conf *c)
     return problems;
 }
 
+/*
+ * The array for the @n items of the option @what (@unit: what an item is),
+ * each @size bytes, at most @max; NULL with *@why: 1 after saying there
+ * are too many, or -ENOMEM.
+ */
+static void *items_new(const char *what, const char *unit, size_t n, size_t max,
+                       size_t size, int *why)
+{
+    void *v;
+
+    if (n > max) {
+        fprintf(stderr, "beneath: %s: %zu %s, at most %zu\n", what, n, unit,
+                max);
+        *why = 1;
+        return NULL;
+    }
+    v = calloc(n ? n : 1, size);
+    if (!v)
+        *why = -ENOMEM;
+    return v;
+}
+
 static int vhosts_load(struct access *a, const struct conf *c,
                        unsigned dir_cache)
 {
     int problems = 0;
 
-    a->vhosts = calloc(c->vhost.n ? c->vhost.n : 1, sizeof *a->vhosts);
+    /* no maximum: a root takes no pthread key (live.c) */
+    a->vhosts = items_new("vhost", "virtual hosts", c->vhost.n, SIZE_MAX,
+                          sizeof *a->vhosts, &problems);
     if (!a->vhosts)
-        return -ENOMEM;
+        return problems;
     for (size_t i = 0; i < c->vhost.n; i++) {
         const char *item = c->vhost.v[i], *eq = strchr(item, '=');
         struct site *s = &a->vhosts[a->n_vhosts];
@@ -198,9 +222,10 @@ static int mounts_load(struct access *a, const struct conf *c,
 {
     int problems = 0;
 
-    a->mounts = calloc(c->mount.n ? c->mount.n : 1, sizeof *a->mounts);
+    a->mounts = items_new("mount", "mounts", c->mount.n, SIZE_MAX,
+                          sizeof *a->mounts, &problems);
     if (!a->mounts)
-        return -ENOMEM;
+        return problems;
     for (size_t i = 0; i < c->mount.n; i++) {
         const char *item = c->mount.v[i], *eq = strchr(item, '=');
         struct mount *m = &a->mounts[a->n_mounts];
@@ -278,6 +303,34 @@ static int sites_load(struct access *a, const struct conf *c,
         return 1;
     }
     return 0;
+}
+
+/*
+ * --follow-into: each directory opened once, for every generation (the
+ * set is fixed at start-up, as the sandbox that reads beneath them is).
+ */
+static int into_load(struct access *a, const struct conf *c)
+{
+    int problems = 0;
+
+    a->into = items_new("follow-into", "directories", c->follow_into.n,
+                        ACCESS_FOLLOW_INTO_MAX, sizeof *a->into, &problems);
+    if (!a->into)
+        return problems;
+    for (size_t i = 0; i < c->follow_into.n; i++) {
+        const char *dir = c->follow_into.v[i];
+        int r = resolver_into_open(dir, &a->into[a->n_into]);
+
+        if (r == -ENOMEM)
+            return -ENOMEM;
+        if (r < 0) {
+            fprintf(stderr, "beneath: follow-into %s: %s\n", dir, strerror(-r));
+            problems++;
+            continue;
+        }
+        a->n_into++;
+    }
+    return problems;
 }
 
 static int error_pages_load(struct access *a, const struct conf *c)
@@ -360,6 +413,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     ADD(lists_load(a, c));
     ADD(vhosts_load(a, c, dir_cache));
     ADD(mounts_load(a, c, dir_cache));
+    ADD(into_load(a, c));
     ADD(sites_load(a, c, dir_cache));
     ADD(error_pages_load(a, c));
     ADD(auth_new(c, &a->auth));
@@ -411,6 +465,12 @@ void access_startup(const struct access *a, FILE *f)
     for (size_t i = 0; a && i < a->n_mounts; i++)
         fprintf(f, "beneath: mount %s %s%s\n", a->mounts[i].prefix,
                 a->mounts[i].path, a->mounts[i].file ? " (one file)" : "");
+    for (size_t i = 0; a && i < a->n_into; i++)
+        fprintf(f, "beneath: follow-into %s%s%s%s\n",
+                a->into[i].alias ? a->into[i].alias : a->into[i].path,
+                a->into[i].alias ? " (" : "",
+                a->into[i].alias ? a->into[i].path : "",
+                a->into[i].alias ? ")" : "");
     if (a && a->sites)
         fprintf(f,
                 "beneath: sites %s: each Host is the directory of its name "
@@ -423,6 +483,13 @@ void access_startup(const struct access *a, FILE *f)
 const struct error_pages *access_error_pages(const struct access *a)
 {
     return a ? &a->error_pages : NULL;
+}
+
+const struct resolver_into *access_follow_into(const struct access *a,
+                                               size_t *n)
+{
+    *n = a ? a->n_into : 0;
+    return *n ? a->into : NULL;
 }
 
 void access_free(struct access *a)
@@ -448,6 +515,9 @@ void access_free(struct access *a)
         free(a->mounts[i].file);
     }
     free(a->mounts);
+    for (size_t i = 0; i < a->n_into; i++)
+        resolver_into_close(&a->into[i]);
+    free(a->into);
     sites_free(a->sites);
     access_rules_free(a->dflt.files);
     free(a->dflt.path);

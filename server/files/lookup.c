@@ -81,6 +81,10 @@ static int open_beneath(struct lookup *l, const char *path, int flags,
         .resolve = l->conf->confine,
         .backend = RESOLVER_BACKEND_DEFAULT,
         .cache = l->rq->cache,
+        .into = l->conf->into,
+        .n_into = l->conf->n_into,
+        /* which link left, for the log line of a refusal */
+        .escape = primary ? &l->p->escape : NULL,
     };
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
     bool timed = l->conf->resolved != NULL;

@@ -58,6 +58,9 @@ struct files_judge {
 /* The lookup policy: which candidates exist and how paths are confined. */
 struct files_conf {
     uint64_t confine; /* RESOLVER_* flags */
+    /* directories a link leaving the root may lead into (--follow-into) */
+    const struct resolver_into *into;
+    size_t n_into;
     char *const *index;
     size_t n_index;
     bool listing;
@@ -117,6 +120,8 @@ struct plan {
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
     uint64_t resolve_ns;           /* time spent in the resolver; counted
                                       only when files_conf.resolved is set */
+    struct resolver_escape escape; /* err EXDEV: the link of the request's
+                                      own path that left, if one did */
     char name[PATH_MAX]; /* root-relative path (under a --mount, from the
                             site's root): MIME type, cache rules, the
                             listing's title; last, so that a new plan

@@ -33,7 +33,9 @@
     X(REFERER, "referer", "Referer header, or -")                              \
     X(AGENT, "agent", "User-Agent header, or -")                               \
     X(RESOLVER, "resolver", "resolver backend that answered, or -")            \
-    X(ERRNO, "errno", "errno name of a refusal or failure, or -")
+    X(ERRNO, "errno", "errno name of a refusal or failure, or -")              \
+    X(SYMLINK, "symlink",                                                      \
+      "a symlink refused for leaving the root: LINK -> TARGET (why), or -")
 
 enum log_field {
 #define LOG_FIELD_ENUM(e, name, help) LOG_FIELD_##e,

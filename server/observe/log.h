@@ -34,6 +34,8 @@ struct log_record {
     const char *agent;
     const char *backend; /* resolver backend that answered, or NULL */
     int err;             /* errno of a refusal or failure, or 0 */
+    const char *symlink; /* a refusal's link that left: "LINK -> TARGET
+                            (why)", or NULL */
 };
 
 struct log;

@@ -188,6 +188,11 @@ static void put_combined(struct log_line *ln, const struct log_record *r,
         char e[16];
         put(ln, " errno=%s", errno_text(r->err, e));
     }
+    if (r->symlink) {
+        put_lit(ln, " symlink=\"");
+        put_esc(ln, r->symlink, ESC_QUOTED);
+        putc_(ln, '"');
+    }
     if (duration)
         put(ln, " duration_us=%llu", (unsigned long long)r->duration_us);
 }
@@ -229,6 +234,7 @@ static const struct {
     [LOG_FIELD_REFERER] = MEMBER(QUOTED, referer),
     [LOG_FIELD_AGENT] = MEMBER(QUOTED, agent),
     [LOG_FIELD_RESOLVER] = MEMBER(STRING, backend),
+    [LOG_FIELD_SYMLINK] = MEMBER(QUOTED, symlink),
 };
 
 /* The value of one field, as a template or the JSON object writes it. */

@@ -90,6 +90,9 @@ struct keeper {
     char metrics_url[96];
     uid_t uid;
     gid_t gid;
+    struct conf boot; /* the first generation's, once another serves:
+                         the restart-only options' values in force */
+    bool boot_set;
     struct conf cur;  /* the serving generation's configuration */
     struct conf next; /* the starting generation's (next_set) */
     bool next_set;
@@ -407,7 +410,7 @@ static void report(const struct keeper *k)
     struct names fixed = {.restart = true};
 
     conf_diff(&k->cur, &k->next, collect, &changed);
-    conf_diff(&k->cur, &k->next, collect, &fixed);
+    conf_diff(k->boot_set ? &k->boot : &k->cur, &k->next, collect, &fixed);
     fprintf(stderr, "beneath: SIGHUP: configuration applied; %s%s\n",
             changed.len ? "changed: " : "nothing changed",
             changed.len ? changed.buf : "");
@@ -462,7 +465,11 @@ static void serving(struct keeper *k, struct kid *d)
         bool acme = acme_changed(&k->cur, &k->next);
 
         report(k);
-        conf_free(&k->cur);
+        if (!k->boot_set)
+            k->boot = k->cur; /* kept: what the listeners were bound for */
+        else
+            conf_free(&k->cur);
+        k->boot_set = true;
         k->cur = k->next;
         memset(&k->next, 0, sizeof k->next);
         k->next_set = false;
@@ -786,6 +793,7 @@ static void keeper_free(struct keeper *k)
     spawn_env_free(k->env);
     conf_free(&k->cur);
     conf_free(&k->next);
+    conf_free(&k->boot);
 }
 
 /* Signals are read from a signalfd, blocked in every thread. */

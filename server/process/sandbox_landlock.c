@@ -147,6 +147,20 @@ static void add_mount(struct walls *w, const char *path)
 }
 
 /*
+ * A --follow-into directory: read beneath it as beneath a root (a link out
+ * of a root that leads there is resolved beneath its fd).
+ */
+static void add_follow_into(struct walls *w, const char *dir)
+{
+    int err = add_path(w, dir, FS_READ);
+
+    if (err)
+        sandbox_note(w, "follow-into %s: %s", dir, sandbox_errname(-err));
+    else
+        w->roots++;
+}
+
+/*
  * A rule on a procfs file holds only its inode; a dentry that goes out of
  * the cache comes back with a new one. Keeping an O_PATH fd open pins the
  * dentry, so the path keeps naming the inode the rule is on.
@@ -271,6 +285,8 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_root(w, conf_item_path(c->vhost.v[i]));
     for (size_t i = 0; i < c->mount.n; i++)
         add_mount(w, conf_item_path(c->mount.v[i]));
+    for (size_t i = 0; i < c->follow_into.n; i++)
+        add_follow_into(w, c->follow_into.v[i]);
     /* --sites: one rule for DIR, whatever the number of sites; each site's
      * confinement is the resolver's (beneath its own directory) */
     if (c->sites)

@@ -3,6 +3,7 @@
  * policy.c - a configuration's reply policy (respond.h): which options
  * shape a reply, read once per configuration generation.
  */
+#include "access/access.h"
 #include "respond/respond.h"
 
 #include <stdatomic.h>
@@ -14,10 +15,15 @@ static atomic_uint_fast64_t serials;
 void respond_policy(const struct conf *c, const struct respond_base *b,
                     struct respond_conf *out)
 {
+    size_t n_into;
+    const struct resolver_into *into = access_follow_into(b->access, &n_into);
+
     *out = (struct respond_conf){
         .files =
             {
                 .confine = c->confine,
+                .into = into,
+                .n_into = n_into,
                 .index = c->index.v,
                 .n_index = c->index.n,
                 .listing = c->listing,

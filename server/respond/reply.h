@@ -51,6 +51,8 @@ struct respond_result {
     const char *encoding; /* content coding of the body sent (a static string:
                              "br", "zstd", "gzip"), or NULL: identity */
     bool cache_hit;       /* the reply came from the reply cache */
+    /* a refusal (EXDEV) of a symlink that left: "LINK -> TARGET (why)" */
+    char symlink[2 * RESOLVER_ESCAPE_MAX + 96];
 };
 
 struct reply_entry;

@@ -75,6 +75,29 @@ static void redirect_to(struct req *r, unsigned status, const char *location)
     req_finish(r, status);
 }
 
+/*
+ * The log's words for a refusal of the link that left (@p's escape): where
+ * it leads, and what --follow-into did about it.
+ */
+static void symlink_note(const struct files_conf *fc, const struct plan *p,
+                         struct respond_result *res)
+{
+    const struct resolver_escape *e = &p->escape;
+    const struct resolver_into *d = e->into >= 0 && (size_t)e->into < fc->n_into
+                                        ? &fc->into[e->into]
+                                        : NULL;
+
+    if (p->err != EXDEV || !e->link[0])
+        return;
+    snprintf(res->symlink, sizeof res->symlink, "%s -> %s (%s%s)", e->link,
+             e->target,
+             d            ? "followed, then left --follow-into "
+             : fc->n_into ? "in no --follow-into directory"
+                          : "outside the root; --follow-into DIR follows "
+                            "links into DIR",
+             d ? (d->alias ? d->alias : d->path) : "");
+}
+
 /* Turn @p (the caller's) into the reply, then release it. */
 static void emit(struct req *r, struct plan *p)
 {
@@ -83,6 +106,7 @@ static void emit(struct req *r, struct plan *p)
     r->plan = p;
     res->err = p->err;
     res->backend = p->backend;
+    symlink_note(&r->conf->files, p, res);
     /* the coding of a file's body (a sidecar's); error pages have none */
     res->encoding = p->kind == PLAN_FILE ? p->encoding : NULL;
     switch (p->kind) {

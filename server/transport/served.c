@@ -48,6 +48,7 @@ void served_log(const struct daemon_gen *g, const struct served *s)
                        ? NULL
                        : resolver_backend_name(res->backend),
         .err = res->err,
+        .symlink = res->symlink[0] ? res->symlink : NULL,
     };
 
     log_write(g->log, &r);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * e2e_docs.h - what the two suites of test_e2e_docs share (test_e2e_docs.c
+ * e2e_docs.h - what the suites of test_e2e_docs share (test_e2e_docs.c
  * defines it): the fixture site, made once per tcase, and a GET with an
  * Accept-Encoding.
  */
@@ -19,7 +19,7 @@ extern char *www;
 void docs_suite_setup(void);
 void docs_test_setup(void);
 
-/* Those, and 120 s per test: the fixture of every tcase of both suites. */
+/* Those, and 120 s per test: the fixture of every tcase of the suites. */
 #define DOCS_FIXTURE                                                           \
     {                                                                          \
         .setup = docs_test_setup, .teardown = harness_test_teardown,           \
@@ -34,5 +34,7 @@ struct http_response *get_ae(struct server *s, const char *path, const char *ae,
 
 /* Health, metrics, Server-Timing, listeners, a SIGHUP root flip. */
 Suite *docs_ops_suite(void);
+/* --follow-into: python3-doc, links beside it (test_e2e_docs_follow.c). */
+Suite *docs_follow_suite(void);
 
 #endif

@@ -4,9 +4,9 @@
  * the real binary: precompressed sidecars (negotiation table, stale
  * and escaping variants, Range and conditionals on a variant, Vary),
  * Cache-Control rules, extra and security headers, try-html and fallback
- * (never escaping the root), the JSON listing; and the fixture site both
- * suites of test_e2e_docs serve (the other, operations, is
- * test_e2e_docs_ops.c).
+ * (never escaping the root), the JSON listing; and the fixture site the
+ * suites of test_e2e_docs serve (the others: operations,
+ * test_e2e_docs_ops.c; --follow-into, test_e2e_docs_follow.c).
  */
 #include "cases.h"
 #include "e2e_docs.h"
@@ -738,4 +738,4 @@ const struct check_main check_main = {
                                    &headers_from_config_file}},
                {"routes", .tests = {&try_html, &fallback, &json_listing}},
                {"types", .tests = {&mime_types}}},
-    .suites = {{.make = docs_ops_suite}}};
+    .suites = {{.make = docs_ops_suite}, {.make = docs_follow_suite}}};
