@@ -5,7 +5,7 @@
 # server CPU per request, in rotated rounds.
 #
 #   bench/sites.sh [--rounds N] [--duration S] [--counts "1 10000 100000"]
-#                  [--bin PATH] [--out DIR]
+#                  [--startup-rounds N] [--only REGEX] [--bin PATH] [--out DIR]
 #
 # 1. Start-up and memory: a DIR of each count of site directories
 #    (s0.example ... each with a small index.html; s1.example also has a
@@ -25,6 +25,9 @@
 #      sites         beneath --sites DIR, Host s1.example GET /file.txt
 #      sites-files   the same with --site-files on (each site's rule files,
 #                    looked at again once a second)
+#      sites-link    the same, Host link.example: DIR/link.example -> s1.example
+#                    (a site directory that is a link is resolved by the
+#                    resolver on every request)
 #      nginx-root    nginx root DIR/s1.example          GET /file.txt
 #      nginx-sites   nginx root DIR/$host, Host s1.example
 #      random        beneath --sites DIR, GET / with a random Host of the
@@ -34,14 +37,19 @@
 #    time is the on-CPU ns of every thread of the server and its children
 #    (/proc/PID/task/*/schedstat) around each wrk run, divided by the
 #    requests wrk completed (bench/README.md, "Server CPU per request").
-# Prints the tables (median and min .. max over the rounds) and writes them
-# to OUT/sites.md (default build/bench/sites).
+# Prints the tables (median and min .. max over the rounds; for sites
+# against root also the ratio of each round's pair) and writes them to
+# OUT/sites.md (default build/bench/sites). --startup-rounds: rounds of
+# part 1 (default --rounds; 0 skips it); --only: the part 2 configurations
+# whose name matches (root is always kept: the ratios' reference).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 rounds=5 duration=3 counts="1 10000 100000" bin=$release_bin out=""
-bench_args rounds:count duration:count counts bin out -- "$@"
+startup_rounds="" only=.
+bench_args rounds:count duration:count counts startup-rounds only bin out -- "$@"
+startup_rounds=${startup_rounds:-$rounds}
 read -r -a counts <<<"$counts"
 for c in "${counts[@]}"; do whole --counts "$c"; done
 bench_beneath "$bin"
@@ -176,17 +184,23 @@ start_round() { # ROUND POS FILE KIND:COUNT
 items=()
 for c in "${counts[@]}"; do items+=("beneath:$c" "nginx:$c"); done
 t0=$SECONDS
-bench_rounds "$rounds" start_round "${items[@]}"
+[ "$startup_rounds" = 0 ] || bench_rounds "$startup_rounds" start_round "${items[@]}"
 
 # --- CPU per request -------------------------------------------------------------
 big=${dir_of[$largest]}
 random_lua "$largest" "$run/random.lua"
-names=(root sites sites-files nginx-root nginx-sites random nginx-random)
+ln -s s1.example "$big/link.example"
+names=()
+for n in root sites sites-files sites-link nginx-root nginx-sites random nginx-random; do
+  [ "$n" = root ] || [[ $n =~ $only ]] && names+=("$n")
+done
+want() { [[ " ${names[*]} " == *" $1 "* ]]; }
 declare -A pid_of port_of host_of path_of lua_of res rps
 for n in "${names[@]}"; do
   host_of[$n]=s1.example path_of[$n]=/file.txt lua_of[$n]=""
 done
 for n in random nginx-random; do path_of[$n]=/ lua_of[$n]=$run/random.lua; done
+host_of[sites-link]=link.example
 start_cpu() { # NAME ARGS...: beneath with ARGS
   local n=$1
   shift
@@ -194,10 +208,12 @@ start_cpu() { # NAME ARGS...: beneath with ARGS
   pid_of[$n]=$bench_pid port_of[$n]=$bench_port
 }
 start_cpu root --root "$big/s1.example"
-start_cpu sites --sites "$big"
-start_cpu sites-files --sites "$big" --site-files on
-start_cpu random --sites "$big"
+! want sites || start_cpu sites --sites "$big"
+! want sites-files || start_cpu sites-files --sites "$big" --site-files on
+! want sites-link || start_cpu sites-link --sites "$big"
+! want random || start_cpu random --sites "$big"
 for n in nginx-root nginx-sites nginx-random; do
+  want "$n" || continue
   port_of[$n]=$(free_port) || die "no free port"
   r="$big/\$host"
   [ "$n" = nginx-root ] && r="$big/s1.example"
@@ -248,7 +264,8 @@ bench_rounds "$rounds" record "${names[@]}"
   echo "$rounds rounds, wrk ${duration}s each, $pinning; $(nproc) CPUs;" \
     "load average at the end $(cut -d' ' -f1-3 /proc/loadavg); $(uname -r)"
   echo
-  echo "## Start-up (exec to the first 200) and serving memory"
+  [ "$startup_rounds" = 0 ] || {
+  echo "## Start-up (exec to the first 200) and serving memory, $startup_rounds rounds"
   echo
   echo "| server | sites | start-up ms | RSS idle KiB | Pss idle KiB | RSS in use KiB | Pss in use KiB |"
   echo "|---|---|---|---|---|---|---|"
@@ -264,6 +281,7 @@ bench_rounds "$rounds" record "${names[@]}"
     done
   done
   echo
+  }
   echo "## Server CPU per request ($largest site directories)"
   echo
   echo "| configuration | ns/request median (min .. max) | vs root | requests/s median |"
@@ -276,11 +294,16 @@ bench_rounds "$rounds" record "${names[@]}"
     echo "| $n | $med ($min .. $max) | ${ratio}x | $rmed |"
   done
   echo
-  echo "Per round, sites / root (the same round's runs):"
-  read -r -a a <<<"${res[sites]}"
   read -r -a b <<<"${res[root]}"
-  for i in "${!a[@]}"; do
-    printf ' %s' "$(awk -v x="${a[i]}" -v y="${b[i]}" 'BEGIN { printf "%.3f", x / y }')"
+  for n in "${names[@]}"; do
+    [ "$n" != root ] || continue
+    read -r -a a <<<"${res[$n]}"
+    ratios=""
+    for i in "${!a[@]}"; do
+      ratios+="$(awk -v x="${a[i]}" -v y="${b[i]}" 'BEGIN { printf "%d", 1000 * x / y }') "
+    done
+    read -r med min max < <(med_min_max "$ratios")
+    echo "- $n / root, each round's pair: median $(awk -v m="$med" -v a="$min" -v b="$max" \
+      'BEGIN { printf "%.3f (%.3f .. %.3f)", m / 1000, a / 1000, b / 1000 }'): $ratios(x1000)"
   done
-  echo
 } | tee "$out/sites.md"

@@ -13,14 +13,19 @@
  *   deploys a site atomically, and a link out of DIR is refused by the
  *   kernel, EXDEV). Whoever can write DIR itself chooses what each name
  *   serves; a tenant writes below its own site directory only.
- * - The name is resolved again on every request (one openat2 of one
- *   component and an fstat), so a site created, removed, renamed away or
- *   flipped is seen by the very next request, with no reload. What is
- *   kept per site (an O_PATH fd, its _redirects and _headers) serves a
- *   request only when that fresh resolution names the same directory
- *   (st_dev and st_ino). The kept fd pins the inode, so no new directory
- *   can be given its number while the entry exists: equal numbers are the
- *   same directory.
+ * - The name is looked up again on every request, so a site created,
+ *   removed, renamed away or flipped is seen by the very next request,
+ *   with no reload. What is kept per site (an O_PATH fd the resolver
+ *   opened, its _redirects and _headers) serves a request only when DIR/NAME
+ *   names that same directory now (st_dev and st_ino): the kept fd pins
+ *   the inode, so no new directory can be given its number while the entry
+ *   exists, and equal numbers are the same directory. The common case is
+ *   one fstatat(DIR, NAME, AT_SYMLINK_NOFOLLOW): NAME is one component, so
+ *   that looks at DIR's own entry and follows nothing, and it answers only
+ *   "is this still the directory kept". A name that is a link, changed, or
+ *   not kept is opened by the resolver as above (one openat2 and an
+ *   fstat): a link's target can change while the link does not, so a site
+ *   directory that is a link is resolved on every request.
  * - A request's paths are resolved beneath the site's own fd, never
  *   DIR's: a link from one site into another is refused like one to /etc.
  * - A site's _redirects and _headers are read through the resolver
@@ -419,17 +424,16 @@ static int resolve(const struct sites *s, const char *name, struct stat *st)
     return fd;
 }
 
-int sites_get(struct sites *s, const char *name, struct sites_entry **out)
+/* The kept entry of @name if it is the directory @st names (a
+ * reference), or NULL. */
+static struct sites_entry *kept(struct sites *s, const char *name,
+                                const struct stat *st)
 {
     struct sites_entry *e;
-    struct stat st;
-    int fd = resolve(s, name, &st), err;
 
-    if (fd < 0)
-        return fd;
     pthread_mutex_lock(&s->lock);
     e = *slot_of(s, name);
-    if (e && (e->dev != st.st_dev || e->ino != st.st_ino))
+    if (e && (e->dev != st->st_dev || e->ino != st->st_ino))
         e = NULL;
     if (e) {
         atomic_fetch_add(&e->refs, 1);
@@ -437,16 +441,45 @@ int sites_get(struct sites *s, const char *name, struct sites_entry **out)
         lru_front(s, e);
     }
     pthread_mutex_unlock(&s->lock);
-    if (e && rules_current(s, e)) {
-        close(fd);
-        atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
-    } else {
+    if (e && !rules_current(s, e)) {
         sites_put(e);
-        atomic_fetch_add_explicit(&s->misses, 1, memory_order_relaxed);
-        err = entry_make(s, name, fd, &st, &e);
-        if (err)
-            return err;
-        e = keep(s, e);
+        e = NULL;
+    }
+    if (e)
+        atomic_fetch_add_explicit(&s->hits, 1, memory_order_relaxed);
+    return e;
+}
+
+int sites_get(struct sites *s, const char *name, struct sites_entry **out)
+{
+    struct sites_entry *e = NULL;
+    struct stat st;
+    int fd, err;
+
+    /*
+     * The common case in one system call: DIR/name is a directory itself
+     * (not a link: AT_SYMLINK_NOFOLLOW, and the name is one component),
+     * and it is the very directory a kept entry's fd pins. A link, a
+     * change or a name not kept is resolved by the confined resolver.
+     */
+    if (fstatat(s->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISDIR(st.st_mode))
+        e = kept(s, name, &st);
+    if (!e) {
+        fd = resolve(s, name, &st);
+        if (fd < 0)
+            return fd;
+        e = kept(s, name, &st);
+        if (e) {
+            close(fd); /* a site directory that is a link: kept as its
+                          target */
+        } else {
+            atomic_fetch_add_explicit(&s->misses, 1, memory_order_relaxed);
+            err = entry_make(s, name, fd, &st, &e);
+            if (err)
+                return err;
+            e = keep(s, e);
+        }
     }
     if (e->broken) {
         sites_put(e);
