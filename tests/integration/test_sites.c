@@ -90,6 +90,14 @@ static void big_setup(void)
     tree_write_str(big, "file.example", "a file, not a site directory\n");
 }
 
+/* The small tcase's suite setup: what big_setup made was freed with its
+ * suite (the harness's teardown), so nothing points into it. */
+static void small_setup(void)
+{
+    harness_suite_setup();
+    big = token = secret_b = secret_out = NULL;
+}
+
 static struct server *start_sites(const char *dir, const char **more)
 {
     const char *args[24];
@@ -637,7 +645,7 @@ static Suite *sites_suite(void)
     tcase_add_test(tc, over_h2);
     tcase_add_test(tc, fds_bounded);
     tcase_add_test(tc, log_and_metrics);
-    tc = harness_tcase(su, "files", NULL, NULL, 120);
+    tc = harness_tcase(su, "files", small_setup, NULL, 120);
     tcase_add_test(tc, site_files);
     tcase_add_test(tc, https_redirect);
     tcase_add_test(tc, bad_dir);
