@@ -50,6 +50,15 @@ void access_rules_free(struct access_rules *r);
  * _headers file named @name into @r; messages to stderr after
  * "beneath: @when". Returns 0, -EINVAL or -ENOMEM.
  */
+/*
+ * access_rules_take - what reading a rule file named @name gave: @err 0
+ * and its @text (@len bytes, taken over and freed) parsed into @r, or
+ * @err (a -errno of slurp_path / slurp_fd) said on stderr. Returns 0,
+ * -EINVAL, -ENOMEM or @err.
+ */
+int access_rules_take(struct access_rules *r, bool redirects, int err,
+                      char *text, size_t len, const char *name,
+                      const char *when);
 int access_rules_parse(struct access_rules *r, bool redirects, const char *text,
                        size_t len, const char *name, const char *when);
 

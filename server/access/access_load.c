@@ -34,19 +34,14 @@ static int global_load(const struct access *a, const char *when,
         return -ENOMEM;
     for (int k = 0; k < 2; k++) {
         const char *path = k == 0 ? a->redirects_path : a->headers_path;
-        char *text = NULL, why[64];
+        char *text = NULL;
         size_t len = 0;
         int err;
 
         if (!path)
             continue;
         err = slurp_path(path, ACCESS_RULES_FILE_MAX, &text, &len);
-        if (err == 0)
-            err = access_rules_parse(r, k == 0, text, len, path, when);
-        else
-            fprintf(stderr, "beneath: %s%s: %s\n", when, path,
-                    slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
-        free(text);
+        err = access_rules_take(r, k == 0, err, text, len, path, when);
         if (err == -ENOMEM) {
             access_rules_free(r);
             return -ENOMEM;

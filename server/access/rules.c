@@ -54,6 +54,21 @@ int access_rules_parse(struct access_rules *r, bool redirects, const char *text,
     return err;
 }
 
+int access_rules_take(struct access_rules *r, bool redirects, int err,
+                      char *text, size_t len, const char *name,
+                      const char *when)
+{
+    char why[64];
+
+    if (err == 0)
+        err = access_rules_parse(r, redirects, text, len, name, when);
+    else
+        fprintf(stderr, "beneath: %s%s: %s\n", when, name,
+                slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
+    free(text);
+    return err;
+}
+
 int access_rules_load(uint64_t confine, int root, const char *shown,
                       const char *when, struct access_rules **out)
 {
@@ -70,7 +85,7 @@ int access_rules_load(uint64_t confine, int root, const char *shown,
             .resolve = confine,
             .backend = RESOLVER_BACKEND_DEFAULT,
         };
-        char name[4200], *text = NULL, why[64];
+        char name[4200], *text = NULL;
         size_t len = 0;
         struct stat st;
         int fd = resolver_open_how(root, names[k], &how, NULL), err;
@@ -94,12 +109,8 @@ int access_rules_load(uint64_t confine, int root, const char *shown,
         if (err == 0) {
             r->dev[r->n_ids] = st.st_dev;
             r->ino[r->n_ids++] = st.st_ino;
-            err = access_rules_parse(r, k == 0, text, len, name, when);
-        } else {
-            fprintf(stderr, "beneath: %s%s: %s\n", when, name,
-                    slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
         }
-        free(text);
+        err = access_rules_take(r, k == 0, err, text, len, name, when);
         if (err == -ENOMEM) {
             access_rules_free(r);
             return -ENOMEM;

@@ -112,17 +112,6 @@ static struct server *start_sites(const char *dir, const char **more)
     return server_start_opts(&o);
 }
 
-static struct http_response *get_host(const struct server *s,
-                                      const char *target, const char *host)
-{
-    return raw_request(
-        s->port,
-        host ? hfmt("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-                    target, host)
-             : hfmt("GET %s HTTP/1.0\r\n\r\n", target),
-        10000);
-}
-
 /* 200 random sites over one keep-alive connection, each its own content. */
 START_TEST(random_sites)
 {
@@ -156,11 +145,11 @@ START_TEST(created_removed)
     char *path = tree_path(big, name);
     struct http_response *r;
 
-    r = get_host(s, "/", name);
+    r = raw_get_host(s, "/", name);
     EXPECT_STATUS(r, 421, "a site not there yet");
     tree_mkdir(big, name);
     tree_write_str(path, "index.html", "made after start\n");
-    EXPECT_BODY(get_host(s, "/", name), "made after start\n", "new site");
+    EXPECT_BODY(raw_get_host(s, "/", name), "made after start\n", "new site");
 
     /* a new tree renamed over it: the new one, at once */
     char *next = tree_path(big, hfmt(".next-%s", name));
@@ -169,25 +158,26 @@ START_TEST(created_removed)
     char *old = tree_path(big, hfmt(".old-%s", name));
     EXPECT(rename(path, old) == 0 && rename(next, path) == 0, "swap: %s",
            strerror(errno));
-    EXPECT_BODY(get_host(s, "/", name), "deployed by rename\n", "swapped");
+    EXPECT_BODY(raw_get_host(s, "/", name), "deployed by rename\n", "swapped");
 
     /* removed (renamed away): 421 at once, and back */
     char *gone = tree_path(big, hfmt(".gone-%s", name));
     EXPECT(rename(path, gone) == 0, "rename away");
-    EXPECT_STATUS(get_host(s, "/", name), 421, "a site renamed away");
+    EXPECT_STATUS(raw_get_host(s, "/", name), 421, "a site renamed away");
     EXPECT(rename(gone, path) == 0, "rename back");
-    EXPECT_BODY(get_host(s, "/", name), "deployed by rename\n", "back");
+    EXPECT_BODY(raw_get_host(s, "/", name), "deployed by rename\n", "back");
     tree_remove(path);
-    EXPECT_STATUS(get_host(s, "/", name), 421, "a site removed");
+    EXPECT_STATUS(raw_get_host(s, "/", name), 421, "a site removed");
 
     /* a symlink flip of a site that is a link within DIR */
     tree_build(big, ".releases/alias-v2/index.html=alias v2\n", NULL);
-    EXPECT_BODY(get_host(s, "/", "alias.example"), "alias v1\n", "alias v1");
+    EXPECT_BODY(raw_get_host(s, "/", "alias.example"), "alias v1\n",
+                "alias v1");
     tree_symlink(big, ".releases/alias-v2", ".alias.tmp");
     EXPECT(rename(tree_path(big, ".alias.tmp"),
                   tree_path(big, "alias.example")) == 0,
            "flip: %s", strerror(errno));
-    EXPECT_BODY(get_host(s, "/", "alias.example"), "alias v2\n", "flipped");
+    EXPECT_BODY(raw_get_host(s, "/", "alias.example"), "alias v2\n", "flipped");
     /* and back, for the other tests */
     tree_symlink(big, ".releases/alias-v1", ".alias.tmp");
     EXPECT(rename(tree_path(big, ".alias.tmp"),
@@ -248,7 +238,7 @@ static void check_hosts(bool with_root)
     for (size_t i = 0; i < N_ELEMS(hosts); i++) {
         const struct host_case *h = &hosts[i];
         int want = with_root ? h->status_root : h->status;
-        struct http_response *r = get_host(s, h->target, h->host);
+        struct http_response *r = raw_get_host(s, h->target, h->host);
 
         EXPECT(r->status == want, "Host '%s' %s: %d, want %d\n%s",
                h->host ? h->host : "(none)", h->target, r->status, want,
@@ -281,8 +271,7 @@ END_TEST
  */
 START_TEST(links)
 {
-    const char *more[] = {"--log-format", "$host $target $status $errno",
-                          NULL};
+    const char *more[] = {"--log-format", "$host $target $status $errno", NULL};
     struct server *s = start_sites(big, more);
     static const struct {
         const char *host, *target;
@@ -305,17 +294,17 @@ START_TEST(links)
     harness_forbid(secret_b);
     harness_forbid(secret_out);
     for (size_t i = 0; i < N_ELEMS(rows); i++) {
-        struct http_response *r = get_host(s, rows[i].target, rows[i].host);
+        struct http_response *r = raw_get_host(s, rows[i].target, rows[i].host);
         char *line = hfmt("%s %s %d %s\n", rows[i].host, rows[i].target,
                           rows[i].status, rows[i].err);
 
-        EXPECT(r->status == rows[i].status, "%s%s: %d, want %d",
-               rows[i].host, rows[i].target, r->status, rows[i].status);
-        EXPECT(file_wait_for(s->out_path, line, 5000), "no '%s' in the log:\n%s",
-               line, server_stdout(s));
+        EXPECT(r->status == rows[i].status, "%s%s: %d, want %d", rows[i].host,
+               rows[i].target, r->status, rows[i].status);
+        EXPECT(file_wait_for(s->out_path, line, 5000),
+               "no '%s' in the log:\n%s", line, server_stdout(s));
     }
     /* the same file, asked of its own site */
-    struct http_response *r = get_host(s, "/index.html", "s2.example");
+    struct http_response *r = raw_get_host(s, "/index.html", "s2.example");
     EXPECT_BODY(r, content_of(2), "s2.example itself");
 }
 END_TEST
@@ -343,9 +332,9 @@ static struct http_response *get_h2(CURL *e, unsigned port, bool tls,
     long status = 0, version = 0;
     CURLcode rc;
 
-    curl_easy_setopt(e, CURLOPT_URL,
-                     hfmt("%s://127.0.0.1:%u%s", tls ? "https" : "http", port,
-                          path));
+    curl_easy_setopt(
+        e, CURLOPT_URL,
+        hfmt("%s://127.0.0.1:%u%s", tls ? "https" : "http", port, path));
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hl);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
                      tls ? (long)CURL_HTTP_VERSION_2TLS
@@ -370,8 +359,8 @@ static struct http_response *get_h2(CURL *e, unsigned port, bool tls,
     r->body_len = body.n;
     free(body.p);
     EXPECT(rc == CURLE_OK, "%s %s: %s", host, path, curl_easy_strerror(rc));
-    EXPECT(version == CURL_HTTP_VERSION_2_0, "%s %s: HTTP version %ld",
-           host, path, version);
+    EXPECT(version == CURL_HTTP_VERSION_2_0, "%s %s: HTTP version %ld", host,
+           path, version);
     EXPECT(!(secret_b && strstr(r->body, secret_b)) &&
                !(secret_out && strstr(r->body, secret_out)),
            "%s %s: a secret in the body", host, path);
@@ -458,24 +447,24 @@ END_TEST
  * label per site. */
 START_TEST(log_and_metrics)
 {
-    const char *more[] = {"--log-format", "$vhost $host $status", "--metrics",
-                          "/metrics", "--root", tree_site("root\n"), NULL};
+    const char *more[] = {
+        "--log-format", "$vhost $host $status", "--metrics", "/metrics",
+        "--root",       tree_site("root\n"),    NULL};
     struct server *s = start_sites(big, more);
 
-    EXPECT_STATUS(get_host(s, "/", "S5.Example.:80"), 200, "s5");
-    EXPECT_STATUS(get_host(s, "/", "s6.example"), 200, "s6");
-    EXPECT_STATUS(get_host(s, "/", "s6.example"), 200, "s6 again");
-    EXPECT_STATUS(get_host(s, "/", "nosuch.example"), 200, "the root");
-    EXPECT(file_wait_for(s->out_path, "- nosuch.example 200", 5000),
-           "log:\n%s", server_stdout(s));
+    EXPECT_STATUS(raw_get_host(s, "/", "S5.Example.:80"), 200, "s5");
+    EXPECT_STATUS(raw_get_host(s, "/", "s6.example"), 200, "s6");
+    EXPECT_STATUS(raw_get_host(s, "/", "s6.example"), 200, "s6 again");
+    EXPECT_STATUS(raw_get_host(s, "/", "nosuch.example"), 200, "the root");
+    EXPECT(file_wait_for(s->out_path, "- nosuch.example 200", 5000), "log:\n%s",
+           server_stdout(s));
     const char *log = server_stdout(s);
     EXPECT(strstr(log, "s5.example S5.Example.:80 200\n") &&
                strstr(log, "s6.example s6.example 200\n"),
            "log:\n%s", log);
-    struct http_response *m = get_host(s, "/metrics", "s5.example");
+    struct http_response *m = raw_get_host(s, "/metrics", "s5.example");
     EXPECT_STATUS(m, 200, "metrics");
-    EXPECT(strstr(m->body, "cache=\"sites\""), "no sites cache:\n%s",
-           m->body);
+    EXPECT(strstr(m->body, "cache=\"sites\""), "no sites cache:\n%s", m->body);
     EXPECT(!strstr(m->body, "s5.example") && !strstr(m->body, "s6.example"),
            "a site's name in the metrics:\n%s", m->body);
 }
@@ -492,8 +481,7 @@ static char *small_sites(void)
                "a.example/404.html=a's own 404\n",
                "a.example/_headers=/*\n  X-Site: a\n",
                "a.example/_redirects=/old /page.html 301\n",
-               "b.example/index.html=site b\n",
-               "c.example/index.html=site c\n",
+               "b.example/index.html=site b\n", "c.example/index.html=site c\n",
                "c.example/_redirects=/x /y 999\n", NULL);
     return d;
 }
@@ -508,35 +496,36 @@ START_TEST(site_files)
     struct server *s = start_sites(d, more);
     struct http_response *r;
 
-    r = get_host(s, "/", "a.example");
+    r = raw_get_host(s, "/", "a.example");
     EXPECT_BODY(r, "site a\n", "a");
     EXPECT_HEADER(r, "X-Site", "a", "a's _headers");
-    r = get_host(s, "/", "b.example");
+    r = raw_get_host(s, "/", "b.example");
     EXPECT_BODY(r, "site b\n", "b");
     EXPECT_HEADER(r, "X-Site", NULL, "b has no _headers");
-    r = get_host(s, "/old", "a.example");
+    r = raw_get_host(s, "/old", "a.example");
     EXPECT_STATUS(r, 301, "a's _redirects");
     EXPECT_HEADER(r, "Location", "/page.html", "a's redirect");
-    EXPECT_STATUS(get_host(s, "/old", "b.example"), 404, "not b's");
-    r = get_host(s, "/nothing", "a.example");
+    EXPECT_STATUS(raw_get_host(s, "/old", "b.example"), 404, "not b's");
+    r = raw_get_host(s, "/nothing", "a.example");
     EXPECT(r->status == 404 && strcmp(r->body, "a's own 404\n") == 0,
            "a's 404: %d '%s'", r->status, r->body);
-    r = get_host(s, "/nothing", "b.example");
+    r = raw_get_host(s, "/nothing", "b.example");
     EXPECT(r->status == 404 && !strstr(r->body, "a's own"), "b's 404");
-    EXPECT_STATUS(get_host(s, "/_headers", "a.example"), 404, "_headers");
-    EXPECT_STATUS(get_host(s, "/_redirects", "a.example"), 404, "_redirects");
+    EXPECT_STATUS(raw_get_host(s, "/_headers", "a.example"), 404, "_headers");
+    EXPECT_STATUS(raw_get_host(s, "/_redirects", "a.example"), 404,
+                  "_redirects");
     /* c's _redirects is refused: c answers 500, named on stderr */
-    r = get_host(s, "/", "c.example");
+    r = raw_get_host(s, "/", "c.example");
     EXPECT_STATUS(r, 500, "c with a bad _redirects");
     EXPECT(file_wait_for(s->err_path, "c.example/_redirects:1", 5000),
            "c's file and line not named:\n%s", server_stderr(s));
-    EXPECT_BODY(get_host(s, "/", "b.example"), "site b\n", "b serves on");
+    EXPECT_BODY(raw_get_host(s, "/", "b.example"), "site b\n", "b serves on");
 
     /* an edit in place: seen within a second (bounded wait: 3 s) */
     tree_write_str(d, "a.example/_headers", "/*\n  X-Site: a, edited\n");
     long long until = now_ms() + 3000;
     for (;;) {
-        r = get_host(s, "/", "a.example");
+        r = raw_get_host(s, "/", "a.example");
         const char *v = http_header(r, "X-Site");
         if (v && strcmp(v, "a, edited") == 0)
             break;
@@ -547,7 +536,7 @@ START_TEST(site_files)
     /* c mended: served */
     tree_write_str(d, "c.example/_redirects", "/x /index.html 302\n");
     until = now_ms() + 3000;
-    while (get_host(s, "/", "c.example")->status != 200)
+    while (raw_get_host(s, "/", "c.example")->status != 200)
         EXPECT(now_ms() < until, "c mended but still refused");
 
     /* a deploy by rename: its files at once */
@@ -556,7 +545,7 @@ START_TEST(site_files)
     EXPECT(rename(tree_path(d, "a.example"), tree_path(d, ".old")) == 0 &&
                rename(tree_path(d, ".next"), tree_path(d, "a.example")) == 0,
            "deploy");
-    r = get_host(s, "/", "a.example");
+    r = raw_get_host(s, "/", "a.example");
     EXPECT_BODY(r, "site a, v2\n", "a v2");
     EXPECT_HEADER(r, "X-Site", "a2", "a v2's _headers");
 }
@@ -567,34 +556,36 @@ END_TEST
 START_TEST(https_redirect)
 {
     char *d = small_sites();
-    const char *more[] = {"--listen",         "https://127.0.0.1:0",
-                          "--tls-self-signed", "--https-redirect",
-                          "--health",         "/healthz",
+    const char *more[] = {"--listen",
+                          "https://127.0.0.1:0",
+                          "--tls-self-signed",
+                          "--https-redirect",
+                          "--health",
+                          "/healthz",
                           NULL};
 
-    tree_build(d, "a.example/.well-known/acme-challenge/tok=the token\n",
-               NULL);
+    tree_build(d, "a.example/.well-known/acme-challenge/tok=the token\n", NULL);
     struct server *s = start_sites(d, more);
     unsigned tport = https_port(s);
     struct http_response *r;
 
-    r = get_host(s, "/x?y", "a.example");
+    r = raw_get_host(s, "/x?y", "a.example");
     EXPECT_STATUS(r, 308, "plain HTTP");
     EXPECT_HEADER(r, "Location", hfmt("https://a.example:%u/x?y", tport),
                   "the same URL on https://");
-    r = get_host(s, "/a%20b/?q=1&r=%2F", "A.Example.:8080");
+    r = raw_get_host(s, "/a%20b/?q=1&r=%2F", "A.Example.:8080");
     EXPECT_HEADER(r, "Location",
                   hfmt("https://a.example:%u/a%%20b/?q=1&r=%%2F", tport),
                   "path and query as sent, the Host's name");
-    r = get_host(s, "http://a.example?z", "b.example");
+    r = raw_get_host(s, "http://a.example?z", "b.example");
     EXPECT_HEADER(r, "Location", hfmt("https://a.example:%u/?z", tport),
                   "absolute-form");
     /* a site that does not exist is redirected too: HTTPS says 421 */
-    EXPECT_STATUS(get_host(s, "/", "nosuch.example"), 308, "no such site");
-    EXPECT_STATUS(get_host(s, "/", NULL), 400, "no Host to redirect to");
-    r = get_host(s, "/.well-known/acme-challenge/tok", "a.example");
+    EXPECT_STATUS(raw_get_host(s, "/", "nosuch.example"), 308, "no such site");
+    EXPECT_STATUS(raw_get_host(s, "/", NULL), 400, "no Host to redirect to");
+    r = raw_get_host(s, "/.well-known/acme-challenge/tok", "a.example");
     EXPECT_BODY(r, "the token\n", "the challenge path over HTTP");
-    EXPECT_STATUS(get_host(s, "/healthz", "a.example"), 200, "--health");
+    EXPECT_STATUS(raw_get_host(s, "/healthz", "a.example"), 200, "--health");
     CURL *e = http_easy();
     r = get_h2(e, s->port, false, "a.example", "/x?y");
     EXPECT_STATUS(r, 308, "h2c is plain HTTP");
@@ -603,7 +594,7 @@ START_TEST(https_redirect)
 
     /* on without an https:// listener: refused at start-up */
     char *out, *err;
-    const char *args[] = {"--https-redirect", "--sites", d, "--listen",
+    const char *args[] = {"--https-redirect", "--sites", d,   "--listen",
                           "127.0.0.1:0",      "--check", NULL};
     int ws = beneath_run(args, NULL, 20000, &out, &err);
     EXPECT_EXIT(ws, 2, err);
@@ -617,8 +608,9 @@ START_TEST(bad_dir)
 {
     char *out, *err;
     char *d = tree_new();
-    const char *args[] = {"--sites", tree_path(d, "missing"), "--listen",
-                          "127.0.0.1:0", "--check", NULL};
+    const char *args[] = {"--sites",  tree_path(d, "missing"),
+                          "--listen", "127.0.0.1:0",
+                          "--check",  NULL};
     int ws = beneath_run(args, NULL, 20000, &out, &err);
 
     EXPECT_EXIT(ws, 2, err);
