@@ -100,6 +100,33 @@ static rlim_t sites_fds(const struct conf *c)
     return c->sites ? (rlim_t)c->sites_cache : 0;
 }
 
+/*
+ * --sites keeps a site directory open for each site it keeps: at most a
+ * quarter of RLIMIT_NOFILE (raised to its hard limit), so that a small
+ * limit lowers the sites kept, not --max-connections. Say so.
+ */
+static void fd_fit_sites(struct conf *c)
+{
+    struct rlimit rl;
+
+    if (!c->sites || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = {rl.rlim_max, rl.rlim_max};
+
+        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+            rl.rlim_cur = rl.rlim_max;
+    }
+    if ((rlim_t)c->sites_cache <= rl.rlim_cur / 4)
+        return;
+    unsigned fit = rl.rlim_cur / 4 > 0 ? (unsigned)(rl.rlim_cur / 4) : 1;
+    fprintf(stderr,
+            "beneath: warning: --sites-cache lowered from %u to %u: "
+            "RLIMIT_NOFILE is %llu and each site kept holds an fd\n",
+            c->sites_cache, fit, (unsigned long long)rl.rlim_cur);
+    c->sites_cache = fit;
+}
+
 static void fd_fit_connections(struct conf *c)
 {
     struct rlimit rl;
@@ -351,6 +378,7 @@ static int check_root(struct server *s)
                 s->backend);
         errors++;
     }
+    fd_fit_sites(&s->c);
     fd_fit_connections(&s->c);
     unsigned dir_cache = fd_budget(c);
     if (c->resolver == RESOLVER_BACKEND_EMULATED ||

@@ -603,6 +603,25 @@ START_TEST(https_redirect)
 }
 END_TEST
 
+/* A small RLIMIT_NOFILE lowers the sites kept, not the connections. */
+START_TEST(cache_fits_nofile)
+{
+    char *d = small_sites();
+    /* 100 connections need 2 * 100 + 64 fds: they fit beside 100 sites */
+    const char *args[] = {"--sites", d, "--max-connections", "100", NULL};
+    struct server_opts o = {.args = args, .nofile = 400};
+    struct server *s = server_start_opts(&o);
+
+    EXPECT(strstr(server_stderr(s),
+                  "--sites-cache lowered from 1024 to 100: RLIMIT_NOFILE is "
+                  "400"),
+           "no warning:\n%s", server_stderr(s));
+    EXPECT(!strstr(server_stderr(s), "--max-connections lowered"),
+           "connections lowered:\n%s", server_stderr(s));
+    EXPECT_BODY(raw_get_host(s, "/", "a.example"), "site a\n", "a");
+}
+END_TEST
+
 /* --sites DIR that is missing, or a file: refused at start-up, named. */
 START_TEST(bad_dir)
 {
@@ -641,6 +660,7 @@ static Suite *sites_suite(void)
     tcase_add_test(tc, site_files);
     tcase_add_test(tc, https_redirect);
     tcase_add_test(tc, bad_dir);
+    tcase_add_test(tc, cache_fits_nofile);
     return su;
 }
 
