@@ -154,7 +154,7 @@ static void *use_many(void *arg)
  */
 START_TEST(more_roots_than_keys)
 {
-    struct root **r = calloc(MANY_ROOTS, sizeof *r);
+    struct root **r = calloc(MANY_ROOTS, sizeof(struct root *));
     struct many m = {.r = r};
     pthread_t t;
 

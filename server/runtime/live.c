@@ -184,7 +184,7 @@ static struct table *table_for(unsigned slot)
     }
     if (slot >= t->n) {
         unsigned n = slot + 8;
-        struct ref **v = realloc(t->v, n * sizeof *v);
+        struct ref **v = realloc(t->v, n * sizeof(struct ref *));
 
         if (!v)
             return NULL;
