@@ -126,6 +126,7 @@ struct conf {
     size_t max_header_size;          /* bytes of request line + headers */
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
     unsigned drain_timeout; /* s for an old generation's connections */
+    unsigned sites_cache;   /* --sites: site directories kept open */
 
     /* HTTPS and validators */
     /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by
@@ -138,6 +139,8 @@ struct conf {
     bool http2;           /* h2 by ALPN and by prior knowledge */
     unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
+    enum conf_switch https_redirect; /* plain HTTP -> 308 https:// (see
+                                        conf_https_redirect) */
 
     /* docs hosting: typed values, parsed by server/http/ */
     struct conf_encodings precompressed; /* sidecars tried, in order */
@@ -169,7 +172,6 @@ struct conf {
     struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
     struct conf_strv follow_into;   /* DIR: a link out may lead in there */
     char *sites;                    /* DIR: the Host names DIR/HOST */
-    unsigned sites_cache;           /* site directories kept open */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
@@ -194,8 +196,6 @@ struct conf {
     bool try_html;         /* /guide -> guide.html when guide is absent */
     bool server_timing;    /* Server-Timing: resolve;dur=MS */
     bool site_files; /* access: read /_redirects, /_headers from each root */
-    enum conf_switch https_redirect; /* plain HTTP -> 308 https:// (see
-                                        conf_https_redirect) */
 
     /* actions */
     bool check;

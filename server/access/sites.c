@@ -165,7 +165,7 @@ int sites_open(const struct sites_conf *sc, struct sites **out)
     while (nb < 2 * s->max)
         nb *= 2;
     s->n_buckets = nb;
-    s->bucket = calloc(nb, sizeof *s->bucket);
+    s->bucket = calloc(nb, sizeof(struct sites_entry *));
     s->dir = strdup(sc->dir);
     if (!s->bucket || !s->dir)
         goto out_free;
