@@ -34,7 +34,8 @@ head -c $((large_mb * 1024 * 1024)) /dev/urandom >"$tmp/www/large.bin"
 start() {
     : >"$tmp/err"
     taskset -c "$cpu_srv" "$bin" --root "$tmp/www" --listen 127.0.0.1:0 \
-        --listen https://127.0.0.1:0 --tls-self-signed --threads "$threads" \
+        --listen https://127.0.0.1:0 --tls-self-signed --state-dir "$tmp/state" \
+        --threads "$threads" \
         --access-log off --max-connections-per-ip 0 "$@" 2>"$tmp/err" &
     pid=$!
     wait_listening 'listening on https://' 200

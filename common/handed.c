@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -82,6 +83,50 @@ static int rewound(int fd, int flags)
     return d;
 }
 
+/* The errno for a file of mode @mode: 0 for a regular file. */
+static int type_errno(mode_t mode)
+{
+    if (S_ISREG(mode))
+        return 0;
+    return S_ISDIR(mode) ? EISDIR : EINVAL;
+}
+
+/* @fd if it is a regular file, else -1 with errno (@fd closed). */
+static int regular(int fd)
+{
+    struct stat st;
+    int err;
+
+    if (fd < 0)
+        return -1;
+    err = fstat(fd, &st) != 0 ? errno : type_errno(st.st_mode);
+    if (err == 0)
+        return fd;
+    close(fd);
+    errno = err;
+    return -1;
+}
+
+int handed_open_path(const char *path, int flags)
+{
+    struct stat st;
+    int err;
+
+    /*
+     * Looked at before it is opened: a device is not opened at all. The
+     * open is non-blocking (a FIFO put in its place meanwhile does not
+     * wait for a writer) and what it opened is looked at again.
+     */
+    if (stat(path, &st) != 0)
+        return -1;
+    err = type_errno(st.st_mode);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    return regular(open(path, flags | O_NONBLOCK | O_NOCTTY));
+}
+
 int handed_open(const char *path, int flags)
 {
     int fd = -1, err = EACCES;
@@ -89,7 +134,7 @@ int handed_open(const char *path, int flags)
     pthread_mutex_lock(&lock);
     if (!active) {
         pthread_mutex_unlock(&lock);
-        return open(path, flags);
+        return handed_open_path(path, flags);
     }
     for (size_t i = 0; i < current.n; i++) {
         if (strcmp(current.v[i].path, path) != 0)
@@ -103,7 +148,16 @@ int handed_open(const char *path, int flags)
         break;
     }
     pthread_mutex_unlock(&lock);
-    if (fd < 0)
+    if (fd < 0) {
         errno = err;
-    return fd;
+        return -1;
+    }
+    return regular(fd);
+}
+
+const char *handed_strerror(int err)
+{
+    if (err == EINVAL)
+        return "not a regular file (a FIFO, socket or device)";
+    return strerror(err);
 }

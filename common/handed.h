@@ -37,11 +37,28 @@ struct handed_set {
 /*
  * handed_open - open(@path, @flags) for reading, or, once a keeper hands
  * files over, a dup of the descriptor it handed for @path (flags other
- * than O_CLOEXEC are the keeper's: read-only, non-blocking).
- * Returns a descriptor, or -1 with errno (EACCES: not handed over; the
- * keeper's own errno when it could not open @path).
+ * than O_CLOEXEC are the keeper's: read-only, non-blocking). Either way
+ * only a regular file is given out: what is not one (a FIFO, a device, a
+ * socket, a directory) is refused without waiting, and a path that names
+ * one is not even opened (opening a device can do something; opening a
+ * FIFO waits for a writer). The keeper opens what it hands over through
+ * here too.
+ * Returns a descriptor, or -1 with errno: EISDIR (a directory), EINVAL
+ * (another file that is not regular: handed_strerror says so), EACCES
+ * (not handed over), the keeper's own errno when it could not open @path,
+ * or open(2)'s.
  */
 int handed_open(const char *path, int flags);
+
+/*
+ * handed_open_path - handed_open by path alone, whether or not a keeper
+ * hands files over: for files read only at start-up (--acme-ca-root).
+ */
+int handed_open_path(const char *path, int flags);
+
+/* handed_strerror - the reason for handed_open's @err: strerror, except
+ * EINVAL: "not a regular file (a FIFO, socket or device)". */
+const char *handed_strerror(int err);
 
 /* handed_add - append @path with @fd (or -errno) to @s, which owns @fd from
  * now on (closed on failure too). 0 or -ENOMEM. */

@@ -4,7 +4,11 @@
  * the option table, the same rows --help prints, at build time: the man page
  * and the example cannot drift from the binary they ship with.
  *
- *   gen-doc man VERSION OUT             the roff man page
+ *   gen-doc man VERSION OUT DOCDIR      the roff man page; a help text's
+ *                                       "docs/X.md" becomes DOCDIR/docs/X.md
+ *                                       (the installed documentation; the
+ *                                       build passes @MAN_DOCDIR@, which the
+ *                                       install step fills in, as roff)
  *   gen-doc conf OUT [NAME=VALUE]...    every file setting with its help and
  *                                       default, commented out; the NAME=VALUE
  *                                       settings are written active instead
@@ -44,7 +48,35 @@ static void roff_between(FILE *f, const char *before, const char *s,
     fputs(after, f);
 }
 
-static void man_option(FILE *f, const struct conf_option_doc *d)
+/*
+ * @s as roff text, each "docs/" that starts a word (the documentation a help
+ * text points at, a path of the source tree) as @docdir's "docs/".
+ */
+static void roff_help(FILE *f, const char *s, const char *docdir)
+{
+    const char *p = s;
+
+    while (*p) {
+        const char *d = strstr(p, "docs/");
+
+        while (d && d > s && d[-1] != ' ' && d[-1] != '(')
+            d = strstr(d + 1, "docs/");
+        if (!d) {
+            roff(f, p);
+            return;
+        }
+        char *part = strndup(p, (size_t)(d - p));
+        if (part)
+            roff(f, part);
+        free(part);
+        /* \: lets a line break after a '/' of the long path */
+        fprintf(f, "%s/\\:docs/\\:", docdir);
+        p = d + 5;
+    }
+}
+
+static void man_option(FILE *f, const struct conf_option_doc *d,
+                       const char *docdir)
 {
     fputs(".TP\n", f);
     if (d->short_name)
@@ -52,7 +84,15 @@ static void man_option(FILE *f, const struct conf_option_doc *d)
     roff_between(f, "\\fB\\-\\-", d->name, "\\fR");
     if (d->metavar)
         roff_between(f, " \\fI", d->metavar, "\\fR");
-    roff_between(f, "\n", d->help, ".\n");
+    fputc('\n', f);
+    /* a long path cannot be spread over a justified line: ragged right */
+    bool path = strstr(d->help, "docs/") != NULL;
+    if (path)
+        fputs(".ad l\n", f);
+    roff_help(f, d->help, docdir);
+    fputs(".\n", f);
+    if (path)
+        fputs(".ad\n", f);
     if (d->dflt_help)
         roff_between(f, "Default: ", d->dflt_help, ".\n");
     if (d->in_env) {
@@ -175,7 +215,10 @@ static const char man_end[] =
     ".IR beneath.service \", \" beneath.socket\n"
     "the systemd units: a hardened service (\\fBType=notify\\fR, run "
     "as the system user \\fBbeneath\\fR, with the kernel resolver and "
-    "both walls of its sandbox) and its optional socket activation.\n"
+    "both walls of its sandbox) and its optional socket activation.\n";
+
+/* The page after the documentation's place in FILES. */
+static const char man_see_also[] =
     ".SH EXAMPLES\n"
     "Serve the current directory on http://127.0.0.1:8080:\n"
     ".PP\n"
@@ -195,7 +238,7 @@ static const char man_end[] =
     "\\fBsystemd.service\\fR(5), \\fBsystemd.socket\\fR(5), "
     "\\fBsd_notify\\fR(3)\n";
 
-static int man(FILE *f, const char *version)
+static int man(FILE *f, const char *version, const char *docdir)
 {
     struct conf_option_doc d;
 
@@ -208,10 +251,18 @@ static int man(FILE *f, const char *version)
     man_synopsis(f);
     fputs(man_head, f);
     for (size_t i = 0; conf_option_doc(i, &d) == 0; i++)
-        man_option(f, &d);
+        man_option(f, &d, docdir);
     fputs(man_tail, f);
     roff_between(f, "", conf_sighup_help, ".\n");
     fputs(man_end, f);
+    fprintf(f, ".TP\n.I %s/\\:README.md\n", docdir);
+    fputs("what beneath is, and how to start.\n", f);
+    fprintf(f, ".TP\n.I %s/\\:docs/\n", docdir);
+    fputs("the reference, one page a subject: http.md, tls.md, acme.md, "
+          "compression.md, access.md, docs\\-hosting.md, observe.md, "
+          "security.md and more (the pages the options above name).\n",
+          f);
+    fputs(man_see_also, f);
     return 0;
 }
 
@@ -303,12 +354,12 @@ int main(int argc, char **argv)
     FILE *f;
     int r;
 
-    if (argc >= 4 && strcmp(argv[1], "man") == 0 && argc == 4)
+    if (argc == 5 && strcmp(argv[1], "man") == 0)
         out = argv[3];
     else if (argc >= 3 && strcmp(argv[1], "conf") == 0)
         out = argv[2];
     else {
-        fprintf(stderr, "usage: gen-doc man VERSION OUT\n"
+        fprintf(stderr, "usage: gen-doc man VERSION OUT DOCDIR\n"
                         "       gen-doc conf OUT [NAME=VALUE]...\n");
         return 2;
     }
@@ -320,7 +371,8 @@ int main(int argc, char **argv)
         free(tmp);
         return 1;
     }
-    r = argv[1][0] == 'm' ? man(f, argv[2]) : example(f, argv + 3, argc - 3);
+    r = argv[1][0] == 'm' ? man(f, argv[2], argv[4])
+                          : example(f, argv + 3, argc - 3);
     if (fclose(f) != 0 || r != 0 || rename(tmp, out) != 0) {
         fprintf(stderr, "gen-doc: %s: cannot write\n", out);
         unlink(tmp);

@@ -43,10 +43,19 @@ for f in ./usr/bin/beneath ./usr/bin/beneath-precompress ./usr/bin/beneath-resol
   ./usr/lib/sysusers.d/beneath.conf \
   ./usr/share/man/man1/beneath.1.gz ./usr/share/man/man1/beneath-resolve.1.gz \
   ./usr/share/man/man1/beneath-precompress.1.gz ./usr/share/doc/beneath/copyright \
-  ./usr/share/doc/beneath/changelog.gz ./usr/share/doc/beneath/README.md; do
+  ./usr/share/doc/beneath/changelog.gz ./usr/share/doc/beneath/README.md \
+  ./usr/share/doc/beneath/docs/acme.md ./usr/share/doc/beneath/docs/tls.md; do
   grep -qx -- "$f" <<<"$files" || fail "$f is not in the package"
 done
 dpkg-deb -x "$deb" "$tmp/x"
+# the man page names the documentation where the package puts it
+named=$(MANWIDTH=400 man -l "$tmp/x/usr/share/man/man1/beneath.1.gz" 2>/dev/null |
+  grep -oE '/usr/share/doc/beneath/[A-Za-z0-9./_-]*[A-Za-z0-9/_-]' | sort -u)
+grep -qx /usr/share/doc/beneath/docs/acme.md <<<"$named" ||
+  fail "beneath.1 does not name /usr/share/doc/beneath/docs/acme.md: $named"
+while read -r f; do
+  [ -e "$tmp/x$f" ] || fail "beneath.1 names $f, which the package does not hold"
+done <<<"$named"
 # the changelog's newest entry is this version; the copyright is LICENSE's
 gunzip -c "$tmp/x/usr/share/doc/beneath/changelog.gz" >"$tmp/changelog"
 [ "$(dpkg-parsechangelog -l "$tmp/changelog" -S Version)" = "$version" ] ||

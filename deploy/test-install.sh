@@ -23,12 +23,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 p=$tmp/prefix
 cmake --install "$build" --prefix "$p" >/dev/null
 got=$(cd "$p" && find . -type f | sort)
-want=$(printf '%s\n' ./bin/beneath ./bin/beneath-precompress ./bin/beneath-resolve \
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+want=$( (printf '%s\n' ./bin/beneath ./bin/beneath-precompress ./bin/beneath-resolve \
   ./etc/beneath/beneath.conf ./lib/systemd/system/beneath.service \
   ./lib/sysusers.d/beneath.conf \
   ./lib/systemd/system/beneath.socket ./share/doc/beneath/LICENSE \
   ./share/doc/beneath/README.md ./share/man/man1/beneath-precompress.1 \
-  ./share/man/man1/beneath-resolve.1 ./share/man/man1/beneath.1 | sort)
+  ./share/man/man1/beneath-resolve.1 ./share/man/man1/beneath.1
+  for d in "$src"/docs/*.md; do echo "./share/doc/beneath/docs/${d##*/}"; done) | sort)
 [ "$got" = "$want" ] || fail "installed files differ:
 $(diff <(echo "$want") <(echo "$got"))"
 echo "ok: installed files"
@@ -45,6 +47,20 @@ for page in beneath beneath-resolve beneath-precompress; do
   done
 done
 echo "ok: man pages render and describe every option"
+
+# beneath.1 points at the documentation where it is installed: every path
+# under the prefix's doc directory that it names exists, and no source-tree
+# "docs/NAME" is left
+text=$(MANWIDTH=400 man -l "$p/share/man/man1/beneath.1" 2>/dev/null)
+named=$(grep -oE "$p/share/doc/beneath/[A-Za-z0-9./_-]*[A-Za-z0-9/_-]" <<<"$text" | sort -u)
+[ "$(grep -c . <<<"$named")" -ge 5 ] || fail "beneath.1 names few documentation files: $named"
+while read -r f; do
+  [ -e "$f" ] || fail "beneath.1 names $f, which is not installed"
+done <<<"$named"
+if grep -oE '(^|[ (])docs/[a-z0-9-]+\.md' <<<"$text" | grep -q .; then
+  fail "beneath.1 names a source-tree path: $(grep -oE '(^|[ (])docs/[a-z0-9-]+\.md' <<<"$text" | head -3)"
+fi
+echo "ok: beneath.1 names the installed documentation ($(wc -l <<<"$named") paths)"
 
 # beneath.1 says what --help says: its SYNOPSIS is the usage line, each short
 # option is there with its long one, and SIGHUP's sentence is the same

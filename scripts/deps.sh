@@ -5,19 +5,25 @@
 #   scripts/deps.sh list build|test-only   print a list, install nothing
 set -euo pipefail
 
-# media-types: /etc/mime.types, read at start-up (--mime-types)
-build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
+# tests/tools.txt says what each package is for (ctest tools_listed checks
+# that every program, module and pkg-config module the sources use has a
+# package here, ctest fresh_machine that this installs them on a new Debian
+# 12). libmicrohttpd-dev brings libgnutls28-dev (its .pc file's
+# Requires.private), check brings libsubunit-dev.
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev
   libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev
   libcurl4-openssl-dev libjansson-dev libnghttp2-dev media-types)
 # pebble: the ACME test CA and pebble-challtestsrv (tests/acme/); caddy: beside
 # beneath in bench/acme_start.sh (its postinst starts nothing without systemd)
 # python3-doc: a Debian documentation tree with links into
 # /usr/share/javascript (tests/docs/test_e2e_docs_follow.c)
-test_pkgs=(check libsubunit-dev curl clang-format
+test_pkgs=(check curl clang-format
   clang-tidy clang libclang-rt-14-dev util-linux procps wrk nginx-light
   lighttpd gnuplot-nox brotli zstd openssl chromium testssl.sh
   man-db systemd dpkg-dev lintian jq podman runc catatonit netavark aardvark-dns
-  iptables debootstrap apache2-utils prometheus python3-minimal python3-h2 nghttp2-client strace pebble caddy python3-doc)
+  iptables debootstrap apache2-utils prometheus python3-minimal python3-h2
+  nghttp2-client strace pebble caddy python3-doc git bc util-linux-extra
+  linux-perf iproute2 bsdextrautils)
 
 if [ "${1:-}" = list ]; then
   case "${2:-}" in

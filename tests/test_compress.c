@@ -3,8 +3,10 @@
  * test_compress.c - the encoders (each output decoded again by the other
  * side of its library) and the cache of compressed bodies: hits, keys,
  * the byte budget and LRU order, bodies kept alive by their holders after
- * eviction, a file changed under the encoder, incompressible data, and the
- * background queue that compresses a key once however often it is asked.
+ * eviction, a file changed under the encoder, incompressible data, the
+ * background queue that compresses a key once however often it is asked,
+ * and bodies compressed as they are sent (compress_stream): their bytes,
+ * the body the first of them keeps, cut short, too large, the limit.
  */
 #include "check_main.h"
 #include "files/compress.h"
@@ -164,15 +166,15 @@ START_TEST(cache_hit_and_keys)
     int fd = put_text("a.css", 20000, &st);
 
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
-    ck_assert_ptr_null(compress_cache_get(c, "\"x\" gzip"));
+    ck_assert_ptr_null(compress_cache_get(c, "\"x\" gzip", NULL));
     struct compress_body *b =
         compress_cache_make(c, "\"x\" gzip", NEGOTIATE_GZIP, fd, &st);
     ck_assert_ptr_nonnull(b);
     ck_assert(!b->no_gain);
-    struct compress_body *h = compress_cache_get(c, "\"x\" gzip");
+    struct compress_body *h = compress_cache_get(c, "\"x\" gzip", NULL);
     ck_assert_ptr_eq(h, b);
     /* another coding of the same tag is another body */
-    ck_assert_ptr_null(compress_cache_get(c, "\"x\" br"));
+    ck_assert_ptr_null(compress_cache_get(c, "\"x\" br", NULL));
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.hits, 1);
     ck_assert_uint_eq(s.misses, 2);
@@ -208,15 +210,16 @@ START_TEST(budget_lru_and_holders)
     ck_assert_ptr_nonnull(held);
     ck_assert_uint_eq(sizeof *held + held->len, one);
     compress_body_put(compress_cache_make(c, "k2", NEGOTIATE_GZIP, fd, &st));
-    compress_body_put(compress_cache_get(c, "k1")); /* k1 is now the newest */
+    compress_body_put(
+        compress_cache_get(c, "k1", NULL)); /* k1 is now the newest */
     compress_body_put(compress_cache_make(c, "k3", NEGOTIATE_GZIP, fd, &st));
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.entries, 2);
     ck_assert_uint_eq(s.evicted, 1);
     ck_assert_uint_le(s.bytes, cfg.budget);
-    struct compress_body *k2 = compress_cache_get(c, "k2");
+    struct compress_body *k2 = compress_cache_get(c, "k2", NULL);
     ck_assert_ptr_null(k2); /* the least recently used went */
-    struct compress_body *k1 = compress_cache_get(c, "k1");
+    struct compress_body *k1 = compress_cache_get(c, "k1", NULL);
     ck_assert_ptr_nonnull(k1);
     compress_body_put(k1);
     /* freeing the cache leaves a held body intact (ASan watches) */
@@ -245,7 +248,7 @@ START_TEST(changed_and_no_gain)
     /* written after the fstat: not compressed, not kept */
     ck_assert_int_eq(pwrite(fd, "x", 1, 8000), 1);
     ck_assert_ptr_null(compress_cache_make(c, "c", NEGOTIATE_BR, fd, &st));
-    ck_assert_ptr_null(compress_cache_get(c, "c"));
+    ck_assert_ptr_null(compress_cache_get(c, "c", NULL));
     /* noise: kept as "no gain", so it is not compressed again */
     struct compress_body *b =
         compress_cache_make(c, "r", NEGOTIATE_ZSTD, rfd, &rst);
@@ -253,7 +256,7 @@ START_TEST(changed_and_no_gain)
     ck_assert(b->no_gain);
     ck_assert_uint_eq(b->len, 0);
     compress_body_put(b);
-    b = compress_cache_get(c, "r");
+    b = compress_cache_get(c, "r", NULL);
     ck_assert(b && b->no_gain);
     compress_body_put(b);
     compress_cache_stats(c, &s);
@@ -283,7 +286,7 @@ START_TEST(queue_once)
     ck_assert_uint_eq(s.queued, 1);
     ck_assert_uint_eq(s.made, 1);
     ck_assert_int_eq(fixture_count_fds(), fds); /* the duplicate is closed */
-    struct compress_body *b = compress_cache_get(c, "big br");
+    struct compress_body *b = compress_cache_get(c, "big br", NULL);
     ck_assert_ptr_nonnull(b);
     char *back = malloc(n);
     ck_assert_uint_eq(decode(NEGOTIATE_BR, b->data, b->len, back, n), n);
@@ -310,10 +313,167 @@ START_TEST(queue_once)
 }
 END_TEST
 
+/* Read @cs to its end in reads of @step bytes: the output, its length. */
+static unsigned char *drain(struct compress_stream *cs, size_t step,
+                            size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *out = malloc(cap);
+    ssize_t got;
+
+    ck_assert_ptr_nonnull(out);
+    do {
+        if (cap - n < step) {
+            cap *= 2;
+            out = realloc(out, cap);
+            ck_assert_ptr_nonnull(out);
+        }
+        got = compress_stream_read(cs, (char *)out + n, step);
+        ck_assert_int_ge(got, 0);
+        n += (size_t)got;
+    } while (got > 0);
+    *len = n;
+    return out;
+}
+
+/*
+ * A stream's bytes are compress_fd's, whatever the sizes it is read in, for
+ * each coding; the first stream of a key keeps them as the body; a second
+ * stream of the key at the same time makes nothing; the kept body is that
+ * output, byte for byte.
+ */
+static const enum negotiate_encoding codings[] = {NEGOTIATE_GZIP, NEGOTIATE_BR,
+                                                  NEGOTIATE_ZSTD};
+
+LOOP_TEST(stream_is_the_body, codings)
+{
+    const size_t n = (size_t)700 * 1024, steps[] = {1, 4093, 32768, 1 << 20};
+    enum negotiate_encoding enc = codings[_i];
+    struct compress_cache *c;
+    struct compress_cache_stats s;
+    struct stat st;
+    int fd = put_text("s.html", n, &st);
+    unsigned char *want;
+    size_t want_len;
+
+    ck_assert_int_eq(
+        compress_fd(enc, COMPRESS_FAST, fd, n, n, &want, &want_len), 0);
+    ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
+    for (size_t k = 0; k < N_ELEMS(steps); k++) {
+        struct compress_stream *a, *b;
+        char key[32];
+        size_t alen, blen;
+
+        snprintf(key, sizeof key, "s%zu", k);
+        ck_assert_int_eq(compress_stream_open(c, key, enc, dup(fd), &st, &a),
+                         0);
+        ck_assert_int_eq(compress_stream_open(c, key, enc, dup(fd), &st, &b),
+                         0);
+        unsigned char *ao = drain(a, steps[k], &alen);
+        unsigned char *bo = drain(b, steps[k] + 7, &blen);
+        ck_assert_uint_eq(alen, want_len);
+        ck_assert_mem_eq(ao, want, want_len);
+        ck_assert_uint_eq(blen, want_len);
+        ck_assert_mem_eq(bo, want, want_len);
+        compress_stream_close(a);
+        compress_stream_close(b);
+        struct compress_body *kept = compress_cache_get(c, key, NULL);
+        ck_assert_ptr_nonnull(kept);
+        ck_assert_uint_eq(kept->len, want_len);
+        ck_assert_mem_eq(kept->data, want, want_len);
+        compress_body_put(kept);
+        free(ao);
+        free(bo);
+    }
+    compress_cache_stats(c, &s);
+    ck_assert_uint_eq(s.made, N_ELEMS(steps));
+    ck_assert_uint_eq(s.streamed, 2 * N_ELEMS(steps));
+    ck_assert_uint_eq(s.queued, 0);
+    compress_cache_free(c);
+    free(want);
+    close(fd);
+}
+END_TEST
+
+/*
+ * A stream cut short (the client left) leaves the body to the background
+ * thread; a file larger than the budget is streamed but not kept;
+ * incompressible bytes are kept as a no-gain mark; at most
+ * COMPRESS_STREAMS_MAX streams are open; every fd comes back.
+ */
+START_TEST(stream_cut_large_noise_and_limit)
+{
+    const size_t n = (size_t)300 * 1024;
+    struct compress_cache *c;
+    struct compress_cache_config small = {.budget = (uint64_t)100 * 1024};
+    struct compress_stream *cs, *open_[COMPRESS_STREAMS_MAX + 1];
+    struct compress_cache_stats s;
+    struct stat st, rst;
+    char *r = noise(n), buf[100];
+    int fd = put_text("cut.js", n, &st), rfd = put("r.js", r, n, &rst);
+    int fds = fixture_count_fds();
+    size_t len;
+
+    ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
+    ck_assert_int_eq(
+        compress_stream_open(c, "cut", NEGOTIATE_GZIP, dup(fd), &st, &cs), 0);
+    ck_assert_int_gt(compress_stream_read(cs, buf, sizeof buf), 0);
+    compress_stream_close(cs);
+    ck_assert(compress_cache_wait_idle(c, 30000));
+    struct compress_body *b = compress_cache_get(c, "cut", NULL);
+    ck_assert(b && !b->no_gain && b->len > 0);
+    compress_body_put(b);
+    compress_cache_stats(c, &s);
+    ck_assert_uint_eq(s.queued, 1);
+
+    ck_assert_int_eq(
+        compress_stream_open(c, "noise", NEGOTIATE_ZSTD, dup(rfd), &rst, &cs),
+        0);
+    free(drain(cs, 65536, &len));
+    compress_stream_close(cs);
+    b = compress_cache_get(c, "noise", NULL);
+    ck_assert(b && b->no_gain && b->len == 0);
+    compress_body_put(b);
+
+    for (int i = 0; i < COMPRESS_STREAMS_MAX; i++)
+        ck_assert_int_eq(compress_stream_open(c, "many", NEGOTIATE_GZIP,
+                                              dup(fd), &st, &open_[i]),
+                         0);
+    int extra = dup(fd);
+    ck_assert_int_eq(compress_stream_open(c, "many", NEGOTIATE_GZIP, extra, &st,
+                                          &open_[COMPRESS_STREAMS_MAX]),
+                     -EBUSY);
+    close(extra); /* still the caller's on an error */
+    for (int i = 0; i < COMPRESS_STREAMS_MAX; i++)
+        compress_stream_close(open_[i]);
+    ck_assert(compress_cache_wait_idle(c, 30000));
+    compress_cache_free(c);
+
+    /* larger than the budget: sent, never kept, nothing queued */
+    ck_assert_int_eq(compress_cache_new(&c, &small), 0);
+    ck_assert_int_eq(
+        compress_stream_open(c, "big", NEGOTIATE_BR, dup(fd), &st, &cs), 0);
+    unsigned char *out = drain(cs, 4096, &len);
+    ck_assert_uint_gt(len, 0);
+    free(out);
+    compress_stream_close(cs);
+    ck_assert_ptr_null(compress_cache_get(c, "big", NULL));
+    compress_cache_stats(c, &s);
+    ck_assert_uint_eq(s.made + s.queued, 0);
+    compress_cache_free(c);
+    ck_assert_int_eq(fixture_count_fds(), fds);
+    free(r);
+    close(fd);
+    close(rfd);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "compress",
     .tcases = {{"encoders", fixture_dir_setup, fixture_dir_teardown,
                 .loops = {LOOP(round_trip)}, .tests = {&too_big_and_short}},
                {"cache", fixture_dir_setup, fixture_dir_teardown,
+                .loops = {LOOP(stream_is_the_body)},
                 .tests = {&cache_hit_and_keys, &budget_lru_and_holders,
-                          &changed_and_no_gain, &queue_once}}}};
+                          &changed_and_no_gain, &queue_once,
+                          &stream_cut_large_noise_and_limit}}}};

@@ -26,12 +26,12 @@
 /* The file's text and all its messages, each followed by '\n'. */
 static const struct text_case file_errors[] = {
     {"precompressed = br,deflate\n",
-     "t.conf:1: precompressed: 'deflate' is not br, zst or gz (or the list "
+     "t.conf:1: precompressed: 'deflate' is not br, zstd or gzip (or the list "
      "is off)\n"},
     {"precompressed = br,gz,br\n",
      "t.conf:1: precompressed: 'br' is listed twice\n"},
     {"precompressed = br,,gz\n",
-     "t.conf:1: precompressed: '' is not br, zst or gz (or the list is "
+     "t.conf:1: precompressed: '' is not br, zstd or gzip (or the list is "
      "off)\n"},
     {"\n\ncache = *.css\n",
      "t.conf:3: cache: '*.css': expected GLOB[,GLOB...]=VALUE\n"},
@@ -77,7 +77,7 @@ static const struct text_case file_errors[] = {
      "precompressed = lz4\n",
      "t.conf:2: header: 'bad': expected \"Name: value\"\n"
      "t.conf:3: cache: 'x': expected GLOB[,GLOB...]=VALUE\n"
-     "t.conf:4: precompressed: 'lz4' is not br, zst or gz (or the list is "
+     "t.conf:4: precompressed: 'lz4' is not br, zstd or gzip (or the list is "
      "off)\n"},
     /* '#' after a space starts a comment: the value may end up empty */
     {"access-log = # where\n", "t.conf:1: access-log: empty value\n"},
@@ -108,7 +108,8 @@ static const struct {
      "digits, !#$%&'*+-.^_`|~; no spaces)\n"},
     {{"--precompressed=br,deflate"},
      {NULL},
-     "--precompressed: 'deflate' is not br, zst or gz (or the list is off)\n"},
+     "--precompressed: 'deflate' is not br, zstd or gzip (or the list is "
+     "off)\n"},
     {{"--fallback", "/"},
      {NULL},
      "--fallback: '/' names the root, not a file\n"},
@@ -162,8 +163,12 @@ END_TEST
 static const struct text_case file_values[] = {
     {"", "precompressed = off\n"},
     {"", "# cache-default = (not set)\n"},
-    {"precompressed = gz, br\n", "precompressed = gz,br\n"},
-    {"precompressed = zstd,gzip,br\n", "precompressed = zst,gz,br\n"},
+    /* the codings as HTTP names them; the suffixes are accepted too */
+    {"precompressed = gz, br\n", "precompressed = gzip,br\n"},
+    {"precompressed = zstd,gzip,br\n", "precompressed = zstd,gzip,br\n"},
+    {"precompressed = zst,gz\n", "precompressed = zstd,gzip\n"},
+    {"compress = gz,zst,br\n", "compress = gzip,zstd,br\n"},
+    {"", "compress = gzip\n"},
     {"precompressed = off\n", "precompressed = off\n"},
     {"cache = *.css, *.js = max-age=31536000, immutable\n",
      "cache = *.css,*.js=max-age=31536000, immutable\n"},
@@ -289,9 +294,10 @@ END_TEST
 /* ---- the command line as python3 -m http.server users type it ---- */
 
 /*
- * A positional PORT or "." with the current directory as the root is the
- * quick form of python3 -m http.server: directories without an index are
- * listed (listing_quick) unless a source names --listing.
+ * A positional PORT or ROOT, without --listen, is the quick form of
+ * python3 -m http.server: directories without an index are listed
+ * (listing_quick) unless a source names --listing, whichever directory the
+ * root is ("beneath 8000 site" as "cd site && beneath 8000").
  */
 #define QUICK 1
 static const struct {
@@ -302,24 +308,25 @@ static const struct {
     int want_listing; /* 0 off, QUICK by the quick form, 2 --listing */
 } port_rows[] = {
     {{"8000"}, ".", "127.0.0.1", {8000}, QUICK},
-    {{"8000", "www"}, "www", "127.0.0.1", {8000}, 0},
-    {{"www", "8000"}, "www", "127.0.0.1", {8000}, 0},
+    {{"8000", "www"}, "www", "127.0.0.1", {8000}, QUICK},
+    {{"www", "8000"}, "www", "127.0.0.1", {8000}, QUICK},
+    {{"www"}, "www", "127.0.0.1", {8080}, QUICK},
     {{"--port", "9000"}, ".", "127.0.0.1", {9000}, 0},
-    {{"-p", "9001", "site"}, "site", "127.0.0.1", {9001}, 0},
+    {{"-p", "9001", "site"}, "site", "127.0.0.1", {9001}, QUICK},
     {{"-p9002"}, ".", "127.0.0.1", {9002}, 0},
     {{"--port=0"}, ".", "127.0.0.1", {0}, 0},
-    /* in one source, --listen and --port add to one list */
-    {{"--listen", "0.0.0.0:1", "-p", "2", "3"},
-     ".",
-     "0.0.0.0",
-     {1, 2, 3},
-     QUICK},
-    {{"./8000"}, "./8000", "127.0.0.1", {8080}, 0},
+    {{"--root", "www"}, "www", "127.0.0.1", {8080}, 0},
+    /* in one source, --listen and --port add to one list; --listen is no
+     * quick form */
+    {{"--listen", "0.0.0.0:1", "-p", "2", "3"}, ".", "0.0.0.0", {1, 2, 3}, 0},
+    {{"--listen", "0.0.0.0:8000", "site"}, "site", "0.0.0.0", {8000}, 0},
+    {{"./8000"}, "./8000", "127.0.0.1", {8080}, QUICK},
     {{"--", "8000"}, ".", "127.0.0.1", {8000}, QUICK},
-    {{"--root", "www", "8000"}, "www", "127.0.0.1", {8000}, 0},
+    {{"--root", "www", "8000"}, "www", "127.0.0.1", {8000}, QUICK},
     {{"."}, ".", "127.0.0.1", {8080}, QUICK},
     {{"./", "8000"}, "./", "127.0.0.1", {8000}, QUICK},
     {{"8000", "--listing", "off"}, ".", "127.0.0.1", {8000}, 0},
+    {{"8000", "site", "--listing", "off"}, "site", "127.0.0.1", {8000}, 0},
     {{"--listing=no", "."}, ".", "127.0.0.1", {8080}, 0},
     {{"8000", "--listing"}, ".", "127.0.0.1", {8000}, 2},
 };
@@ -349,15 +356,40 @@ LOOP_TEST(port_case, port_rows)
 }
 END_TEST
 
-/* BENEATH_LISTING=off wins over the quick form, as --listing off does. */
-START_TEST(quick_listing_env)
+/* BENEATH_LISTING=off wins over the quick form, as --listing off does;
+ * a configuration file, virtual hosts or a listener named are no quick
+ * form. */
+static const struct {
+    const char *args[MAX_ARGS];
+    const char *env[2];
+} not_quick[] = {
+    {{"8000"}, {"BENEATH_LISTING=off"}},
+    {{"8000", "site"}, {"BENEATH_LISTING=off"}},
+    {{"8000", "site"}, {"BENEATH_CONFIG="}}, /* an empty file of its own */
+    {{"8000", "--vhost", "a.test=site"}, {NULL}},
+    {{"site"}, {"BENEATH_LISTEN=0.0.0.0:8080"}},
+};
+
+LOOP_TEST(quick_listing_not, not_quick)
 {
-    const char *args[] = {"8000", NULL};
-    const char *off[] = {"BENEATH_LISTING=off", NULL};
     struct conf c;
     struct conf_diag d = {0};
+    char file[] = "/tmp/beneath-empty-conf-XXXXXX", env[64];
+    const char *envp[2] = {not_quick[_i].env[0], NULL};
+    int fd = -1;
 
-    ck_assert_int_eq(conf_load_args(args, off, &c, &d), 0);
+    if (envp[0] && strcmp(envp[0], "BENEATH_CONFIG=") == 0) {
+        fd = mkstemp(file);
+        ck_assert_int_ge(fd, 0);
+        snprintf(env, sizeof env, "BENEATH_CONFIG=%s", file);
+        envp[0] = env;
+    }
+    int r = conf_load_args(not_quick[_i].args, envp, &c, &d);
+    if (fd >= 0) {
+        close(fd);
+        unlink(file);
+    }
+    ck_assert_int_eq(r, 0);
     ck_assert(!c.listing && !c.listing_quick);
     conf_free(&c);
     ck_assert_uint_eq(d.n, 0);
@@ -444,5 +476,5 @@ const struct check_main check_main = {
     .tcases = {{"errors", .loops = {LOOP(file_error), LOOP(other_error)}},
                {"values", .loops = {LOOP(file_value), LOOP(hash_warning)},
                 .tests = {&typed_values, &headers_across_sources, &round_trip}},
-               {"cli", .loops = {LOOP(port_case)},
-                .tests = {&short_actions, &quick_listing_env}}}};
+               {"cli", .loops = {LOOP(port_case), LOOP(quick_listing_not)},
+                .tests = {&short_actions}}}};

@@ -12,6 +12,7 @@
  * log's and the metrics' protocol, and the limits that end a connection.
  */
 #include "check_main.h"
+#include "fixture.h"
 #include "http/arena.h"
 #include "observe/log.h"
 #include "observe/metrics.h"
@@ -50,6 +51,7 @@ struct server {
     struct h2_conf conf;
     atomic_uint in_flight;
     atomic_bool draining;
+    atomic_uint files; /* the pool of file streams (conf.files_used) */
     pthread_t thread;
     _Atomic int64_t ended_ms; /* when the session ended */
     bool by_deadline;         /* its deadline ended it */
@@ -119,13 +121,15 @@ static void *serve(void *arg)
         int n = poll(p, 2, ms);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n == 0 && h2_now_ms() >= deadline) {
-            v->by_deadline = true;
-            break;
-        }
         if (p[1].revents)
             break;
+        /* at its deadline, as the front does: the session's timer (a
+           stream to reset), or its end if it says so */
+        bool due = h2_now_ms() >= deadline;
+        if (n == 0 && !due)
+            continue;
         want = h2_session_event(s, h2_now_ms(), &deadline);
+        v->by_deadline = !want && due;
     }
     h2_session_close(s);
     v->ended_ms = h2_now_ms();
@@ -228,6 +232,8 @@ static int server_open(struct server *v, struct env *e, struct log *log,
         .timeout = timeout,
         .in_flight = &v->in_flight,
         .draining = &v->draining,
+        .files_used = &v->files,
+        .files_pool = 1000,
     };
     ck_assert_int_eq(pthread_create(&v->thread, NULL, serve, v), 0);
     return sv[1];
@@ -248,6 +254,7 @@ static void server_stop(struct server *v)
     close(v->stop[1]);
     live_free(v->gens);
     ck_assert_uint_eq(atomic_load(&v->in_flight), 0);
+    ck_assert_uint_eq(atomic_load(&v->files), 0);
 }
 
 /* ---- the client side: nghttp2 as a client -------------------------------- */
@@ -266,6 +273,7 @@ struct got {
     bool end_on_headers; /* END_STREAM on the response's HEADERS */
     bool closed;
     uint32_t error; /* the stream's error code (RST_STREAM) */
+    bool reset;     /* a RST_STREAM came (NO_ERROR too) */
 };
 
 struct client {
@@ -388,6 +396,8 @@ static int c_frame(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
     if (frame->hd.type == NGHTTP2_HEADERS &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         g->end_on_headers = true;
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+        g->reset = true;
     if (frame->hd.type == NGHTTP2_DATA) {
         g->data_frames++;
         if (frame->hd.length > g->max_frame)
@@ -415,8 +425,8 @@ static int c_close(nghttp2_session *ng, int32_t id, uint32_t error, void *arg)
  * nghttp2 estimates it before HPACK (0: its default, 64 KiB; larger
  * heads it refuses to send).
  */
-static void client_open_head(struct client *c, int fd, uint32_t window,
-                             size_t max_head)
+static void client_open_opts(struct client *c, int fd, uint32_t window,
+                             size_t max_head, bool manual_windows)
 {
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
@@ -432,6 +442,8 @@ static void client_open_head(struct client *c, int fd, uint32_t window,
     ck_assert_int_eq(nghttp2_option_new(&opt), 0);
     if (max_head)
         nghttp2_option_set_max_send_header_block_length(opt, max_head);
+    if (manual_windows)
+        nghttp2_option_set_no_auto_window_update(opt, 1);
     ck_assert_int_eq(nghttp2_session_client_new2(&c->ng, cb, c, opt), 0);
     nghttp2_option_del(opt);
     nghttp2_session_callbacks_del(cb);
@@ -439,10 +451,16 @@ static void client_open_head(struct client *c, int fd, uint32_t window,
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window},
         {NGHTTP2_SETTINGS_ENABLE_PUSH, 1},
     };
+    bool set = window || manual_windows;
     ck_assert_int_eq(nghttp2_submit_settings(c->ng, NGHTTP2_FLAG_NONE,
-                                             window ? iv : iv + 1,
-                                             window ? 2 : 1),
+                                             set ? iv : iv + 1, set ? 2 : 1),
                      0);
+}
+
+static void client_open_head(struct client *c, int fd, uint32_t window,
+                             size_t max_head)
+{
+    client_open_opts(c, fd, window, max_head, false);
 }
 
 static void client_open(struct client *c, int fd, uint32_t window)
@@ -475,9 +493,10 @@ static void client_close(struct client *c)
     close(c->fd);
 }
 
-/* A request: "name: value" fields, in order, pseudo-fields included. */
-static int32_t client_request(struct client *c, const char *const *fields,
-                              size_t n)
+/* A request: "name: value" fields, in order, pseudo-fields included, and
+ * a body read from @body (NULL: none, END_STREAM on the HEADERS). */
+static int32_t client_request_body(struct client *c, const char *const *fields,
+                                   size_t n, const nghttp2_data_provider *body)
 {
     nghttp2_nv nva[32];
 
@@ -495,11 +514,17 @@ static int32_t client_request(struct client *c, const char *const *fields,
                 NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE,
         };
     }
-    int32_t id = nghttp2_submit_request(c->ng, NULL, nva, n, NULL, NULL);
+    int32_t id = nghttp2_submit_request(c->ng, NULL, nva, n, body, NULL);
     ck_assert_int_gt(id, 0);
     ck_assert_uint_lt(c->n_got, MAX_GOT);
     c->got[c->n_got++] = (struct got){.id = id};
     return id;
+}
+
+static int32_t client_request(struct client *c, const char *const *fields,
+                              size_t n)
+{
+    return client_request_body(c, fields, n, NULL);
 }
 
 /* Exchange frames until @done(@c, @arg) or @ms pass or the server leaves;
@@ -755,6 +780,79 @@ START_TEST(large_bodies_flow_control)
     }
     client_close(&c);
     server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
+/* A request body of @arg's size, sent as the windows allow. */
+static ssize_t upload(nghttp2_session *ng, int32_t id, uint8_t *buf,
+                      size_t length, uint32_t *flags, nghttp2_data_source *src,
+                      void *arg)
+{
+    size_t *left = src->ptr;
+
+    (void)ng;
+    (void)id;
+    (void)arg;
+    if (length > *left)
+        length = *left;
+    memset(buf, 'x', length);
+    *left -= length;
+    if (*left == 0)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)length;
+}
+
+/*
+ * A POST with a body, which nothing reads: its 405 goes out at once, and a
+ * body up to H2_DISCARD_MAX (whether announced by content-length or not)
+ * is read to its end and dropped, so the stream closes without a reset (a
+ * client that sends all of it before reading, as curl does, sees the 405);
+ * a larger one ends with RST_STREAM NO_ERROR after the 405.
+ */
+START_TEST(post_body_dropped)
+{
+    static const struct {
+        size_t size;
+        bool announce, reset;
+    } rows[] = {
+        {1000, true, false},
+        {(size_t)200 * 1024, true, false},
+        {(size_t)200 * 1024, false, false},
+        {H2_DISCARD_MAX, true, false},
+        {H2_DISCARD_MAX + 1, true, true},
+        {3 * H2_DISCARD_MAX, false, true},
+    };
+    struct server v;
+    struct client c;
+    struct env e;
+
+    env_open(&e, NULL);
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        size_t left = rows[i].size;
+        char length[48];
+        snprintf(length, sizeof length, "content-length: %zu", rows[i].size);
+        const char *const post[] = {":method: POST", ":scheme: http",
+                                    ":path: /", ":authority: localhost",
+                                    length};
+        nghttp2_data_provider prd = {.source.ptr = &left,
+                                     .read_callback = upload};
+        int fd = server_start(&v, &e, NULL, 10);
+
+        client_open(&c, fd, 0);
+        client_request_body(&c, post, N_ELEMS(post) - !rows[i].announce, &prd);
+        ck_assert_msg(client_run(&c, all_closed, NULL, 10000),
+                      "row %zu: not closed", i);
+        const struct got *g = &c.got[0];
+        ck_assert_msg(g->status == 405 && g->error == NGHTTP2_NO_ERROR,
+                      "row %zu: status %u, error %u", i, g->status, g->error);
+        ck_assert_msg(g->reset == rows[i].reset, "row %zu: reset %d", i,
+                      g->reset);
+        ck_assert_msg(rows[i].reset || left == 0, "row %zu: %zu bytes unsent",
+                      i, left);
+        client_close(&c);
+        server_stop(&v);
+    }
     env_close(&e);
 }
 END_TEST
@@ -1044,6 +1142,194 @@ START_TEST(zero_window_stall)
     ck_assert_uint_eq(c.got[0].status, 200);
     ck_assert_uint_eq(c.got[0].body_len, 0);
     ck_assert(v.by_deadline);
+    client_close(&c);
+    server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
+/* Whether every stream the client asked for has its HEADERS or ended. */
+static bool n_answered(struct client *c, void *arg)
+{
+    unsigned n = 0;
+
+    for (size_t i = 0; i < c->n_got; i++)
+        n += c->got[i].status != 0 || c->got[i].closed;
+    return n >= *(const unsigned *)arg;
+}
+
+static unsigned answered(const struct client *c)
+{
+    unsigned n = 0;
+
+    for (size_t i = 0; i < c->n_got; i++)
+        n += c->got[i].status != 0;
+    return n;
+}
+
+/*
+ * Twenty GETs of a file at once, every window at 0: the connection holds
+ * H2_FILES_PER_CONN files open, the other requests wait unanswered; once
+ * the client opens its windows, each slot freed answers the next and all
+ * twenty come whole. With no pool, the same one at a time.
+ */
+START_TEST(file_slots)
+{
+    const char *const get_big[] = {":method: GET", ":scheme: http",
+                                   ":path: /big.bin", ":authority: localhost"};
+    const size_t size = 100000;
+
+    for (int pool = 1; pool >= 0; pool--) {
+        struct server v;
+        struct client c;
+        struct env e;
+        unsigned want;
+
+        env_open(&e, NULL);
+        big_file(&e, "big.bin", size);
+        int fds0 = fixture_count_fds();
+        int fd = server_open(&v, &e, NULL, 10, false, NULL);
+        if (!pool)
+            v.conf.files_used = NULL; /* one file stream a connection */
+        client_open_opts(&c, fd, 0, 0, true);
+        for (int i = 0; i < 20; i++)
+            client_request(&c, get_big, N_ELEMS(get_big));
+        want = pool ? H2_FILES_PER_CONN : 1;
+        ck_assert(client_run(&c, n_answered, &want, 5000));
+        client_run(&c, left, NULL, 300); /* no more come */
+        ck_assert_uint_eq(answered(&c), want);
+        ck_assert_uint_eq(atomic_load(&v.in_flight), want);
+        /* the socketpair's two ends, the stop pipe's two and the files */
+        ck_assert_int_le(fixture_count_fds(), fds0 + 4 + (int)want);
+        /* the windows open: every stream, then the connection */
+        for (size_t i = 0; i < c.n_got; i++)
+            ck_assert_int_eq(nghttp2_submit_window_update(
+                                 c.ng, NGHTTP2_FLAG_NONE, c.got[i].id, 1 << 30),
+                             0);
+        ck_assert_int_eq(
+            nghttp2_submit_window_update(c.ng, NGHTTP2_FLAG_NONE, 0, 1 << 30),
+            0);
+        ck_assert(client_run(&c, all_closed, NULL, 10000));
+        for (size_t i = 0; i < c.n_got; i++) {
+            ck_assert_uint_eq(c.got[i].status, 200);
+            ck_assert_msg(body_is(&c.got[i], size), "stream %zu: %zu bytes", i,
+                          c.got[i].body_len);
+        }
+        client_close(&c);
+        server_stop(&v);
+        ck_assert_int_eq(fixture_count_fds(), fds0);
+        env_close(&e);
+    }
+}
+END_TEST
+
+static bool got_closed(struct client *c, void *arg)
+{
+    return c->got[*(const size_t *)arg].closed;
+}
+
+/*
+ * A window opened a byte at a time (every 200 ms) is no progress: with
+ * --timeout 1, the reply is reset (CANCEL) and its file closed within a
+ * few timeouts, while the connection, kept busy by new requests that are
+ * answered, stays open.
+ */
+START_TEST(trickle_reset)
+{
+    const char *const get_big[] = {":method: GET", ":scheme: http",
+                                   ":path: /big.bin", ":authority: localhost"};
+    const char *const get_small[] = {":method: GET", ":scheme: http",
+                                     ":path: /small.txt",
+                                     ":authority: localhost"};
+    struct server v;
+    struct client c;
+    struct env e;
+    size_t first = 0;
+
+    env_open(&e, NULL);
+    big_file(&e, "big.bin", 100000);
+    big_file(&e, "small.txt", 100);
+    int fds0 = fixture_count_fds();
+    int fd = server_start(&v, &e, NULL, 1);
+    client_open_opts(&c, fd, 0, 0, true);
+    ck_assert_int_eq(
+        nghttp2_submit_window_update(c.ng, NGHTTP2_FLAG_NONE, 0, 1 << 30), 0);
+    int32_t id = client_request(&c, get_big, N_ELEMS(get_big));
+    int64_t t0 = h2_now_ms();
+    while (!c.got[first].closed && h2_now_ms() - t0 < 3000 && !c.eof) {
+        ck_assert_int_eq(
+            nghttp2_submit_window_update(c.ng, NGHTTP2_FLAG_NONE, id, 1), 0);
+        size_t k = c.n_got;
+        int32_t small = client_request(&c, get_small, N_ELEMS(get_small));
+        ck_assert_int_eq(nghttp2_submit_window_update(c.ng, NGHTTP2_FLAG_NONE,
+                                                      small, 1 << 20),
+                         0);
+        client_run(&c, got_closed, &k, 200);
+        client_run(&c, got_closed, &first, 10);
+    }
+    int64_t took = h2_now_ms() - t0;
+    ck_assert_msg(c.got[first].closed && c.got[first].error == NGHTTP2_CANCEL,
+                  "the trickled stream: closed %d, error %u, after %lld ms",
+                  c.got[first].closed, c.got[first].error, (long long)took);
+    ck_assert_msg(took >= 900 && took < 3000, "reset after %lld ms",
+                  (long long)took);
+    ck_assert_uint_gt(c.got[first].body_len, 0);
+    ck_assert_uint_lt(c.got[first].body_len, 100);
+    ck_assert(!c.eof);
+    /* its file is closed: the socketpair's and the stop pipe's ends only */
+    ck_assert_int_eq(fixture_count_fds(), fds0 + 4);
+    client_close(&c);
+    server_stop(&v);
+    env_close(&e);
+}
+END_TEST
+
+/*
+ * A slow reader of many streams whose windows are open: eight replies of
+ * 20 KiB share a socket read 2.5 KiB every 50 ms (about 50 KB/s), so each
+ * frames less than H2_PROGRESS_BYTES per --timeout (2 s) while the
+ * connection frames more than its output buffer (64 KiB) per --timeout:
+ * none is reset, all come whole.
+ */
+START_TEST(slow_reader_not_reset)
+{
+    const char *const get_mid[] = {":method: GET", ":scheme: http",
+                                   ":path: /mid.bin", ":authority: localhost"};
+    const size_t size = (size_t)20 * 1024;
+    struct server v;
+    struct client c;
+    struct env e;
+
+    env_open(&e, NULL);
+    big_file(&e, "mid.bin", size);
+    int fd = server_start(&v, &e, NULL, 2);
+    /* the server's writes wait for the reader */
+    ck_assert_int_eq(
+        setsockopt(v.fd, SOL_SOCKET, SO_SNDBUF, &(int){4096}, sizeof(int)), 0);
+    client_open(&c, fd, 0);
+    for (int i = 0; i < 8; i++)
+        client_request(&c, get_mid, N_ELEMS(get_mid));
+    int64_t end = h2_now_ms() + 10000;
+    while (!all_closed(&c, NULL) && !c.eof && h2_now_ms() < end) {
+        unsigned char buf[2560];
+        ck_assert_int_eq(nghttp2_session_send(c.ng), 0);
+        usleep(50 * 1000);
+        ssize_t n = c_recv(&c, buf, sizeof buf);
+        if (n == 0 || n == -2)
+            c.eof = true;
+        if (n > 0)
+            ck_assert_int_eq(nghttp2_session_mem_recv(c.ng, buf, (size_t)n), n);
+    }
+    for (size_t i = 0; i < c.n_got; i++) {
+        ck_assert_msg(c.got[i].closed && c.got[i].error == 0,
+                      "stream %zu: closed %d, error %u, status %u, %zu bytes, "
+                      "eof %d",
+                      i, c.got[i].closed, c.got[i].error, c.got[i].status,
+                      c.got[i].body_len, c.eof);
+        ck_assert_msg(body_is(&c.got[i], size), "stream %zu: %zu bytes", i,
+                      c.got[i].body_len);
+    }
+    ck_assert(!c.eof);
     client_close(&c);
     server_stop(&v);
     env_close(&e);
@@ -1530,8 +1816,9 @@ const struct check_main check_main = {
          .loops = {LOOP(authority_case), LOOP(malformed_case),
                    LOOP(preface_case)},
          .tests = {&large_bodies_flow_control, &multipart_body,
-                   &log_and_metrics}},
+                   &post_body_dropped, &log_and_metrics}},
         {"tls", .tests = {&tls_bodies, &tls_client_leaves}},
-        {"limits", .loops = {LOOP(flood_case)},
-         .tests = {&idle_goaway, &no_preface, &zero_window_stall, &rapid_reset,
+        {"limits", .timeout = 15, .loops = {LOOP(flood_case)},
+         .tests = {&idle_goaway, &no_preface, &zero_window_stall, &file_slots,
+                   &trickle_reset, &slow_reader_not_reset, &rapid_reset,
                    &too_many_streams, &hpack_bomb, &drain_goaway}}}};

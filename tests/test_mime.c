@@ -226,9 +226,62 @@ LOOP_TEST(item_case, items)
 }
 END_TEST
 
+/* --default-type: the type of names no table knows, and only of those. */
+static const struct {
+    const char *type, *name, *want;
+    bool compress;
+} dflt[] = {
+    {NULL, "README", "application/octet-stream", false},
+    {NULL, "a.unknown", "application/octet-stream", false},
+    {"text/plain", "README", "text/plain; charset=utf-8", true},
+    {"text/plain", "debian/copyright", "text/plain; charset=utf-8", true},
+    {"text/plain", "a.unknown", "text/plain; charset=utf-8", true},
+    {"text/plain", "a.png", "image/png", false},
+    /* a known extension keeps its type */
+    {"text/plain", "notes.txt", "text/plain; charset=iso-8859-1", true},
+    {"text/plain", ".ics", "text/plain; charset=utf-8", true},
+    {" text/plain; charset=iso-8859-1 ", "README",
+     "text/plain; charset=iso-8859-1", true},
+    {"application/x-unknown", "README", "application/x-unknown", false},
+};
+
+LOOP_TEST(default_case, dflt)
+{
+    struct mime_map m;
+    char err[256] = "";
+
+    map_load(&m);
+    if (dflt[_i].type)
+        ck_assert_int_eq(mime_map_default(&m, dflt[_i].type, err, sizeof err),
+                         0);
+    ck_assert_str_eq(mime_map_type(&m, dflt[_i].name), dflt[_i].want);
+    ck_assert_int_eq(mime_map_compressible(&m, dflt[_i].name),
+                     dflt[_i].compress);
+    mime_map_free(&m);
+}
+END_TEST
+
+static const struct spec_case default_specs[] = {
+    {"text/plain", NULL},
+    {"text", "'text' is not a media type (type/subtype, then parameters if "
+             "any)"},
+    {"", "'' is not a media type (type/subtype, then parameters if any)"},
+};
+
+LOOP_TEST(default_spec_case, default_specs)
+{
+    char err[256] = "";
+    int r = mime_map_default(NULL, default_specs[_i].spec, err, sizeof err);
+
+    cases_check_spec(&default_specs[_i], r, err);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "mime",
-    .tcases = {{"table", .loops = {LOOP(mime_case), LOOP(compressible_case)}},
-               {"map", .loops = {LOOP(listed_case), LOOP(mapped_case),
-                                 LOOP(map_compressible_case),
-                                 LOOP(bad_file_case), LOOP(item_case)}}}};
+    .tcases = {
+        {"table", .loops = {LOOP(mime_case), LOOP(compressible_case)}},
+        {"map", .loops = {LOOP(listed_case), LOOP(mapped_case),
+                          LOOP(map_compressible_case), LOOP(bad_file_case),
+                          LOOP(item_case), LOOP(default_case),
+                          LOOP(default_spec_case)}}}};

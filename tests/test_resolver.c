@@ -833,6 +833,120 @@ START_TEST(into_open)
 }
 END_TEST
 
+/* Make @rel below @base: a directory, or a file when @file. */
+static void make_at(const char *base, const char *rel, bool file)
+{
+    char path[PATH_MAX];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/%s", base, rel);
+    if (!file) {
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        return;
+    }
+    fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+}
+
+/* Remove @rel below @base: a directory, or a file when @file. */
+static void remove_at(const char *base, const char *rel, bool file)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", base, rel);
+    ck_assert_int_eq(file ? unlink(path) : rmdir(path), 0);
+}
+
+/* What @how answers for @path from @root_fd, as the ino of the file or an
+ * errno below zero. */
+static long answer(int root_fd, const char *path, uint64_t resolve,
+                   enum resolver_backend backend)
+{
+    struct resolver_how how = {
+        .open_flags = O_PATH, .resolve = resolve, .backend = backend};
+    int fd = resolver_open_how(root_fd, path, &how, NULL);
+    struct stat st;
+    long ino;
+
+    if (fd < 0)
+        return fd;
+    ino = fstat(fd, &st) == 0 ? (long)st.st_ino : -EBADF;
+    close(fd);
+    return ino;
+}
+
+/*
+ * A tmpfs mounted over the root after its fd was opened (a deploy that
+ * mounts a new tree over the served root). A plain name is looked up in
+ * the old tree; the kernel's ".." back to the root steps into the new one:
+ * NO_XDEV refuses that, unscoped both follow it, scoped the emulation
+ * answers EAGAIN (it would have to open ".."); IN_ROOT's ".." at the root
+ * itself steps in too.
+ */
+START_TEST(mount_on_root)
+{
+    static const struct {
+        const char *path;
+        uint64_t resolve;
+        int err;       /* both backends: -err (0: a file) */
+        bool covering; /* the file is the new tree's */
+        int emulated;  /* the emulation's errno, when it differs */
+    } rows[] = {
+        {"b/f", B, 0, false, 0},
+        {"a/../b/f", B | X, EXDEV, false, 0},
+        {"a/../b/f", X, EXDEV, false, 0},
+        {"a/../b/f", 0, 0, true, 0},
+        {"a/../b/f", B, 0, true, EAGAIN},
+        {"a/../b/f", IR, 0, true, EAGAIN},
+        {"../b/f", IR | X, EXDEV, false, 0},
+        {"../b/f", IR, 0, true, EAGAIN},
+        {"a/../..", B, EXDEV, false, EAGAIN},
+    };
+    char dir[PATH_MAX];
+    char new_path[PATH_MAX + 8];
+    struct stat old_f;
+    struct stat new_f;
+    int root_fd;
+
+    snprintf(dir, sizeof(dir), "%s/covered", tr_tmp);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    make_at(dir, "a", false);
+    make_at(dir, "b", false);
+    make_at(dir, "b/f", true);
+    root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(root_fd, 0);
+    ck_assert_int_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64k"), 0);
+    make_at(dir, "b", false);
+    make_at(dir, "b/f", true);
+    ck_assert_int_eq(fstatat(root_fd, "b/f", &old_f, 0), 0);
+    snprintf(new_path, sizeof(new_path), "%s/b/f", dir);
+    ck_assert_int_eq(stat(new_path, &new_f), 0);
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        long want = rows[i].err ? -rows[i].err
+                                : (long)(rows[i].covering ? new_f.st_ino
+                                                          : old_f.st_ino);
+        long emulated = rows[i].emulated ? -rows[i].emulated : want;
+        long k = answer(root_fd, rows[i].path, rows[i].resolve,
+                        RESOLVER_BACKEND_KERNEL);
+        long e = answer(root_fd, rows[i].path, rows[i].resolve,
+                        RESOLVER_BACKEND_EMULATED);
+
+        ck_assert_msg(k == want && e == emulated,
+                      "\"%s\" %#llx: kernel %ld (want %ld), emulated %ld "
+                      "(want %ld)",
+                      rows[i].path, (unsigned long long)rows[i].resolve, k,
+                      want, e, emulated);
+    }
+    close(root_fd);
+    ck_assert_int_eq(umount2(dir, MNT_DETACH), 0);
+    remove_at(dir, "b/f", true);
+    remove_at(dir, "b", false);
+    remove_at(dir, "a", false);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(names)
 {
     const char *bad = NULL;
@@ -877,7 +991,7 @@ static Suite *resolver_suite(void)
         {"lexical", .unchecked_setup = print_lexical_skips,
          .loops = {{&table_lexical, n_lex_rows}}},
         {"api", .tests = {&default_backend, &root_at_fdcwd, &bad_root, &names,
-                          &into_escape, &into_open}},
+                          &into_escape, &into_open, &mount_on_root}},
     };
 
     return tr_suite("table", tcases, N_ELEMS(tcases));

@@ -32,8 +32,18 @@ static const struct {
     /* no ".." or symlink handling: the resolver decides */
     {"/../etc/passwd", DENY, 0, "../etc/passwd", NULL, 0, "/../etc/passwd"},
     {"/%2e%2e/x", DENY, 0, "../x", NULL, 0, "/%2e%2e/x"},
-    {"//etc/passwd", DENY, 0, "/etc/passwd", NULL, 0, "/etc/passwd"},
-    {"///evil.com/", DENY, 0, "//evil.com/", NULL, 1, "/evil.com/"},
+    /* leading slashes are empty components, as inner ones: the resolver is
+     * handed a path relative to the root */
+    {"//etc/passwd", DENY, 0, "etc/passwd", NULL, 0, "/etc/passwd"},
+    {"///evil.com/", DENY, 0, "evil.com/", NULL, 1, "/evil.com/"},
+    {"//", DENY, 0, "", NULL, 1, "/"},
+    {"//index.html", DENY, 0, "index.html", NULL, 0, "/index.html"},
+    {"/%2F%2fa", DENY, 0, "a", NULL, 0, "/%2F%2fa"},
+    {"//../x", DENY, 0, "../x", NULL, 0, "/../x"},
+    {"//.git/config", DENY, 404, NULL, NULL, 0, NULL},
+    {"//.well-known/acme", DENY, 0, ".well-known/acme", NULL, 0,
+     "/.well-known/acme"},
+    {"http://example.com//a", DENY, 0, "a", NULL, 0, "/a"},
     {"/a/./b/../c", DENY, 0, "a/./b/../c", NULL, 0, "/a/./b/../c"},
     /* bad escapes, NUL, control bytes */
     {"/a%00b.html", DENY, 400, NULL, NULL, 0, NULL},

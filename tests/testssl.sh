@@ -30,8 +30,11 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir "$dir/www"
 echo hello >"$dir/www/index.html"
-"$bin" "$dir/www" --listen https://127.0.0.1:0 --tls-self-signed \
-  --access-log off 2>"$dir/err" &
+# made here: the background job's redirection may come after the first
+# read below
+: >"$dir/err"
+"$bin" "$dir/www" --listen https://127.0.0.1:0 --tls-self-signed --state-dir "$dir/state" \
+  --access-log off 2>>"$dir/err" &
 pid=$!
 port=
 for _ in $(seq 100); do

@@ -373,6 +373,9 @@ start_server() {
 start_beneath() {
   local log=$1
   shift
+  # emptied here, not in the child: listen_port must not read the line of
+  # an earlier server that wrote LOG
+  : >"$log"
   "${pin_server[@]}" "$beneath_bin" --listen 127.0.0.1:0 --access-log off "$@" 2>"$log" &
   bench_pid=$!
   bench_pids+=("$bench_pid")
@@ -606,6 +609,14 @@ syscalls_row() {
     }' "$run/strace.txt"
 }
 
+# nginx_temps: nginx's temp paths, under $run (http block lines)
+nginx_temps() {
+  local t
+  for t in client_body proxy fastcgi uwsgi scgi; do
+    echo "  ${t}_temp_path $run/nginx-${t/client_/};"
+  done
+}
+
 # nginx_tls_conf FILE PORT LISTEN_EXTRA: an nginx configuration in FILE
 # serving $root on https://127.0.0.1:PORT ("listen ... ssl LISTEN_EXTRA")
 # with $run/cert.pem and $run/key.pem: 1 worker, sendfile, no access log,
@@ -625,11 +636,7 @@ http {
   sendfile on;
   keepalive_requests 1000000000;
   http2_max_requests 1000000000;
-  client_body_temp_path $run/nginx-body;
-  proxy_temp_path $run/nginx-proxy;
-  fastcgi_temp_path $run/nginx-fastcgi;
-  uwsgi_temp_path $run/nginx-uwsgi;
-  scgi_temp_path $run/nginx-scgi;
+$(nginx_temps)
   server {
     listen 127.0.0.1:$2 ssl $3;
     ssl_certificate $run/cert.pem;

@@ -110,7 +110,8 @@ struct conf {
     struct conf_strv index;         /* index file names, in order */
     bool listing;
     bool listing_quick; /* listing on because of the quick form ("beneath
-                           8000", "beneath ."), no source naming --listing */
+                           8000", "beneath 8000 site"), no source naming
+                           --listing */
     enum conf_dotfiles dotfiles;
     char *access_log; /* a path, "-" (stdout) or "off" */
     char *log_format; /* combined, combined+duration, json or a template */
@@ -125,8 +126,8 @@ struct conf {
     unsigned header_timeout;         /* s to receive a request's headers */
     size_t max_header_size;          /* bytes of request line + headers */
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
-    unsigned drain_timeout; /* s for an old generation's connections */
-    unsigned sites_cache;   /* --sites: site directories kept open */
+    unsigned drain_timeout;          /* s for an old generation's connections */
+    unsigned sites_cache;            /* --sites: site directories kept open */
 
     /* HTTPS and validators */
     /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by
@@ -134,7 +135,8 @@ struct conf {
     struct conf_strv tls_cert;              /* PEM chains, leaf first */
     struct conf_strv tls_key;               /* PEM keys */
     struct conf_strv tls_key_password_file; /* first lines decrypt keys */
-    bool tls_self_signed; /* make an in-memory localhost cert */
+    bool tls_self_signed; /* make (or reuse) a localhost cert */
+    char *state_dir;      /* --state-dir, "off", or NULL: the default */
     char *tls_ciphers;    /* OpenSSL cipher list (TLS 1.2), or NULL */
     bool http2;           /* h2 by ALPN and by prior knowledge */
     unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */
@@ -178,6 +180,7 @@ struct conf {
 
     /* media types over the built-in table (conf_mime_load) */
     char *mime_types;      /* a mime.types file or "off" */
+    char *default_type;    /* Content-Type of unknown extensions */
     struct conf_strv mime; /* "EXT=TYPE", each later one winning */
 
     /*
@@ -231,9 +234,10 @@ int conf_defaults(struct conf *c);
  * released with conf_free whatever the result.
  *
  * A lone number among the arguments is a port (as --port), any other is ROOT.
- * That quick form of python3 -m http.server ("beneath 8000", "beneath .",
- * the current directory as the root, no --config file) lists directories
- * without an index (listing_quick) unless a source names --listing.
+ * That quick form of python3 -m http.server (a positional PORT or ROOT:
+ * "beneath 8000", "beneath 8000 site", "beneath .", and no --config file,
+ * --listen or --vhost) lists directories without an index (listing_quick)
+ * unless a source names --listing.
  *
  * Returns 0 (warnings may have been added to @diag), or -EINVAL when at least
  * one error was added to @diag (all problems of all sources are reported, not

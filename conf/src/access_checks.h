@@ -31,8 +31,9 @@ int conf_check_follow_into(const char *item, char *err);
  * every link). Returns 0, or -EINVAL after a message in @diag (-ENOMEM).
  */
 int conf_follow_into_finish(const struct conf *c, struct conf_diag *diag);
-/* --mime EXT=TYPE (mime_load.c) */
+/* --mime EXT=TYPE, --default-type TYPE (mime_load.c) */
 int conf_check_mime(const char *item, char *err);
+int conf_check_default_type(const char *type, char *err);
 /* A --tls-cert/--tls-key/--tls-key-password-file item: [NAME=]FILE. */
 int conf_check_tls_item(const char *item, char *err);
 

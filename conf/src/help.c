@@ -116,7 +116,10 @@ void conf_help(FILE *out, const char *progname)
           "A BENEATH_ variable that looks like a misspelt option is an error.\n"
           "A lone number is a PORT: 'beneath 8000' serves the current "
           "directory on\n"
-          "127.0.0.1:8000; a directory named by a number is written ./8000.\n",
+          "127.0.0.1:8000; a directory named by a number is written ./8000.\n"
+          "Given so (a positional PORT or ROOT; no --config, --listen or\n"
+          "--vhost), directories without an index file are listed, as\n"
+          "python3 -m http.server does, unless --listing says otherwise.\n",
           out);
     char sighup[sizeof conf_sighup_help + 16];
     snprintf(sighup, sizeof sighup, "SIGHUP %s.", conf_sighup_help);

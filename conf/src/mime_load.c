@@ -2,9 +2,10 @@
 /*
  * mime_load.c - the media types a configuration adds to the built-in table:
  * the mime-types file (Debian's /etc/mime.types by default, read when
- * present), then every --mime EXT=TYPE, each later one winning; parsed by
- * server/http/mime.c, every problem a message with its place. Read once at
- * start-up (and by --check): the server makes both options restart-only.
+ * present), then every --mime EXT=TYPE, each later one winning, and the
+ * --default-type of files no extension names; parsed by server/http/mime.c,
+ * every problem a message with its place. Read once at start-up (and by
+ * --check): the server makes these options restart-only.
  */
 #include "access_checks.h"
 #include "http/mime.h"
@@ -22,6 +23,11 @@
 int conf_check_mime(const char *item, char *err)
 {
     return mime_map_add(NULL, item, err, ERR_MAX);
+}
+
+int conf_check_default_type(const char *type, char *err)
+{
+    return mime_map_default(NULL, type, err, ERR_MAX);
 }
 
 /* The whole regular file @path into *@text (@len bytes); 0 or -errno, or
@@ -134,6 +140,12 @@ int conf_mime_load(const struct conf *c, struct mime_map *out,
 
         worst(&r,
               k == -EINVAL ? diag_add(d, "mime %s: %s", c->mime.v[i], err) : k);
+    }
+    if (r != -ENOMEM && c->default_type) {
+        char err[ERR_MAX];
+        int k = mime_map_default(out, c->default_type, err, sizeof err);
+
+        worst(&r, k == -EINVAL ? diag_add(d, "default-type: %s", err) : k);
     }
     mime_map_finish(out);
     return r;

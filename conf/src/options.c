@@ -212,7 +212,8 @@ const struct opt opts[] = {
      .help = "compress compressible types of 1 KiB to 16 MiB on the fly for "
              "clients accepting these codings, in this order of preference; "
              "a sidecar (--precompressed) wins; gzip by default, the one "
-             "every client decodes (docs/compression.md)"},
+             "every client decodes; zst and gz are accepted for zstd and "
+             "gzip (docs/compression.md)"},
     {.name = "compress-cache",
      .type = &t_size,
      .off = OFF(compress_cache),
@@ -244,6 +245,15 @@ const struct opt opts[] = {
              "Access-Control-Allow-Origin, Vary: Origin for a list, and the "
              "preflight OPTIONS answered (GET, HEAD; the headers asked "
              "for; Access-Control-Max-Age " CORS_MAX_AGE ")"},
+    {.name = "default-type",
+     .type = &t_string,
+     .off = OFF(default_type),
+     .dflt = MIME_DEFAULT_TYPE,
+     .metavar = "TYPE",
+     .help = "Content-Type of files whose extension no table knows (README, "
+             "copyright; nginx's default_type), e.g. text/plain, which "
+             "browsers show instead of downloading; read at start-up",
+     .check = conf_check_default_type},
     {.name = "deny",
      .type = &t_items,
      .off = OFF(deny),
@@ -474,9 +484,10 @@ const struct opt opts[] = {
      .type = &t_encodings,
      .off = OFF(precompressed),
      .dflt = "off",
-     .metavar = "br,zst,gz|off",
-     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting them, in "
-             "this order of preference (compressible types only)"},
+     .metavar = "br,zstd,gzip|off",
+     .help = "serve FILE.br, FILE.zst, FILE.gz to clients accepting br, zstd, "
+             "gzip, in this order of preference (compressible types only; "
+             "zst and gz are accepted for zstd and gzip)"},
     {.name = "probe",
      .type = &t_string,
      .off = OFF(probe),
@@ -568,6 +579,15 @@ const struct opt opts[] = {
      .max = 1048576,
      .help = "site directories kept open with their _redirects and _headers "
              "(--sites; one fd each), the least recently used let go"},
+    {.name = "state-dir",
+     .type = &t_path,
+     .off = OFF(state_dir),
+     .metavar = "DIR|off",
+     .dflt_help = "$STATE_DIRECTORY (systemd's StateDirectory=), else "
+                  "$XDG_STATE_HOME/beneath, else ~/.local/state/beneath",
+     .help = "where what beneath makes for itself is kept across starts: "
+             "the --tls-self-signed certificate and key (DIR/"
+             "tls-self-signed/, key 0600); off: nothing is kept"},
     {.name = "threads",
      .type = &t_uint,
      .off = OFF(threads),
@@ -623,8 +643,10 @@ const struct opt opts[] = {
      .type = &t_bool,
      .off = OFF(tls_self_signed),
      .dflt = "off",
-     .help = "make an in-memory self-signed certificate for localhost, "
-             "127.0.0.1 and ::1 at start-up (local work)"},
+     .help = "make a self-signed certificate for localhost, 127.0.0.1 and "
+             "::1 (local work), kept in --state-dir and used again at each "
+             "start until its last 7 days, so a browser told to trust it "
+             "once is not asked again"},
     {.name = "trusted-proxy",
      .type = &t_items,
      .off = OFF(trusted_proxy),

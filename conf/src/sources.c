@@ -234,25 +234,21 @@ int conf_parse(FILE *in, const char *name, struct conf *c,
 
 static int read_file(const char *path, struct conf *c, struct conf_diag *diag)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-    int fd = handed_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* a regular file only: a FIFO must not wait for a writer */
+    int fd = handed_open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     FILE *f;
     int r;
 
     if (fd < 0)
-        return diag_add(diag, "%s: %s", path, strerror(errno));
+        return diag_add(diag, "%s: %s", path, handed_strerror(errno));
     if (fstat(fd, &st) != 0) {
         r = errno;
         close(fd);
         return diag_add(diag, "%s: %s", path, strerror(r));
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
+    if (st.st_size > CONF_FILE_MAX) {
         close(fd);
-        if (S_ISDIR(st.st_mode))
-            return diag_add(diag, "%s: %s", path, strerror(EISDIR));
-        if (!S_ISREG(st.st_mode))
-            return diag_add(diag, "%s: not a regular file", path);
         return diag_add(diag, "%s: larger than %lld bytes", path,
                         (long long)CONF_FILE_MAX);
     }
@@ -598,20 +594,20 @@ static bool names(const struct items *it, const char *name)
 }
 
 /*
- * The quick form of python3 -m http.server: a positional PORT or "." and
- * the current directory as the root, no configuration file, no vhost: a
+ * The quick form of python3 -m http.server: a positional PORT or ROOT, and
+ * no configuration file, --listen or vhost (a server set up to be reached
+ * from elsewhere, a unit's or a container's, does not list unless told): a
  * directory without an index is listed, as it does, unless the environment
- * or the command line says --listing.
+ * or the command line says --listing. Which directory is the root does not
+ * matter: "beneath 8000 site" lists what "cd site && beneath 8000" lists.
  */
 static void quick_listing(const struct cli *cli, const struct items *env,
                           const char *config, struct conf *c)
 {
-    bool dot = cli->root_arg && (strcmp(cli->root_arg, ".") == 0 ||
-                                 strcmp(cli->root_arg, "./") == 0);
-
-    if ((cli->port_arg || dot) && !(config && *config) && c->vhost.n == 0 &&
-        c->root && (strcmp(c->root, ".") == 0 || strcmp(c->root, "./") == 0) &&
-        !names(env, "listing") && !names(&cli->it, "listing")) {
+    if ((cli->port_arg || cli->root_arg) && !(config && *config) &&
+        c->vhost.n == 0 && c->root && !names(env, "listing") &&
+        !names(&cli->it, "listing") && !names(env, "listen") &&
+        !names(&cli->it, "listen")) {
         c->listing_quick = !c->listing;
         c->listing = true;
     }

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- precompressed: "br,zst,gz" or "off" ---- */
+/* ---- compress, precompressed: "br,zstd,gzip" or "off" ----
+ * The codings are named as HTTP names them (Content-Encoding): in --help,
+ * in --check's output and in errors; the sidecar suffixes zst and gz are
+ * accepted for zstd and gzip. */
 
 static int encodings_parse(const struct opt *o, struct conf *c, const char *val,
                            char *err)
@@ -43,8 +46,8 @@ static int encodings_parse(const struct opt *o, struct conf *c, const char *val,
     if (tok[0] && negotiate_prefs_parse(tok, one, NULL, NULL) == 1)
         snprintf(err, ERR_MAX, "'%s' is listed twice", tok);
     else
-        snprintf(err, ERR_MAX, "'%s' is not br, zst or gz (or the list is off)",
-                 tok);
+        snprintf(err, ERR_MAX,
+                 "'%s' is not br, zstd or gzip (or the list is off)", tok);
     return -EINVAL;
 }
 
@@ -57,7 +60,7 @@ static void encodings_print(FILE *out, const struct opt *o,
     if (f->n == 0)
         fputs("off", out);
     for (size_t i = 0; i < f->n; i++)
-        fprintf(out, "%s%s", i ? "," : "", negotiate_suffix(f->v[i]) + 1);
+        fprintf(out, "%s%s", i ? "," : "", negotiate_token(f->v[i]));
     fputc('\n', out);
 }
 

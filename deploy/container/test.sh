@@ -152,7 +152,7 @@ for e in ENOSYS:38 EPERM:1; do
     "$tmp/seccomp-$name.json" >/dev/null || fail "derived profile $name"
   run "$(tr 'A-Z' 'a-z' <<<"$name")" --security-opt "seccomp=$tmp/seccomp-$name.json"
   check "$id-$(tr 'A-Z' 'a-z' <<<"$name")" "$port" \
-    "emulated (auto: openat2 refused with $name by a seccomp filter in place before beneath started (Seccomp_filters: 1, NoNewPrivs: 1 in /proc/self/status), not by the kernel: that filter (a container runtime's seccomp profile, or a parent's) must allow openat2); directory cache: 658 per worker"
+    "emulated (auto: openat2 refused with $name by a seccomp filter in place before beneath started (Seccomp_filters: 1, NoNewPrivs: 1 in /proc/self/status), not by the kernel: that filter (a container runtime's seccomp profile, or a parent's) must allow openat2); directory cache: 493 per worker"
 done
 
 # 3. the shipped Kubernetes files, unchanged: the Deployment's replicas

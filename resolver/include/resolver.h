@@ -156,7 +156,10 @@ struct resolver_how {
  *                 (resolver_open_how) more than RESOLVER_MAX_HOPS
  *                 directories of @how->into
  *   -EAGAIN       the kernel saw a rename or mount race on ".." more than
- *                 RESOLVER_EAGAIN_RETRIES times in a row
+ *                 RESOLVER_EAGAIN_RETRIES times in a row; the emulation,
+ *                 scoped without NO_XDEV: a ".." onto a mount stacked on
+ *                 the root since @root_fd was opened (which the kernel
+ *                 follows into the mount)
  *   -EACCES, -EPERM, -EMFILE, -ENFILE, -ENOMEM, -ENXIO, ...
  *                 as openat2 gives
  */

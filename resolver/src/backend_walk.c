@@ -45,6 +45,7 @@
  */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -100,6 +101,8 @@ struct walk {
      * refuses any absolute link, as nd_jump_root compares with a NULL mount.
      */
     bool root_set;
+    /* IN_ROOT: the root was found uncovered by dotdot_in_root already. */
+    bool root_uncovered;
     /*
      * The directory cache, or NULL. While @clean, stack[top] was reached
      * from the root by plain names only and key[0, key_len) names it; then
@@ -500,6 +503,7 @@ static int walk_init(struct walk *w, int root_fd, const char *path,
     w->buf_cap = INLINE_BUF;
     w->links = 0;
     w->root_set = false;
+    w->root_uncovered = false;
     w->link[0] = '\0';
     if (len == 0)
         return -ENOENT;
@@ -534,6 +538,127 @@ static int check_xdev(struct walk *w, int fd, uint64_t *mnt)
     return err;
 }
 
+/*
+ * Whether a mount has been stacked on the bottom of the stack (the caller's
+ * root, "/", a magic link's target) since it was opened: the kernel steps
+ * into whatever is mounted on the directory a ".." reaches (step_into ->
+ * handle_mounts), also at IN_ROOT's root. The frames above the bottom were
+ * looked up by name, which had stepped in already; the bottom may have been
+ * covered since, as when a deploy mounts a new tree over the served root.
+ * Userspace can see that only from below: @child's ".." (a statx, no fd)
+ * is on another mount than the bottom. A ".." on the same mount that is
+ * another directory is a rename racing the walk: the pop stays inside, as
+ * the stack is for.
+ */
+static int bottom_covered(struct walk *w, int child, bool *covered)
+{
+    uint64_t bottom;
+    uint64_t above;
+    int err;
+
+    err = fsinfo_mount_id_at(w->stack[0].fd, "", &bottom);
+    if (err == 0)
+        err = fsinfo_mount_id_at(child, "..", &above);
+    *covered = err == 0 && above != bottom;
+    return err;
+}
+
+/*
+ * A subdirectory of the bottom, to ask bottom_covered from: the first the
+ * bottom lists among its first entries, as an owned O_PATH fd; or -1 when
+ * there is none or the bottom cannot be listed (nothing to ask: the walk
+ * takes the bottom as uncovered).
+ */
+static int bottom_child(struct walk *w)
+{
+    enum { ENTRIES_READ = 256 };
+    int fd = -1;
+    int dfd;
+    DIR *dir;
+
+    dfd = openat(w->stack[0].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    dir = fdopendir(dfd);
+    if (!dir) {
+        close(dfd);
+        return -1;
+    }
+    for (int i = 0; i < ENTRIES_READ && fd < 0; i++) {
+        const struct dirent *de = readdir(dir);
+
+        if (!de)
+            break;
+        if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+            strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        fd = openat(w->stack[0].fd, de->d_name,
+                    O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    }
+    closedir(dir);
+    return fd;
+}
+
+/*
+ * ".." met a mount stacked on the bottom (bottom_covered). NO_XDEV: the
+ * kernel refuses to step in. Unscoped: no confinement is claimed, so the
+ * kernel's ".." of @child (the covering mount's root) becomes the bottom.
+ * Scoped: following it would mean opening ".."; a rename racing the walk
+ * could then lead out, so the walk answers EAGAIN, as the kernel does when
+ * the mount table changes under a scoped walk (a caller that retries still
+ * gets it; the server answers 503 until the root is opened again).
+ */
+static int step_onto_cover(struct walk *w, int child)
+{
+    int fd;
+
+    if (w->resolve & RESOLVER_NO_XDEV)
+        return -EXDEV;
+    if (w->resolve & SCOPED)
+        return -EAGAIN;
+    fd = openat(child, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    reset_stack(w, fd, true, 0);
+    return 0;
+}
+
+/* ".." back to the bottom from stack[1]. */
+static int dotdot_to_bottom(struct walk *w)
+{
+    bool covered;
+    int err = bottom_covered(w, cur(w)->fd, &covered);
+
+    if (err < 0)
+        return err;
+    if (covered)
+        return step_onto_cover(w, cur(w)->fd);
+    pop(w);
+    return 0;
+}
+
+/* IN_ROOT's ".." at the root: stay, unless a mount covers it now. */
+static int dotdot_in_root(struct walk *w)
+{
+    bool covered = false;
+    int child;
+    int err;
+
+    if (w->root_uncovered)
+        return 0;
+    child = bottom_child(w);
+    if (child >= 0) {
+        err = bottom_covered(w, child, &covered);
+        if (err == 0 && covered)
+            err = step_onto_cover(w, child);
+        close(child);
+        if (err < 0)
+            return err;
+    }
+    w->root_uncovered = true;
+    return 0;
+}
+
 /* ".." : pop, never open ".." while scoped. */
 static int dotdot(struct walk *w)
 {
@@ -544,12 +669,14 @@ static int dotdot(struct walk *w)
 
     w->root_set = true;
     w->clean = false;
-    if (w->top > 0) {
+    if (w->top > 1) {
         pop(w);
         return 0;
     }
+    if (w->top == 1)
+        return dotdot_to_bottom(w);
     if (w->resolve & RESOLVER_IN_ROOT)
-        return 0;
+        return dotdot_in_root(w);
     if (w->resolve & RESOLVER_BENEATH) {
         /* The kernel checks the root fd is a directory first. */
         if (fstatat(w->stack[0].fd, "", &st, AT_EMPTY_PATH) < 0)

@@ -35,9 +35,15 @@ static uint64_t statx_mount_id(const struct statx *stx)
 
 int fsinfo_mount_id(int fd, uint64_t *out)
 {
+    return fsinfo_mount_id_at(fd, "", out);
+}
+
+int fsinfo_mount_id_at(int fd, const char *path, uint64_t *out)
+{
     struct statx stx;
 
-    if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0)
+    if (statx(fd, path, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+              &stx) < 0)
         return -errno;
     *out = statx_mount_id(&stx);
     return 0;

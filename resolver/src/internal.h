@@ -77,6 +77,11 @@ int fsinfo_of(const struct statfs *sfs);
  * root).
  */
 ssize_t fsinfo_dir_path(int fd, char *buf);
+/*
+ * Mount id of what @path names from @fd (not following a final symlink; ""
+ * names @fd itself), in one statx without opening it: 0 or -errno.
+ */
+int fsinfo_mount_id_at(int fd, const char *path, uint64_t *out);
 
 /*
  * cache.c: the directory cache (struct resolver_cache) as the walk sees it.

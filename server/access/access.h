@@ -95,6 +95,16 @@ struct access_target {
 int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
                 struct metrics *metrics, struct access **out);
 
+/*
+ * access_check_fallback - warn on stderr ("beneath: @when warning: ...")
+ * for each site root (--root, each --vhost) in which the --fallback file
+ * @path (root-relative; NULL: none) is not a regular file a request could
+ * be answered with: missing, refused by the resolver, or a directory.
+ * access_open does so for its configuration.
+ */
+void access_check_fallback(const struct access *a, const char *path,
+                           const char *when);
+
 /* access_startup - the start-up lines of the vhosts and rules, into @f. */
 void access_startup(const struct access *a, FILE *f);
 

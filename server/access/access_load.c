@@ -357,6 +357,30 @@ static int rules_keep(int r, struct access_rules *rules,
     return r;
 }
 
+/*
+ * Whether the site root @root (a descriptor) holds @path as a file to serve,
+ * opened as a request would open it (the resolver, --confine): 0, -EISDIR
+ * or -EINVAL when it is no regular file, or the resolver's -errno.
+ */
+static int site_file(const struct access *a, int root, const char *path)
+{
+    struct resolver_how how = {.open_flags = O_RDONLY | O_NONBLOCK,
+                               .resolve = a->confine,
+                               .backend = RESOLVER_BACKEND_DEFAULT};
+    int fd = resolver_open_how(root, path, &how, NULL);
+    struct stat st;
+    int err = 0;
+
+    if (fd < 0)
+        return fd;
+    if (fstat(fd, &st) != 0)
+        err = -errno;
+    else if (!S_ISREG(st.st_mode))
+        err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+    close(fd);
+    return err;
+}
+
 /* Warn about an --error-page file a site root does not have. */
 static void check_pages(const struct access *a, const struct site *s)
 {
@@ -364,22 +388,34 @@ static void check_pages(const struct access *a, const struct site *s)
 
     for (size_t i = 0; root >= 0 && i < a->error_pages.n; i++) {
         const struct error_page *e = &a->error_pages.v[i];
-        struct resolver_how how = {.open_flags = O_RDONLY | O_NONBLOCK,
-                                   .resolve = a->confine,
-                                   .backend = RESOLVER_BACKEND_DEFAULT};
-        int fd = resolver_open_how(root, e->path, &how, NULL);
+        int err = site_file(a, root, e->path);
 
-        if (fd >= 0) {
-            close(fd);
-            continue;
-        }
-        fprintf(stderr,
-                "beneath: warning: error-page %u: /%s under %s: %s (the "
-                "built-in page is sent)\n",
-                e->status, e->path, s->path, strerror(-fd));
+        if (err)
+            fprintf(stderr,
+                    "beneath: warning: error-page %u: /%s under %s: %s (the "
+                    "built-in page is sent)\n",
+                    e->status, e->path, s->path, strerror(-err));
     }
     if (root >= 0)
         close(root);
+}
+
+void access_check_fallback(const struct access *a, const char *path,
+                           const char *when)
+{
+    for (size_t i = 0; a && path && i <= a->n_vhosts; i++) {
+        const struct site *s = i < a->n_vhosts ? &a->vhosts[i] : &a->dflt;
+        int root = s->root ? root_dup(s->root) : -1;
+        int err = root >= 0 ? site_file(a, root, path) : 0;
+
+        if (err)
+            fprintf(stderr,
+                    "beneath: %swarning: fallback /%s under %s: %s (a path "
+                    "not found is answered 404)\n",
+                    when, path, s->path, strerror(-err));
+        if (root >= 0)
+            close(root);
+    }
 }
 
 int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
@@ -433,6 +469,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     }
     for (size_t i = 0; i <= a->n_vhosts; i++)
         check_pages(a, i < a->n_vhosts ? &a->vhosts[i] : &a->dflt);
+    access_check_fallback(a, c->fallback, "");
 #undef ADD
     a->rules = a->auth || a->global || a->site_files;
     for (size_t i = 0; c->auth.n && i < c->n_listen; i++)

@@ -27,7 +27,7 @@ int slurp_fd(int fd, size_t max, char **out, size_t *len)
     if (fstat(fd, &st) != 0)
         return -errno;
     if (!S_ISREG(st.st_mode))
-        return -EINVAL;
+        return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
     if ((uint64_t)st.st_size > max)
         return -EFBIG;
     buf = malloc((size_t)st.st_size + 1);
@@ -55,8 +55,8 @@ int slurp_fd(int fd, size_t max, char **out, size_t *len)
 
 int slurp_path(const char *path, size_t max, char **out, size_t *len)
 {
-    /* O_NONBLOCK: a FIFO named as a file must not hang the start-up */
-    int fd = handed_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    /* a regular file only: a FIFO must not hang the start-up */
+    int fd = handed_open(path, O_RDONLY | O_CLOEXEC);
     int err;
 
     if (fd < 0)
@@ -68,11 +68,9 @@ int slurp_path(const char *path, size_t max, char **out, size_t *len)
 
 const char *slurp_error(int err, size_t max, char *buf, size_t size)
 {
-    if (err == -EINVAL)
-        return "not a regular file";
     if (err == -EFBIG) {
         snprintf(buf, size, "larger than %zu MiB", max >> 20);
         return buf;
     }
-    return strerror(-err);
+    return handed_strerror(-err);
 }

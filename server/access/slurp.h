@@ -12,12 +12,13 @@
  * slurp_fd - read the regular file @fd (borrowed) whole into a new buffer
  * (*@out, NUL-terminated, owned by the caller; *@len bytes before the NUL).
  *
- * Returns 0, -EINVAL (not a regular file), -EFBIG (larger than @max),
- * -ENOMEM or the -errno of fstat/read.
+ * Returns 0, -EISDIR, -EINVAL (another file that is not regular),
+ * -EFBIG (larger than @max), -ENOMEM or the -errno of fstat/read.
  */
 int slurp_fd(int fd, size_t max, char **out, size_t *len);
 
-/* slurp_path - slurp_fd of open(@path); also the -errno of open(2). */
+/* slurp_path - slurp_fd of handed_open(@path) (common/handed.h), whose
+ * -errno it also returns. */
 int slurp_path(const char *path, size_t max, char **out, size_t *len);
 
 /* slurp_error - a phrase for an error of slurp_*: "larger than 16 MiB" */

@@ -8,11 +8,14 @@
 #include "acme/acme_check.h"
 
 #include "acme/acme.h"
+#include "common/handed.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 bool acme_is_name(const char *name)
 {
@@ -57,6 +60,7 @@ const char *acme_ca_url(const char *value)
 int acme_check(const struct acme_config *cfg, char *err, size_t errlen)
 {
     FILE *f;
+    int fd;
     bool pem = false;
     char line[128];
 
@@ -83,10 +87,14 @@ int acme_check(const struct acme_config *cfg, char *err, size_t errlen)
     }
     if (cfg->ca_root == NULL)
         return 0;
-    f = fopen(cfg->ca_root, "re");
+    /* a regular file only: a FIFO would hang the start, a device read on */
+    fd = handed_open_path(cfg->ca_root, O_RDONLY | O_CLOEXEC);
+    f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (f == NULL) {
         snprintf(err, errlen, "--acme-ca-root: %s: %s", cfg->ca_root,
-                 strerror(errno));
+                 handed_strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -EINVAL;
     }
     while (!pem && fgets(line, sizeof line, f))

@@ -178,55 +178,96 @@ static int enc_feed(struct enc *s, const unsigned char *in, size_t n, bool last,
     }
 }
 
+/*
+ * The reading side both compress_fd and a compress_stream share, so that
+ * the bytes a stream sends are the bytes of the body compress_fd makes of
+ * the same file: the same encoder, level and size hint, fed the same
+ * READ_BLOCK blocks at the same offsets.
+ */
+struct feed {
+    struct enc s;
+    int fd; /* borrowed here; a compress_stream owns it */
+    uint64_t size, off;
+    unsigned char *in;
+    struct out o;
+    bool done;
+};
+
+static int feed_init(struct feed *f, enum negotiate_encoding enc,
+                     enum compress_level level, int fd, uint64_t size,
+                     size_t max_out)
+{
+    int err;
+
+    memset(f, 0, sizeof *f);
+    f->fd = fd;
+    f->size = size;
+    f->o.max = max_out;
+    f->in = malloc(READ_BLOCK);
+    if (!f->in)
+        return -ENOMEM;
+    err = enc_init(&f->s, enc, level, size);
+    if (err) {
+        free(f->in);
+        f->in = NULL;
+    }
+    return err;
+}
+
+static void feed_end(struct feed *f)
+{
+    if (f->in)
+        enc_end(&f->s);
+    free(f->in);
+    f->in = NULL;
+}
+
+/* The next block of the file into the encoder, its output appended to
+ * f->o; the last one finishes the coding. Returns 0 or -errno (ENODATA:
+ * the file ended before its size). */
+static int feed_step(struct feed *f)
+{
+    size_t want =
+        f->size - f->off < READ_BLOCK ? (size_t)(f->size - f->off) : READ_BLOCK;
+    ssize_t got = 0;
+    int err;
+
+    if (want > 0) {
+        do
+            got = pread(f->fd, f->in, want, (off_t)f->off);
+        while (got < 0 && errno == EINTR);
+        if (got < 0)
+            return -errno;
+        if (got == 0)
+            return -ENODATA;
+    }
+    f->off += (uint64_t)got;
+    err = enc_feed(&f->s, f->in, (size_t)got, f->off == f->size, &f->o);
+    if (!err && f->off == f->size)
+        f->done = true;
+    return err;
+}
+
 int compress_fd(enum negotiate_encoding enc, enum compress_level level, int fd,
                 uint64_t size, size_t max_out, unsigned char **out,
                 size_t *out_len)
 {
-    unsigned char *buf = malloc(READ_BLOCK);
-    struct out o = {.max = max_out};
-    struct enc s;
-    uint64_t off = 0;
-    int err;
+    struct feed f;
+    int err = feed_init(&f, enc, level, fd, size, max_out);
 
     *out = NULL;
     *out_len = 0;
-    if (!buf)
-        return -ENOMEM;
-    err = enc_init(&s, enc, level, size);
-    if (err)
-        goto out_free_buf;
-    do {
-        size_t want =
-            size - off < READ_BLOCK ? (size_t)(size - off) : READ_BLOCK;
-        ssize_t got = 0;
-
-        if (want > 0) {
-            do
-                got = pread(fd, buf, want, (off_t)off);
-            while (got < 0 && errno == EINTR);
-            if (got < 0) {
-                err = -errno;
-                break;
-            }
-            if (got == 0) {
-                err = -ENODATA;
-                break;
-            }
-        }
-        off += (uint64_t)got;
-        err = enc_feed(&s, buf, (size_t)got, off == size, &o);
-    } while (!err && off < size);
-    if (!err && o.len > max_out)
+    while (!err && !f.done)
+        err = feed_step(&f);
+    if (!err && f.o.len > max_out)
         err = -EFBIG;
-    enc_end(&s);
-out_free_buf:
-    free(buf);
+    feed_end(&f);
     if (err) {
-        free(o.p);
+        free(f.o.p);
         return err;
     }
-    *out = o.p;
-    *out_len = o.len;
+    *out = f.o.p;
+    *out_len = f.o.len;
     return 0;
 }
 
@@ -255,6 +296,11 @@ struct compress_cache {
     struct job *queue;
     unsigned q_head, q_len;
     char busy_key[COMPRESS_KEY_LEN]; /* the job being worked on, or "" */
+    atomic_uint streams;             /* compress_streams open */
+    /* the keys compress_streams make, and the output they hold for them */
+    char making[COMPRESS_STREAMS_MAX][COMPRESS_KEY_LEN];
+    unsigned n_making;
+    uint64_t tee_bytes;
     bool started, stop;
     pthread_t thread;
 };
@@ -397,12 +443,14 @@ void compress_cache_free(struct compress_cache *c)
 }
 
 struct compress_body *compress_cache_get(struct compress_cache *c,
-                                         const char *key)
+                                         const char *key, const char *alt)
 {
     struct compress_body *b;
 
     pthread_mutex_lock(&c->lock);
     b = find(c, key);
+    if (!b && alt)
+        b = find(c, alt);
     if (b) {
         atomic_fetch_add(&b->refs, 1);
         lru_unlink(c, b);
@@ -536,6 +584,12 @@ static bool queued(struct compress_cache *c, const char *key)
     return false;
 }
 
+bool compress_cache_fits(const struct compress_cache *c, uint64_t size)
+{
+    /* a larger file's body would rarely be kept: made again and again */
+    return size <= c->cfg.budget;
+}
+
 bool compress_cache_queue(struct compress_cache *c, const char *key,
                           enum negotiate_encoding enc, int fd,
                           const struct stat *st)
@@ -545,8 +599,7 @@ bool compress_cache_queue(struct compress_cache *c, const char *key,
     pthread_mutex_lock(&c->lock);
     if (queued(c, key)) {
         ok = true;
-    } else if ((uint64_t)st->st_size > c->cfg.budget) {
-        /* its body would rarely fit: it would be made again and again */
+    } else if (!compress_cache_fits(c, (uint64_t)st->st_size)) {
         ok = false;
     } else if (c->q_len == c->cfg.queue_max) {
         c->stats.queue_full++;
@@ -591,4 +644,198 @@ bool compress_cache_wait_idle(struct compress_cache *c, int ms)
     idle = !c->q_len && !c->busy_key[0];
     pthread_mutex_unlock(&c->lock);
     return idle;
+}
+
+/* ---- a body compressed while it is sent --------------------------------- */
+
+struct compress_stream {
+    struct feed f;
+    size_t pos; /* of f.o, sent so far */
+    struct compress_cache *c;
+    /*
+     * The maker of its key: at the end the stream keeps the body under
+     * @key (or a no-gain mark). While @tee, f.o holds the whole output
+     * (counted in c->tee_bytes); any other stream sends its output and
+     * forgets it.
+     */
+    bool maker, tee, no_gain;
+    bool claimed;   /* was the maker once */
+    bool kept;      /* the body (or mark) went into the cache */
+    size_t counted; /* of f.o.len, in c->tee_bytes */
+    enum negotiate_encoding enc;
+    struct stat st;
+    char key[COMPRESS_KEY_LEN];
+};
+
+/* Nothing bounds a stream's output but the coding: it is sent as made. */
+#define STREAM_OUT_MAX (SIZE_MAX / 4)
+
+/* Whether a stream makes @key now (lock held). */
+static bool making(const struct compress_cache *c, const char *key)
+{
+    for (unsigned i = 0; i < c->n_making; i++)
+        if (strcmp(c->making[i], key) == 0)
+            return true;
+    return false;
+}
+
+/* @cs holds no output for keeping any more (lock held). */
+static void untee(struct compress_cache *c, struct compress_stream *cs)
+{
+    c->tee_bytes -= cs->counted;
+    cs->counted = 0;
+    cs->tee = false;
+}
+
+/* @cs stops being the maker of its key (lock held). */
+static void unclaim(struct compress_cache *c, struct compress_stream *cs)
+{
+    for (unsigned i = 0; cs->maker && i < c->n_making; i++)
+        if (strcmp(c->making[i], cs->key) == 0) {
+            memcpy(c->making[i], c->making[--c->n_making], COMPRESS_KEY_LEN);
+            break;
+        }
+    untee(c, cs);
+    cs->maker = false;
+}
+
+int compress_stream_open(struct compress_cache *c, const char *key,
+                         enum negotiate_encoding enc, int fd,
+                         const struct stat *st, struct compress_stream **out)
+{
+    uint64_t size = (uint64_t)st->st_size;
+    struct compress_stream *cs;
+    int err;
+
+    *out = NULL;
+    if (atomic_fetch_add(&c->streams, 1) >= COMPRESS_STREAMS_MAX) {
+        atomic_fetch_sub(&c->streams, 1);
+        return -EBUSY;
+    }
+    cs = calloc(1, sizeof *cs);
+    err = cs ? feed_init(&cs->f, enc, COMPRESS_FAST, fd, size, STREAM_OUT_MAX)
+             : -ENOMEM;
+    if (err) {
+        free(cs);
+        atomic_fetch_sub(&c->streams, 1);
+        return err;
+    }
+    cs->c = c;
+    cs->enc = enc;
+    cs->st = *st;
+    snprintf(cs->key, sizeof cs->key, "%s", key);
+    pthread_mutex_lock(&c->lock);
+    c->stats.streamed++;
+    /* one maker a key: not while the background thread or another stream
+     * makes it, nor a file whose body would not be kept */
+    if (compress_cache_fits(c, size) && !queued(c, key) && !making(c, key) &&
+        c->n_making < COMPRESS_STREAMS_MAX) {
+        memcpy(c->making[c->n_making++], cs->key, COMPRESS_KEY_LEN);
+        cs->maker = cs->tee = cs->claimed = true;
+    }
+    pthread_mutex_unlock(&c->lock);
+    *out = cs;
+    return 0;
+}
+
+/*
+ * The maker's output grew: count it. Past 95% of the file the coding does
+ * not pay (the end keeps a no-gain mark, not the bytes); past the cache's
+ * budget for all makers together, this one stops making (the background
+ * thread makes the body when the stream is closed). Output not kept is
+ * dropped once sent.
+ */
+static void tee_count(struct compress_stream *cs)
+{
+    struct compress_cache *c = cs->c;
+    size_t max_keep = (size_t)(cs->f.size - cs->f.size / 20);
+
+    pthread_mutex_lock(&c->lock);
+    if (cs->tee) {
+        c->tee_bytes += cs->f.o.len - cs->counted;
+        cs->counted = cs->f.o.len;
+        if (cs->f.o.len > max_keep) {
+            cs->no_gain = true;
+            untee(c, cs);
+        } else if (c->tee_bytes > c->cfg.budget) {
+            unclaim(c, cs);
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (!cs->tee && cs->pos > 0) {
+        memmove(cs->f.o.p, cs->f.o.p + cs->pos, cs->f.o.len - cs->pos);
+        cs->f.o.len -= cs->pos;
+        cs->pos = 0;
+    }
+}
+
+/* At the end of the coding: the maker's whole output becomes the kept
+ * body (a no-gain mark when it did not pay), if the file did not change
+ * meanwhile. */
+static void tee_keep(struct compress_stream *cs)
+{
+    struct compress_cache *c = cs->c;
+    size_t len = cs->no_gain ? 0 : cs->f.o.len;
+    struct compress_body *b =
+        unchanged(cs->f.fd, &cs->st) ? malloc(sizeof *b + len) : NULL;
+
+    if (b) {
+        memset(b, 0, sizeof *b);
+        atomic_init(&b->refs, 1); /* the cache's */
+        b->no_gain = cs->no_gain;
+        b->len = len;
+        memcpy(b->key, cs->key, sizeof b->key);
+        memcpy(b->data, cs->f.o.p, len);
+    }
+    pthread_mutex_lock(&c->lock);
+    unclaim(c, cs);
+    if (b) {
+        c->stats.made++;
+        keep(c, b);
+    }
+    pthread_mutex_unlock(&c->lock);
+    cs->kept = true; /* or the file changed: nothing to make again */
+}
+
+ssize_t compress_stream_read(struct compress_stream *cs, char *buf, size_t n)
+{
+    size_t have;
+
+    while (cs->pos == cs->f.o.len && !cs->f.done) {
+        if (!cs->tee) /* what was made is sent: the buffer starts over */
+            cs->f.o.len = cs->pos = 0;
+        int err = feed_step(&cs->f);
+        if (err)
+            return err;
+        if (cs->maker)
+            tee_count(cs);
+        if (cs->maker && cs->f.done)
+            tee_keep(cs);
+    }
+    have = cs->f.o.len - cs->pos;
+    if (n > have)
+        n = have;
+    memcpy(buf, cs->f.o.p + cs->pos, n);
+    cs->pos += n;
+    return (ssize_t)n;
+}
+
+void compress_stream_close(struct compress_stream *cs)
+{
+    if (!cs)
+        return;
+    struct compress_cache *c = cs->c;
+
+    pthread_mutex_lock(&c->lock);
+    unclaim(c, cs);
+    pthread_mutex_unlock(&c->lock);
+    /* it was to make the body and did not get to the end: the background
+     * thread makes it */
+    if (cs->claimed && !cs->kept)
+        compress_cache_queue(c, cs->key, cs->enc, cs->f.fd, &cs->st);
+    feed_end(&cs->f);
+    free(cs->f.o.p);
+    close(cs->f.fd);
+    atomic_fetch_sub(&c->streams, 1);
+    free(cs);
 }

@@ -180,7 +180,9 @@ const char *mime_map_type(const struct mime_map *m, const char *name)
 
     if (e)
         return e->type;
-    return i >= 0 ? mime_table[i].type : "application/octet-stream";
+    if (i >= 0)
+        return mime_table[i].type;
+    return m && m->dflt ? m->dflt : MIME_DEFAULT_TYPE;
 }
 
 bool mime_map_compressible(const struct mime_map *m, const char *name)
@@ -188,7 +190,9 @@ bool mime_map_compressible(const struct mime_map *m, const char *name)
     const struct mime_entry *e;
     int i = resolve(m, name, &e);
 
-    return e ? e->compress : i >= 0 && mime_table[i].compress;
+    if (e)
+        return e->compress;
+    return i >= 0 ? mime_table[i].compress : m && m->dflt && m->dflt_compress;
 }
 
 const char *mime_type(const char *name)
@@ -373,9 +377,56 @@ int mime_map_parse(struct mime_map *m, const char *text, size_t len,
     return lines_diag_verdict(d, before);
 }
 
+/*
+ * @type (a value of --mime or --default-type, spaces around it dropped):
+ * "type/subtype", then parameters if any. Its start and length go to
+ * @start and @len; 0, or -EINVAL with the reason in @err.
+ */
+static int check_type(const char *type, const char **start, size_t *len,
+                      char *err, size_t size)
+{
+    const char *end = type + strlen(type);
+
+    field_trim(&type, &end);
+    size_t tlen = (size_t)(end - type), base = strcspn(type, ";");
+    while (base > 0 && is_space(type[base - 1]))
+        base--;
+    if (!is_media_type(type, base) || tlen > MIME_TYPE_MAX ||
+        field_has_ctl(type, tlen)) {
+        errbuf_say(err, size,
+                   "'%.*s' is not a media type (type/subtype, then "
+                   "parameters if any)",
+                   (int)(tlen > 64 ? 64 : tlen), type);
+        return -EINVAL;
+    }
+    *start = type;
+    *len = tlen;
+    return 0;
+}
+
+int mime_map_default(struct mime_map *m, const char *type, char *err,
+                     size_t size)
+{
+    const char *t;
+    size_t len;
+    char *v;
+
+    if (check_type(type, &t, &len, err, size) != 0)
+        return -EINVAL;
+    if (!m)
+        return 0;
+    if (!(v = content_type(t, len)))
+        return -ENOMEM;
+    free(m->dflt);
+    m->dflt = v;
+    m->dflt_compress = compressible(NULL, v);
+    return 0;
+}
+
 int mime_map_add(struct mime_map *m, const char *spec, char *err, size_t size)
 {
-    const char *eq = strchr(spec, '='), *ext = spec, *type, *end;
+    const char *eq = strchr(spec, '='), *ext = spec, *type;
+    size_t tlen;
 
     if (!eq) {
         errbuf_say(err, size, "expected EXT=TYPE, as in vtt=text/vtt");
@@ -390,20 +441,8 @@ int mime_map_add(struct mime_map *m, const char *spec, char *err, size_t size)
                    (int)(eq - ext > 64 ? 64 : eq - ext), ext, MIME_EXT_MAX);
         return -EINVAL;
     }
-    type = eq + 1;
-    end = type + strlen(type);
-    field_trim(&type, &end);
-    size_t tlen = (size_t)(end - type), base = strcspn(type, ";");
-    while (base > 0 && is_space(type[base - 1]))
-        base--;
-    if (!is_media_type(type, base) || tlen > MIME_TYPE_MAX ||
-        field_has_ctl(type, tlen)) {
-        errbuf_say(err, size,
-                   "'%.*s' is not a media type (type/subtype, then "
-                   "parameters if any)",
-                   (int)(tlen > 64 ? 64 : tlen), type);
+    if (check_type(eq + 1, &type, &tlen, err, size) != 0)
         return -EINVAL;
-    }
     return m ? push(m, ext, (size_t)(eq - ext), type, tlen) : 0;
 }
 
@@ -446,5 +485,6 @@ void mime_map_free(struct mime_map *m)
         free(m->v[i].type);
     }
     free(m->v);
+    free(m->dflt);
     memset(m, 0, sizeof *m);
 }

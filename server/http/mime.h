@@ -33,12 +33,17 @@ struct mime_entry {
     size_t seq; /* order of addition: the later of two wins */
 };
 
+/* The type of a file whose extension no table knows, unless set. */
+#define MIME_DEFAULT_TYPE "application/octet-stream"
+
 /* Types by extension, in addition to the built-in table. */
 struct mime_map {
     struct mime_entry *v;
     size_t n, cap;
     size_t added; /* additions so far: the next entry's seq */
     bool sorted;  /* mime_map_finish was called since the last addition */
+    char *dflt;   /* mime_map_default's type, or NULL: MIME_DEFAULT_TYPE */
+    bool dflt_compress;
 };
 
 /*
@@ -62,6 +67,18 @@ int mime_map_parse(struct mime_map *m, const char *text, size_t len,
 int mime_map_add(struct mime_map *m, const char *spec, char *err, size_t size);
 
 /*
+ * mime_map_default - the Content-Type of a file whose extension neither @m
+ * nor the built-in table knows (no extension: README, copyright), in place
+ * of MIME_DEFAULT_TYPE: @type as --mime takes it ("text/plain", written
+ * "text/plain; charset=utf-8"), compressible by its type. @m NULL: check
+ * @type only. The reason of a refusal goes to @err (@size bytes).
+ *
+ * Returns 0, -EINVAL or -ENOMEM.
+ */
+int mime_map_default(struct mime_map *m, const char *type, char *err,
+                     size_t size);
+
+/*
  * mime_map_finish - make @m ready for lookups after the last addition (of
  * two entries for one extension the later wins).
  */
@@ -71,14 +88,16 @@ void mime_map_finish(struct mime_map *m);
  * mime_map_type - the Content-Type for @name: @m's (NULL: none), else the
  * built-in table's.
  *
- * Returns a string that lives as long as @m (or a static one);
- * "application/octet-stream" when no extension is known.
+ * Returns a string that lives as long as @m (or a static one); the
+ * mime_map_default type, else MIME_DEFAULT_TYPE, when no extension is
+ * known.
  */
 const char *mime_map_type(const struct mime_map *m, const char *name);
 
 /*
  * mime_map_compressible - whether the type of @name (as mime_map_type
- * finds it) is worth compressing on the fly; unknown extensions are not.
+ * finds it) is worth compressing on the fly; unknown extensions are not,
+ * unless the mime_map_default type is.
  */
 bool mime_map_compressible(const struct mime_map *m, const char *name);
 

@@ -85,8 +85,9 @@ const char *negotiate_token(enum negotiate_encoding enc);
 const char *negotiate_suffix(enum negotiate_encoding enc);
 
 /*
- * negotiate_prefs_parse - parse a --precompressed list: "br,zst,gz" (also
- * "zstd", "gzip"), or "off" (empty list). Duplicates are an error.
+ * negotiate_prefs_parse - parse a --compress or --precompressed list:
+ * "br,zstd,gzip" (also "zst", "gz", the sidecar suffixes), or "off" (empty
+ * list). Duplicates are an error.
  * @out must hold NEGOTIATE_N_ENCODINGS entries.
  *
  * Returns the number of encodings (0 for "off"), or -EINVAL (then @bad, when

@@ -2,11 +2,16 @@
 /*
  * target.c - request-target decoding: syntax, escapes and the dotfile policy.
  *
- * Security decision: this file never interprets "..", "//" or symlinks. The
+ * Security decision: this file never interprets ".." or symlinks. The
  * decoded path goes to the resolver as is, and the resolver's confinement
  * decides. What is refused here is what no file name can hold (NUL) or what
  * makes the request ambiguous (control bytes, bad escapes). An encoded slash
  * (%2F) decodes to a separator: it names the same file as a real one.
+ *
+ * Every leading slash is dropped, as the resolver drops an empty component
+ * inside the path: "//a" is "/a", as "/x//a" is "/x/a". A path handed to the
+ * resolver is therefore always relative to the root; "//etc/passwd" names
+ * the root's etc/passwd, and ".." still meets the resolver's confinement.
  */
 #include "http/target.h"
 
@@ -122,8 +127,11 @@ int target_decode(const char *raw, unsigned flags, char *buf, size_t size,
     }
     *o = '\0';
 
-    /* origin-form always starts with '/', absolute-form may have no path */
-    t->path = buf[0] == '/' ? buf + 1 : buf;
+    /* origin-form starts with '/', absolute-form may have no path; any
+     * further leading '/' is an empty component like an inner "//" */
+    t->path = buf;
+    while (t->path[0] == '/')
+        t->path++;
     t->slash = t->path[0] == '\0' || o[-1] == '/';
     if ((flags & TARGET_DENY_DOTFILES) && hidden(t->path))
         return STATUS_NOT_FOUND;

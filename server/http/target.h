@@ -19,7 +19,8 @@
 #define TARGET_DENY_DOTFILES 0x2
 
 struct target {
-    const char *path;     /* decoded, leading '/' stripped; "" is the root */
+    const char *path;     /* decoded, every leading '/' stripped; "" is the
+                             root */
     const char *raw_path; /* the path as received, for a redirect; leading
                              slashes merged so it never reads as "//host" */
     size_t raw_path_len;

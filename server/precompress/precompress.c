@@ -14,7 +14,7 @@
  * older than their file) and renamed into place; one as new as its file is
  * left alone, so a second run writes nothing.
  *
- *   beneath-precompress [--codings br,zst,gz] DIR...
+ *   beneath-precompress [--codings br,zstd,gzip] DIR...
  * Exit status: 0, 1 when any file or directory failed, 2 for bad usage.
  */
 #include "files/compress.h"
@@ -188,7 +188,7 @@ static void walk(struct run *r, int dfd, const char *path, dev_t dev)
 /* --help: on stdout, status 0; bad usage: on stderr, status 2. */
 static int usage(FILE *to)
 {
-    fputs("usage: beneath-precompress [--codings br,zst,gz] DIR...\n"
+    fputs("usage: beneath-precompress [--codings br,zstd,gzip] DIR...\n"
           "write FILE.br, FILE.zst, FILE.gz beside each compressible file "
           "of at least 1 KiB\nwhere the coding saves a tenth or more; "
           "symlinks are never followed\n",

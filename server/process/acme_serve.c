@@ -11,6 +11,7 @@
 #include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/keeper.h"
+#include "tls/keyless.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,10 +25,11 @@
 
 struct acme_serve {
     struct acme_conf ac;
-    struct acme *a;          /* the manager; NULL under a keeper */
-    struct tls_store *store; /* NULL: no https:// listener */
+    struct acme *a;               /* the manager; NULL under a keeper */
+    struct tls_store *store;      /* NULL: no https:// listener */
     struct acme_challenges *own;  /* the keeper's store, mirrored over */
     time_t *not_after;            /* under a keeper: per certificate */
+    struct keyless_keys *keys;    /* the keeper's: where keys go */
     char started[PATH_MAX + 256]; /* the start-up line: ac.cfg points into
                                      a conf the keeper frees before */
 };
@@ -51,16 +53,18 @@ static void utc(time_t t, char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
-/* The manager's certificate for each of its names, for new handshakes. */
-static void install(void *arg, const struct acme_cert *cert)
+/*
+ * A certificate of the manager's, for new handshakes under each of its
+ * names; @key is the stub of its key (the keeper keeps the key itself).
+ */
+static void install(struct acme_serve *as, const struct acme_cert *cert,
+                    EVP_PKEY *key)
 {
-    struct acme_serve *as = arg;
-    /* tls_store_put only reads the PEM text */
+    /* tls_store_put only reads the PEM text and takes its own reference */
     struct tls_material m = {
         .cert_pem = (char *)(uintptr_t)cert->chain_pem,
         .cert_len = cert->chain_len,
-        .key_pem = (char *)(uintptr_t)cert->key_pem,
-        .key_len = cert->key_len,
+        .pkey = key,
     };
     char until[32];
 
@@ -174,7 +178,6 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
         return -ENOMEM;
     as->store = store;
     as->ac.cfg.challenges = ch;
-    as->ac.cfg.install = install;
     as->not_after = calloc(as->ac.n_certs, sizeof *as->not_after);
     if (!as->not_after)
         fprintf(stderr, "beneath: acme: out of memory\n");
@@ -267,26 +270,41 @@ static void hand_drop(void *arg, const char *key, int tlsalpn01)
          (const char *const[]){key}, 1);
 }
 
-/* The manager's certificates go over as they come (no wait: the first
- * ones come before the keeper reads acknowledgements). */
+/*
+ * The manager's certificates go over as they come (no wait: the first
+ * ones come before the keeper reads acknowledgements), with the public
+ * half of their keys: the keys stay in the keeper's table (keyless.h),
+ * which makes their private operations.
+ */
 static void hand_install(void *arg, const struct acme_cert *cert)
 {
+    struct acme_serve *as = arg;
     char index[24], until[24];
+    BIO *b = BIO_new_mem_buf(cert->key_pem, (int)cert->key_len);
+    EVP_PKEY *key = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+    uint8_t id[KEYLESS_ID_LEN];
+    char *pub = NULL;
+    int r = key ? keyless_keys_add(as->keys, key, id) : -EINVAL;
 
-    (void)arg;
+    if (r == 0 && !(pub = keyless_public_pem(key)))
+        r = -ENOMEM;
+    BIO_free(b);
+    EVP_PKEY_free(key);
     snprintf(index, sizeof index, "%zu", cert->index);
     snprintf(until, sizeof until, "%lld", (long long)cert->not_after);
-    int r =
-        keeper_post(KEEPER_CERT, 0,
-                    (const char *const[]){index, cert->chain_pem, cert->key_pem,
-                                          until, cert->stored ? "1" : "0"},
-                    5);
+    if (r == 0)
+        r = keeper_post(KEEPER_CERT, 0,
+                        (const char *const[]){index, cert->chain_pem, pub,
+                                              until, cert->stored ? "1" : "0"},
+                        5);
+    free(pub);
     if (r)
         fprintf(stderr, "beneath: acme: %s: cannot hand it over: %s\n",
                 cert->id, strerror(-r));
 }
 
-int acme_serve_keep(const struct conf *c, struct acme_serve **out)
+int acme_serve_keep(const struct conf *c, struct keyless_keys *keys,
+                    struct acme_serve **out)
 {
     struct acme_challenges_mirror mirror = {
         .put_http01 = hand_http01,
@@ -307,6 +325,7 @@ int acme_serve_keep(const struct conf *c, struct acme_serve **out)
         return -ENOMEM;
     }
     mirror.arg = as;
+    as->keys = keys;
     acme_challenges_set_mirror(as->own, &mirror);
     as->ac.cfg.challenges = as->own;
     as->ac.cfg.install = hand_install;
@@ -335,13 +354,21 @@ static void take_cert(struct acme_serve *as, const struct keeper_msg *m)
         .names = &as->ac.certs[i],
         .chain_pem = chain,
         .chain_len = strlen(chain),
-        .key_pem = key,
-        .key_len = strlen(key),
         .not_after = (time_t)strtoll(until, NULL, 10),
         .stored = stored[0] == '1',
     };
+    /* the key's public half: the keeper keeps the key */
+    EVP_PKEY *stub = keyless_stub(key, strlen(key));
+    if (!stub) {
+        fprintf(stderr,
+                "beneath: acme: %s: the key's public half from the "
+                "keeper did not parse\n",
+                cert.id);
+        return;
+    }
     as->not_after[i] = cert.not_after;
-    install(as, &cert);
+    install(as, &cert, stub);
+    EVP_PKEY_free(stub);
 }
 
 /* A TLS-ALPN-01 certificate and key handed over, into @ch. */

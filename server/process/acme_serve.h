@@ -41,10 +41,14 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
  * acme_serve_keep - the keeper's manager for @c's --acme (none: *@out
  * NULL, 0): reads --acme-dir and posts every certificate and challenge to
  * the serving processes (keeper_post: those started later are given what
- * is in force). Start it with acme_serve_start.
+ * is in force), each certificate with its key's public half: the key goes
+ * into @keys (the keeper's, tls/keyless.h). Start it with
+ * acme_serve_start.
  * Returns 0 or -errno after a line on stderr.
  */
-int acme_serve_keep(const struct conf *c, struct acme_serve **out);
+struct keyless_keys;
+int acme_serve_keep(const struct conf *c, struct keyless_keys *keys,
+                    struct acme_serve **out);
 
 /*
  * acme_serve_take - apply record @m from the keeper to @as's store and

@@ -15,6 +15,8 @@
 #include "process/certs.h"
 
 #include "http/host.h"
+#include "process/self_signed.h"
+#include "tls/keyless.h"
 #include "tls/store.h"
 #include "transport/tls_front.h"
 
@@ -23,11 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* When the self-signed certificate in use was made (0: none). */
-static time_t self_signed_at;
-/* A SIGHUP this close to its end makes a new one. */
-#define SELF_SIGNED_RENEW_DAYS 7
 
 /* The store and the settings of its contexts (certs_open). */
 static struct tls_store *store;
@@ -92,7 +89,8 @@ static bool vhost_named(const struct conf *c, const char *name)
  * The certificates of @c into @s (pointing into @c), each problem one
  * line. The number of problems, or -ENOMEM.
  */
-static int collect(const struct conf *c, struct certs *s, const char *when)
+static int collect(const struct conf *c, struct certs *s, const char *when,
+                   FILE *out)
 {
     int errors = 0;
 
@@ -104,13 +102,13 @@ static int collect(const struct conf *c, struct certs *s, const char *when)
         struct cert *t = &s->v[s->n];
         t->cert = conf_tls_item(c->tls_cert.v[i], t->name);
         if (find(s, t->name)) {
-            fprintf(stderr, "beneath: %s--tls-cert %s: given twice\n", when,
+            fprintf(out, "beneath: %s--tls-cert %s: given twice\n", when,
                     t->name[0] ? t->name : "without NAME");
             errors++;
             continue;
         }
         if (t->name[0] && !vhost_named(c, t->name)) {
-            fprintf(stderr,
+            fprintf(out,
                     "beneath: %s--tls-cert %s: %s is not the NAME of a "
                     "--vhost\n",
                     when, c->tls_cert.v[i], t->name);
@@ -140,23 +138,23 @@ static int collect(const struct conf *c, struct certs *s, const char *when)
                 continue;
             }
             if (slot)
-                fprintf(stderr, "beneath: %s--%s %s: given twice\n", when,
+                fprintf(out, "beneath: %s--%s %s: given twice\n", when,
                         parts[p].opt, name[0] ? name : "without NAME");
             else if (p == 1 && !name[0])
-                fprintf(stderr,
+                fprintf(out,
                         "beneath: %s--tls-key-password-file needs "
                         "--tls-key\n",
                         when);
             else
-                fprintf(stderr, "beneath: %s--%s %s: no --tls-cert for it\n",
-                        when, parts[p].opt, v->v[i]);
+                fprintf(out, "beneath: %s--%s %s: no --tls-cert for it\n", when,
+                        parts[p].opt, v->v[i]);
             errors++;
         }
     }
     for (size_t i = 0; i < s->n; i++)
         if (!s->v[i].key) {
             char l[HOST_MAX + 2];
-            fprintf(stderr,
+            fprintf(out,
                     "beneath: %s%s--tls-cert and --tls-key go "
                     "together\n",
                     when, label(s->v[i].name, l, sizeof l));
@@ -165,10 +163,31 @@ static int collect(const struct conf *c, struct certs *s, const char *when)
     return errors;
 }
 
+void certs_each(const struct conf *c,
+                void (*fn)(const char *name, const char *cert, const char *key,
+                           const char *password, void *arg),
+                void *arg)
+{
+    struct certs s;
+    char *said = NULL;
+    size_t len = 0;
+    FILE *quiet = open_memstream(&said, &len); /* certs_check says it */
+
+    if (quiet && collect(c, &s, "", quiet) >= 0)
+        for (size_t i = 0; i < s.n; i++)
+            if (s.v[i].key)
+                fn(s.v[i].name, s.v[i].cert, s.v[i].key, s.v[i].password, arg);
+    if (quiet) {
+        fclose(quiet);
+        free(s.v);
+    }
+    free(said);
+}
+
 int certs_check(const struct conf *c, const char *when)
 {
     struct certs s;
-    int errors = collect(c, &s, when);
+    int errors = collect(c, &s, when, stderr);
 
     if (errors < 0)
         return 1;
@@ -253,36 +272,53 @@ void certs_close(void)
     tls_front_tickets_free();
 }
 
-/* Make the self-signed default certificate. 0 or -errno after a line. */
-static int self_signed(const char *when)
+const char *certs_state_dir(const struct conf *c, char *buf, size_t size)
+{
+    extern char **environ;
+
+    if (c->state_dir)
+        return strcmp(c->state_dir, "off") == 0 ? NULL : c->state_dir;
+    return self_signed_state_dir(environ, buf, size);
+}
+
+/*
+ * The self-signed default certificate: the keeper's (it made the
+ * certificate or read it from the state directory, and keeps the key), or
+ * under --check the state directory's as it is. 0 or -errno after a line.
+ */
+static int self_signed(const struct conf *c, const char *when)
 {
     struct tls_material m;
     struct tls_material_diag d;
     time_t now = time(NULL);
-    int err =
-        tls_material_self_signed(&m, now, TLS_MATERIAL_SELF_SIGNED_DAYS, &d);
+    char buf[4096], note[4200] = "";
+    EVP_PKEY *k = NULL;
+    bool keeper =
+        keyless_key_for(CERTS_SELF_SIGNED_KEY, &k, note, sizeof note) != 0;
+    int err;
 
+    EVP_PKEY_free(k);
+    err = keeper ? tls_material_load(&m, CERTS_SELF_SIGNED_CERT,
+                                     CERTS_SELF_SIGNED_KEY, NULL, now, &d)
+                 : self_signed_get(certs_state_dir(c, buf, sizeof buf),
+                                   c->check, now, &m, &d, note, sizeof note);
     if (err == 0)
         err = tls_store_put(store, NULL, &m, &d);
     if (err) {
-        fprintf(stderr, "beneath: %stls: %s%s\n", when, d.error,
-                when[0] ? "; keeping the old certificate" : "");
+        fprintf(stderr, "beneath: %stls: %s\n", when, d.error);
         tls_material_free(&m);
         return err;
     }
     char until[32];
     struct tm tm;
-    self_signed_at = now;
-    time_t end = now + (time_t)TLS_MATERIAL_SELF_SIGNED_DAYS * 86400;
-    gmtime_r(&end, &tm);
+
+    gmtime_r(&m.not_after, &tm);
     strftime(until, sizeof until, "%Y-%m-%d %H:%M UTC", &tm);
     fprintf(stderr,
             "beneath: %stls: self-signed certificate for localhost, "
-            "127.0.0.1, ::1, valid %d days (until %s; SIGHUP in its "
-            "last %d days makes a new one); SHA-256 fingerprint %s\n",
-            when, TLS_MATERIAL_SELF_SIGNED_DAYS, until, SELF_SIGNED_RENEW_DAYS,
-            m.fingerprint);
-    /* OpenSSL holds its own copy now: wipe the PEM key */
+            "127.0.0.1, ::1, valid until %s (a start or SIGHUP in its "
+            "last %d days makes a new one), %s; SHA-256 fingerprint %s\n",
+            when, until, SELF_SIGNED_RENEW_DAYS, note, m.fingerprint);
     tls_material_free(&m);
     return 0;
 }
@@ -315,25 +351,10 @@ static int load_one(const struct cert *t, const char *when)
     return 0;
 }
 
-/* Whether the self-signed certificate in use is in its last days. */
-static bool self_signed_due(void)
-{
-    /*
-     * A self-signed certificate stays while it has time left (a new one
-     * would change its fingerprint for nothing), and is made anew in its
-     * last days.
-     */
-    time_t renew_after =
-        (time_t)(TLS_MATERIAL_SELF_SIGNED_DAYS - SELF_SIGNED_RENEW_DAYS) *
-        86400;
-
-    return time(NULL) - self_signed_at >= renew_after;
-}
-
 int certs_load(const struct conf *c, const char *when)
 {
     struct certs s;
-    int first = 0, err = collect(c, &s, when);
+    int first = 0, err = collect(c, &s, when, stderr);
     const char **names = NULL;
     size_t n = 0;
 
@@ -354,9 +375,7 @@ int certs_load(const struct conf *c, const char *when)
         names[n++] = s.v[i].name;
     }
     if (c->tls_self_signed) {
-        err = tls_store_has(store, NULL) && !self_signed_due()
-                  ? 0
-                  : self_signed(when);
+        err = self_signed(c, when);
         if (err && !first)
             first = err;
         names[n++] = "";

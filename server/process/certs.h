@@ -12,6 +12,32 @@
 
 #include <stdbool.h>
 
+/*
+ * The self-signed certificate is made (or read from --state-dir) by the
+ * keeper, which keeps its key: the serving process is given the
+ * certificate under this name, and the key's public half under the other
+ * (keeper.h).
+ */
+#define CERTS_SELF_SIGNED_CERT "(self-signed)/cert.pem"
+#define CERTS_SELF_SIGNED_KEY "(self-signed)/key.pem"
+
+/*
+ * certs_each - each certificate of @c's files (NAME "" for the default):
+ * @fn with its NAME and its --tls-cert, --tls-key and
+ * --tls-key-password-file (or NULL) paths. Only what certs_check accepts
+ * is meaningful; nothing is printed.
+ */
+void certs_each(const struct conf *c,
+                void (*fn)(const char *name, const char *cert, const char *key,
+                           const char *password, void *arg),
+                void *arg);
+
+/*
+ * certs_state_dir - @c's state directory (--state-dir, or its default)
+ * into @buf; NULL: --state-dir off, or no default can be found.
+ */
+const char *certs_state_dir(const struct conf *c, char *buf, size_t size);
+
 /* certs_wanted - whether @c has an https:// listener. */
 bool certs_wanted(const struct conf *c);
 

@@ -9,6 +9,7 @@
  */
 #include "process/keeper.h"
 
+#include "common/handed.h"
 #include "conf.h"
 #include "process/notify.h"
 #include "runtime/bgthread.h"

@@ -10,13 +10,15 @@
  *
  * A serving process learns everything over a SOCK_SEQPACKET socketpair,
  * one record per datagram: the files its configuration names (KEEPER_FILE,
- * the descriptors opened by the keeper; common/handed.h), the listening
- * sockets (KEEPER_LISTENER, KEEPER_METRICS), the ACME records in force,
- * then KEEPER_GO with its generation. It starts, says KEEPER_READY, and
- * serves until KEEPER_DRAIN (a newer one serves: stop accepting, finish,
- * exit) or KEEPER_STOP (SIGTERM or SIGINT to the keeper; a second one
- * stops at once). It takes no signal itself (one PID to signal: a signal
- * sent to both, by pkill or a terminal's ^C, acts once). If the keeper
+ * the descriptors opened by the keeper; common/handed.h) but the keys, the
+ * public half of each key (KEEPER_KEY; the keeper keeps the key and makes
+ * its private operations, asked over the socket of KEEPER_SIGNER:
+ * tls/keyless.h), the listening sockets (KEEPER_LISTENER, KEEPER_METRICS),
+ * the ACME records in force, then KEEPER_GO with its generation. It starts,
+ * says KEEPER_READY, and serves until KEEPER_DRAIN (a newer one serves: stop
+ * accepting, finish, exit) or KEEPER_STOP (SIGTERM or SIGINT to the keeper; a
+ * second one stops at once). It takes no signal itself (one PID to signal: a
+ * signal sent to both, by pkill or a terminal's ^C, acts once). If the keeper
  * ends, a serving process sees its socket close and stops (drained).
  */
 #ifndef BENEATH_PROCESS_KEEPER_H
@@ -38,6 +40,10 @@ enum keeper_record {
     KEEPER_GO,       /* keeper -> serving: all is there; val: generation */
     KEEPER_DRAIN,    /* keeper -> serving: a newer generation serves */
     KEEPER_DRAINING, /* serving -> keeper: it accepts no more */
+    KEEPER_KEY,      /* keeper -> serving: a key file's path and public
+                        half (PEM), or "" and why it cannot be used */
+    KEEPER_SIGNER,   /* keeper -> serving: the socket its keys' private
+                        operations go to (tls/keyless.h) */
     /* --acme (acme_serve.h): keeper -> serving, each answered KEEPER_ACK
      * with its val (a sequence number) once applied */
     KEEPER_CERT,        /* a certificate to serve */

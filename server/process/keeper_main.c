@@ -29,20 +29,28 @@
  */
 #include "process/keeper_main.h"
 
+#include "common/handed.h"
+
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
+#include "process/certs.h"
 #include "process/keeper.h"
 #include "process/listen.h"
 #include "process/notify.h"
 #include "process/sandbox.h"
+#include "process/self_signed.h"
 #include "process/spawn.h"
+#include "tls/keyless.h"
 #include "transport/metrics_server.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -50,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -72,21 +81,25 @@ struct kid {
     int fd; /* our end of its socketpair; -1 once it closed its end */
     unsigned gen;
     enum kid_state state;
-    int64_t start_by; /* KID_STARTING: ms by which it serves */
+    int64_t start_by;      /* KID_STARTING: ms by which it serves */
+    struct keeper *keeper; /* for its signing thread */
     /* KID_DRAINING, until it says it accepts no more: who took over */
     unsigned successor;
     pid_t successor_pid;
     unsigned bound; /* its --drain-timeout */
+    int signer;     /* our end of its keys' socket (keyless.h), or -1 */
+    pthread_t signing;
+    bool signing_runs;
     struct kid *next;
 };
 
 struct keeper {
     int argc;
     char **argv;
-    int exe;                 /* the binary serving processes run */
-    char **env;              /* their environment */
-    struct listeners ls;     /* held for every generation */
-    int metrics_fd;          /* --metrics-listen's socket, or -1 */
+    int exe;             /* the binary serving processes run */
+    char **env;          /* their environment */
+    struct listeners ls; /* held for every generation */
+    int metrics_fd;      /* --metrics-listen's socket, or -1 */
     char metrics_url[96];
     uid_t uid;
     gid_t gid;
@@ -100,11 +113,12 @@ struct keeper {
     unsigned gens; /* generations started so far */
     int sfd;
     bool stopping;
-    bool again; /* a SIGHUP came while a generation was starting */
+    bool again;  /* a SIGHUP came while a generation was starting */
     int filters; /* seccomp filters of its own (lock_down), inherited */
     int status;  /* the serving generation's end, as an exit status */
-    int signo;  /* or the signal it was killed by (0: none) */
+    int signo;   /* or the signal it was killed by (0: none) */
     struct acme_serve *acme;
+    struct keyless_keys *keys; /* the TLS keys, which never leave */
 };
 
 static int64_t mono_ms(void)
@@ -250,14 +264,19 @@ struct handing {
     int err;
 };
 
-/* conf_reread_files's callback: open @path and hand it over. */
+/* conf_reread_files's callback: open @path and hand it over, but a key
+ * (or its password): that stays here (hand_keys). */
 static void hand_one(const char *what, const char *path, void *arg)
 {
     struct handing *h = arg;
-    /* O_NONBLOCK: a FIFO named as a file must not hang the keeper */
-    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
-    (void)what;
+    if (strcmp(what, "tls-key") == 0 ||
+        strcmp(what, "tls-key-password-file") == 0)
+        return;
+    /* a regular file only: a FIFO must not hang the keeper, nor a device
+       be opened (the serving process says why it was refused) */
+    int f = handed_open(path, O_RDONLY | O_CLOEXEC);
+
     int r = keeper_send(h->fd, KEEPER_FILE, f < 0 ? -errno : 0, &path, 1, f);
     if (r && !h->err)
         h->err = r;
@@ -265,17 +284,160 @@ static void hand_one(const char *what, const char *path, void *arg)
         close(f);
 }
 
-/* Everything a serving process of @c is given before it starts. */
-static int hand_all(struct keeper *k, const struct conf *c, int fd,
-                    unsigned gen)
+/*
+ * A key of @m (its PEM text) into the keeper's table; what the serving
+ * process is told of @path: the public half (and @note), or @why not.
+ */
+static int hand_key(struct keeper *k, int fd, const char *path,
+                    const struct tls_material *m, const char *why,
+                    const char *note)
 {
-    struct handing h = {.fd = fd};
+    BIO *b = m ? BIO_new_mem_buf(m->key_pem, (int)m->key_len) : NULL;
+    EVP_PKEY *key = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+    uint8_t id[KEYLESS_ID_LEN];
+    char *pem = NULL;
+    int err = key ? keyless_keys_add(k->keys, key, id) : -EINVAL;
+
+    char said[512];
+
+    if (err == 0)
+        pem = keyless_public_pem(key);
+    /* why it cannot serve, naming the file as tls_material_load does */
+    if (err == -ENOTSUP || !why || !why[0]) {
+        snprintf(said, sizeof said, "%s: %s", path,
+                 err == -ENOTSUP
+                     ? "only EC and RSA keys can be kept by the keeper"
+                     : "cannot read the key");
+        why = said;
+    }
+    const char *f[] = {path, pem ? pem : "", pem ? note : why};
+    int r = keeper_send(fd, KEEPER_KEY, 0, f, 3, -1);
+    free(pem);
+    EVP_PKEY_free(key);
+    BIO_free(b);
+    ERR_clear_error();
+    return r;
+}
+
+struct keying {
+    struct keeper *k;
+    int fd;
+    int err;
+};
+
+/* certs_each's callback: one certificate's key, read and kept here. */
+static void key_one(const char *name, const char *cert, const char *key,
+                    const char *password, void *arg)
+{
+    struct keying *g = arg;
+    struct tls_material m;
+    struct tls_material_diag d;
+    int err = tls_material_load(&m, cert, key, password, time(NULL), &d);
+
+    (void)name;
+    err = hand_key(g->k, g->fd, key, err ? NULL : &m, d.error, "");
+    if (err && !g->err)
+        g->err = err;
+    tls_material_free(&m);
+}
+
+/* The certificate in @m as a file to hand over (a memfd). -errno. */
+static int memfd_of(const struct tls_material *m)
+{
+    int fd = memfd_create("self-signed", MFD_CLOEXEC);
+    size_t off = 0;
+
+    if (fd < 0)
+        return -errno;
+    while (off < m->cert_len) {
+        ssize_t w = write(fd, m->cert_pem + off, m->cert_len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int err = w < 0 ? -errno : -EIO;
+            close(fd);
+            return err;
+        }
+        off += (size_t)w;
+    }
+    return fd;
+}
+
+/*
+ * --tls-self-signed: the certificate made here (or read from the state
+ * directory, which the keeper writes), its key kept here; the serving
+ * process is given the certificate and the key's public half under
+ * CERTS_SELF_SIGNED_CERT and _KEY.
+ */
+static int hand_self_signed(struct keeper *k, const struct conf *c, int fd)
+{
+    struct tls_material m;
+    struct tls_material_diag d;
+    char buf[4096], note[4200] = "";
+    int err = self_signed_get(certs_state_dir(c, buf, sizeof buf), false,
+                              time(NULL), &m, &d, note, sizeof note);
+    int cert = err ? err : memfd_of(&m);
+    const char *path = CERTS_SELF_SIGNED_CERT;
+
+    if (cert >= 0 || !err)
+        err = keeper_send(fd, KEEPER_FILE, cert < 0 ? cert : 0, &path, 1, cert);
+    if (cert >= 0)
+        close(cert);
+    if (!err)
+        err = hand_key(k, fd, CERTS_SELF_SIGNED_KEY, cert >= 0 ? &m : NULL,
+                       d.error, note);
+    tls_material_free(&m);
+    return err;
+}
+
+/* The signer of @d's keys: a thread of its own (keyless_serve). */
+static void *signing(void *arg)
+{
+    struct kid *d = arg;
+    struct keeper *k = d->keeper;
+
+    keyless_serve(k->keys, d->signer);
+    return NULL;
+}
+
+/* @d's keys' socket: one end handed over, a thread on the other. */
+static int hand_signer(struct keeper *k, struct kid *d)
+{
+    int sv[2], err;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return -errno;
+    d->signer = sv[0];
+    d->keeper = k;
+    err = keeper_send(d->fd, KEEPER_SIGNER, 0, NULL, 0, sv[1]);
+    close(sv[1]);
+    if (!err)
+        err = -pthread_create(&d->signing, NULL, signing, d);
+    d->signing_runs = err == 0;
+    return err;
+}
+
+/* Everything a serving process of @c is given before it starts. */
+static int hand_all(struct keeper *k, const struct conf *c, struct kid *d)
+{
+    struct handing h = {.fd = d->fd};
+    struct keying g = {.k = k, .fd = d->fd};
+    int fd = d->fd;
+    unsigned gen = d->gen;
 
     conf_reread_files(c, hand_one, &h);
+    if (!h.err && certs_wanted(c)) {
+        certs_each(c, key_one, &g);
+        h.err = g.err;
+        if (!h.err && c->tls_self_signed)
+            h.err = hand_self_signed(k, c, fd);
+    }
+    if (!h.err)
+        h.err = hand_signer(k, d);
     for (size_t i = 0; i < k->ls.n && !h.err; i++) {
-        const char *f[] = {k->ls.v[i].url,
-                           k->ls.v[i].tls && !k->ls.activated ? "tls"
-                                                               : "plain"};
+        const char *f[] = {k->ls.v[i].url, k->ls.v[i].tls && !k->ls.activated
+                                               ? "tls"
+                                               : "plain"};
         h.err = keeper_send(fd, KEEPER_LISTENER, 0, f, 2, k->ls.v[i].fd);
     }
     if (!h.err && k->metrics_fd >= 0) {
@@ -317,6 +479,13 @@ static void kid_free(struct keeper *k, struct kid *d)
             break;
         }
     kid_close_fd(d);
+    if (d->signer >= 0) {
+        /* the thread's receive ends (the process is gone or going) */
+        (void)shutdown(d->signer, SHUT_RDWR);
+        if (d->signing_runs)
+            pthread_join(d->signing, NULL);
+        close(d->signer);
+    }
     free(d);
 }
 
@@ -337,6 +506,7 @@ static int start_kid(struct keeper *k, const struct conf *c)
     }
     d->gen = ++k->gens;
     d->fd = sv[0];
+    d->signer = -1;
     d->state = KID_STARTING;
     d->start_by = mono_ms() + START_BOUND_MS;
     d->pid = spawn_serving(k->exe, k->argv, k->env, sv[1]);
@@ -355,7 +525,7 @@ static int start_kid(struct keeper *k, const struct conf *c)
     /* from now on it is given what is posted; it reads it once started */
     err = keeper_attach(d->fd);
     if (!err)
-        err = hand_all(k, c, d->fd, d->gen);
+        err = hand_all(k, c, d);
     if (err) {
         fprintf(stderr,
                 "beneath: keeper: cannot hand generation %u its files: %s\n",
@@ -446,7 +616,7 @@ static void acme_restart(struct keeper *k)
     acme_serve_close(k->acme);
     k->acme = NULL;
     keeper_forget();
-    if (acme_serve_keep(&k->cur, &k->acme) != 0 ||
+    if (acme_serve_keep(&k->cur, k->keys, &k->acme) != 0 ||
         acme_serve_start(k->acme) != 0)
         fprintf(stderr, "beneath: SIGHUP: acme: the manager did not start "
                         "again; --acme certificates are not renewed\n");
@@ -497,8 +667,8 @@ static void handed_on(struct kid *old)
     fprintf(stderr,
             "beneath: SIGHUP: generation %u (pid %ld) serving; generation "
             "%u (pid %ld) drains (at most %u s)\n",
-            old->successor, (long)old->successor_pid, old->gen,
-            (long)old->pid, old->bound);
+            old->successor, (long)old->successor_pid, old->gen, (long)old->pid,
+            old->bound);
     old->successor = 0;
     notify_ready();
 }
@@ -581,6 +751,8 @@ static void ended(struct keeper *k, struct kid *d, int st)
     ended_how(st, how, sizeof how);
     switch (d->state) {
     case KID_STARTING:
+        if (k->stopping && d->gen > 1)
+            break; /* a reload given up: not the server's end */
         if (!kid_find(k, KID_SERVING)) {
             /* the first generation: the keeper ends as it did */
             k->status = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -693,10 +865,10 @@ static void stop(struct keeper *k, int signo)
     }
     k->stopping = true;
     for (struct kid *d = k->kids; d; d = d->next) {
-        if (d->state == KID_STARTING)
-            kill(d->pid, SIGKILL); /* nothing of it serves yet */
+        if (d->state == KID_STARTING && d->gen > 1)
+            kill(d->pid, SIGKILL); /* a reload under way: given up */
         else if (d->fd >= 0)
-            keeper_stop(d->fd, signo);
+            keeper_stop(d->fd, signo); /* the first reads it once it serves */
     }
 }
 
@@ -783,6 +955,7 @@ static void keeper_free(struct keeper *k)
     keeper_forget();
     while (k->kids)
         kid_free(k, k->kids);
+    keyless_keys_free(k->keys); /* no signing thread is left */
     if (k->metrics_fd >= 0)
         close(k->metrics_fd);
     listen_close(&k->ls);
@@ -850,7 +1023,7 @@ static int lock_down(struct keeper *k)
                 "own binary, ptrace, bind/listen, mounts and namespaces, "
                 "modules, identity changes; EPERM)%s\n",
                 (long)getpid(), calls,
-                !root         ? ""
+                !root     ? ""
                 : c->user ? "; of root's capabilities, only reading files "
                             "(dac_read_search)"
                           : "; as root, only the capabilities to read and "
@@ -884,7 +1057,7 @@ int keeper_main(struct conf *c, int argc, char *argv[])
                 strerror(-k.exe));
         goto out;
     }
-    if (!(k.env = spawn_env())) {
+    if (!(k.env = spawn_env()) || keyless_keys_new(&k.keys) != 0) {
         fprintf(stderr, "beneath: out of memory\n");
         goto out;
     }
@@ -892,7 +1065,7 @@ int keeper_main(struct conf *c, int argc, char *argv[])
         goto out;
     /* --acme: --acme-dir read, its certificates posted for the first
      * generation; the manager writes --acme-dir as the serving user */
-    if (acme_serve_keep(&k.cur, &k.acme) != 0)
+    if (acme_serve_keep(&k.cur, k.keys, &k.acme) != 0)
         goto out;
     if (start_kid(&k, &k.cur) != 0)
         goto out;

@@ -20,6 +20,7 @@
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/certs.h"
+#include "process/fd_budget.h"
 #include "process/generation.h"
 #include "process/keeper.h"
 #include "process/keeper_main.h"
@@ -31,6 +32,7 @@
 #include "resolver.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
+#include "tls/keyless.h"
 #include "transport/daemon.h"
 #include "transport/metrics_server.h"
 #include "transport/probe.h"
@@ -46,7 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -86,115 +87,6 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
         snprintf(buf, n, "%s (auto: %s)", resolver_backend_name(a), why);
         return true;
     }
-}
-
-/*
- * Each connection needs a socket and an open file, plus a margin: with an
- * RLIMIT_NOFILE (raised to its hard limit) too small for --max-connections,
- * accepting would fail under load, leaving clients in the backlog and
- * answering 500s. Lower --max-connections to what fits, and say so.
- */
-/* The fds --sites keeps open besides connections: one per site kept. */
-static rlim_t sites_fds(const struct conf *c)
-{
-    return c->sites ? (rlim_t)c->sites_cache : 0;
-}
-
-/*
- * --sites keeps a site directory open for each site it keeps: at most a
- * quarter of RLIMIT_NOFILE (raised to its hard limit), so that a small
- * limit lowers the sites kept, not --max-connections. Say so.
- */
-static void fd_fit_sites(struct conf *c)
-{
-    struct rlimit rl;
-
-    if (!c->sites || getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    if (rl.rlim_cur < rl.rlim_max) {
-        struct rlimit want = {rl.rlim_max, rl.rlim_max};
-
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
-            rl.rlim_cur = rl.rlim_max;
-    }
-    if ((rlim_t)c->sites_cache <= rl.rlim_cur / 4)
-        return;
-    unsigned fit = rl.rlim_cur / 4 > 0 ? (unsigned)(rl.rlim_cur / 4) : 1;
-    fprintf(stderr,
-            "beneath: warning: --sites-cache lowered from %u to %u: "
-            "RLIMIT_NOFILE is %llu and each site kept holds an fd\n",
-            c->sites_cache, fit, (unsigned long long)rl.rlim_cur);
-    c->sites_cache = fit;
-}
-
-static void fd_fit_connections(struct conf *c)
-{
-    struct rlimit rl;
-    rlim_t need = 2 * (rlim_t)c->max_connections + 64 + sites_fds(c);
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return;
-    if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
-        struct rlimit want = {rl.rlim_max, rl.rlim_max};
-
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
-            rl.rlim_cur = rl.rlim_max;
-    }
-    if (rl.rlim_cur >= need)
-        return;
-    rlim_t spare = 64 + sites_fds(c);
-    unsigned fit =
-        rl.rlim_cur > spare + 2 ? (unsigned)((rl.rlim_cur - spare) / 2) : 1;
-    fprintf(stderr,
-            "beneath: warning: --max-connections lowered from %u to %u: "
-            "RLIMIT_NOFILE is %llu and each connection needs 2 fds (plus "
-            "%llu)\n",
-            c->max_connections, fit, (unsigned long long)rl.rlim_cur,
-            (unsigned long long)spare);
-    c->max_connections = fit;
-}
-
-/*
- * The fds the server may hold at once: a socket and an open file per
- * connection, a margin for listeners, logs and the ETag thread, the site
- * directories --sites keeps, and each worker's resolver directory cache
- * (its directories and 3 event fds): one per root, plus one for all of
- * --sites (it follows the site the thread served last).
- * Raise the soft RLIMIT_NOFILE to the hard one; if that is still short,
- * shrink the caches to fit and say so. Returns the cache size to use.
- */
-static unsigned fd_budget(const struct conf *c)
-{
-    const rlim_t fixed = 2 * (rlim_t)c->max_connections + 64 + sites_fds(c);
-    unsigned cache = c->resolver_cache;
-    struct rlimit rl;
-    rlim_t per_thread;
-
-    if (cache == 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
-        return cache;
-    if (rl.rlim_cur < rl.rlim_max) {
-        struct rlimit want = {rl.rlim_max, rl.rlim_max};
-
-        if (setrlimit(RLIMIT_NOFILE, &want) == 0)
-            rl.rlim_cur = rl.rlim_max;
-    }
-    /* each root (--root, every vhost and mount) has its own cache per
-     * thread; --sites one, whatever the number of sites */
-    per_thread = rl.rlim_cur > fixed
-                     ? (rl.rlim_cur - fixed) / (c->threads + 1) /
-                           (1 + (rlim_t)c->vhost.n + (rlim_t)c->mount.n +
-                            (c->sites ? 1 : 0))
-                     : 0;
-    if (per_thread >= (rlim_t)cache + 3)
-        return cache;
-    cache = per_thread > 3 ? (unsigned)(per_thread - 3) : 0;
-    fprintf(stderr,
-            "beneath: warning: --resolver-cache lowered from %u to %u per "
-            "thread: RLIMIT_NOFILE is %llu and %u connections may need "
-            "%llu\n",
-            c->resolver_cache, cache, (unsigned long long)rl.rlim_cur,
-            c->max_connections, (unsigned long long)fixed);
-    return cache;
 }
 
 static int64_t mono_ms(void)
@@ -309,6 +201,7 @@ struct server {
     struct root *root;     /* NULL: virtual hosts only */
     struct access *access; /* sites and access rules (access.h) */
     unsigned dir_cache;    /* directories per thread's resolver cache */
+    unsigned h2_files;     /* HTTP/2 file streams beyond one a connection */
     struct daemon *d;
     struct daemon_conf dc; /* the daemon's, borrowed until daemon_free */
     struct metrics metrics;
@@ -328,8 +221,9 @@ struct server {
     size_t n_early;
     unsigned gen; /* this serving process's generation (1: the first) */
     int sfd;
-    int keeper_fd;            /* the socket to the keeper */
-    char backend[768];        /* the resolver's start-up sentence */
+    int keeper_fd;     /* the socket to the keeper */
+    pid_t keeper;      /* its pid (getppid is not among the calls allowed) */
+    char backend[768]; /* the resolver's start-up sentence */
     char real_root[PATH_MAX]; /* the root resolved, before the sandbox */
 };
 
@@ -378,9 +272,10 @@ static int check_root(struct server *s)
                 s->backend);
         errors++;
     }
-    fd_fit_sites(&s->c);
-    fd_fit_connections(&s->c);
-    unsigned dir_cache = fd_budget(c);
+    struct fd_budget budget;
+    fd_budget_fit(&s->c, &budget);
+    unsigned dir_cache = budget.dir_cache;
+    s->h2_files = budget.h2_files;
     if (c->resolver == RESOLVER_BACKEND_EMULATED ||
         (c->resolver == RESOLVER_BACKEND_AUTO &&
          resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED)) {
@@ -665,6 +560,7 @@ static int phase_serve(struct server *s, struct daemon_conf *dc)
         .header_timeout = c->header_timeout,
         .max_header_size = c->max_header_size,
         .http2 = c->http2,
+        .h2_files = s->h2_files,
         .tls = certs_store(),
         .metrics = c->metrics || c->metrics_listen ? &s->metrics : NULL,
     };
@@ -767,7 +663,7 @@ static int phase_loop(struct server *s)
             fprintf(stderr,
                     "beneath: SIGHUP from pid %ld ignored by the serving "
                     "process: signal the keeper, pid %ld\n",
-                    (long)si.ssi_pid, (long)getppid());
+                    (long)si.ssi_pid, (long)s->keeper);
     }
     if (k == KEPT_GONE)
         status = 1;
@@ -801,6 +697,8 @@ static void server_close(struct server *s)
     free(s->early);
     /* No front runs any more: no handshake can use a certificate. */
     certs_close();
+    keyless_disconnect();
+    keyless_registry_free();
     /* No worker thread is left: every generation but the current is freed. */
     live_free(s->live);
     generation_unref(s->boot);
@@ -852,6 +750,7 @@ static int phase_intake(struct server *s, const char *fd_text)
     int err = 0;
 
     s->keeper_fd = (int)strtol(fd_text, NULL, 10);
+    s->keeper = getppid();
     unsetenv(SPAWN_ENV);
     (void)fcntl(s->keeper_fd, F_SETFD, FD_CLOEXEC);
     while (err == 0) {
@@ -875,6 +774,12 @@ static int phase_intake(struct server *s, const char *fd_text)
             m.fd = -1; /* the set owns it */
         } else if (m.type == KEEPER_LISTENER && m.fd >= 0) {
             err = take_listener(&s->ls, &m);
+            m.fd = err ? m.fd : -1;
+        } else if (m.type == KEEPER_KEY) {
+            const char *pem = keeper_field(&m, 1), *why = keeper_field(&m, 2);
+            err = keyless_register(m.data, pem && pem[0] ? pem : NULL, why);
+        } else if (m.type == KEEPER_SIGNER && m.fd >= 0) {
+            err = keyless_connect(m.fd);
             m.fd = err ? m.fd : -1;
         } else if (m.type == KEEPER_METRICS && m.fd >= 0) {
             snprintf(s->metrics_url, sizeof s->metrics_url, "%s",
@@ -916,7 +821,7 @@ static int serving_main(struct server *s, int argc, char *argv[],
         return status;
     status = 1;
     if (phase_lockdown(s) == 0 && phase_acme(s) == 0 &&
-        sandbox_apply(&s->boot->c, &s->ls, getppid()) == 0 &&
+        sandbox_apply(&s->boot->c, &s->ls, s->keeper) == 0 &&
         phase_serve(s, &s->dc) == 0)
         status = phase_loop(s);
     return status;

@@ -273,11 +273,15 @@ static int keeper_exec(scmp_filter_ctx ctx, int exe)
 
     if (nr < 0)
         return 0;
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-                          SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)exe));
+    struct scmp_arg_cmp other_fd = {
+        .arg = 0, .op = SCMP_CMP_NE, .datum_a = (scmp_datum_t)exe};
+    struct scmp_arg_cmp other_flags = {
+        .arg = 4, .op = SCMP_CMP_NE, .datum_a = AT_EMPTY_PATH};
+
+    rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &other_fd);
     if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-                              SCMP_A4(SCMP_CMP_NE, AT_EMPTY_PATH));
+        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                                    &other_flags);
     return rc;
 }
 

@@ -38,7 +38,7 @@ struct walls {
     bool scoped_signal, scoped_abstract;
     char landlock_why[512]; /* why no Landlock, when !landlock */
     char seccomp_why[512];  /* why no seccomp, when !seccomp */
-    char notes[1024]; /* what was not applied, "; " between */
+    char notes[1024];       /* what was not applied, "; " between */
     size_t notes_len;
 };
 

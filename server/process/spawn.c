@@ -8,9 +8,9 @@
 #include "process/spawn.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +39,16 @@ int spawn_exe(void)
 /* Variables that are the keeper's alone. */
 static bool keepers(const char *e)
 {
-    static const char *const names[] = {"NOTIFY_SOCKET=", "LISTEN_PID=",
-                                        "LISTEN_FDS=", "LISTEN_FDNAMES=",
-                                        SPAWN_ENV "="};
+    static const char *const names[] = {"NOTIFY_SOCKET", "LISTEN_PID",
+                                        "LISTEN_FDS", "LISTEN_FDNAMES",
+                                        SPAWN_ENV};
 
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strncmp(e, names[i], strlen(names[i])) == 0)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+
+        if (strncmp(e, names[i], n) == 0 && e[n] == '=')
             return true;
+    }
     return false;
 }
 

@@ -107,7 +107,9 @@ void req_finish(struct req *r, unsigned status)
         status == STATUS_NO_CONTENT)
         reply_drop_body(out);
     out->res.status = status;
-    out->res.bytes = out->head ? 0 : out->length;
+    /* a body made while it is sent: its length is not known yet */
+    out->res.bytes =
+        out->head || out->length == REPLY_LENGTH_UNKNOWN ? 0 : out->length;
     if (out->failed)
         bare_500(out);
 }

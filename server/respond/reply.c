@@ -121,9 +121,20 @@ void reply_set_fd(struct reply *r, int fd, uint64_t offset, uint64_t len)
     r->length = len;
 }
 
-/* What the body holds: the fd, the multipart plan, the bytes' reference. */
+void reply_set_stream(struct reply *r, const struct reply_stream *s)
+{
+    r->body = REPLY_BODY_STREAM;
+    r->stream = *s;
+    r->length = REPLY_LENGTH_UNKNOWN;
+}
+
+/* What the body holds: the fd, the multipart plan, the bytes' reference,
+ * the stream. */
 static void body_release(struct reply *r)
 {
+    if (r->stream.close)
+        r->stream.close(r->stream.arg);
+    r->stream = (struct reply_stream){0};
     if (r->fd >= 0)
         close(r->fd);
     r->fd = -1;

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum reply_body {
     REPLY_BODY_NONE,      /* no bytes to send (see reply.head) */
@@ -29,6 +30,22 @@ enum reply_body {
     REPLY_BODY_FD,        /* @length bytes of @fd from @offset */
     REPLY_BODY_MULTIPART, /* the multipart/byteranges body @mp plans, its
                              file bytes read from @fd; @length = mp->total */
+    REPLY_BODY_STREAM,    /* bytes read from @stream until it ends; @length
+                             is REPLY_LENGTH_UNKNOWN */
+};
+
+/* The length of a body made while it is sent: no Content-Length goes out
+ * (HTTP/1.1 chunks it, HTTP/2 ends it with the stream), on a HEAD or a 304
+ * of that body too. */
+#define REPLY_LENGTH_UNKNOWN UINT64_MAX
+
+/* A body read as it is made (REPLY_BODY_STREAM). */
+struct reply_stream {
+    void *arg;
+    /* the next bytes into @buf, at most @n: the count, 0 at the end, or
+       -errno (the transport then cuts the response short) */
+    ssize_t (*read)(void *arg, char *buf, size_t n);
+    void (*close)(void *arg); /* once, when the body is done with */
 };
 
 struct reply_field {
@@ -74,9 +91,10 @@ struct reply {
     const char *data;           /* BYTES */
     void (*release)(void *arg); /* BYTES: called once, at release */
     void *release_arg;
-    int fd;               /* FD, MULTIPART: owned; else -1 */
-    uint64_t offset;      /* FD */
-    struct multipart *mp; /* MULTIPART: owned */
+    int fd;                     /* FD, MULTIPART: owned; else -1 */
+    uint64_t offset;            /* FD */
+    struct multipart *mp;       /* MULTIPART: owned */
+    struct reply_stream stream; /* STREAM: owned (its close is called) */
     /*
      * From the reply cache: the entry the fields and body are borrowed
      * from (its reference is the bytes body's, released with it), and the
@@ -136,6 +154,10 @@ void reply_set_bytes(struct reply *r, const char *data, uint64_t len,
 
 /* reply_set_fd - the body is @len bytes of @fd (owned now) from @offset. */
 void reply_set_fd(struct reply *r, int fd, uint64_t offset, uint64_t len);
+
+/* reply_set_stream - the body is read from @s (owned now) as it is made;
+ * its length is not known before the end. */
+void reply_set_stream(struct reply *r, const struct reply_stream *s);
 
 /*
  * reply_drop_body - no body bytes will be sent (HEAD, 304): what the reply

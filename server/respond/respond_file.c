@@ -241,40 +241,90 @@ static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
 }
 
 /*
- * The compressed body of the plan's file in @enc, with a reference for the
- * caller, or NULL: serve the identity body. Kept under the file's content
- * ETag @etag and the coding (plus the file's identity when the tag is not a
- * content hash yet); made here for a small file, queued for the background
- * thread for a larger one, which this request then gets uncompressed
- * (not while the content hash is @pending: the body is then made once, under
- * the content tag, rather than once under each tag).
+ * Whether this request may get the plan's file coded as it is sent
+ * (compress_stream) while no compressed body is kept yet: a GET or HEAD
+ * without Range (ranges of a body not made yet cannot be cut: those get
+ * the identity file), of a file whose body the cache would keep (a larger
+ * one would be coded again for every request).
  */
-static struct compress_body *compressed(struct req *r,
-                                        enum negotiate_encoding enc,
-                                        const char *etag, bool pending)
+static bool streamable(struct req *r)
 {
-    const struct plan *p = r->plan;
-    struct compress_cache *cc = r->conf->compress_cache;
-    char key[COMPRESS_KEY_LEN], mtag[ETAG_LEN];
-    struct compress_body *b;
+    return (r->rq->method == HTTP_GET || r->rq->method == HTTP_HEAD) &&
+           !req_field(r, RF_RANGE) &&
+           compress_cache_fits(r->conf->compress_cache,
+                               (uint64_t)r->plan->st.st_size);
+}
+
+/*
+ * The cache keys of the plan's file in @enc: @key under its content tag
+ * @etag when there is one; @vkey under the file's version (its mtime-size
+ * tag, device, inode and ctime, which any change of the file moves), the
+ * key without a content tag, and the one a body made while the content
+ * hash was pending is kept under.
+ */
+static void keys(const struct plan *p, enum negotiate_encoding enc,
+                 const char *etag, char key[COMPRESS_KEY_LEN],
+                 char vkey[COMPRESS_KEY_LEN])
+{
+    char mtag[ETAG_LEN];
 
     etag_cache_mtime_etag(&p->st, mtag);
-    if (etag[0] && strcmp(etag, mtag) != 0) {
-        snprintf(key, sizeof key, "%s %s", etag, negotiate_token(enc));
-    } else {
-        snprintf(key, sizeof key, "%s %s %jx:%jx", mtag, negotiate_token(enc),
-                 (uintmax_t)p->st.st_dev, (uintmax_t)p->st.st_ino);
-    }
-    b = compress_cache_get(cc, key);
-    if (!b && (uint64_t)p->st.st_size <= COMPRESS_SYNC_MAX)
+    snprintf(vkey, COMPRESS_KEY_LEN, "%s %s %jx:%jx %jx.%09ld", mtag,
+             negotiate_token(enc), (uintmax_t)p->st.st_dev,
+             (uintmax_t)p->st.st_ino, (uintmax_t)p->st.st_ctim.tv_sec,
+             p->st.st_ctim.tv_nsec);
+    if (etag[0] && strcmp(etag, mtag) != 0)
+        snprintf(key, COMPRESS_KEY_LEN, "%s %s", etag, negotiate_token(enc));
+    else
+        memcpy(key, vkey, COMPRESS_KEY_LEN);
+}
+
+/*
+ * The compressed body of the plan's file in @enc, with a reference for the
+ * caller (*@cb), or, while none is kept, the file coded as it is sent: a
+ * GET's stream (*@cs, which owns the plan's fd from now on and makes the
+ * body to keep), a HEAD's promise of one (*@cs NULL). Returns false for
+ * the identity file.
+ *
+ * A body is kept under the content ETag @etag and the coding, or, while
+ * the content hash is @pending, under the file's version (keys): made here
+ * for a small file, as it is sent for a larger one, or by the background
+ * thread for a request that cannot be streamed (a Range: it gets the
+ * identity file); not queued while the hash is pending, so that it is made
+ * once rather than under each key.
+ */
+static bool compressed(struct req *r, enum negotiate_encoding enc,
+                       const char *etag, bool pending,
+                       struct compress_body **cb, struct compress_stream **cs)
+{
+    struct plan *p = r->plan;
+    struct compress_cache *cc = r->conf->compress_cache;
+    char key[COMPRESS_KEY_LEN], vkey[COMPRESS_KEY_LEN];
+    struct compress_body *b;
+    bool coded = false;
+
+    *cs = NULL;
+    keys(p, enc, etag, key, vkey);
+    b = compress_cache_get(cc, key, strcmp(key, vkey) ? vkey : NULL);
+    if (!b && (uint64_t)p->st.st_size <= COMPRESS_SYNC_MAX) {
         b = compress_cache_make(cc, key, enc, p->fd, &p->st);
-    else if (!b && !pending)
-        compress_cache_queue(cc, key, enc, p->fd, &p->st);
+    } else if (!b && streamable(r) && r->rq->method == HTTP_GET &&
+               compress_stream_open(cc, pending ? vkey : key, enc, p->fd,
+                                    &p->st, cs) == 0) {
+        p->fd = -1; /* the stream owns it now */
+        coded = true;
+    } else if (!b) {
+        if (!pending)
+            compress_cache_queue(cc, key, enc, p->fd, &p->st);
+        /* a HEAD says what its GET would get: coded as it is sent */
+        coded = streamable(r) && r->rq->method == HTTP_HEAD;
+    }
     if (b && b->no_gain) {
         compress_body_put(b);
         b = NULL;
     }
-    return b;
+    *cb = b;
+    return coded || b;
 }
 
 static void body_put(void *b)
@@ -347,24 +397,38 @@ static const char *cache_control(struct req *r)
     return cache_rules_match(r->conf->cache, r->plan->name);
 }
 
-/*
- * The variant compressed on the fly in @enc, when the cache has it or makes
- * it now: the reply is then the variant's, with its own tags (@m's etag and
- * alt rewritten) and no identity digest. NULL: the identity file.
- */
-static struct compress_body *variant(struct req *r, enum negotiate_encoding enc,
-                                     struct file_meta *m)
+static ssize_t stream_read(void *cs, char *buf, size_t n)
 {
-    struct compress_body *cb = compressed(r, enc, m->etag, m->ev.pending);
+    return compress_stream_read(cs, buf, n);
+}
 
-    if (!cb)
-        return NULL;
-    r->plan->encoding = negotiate_token(enc);
-    r->out->res.encoding = r->plan->encoding; /* for the log and metrics */
-    variant_tag(r->plan, m->etag);
-    alt_tag(r->plan, m->etag, m->alt);
+static void stream_close(void *cs)
+{
+    compress_stream_close(cs);
+}
+
+/*
+ * The variant compressed on the fly in @enc: the body the cache has or
+ * makes now (*@cb, with a reference), or, while it has none, the file
+ * coded as it is sent (*@cs, a GET's, owning the plan's fd from now on;
+ * NULL for a HEAD, which sends no body). The reply is then the variant's,
+ * with its own tags (@m's etag and alt rewritten) and no identity digest.
+ * False, with neither: the identity file.
+ */
+static bool variant(struct req *r, enum negotiate_encoding enc,
+                    struct file_meta *m, struct compress_body **cb,
+                    struct compress_stream **cs)
+{
+    struct plan *p = r->plan;
+
+    if (!compressed(r, enc, m->etag, m->ev.pending, cb, cs))
+        return false;
+    p->encoding = negotiate_token(enc);
+    r->out->res.encoding = p->encoding; /* for the log and metrics */
+    variant_tag(p, m->etag);
+    alt_tag(p, m->etag, m->alt);
     m->ev.repr_digest[0] = '\0';
-    return cb;
+    return true;
 }
 
 /* The conditionals against the current @tags: 0, 304 or 412. */
@@ -419,7 +483,7 @@ void respond_file(struct req *r)
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct range_set rs;
-    enum negotiate_encoding enc;
+    enum negotiate_encoding enc = NEGOTIATE_GZIP; /* set by on_the_fly */
     bool otf = on_the_fly(r, &enc);
     /* the reply cache holds identity bodies only */
     bool reuse = !otf && reusable(r);
@@ -432,7 +496,10 @@ void respond_file(struct req *r)
     } else {
         validators(r, m.etag, m.alt, &m.ev);
     }
-    struct compress_body *cb = otf ? variant(r, enc, &m) : NULL;
+    struct compress_body *cb = NULL;
+    struct compress_stream *cs = NULL;
+    /* coded as it is sent: no length, no ranges (streamable) */
+    bool streamed = otf && variant(r, enc, &m, &cb, &cs) && !cb;
     if (cb)
         size = len = cb->len;
     const char *tags[2] = {m.etag, m.alt};
@@ -440,6 +507,7 @@ void respond_file(struct req *r)
     int c = conditionals(r, tags, n_tags);
     if (c == STATUS_PRECONDITION_FAILED) {
         compress_body_put(cb);
+        compress_stream_close(cs);
         reply_hit_drop(&hit);
         plan_close(p);
         req_builtin_page(r, STATUS_PRECONDITION_FAILED);
@@ -448,7 +516,7 @@ void respond_file(struct req *r)
     }
     if (c == STATUS_NOT_MODIFIED) {
         status = STATUS_NOT_MODIFIED;
-    } else {
+    } else if (!streamed) {
         switch (wanted_range(r, size, tags, n_tags, &rs)) {
         case RANGE_MULTI:
             /* a coded variant's parts would read as coded bodies: whole */
@@ -483,6 +551,11 @@ void respond_file(struct req *r)
     if (cb) {
         reply_set_bytes(r->out, (const char *)cb->data + start, len, body_put,
                         cb);
+    } else if (cs) {
+        reply_set_stream(r->out,
+                         &(struct reply_stream){cs, stream_read, stream_close});
+    } else if (streamed) {
+        r->out->length = REPLY_LENGTH_UNKNOWN; /* a HEAD: no body */
     } else {
         reply_set_fd(r->out, p->fd, start, len);
         p->fd = -1; /* the reply owns it now */

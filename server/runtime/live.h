@@ -24,7 +24,8 @@ int live_new(void *first, void (*release)(void *), struct live **out);
  * live_set_local - give each thread data of its own for the value it holds
  * (a cache that borrows from the value): @make(value, @arg) makes it when a
  * thread's live_get takes a value, NULL meaning none, and @drop releases it
- * before the thread lets go of that value (on exit, in live_free). Call it once, before any live_get.
+ * before the thread lets go of that value (on exit, in live_free). Call it
+ * once, before any live_get.
  */
 void live_set_local(struct live *l, void *(*make)(void *value, void *arg),
                     void (*drop)(void *local), void *arg);

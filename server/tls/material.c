@@ -10,6 +10,7 @@
 
 #include "common/elems.h"
 #include "common/handed.h"
+#include "tls/keyless.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,28 +84,22 @@ static void file_buf_free(struct file_buf *f)
 static int read_file(const char *path, const char *what, struct file_buf *out,
                      struct tls_material_diag *diag)
 {
-    struct stat st;
     size_t cap = 0;
     int fd = -1;
     int rc;
 
     out->data = NULL;
     out->len = 0;
-    fd = handed_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* a regular file only: a FIFO would hang the start or a reload */
+    fd = handed_open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         rc = -errno;
-        ERROR(diag, "%s: cannot open %s: %s", path, what, strerror(-rc));
+        if (rc == -EISDIR)
+            ERROR(diag, "%s: %s is a directory", path, what);
+        else
+            ERROR(diag, "%s: cannot open %s: %s", path, what,
+                  handed_strerror(-rc));
         return rc;
-    }
-    if (fstat(fd, &st) < 0) {
-        rc = -errno;
-        ERROR(diag, "%s: cannot stat %s: %s", path, what, strerror(-rc));
-        goto out_close;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        rc = -EISDIR;
-        ERROR(diag, "%s: %s is a directory", path, what);
-        goto out_close;
     }
     /* Room for the whole file and the NUL, without reading past the cap. */
     cap = TLS_MATERIAL_MAX_FILE + 1;
@@ -481,14 +476,21 @@ static int fill(struct tls_material *m, STACK_OF(X509) * chain, EVP_PKEY *pkey,
     for (i = 0; i < sk_X509_num(chain); i++)
         if (PEM_write_bio_X509(cb, sk_X509_value(chain, i)) != 1)
             goto out_fail;
-    if (PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) != 1)
-        goto out_fail;
     rc = copy_bio(cb, &m->cert_pem, &m->cert_len);
     if (rc < 0)
         goto out_fail;
-    rc = copy_bio(kb, &m->key_pem, &m->key_len);
-    if (rc < 0)
-        goto out_fail;
+    if (keyless_is_stub(pkey)) {
+        /* the keeper's key: the stub itself, there is no text to it */
+        if (EVP_PKEY_up_ref(pkey) != 1)
+            goto out_fail;
+        m->pkey = pkey;
+    } else {
+        if (PEM_write_bio_PrivateKey(kb, pkey, NULL, NULL, 0, NULL, NULL) != 1)
+            goto out_fail;
+        rc = copy_bio(kb, &m->key_pem, &m->key_len);
+        if (rc < 0)
+            goto out_fail;
+    }
     rc = -EIO;
     if (X509_digest(leaf, EVP_sha256(), md, &mdlen) != 1 || mdlen != 32)
         goto out_fail;
@@ -532,18 +534,26 @@ int tls_material_load(struct tls_material *m, const char *cert_file,
     rc = read_file(cert_file, "certificate file", &cert, diag);
     if (rc < 0)
         return rc;
-    rc = read_file(key_file, "key file", &key, diag);
+    char why[256];
+    bool kept = keyless_key_for(key_file, &pkey, why, sizeof why);
+    if (kept && !pkey) {
+        ERROR(diag, "%s", why); /* the keeper's words name the file */
+        rc = -EKEYREJECTED;
+        goto out_free_files;
+    }
+    rc = kept ? 0 : read_file(key_file, "key file", &key, diag);
     if (rc < 0)
         goto out_free_files;
-    if (password_file != NULL) {
+    if (password_file != NULL && !kept) {
         rc = read_password(password_file, &pass, diag);
         if (rc < 0)
             goto out_free_files;
     }
     rc = read_chain(&cert, cert_file, &chain, diag);
     if (rc < 0)
-        goto out_free_files;
-    rc = read_key(&key, key_file, password_file, pass.data, &pkey, diag);
+        goto out_free_key;
+    if (!kept)
+        rc = read_key(&key, key_file, password_file, pass.data, &pkey, diag);
     /* The key is parsed: no copy of its text or password stays around. */
     file_buf_free(&pass);
     file_buf_free(&key);
@@ -691,6 +701,7 @@ void tls_material_free(struct tls_material *m)
         OPENSSL_cleanse(m->key_pem, m->key_len);
         free(m->key_pem);
     }
+    EVP_PKEY_free(m->pkey);
     free(m->cert_pem);
     memset(m, 0, sizeof(*m));
 }

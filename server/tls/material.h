@@ -17,6 +17,7 @@
 #ifndef BENEATH_TLS_MATERIAL_H
 #define BENEATH_TLS_MATERIAL_H
 
+#include <openssl/evp.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -34,7 +35,9 @@
  * tls_material_free.
  * @cert_pem:    the chain, leaf first, as PEM, NUL-terminated.
  * @key_pem:     the private key, unencrypted PKCS#8 PEM, NUL-terminated;
- *               wiped when freed.
+ *               wiped when freed. NULL when @pkey is set.
+ * @pkey:        the key when it is the keeper's (a stub of its public
+ *               half, keyless.h), or NULL.
  * @not_after:   the leaf's expiry (seconds since the epoch).
  * @n_certs:     certificates in the chain.
  * @subject:     the leaf's subject, one line ("CN=localhost").
@@ -45,6 +48,7 @@ struct tls_material {
     size_t cert_len;
     char *key_pem;
     size_t key_len;
+    EVP_PKEY *pkey;
     time_t not_after;
     size_t n_certs;
     char subject[256];
@@ -64,6 +68,8 @@ struct tls_material_diag {
  * tls_material_load - read the PEM chain in @cert_file (leaf first, then each
  * issuer) and the PEM key in @key_file (decrypted with the first line of
  * @password_file when that is not NULL), check them at time @now and fill @m.
+ * In a serving process the keeper holds the key: what it said of @key_file
+ * (keyless_key_for) is used instead of the file, and @m gets the stub.
  * A leaf that expires within TLS_MATERIAL_WARN_DAYS of @now succeeds with a
  * warning in @diag.
  * @m is initialised by this call and left empty on failure.

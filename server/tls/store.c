@@ -9,6 +9,15 @@
  * SSL_new or SSL_set_SSL_CTX that takes its own reference on the context.
  * So no reader sees a set or a context being freed, and a context lives as
  * long as the last connection made from it.
+ *
+ * Resumption: each connection's session id context is a SHA-256 of the
+ * certificate its context serves and of the SNI name it asked for (set in
+ * tls_store_select, during the ClientHello, before OpenSSL looks at a
+ * ticket). OpenSSL stores it in every session it issues and resumes a
+ * session (a ticket, TLS 1.2 or 1.3) only under the same one: a session
+ * issued for one name does not resume under another name, nor once the
+ * name's certificate was replaced (the same certificate loaded again keeps
+ * its sessions).
  */
 #include "tls/store.h"
 
@@ -17,6 +26,7 @@
 #include <errno.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/sha.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +36,8 @@
 struct entry {
     char name[HOST_MAX]; /* "" for the default */
     SSL_CTX *ctx;
+    /* SHA-256 of its leaf certificate (DER); zeros while pending */
+    unsigned char cert[SHA256_DIGEST_LENGTH];
 };
 
 struct set {
@@ -136,8 +148,11 @@ static int use_chain(SSL_CTX *ctx, const struct tls_material *m,
 static int use_key(SSL_CTX *ctx, const struct tls_material *m,
                    struct tls_material_diag *diag)
 {
-    BIO *b = BIO_new_mem_buf(m->key_pem, (int)m->key_len);
-    EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+    /* the keeper's key: its stub (keyless.h); else the PEM text */
+    BIO *b = m->pkey ? NULL : BIO_new_mem_buf(m->key_pem, (int)m->key_len);
+    EVP_PKEY *k = m->pkey && EVP_PKEY_up_ref(m->pkey) == 1 ? m->pkey
+                  : b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL)
+                      : NULL;
     int err = 0;
 
     if (!k || SSL_CTX_use_PrivateKey(ctx, k) != 1 ||
@@ -215,8 +230,13 @@ static int replace(struct tls_store *s, const char *name, SSL_CTX *ctx)
         k++;
     }
     if (ctx) {
+        X509 *leaf = SSL_CTX_get0_certificate(ctx);
+        unsigned int len = 0;
+
         snprintf(t->v[k].name, sizeof t->v[k].name, "%s", name);
         t->v[k].ctx = ctx;
+        if (!leaf || X509_digest(leaf, EVP_sha256(), t->v[k].cert, &len) != 1)
+            memset(t->v[k].cert, 0, sizeof t->v[k].cert);
     }
     pthread_rwlock_wrlock(&s->lock);
     s->cur = t;
@@ -291,12 +311,12 @@ bool tls_store_has(struct tls_store *s, const char *name)
     return has;
 }
 
-/* The default entry's context, or the first one's; NULL when empty. */
-static SSL_CTX *default_ctx(const struct set *t)
+/* The default entry, or the first one; NULL when empty. */
+static const struct entry *default_entry(const struct set *t)
 {
     size_t i = find(t, "");
 
-    return i < t->n ? t->v[i].ctx : t->n ? t->v[0].ctx : NULL;
+    return i < t->n ? &t->v[i] : t->n ? &t->v[0] : NULL;
 }
 
 SSL *tls_store_new_ssl(struct tls_store *s)
@@ -304,35 +324,59 @@ SSL *tls_store_new_ssl(struct tls_store *s)
     SSL *ssl = NULL;
 
     pthread_rwlock_rdlock(&s->lock);
-    SSL_CTX *ctx = default_ctx(s->cur);
-    if (ctx)
-        ssl = SSL_new(ctx);
+    const struct entry *e = default_entry(s->cur);
+    if (e)
+        ssl = SSL_new(e->ctx);
     pthread_rwlock_unlock(&s->lock);
     return ssl;
 }
 
-void tls_store_select(struct tls_store *s, SSL *ssl, const char *servername)
+/*
+ * @ssl's session id context: SHA-256 of @e's certificate digest and @host
+ * (the normalised SNI name, "" without one). False if it could not be set.
+ */
+static bool bind_sessions(SSL *ssl, const struct entry *e, const char *host)
 {
-    char host[HOST_MAX];
-    size_t best = 0;
-    SSL_CTX *ctx = NULL;
+    unsigned char sid[SHA256_DIGEST_LENGTH];
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+              EVP_DigestUpdate(md, e->cert, sizeof e->cert) == 1 &&
+              EVP_DigestUpdate(md, host, strlen(host) + 1) == 1 &&
+              EVP_DigestFinal_ex(md, sid, NULL) == 1 &&
+              SSL_set_session_id_context(ssl, sid, sizeof sid) == 1;
 
-    if (!servername || strlen(servername) >= sizeof host ||
-        host_normalize(servername, host) != 0 || !host[0])
-        return;
+    EVP_MD_CTX_free(md);
+    return ok;
+}
+
+int tls_store_select(struct tls_store *s, SSL *ssl, const char *servername)
+{
+    char host[HOST_MAX] = "";
+    size_t best = 0;
+    const struct entry *e = NULL;
+    int err = 0;
+
+    if (servername && (strlen(servername) >= sizeof host ||
+                       host_normalize(servername, host) != 0))
+        host[0] = '\0';
     pthread_rwlock_rdlock(&s->lock);
-    for (size_t i = 0; i < s->cur->n; i++) {
-        const struct entry *e = &s->cur->v[i];
-        size_t q = e->name[0] ? host_pattern_match(e->name, host) : 0;
+    for (size_t i = 0; host[0] && i < s->cur->n; i++) {
+        const struct entry *c = &s->cur->v[i];
+        size_t q = c->name[0] ? host_pattern_match(c->name, host) : 0;
         if (q > best) {
             best = q;
-            ctx = e->ctx;
+            e = c;
         }
     }
+    if (!e)
+        e = default_entry(s->cur);
     /* SSL_set_SSL_CTX takes its own reference */
-    if (ctx && ctx != SSL_get_SSL_CTX(ssl))
-        SSL_set_SSL_CTX(ssl, ctx);
+    if (e && e->ctx != SSL_get_SSL_CTX(ssl) && !SSL_set_SSL_CTX(ssl, e->ctx))
+        err = -ENOMEM;
+    if (!err && e && !bind_sessions(ssl, e, host))
+        err = -ENOMEM;
     pthread_rwlock_unlock(&s->lock);
+    return err;
 }
 
 void tls_store_set_challenge(struct tls_store *s, tls_store_challenge_fn fn,

@@ -103,10 +103,15 @@ SSL *tls_store_new_ssl(struct tls_store *s);
 /*
  * tls_store_select - move @ssl, in its ClientHello, to the context of the
  * name that best matches @servername (exact over the longest "*.suffix"),
- * or leave it on the default one. @servername may be NULL (no SNI) or
- * anything a client sent.
+ * or to the default one; and bind the sessions it resumes or issues to
+ * that context's certificate and to @servername (its session id context),
+ * so a session resumes only under the name and certificate it was issued
+ * for. @servername may be NULL (no SNI) or anything a client sent.
+ *
+ * Returns 0, or -ENOMEM (then fail the handshake: a session could be
+ * resumed unbound).
  */
-void tls_store_select(struct tls_store *s, SSL *ssl, const char *servername);
+int tls_store_select(struct tls_store *s, SSL *ssl, const char *servername);
 
 /*
  * tls_store_set_challenge - where tls_store_challenge gets challenge

@@ -206,8 +206,7 @@ static void *watchdog(void *arg)
                 (draining && idle && now - idle >= DRAIN_IDLE_MS)) {
                 wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
-                atomic_store_explicit(&c->idle_since, 0,
-                                      memory_order_relaxed);
+                atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
             }
         }
         struct timespec ts = bgthread_deadline(250);
@@ -421,10 +420,12 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .timeout = conf->timeout,
         .in_flight = &h->in_flight,
         .draining = &h->draining,
+        .files_used = &h->h2_files,
+        .files_pool = conf->h2_files,
     };
     return front_start(&h->front_conf,
-                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds,
-                       tls, n, &h->front);
+                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,
+                       n, &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,
@@ -442,6 +443,7 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
     h->gens = gens;
     h->root = root;
     atomic_init(&h->in_flight, 0);
+    atomic_init(&h->h2_files, 0);
     atomic_init(&h->draining, false);
     atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);

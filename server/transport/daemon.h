@@ -36,6 +36,9 @@ struct daemon_conf {
     unsigned header_timeout;         /* s to receive headers, 0: none */
     size_t max_header_size;
     bool http2; /* HTTP/2: ALPN "h2", and prior knowledge on plain ports */
+    /* HTTP/2 streams that may hold a file beyond one per connection, all
+       connections together (process/fd_budget.h) */
+    unsigned h2_files;
     /* the certificates of the https:// listeners (set up by tls_front.c),
        or NULL without any */
     struct tls_store *tls;

@@ -24,9 +24,9 @@
 #include <time.h>
 
 struct conn {
-    struct conn *prev, *next; /* in http.conns, under http.lock */
-    int fd;                   /* libmicrohttpd's: only ever shutdown() */
-    _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
+    struct conn *prev, *next;   /* in http.conns, under http.lock */
+    int fd;                     /* libmicrohttpd's: only ever shutdown() */
+    _Atomic int64_t deadline;   /* ms to have the headers by; 0: none */
     _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
     char client[INET6_ADDRSTRLEN];
     struct wire_conn wire;    /* the raw bytes' framing (wire.c) */
@@ -56,6 +56,7 @@ struct daemon {
     struct peer_count *peers; /* the front's connections per address */
     struct h2_conf h2_conf;   /* of every HTTP/2 session on the front */
     atomic_uint in_flight;
+    atomic_uint h2_files; /* HTTP/2 streams holding a pooled file slot */
     atomic_bool draining; /* accepting no more; replies close, idle
                              connections are closed */
     atomic_uint n_conns;  /* open connections, all daemons */

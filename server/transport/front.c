@@ -536,7 +536,11 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
     }
 }
 
-/* Past their deadline: closed (a handshake that never ends is bounded). */
+/*
+ * Past their deadline: closed (a handshake that never ends is bounded). A
+ * session is asked first: its deadline may be a timer of its own (an
+ * HTTP/2 stream to reset); it stays if it set a later one.
+ */
 static void expire(struct front_loop *l, int64_t now)
 {
     struct front_conn *next;
@@ -544,6 +548,8 @@ static void expire(struct front_loop *l, int64_t now)
     for (struct front_conn *fc = l->head; fc && fc->deadline <= now;
          fc = next) {
         next = fc->next;
+        if (fc->session && fc->session->event(fc, 0) && fc->deadline > now)
+            continue;
         if (fc->state == ST_PEEK || fc->state == ST_HANDSHAKE)
             l->f->ops->handshake(l->f->arg, false);
         drop(l, fc);
@@ -627,17 +633,18 @@ static void drain_loop(struct front_loop *l)
     pthread_mutex_unlock(&l->f->lock);
     for (struct front_conn *fc = l->head; fc; fc = fc->next)
         n += fc->state == ST_SESSION;
-    struct front_conn **v2 = n ? calloc(n, sizeof *v2) : NULL;
-    if (!v2)
+    struct front_conn **sessions =
+        n ? calloc(n, sizeof(struct front_conn *)) : NULL;
+    if (!sessions)
         return; /* each session sees the drain at its next event */
     for (struct front_conn *fc = l->head; fc && i < n; fc = fc->next)
         if (fc->state == ST_SESSION)
-            v2[i++] = fc;
+            sessions[i++] = fc;
     /* a session's event moves it in the list, or ends it: from a copy */
     for (i = 0; i < n; i++)
-        if (!v2[i]->session->event(v2[i], 0))
-            drop(l, v2[i]);
-    free(v2);
+        if (!sessions[i]->session->event(sessions[i], 0))
+            drop(l, sessions[i]);
+    free(sessions);
 }
 
 void front_drain(struct front *f)
@@ -684,6 +691,9 @@ static void *loop_run(void *arg)
                 return NULL;
             if (p == &l->stop) {
                 drain_loop(l);
+                /* its read may have taken loop_close's word too */
+                if (atomic_load(&f->phase) == PHASE_STOP)
+                    return NULL;
                 continue;
             }
             if (is_listener(f, p))

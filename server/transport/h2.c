@@ -15,7 +15,13 @@
  *
  * Invariant: a stream's struct h2_stream exists from its HEADERS to
  * nghttp2's on_stream_close, which releases its reply; the stream's
- * request strings live in its arena as long.
+ * request strings live in its arena as long. A stream holds a file slot
+ * (st->slot) exactly while its reply holds a file descriptor it has still
+ * to read from; s->files counts them, s->own_busy says whether the
+ * connection's own slot is one, the rest are the pool's (conf->files_used).
+ * A stream waiting for a slot is on s->deferred and not answered; one whose
+ * reply made no progress for --timeout is expired: its body is released at
+ * once, a RST_STREAM is queued, and no callback reads its body again.
  */
 #include "transport/h2.h"
 
@@ -69,8 +75,27 @@ struct h2_stream {
     bool counted;      /* in conf->in_flight */
     bool has_reply;    /* @rep holds something to release */
     struct reply rep;
-    uint64_t sent;   /* body bytes in DATA frames so far */
-    bool short_file; /* the file ended before the reply's length */
+    uint64_t sent;      /* body bytes in DATA frames so far */
+    bool short_file;    /* the file ended before the reply's length */
+    uint64_t dropped;   /* request body bytes read and dropped */
+    bool big_body;      /* content-length over H2_DISCARD_MAX */
+    bool replied;       /* the reply's END_STREAM went out */
+    bool cut;           /* RST_STREAM NO_ERROR submitted for the body */
+    bool body;          /* the reply has body bytes to send */
+    bool expired;       /* no progress for --timeout: reset, body released */
+    bool deferred;      /* on the session's deferred list */
+    bool waited;        /* was on it */
+    unsigned char slot; /* enum slot */
+    struct h2_stream *next_defer; /* the deferred list */
+    int64_t progress_ms;          /* answered, or its last progress */
+    uint64_t mark;                /* @sent at that progress */
+};
+
+/* The file slot a stream holds. */
+enum slot {
+    SLOT_NONE,
+    SLOT_OWN,  /* the one every connection has */
+    SLOT_POOL, /* one of struct h2_conf's pool */
 };
 
 struct h2_session {
@@ -83,19 +108,25 @@ struct h2_session {
     const char *tls;
     int64_t now; /* ms of the event being handled */
     int64_t start_ms;
-    bool preface;        /* the client's SETTINGS arrived */
-    bool eof;            /* the client closed its side */
-    bool more;           /* the read budget ran out with bytes perhaps left */
-    bool goaway;         /* a GOAWAY is queued or sent (draining, limits) */
-    bool notice;         /* draining: the shutdown notice is out */
-    bool notice_seen;    /* the client answered the PING sent with it */
-    int64_t notice_ms;   /* when the notice went out */
-    bool block;          /* a request head (HEADERS, CONTINUATION) is open */
-    int64_t block_ms;    /* when it began */
-    int64_t active_ms;   /* the last request, or stream end */
-    int64_t progress_ms; /* the last DATA frame made, or request answered */
-    unsigned streams;    /* open (struct h2_stream alive) */
+    bool preface;         /* the client's SETTINGS arrived */
+    bool eof;             /* the client closed its side */
+    bool more;            /* the read budget ran out with bytes perhaps left */
+    bool goaway;          /* a GOAWAY is queued or sent (draining, limits) */
+    bool notice;          /* draining: the shutdown notice is out */
+    bool notice_seen;     /* the client answered the PING sent with it */
+    int64_t notice_ms;    /* when the notice went out */
+    bool calm;            /* ended for a budget: nothing more is answered */
+    bool block;           /* a request head (HEADERS, CONTINUATION) is open */
+    int64_t block_ms;     /* when it began */
+    int64_t active_ms;    /* the last request, or stream end */
+    int64_t progress_ms;  /* the connection's last progress (h2.h) */
+    uint64_t framed;      /* body bytes framed, all streams */
+    uint64_t framed_mark; /* @framed at the last progress they made */
+    unsigned streams;     /* open (struct h2_stream alive) */
     struct h2_stream *open; /* those streams */
+    unsigned files;         /* streams holding a file slot */
+    bool own_busy;          /* the connection's own slot is held */
+    struct h2_stream *deferred, *deferred_tail; /* waiting for a slot */
     struct bucket resets, control;
     struct h2_stream *spare;
     unsigned n_spare;
@@ -133,7 +164,7 @@ static void calm_down(struct h2_session *s)
 {
     if (s->goaway)
         return;
-    s->goaway = true;
+    s->goaway = s->calm = true;
     (void)nghttp2_session_terminate_session(s->ng, NGHTTP2_ENHANCE_YOUR_CALM);
 }
 
@@ -147,6 +178,90 @@ static void charge_control(struct h2_session *s)
 {
     if (!spend(&s->control, s->now, H2_CONTROL_BURST, H2_CONTROL_RATE))
         calm_down(s);
+}
+
+/* ---- file slots ---------------------------------------------------------- */
+
+/* One slot of the pool, if it has room. */
+static bool pool_take(const struct h2_conf *conf)
+{
+    if (!conf->files_used)
+        return false;
+    unsigned n = atomic_load(conf->files_used);
+    while (n < conf->files_pool)
+        if (atomic_compare_exchange_weak(conf->files_used, &n, n + 1))
+            return true;
+    return false;
+}
+
+/* Whether a stream of @s could take a slot now. */
+static bool slot_free(const struct h2_session *s)
+{
+    return !s->own_busy ||
+           (s->files < H2_FILES_PER_CONN && s->conf->files_used &&
+            atomic_load(s->conf->files_used) < s->conf->files_pool);
+}
+
+static bool slot_take(struct h2_session *s, struct h2_stream *st)
+{
+    if (!s->own_busy) {
+        s->own_busy = true;
+        st->slot = SLOT_OWN;
+    } else if (s->files < H2_FILES_PER_CONN && pool_take(s->conf)) {
+        st->slot = SLOT_POOL;
+    } else {
+        return false;
+    }
+    s->files++;
+    return true;
+}
+
+static void slot_give(struct h2_session *s, struct h2_stream *st)
+{
+    if (st->slot == SLOT_NONE)
+        return;
+    if (st->slot == SLOT_OWN)
+        s->own_busy = false;
+    else
+        atomic_fetch_sub(s->conf->files_used, 1);
+    st->slot = SLOT_NONE;
+    s->files--;
+}
+
+/* @st's body is done with (sent, expired): its file closed, its slot
+ * given back. The fields stay (nghttp2 copied them already). */
+static void body_done(struct h2_session *s, struct h2_stream *st)
+{
+    if (st->has_reply)
+        reply_drop_body(&st->rep);
+    slot_give(s, st);
+}
+
+static void defer(struct h2_session *s, struct h2_stream *st)
+{
+    st->deferred = true;
+    st->next_defer = NULL;
+    if (s->deferred_tail)
+        s->deferred_tail->next_defer = st;
+    else
+        s->deferred = st;
+    s->deferred_tail = st;
+}
+
+static void undefer(struct h2_session *s, struct h2_stream *st)
+{
+    struct h2_stream **p = &s->deferred, *prev = NULL;
+
+    while (*p && *p != st) {
+        prev = *p;
+        p = &(*p)->next_defer;
+    }
+    if (*p)
+        *p = st->next_defer;
+    if (s->deferred_tail == st)
+        s->deferred_tail = prev;
+    st->deferred = false;
+    st->next_defer = NULL;
 }
 
 /* ---- streams ------------------------------------------------------------- */
@@ -179,6 +294,9 @@ static struct h2_stream *stream_new(struct h2_session *s, int32_t id)
 
 static void stream_free(struct h2_session *s, struct h2_stream *st)
 {
+    if (st->deferred)
+        undefer(s, st);
+    slot_give(s, st);
     if (st->has_reply)
         reply_release(&st->rep);
     if (st->counted && s->conf->in_flight)
@@ -288,6 +406,10 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
             st->host = copy(st, value, valuelen);
         return 0;
     }
+    if (namelen == 14 && memcmp(name, "content-length", 14) == 0)
+        /* nghttp2 has checked it is digits and will check the DATA */
+        st->big_body = valuelen > 19 ||
+                       strtoull((const char *)value, NULL, 10) > H2_DISCARD_MAX;
     if (request_add_field(&st->rq, &st->arena, (const char *)name, namelen,
                           (const char *)value, valuelen, false) != 0)
         st->oom = true;
@@ -361,6 +483,26 @@ static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
     return 0;
 }
 
+/*
+ * A body made while it is sent: how much it yields is known only once it
+ * is made, so its bytes go into nghttp2's own frame buffer @buf (no
+ * NO_COPY), and the stream ends when it says so.
+ */
+static ssize_t stream_read(struct h2_stream *st, uint8_t *buf, size_t length,
+                           uint32_t *flags)
+{
+    const struct reply_stream *rs = &st->rep.stream;
+    ssize_t n = rs->read(rs->arg, (char *)buf, length);
+
+    if (n < 0)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+    if (n == 0)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    st->sent += (uint64_t)n;
+    st->s->progress_ms = st->s->now;
+    return n;
+}
+
 /* nghttp2 asks how much of the body the next DATA frame carries. */
 static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf,
                          size_t length, uint32_t *flags,
@@ -371,8 +513,11 @@ static ssize_t body_read(nghttp2_session *ng, int32_t id, uint8_t *buf,
 
     (void)ng;
     (void)id;
-    (void)buf;
     (void)arg;
+    if (st->expired)
+        return NGHTTP2_ERR_DEFERRED; /* its RST_STREAM is queued */
+    if (st->rep.body == REPLY_BODY_STREAM)
+        return stream_read(st, buf, length, flags);
     if (left <= length) {
         length = (size_t)left;
         *flags |= NGHTTP2_DATA_FLAG_EOF;
@@ -394,6 +539,8 @@ static int on_send_data(nghttp2_session *ng, nghttp2_frame *frame,
     (void)ng;
     if (frame->data.padlen > 0)
         return NGHTTP2_ERR_CALLBACK_FAILURE; /* never asked for */
+    if (st->expired)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* body released */
     if (OUT_SIZE - s->out_len < need)
         return NGHTTP2_ERR_WOULDBLOCK;
     if (body_fill(st, s->out + s->out_len + 9, length) != 0)
@@ -401,9 +548,25 @@ static int on_send_data(nghttp2_session *ng, nghttp2_frame *frame,
     memcpy(s->out + s->out_len, framehd, 9);
     s->out_len += need;
     st->sent += length;
-    /* progress is body bytes: PING ACKs and the like do not keep a
-       stalled reply alive */
-    s->progress_ms = s->now;
+    /*
+     * Progress is body bytes, a frame's worth (or the rest) since the last:
+     * PING ACKs, and windows opened a byte at a time, do not keep a
+     * stalled reply alive.
+     */
+    uint64_t due = st->rep.length - st->mark;
+    if (st->sent - st->mark >=
+        (due < H2_PROGRESS_BYTES ? due : H2_PROGRESS_BYTES)) {
+        st->mark = st->sent;
+        st->progress_ms = s->progress_ms = s->now;
+    }
+    /* the connection's: that much of all its streams together */
+    s->framed += length;
+    if (s->framed - s->framed_mark >= H2_PROGRESS_BYTES) {
+        s->framed_mark = s->framed;
+        s->progress_ms = s->now;
+    }
+    if (st->sent == st->rep.length)
+        body_done(s, st); /* the file closes with its last frame */
     return 0;
 }
 
@@ -463,6 +626,12 @@ static nghttp2_nv nv(const char *name, size_t name_len, const char *value)
     };
 }
 
+/* Whether @r has body bytes to send (not HEAD, 304, 204, empty). */
+static bool sends_body(const struct reply *r)
+{
+    return !r->head && r->body != REPLY_BODY_NONE && r->length > 0;
+}
+
 /*
  * The reply of @st as HEADERS (names in lower case; nghttp2 copies them),
  * then DATA unless there is no body to send (HEAD, 304, 204, empty): then
@@ -496,22 +665,28 @@ static int submit(struct h2_session *s, struct h2_stream *st)
             lower[k] = (char)tolower((unsigned char)r->field[i].name[k]);
         nva[n++] = nv(lower, len, r->field[i].value);
     }
-    /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would */
-    if (r->status >= 200 && r->status != 204) {
+    /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would (and
+       nothing when that is not known before the end) */
+    if (r->status >= 200 && r->status != 204 &&
+        r->length != REPLY_LENGTH_UNKNOWN) {
         snprintf(length, sizeof length, "%llu", (unsigned long long)r->length);
         nva[n++] = nv("content-length", 14, length);
     }
     nva[n++] = nv("date", 4, date_now());
-    bool body = !r->head && r->body != REPLY_BODY_NONE && r->length > 0;
     nghttp2_data_provider prd = {.source.ptr = st, .read_callback = body_read};
-    rv = nghttp2_submit_response(s->ng, st->id, nva, n, body ? &prd : NULL);
+    rv = nghttp2_submit_response(s->ng, st->id, nva, n, st->body ? &prd : NULL);
 out:
     if (nva != small)
         free(nva);
     return rv;
 }
 
-/* The request of @st is complete: respond() decides, the reply goes. */
+/*
+ * The request of @st is complete: respond() decides, the reply goes. A
+ * reply answered (not one that waited for a file slot: a slot freed by a
+ * stalled stream's reset is no progress) counts as the connection's
+ * progress.
+ */
 static void answer(struct h2_session *s, struct h2_stream *st)
 {
     const struct daemon_gen *g = live_get(s->conf->gens);
@@ -520,7 +695,6 @@ static void answer(struct h2_session *s, struct h2_stream *st)
     unsigned bad = 0;
 
     st->answered = true;
-    s->active_ms = s->progress_ms = s->now;
     if (!g) {
         (void)nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id,
                                         NGHTTP2_INTERNAL_ERROR);
@@ -549,6 +723,22 @@ static void answer(struct h2_session *s, struct h2_stream *st)
         respond_error(rq, &g->respond, bad, &st->rep);
     else
         respond(rq, &g->respond, &st->rep);
+    st->body = sends_body(&st->rep);
+    if (!st->body && st->rep.fd >= 0)
+        reply_drop_body(&st->rep); /* HEAD, 304: no file to hold */
+    if (st->rep.fd >= 0 && !slot_take(s, st)) {
+        /* no file slot now: wait for one, unanswered (answer_deferred) */
+        reply_release(&st->rep);
+        reply_init(&st->rep);
+        st->has_reply = false;
+        st->answered = false;
+        st->waited = true;
+        defer(s, st);
+        return;
+    }
+    st->progress_ms = s->now;
+    if (!st->waited)
+        s->active_ms = s->progress_ms = s->now;
     if (submit(s, st) != 0) {
         (void)nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id,
                                         NGHTTP2_INTERNAL_ERROR);
@@ -576,6 +766,21 @@ static void answer(struct h2_session *s, struct h2_stream *st)
  * read (frames arrive in order). */
 static const uint8_t drain_ping[8] = "drain\0\0\0";
 
+/*
+ * A request body past H2_DISCARD_MAX: once the reply is complete, the
+ * stream ends with RST_STREAM NO_ERROR (RFC 9113 8.1) instead of reading
+ * more of it.
+ */
+static void end_unread(nghttp2_session *ng, struct h2_stream *st)
+{
+    if (st->replied && !st->cut &&
+        nghttp2_session_get_stream_remote_close(ng, st->id) == 0) {
+        st->cut = true;
+        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id,
+                                        NGHTTP2_NO_ERROR);
+    }
+}
+
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
@@ -587,14 +792,21 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame,
     switch (frame->hd.type) {
     case NGHTTP2_HEADERS:
         st = stream_of(s, frame->hd.stream_id);
-        if (frame->headers.cat == NGHTTP2_HCAT_REQUEST && st && !st->answered)
+        if (frame->headers.cat == NGHTTP2_HCAT_REQUEST && st && !st->answered &&
+            !st->deferred)
             answer(s, st);
         break;
     case NGHTTP2_DATA:
-        /* a request body is not read; an empty frame asks for nothing */
+        /* a request body is dropped; an empty frame asks for nothing */
         if (frame->hd.length == 0 &&
             !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
             charge_control(s);
+        st = stream_of(s, frame->hd.stream_id);
+        if (st && !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+            st->dropped += frame->hd.length;
+            if (st->dropped > H2_DISCARD_MAX)
+                end_unread(ng, st);
+        }
         break;
     case NGHTTP2_SETTINGS:
         if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) {
@@ -646,16 +858,20 @@ static int on_invalid_frame_recv(nghttp2_session *ng,
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame,
                          void *arg)
 {
-    (void)arg;
+    struct h2_stream *st;
+
     /*
-     * The reply is complete while the client still sends (a body nobody
-     * reads): RFC 9113 8.1 lets the server end the stream with NO_ERROR.
+     * The reply is complete while the client still sends a body nobody
+     * reads: a small one is read and dropped to its end (the client then
+     * reads the answer it came for), a larger one ends the stream now.
      */
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
-        nghttp2_session_get_stream_remote_close(ng, frame->hd.stream_id) == 0)
-        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE,
-                                        frame->hd.stream_id, NGHTTP2_NO_ERROR);
+        (st = stream_of(arg, frame->hd.stream_id)) != NULL) {
+        st->replied = true;
+        if (st->big_body || st->dropped > H2_DISCARD_MAX)
+            end_unread(ng, st);
+    }
     return 0;
 }
 
@@ -669,8 +885,10 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
     if (!st)
         return 0;
     (void)nghttp2_session_set_stream_user_data(ng, id, NULL);
+    /* a stream reset for making no progress is none */
+    if (!st->expired)
+        s->active_ms = s->progress_ms = s->now;
     stream_free(s, st);
-    s->active_ms = s->progress_ms = s->now;
     return 0;
 }
 
@@ -855,15 +1073,107 @@ static int64_t at(int64_t since, unsigned seconds)
     return seconds ? since + 1000 * (int64_t)seconds : INT64_MAX;
 }
 
+/* When the connection ends unless something moves it (h2.h's limits);
+ * @blocked: bytes wait for the socket. */
+static int64_t end_of(const struct h2_session *s, bool blocked)
+{
+    const struct h2_conf *conf = s->conf;
+    int64_t d;
+
+    if (!s->preface)
+        d = at(s->start_ms, conf->header_timeout);
+    else if (s->streams == 0 && !blocked)
+        d = at(s->active_ms, conf->timeout);
+    else
+        d = at(s->progress_ms, conf->timeout);
+    if (s->block) {
+        int64_t b = at(s->block_ms, conf->header_timeout);
+        d = b < d ? b : d;
+    }
+    return d;
+}
+
+/* Whether @st has a reply whose body is still to be framed. */
+static bool pending(const struct h2_stream *st)
+{
+    return st->answered && st->body && !st->expired &&
+           st->sent < st->rep.length;
+}
+
+/*
+ * Whether the client's window of @st keeps it from framing what progress
+ * needs. A stream held back by the socket, by the connection's window (a
+ * slow reader's bytes in flight fill it too) or by the others' share of
+ * them is not: those are the connection's deadline's business, which a
+ * client holding every window at zero meets as well.
+ */
+static bool window_stalled(const struct h2_session *s,
+                           const struct h2_stream *st)
+{
+    int32_t w = nghttp2_session_get_stream_remote_window_size(s->ng, st->id);
+    uint64_t due = st->rep.length - st->mark;
+    uint64_t need = due < H2_PROGRESS_BYTES ? due : H2_PROGRESS_BYTES;
+
+    return w < 0 || (uint64_t)w < need;
+}
+
+/*
+ * Replies that made no progress for --timeout while the client's windows
+ * held them: reset, their files closed now (the RST_STREAM goes when the
+ * socket takes it). Returns the earliest time another one is due
+ * (INT64_MAX: none).
+ */
+static int64_t expire(struct h2_session *s)
+{
+    int64_t next = INT64_MAX;
+
+    for (struct h2_stream *st = s->open; st; st = st->next) {
+        if (!pending(st))
+            continue;
+        int64_t due = at(st->progress_ms, s->conf->timeout);
+        if (due > s->now || !window_stalled(s, st)) {
+            next = due > s->now && due < next ? due : next;
+            continue;
+        }
+        st->expired = true;
+        body_done(s, st);
+        (void)nghttp2_submit_rst_stream(s->ng, NGHTTP2_FLAG_NONE, st->id,
+                                        NGHTTP2_CANCEL);
+    }
+    return next;
+}
+
+/* Answer the streams waiting for a file slot while one is free; whether
+ * any was answered. */
+static bool answer_deferred(struct h2_session *s)
+{
+    bool any = false;
+
+    /* none for a connection whose time is up: it ends with this event */
+    if (end_of(s, false) <= s->now)
+        return false;
+    while (s->deferred && slot_free(s) && !s->calm) {
+        struct h2_stream *st = s->deferred;
+
+        undefer(s, st);
+        answer(s, st);
+        if (st->deferred)
+            break; /* the pool filled meanwhile: it waits again */
+        any = true;
+    }
+    return any;
+}
+
 unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
                           int64_t *deadline_ms)
 {
-    const struct h2_conf *conf = s->conf;
+    int64_t due;
     int w;
 
     s->now = now_ms;
     *deadline_ms = INT64_MAX;
     drain(s);
+    due = expire(s);
     /* what waits in the buffer goes first: no reading while it cannot */
     w = flush(s);
     if (w < 0)
@@ -873,6 +1183,9 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
             return 0;
         drain(s); /* the preface may have come just now */
         w = flush(s);
+        /* slots given back by streams that ended: the next in line */
+        while (w == 0 && answer_deferred(s))
+            w = flush(s);
         if (w < 0)
             return 0;
     }
@@ -888,20 +1201,13 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
     unsigned want = w ? H2_WANT_WRITE : H2_WANT_READ;
     if (s->more && !w)
         want |= H2_WANT_WRITE; /* ready again at once: read the rest then */
-    int64_t d;
-    if (!s->preface)
-        d = at(s->start_ms, conf->header_timeout);
-    else if (s->streams == 0 && !w)
-        d = at(s->active_ms, conf->timeout);
-    else
-        d = at(s->progress_ms, conf->timeout);
-    if (s->block) {
-        int64_t b = at(s->block_ms, conf->header_timeout);
-        d = b < d ? b : d;
-    }
+    int64_t d = end_of(s, w);
+    if (d <= now_ms)
+        return 0; /* the connection's time is up (h2.h's limits) */
     if (s->notice && !s->goaway && s->notice_ms + H2_NOTICE_MS < d)
         d = s->notice_ms + H2_NOTICE_MS;
-    *deadline_ms = d;
+    /* a reply answered since expire() ran is due later than @due */
+    *deadline_ms = due < d ? due : d;
     return want;
 }
 

@@ -18,12 +18,23 @@
  * - the client's preface (its SETTINGS) within @header_timeout of the
  *   accept, and each request head within @header_timeout of its HEADERS;
  * - with no stream open, the connection ends @timeout after its last
- *   request (PING, SETTINGS and the like do not count); a stream that has
- *   a reply to send and makes no progress for @timeout (a window held at
- *   zero, a socket that is never read) ends the connection. Progress is a DATA
- *   frame made (a reply answered, a stream ended): PINGs answered do not
- *   count, and a reader slower than the output buffer (64 KiB) per
- *   @timeout is ended as a stalled one;
+ *   request (PING, SETTINGS and the like do not count);
+ * - a stream's progress is its request answered, or H2_PROGRESS_BYTES of
+ *   its body (or the rest of it) gone into DATA frames since its last
+ *   progress: a window opened a byte at a time is none. A stream whose
+ *   reply makes no progress for @timeout while the client's windows hold
+ *   it back is reset (RST_STREAM CANCEL) and its file closed at once,
+ *   however many WINDOW_UPDATEs arrive. The connection's progress is a
+ *   stream's, a stream ended, or H2_PROGRESS_BYTES framed over all its
+ *   streams together; without any for @timeout (every window held at
+ *   zero, a socket that is never read or read too slowly) it ends;
+ * - files: a reply read from a file holds it open until its last byte is
+ *   framed. Every connection may have one such stream; up to
+ *   H2_FILES_PER_CONN while the process-wide pool (@files_pool) has room.
+ *   A request whose reply would need one more waits, unanswered, until a
+ *   file stream of its connection ends (no error, no retry for a client
+ *   that asked for many files at once): the descriptors a connection can
+ *   hold are bounded whatever its windows do;
  * - budgets (token buckets): RST_STREAM frames received, streams refused
  *   and malformed requests (H2_RESET_*: rapid reset); PING, SETTINGS,
  *   PRIORITY and empty DATA frames (H2_CONTROL_*: floods); past one, the
@@ -53,9 +64,23 @@
 
 #define H2_MAX_STREAMS_DEFAULT 100
 #define H2_MAX_CONTINUATIONS 8
+/* Streams of one connection holding a file at once (one of its own, the
+ * rest from struct h2_conf's pool). */
+#define H2_FILES_PER_CONN 8
+/* Body bytes a stream must frame per --timeout to count as progressing. */
+#define H2_PROGRESS_BYTES 16384
 /* Rapid reset: resets (received, or refused streams) in a burst, then per s */
 #define H2_RESET_BURST 200
 #define H2_RESET_RATE 50
+/*
+ * A request body nobody reads (a POST answered 405) is read and dropped up
+ * to this many bytes (nginx's default client_max_body_size), so that a
+ * client that sends all of it before it reads the answer (curl) gets the
+ * answer; past it, or announced larger by content-length, the stream ends
+ * with RST_STREAM NO_ERROR once the reply is sent (RFC 9113 8.1). Reading
+ * costs the server no more than the client's sending does: nothing is kept.
+ */
+#define H2_DISCARD_MAX ((uint64_t)1024 * 1024)
 /* PING, SETTINGS, PRIORITY and empty DATA frames in a burst, then per s */
 #define H2_CONTROL_BURST 1000
 #define H2_CONTROL_RATE 100
@@ -74,6 +99,9 @@
  * @draining:        set when the server stops or drains: the shutdown
  *                   notice and a PING at the next event, the final GOAWAY
  *                   once the PING is answered (or H2_NOTICE_MS later)
+ * @files_used:      file streams taken from the pool, by every session
+ *                   (NULL: no pool, one file stream per connection)
+ * @files_pool:      their limit
  */
 struct h2_conf {
     struct live *gens;
@@ -83,6 +111,8 @@ struct h2_conf {
     unsigned timeout;
     atomic_uint *in_flight;
     const atomic_bool *draining;
+    atomic_uint *files_used;
+    unsigned files_pool;
 };
 
 /*
@@ -139,8 +169,10 @@ int h2_session_new(const struct h2_conf *conf, const struct h2_io *io,
  *
  * Returns what to wait for next (H2_WANT_READ, H2_WANT_WRITE; WRITE alone
  * may mean "call again soon": the read budget was used up) with
- * *@deadline_ms, when the connection is to end unless an event comes
- * first (INT64_MAX: never); or 0: end it now (h2_session_close).
+ * *@deadline_ms, when to call again if nothing comes first (INT64_MAX:
+ * never): a stream's reply may be due to be reset then, or the connection
+ * to end; or 0: end it now (h2_session_close), also when what this call
+ * read did not move the connection's own end past @now_ms.
  */
 unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
                           int64_t *deadline_ms);

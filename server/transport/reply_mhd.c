@@ -9,7 +9,10 @@
  * A reply with no body to send (HEAD, 304) is queued with a response of
  * the body's length whose content is never read: libmicrohttpd sends the
  * response's size as Content-Length even for a 304 and a HEAD, and RFC 9110
- * 8.6 allows only the length a 200 would have had.
+ * 8.6 allows only the length a 200 would have had. A body made while it is
+ * sent (a file compressed as it goes) has no length before its end: its
+ * response has an unknown size, which libmicrohttpd sends chunked, and so
+ * does its HEAD or 304, which then carries no Content-Length.
  */
 #include "transport/reply_mhd.h"
 
@@ -30,6 +33,27 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
     (void)buf;
     (void)max;
     return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/* A body made while it is sent: libmicrohttpd pulls it block by block. */
+static ssize_t stream_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    const struct reply_stream *st = cls;
+    ssize_t n = st->read(st->arg, buf, max);
+
+    (void)pos;
+    if (n > 0)
+        return n;
+    return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                  : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_done(void *cls)
+{
+    struct reply_stream *st = cls;
+
+    st->close(st->arg);
+    free(st);
 }
 
 /*
@@ -71,8 +95,25 @@ static struct MHD_Response *make(struct reply *r)
         if (r->length == 0)
             return MHD_create_response_from_buffer(0, NULL,
                                                    MHD_RESPMEM_PERSISTENT);
-        return MHD_create_response_from_callback(r->length, 4096, no_body, NULL,
-                                                 NULL);
+        if (r->length != REPLY_LENGTH_UNKNOWN)
+            return MHD_create_response_from_callback(r->length, 4096, no_body,
+                                                     NULL, NULL);
+        /*
+         * No length to say (a HEAD or 304 of a body made while sent):
+         * 0.9.75 would frame it chunked and send the last chunk although
+         * the body is not sent, which the client would read as the start
+         * of the next response. Without chunking and with the connection
+         * closed after it, there is neither a length nor a stray chunk.
+         */
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+                                                 no_body, NULL, NULL);
+        if (resp &&
+            MHD_set_response_options(resp, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT,
+                                     MHD_RO_END) != MHD_YES) {
+            MHD_destroy_response(resp);
+            resp = NULL;
+        }
+        return resp;
     case REPLY_BODY_BYTES:
         if (!r->release)
             return MHD_create_response_from_buffer((size_t)r->length,
@@ -104,6 +145,23 @@ static struct MHD_Response *make(struct reply *r)
         if (resp)
             r->fd = -1;
         return resp;
+    case REPLY_BODY_STREAM: {
+        /* unknown size: chunked for HTTP/1.1, to the close for 1.0 */
+        struct reply_stream *st = malloc(sizeof *st);
+
+        if (!st)
+            return NULL;
+        *st = r->stream;
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+                                                 REPLY_MHD_STREAM_BLOCK,
+                                                 stream_body, st, stream_done);
+        if (!resp) {
+            free(st);
+            return NULL;
+        }
+        r->stream = (struct reply_stream){0}; /* the response closes it */
+        return resp;
+    }
     }
     return NULL;
 }

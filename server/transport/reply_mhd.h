@@ -18,6 +18,9 @@
  * sendfile.
  */
 #define REPLY_MHD_SMALL_MAX ((uint64_t)64 * 1024)
+/* Bytes of a body made while it is sent that libmicrohttpd asks for at
+ * once: one chunk. */
+#define REPLY_MHD_STREAM_BLOCK ((size_t)32 * 1024)
 
 /*
  * reply_queue - queue @r on @mc: its status, fields and body (on HTTPS

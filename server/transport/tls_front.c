@@ -9,7 +9,9 @@
  * the monotonic clock. The callback rotates when it sees a new period
  * (no thread, no timer), encrypts under the newest key, and decrypts under
  * any key still in the ring (asking OpenSSL to issue a fresh ticket when it
- * was not the newest). A key that leaves the ring is wiped.
+ * was not the newest). A key that leaves the ring is wiped. The ring is
+ * the process's; what a ticket may resume is bound per connection by the
+ * store (tls_store_select: the SNI name and the certificate).
  */
 #include "transport/tls_front.h"
 
@@ -220,7 +222,6 @@ static int hello_cb(SSL *ssl, int *alert, void *arg)
     const unsigned char *list, *at;
     size_t len;
 
-    (void)alert;
     sni_of(ssl, name, sizeof name);
     if (alpn_list(ssl, &list, &len) &&
         alpn_offers(list, len, acme_alpn, sizeof acme_alpn - 1, &at) &&
@@ -228,7 +229,10 @@ static int hello_cb(SSL *ssl, int *alert, void *arg)
         SSL_set_ex_data(ssl, acme_index, (void *)(uintptr_t)acme_alpn);
         return SSL_CLIENT_HELLO_SUCCESS;
     }
-    tls_store_select(f->store, ssl, name[0] ? name : NULL);
+    if (tls_store_select(f->store, ssl, name[0] ? name : NULL) != 0) {
+        *alert = SSL_AD_INTERNAL_ERROR;
+        return SSL_CLIENT_HELLO_ERROR;
+    }
     return SSL_CLIENT_HELLO_SUCCESS;
 }
 
@@ -268,7 +272,6 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 int tls_front_setup(SSL_CTX *ctx, void *arg)
 {
     struct tls_front *f = arg;
-    static const unsigned char sid[] = "beneath";
 
     pthread_once(&acme_once, acme_index_make);
     if (acme_index < 0 ||
@@ -279,7 +282,6 @@ int tls_front_setup(SSL_CTX *ctx, void *arg)
         SSL_CTX_set_ciphersuites(ctx, TLS_FRONT_SUITES_13) != 1 ||
         SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384") != 1 ||
         SSL_CTX_set_dh_auto(ctx, 1) != 1 ||
-        SSL_CTX_set_session_id_context(ctx, sid, sizeof sid - 1) != 1 ||
         SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, ticket_cb) != 1)
         return -EINVAL;
     /*

@@ -385,7 +385,7 @@ START_TEST(cache_rule_errors)
         {"--cache", "a**b=max-age=1", "--cache: 'a**b=max-age=1': bad glob"},
         {"--header", "Bad Name: x", "--header: 'Bad Name: x': the header name"},
         {"--header", "Content-Length: 1", "Content-Length is set by"},
-        {"--precompressed", "br,deflate", "'deflate' is not br, zst or gz"},
+        {"--precompressed", "br,deflate", "'deflate' is not br, zstd or gzip"},
     };
 
     expect_bad_options(bad, N_ELEMS(bad), www);
@@ -636,7 +636,8 @@ END_TEST
 /* ---- media types: the built-in table, a mime.types file, --mime ------ */
 
 /* What each name is sent as: with the built-in table alone (--mime-types
- * off), with the file cases_mime_types, and with --mime over the file. */
+ * off), with the file cases_mime_types, and with --mime over the file and
+ * --default-type text/plain (only for names no table knows). */
 static const struct {
     const char *name, *builtin, *file, *mime;
 } typed[] = {
@@ -660,6 +661,12 @@ static const struct {
      "application/sarif+json", "application/sarif+json"},
     {"page.html", "text/html; charset=utf-8", "text/html; charset=utf-8",
      "text/html; charset=utf-8"},
+    {"README", "application/octet-stream", "application/octet-stream",
+     "text/plain; charset=utf-8"},
+    {"copyright", "application/octet-stream", "application/octet-stream",
+     "text/plain; charset=utf-8"},
+    {"a.unknownext", "application/octet-stream", "application/octet-stream",
+     "text/plain; charset=utf-8"},
 };
 
 START_TEST(mime_types)
@@ -672,15 +679,16 @@ START_TEST(mime_types)
     for (size_t i = 0; i < N_ELEMS(typed); i++)
         tree_write_str(site, typed[i].name, "x\n");
     for (int k = 0; k < 3; k++) {
-        const char *args[][9] = {
+        const char *args[][11] = {
             {"--mime-types", "off", NULL},
             {"--mime-types", types, NULL},
             {"--mime-types", types, "--mime", "vtt=text/plain", "--mime",
-             ".yaml=text/yaml", "--mime", "OPUS=audio/opus", NULL},
+             ".yaml=text/yaml", "--mime", "OPUS=audio/opus", "--default-type",
+             "text/plain", NULL},
         };
-        struct server *s =
-            server_start(site, args[k][0], args[k][1], args[k][2], args[k][3],
-                         args[k][4], args[k][5], args[k][6], args[k][7], NULL);
+        struct server *s = server_start(
+            site, args[k][0], args[k][1], args[k][2], args[k][3], args[k][4],
+            args[k][5], args[k][6], args[k][7], args[k][8], args[k][9], NULL);
         for (size_t i = 0; i < N_ELEMS(typed); i++) {
             const char *want = k == 0   ? typed[i].builtin
                                : k == 1 ? typed[i].file
@@ -712,6 +720,8 @@ START_TEST(mime_types)
          "beneath: --mime: expected EXT=TYPE, as in vtt=text/vtt"},
         {"--mime", "vtt=text", false,
          "beneath: --mime: 'text' is not a media type"},
+        {"--default-type", "text", false,
+         "beneath: --default-type: 'text' is not a media type"},
     };
     for (size_t i = 0; i < N_ELEMS(bad); i++) {
         const char *val = bad[i].in_dir ? tree_path(d, bad[i].val) : bad[i].val;

@@ -311,8 +311,11 @@ START_TEST(root_flip_with_variants)
            strerror(errno));
     r = get_ae(s, "/app.css", "br", NULL);
     EXPECT(strcmp(r->body, "V1-BR") == 0, "before SIGHUP: %s", r->body);
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "reopened", 10000), "no reload line");
+    EXPECT(server_reload(s, 10000) > 0, "no new generation:\n%s",
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), hfmt("beneath: SIGHUP: root %s (%s)\n",
+                                         link, tree_path(d, "v2"))),
+           "the new generation does not serve v2:\n%s", server_stderr(s));
     r = get_ae(s, "/app.css", "br", NULL);
     EXPECT(strcmp(r->body, "V2-BR") == 0, "after SIGHUP: %s", r->body);
     EXPECT_HEADER(r, "Content-Encoding", "br", "v2 variant");

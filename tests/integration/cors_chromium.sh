@@ -35,7 +35,7 @@ printf '/api/*\n  Access-Control-Allow-Origin: *\n  Access-Control-Allow-Headers
 serve --access-log off "$tmp/page"
 page_pid=$pid page_url=$url
 mv "$tmp/err" "$tmp/page.err"
-trap 'kill "$page_pid" 2>/dev/null || true; chromium_cleanup' EXIT
+trap 'kill "$page_pid" 2>/dev/null || true; serve_cleanup' EXIT
 
 # fetch_from EXPECT OPTION...: a data server with OPTION..., the page's
 # fetch from it, and what the page wrote (OK:BODY or FAIL:ERROR).

@@ -21,13 +21,16 @@ their own connections while fresh clients keep asking.
 
 runs the same attacks against a server already running (nginx, for the
 comparison in docs/http2.md), reporting what ends each without judging.
+Descriptors and memory are read from the process that serves: the child of
+the one started (beneath's keeper serves through its child; nginx's master,
+one worker) or, without a child, that process.
 The path /big.bin must be there (1 MiB or more) and / must answer.
 
 Exit 0: all ended bounded; 1: one did not; 77: a tool is missing.
 """
+import importlib
 import os
 import select
-import shutil
 import socket
 import ssl
 import subprocess
@@ -36,10 +39,11 @@ import tempfile
 import threading
 import time
 
+from h2_common import (curl_missing, h2_client, serving_pid, start_beneath,
+                       stop_beneath)
+
 try:
-    import h2.config
-    import h2.connection
-    import h2.settings
+    importlib.import_module("h2.connection")  # h2_common.h2_client's
     import hpack
     from hyperframe.frame import (ContinuationFrame, DataFrame, Frame,
                                   GoAwayFrame, HeadersFrame, PingFrame,
@@ -53,6 +57,7 @@ TIMEOUT = 3  # --timeout
 SLACK = 3  # s past a server timeout before it counts as not bounded
 FLOOD_S = 5  # s a flood may take to be ended
 PROBE_S = 3  # s the fresh client may take
+FILES_PER_CONN = 8  # H2_FILES_PER_CONN (server/transport/h2.h)
 RSS_GROWTH = 64 << 20  # bytes the server may grow by during one attack
 
 ERRORS = {0: "NO_ERROR", 1: "PROTOCOL_ERROR", 2: "INTERNAL_ERROR",
@@ -88,13 +93,7 @@ class Peer:
         self.data = 0  # DATA bytes received
         self.decoder = hpack.Decoder()
         self.decoder.max_allowed_table_size = 65536
-        self.conn = h2.connection.H2Connection(
-            h2.config.H2Configuration(client_side=True,
-                                      header_encoding="utf-8"))
-        if window is not None:
-            self.conn.local_settings = h2.settings.Settings(
-                client=True, initial_values={
-                    h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
+        self.conn = h2_client(window)
         self.next_id = 1
         self.prefaced = preface  # its SETTINGS may be acknowledged
         self.settings = False  # the server's SETTINGS came
@@ -228,11 +227,17 @@ class Peer:
 class Target:
     def __init__(self, port, pid, judge):
         self.port = port
-        self.pid = pid
+        self.started = pid  # the process started (beneath's keeper)
         self.judge = judge
         self.failures = []
         self.probe_s = PROBE_S  # the fresh client's bound now
         self.attack_probes = True  # the attacks probe midway
+
+    @property
+    def pid(self):
+        """What fds and RSS are read from: the serving process, asked
+        each time (a reload may start a new one)."""
+        return serving_pid(self.started) if self.started else 0
 
     def fds(self):
         if not self.pid:
@@ -345,7 +350,9 @@ def zero_window(t):
 
 
 def too_many_streams(t, acked=True):
-    """150 GETs of a big file at once, window 0: none can finish."""
+    """150 GETs of a big file at once, window 0: none can finish; 100 are
+    taken, of which FILES_PER_CONN are answered (each holds the file open)
+    and the rest wait for one of them to end."""
     p = Peer(t.port, window=0)
     if acked:
         # the server's SETTINGS (MAX_CONCURRENT_STREAMS), acknowledged
@@ -369,9 +376,10 @@ def too_many_streams(t, acked=True):
     if acked and answered:
         t.fail(f"streams, acked limit: {answered} answered, want none: the "
                "connection ends at the 101st")
-    if not acked and (answered, refused) != (100, 50):
+    if not acked and (answered, refused) != (FILES_PER_CONN, 50):
         t.fail(f"streams, unacked limit: {answered} answered and {refused} "
-               "refused, want 100 and 50")
+               f"refused, want {FILES_PER_CONN} (the file streams a "
+               "connection may hold; the other 92 wait) and 50")
     return p, TIMEOUT + SLACK, probe
 
 
@@ -655,60 +663,43 @@ def run(t):
     return 1 if t.failures else 0
 
 
-def start_beneath(binary, tmp):
+def serve_www(binary, tmp):
     www = os.path.join(tmp, "www")
     os.mkdir(www)
     with open(os.path.join(www, "index.html"), "w") as f:
         f.write("<!DOCTYPE html><title>h2</title><p>hello</p>\n")
     with open(os.path.join(www, "big.bin"), "wb") as f:
         f.write(os.urandom(4 << 20))
-    err = open(os.path.join(tmp, "err"), "w+")
-    proc = subprocess.Popen(
+    proc, err, urls = start_beneath(
         [binary, "--listen", "https://127.0.0.1:0", "--tls-self-signed",
+         "--state-dir", os.path.join(tmp, "state"),
          "--header-timeout", str(HEADER_TIMEOUT), "--timeout", str(TIMEOUT),
-         "--access-log", "off", www], stderr=err)
-    for _ in range(200):
-        err.seek(0)
-        text = err.read()
-        for line in text.splitlines():
-            if "listening on https://" in line:
-                return proc, err, int(line.rsplit(":", 1)[1].strip("/"))
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    err.seek(0)
-    sys.exit(f"FAIL: beneath did not start:\n{err.read()}")
+         "--access-log", "off", www], tmp, 1)
+    return proc, err, int(urls["https"].rsplit(":", 1)[1].strip("/"))
 
 
 def main():
-    for tool in ("curl",):
-        if not shutil.which(tool):
-            print(f"skip: {tool} not installed")
-            return 77
-    if "HTTP2" not in subprocess.run(["curl", "--version"],
-                                     capture_output=True, text=True).stdout:
-        print("skip: curl without HTTP/2")
+    missing = curl_missing()
+    if missing:
+        print(f"skip: {missing}")
         return 77
     if sys.argv[1] == "--url":
         port = int(sys.argv[2].rsplit(":", 1)[1].strip("/"))
         pid = int(sys.argv[4]) if len(sys.argv) > 4 else 0
         return run(Target(port, pid, judge=False)) and 0
     with tempfile.TemporaryDirectory(prefix="beneath-h2-attacks-") as tmp:
-        proc, err, port = start_beneath(sys.argv[1], tmp)
+        proc, err, port = serve_www(sys.argv[1], tmp)
         try:
+            if serving_pid(proc.pid) == proc.pid:
+                print("FAIL: no serving process beside the keeper: its fds "
+                      "and memory would not be watched")
+                return 1
             rc = run(Target(port, proc.pid, judge=True))
             if proc.poll() is not None:
                 print(f"FAIL: beneath exited ({proc.returncode})")
                 rc = 1
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            err.seek(0)
-            text = err.read()
+            text = stop_beneath(proc, err)
             if text.strip():
                 print("--- server stderr\n" + text[-4000:])
         return rc

@@ -9,15 +9,9 @@
 # Exit 77 (skipped) when nghttp is missing.
 set -euo pipefail
 bin=$1
-command -v nghttp >/dev/null || { echo "skip: nghttp not installed"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-h2-nghttp-XXXXXX")
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
+# shellcheck source=tests/lib/serve.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
+serve_setup beneath-h2-nghttp nghttp
 
 mkdir "$tmp/www"
 echo 'body{}' >"$tmp/www/a.css"
@@ -28,16 +22,8 @@ head -c 3145728 /dev/urandom >"$tmp/www/e.bin"
 printf '<!DOCTYPE html><title>x</title>\n' >"$tmp/www/index.html"
 files="a.css b.js c.bin d.bin e.bin index.html"
 
-"$bin" --listen https://127.0.0.1:0 --tls-self-signed --access-log "$tmp/access" \
-  "$tmp/www" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 200); do
-  grep -q 'listening on https://' "$tmp/err" && break
-  kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-  sleep 0.05
-done
-url=$(grep -o 'https://127\.0\.0\.1:[0-9]*' "$tmp/err" | head -1)
-[ -n "$url" ] || fail "no listening line"
+serve_both --access-log "$tmp/access" "$tmp/www"
+url=$https
 
 urls=
 for f in $files; do urls="$urls $url/$f"; done
@@ -70,7 +56,13 @@ for f in $files; do
   cmp -s "$tmp/got" "$tmp/www/$f" || fail "/$f: the body differs"
 done
 echo "ok: bodies match"
-n=$(grep -c " HTTP/2.0\" 200 " "$tmp/access" || true)
+# the access log's writer batches lines after the replies: up to 10 s for
+# every request's line
 want=$(( $(echo "$files" | wc -w) * 2 ))
+for _ in $(seq 200); do
+  n=$(grep -c " HTTP/2.0\" 200 " "$tmp/access" || true)
+  [ "$n" -ge "$want" ] && break
+  sleep 0.05
+done
 [ "$n" -ge "$want" ] || fail "$n access log lines say HTTP/2.0 200, want $want: $(head -3 "$tmp/access")"
 echo "ok: nghttp fetched $(echo "$files" | wc -w) files at once on one h2 connection"

@@ -197,12 +197,39 @@ void server_stop_clean(struct server *s);
 /* Human-readable wait status, harness-owned. */
 char *wstatus_str(int wstatus);
 /*
- * The process that serves: with the sandbox on, the server started is the
- * keeper and serves through its one child (server/process/keeper.h); with
- * --sandbox off, the server itself.
+ * The process that serves: the server started is the keeper (with the
+ * sandbox on or off; server/process/keeper.h), which serves through its
+ * children, one per configuration generation: the newest (older ones may
+ * still drain after a SIGHUP). The keeper itself if it has no child.
  */
 pid_t server_serving_pid(const struct server *s);
 
+/*
+ * The serving processes the keeper @s has now (its children: the newest
+ * serves, older ones still drain), 0 if it has none.
+ */
+int server_serving_count(const struct server *s);
+/* Wait up to @ms until one serving process is left (the older generations
+ * drained and exited); true if so. */
+bool server_drained(const struct server *s, int ms);
+/*
+ * server_reload - SIGHUP to the keeper, then wait up to @ms until that
+ * reload has ended: a new generation serves and the one before it has
+ * drained and exited (until then it may still accept a connection): its
+ * pid; or the keeper kept the old configuration (an error in the file, or
+ * the new process failed its checks): 0. Fails the test if neither happens
+ * in time. Call it with no other reload under way.
+ */
+pid_t server_reload(struct server *s, int ms);
+/*
+ * server_reload_refused - server_reload (10 s), which must keep the old
+ * configuration: stderr says @why, and the serving process is the one that
+ * served before.
+ */
+void server_reload_refused(struct server *s, const char *why);
+
+/* Number of open fds of process @pid (/proc/PID/fd), -1 if unknown. */
+int pid_fd_count(pid_t pid);
 /* Number of open fds of the serving process (/proc/PID/fd), -1 if unknown. */
 int server_fd_count(const struct server *s);
 /* The count once it has not changed for 10 readings 20 ms apart (closed
@@ -303,6 +330,12 @@ struct raw_conn *raw_connect_host(const char *host, unsigned port);
 /* raw_connect_host from the local address @src (NULL: the kernel's choice). */
 struct raw_conn *raw_connect_from(const char *src, const char *host,
                                   unsigned port);
+/*
+ * A TCP port of 127.0.0.1 free now (bound once, by the kernel's choice, and
+ * closed): not in use by a client's connection either, which a port that
+ * merely nobody listens on may be.
+ */
+unsigned free_port(void);
 /* raw_connect, failing the test (with errno) when it cannot connect. */
 struct raw_conn *raw_open(unsigned port);
 /* raw_open to @s, one GET / answered 200 and the connection kept open: a

@@ -75,14 +75,28 @@ static void argv_push(struct argv_buf *a, const char *s)
     a->v[a->n] = NULL;
 }
 
-/* The environment minus BENEATH_*, plus @extra. */
+/*
+ * The environment minus BENEATH_* and the state directories, plus @extra;
+ * unless @extra names one, XDG_STATE_HOME is a new directory of the test's
+ * (what a server keeps across starts, --tls-self-signed's certificate,
+ * stays out of the home directory and out of other tests).
+ */
 static void build_env(struct argv_buf *e, const char **extra)
 {
+    bool state = false;
+
     for (char **p = environ; *p; p++)
-        if (strncmp(*p, "BENEATH_", 8) != 0)
+        if (strncmp(*p, "BENEATH_", 8) != 0 &&
+            strncmp(*p, "XDG_STATE_HOME=", 15) != 0 &&
+            strncmp(*p, "STATE_DIRECTORY=", 16) != 0)
             argv_push(e, *p);
-    for (const char **p = extra; p && *p; p++)
+    for (const char **p = extra; p && *p; p++) {
+        state = state || strncmp(*p, "XDG_STATE_HOME=", 15) == 0 ||
+                strncmp(*p, "STATE_DIRECTORY=", 16) == 0;
         argv_push(e, *p);
+    }
+    if (!state)
+        argv_push(e, hfmt("XDG_STATE_HOME=%s", tree_new()));
 }
 
 #if defined(__x86_64__)
@@ -388,25 +402,125 @@ void server_stop_clean(struct server *s)
         EXPECT(expected_line(line), "unexpected message on stderr: %s", line);
 }
 
-pid_t server_serving_pid(const struct server *s)
+/* The children of the keeper @s: how many, and in *@newest the last one
+ * started (/proc lists them oldest first), or 0. */
+static int children(const struct server *s, pid_t *newest)
 {
     char *kids = tree_read(
         hfmt("/proc/%d/task/%d/children", (int)s->pid, (int)s->pid), NULL);
-    long child = 0;
+    int n = 0;
 
-    /* the newest serving process is the last (older ones may drain) */
+    *newest = 0;
     for (char *p = kids, *end; p && *p; p = end) {
         long c = strtol(p, &end, 10);
         if (end == p)
             break;
-        child = c;
+        *newest = (pid_t)c;
+        n++;
     }
-    return child > 0 ? (pid_t)child : s->pid;
+    return n;
 }
 
-int server_fd_count(const struct server *s)
+pid_t server_serving_pid(const struct server *s)
 {
-    char *p = hfmt("/proc/%d/fd", (int)server_serving_pid(s));
+    pid_t newest;
+
+    return children(s, &newest) > 0 ? newest : s->pid;
+}
+
+int server_serving_count(const struct server *s)
+{
+    pid_t newest;
+
+    return children(s, &newest);
+}
+
+bool server_drained(const struct server *s, int ms)
+{
+    long long deadline = now_ms() + ms;
+
+    while (server_serving_count(s) > 1) {
+        if (now_ms() > deadline)
+            return false;
+        sleep_ms(10);
+    }
+    return true;
+}
+
+/* Lines that end a reload: a new generation serves, or the old one stays. */
+#define RELOAD_SERVING ") serving; generation "
+#define RELOAD_KEPT "keeping the old configuration"
+
+static int count_in(const char *text, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static int reloads_ended(const char *err)
+{
+    return count_in(err, RELOAD_SERVING) + count_in(err, RELOAD_KEPT);
+}
+
+pid_t server_reload(struct server *s, int ms)
+{
+    int before = reloads_ended(server_stderr(s));
+    long long deadline = now_ms() + ms;
+    char *err;
+
+    server_signal(s, SIGHUP);
+    while (reloads_ended(err = server_stderr(s)) == before) {
+        EXPECT(now_ms() < deadline,
+               "no new generation serving, and no 'keeping the old "
+               "configuration', within %d ms of SIGHUP; stderr:\n%s",
+               ms, err);
+        sleep_ms(5);
+    }
+    /* the line may still be in the middle of being written */
+    sleep_ms(5);
+    err = server_stderr(s);
+    /* the last line that ended a reload says which way it went */
+    const char *serving = NULL, *kept = NULL;
+    for (const char *p = err; (p = strstr(p, RELOAD_SERVING)); p++)
+        serving = p;
+    for (const char *p = err; (p = strstr(p, RELOAD_KEPT)); p++)
+        kept = p;
+    if (!serving || (kept && kept > serving))
+        return 0;
+    /* "beneath: SIGHUP: generation N (pid P) serving; ..." */
+    const char *pid = serving;
+    while (pid > err && strncmp(pid, "(pid ", 5) != 0)
+        pid--;
+    EXPECT(strncmp(pid, "(pid ", 5) == 0, "no pid in the serving line:\n%s",
+           err);
+    /* until the old one is gone it may still take a connection */
+    EXPECT(server_drained(s, (int)(deadline - now_ms())),
+           "%d serving processes %d ms after SIGHUP: the old one did not "
+           "drain and exit; stderr:\n%s",
+           server_serving_count(s), ms, server_stderr(s));
+    return (pid_t)strtol(pid + 5, NULL, 10);
+}
+
+void server_reload_refused(struct server *s, const char *why)
+{
+    pid_t serving = server_serving_pid(s);
+
+    EXPECT(server_reload(s, 10000) == 0,
+           "SIGHUP: applied, want the old configuration kept (%s):\n%s", why,
+           server_stderr(s));
+    EXPECT(strstr(server_stderr(s), why), "SIGHUP: '%s' not said:\n%s", why,
+           server_stderr(s));
+    EXPECT(server_serving_count(s) == 1 && server_serving_pid(s) == serving,
+           "SIGHUP: the old serving process (pid %d) is not the one left",
+           (int)serving);
+}
+
+int pid_fd_count(pid_t pid)
+{
+    char *p = hfmt("/proc/%d/fd", (int)pid);
     DIR *d = opendir(p);
     if (d == NULL)
         return -1;
@@ -417,6 +531,11 @@ int server_fd_count(const struct server *s)
             n++;
     closedir(d);
     return n;
+}
+
+int server_fd_count(const struct server *s)
+{
+    return pid_fd_count(server_serving_pid(s));
 }
 
 int server_fd_count_settled(const struct server *s)

@@ -262,7 +262,12 @@ START_TEST(auth_whole_site)
 }
 END_TEST
 
-/* SIGHUP re-reads the file; a broken or missing file keeps the old users. */
+/*
+ * SIGHUP: a new serving process reads the file; one that is broken or
+ * missing stops that process before it serves (its message with
+ * FILE:LINE), and the old one serves on with the users read before. A
+ * user removed from the file is refused from the reload on.
+ */
 START_TEST(auth_reload)
 {
     char *users, *www = auth_site(&users);
@@ -271,9 +276,8 @@ START_TEST(auth_reload)
 
     EXPECT(curl_u(s, "/", "alice:s3cret pass", NULL) == 200, "before");
     htpasswd_add(users, "alice", "new pass", false);
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "re-read (2 users)", 5000),
-           "no reload line:\n%s", server_stderr(s));
+    EXPECT(server_reload(s, 10000) > 0, "no new generation:\n%s",
+           server_stderr(s));
     EXPECT(curl_u(s, "/", "alice:s3cret pass", NULL) == 401,
            "the old password after SIGHUP");
     EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 200, "the new one");
@@ -282,21 +286,23 @@ START_TEST(auth_reload)
     ck_assert_ptr_nonnull(f);
     fputs("carol:$apr1$7EAU.9L4$Ej0EWQj9BdxjSlUM.HXWW1\n", f);
     fclose(f);
-    server_signal(s, SIGHUP);
-    EXPECT(file_wait_for(s->err_path, "keeping the users read before", 5000),
-           "no keep line:\n%s", server_stderr(s));
-    EXPECT(strstr(server_stderr(s), ":3: user 'carol': MD5 ($apr1$) is "
-                                    "refused"),
-           "the reason with FILE:LINE:\n%s", server_stderr(s));
+    server_reload_refused(s, hfmt("beneath: SIGHUP: auth: %s:3: user 'carol': "
+                                  "MD5 ($apr1$) is refused",
+                                  users));
     EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 200,
            "alice after a broken reload");
     unlink(users);
-    server_signal(s, SIGHUP);
-    EXPECT(
-        file_wait_for(s->err_path, "No such file or directory; keeping", 5000),
-        "no line for the missing file:\n%s", server_stderr(s));
+    server_reload_refused(
+        s, hfmt("beneath: SIGHUP: auth: %s: No such file or directory", users));
     EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 200,
            "alice after the file went");
+    /* alice removed: refused once the file without her is read */
+    htpasswd_add(users, "bob", "hunter2", true);
+    EXPECT(server_reload(s, 10000) > 0, "no new generation:\n%s",
+           server_stderr(s));
+    EXPECT(curl_u(s, "/", "alice:new pass", NULL) == 401,
+           "alice, removed from the file, after SIGHUP");
+    EXPECT(curl_u(s, "/", "bob:hunter2", NULL) == 200, "bob after SIGHUP");
     server_stop_clean(s);
 }
 END_TEST
@@ -549,19 +555,6 @@ END_TEST
 /* ---- nginx in front (Debian's nginx-light and its proxy_params) ---- */
 
 /* A port on 127.0.0.1 free a moment ago. */
-static unsigned free_port(void)
-{
-    struct raw_conn *c;
-    unsigned port;
-
-    for (port = 20000 + (unsigned)(getpid() % 20000);; port++) {
-        c = raw_connect_from(NULL, "127.0.0.1", port);
-        if (!c)
-            return port; /* nothing listens there */
-        raw_close(c);
-    }
-}
-
 struct nginx {
     pid_t pid;
     unsigned port;

@@ -10,31 +10,13 @@
  */
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* A port no socket uses right now (bound, read, released). */
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof(sa);
-
-    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
-           "cannot find a free port: %s", strerror(errno));
-    close(fd);
-    return ntohs(sa.sin_port);
-}
 
 static bool exists(const char *path)
 {
@@ -65,9 +47,12 @@ START_TEST(lone_number_serves_cwd)
 END_TEST
 
 /*
- * "beneath PORT" or "beneath ." in a directory without index.html lists it,
- * as python3 -m http.server does, and says so at start-up; --listing off
- * still wins, and a ROOT named as a path keeps the 403 of a site.
+ * "beneath PORT", "beneath ." and "beneath PORT ROOT" in a directory without
+ * index.html list it, as python3 -m http.server does, and say so at
+ * start-up: "beneath 8000 site" as "cd site && beneath 8000". --listing off
+ * (or BENEATH_LISTING=off) still wins, and a root named by --root alone,
+ * no positional argument, or a server given --listen keeps the 403 of a
+ * site.
  */
 START_TEST(lone_number_lists_cwd)
 {
@@ -75,24 +60,28 @@ START_TEST(lone_number_lists_cwd)
     static const char line[] =
         "beneath: listing directories without an index file, as python3 -m "
         "http.server does (--listing off: 403)\n";
+    const char *base = strrchr(w, '/') + 1;
 
     tree_write_str(w, "notes.txt", "n\n");
     tree_mkdir(w, "photos");
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 8; i++) {
         char *p = hfmt("%u", free_port());
-        const char *forms[5][4] = {
+        const char *forms[8][5] = {
             {p, NULL},
             {".", "--port", p, NULL},
-            {p, "--listing", "off"},
             {p, w, NULL},
+            {p, hfmt("../%s", base), NULL},
+            {p, "--listing", "off", NULL},
             {p, NULL},
+            {"--port", p, "--root", w, NULL},
+            {"--listen", hfmt("127.0.0.1:%s", p), w, NULL},
         };
         const char *off[] = {"BENEATH_LISTING=off", NULL};
         struct server_opts o = {
-            .no_listen = true, .args = forms[i], .env = i == 4 ? off : NULL};
+            .no_listen = true, .args = forms[i], .env = i == 5 ? off : NULL};
         struct server *s = server_start_opts(&o);
-        bool lists = i < 2;
+        bool lists = i < 4;
         struct http_response *r =
             expect_get(s, "/", lists ? 200 : 403, hfmt("form %d: GET /", i));
 
@@ -243,8 +232,7 @@ START_TEST(check_acme)
                                       "--acme-ca-root", w, w, NULL},
                      NULL, 10000, &out, &err);
     EXPECT_EXIT(ws, 2, err);
-    EXPECT(strstr(err, hfmt("beneath: --acme-ca-root: %s: no PEM "
-                            "certificate",
+    EXPECT(strstr(err, hfmt("beneath: --acme-ca-root: %s: Is a directory",
                             w)) != NULL,
            "a directory as the trust anchor:\n%s", err);
 }

@@ -147,15 +147,16 @@ static void loop_stop(struct looper *l, pthread_t t, const char *what)
 /* --sandbox on, then strict: the walls of the new process are its own. */
 static const char *const sandboxes[] = {"on", "strict"};
 
-/* ---- deploys -------------------------------------------------------------- */
+/* ---- deploys --------------------------------------------------------------
+ */
 
 /* mv live live.old; mv live.new live; SIGHUP. */
 LOOP_TEST(deploy_rename, sandboxes)
 {
     char *d = tree_new();
     tree_build(d, "live/index.html=V1\n", "next/index.html=V2\n", NULL);
-    struct server *s = server_start(tree_path(d, "live"), "--sandbox",
-                                    sandboxes[_i], NULL);
+    struct server *s =
+        server_start(tree_path(d, "live"), "--sandbox", sandboxes[_i], NULL);
     struct looper l = {.s = s, .path = "/", .v1 = "V1\n", .v2 = "V2\n"};
     pthread_t t;
     pid_t old = server_serving_pid(s);
@@ -168,8 +169,9 @@ LOOP_TEST(deploy_rename, sandboxes)
     loop_stop(&l, t, "rename deploy");
     expect_get_body(s, "/", "V2\n", "a new connection after the reload");
     EXPECT(server_serving_pid(s) != old, "the same serving process serves");
-    EXPECT(gone_within(old, 10000), "the old serving process %d is still "
-                                    "there 10 s after the reload",
+    EXPECT(gone_within(old, 10000),
+           "the old serving process %d is still "
+           "there 10 s after the reload",
            (int)old);
     server_stop_clean(s);
 }
@@ -182,8 +184,8 @@ LOOP_TEST(deploy_symlink_flip, sandboxes)
     tree_build(d, "releases/1/index.html=V1\n", "releases/2/index.html=V2\n",
                NULL);
     tree_symlink(d, "releases/1", "current");
-    struct server *s = server_start(tree_path(d, "current"), "--sandbox",
-                                    sandboxes[_i], NULL);
+    struct server *s =
+        server_start(tree_path(d, "current"), "--sandbox", sandboxes[_i], NULL);
     struct looper l = {.s = s, .path = "/", .v1 = "V1\n", .v2 = "V2\n"};
     pthread_t t;
 
@@ -205,10 +207,10 @@ LOOP_TEST(deploy_vhost_and_mount, sandboxes)
     tree_build(d, "main/index.html=main\n", "a/index.html=A1\n",
                "a.next/index.html=A2\n", "static/x.txt=S1\n",
                "static.next/x.txt=S2\n", NULL);
-    struct server *s = server_start(
-        tree_path(d, "main"), "--sandbox", sandboxes[_i], "--vhost",
-        hfmt("a.test=%s", tree_path(d, "a")), "--mount",
-        hfmt("/static=%s", tree_path(d, "static")), NULL);
+    struct server *s =
+        server_start(tree_path(d, "main"), "--sandbox", sandboxes[_i],
+                     "--vhost", hfmt("a.test=%s", tree_path(d, "a")), "--mount",
+                     hfmt("/static=%s", tree_path(d, "static")), NULL);
     struct looper l = {
         .s = s, .host = "a.test", .path = "/", .v1 = "A1\n", .v2 = "A2\n"};
     pthread_t t;
@@ -218,13 +220,12 @@ LOOP_TEST(deploy_vhost_and_mount, sandboxes)
                rename(tree_path(d, "a.next"), tree_path(d, "a")) == 0 &&
                rename(tree_path(d, "static"), tree_path(d, "static.old")) ==
                    0 &&
-               rename(tree_path(d, "static.next"), tree_path(d, "static")) ==
-                   0,
+               rename(tree_path(d, "static.next"), tree_path(d, "static")) == 0,
            "rename: %s", strerror(errno));
     hup_and_wait(s, SERVING);
     loop_stop(&l, t, "vhost deploy");
-    struct http_response *r = raw_request(
-        s->port, "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n", 5000);
+    struct http_response *r =
+        raw_request(s->port, "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n", 5000);
     EXPECT_STATUS(r, 200, "the vhost after the reload");
     EXPECT_BODY(r, "A2\n", "the vhost after the reload");
     expect_get_body(s, "/static/x.txt", "S2\n", "the mount after the reload");
@@ -232,13 +233,13 @@ LOOP_TEST(deploy_vhost_and_mount, sandboxes)
 }
 END_TEST
 
-/* ---- what the configuration file names ------------------------------------ */
+/* ---- what the configuration file names ------------------------------------
+ */
 
 static char *write_conf(const char *dir, const char *text)
 {
     tree_write_str(dir, "b.conf.tmp", text);
-    EXPECT(rename(tree_path(dir, "b.conf.tmp"), tree_path(dir, "b.conf")) ==
-               0,
+    EXPECT(rename(tree_path(dir, "b.conf.tmp"), tree_path(dir, "b.conf")) == 0,
            "rename: %s", strerror(errno));
     return tree_path(dir, "b.conf");
 }
@@ -263,8 +264,7 @@ START_TEST(config_vhost_and_mime)
                        tree_path(d, "www"), tree_path(d, "b")));
     hup_and_wait(s, SERVING);
     EXPECT(strstr(server_stderr(s),
-                  "beneath: SIGHUP: configuration applied; changed: ") !=
-               NULL,
+                  "beneath: SIGHUP: configuration applied; changed: ") != NULL,
            "no line says what changed:\n%s", server_stderr(s));
     r = raw_request(s->port, "GET / HTTP/1.1\r\nHost: b.test\r\n\r\n", 5000);
     EXPECT_STATUS(r, 200, "the vhost added");
@@ -360,7 +360,8 @@ START_TEST(failed_start_keeps_old)
 }
 END_TEST
 
-/* ---- the drain ------------------------------------------------------------- */
+/* ---- the drain -------------------------------------------------------------
+ */
 
 /*
  * A download whose client never reads: the old generation closes it at
@@ -371,8 +372,8 @@ START_TEST(drain_bound)
     char *d = tree_new();
     tree_write(d, "big.bin", hfill(64 << 20, 'x'), 64 << 20);
     tree_write_str(d, "index.html", "i\n");
-    struct server *s = server_start(d, "--drain-timeout", "2", "--timeout",
-                                    "60", NULL);
+    struct server *s =
+        server_start(d, "--drain-timeout", "2", "--timeout", "60", NULL);
     pid_t old = server_serving_pid(s);
     struct raw_conn *c = raw_open(s->port);
     int small = 4096;
@@ -386,8 +387,9 @@ START_TEST(drain_bound)
     EXPECT(gone_within(old, 10000),
            "the old serving process is there 10 s after a 2 s drain bound");
     long long took = now_ms() - t0;
-    EXPECT(took >= 1500, "the old generation left after %lld ms, before its "
-                         "drain bound",
+    EXPECT(took >= 1500,
+           "the old generation left after %lld ms, before its "
+           "drain bound",
            took);
     EXPECT(file_wait_for(s->err_path,
                          "beneath: drain-timeout: closing 1 connections", 5000),

@@ -6,13 +6,16 @@
  *
  * Symlinks planted in the root point at the TLS key, the htpasswd file and
  * the configuration file. Without the sandbox they are served (the control:
- * the planted links work); with it, the serving process has no read right
- * on them and answers 403, while the keeper still hands them over on SIGHUP
- * (a user added to the htpasswd file logs in, the certificate is reloaded,
- * and the descriptors handed over are closed afterwards). The fault hook,
- * run in the serving process after its walls, cannot open them nor connect
- * out. One PID: signals go to the keeper (one sent to both acts once);
- * either process dying ends the other.
+ * the planted links work; the keeper is there too); with it, the serving
+ * process has no read right on them and answers 403, while the keeper
+ * hands them over again to the new serving process a SIGHUP starts (a
+ * user added to the htpasswd file logs in, the certificate is loaded, the
+ * descriptors handed over are closed afterwards, in both processes). The
+ * fault hook, run in the serving process after its walls, cannot open them
+ * nor connect out. One PID: signals go to the keeper (one sent to both
+ * acts once; a SIGHUP sent to the serving process is pointed at the
+ * keeper, also under --sandbox strict); either process dying ends the
+ * other.
  */
 #include "harness.h"
 #include "tls_fixture.h"
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -134,6 +138,19 @@ static struct http_response *get_as(const struct server *srv, const char *path,
                        5000);
 }
 
+/* bob added to the htpasswd file, then SIGHUP: whether he logs in within
+ * 5 s (the keeper, or the server, read it again). */
+static bool bob_after_reload(struct server *srv, const struct secrets *s)
+{
+    htpasswd(s->htpasswd, "bob", "two", false);
+    server_signal(srv, SIGHUP);
+    long long until = now_ms() + 5000;
+    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
+           now_ms() < until)
+        sleep_ms(20);
+    return get_as(srv, "/private/s.txt", BOB)->status == 200;
+}
+
 START_TEST(planted_links_served_without_sandbox)
 {
     /* The control: the links reach the files, so the test below would fail
@@ -141,8 +158,16 @@ START_TEST(planted_links_served_without_sandbox)
     struct secrets s = make_secrets();
     struct server *srv = start(&s, "off", NULL);
 
-    EXPECT(server_serving_pid(srv) == srv->pid,
-           "--sandbox off: a child process serves");
+    /* the walls are off, the keeper is not: it serves through a child */
+    EXPECT(server_serving_pid(srv) != srv->pid &&
+               strstr(server_stderr(srv),
+                      hfmt("beneath: keeper: pid %d reads the configuration, "
+                           "TLS keys and htpasswd files and hands them to "
+                           "each serving process; no walls of its own "
+                           "(--sandbox off)\n",
+                           (int)srv->pid)),
+           "--sandbox off: no keeper beside the serving process:\n%s",
+           server_stderr(srv));
     struct http_response *r = raw_get(srv->port, "/key.txt");
     EXPECT(r->status == 200 && strstr(r->body, "PRIVATE KEY"),
            "GET /key.txt without the sandbox: %d", r->status);
@@ -188,28 +213,34 @@ START_TEST(planted_links_refused_strict)
     EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 401,
            "bob before he is added");
 
-    /* SIGHUP to the keeper: it hands the files over again */
+    /* SIGHUP to the keeper: it hands the files over again, to a new
+     * serving process with walls of its own */
     htpasswd(s.htpasswd, "bob", "two", false);
-    server_signal(srv, SIGHUP);
-    long long until = now_ms() + 5000;
-    while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
-           now_ms() < until)
-        sleep_ms(20);
+    pid_t next = server_reload(srv, 10000);
+    EXPECT(next > 0 && next != serving, "no new serving process:\n%s",
+           server_stderr(srv));
     EXPECT(get_as(srv, "/private/s.txt", BOB)->status == 200,
            "bob after SIGHUP:\n%s", server_stderr(srv));
     err = server_stderr(srv);
-    EXPECT(strstr(err, "SIGHUP: tls: certificate ") &&
-               strstr(err, "SIGHUP: auth: "),
-           "the reload did not read the key and htpasswd again:\n%s", err);
+    EXPECT(strstr(err, hfmt("beneath: SIGHUP: tls: certificate %s loaded",
+                            s.cert)) &&
+               strstr(err, hfmt("beneath: SIGHUP: sandbox: landlock ABI ")) &&
+               strstr(err, hfmt("no read right on the configuration, keys and "
+                                "htpasswd files (the keeper, pid %d,",
+                                (int)srv->pid)),
+           "the new generation did not load the key under walls of its "
+           "own:\n%s",
+           err);
     for (size_t i = 0; i < 3; i++)
         expect_get(srv, links[i], 403, "after SIGHUP");
-    /* the descriptors the keeper handed over are closed after the reload
-     * (a count would also see the old root, kept while a worker that has
-     * not served since still holds the old generation) */
+    /* the descriptors the keeper handed over are closed once read, in the
+     * serving process, and the keeper keeps none of them open either */
     const char *kept[] = {s.key, s.cert, s.htpasswd, s.conf};
-    for (size_t i = 0; i < 4; i++)
-        EXPECT(!holds(server_serving_pid(srv), kept[i]),
+    for (size_t i = 0; i < 4; i++) {
+        EXPECT(!holds(next, kept[i]),
                "the serving process still holds %s after SIGHUP", kept[i]);
+        EXPECT(!holds(srv->pid, kept[i]), "the keeper holds %s open", kept[i]);
+    }
     server_stop_clean(srv);
     /* the refusals are the kernel's */
     EXPECT(strstr(server_stdout(srv), "errno=EACCES"),
@@ -259,27 +290,45 @@ START_TEST(one_pid_to_signal)
 {
     struct secrets s = make_secrets();
 
-    /* a signal to both (pkill, ^C to the group) acts once: a clean stop */
-    struct server *srv = start(&s, "on", NULL);
-    pid_t serving = server_serving_pid(srv);
-    EXPECT(serving != srv->pid, "no serving process beside the keeper");
-    kill(serving, SIGHUP);
-    char *e = NULL;
-    long long until = now_ms() + 5000;
-    while (!strstr(e = server_stderr(srv), "ignored by the serving process") &&
-           now_ms() < until)
-        sleep_ms(20);
-    EXPECT(strstr(e, hfmt("signal the keeper, pid %d", (int)srv->pid)),
-           "a SIGHUP to the serving process is not pointed at the keeper:\n%s",
-           e);
-    /* pkill's order, and the reverse would do too: the serving process
-     * takes no signal, the keeper's stop record is what stops it */
-    kill(serving, SIGTERM);
-    server_signal(srv, SIGTERM);
-    EXPECT(server_wait(srv, 20000) && WIFEXITED(srv->wstatus) &&
-               WEXITSTATUS(srv->wstatus) == 0,
-           "SIGTERM to both: %s", wstatus_str(srv->wstatus));
-    EXPECT(gone(serving, 5000), "the serving process outlived its keeper");
+    /* a SIGHUP to the serving process alone is pointed at the keeper
+     * (under --sandbox strict too, where a call its list lacks kills it);
+     * a signal to both (pkill, ^C to the group) acts once: a clean stop */
+    static const char *const modes[] = {"on", "strict"};
+    struct server *srv;
+    pid_t serving;
+    for (size_t m = 0; m < N_ELEMS(modes); m++) {
+        if (m == 1 && !landlock())
+            break;
+        srv = start(&s, modes[m], NULL);
+        serving = server_serving_pid(srv);
+        EXPECT(serving != srv->pid, "no serving process beside the keeper");
+        kill(serving, SIGHUP);
+        char *e = NULL;
+        long long until = now_ms() + 5000;
+        while (
+            !strstr(e = server_stderr(srv), "ignored by the serving process") &&
+            now_ms() < until)
+            sleep_ms(20);
+        EXPECT(strstr(e, hfmt("ignored by the serving process: signal the "
+                              "keeper, pid %d\n",
+                              (int)srv->pid)),
+               "--sandbox %s: a SIGHUP to the serving process is not pointed "
+               "at the keeper:\n%s",
+               modes[m], e);
+        EXPECT(!gone(serving, 200), "--sandbox %s: the SIGHUP killed it",
+               modes[m]);
+        expect_get_body(srv, "/index.html", "hello\n",
+                        "served after a SIGHUP to the serving process");
+        /* pkill's order, and the reverse would do too: the serving process
+         * takes no signal, the keeper's stop record is what stops it */
+        kill(serving, SIGTERM);
+        server_signal(srv, SIGTERM);
+        EXPECT(server_wait(srv, 20000) && WIFEXITED(srv->wstatus) &&
+                   WEXITSTATUS(srv->wstatus) == 0,
+               "--sandbox %s: SIGTERM to both: %s", modes[m],
+               wstatus_str(srv->wstatus));
+        EXPECT(gone(serving, 5000), "the serving process outlived its keeper");
+    }
 
     /* the serving process killed: the keeper says so and ends the same
      * way (whoever started beneath sees the signal) */
@@ -309,10 +358,122 @@ START_TEST(one_pid_to_signal)
 }
 END_TEST
 
+/* What handed_open's refusal says (common/handed.h). */
+#define NOT_REGULAR "not a regular file"
+
+/* Put a FIFO where @path is (the file itself is kept as @path.saved). */
+static void fifo_over(const char *path)
+{
+    char *saved = hfmt("%s.saved", path);
+    EXPECT(rename(path, saved) == 0 && mkfifo(path, 0600) == 0,
+           "a FIFO in place of %s: %s", path, strerror(errno));
+}
+
+/* The file fifo_over put aside goes back in place of the FIFO. */
+static void fifo_back(const char *path)
+{
+    EXPECT(unlink(path) == 0 && rename(hfmt("%s.saved", path), path) == 0,
+           "%s back: %s", path, strerror(errno));
+}
+
+/*
+ * Each file the configuration names, in turn a FIFO (the key, the
+ * certificate, the htpasswd file, the configuration file, a site's
+ * _redirects), with the sandbox on and off: the start is refused at once,
+ * naming the path and why. (Opening a FIFO for reading waits for a writer.)
+ */
+START_TEST(fifo_named_refused_at_start)
+{
+    const char *sandboxes[] = {"on", "off"};
+
+    for (size_t sb = 0; sb < N_ELEMS(sandboxes); sb++) {
+        struct secrets s = make_secrets();
+        char *redirects = tree_path(s.www, "_redirects");
+        const char *named[] = {s.key, s.cert, s.htpasswd, s.conf, redirects};
+
+        tree_write_str(s.www, "_redirects", "/old /new 301\n");
+        for (size_t i = 0; i < N_ELEMS(named); i++) {
+            const char *args[] = {"--sandbox",    sandboxes[sb],
+                                  "--config",     s.conf,
+                                  "--listen",     "127.0.0.1:0",
+                                  "--listen",     "https://127.0.0.1:0",
+                                  "--tls-cert",   s.cert,
+                                  "--tls-key",    s.key,
+                                  "--site-files", "on",
+                                  s.www,          NULL};
+            char *err = NULL;
+
+            fifo_over(named[i]);
+            long long t0 = now_ms();
+            int ws = beneath_run(args, NULL, 5000, NULL, &err);
+            long long took = now_ms() - t0;
+            fifo_back(named[i]);
+            EXPECT_EXIT(ws, 2, err);
+            EXPECT(took < 1000, "sandbox %s, %s a FIFO: refused after %lld ms",
+                   sandboxes[sb], named[i], took);
+            EXPECT(strstr(err, hfmt("%s: ", named[i])) &&
+                       strstr(err, NOT_REGULAR " (a FIFO"),
+                   "sandbox %s, %s a FIFO: the path and the reason are not "
+                   "said:\n%s",
+                   sandboxes[sb], named[i], err);
+        }
+    }
+}
+END_TEST
+
+/*
+ * SIGHUP while a named file is a FIFO, with the sandbox on (the keeper
+ * opens it) and off (the server does): the reload says which file and why,
+ * the old configuration serves on, and once the file is back the next
+ * SIGHUP applies what changed meanwhile.
+ */
+START_TEST(fifo_named_on_sighup)
+{
+    const char *sandboxes[] = {"on", "off"};
+
+    for (size_t sb = 0; sb < N_ELEMS(sandboxes); sb++) {
+        struct secrets s = make_secrets();
+        struct server *srv = start(&s, sandboxes[sb], NULL);
+        const char *named[] = {s.key, s.cert, s.htpasswd, s.conf};
+        const char *says[] = {"cannot open key file: " NOT_REGULAR,
+                              "cannot open certificate file: " NOT_REGULAR,
+                              NOT_REGULAR, NOT_REGULAR};
+
+        for (size_t i = 0; i < N_ELEMS(named); i++) {
+            char *line = hfmt("SIGHUP: %s%s: %s",
+                              i < 2    ? "tls: "
+                              : i == 2 ? "auth: "
+                                       : "",
+                              named[i], says[i]);
+            fifo_over(named[i]);
+            server_signal(srv, SIGHUP);
+            long long until = now_ms() + 5000;
+            while (!strstr(server_stderr(srv), line) && now_ms() < until)
+                sleep_ms(20);
+            fifo_back(named[i]);
+            EXPECT(strstr(server_stderr(srv), line),
+                   "sandbox %s: no '%s' after SIGHUP:\n%s", sandboxes[sb], line,
+                   server_stderr(srv));
+            EXPECT(get_as(srv, "/private/s.txt", ALICE)->status == 200,
+                   "sandbox %s: the old configuration does not serve after "
+                   "%s was a FIFO",
+                   sandboxes[sb], named[i]);
+        }
+        /* the files are back: a later reload reads them */
+        EXPECT(bob_after_reload(srv, &s),
+               "sandbox %s: a reload after the FIFOs did not apply:\n%s",
+               sandboxes[sb], server_stderr(srv));
+        server_stop_clean(srv);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "e2e_keeper",
     .fixture = HARNESS_FIXTURE(60),
     .tcases = {
-        {"keeper", .tests = {&planted_links_served_without_sandbox,
-                             &planted_links_refused_strict,
-                             &fault_hook_cannot_reach, &one_pid_to_signal}}}};
+        {"keeper",
+         .tests = {&planted_links_served_without_sandbox,
+                   &planted_links_refused_strict, &fault_hook_cannot_reach,
+                   &one_pid_to_signal, &fifo_named_refused_at_start,
+                   &fifo_named_on_sighup}}}};

@@ -2,7 +2,8 @@
 /*
  * test_ops_startup.c - the e2e_ops tcase "startup": the lines beneath prints
  * once it listens (resolver, confinement, fd budget), the auto resolver's
- * fallback when openat2 is refused, and listening on [::1].
+ * fallback when openat2 is refused, listening on [::1], and the warning of a
+ * --fallback file the root lacks (at start-up and on SIGHUP).
  */
 #include "harness.h"
 #include "test_ops.h"
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -48,8 +50,10 @@ static char *listening_line(const struct server *s, const char *host)
 
 /*
  * A low RLIMIT_NOFILE: the emulated backend's directory caches are lowered
- * to fit what the connections may need (2 per connection + 64), the start-up
- * lines say so, and nested paths are still served.
+ * to fit what the connections may need (2 per connection + 64, and the
+ * HTTP/2 file streams' pool: at most a quarter of the rest,
+ * process/fd_budget.h), the start-up lines say so, and nested paths are
+ * still served.
  */
 START_TEST(startup_fd_budget)
 {
@@ -66,11 +70,12 @@ START_TEST(startup_fd_budget)
     };
     struct server *s = server_start_opts(&o);
     char *e = server_stderr(s);
-    /* (2200 - 2 * 1024 - 64) / (2 + 1) threads = 29, minus 3 event fds */
-    EXPECT(strstr(e, "--resolver-cache lowered from 1024 to 26 per thread: "
+    /* 2200 - 2 * 1024 - 64 = 88; the HTTP/2 pool takes 88 / 4 = 22; 66 /
+     * (2 + 1) threads = 22, minus 3 event fds */
+    EXPECT(strstr(e, "--resolver-cache lowered from 1024 to 19 per thread: "
                      "RLIMIT_NOFILE is 2200") != NULL,
            "no warning about the lowered cache:\n%s", e);
-    EXPECT(strstr(e, "directory cache: 26 per worker") != NULL,
+    EXPECT(strstr(e, "directory cache: 19 per worker") != NULL,
            "the resolver line does not give the cache size:\n%s", e);
     expect_get_body(s, "/a/b/f.txt", "nested\n", "GET /a/b/f.txt");
     server_stop_clean(s);
@@ -219,12 +224,73 @@ START_TEST(startup_ipv6)
 }
 END_TEST
 
-static const struct check_tcase tcase = {
-    "startup",
-    .loops = {{&startup_line, 3},
-              {&startup_auto_fallback, 2},
-              {&startup_ipv6, 2}},
-    .tests = {&startup_fd_budget, &startup_confine_flags_shown}};
+/* The number of times @needle occurs in @hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/*
+ * --fallback naming a file the root does not have: a warning at start-up,
+ * none once the file is there (SIGHUP), again when it is gone (SIGHUP);
+ * a directory is no fallback either.
+ */
+START_TEST(startup_fallback_missing)
+{
+    char *w = tree_site("HOME\n");
+    const char *warn = hfmt("beneath: warning: fallback /app.html under %s: No "
+                            "such file or directory (a path not found is "
+                            "answered 404)\n",
+                            w);
+    const char *hup_warn = hfmt("beneath: SIGHUP: warning: fallback /app.html "
+                                "under %s: No such file or directory",
+                                w);
+    const char *applied = "beneath: SIGHUP: configuration applied";
+    struct server *s = server_start(w, "--fallback", "/app.html", NULL);
+
+    EXPECT(strstr(server_stderr(s), warn), "no warning at start-up:\n%s",
+           server_stderr(s));
+    expect_get(s, "/route", 404, "no fallback file yet");
+    tree_write_str(w, "app.html", "APP\n");
+    server_signal(s, SIGHUP);
+    EXPECT(file_wait_for(s->err_path, applied, 10000), "no reload:\n%s",
+           server_stderr(s));
+    EXPECT(!strstr(server_stderr(s), hup_warn), "warned with the file there");
+    expect_get_body(s, "/route", "APP\n", "the fallback");
+    EXPECT(unlink(tree_path(w, "app.html")) == 0, "unlink");
+    server_signal(s, SIGHUP);
+    for (int i = 0; i < 100 && count_of(server_stderr(s), applied) < 2; i++)
+        sleep_ms(50);
+    EXPECT(file_wait_for(s->err_path, hup_warn, 10000),
+           "no warning after the file went:\n%s", server_stderr(s));
+    server_stop_clean(s);
+
+    tree_mkdir(w, "spa");
+    s = server_start(w, "--fallback", "spa", NULL);
+    EXPECT(strstr(server_stderr(s),
+                  hfmt("beneath: warning: fallback /spa under %s: Is a "
+                       "directory",
+                       w)),
+           "a directory: no warning:\n%s", server_stderr(s));
+    server_stop_clean(s);
+    s = server_start(w, "--fallback", "index.html", NULL);
+    EXPECT(!strstr(server_stderr(s), "fallback"), "warned for index.html:\n%s",
+           server_stderr(s));
+    server_stop_clean(s);
+}
+END_TEST
+
+static const struct check_tcase tcase = {"startup",
+                                         .loops = {{&startup_line, 3},
+                                                   {&startup_auto_fallback, 2},
+                                                   {&startup_ipv6, 2}},
+                                         .tests = {&startup_fd_budget,
+                                                   &startup_confine_flags_shown,
+                                                   &startup_fallback_missing}};
 
 Suite *ops_startup_suite(void)
 {

@@ -3,24 +3,23 @@
  * test_reload.c - SIGHUP reads the configuration file again, end to end: a
  * changed header is served by the requests that follow; a file with an error
  * keeps the old configuration and names FILE:LINE on stderr; a changed listen
- * address says it needs a restart and the old socket keeps serving; and under
- * load, 50 SIGHUPs alternating two configurations fail no request, every
- * response comes from one generation (its header and Cache-Control agree),
- * no access log line is lost, and the server exits clean (ASan in the dev
- * preset).
+ * address says it needs a restart and the old socket keeps serving, while
+ * the other options of that file take effect; and under load, 50 SIGHUPs
+ * alternating two configurations (50 serving processes, each draining when
+ * the next serves) fail no request, every response comes from one
+ * generation (its header and Cache-Control agree), no access log line is
+ * lost, the old processes are gone, and the server exits clean (ASan in
+ * the dev preset).
  */
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,7 +81,7 @@ START_TEST(reload_header)
            header_of(r, "X-Gen"));
 
     write_conf(d, "header = X-Gen: two\nsecurity-headers = on\n");
-    hup_and_wait(s, APPLIED);
+    EXPECT(server_reload(s, 10000) > 0, "not applied:\n%s", server_stderr(s));
     EXPECT(strstr(server_stderr(s),
                   APPLIED "changed: header, security-headers\n") != NULL,
            "the log does not say what changed:\n%s", server_stderr(s));
@@ -93,7 +92,7 @@ START_TEST(reload_header)
            header_of(r, "X-Frame-Options"));
 
     /* the same file again: nothing changed, and it says so */
-    hup_and_wait(s, APPLIED);
+    EXPECT(server_reload(s, 10000) > 0, "not applied:\n%s", server_stderr(s));
     EXPECT(strstr(server_stderr(s), APPLIED "nothing changed\n") != NULL,
            "a reload without a change:\n%s", server_stderr(s));
     server_stop_clean(s);
@@ -128,7 +127,8 @@ START_TEST(reload_header_cached_reply)
         const char *want = gen ? "three" : "two";
         write_conf(
             d, hfmt("header = X-Gen: %s\ncache-default = no-cache\n", want));
-        hup_and_wait(s, APPLIED);
+        EXPECT(server_reload(s, 10000) > 0, "not applied:\n%s",
+               server_stderr(s));
         for (int i = 0; i < 3; i++) {
             r = raw_get(s->port, "/");
             EXPECT(r->status == 200 && strcmp(header_of(r, "X-Gen"), want) == 0,
@@ -146,7 +146,8 @@ START_TEST(reload_bad_file_keeps_old)
 
     char *conf =
         write_conf(d, "header = X-Gen: three\nthreads = 0\ncache = nonsense\n");
-    hup_and_wait(s, KEPT);
+    server_reload_refused(s, "beneath: SIGHUP: the configuration has "
+                             "errors" KEPT);
     char *e = server_stderr(s);
     EXPECT(strstr(e, hfmt("beneath: SIGHUP: %s:2: threads: 0 is out of range "
                           "1..1024\n",
@@ -155,9 +156,9 @@ START_TEST(reload_bad_file_keeps_old)
                               "expected GLOB[,GLOB...]=VALUE\n",
                               conf)) != NULL,
            "the errors are not named with FILE:LINE:\n%s", e);
-    EXPECT(strstr(e, "beneath: SIGHUP: the configuration has errors" KEPT) !=
-               NULL,
-           "no line says the old configuration stays:\n%s", e);
+    /* the keeper found the errors: no serving process was started */
+    EXPECT(!strstr(e, "starting generation"),
+           "a serving process was started for a file with errors:\n%s", e);
     struct http_response *r = raw_get(s->port, "/");
     EXPECT(r->status == 200 && strcmp(header_of(r, "X-Gen"), "one") == 0,
            "after a bad reload: %d, X-Gen %s", r->status,
@@ -165,7 +166,7 @@ START_TEST(reload_bad_file_keeps_old)
 
     /* a good file after the bad one is applied */
     write_conf(d, "header = X-Gen: four\n");
-    hup_and_wait(s, APPLIED);
+    EXPECT(server_reload(s, 10000) > 0, "not applied:\n%s", server_stderr(s));
     r = raw_get(s->port, "/");
     EXPECT(strcmp(header_of(r, "X-Gen"), "four") == 0, "X-Gen %s",
            header_of(r, "X-Gen"));
@@ -173,37 +174,55 @@ START_TEST(reload_bad_file_keeps_old)
 }
 END_TEST
 
+/* The number of threads of process @pid (/proc/PID/status), or -1. */
+static int threads_of(pid_t pid)
+{
+    char *st = tree_read(hfmt("/proc/%d/status", (int)pid), NULL);
+    const char *t = st ? strstr(st, "\nThreads:") : NULL;
+
+    return t ? (int)strtol(t + strlen("\nThreads:"), NULL, 10) : -1;
+}
+
+/*
+ * Only the listening addresses (and --metrics-listen, --user) are the
+ * keeper's, fixed at its start: a changed listen says it needs a restart
+ * and the old socket keeps serving, while every other option of the same
+ * file takes effect in the new serving process (--threads, --listing).
+ */
 START_TEST(reload_listen_needs_restart)
 {
     char *w = tree_site("x\n");
     char *d = tree_new();
-    char *conf = write_conf(d, "listen = 127.0.0.1:0\n");
+    tree_build(w, "dir/f.txt=f\n", NULL);
+    char *conf = write_conf(d, "listen = 127.0.0.1:0\nthreads = 6\n");
     struct server_opts o = {
         .root = w,
         .no_listen = true,
         .args = (const char *[]){"--config", conf, NULL},
     };
     struct server *s = server_start_opts(&o);
+    int threads_before = threads_of(server_serving_pid(s));
+    expect_get(s, "/dir/", 403, "a directory without --listing");
 
     /* the port this file names: free now, and it must stay free */
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-               getsockname(fd, (struct sockaddr *)&sa, &sl) == 0,
-           "no free port");
-    close(fd);
-    unsigned other = ntohs(sa.sin_port);
+    unsigned other = free_port();
     write_conf(
         d, hfmt("listen = 127.0.0.1:%u\nthreads = 1\nlisting = on\n", other));
-    hup_and_wait(s, APPLIED);
+    pid_t next = server_reload(s, 10000);
     char *e = server_stderr(s);
-    EXPECT(strstr(e, APPLIED "changed: listing\n") != NULL &&
-               strstr(e, "beneath: SIGHUP: needs a restart to change: listen, "
-                         "threads (the running values stay)\n") != NULL,
-           "the log does not say a restart is needed:\n%s", e);
+    EXPECT(next > 0, "the reload was not applied:\n%s", e);
+    EXPECT(strstr(e, APPLIED "changed: listing, threads\n") != NULL &&
+               strstr(e, "beneath: SIGHUP: needs a restart to change: listen "
+                         "(the running values stay)\n") != NULL,
+           "the log does not say what changed and what needs a restart:\n%s",
+           e);
     expect_get(s, "/", 200, "the old listener after SIGHUP");
+    expect_get(s, "/dir/", 200, "--listing on after SIGHUP");
+    int threads_after = threads_of(next);
+    EXPECT(threads_after > 0 && threads_after < threads_before,
+           "--threads 6 -> 1: %d threads before, %d in the new serving "
+           "process",
+           threads_before, threads_after);
     EXPECT(raw_connect(other) == NULL,
            "port %u is listening: a listen change needs a restart", other);
     server_stop_clean(s);
@@ -221,8 +240,10 @@ struct load {
     char last_failure[256];
 };
 
-/* One response: 200, and its header and Cache-Control of one generation. */
-static void judge(struct load *l, const struct http_response *r)
+/* One response: 200, and its header and Cache-Control of one generation.
+ * @how: the client that asked. */
+static void judge(struct load *l, const struct http_response *r,
+                  const char *how)
 {
     const char *gen = header_of(r, "X-Gen");
     const char *cc = header_of(r, "Cache-Control");
@@ -238,7 +259,7 @@ static void judge(struct load *l, const struct http_response *r)
         atomic_fetch_add(&l->done, 1);
     atomic_fetch_add(&l->failures, 1);
     snprintf(l->last_failure, sizeof l->last_failure,
-             "status %d error %d X-Gen %s Cache-Control %s", r->status,
+             "%s: status %d error %d X-Gen %s Cache-Control %s", how, r->status,
              r->error, gen, cc);
 }
 
@@ -249,8 +270,8 @@ static void *load_thread(void *ud)
 
     /* bounded: stops when told, or after 20000 requests */
     for (int i = 0; e && i < 10000 && !atomic_load(&l->stop); i++) {
-        judge(l, http_do(e, l->s, "GET", "/", NULL));
-        judge(l, raw_get(l->s->port, "/"));
+        judge(l, http_do(e, l->s, "GET", "/", NULL), "keep-alive (curl)");
+        judge(l, raw_get(l->s->port, "/"), "a new connection");
     }
     if (e)
         curl_easy_cleanup(e);
@@ -289,7 +310,11 @@ START_TEST(reload_under_load)
            "one generation only: a %d, b %d", atomic_load(&l.seen_a),
            atomic_load(&l.seen_b));
     EXPECT(count(server_stderr(s), "SIGHUP: root ") == 50,
-           "not every SIGHUP reopened the root:\n%s", server_stderr(s));
+           "not every SIGHUP started a generation with its root:\n%s",
+           server_stderr(s));
+    /* 50 serving processes came and went: one is left */
+    EXPECT(server_drained(s, 10000), "%d serving processes after 50 reloads",
+           server_serving_count(s));
     server_stop_clean(s);
     /* every request answered left its line in the one file */
     size_t len = 0;

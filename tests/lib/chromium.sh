@@ -15,39 +15,33 @@
 # Globals set here are read by the sourcing script and the other way round:
 # shellcheck disable=SC2034,SC2154
 
+# shellcheck source=tests/lib/serve.sh
+. "$(dirname "${BASH_SOURCE[0]}")/serve.sh"
+
 chromium_setup() {
-  local name=$1 tool
+  local name=$1
   shift
-  for tool in chromium "$@"; do
-    command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-  done
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name-XXXXXX")
-  pid=
-  trap chromium_cleanup EXIT
+  serve_setup "$name" chromium "$@"
 }
-
-chromium_cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr" >&2; cat "$tmp/err" >&2 || true; exit 1; }
 
 serve() { serve_on http 127.0.0.1:0 "$@"; }
-serve_https() { serve_on https https://127.0.0.1:0 --tls-self-signed "$@"; }
+serve_https() { serve_on https https://127.0.0.1:0 --tls-self-signed --state-dir "$tmp/state" "$@"; }
 
 # serve_on SCHEME LISTEN OPTION...
 serve_on() {
   local scheme=$1 listen=$2
   shift 2
-  "$bin" --listen "$listen" "$@" 2>"$tmp/err" &
+  # emptied here, not by the background job's redirection: that one may
+  # come after the loop below has read the last server's listening line
+  : >"$tmp/err"
+  "$bin" --listen "$listen" "$@" 2>>"$tmp/err" &
   pid=$!
   for _ in $(seq 200); do
     grep -q "listening on $scheme://" "$tmp/err" && break
     kill -0 "$pid" 2>/dev/null || fail "beneath exited"
     sleep 0.05
   done
-  url=$(grep -o "$scheme://127\.0\.0\.1:[0-9]*" "$tmp/err" | head -1)
+  url=$(grep -o "$scheme://127\.0\.0\.1:[0-9]*" "$tmp/err" | head -1) || true
   [ -n "$url" ] || fail "no listening line"
 }
 
