@@ -182,7 +182,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "conf_acme",
-    .tcases = {{"values", .loops = {LOOP(file_error), LOOP(load_error),
-                                    LOOP(print_case), LOOP(challenge_case),
-                                    LOOP(redirect_case)}}},
+    .tcases = {{"values",
+                .loops = {LOOP(file_error), LOOP(load_error), LOOP(print_case),
+                          LOOP(challenge_case), LOOP(redirect_case)}}},
 };

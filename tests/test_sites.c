@@ -46,10 +46,8 @@ static void setup(void)
 
 static struct sites *open_sites(unsigned cache, uint64_t confine, bool files)
 {
-    struct sites_conf sc = {.dir = dir,
-                            .confine = confine,
-                            .cache = cache,
-                            .site_files = files};
+    struct sites_conf sc = {
+        .dir = dir, .confine = confine, .cache = cache, .site_files = files};
     struct sites *s = NULL;
 
     ck_assert_int_eq(sites_open(&sc, &s), 0);
@@ -83,9 +81,9 @@ START_TEST(kept_and_swapped)
     ck_assert_uint_eq(hits, 1);
     ck_assert_uint_eq(misses, 1);
 
-    ck_assert_int_eq(rename(fixture_path("sites/a.example"),
-                            fixture_path("sites/.a.old")),
-                     0);
+    ck_assert_int_eq(
+        rename(fixture_path("sites/a.example"), fixture_path("sites/.a.old")),
+        0);
     ck_assert_int_eq(sites_get(s, "a.example", &e2), -ENOENT);
     ck_assert_int_eq(mkdir(fixture_path("sites/a.example"), 0755), 0);
     ck_assert_int_eq(sites_get(s, "a.example", &e3), 0);
@@ -171,10 +169,8 @@ END_TEST
 /* Each thread's resolver cache follows the site it served last. */
 START_TEST(thread_cache)
 {
-    struct sites_conf sc = {.dir = dir,
-                            .confine = RESOLVER_BENEATH,
-                            .cache = 8,
-                            .dir_cache = 4};
+    struct sites_conf sc = {
+        .dir = dir, .confine = RESOLVER_BENEATH, .cache = 8, .dir_cache = 4};
     struct sites *s;
     struct sites_entry *a, *in;
     struct resolver_cache *ca;

@@ -191,7 +191,8 @@ START_TEST(vhost_reload)
     struct sites t = make_sites();
     struct server *s = start(NULL, vhost_args(&t, true));
 
-    EXPECT(strstr(raw_get_host(s, "/", "x.b.example")->body, "site B"), "before");
+    EXPECT(strstr(raw_get_host(s, "/", "x.b.example")->body, "site B"),
+           "before");
     char *next = tree_path(t.base, "b-next"), *old = tree_path(t.base, "b-old");
     tree_mkdir(t.base, "b-next");
     tree_write_str(next, "index.html", "site B, version 2\n");
