@@ -51,6 +51,13 @@ void access_rules_free(struct access_rules *r);
  * "beneath: @when". Returns 0, -EINVAL or -ENOMEM.
  */
 /*
+ * access_rules_keep - the end of a load: @r into *@out when @problems is
+ * 0, else @r freed and *@out NULL. Returns @problems (a count, or -ENOMEM).
+ */
+int access_rules_keep(struct access_rules *r, int problems,
+                      struct access_rules **out);
+
+/*
  * access_rules_take - what reading a rule file named @name gave: @err 0
  * and its @text (@len bytes, taken over and freed) parsed into @r, or
  * @err (a -errno of slurp_path / slurp_fd) said on stderr. Returns 0,

@@ -42,18 +42,11 @@ static int global_load(const struct access *a, const char *when,
             continue;
         err = slurp_path(path, ACCESS_RULES_FILE_MAX, &text, &len);
         err = access_rules_take(r, k == 0, err, text, len, path, when);
-        if (err == -ENOMEM) {
-            access_rules_free(r);
-            return -ENOMEM;
-        }
+        if (err == -ENOMEM)
+            return access_rules_keep(r, -ENOMEM, out);
         problems += err != 0;
     }
-    if (problems) {
-        access_rules_free(r);
-        return problems;
-    }
-    *out = r;
-    return 0;
+    return access_rules_keep(r, problems, out);
 }
 
 /* /_redirects and /_headers of site @s, through the resolver. */

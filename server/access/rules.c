@@ -54,6 +54,15 @@ int access_rules_parse(struct access_rules *r, bool redirects, const char *text,
     return err;
 }
 
+int access_rules_keep(struct access_rules *r, int problems,
+                      struct access_rules **out)
+{
+    *out = problems ? NULL : r;
+    if (problems)
+        access_rules_free(r);
+    return problems;
+}
+
 int access_rules_take(struct access_rules *r, bool redirects, int err,
                       char *text, size_t len, const char *name,
                       const char *when)
@@ -111,16 +120,9 @@ int access_rules_load(uint64_t confine, int root, const char *shown,
             r->ino[r->n_ids++] = st.st_ino;
         }
         err = access_rules_take(r, k == 0, err, text, len, name, when);
-        if (err == -ENOMEM) {
-            access_rules_free(r);
-            return -ENOMEM;
-        }
+        if (err == -ENOMEM)
+            return access_rules_keep(r, -ENOMEM, out);
         problems += err != 0;
     }
-    if (problems) {
-        access_rules_free(r);
-        return problems;
-    }
-    *out = r;
-    return 0;
+    return access_rules_keep(r, problems, out);
 }
