@@ -72,6 +72,14 @@ static const struct {
      {NULL},
      "--acme-challenge: tls-alpn-01 is answered on an https:// listener, "
      "and there is none; add one or choose http-01\n"},
+    {{"--https-redirect", "--listen", "0.0.0.0:80"},
+     {NULL},
+     "--https-redirect: there is no https:// listener to redirect to; add "
+     "one (--listen https://HOST:PORT)\n"},
+    {{"--https-redirect=sometimes", "--listen", "https://0.0.0.0:443"},
+     {NULL},
+     "--https-redirect: 'sometimes' is not on, off or auto (also "
+     "true/false, yes/no, 1/0)\n"},
     {{"--acme-email", "x"},
      {"BENEATH_ACME=a.example *.b.example", NULL},
      "BENEATH_ACME: '*.b.example' is not a DNS name a CA can validate "
@@ -129,6 +137,37 @@ static const struct {
      CONF_ACME_HTTP01},
 };
 
+/* --https-redirect: as given, or (auto) on with --acme and an https://
+ * listener to send clients to. */
+static const struct {
+    const char *args[CONF_FIXTURE_MAX_ARGS];
+    bool want;
+} redirects[] = {
+    {{"--listen", "https://0.0.0.0:443"}, false},
+    {{"--acme", "a.example", "--listen", "https://0.0.0.0:443", "--listen",
+      "0.0.0.0:80"},
+     true},
+    {{"--acme", "a.example", "--listen", "0.0.0.0:80"}, false},
+    {{"--acme", "a.example", "--listen", "https://0.0.0.0:443",
+      "--https-redirect", "off"},
+     false},
+    {{"--https-redirect", "--listen", "https://0.0.0.0:443"}, true},
+    {{"--listen", "https://0.0.0.0:443", "--https-redirect", "on"}, true},
+    {{"--listen", "https://0.0.0.0:443", "--https-redirect", "auto"}, false},
+};
+
+LOOP_TEST(redirect_case, redirects)
+{
+    struct conf c;
+    struct conf_diag d = {0};
+
+    ck_assert_int_eq(conf_load_args(redirects[_i].args, NULL, &c, &d), 0);
+    ck_assert_int_eq(conf_https_redirect(&c), redirects[_i].want);
+    conf_free(&c);
+    conf_diag_free(&d);
+}
+END_TEST
+
 LOOP_TEST(challenge_case, challenges)
 {
     struct conf c;
@@ -143,6 +182,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "conf_acme",
-    .tcases = {{"values", .loops = {LOOP(file_error), LOOP(load_error),
-                                    LOOP(print_case), LOOP(challenge_case)}}},
+    .tcases = {{"values",
+                .loops = {LOOP(file_error), LOOP(load_error), LOOP(print_case),
+                          LOOP(challenge_case), LOOP(redirect_case)}}},
 };

@@ -13,21 +13,28 @@ static const struct {
     struct fd_budget want;
 } rows[] = {
     /* the shipped unit's 65536: everything as asked */
-    {{65536, 1024, 1024, 2, 1, true}, {1024, 1024, 1024 * 7}},
+    {{65536, 1024, 1024, 2, 1, true, 0}, {1024, 1024, 1024 * 7}},
     /* podman's 4096: the pool takes a quarter of 4096 - 2112, the caches
      * the rest: 1488 / 3 - 3 */
-    {{4096, 1024, 1024, 2, 1, true}, {1024, 493, 496}},
-    {{2200, 1024, 1024, 2, 1, true}, {1024, 19, 22}},
+    {{4096, 1024, 1024, 2, 1, true, 0}, {1024, 493, 496}},
+    {{2200, 1024, 1024, 2, 1, true, 0}, {1024, 19, 22}},
     /* no directory cache: the pool may take all that is left */
-    {{4096, 1024, 0, 2, 1, true}, {1024, 0, 1984}},
+    {{4096, 1024, 0, 2, 1, true, 0}, {1024, 0, 1984}},
     /* no HTTP/2: no pool */
-    {{4096, 1024, 1024, 2, 1, false}, {1024, 658, 0}},
+    {{4096, 1024, 1024, 2, 1, false, 0}, {1024, 658, 0}},
     /* too small for the connections: they are lowered, nothing else fits */
-    {{300, 1024, 1024, 2, 1, true}, {118, 0, 0}},
-    {{10, 1024, 1024, 2, 1, true}, {1, 0, 0}},
+    {{300, 1024, 1024, 2, 1, true, 0}, {118, 0, 0}},
+    {{10, 1024, 1024, 2, 1, true, 0}, {1, 0, 0}},
     /* vhosts and mounts: a cache per thread and root */
-    {{65536, 256, 1024, 4, 3, true}, {256, 1024, 256 * 7}},
-    {{8192, 256, 1024, 4, 3, true}, {256, 385, 1792}},
+    {{65536, 256, 1024, 4, 3, true, 0}, {256, 1024, 256 * 7}},
+    {{8192, 256, 1024, 4, 3, true, 0}, {256, 385, 1792}},
+    /* --sites: its 1024 site directories before the connections, one cache
+     * per thread for all the sites: the pool a quarter of 960, the caches
+     * 720 / 6 - 3 */
+    {{4096, 1024, 1024, 2, 2, true, 1024}, {1024, 117, 240}},
+    /* a limit the sites and the connections do not both fit in: the
+     * connections lowered (--sites-cache is fitted to a quarter before) */
+    {{2048, 1024, 1024, 2, 2, true, 512}, {736, 0, 0}},
 };
 
 LOOP_TEST(plan_case, rows)
@@ -44,7 +51,7 @@ LOOP_TEST(plan_case, rows)
     if (in->limit < FD_BUDGET_MARGIN + FD_BUDGET_PER_CONNECTION)
         return;
     unsigned long long used =
-        FD_BUDGET_MARGIN +
+        FD_BUDGET_MARGIN + in->sites +
         FD_BUDGET_PER_CONNECTION * (unsigned long long)got.max_connections +
         got.h2_files +
         (got.dir_cache ? (unsigned long long)(in->threads + 1) * in->roots *

@@ -140,6 +140,69 @@ LOOP_TEST(pattern_case, patterns)
 }
 END_TEST
 
+/* A normalised host and whether it names a site directory (--sites). */
+static const struct {
+    const char *host;
+    int want; /* 1 a name, 0 no name (an address, none), -EINVAL never */
+} site_names[] = {
+    {"docs.example.com", 1},
+    {"localhost", 1},
+    {"a", 1},
+    {"xn--dj-kia8a.example", 1},
+    {"a-b.example", 1},
+    {"3com.example", 1},
+    {"example.123x", 1},
+    {"", 0},
+    {"127.0.0.1", 0},
+    {"10.1", 0},
+    {"a.b.123", 0},
+    {"[::1]", 0},
+    {"[2001:db8::a]", 0},
+    {"under_score.example", -EINVAL},
+    {"a..b", -EINVAL},
+    {"..", -EINVAL},
+    {".", -EINVAL},
+    {"a.", -EINVAL},
+    {".a", -EINVAL},
+    {"a/b", -EINVAL},
+    {"A.example", -EINVAL}, /* normalised hosts are lower case */
+    {"a b", -EINVAL},
+};
+
+LOOP_TEST(site_name_case, site_names)
+{
+    ck_assert_msg(host_site_name(site_names[_i].host) == site_names[_i].want,
+                  "'%s': %d, want %d", site_names[_i].host,
+                  host_site_name(site_names[_i].host), site_names[_i].want);
+}
+END_TEST
+
+/* Labels of 63 characters at most, names of 253. */
+START_TEST(site_name_lengths)
+{
+    char name[300];
+
+    memset(name, 'a', 63);
+    name[63] = '\0';
+    ck_assert_int_eq(host_site_name(name), 1);
+    memset(name, 'a', 64);
+    name[64] = '\0';
+    ck_assert_int_eq(host_site_name(name), -EINVAL);
+    /* 4 labels of 63 and "a": 4 * 64 + 1 = 257 characters */
+    size_t n = 0;
+    for (int k = 0; k < 4; k++) {
+        memset(name + n, 'a', 63);
+        n += 63;
+        name[n++] = '.';
+    }
+    name[n++] = 'a';
+    name[n] = '\0';
+    ck_assert_int_eq(host_site_name(name), -EINVAL);
+    name[253] = '\0'; /* "...aaaa" cut to 253: ends in a label */
+    ck_assert_int_eq(host_site_name(name), 1);
+}
+END_TEST
+
 START_TEST(matching)
 {
     ck_assert_uint_eq(
@@ -159,7 +222,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "host",
-    .tcases = {
-        {"host",
-         .loops = {LOOP(normalize_case), LOOP(target_case), LOOP(pattern_case)},
-         .tests = {&long_names, &matching}}}};
+    .tcases = {{"host",
+                .loops = {LOOP(normalize_case), LOOP(target_case),
+                          LOOP(pattern_case), LOOP(site_name_case)},
+                .tests = {&long_names, &matching, &site_name_lengths}}}};

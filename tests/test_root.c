@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,6 +127,68 @@ START_TEST(dir_cache_per_thread)
 }
 END_TEST
 
+/* Roots to open at once: more than the pthread keys a process has. */
+#define MANY_ROOTS (PTHREAD_KEYS_MAX * 2)
+
+struct many {
+    struct root **r;
+    int fds;    /* roots whose root_fd answered */
+    int caches; /* and whose cache was there */
+};
+
+static void *use_many(void *arg)
+{
+    struct many *m = arg;
+
+    for (int i = 0; i < MANY_ROOTS; i++) {
+        m->fds += root_fd(m->r[i]) >= 0;
+        m->caches += root_dir_cache(m->r[i]) != NULL;
+    }
+    return NULL;
+}
+
+/*
+ * Roots take no pthread key each (PTHREAD_KEYS_MAX would cap --vhost and
+ * --mount): a thread reads MANY_ROOTS of them, each with its own cache; the
+ * slots freed are taken again by roots opened later.
+ */
+START_TEST(more_roots_than_keys)
+{
+    struct root **r = calloc(MANY_ROOTS, sizeof(struct root *));
+    struct many m = {.r = r};
+    pthread_t t;
+
+    struct rlimit rl;
+
+    ck_assert_ptr_nonnull(r);
+    /* a root fd each, and some room */
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_cur < MANY_ROOTS + 64 && rl.rlim_max >= MANY_ROOTS + 64) {
+        rl.rlim_cur = MANY_ROOTS + 64;
+        ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    }
+    for (int i = 0; i < MANY_ROOTS; i++)
+        ck_assert_int_eq(root_open(www, 1, &r[i]), 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, use_many, &m), 0);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(m.fds, MANY_ROOTS);
+    ck_assert_int_eq(m.caches, MANY_ROOTS);
+    for (int i = 0; i < MANY_ROOTS; i++)
+        root_close(r[i]);
+    /* again, in the slots given back, from a new thread */
+    for (int i = 0; i < MANY_ROOTS; i++)
+        ck_assert_int_eq(root_open(next, 1, &r[i]), 0);
+    m = (struct many){.r = r};
+    ck_assert_int_eq(pthread_create(&t, NULL, use_many, &m), 0);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(m.fds, MANY_ROOTS);
+    ck_assert(has(root_fd(r[MANY_ROOTS - 1]), "only-in-next"));
+    for (int i = 0; i < MANY_ROOTS; i++)
+        root_close(r[i]);
+    free(r);
+}
+END_TEST
+
 START_TEST(open_errors)
 {
     struct root *r = NULL;
@@ -139,6 +202,6 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "root",
-    .tcases = {
-        {"root", setup, fixture_dir_teardown,
-         .tests = {&root_pins_its_tree, &open_errors, &dir_cache_per_thread}}}};
+    .tcases = {{"root", setup, fixture_dir_teardown,
+                .tests = {&root_pins_its_tree, &open_errors,
+                          &dir_cache_per_thread, &more_roots_than_keys}}}};

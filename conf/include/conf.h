@@ -90,6 +90,13 @@ enum conf_sandbox {
     CONF_SANDBOX_STRICT, /* both required; a refused system call kills */
 };
 
+/* An on|off option whose default depends on others ("auto"). */
+enum conf_switch {
+    CONF_SWITCH_AUTO,
+    CONF_SWITCH_ON,
+    CONF_SWITCH_OFF,
+};
+
 struct conf {
     char *root; /* document root path (also the positional ROOT); NULL
                    only with vhost items and no root given */
@@ -120,6 +127,7 @@ struct conf {
     size_t max_header_size;          /* bytes of request line + headers */
     unsigned shutdown_timeout;       /* s to drain requests on SIGTERM */
     unsigned drain_timeout;          /* s for an old generation's connections */
+    unsigned sites_cache;            /* --sites: site directories kept open */
 
     /* HTTPS and validators */
     /* "[NAME=]FILE" items (conf_tls_item): NAME a --vhost name, chosen by
@@ -133,6 +141,8 @@ struct conf {
     bool http2;           /* h2 by ALPN and by prior knowledge */
     unsigned hsts;        /* Strict-Transport-Security max-age; 0 off */
     enum conf_etag etag;
+    enum conf_switch https_redirect; /* plain HTTP -> 308 https:// (see
+                                        conf_https_redirect) */
 
     /* docs hosting: typed values, parsed by server/http/ */
     struct conf_encodings precompressed; /* sidecars tried, in order */
@@ -163,6 +173,7 @@ struct conf {
     struct conf_strv vhost;         /* "NAME=ROOT" */
     struct conf_strv mount;         /* "/URL/PREFIX=DIR" (or =FILE) */
     struct conf_strv follow_into;   /* DIR: a link out may lead in there */
+    char *sites;                    /* DIR: the Host names DIR/HOST */
     char *redirects;                /* a _redirects-syntax file, or NULL */
     char *headers_file;             /* a _headers-syntax file, or NULL */
     struct conf_strv error_page;    /* "CODES=FILE" */
@@ -336,6 +347,13 @@ int conf_mime_load(const struct conf *c, struct mime_map *out,
  * by default tls-alpn-01 when a listener is on port 443, else http-01.
  */
 enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
+
+/*
+ * conf_https_redirect - whether plain-HTTP requests are redirected to
+ * https:// (--https-redirect): on or off as given; "auto" (the default) is
+ * on with --acme, whose certificates are for that, and off otherwise.
+ */
+bool conf_https_redirect(const struct conf *c);
 
 /*
  * conf_tls_item - split a --tls-cert, --tls-key or

@@ -105,9 +105,26 @@ static bool names_has(const char *item, const char *name, size_t len)
     }
 }
 
+/* Whether @c has an https:// listener. */
+static bool has_https(const struct conf *c)
+{
+    for (size_t i = 0; i < c->n_listen; i++)
+        if (c->listen[i].tls)
+            return true;
+    return false;
+}
+
+bool conf_https_redirect(const struct conf *c)
+{
+    if (c->https_redirect != CONF_SWITCH_AUTO)
+        return c->https_redirect == CONF_SWITCH_ON;
+    /* the certificates are for https://, and there is a listener to go to */
+    return c->acme.n > 0 && has_https(c);
+}
+
 int conf_acme_finish(const struct conf *c, struct conf_diag *diag)
 {
-    bool https = false;
+    bool https = has_https(c);
     int r = 0;
 
     /* one name, one certificate: the TLS front picks it by SNI */
@@ -130,8 +147,10 @@ int conf_acme_finish(const struct conf *c, struct conf_diag *diag)
             p += n + 1;
         }
     }
-    for (size_t i = 0; i < c->n_listen; i++)
-        https = https || c->listen[i].tls;
+    if (c->https_redirect == CONF_SWITCH_ON && !https)
+        worst(&r, diag_add(diag, "--https-redirect: there is no https:// "
+                                 "listener to redirect to; add one (--listen "
+                                 "https://HOST:PORT)"));
     if (c->acme.n > 0 && conf_acme_challenge(c) == CONF_ACME_TLSALPN01 &&
         !https)
         worst(&r, diag_add(diag, "--acme-challenge: tls-alpn-01 is answered "

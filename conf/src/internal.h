@@ -84,8 +84,8 @@ extern const size_t n_opts;
 
 /* ---- value types (types.c, types_http.c, listen.c) ---- */
 
-extern const struct type t_string, t_path, t_bool, t_action, t_uint, t_size,
-    t_seconds, t_enum, t_backend, t_confine, t_list;
+extern const struct type t_string, t_path, t_bool, t_switch, t_action, t_uint,
+    t_size, t_seconds, t_enum, t_backend, t_confine, t_list;
 extern const struct type t_encodings, t_cache, t_cache_default, t_headers,
     t_urlpath, t_root_file, t_cors;
 extern const struct type t_listen, t_port;

@@ -364,6 +364,15 @@ const struct opt opts[] = {
      .dflt = "on",
      .help = "HTTP/2 on https:// listeners (ALPN h2) and by prior knowledge "
              "on plain ones; off: HTTP/1.1 only"},
+    {.name = "https-redirect",
+     .type = &t_switch,
+     .off = OFF(https_redirect),
+     .dflt = "auto",
+     .help = "answer plain-HTTP requests with a 308 to the same URL on "
+             "https:// (the https:// listener's port, the Host's name); "
+             "/.well-known/acme-challenge/ and --health still answer over "
+             "HTTP; alone: on; auto: on with --acme and an https:// "
+             "listener"},
     {.name = "index",
      .type = &t_list,
      .off = OFF(index),
@@ -516,7 +525,7 @@ const struct opt opts[] = {
      .type = &t_path,
      .off = OFF(root),
      .metavar = "DIR",
-     .dflt_help = "the current directory; none with --vhost",
+     .dflt_help = "the current directory; none with --vhost or --sites",
      .help = "document root; also the positional ROOT"},
     {.name = "sandbox",
      .type = &t_enum,
@@ -552,6 +561,24 @@ const struct opt opts[] = {
      .dflt = "off",
      .help = "also read /_redirects and /_headers from each site's root "
              "(through the resolver; never served)"},
+    {.name = "sites",
+     .type = &t_path,
+     .off = OFF(sites),
+     .metavar = "DIR",
+     .dflt_help = "none",
+     .help = "serve each Host from the directory DIR/HOST (lower case, no "
+             "port, no trailing dot), opened beneath DIR, the path resolved "
+             "beneath that site's own directory with --confine; a site "
+             "created, renamed or removed is seen by the next request "
+             "(docs/sites.md); other Hosts get --root, or 421 without one"},
+    {.name = "sites-cache",
+     .type = &t_uint,
+     .off = OFF(sites_cache),
+     .dflt = "1024",
+     .min = 1,
+     .max = 1048576,
+     .help = "site directories kept open with their _redirects and _headers "
+             "(--sites; one fd each), the least recently used let go"},
     {.name = "state-dir",
      .type = &t_path,
      .off = OFF(state_dir),

@@ -382,8 +382,12 @@ static const char *cli_value(struct cli *cli, const struct opt *o,
     if (attached)
         return attached;
     if (o->type->flags & TYPE_BOOL) {
-        /* "--listing" alone is on; a following on/off word is its value */
-        if (cli->i + 1 < cli->argc && bool_word(cli->argv[cli->i + 1], &b) == 0)
+        /* "--listing" alone is on; a following on/off word is its value
+         * (or "auto" for an option that takes it) */
+        if (cli->i + 1 < cli->argc &&
+            (bool_word(cli->argv[cli->i + 1], &b) == 0 ||
+             (o->type == &t_switch &&
+              strcmp(cli->argv[cli->i + 1], "auto") == 0)))
             return cli->argv[++cli->i];
         return "on";
     }
@@ -632,9 +636,9 @@ int conf_load(struct conf *c, int argc, char *const argv[], char *const envp[],
     worst(&r, apply_items(&cli.it, c, true, diag));
     if (cli.root_arg)
         worst(&r, apply_root_arg(&cli, c, diag));
-    /* The current directory, unless virtual hosts stand without a root:
-     * then a Host none of them names is answered 421. */
-    if (!c->root && c->vhost.n == 0 && !(c->root = strdup(".")))
+    /* The current directory, unless virtual hosts or --sites stand
+     * without a root: then a Host none of them names is answered 421. */
+    if (!c->root && c->vhost.n == 0 && !c->sites && !(c->root = strdup(".")))
         worst(&r, -ENOMEM);
     quick_listing(&cli, &env, config, c);
     worst(&r, headers_finish(c));

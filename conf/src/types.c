@@ -196,6 +196,49 @@ const struct type t_bool = {"on|off", bool_parse, bool_print, bool_reset,
 const struct type t_action = {NULL, bool_parse, action_print, bool_reset,
                               TYPE_NO_VALUE};
 
+/* ---- on, off or auto (enum conf_switch); alone it is on ---- */
+
+static int switch_parse(const struct opt *o, struct conf *c, const char *val,
+                        char *err)
+{
+    enum conf_switch *f = field(o, c);
+    bool b;
+
+    if (strcmp(val, "auto") == 0) {
+        *f = CONF_SWITCH_AUTO;
+        return 0;
+    }
+    if (bool_word(val, &b) < 0) {
+        snprintf(err, ERR_MAX,
+                 "'%.64s' is not on, off or auto (also true/false, yes/no, "
+                 "1/0)",
+                 val);
+        return -EINVAL;
+    }
+    *f = b ? CONF_SWITCH_ON : CONF_SWITCH_OFF;
+    return 0;
+}
+
+static void switch_print(FILE *out, const struct opt *o, const struct conf *c)
+{
+    const enum conf_switch *f = cfield(o, c);
+
+    fprintf(out, "%s = %s\n", o->name,
+            *f == CONF_SWITCH_ON    ? "on"
+            : *f == CONF_SWITCH_OFF ? "off"
+                                    : "auto");
+}
+
+static void switch_reset(const struct opt *o, struct conf *c)
+{
+    enum conf_switch *f = field(o, c);
+
+    *f = CONF_SWITCH_AUTO;
+}
+
+const struct type t_switch = {"on|off|auto", switch_parse, switch_print,
+                              switch_reset, TYPE_BOOL};
+
 /* ---- numbers: unsigned, size with K/M/G, seconds with s/m/h ---- */
 
 /*

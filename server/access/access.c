@@ -20,6 +20,11 @@
  *   proxy is configured to write (X-Forwarded-For unless said otherwise).
  * - A Host that is not a host name is 400; one that no site serves is 421
  *   (RFC 9110 15.5.20), not another site's answer.
+ * - --sites: a Host that is a host name but not a DNS name ('_', a label
+ *   over 63) is 400 too: no directory can be named by it, under any
+ *   configuration, so the client erred, and 421 would invite it to retry
+ *   elsewhere. An address (127.0.0.1, [::1]) or no Host names no site: the
+ *   --root site, or 421. The site's directory and its paths are sites.c's.
  * - A --mount is a root of its own, opened by the operator's path: a path
  *   under its prefix is resolved beneath its fd with the same flags, so a
  *   mount serves what its directory holds and nothing a link in it leads
@@ -28,6 +33,7 @@
 #include "access/access_internal.h"
 #include "http/forwarded.h"
 #include "http/host.h"
+#include "http/status.h"
 #include "http/urlpath.h"
 #include "runtime/root.h"
 
@@ -137,6 +143,58 @@ static struct site *pick(struct access *a, const char *host)
     return best;
 }
 
+/* The normalised Host of @rq into @host: 0, or -EINVAL for garbage. */
+static int host_of(const struct request *rq, char *host)
+{
+    int r = host_from_target(rq->target, host);
+
+    if (r == -ENOENT) {
+        const char *h = rq->field[RF_HOST];
+
+        host[0] = '\0';
+        r = h ? host_normalize(h, host) : 0;
+    }
+    return r;
+}
+
+/* The view of rules a request on a site with rule files @files sees. */
+static void view_of(struct access *a, const struct access_rules *files,
+                    struct access_site *out)
+{
+    out->mounts = a->n_mounts ? a : NULL;
+    if (a->rules) {
+        out->view.a = a;
+        out->view.global = a->global;
+        out->view.site = files;
+    }
+}
+
+/*
+ * --sites: the directory @host (a DNS name) names. Returns 0 with @out
+ * filled, 1 when there is no such directory (the --root site answers),
+ * or the status of a refusal (its errno in out->err).
+ */
+static unsigned site_dir(struct access *a, const char *host,
+                         struct access_site *out)
+{
+    struct sites_entry *e;
+    int err = sites_get(a->sites, host, &e);
+
+    if (err == -ENOENT || err == -ENOTDIR)
+        return 1;
+    if (err < 0) {
+        out->err = -err;
+        /* its rule files refused: the site is broken, not missing */
+        return err == -EINVAL ? 500 : (unsigned)status_from_errno(err);
+    }
+    out->held = e;
+    out->root_fd = sites_entry_fd(e);
+    out->dir_cache = sites_thread_cache(a->sites, e);
+    out->site = sites_entry_name(e);
+    view_of(a, sites_entry_rules(e), out);
+    return 0;
+}
+
 unsigned access_site(struct access *a, struct root *root_only,
                      const struct request *rq, struct access_site *out)
 {
@@ -151,34 +209,62 @@ unsigned access_site(struct access *a, struct root *root_only,
         return 0;
     }
     s = &a->dflt;
-    if (a->n_vhosts) {
+    if (a->n_vhosts || a->sites) {
         char host[HOST_MAX];
-        int r = host_from_target(rq->target, host);
+        struct site *v = NULL;
 
-        if (r == -ENOENT) {
-            const char *h = rq->field[RF_HOST];
-
-            host[0] = '\0';
-            r = h ? host_normalize(h, host) : 0;
-        }
-        if (r < 0)
+        if (host_of(rq, host) < 0)
             return 400;
-        struct site *v = pick(a, host);
-        if (v)
+        if (a->n_vhosts)
+            v = pick(a, host);
+        if (v) {
             s = v;
+        } else if (a->sites) {
+            int k = host_site_name(host);
+
+            if (k < 0)
+                return 400;
+            /* an address or no Host at all names no site: --root's */
+            unsigned st = k > 0 ? site_dir(a, host, out) : 1;
+            if (st != 1)
+                return st;
+        }
     }
     if (!s->root)
         return 421;
     out->root_fd = root_fd(s->root);
     out->dir_cache = root_dir_cache(s->root);
     out->vhost = s->name;
-    out->mounts = a->n_mounts ? a : NULL;
-    if (a->rules) {
-        out->view.a = a;
-        out->view.global = a->global;
-        out->view.site = s->files;
-    }
+    view_of(a, s->files, out);
     return 0;
+}
+
+void access_site_release(void *held)
+{
+    sites_put(held);
+}
+
+int access_site_exists(struct access *a, const char *host)
+{
+    char h[HOST_MAX];
+
+    if (!a || host_normalize(host, h) < 0)
+        return 0;
+    for (size_t i = 0; i < a->n_vhosts; i++)
+        if (host_pattern_match(a->vhosts[i].name, h))
+            return 1;
+    if (!a->sites || host_site_name(h) <= 0)
+        return 0;
+    return sites_exists(a->sites, h);
+}
+
+void access_sites_counts(void *arg, uint64_t *hits, uint64_t *misses)
+{
+    const struct access *a = arg;
+
+    *hits = *misses = 0;
+    if (a && a->sites)
+        sites_counts(a->sites, hits, misses);
 }
 
 bool access_mount(const struct access_site *site, const char *norm,

@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -49,8 +50,13 @@ struct access_site {
     int root_fd;                      /* borrowed; < 0: -errno of the root */
     struct resolver_cache *dir_cache; /* the thread's cache for root_fd */
     const char *vhost;                /* the --vhost pattern, NULL: --root */
+    const char *site;                 /* --sites: the site's name, or NULL */
     struct access_view view;
     struct access *mounts; /* the --mount table, or NULL: none */
+    void *held; /* what root_fd and view borrow from (a --sites site),
+                   or NULL: give it to access_site_release once the reply
+                   that may point into it is released */
+    int err;    /* with a refusal: its errno (for the log), or 0 */
 };
 
 /* Where a path is looked up: a --mount's root, or the site's. */
@@ -147,14 +153,35 @@ unsigned access_client(struct access *a, const struct request *rq, char *client,
 
 /*
  * access_site - the site of @rq: its Host (or the authority of an
- * absolute-form target) picks a vhost, else the --root site.
- * @root_only is the root to use when @a is NULL.
+ * absolute-form target) picks a vhost, else with --sites the directory
+ * DIR/HOST (resolved now: sites.h), else the --root site.
+ * @root_only is the root to use when @a is NULL. out->held, when set, must
+ * be given to access_site_release, whatever the answer.
  *
- * Returns 0 with @out filled, 400 for a garbage Host, 421 when no site
- * serves that Host.
+ * Returns 0 with @out filled; 400 for a garbage Host (with --sites also
+ * one that is not a DNS name: no directory can be named by it); 421 when
+ * no site serves that Host; with --sites 403 for a site directory that is
+ * a link out of DIR, 500 for a site whose rule files are refused (out->err
+ * says why).
  */
 unsigned access_site(struct access *a, struct root *root_only,
                      const struct request *rq, struct access_site *out);
+
+/* access_site_release - release access_site's out->held; NULL: no-op. */
+void access_site_release(void *held);
+
+/*
+ * access_site_exists - whether @host (a Host or SNI value) names a site:
+ * a --vhost name, or with --sites an existing DIR/HOST (one openat2,
+ * nothing kept). For what must not act on a name no site has.
+ *
+ * Returns 1, 0, or -errno (a site directory refused, as access_site).
+ */
+int access_site_exists(struct access *a, const char *host);
+
+/* access_sites_counts - a metrics_cache_fn of --sites' cache (NULL arg:
+ * zeros). */
+void access_sites_counts(void *a, uint64_t *hits, uint64_t *misses);
 
 /*
  * access_mount - the --mount that serves the normalised @norm (a directory

@@ -9,6 +9,7 @@
 
 #include "access/access.h"
 #include "access/auth.h"
+#include "access/sites.h"
 #include "http/cidr.h"
 #include "http/headers_file.h"
 #include "http/redirects.h"
@@ -17,11 +18,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Virtual hosts at most: each root takes a pthread key (root.c);
- * PTHREAD_KEYS_MAX is 1024. */
-#define ACCESS_VHOST_MAX 256
-/* --mount items at most (each root takes a pthread key, as a vhost's). */
-#define ACCESS_MOUNT_MAX 64
 /* --follow-into directories at most (an fd and a Landlock rule each). */
 #define ACCESS_FOLLOW_INTO_MAX 64
 /* A _redirects or _headers file larger than this is refused. */
@@ -35,6 +31,43 @@ struct access_rules {
     ino_t ino[2];
     size_t n_ids;
 };
+
+/*
+ * access_rules_load - /_redirects and /_headers beneath @root (borrowed),
+ * each opened through the resolver with @confine; messages to stderr as
+ * "beneath: @when@shown/_redirects:LINE: ...". *@out gets the rules (NULL
+ * on failure; release with access_rules_free).
+ *
+ * Returns 0, the number of problems (a file refused, unreadable or with a
+ * bad line), or -ENOMEM.
+ */
+int access_rules_load(uint64_t confine, int root, const char *shown,
+                      const char *when, struct access_rules **out);
+void access_rules_free(struct access_rules *r);
+
+/*
+ * access_rules_parse - @text (@len bytes) as a _redirects (@redirects) or
+ * _headers file named @name into @r; messages to stderr after
+ * "beneath: @when". Returns 0, -EINVAL or -ENOMEM.
+ */
+/*
+ * access_rules_keep - the end of a load: @r into *@out when @problems is
+ * 0, else @r freed and *@out NULL. Returns @problems (a count, or -ENOMEM).
+ */
+int access_rules_keep(struct access_rules *r, int problems,
+                      struct access_rules **out);
+
+/*
+ * access_rules_take - what reading a rule file named @name gave: @err 0
+ * and its @text (@len bytes, taken over and freed) parsed into @r, or
+ * @err (a -errno of slurp_path / slurp_fd) said on stderr. Returns 0,
+ * -EINVAL, -ENOMEM or @err.
+ */
+int access_rules_take(struct access_rules *r, bool redirects, int err,
+                      char *text, size_t len, const char *name,
+                      const char *when);
+int access_rules_parse(struct access_rules *r, bool redirects, const char *text,
+                       size_t len, const char *name, const char *when);
 
 struct site {
     char *name; /* normalised vhost pattern; NULL: the --root site */
@@ -66,6 +99,7 @@ struct access {
     size_t n_mounts;
     struct resolver_into *into; /* --follow-into, opened once */
     size_t n_into;
+    struct sites *sites; /* --sites, or NULL */
     bool site_files;
     bool rules; /* respond has questions to ask (auth or rule files) */
     uint64_t confine;

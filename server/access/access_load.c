@@ -23,49 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void rules_free(void *p)
-{
-    struct access_rules *r = p;
-
-    if (!r)
-        return;
-    redirects_free(&r->redirects);
-    headers_file_free(&r->headers);
-    free(r);
-}
-
-/*
- * Parse @text as a _redirects (@redirects) or _headers file named @name
- * into @r; messages to stderr after "beneath: @when". Returns 0, -EINVAL
- * or -ENOMEM.
- */
-static int parse_into(struct access_rules *r, bool redirects, const char *text,
-                      size_t len, const char *name, const char *when)
-{
-    struct lines_diag d = {0};
-    int err = redirects ? redirects_parse(&r->redirects, text, len, name, &d)
-                        : headers_file_parse(&r->headers, text, len, name, &d);
-
-    for (size_t i = 0; i < d.n_warnings; i++)
-        fprintf(stderr, "beneath: %swarning: %s\n", when, d.warnings[i]);
-    for (size_t i = 0; i < d.n; i++)
-        fprintf(stderr, "beneath: %s%s\n", when, d.msgs[i]);
-    if (d.warnings_dropped)
-        fprintf(stderr, "beneath: %swarning: %s: %zu more lines ignored\n",
-                when, name, d.warnings_dropped);
-    if (d.dropped)
-        fprintf(stderr, "beneath: %s%s: %zu more problems\n", when, name,
-                d.dropped);
-    lines_diag_free(&d);
-    if (err == 0) {
-        if (redirects)
-            r->has_redirects = true;
-        else
-            r->has_headers = true;
-    }
-    return err;
-}
-
 /* --redirects and --headers-file, read by path. */
 static int global_load(const struct access *a, const char *when,
                        struct access_rules **out)
@@ -77,98 +34,34 @@ static int global_load(const struct access *a, const char *when,
         return -ENOMEM;
     for (int k = 0; k < 2; k++) {
         const char *path = k == 0 ? a->redirects_path : a->headers_path;
-        char *text = NULL, why[64];
+        char *text = NULL;
         size_t len = 0;
         int err;
 
         if (!path)
             continue;
         err = slurp_path(path, ACCESS_RULES_FILE_MAX, &text, &len);
-        if (err == 0)
-            err = parse_into(r, k == 0, text, len, path, when);
-        else
-            fprintf(stderr, "beneath: %s%s: %s\n", when, path,
-                    slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
-        free(text);
-        if (err == -ENOMEM) {
-            rules_free(r);
-            return -ENOMEM;
-        }
+        err = access_rules_take(r, k == 0, err, text, len, path, when);
+        if (err == -ENOMEM)
+            return access_rules_keep(r, -ENOMEM, out);
         problems += err != 0;
     }
-    if (problems) {
-        rules_free(r);
-        return problems;
-    }
-    *out = r;
-    return 0;
+    return access_rules_keep(r, problems, out);
 }
 
 /* /_redirects and /_headers of site @s, through the resolver. */
 static int site_load(const struct access *a, const struct site *s,
                      const char *when, struct access_rules **out)
 {
-    static const char *const names[2] = {"_redirects", "_headers"};
-    struct access_rules *r = calloc(1, sizeof *r);
-    int root, problems = 0;
+    int root = root_dup(s->root), r;
 
-    if (!r)
-        return -ENOMEM;
-    root = root_dup(s->root);
     if (root < 0) {
         fprintf(stderr, "beneath: %s%s: %s\n", when, s->path, strerror(-root));
-        rules_free(r);
         return 1;
     }
-    for (int k = 0; k < 2; k++) {
-        struct resolver_how how = {
-            .open_flags = O_RDONLY | O_NONBLOCK,
-            .resolve = a->confine,
-            .backend = RESOLVER_BACKEND_DEFAULT,
-        };
-        char name[4200], *text = NULL, why[64];
-        size_t len = 0;
-        struct stat st;
-        int fd = resolver_open_how(root, names[k], &how, NULL), err;
-
-        snprintf(name, sizeof name, "%s%s%s", s->path,
-                 s->path[strlen(s->path) - 1] == '/' ? "" : "/", names[k]);
-        if (fd == -ENOENT)
-            continue;
-        if (fd < 0) {
-            const char *e = resolver_errno_name(-fd);
-            fprintf(stderr, "beneath: %s%s: %s (%s)\n", when, name,
-                    strerror(-fd), e ? e : "?");
-            problems++;
-            continue;
-        }
-        err = fstat(fd, &st) != 0 ? -errno : 0;
-        if (err == 0)
-            err = slurp_fd(fd, ACCESS_RULES_FILE_MAX, &text, &len);
-        close(fd);
-        if (err == 0) {
-            r->dev[r->n_ids] = st.st_dev;
-            r->ino[r->n_ids++] = st.st_ino;
-            err = parse_into(r, k == 0, text, len, name, when);
-        } else {
-            fprintf(stderr, "beneath: %s%s: %s\n", when, name,
-                    slurp_error(err, ACCESS_RULES_FILE_MAX, why, sizeof why));
-        }
-        free(text);
-        if (err == -ENOMEM) {
-            close(root);
-            rules_free(r);
-            return -ENOMEM;
-        }
-        problems += err != 0;
-    }
+    r = access_rules_load(a->confine, root, s->path, when, out);
     close(root);
-    if (problems) {
-        rules_free(r);
-        return problems;
-    }
-    *out = r;
-    return 0;
+    return r;
 }
 
 /* Whether the listener @l is plain HTTP on a non-loopback address. */
@@ -233,8 +126,9 @@ static int vhosts_load(struct access *a, const struct conf *c,
 {
     int problems = 0;
 
-    a->vhosts = items_new("vhost", "virtual hosts", c->vhost.n,
-                          ACCESS_VHOST_MAX, sizeof *a->vhosts, &problems);
+    /* no maximum: a root takes no pthread key (live.c) */
+    a->vhosts = items_new("vhost", "virtual hosts", c->vhost.n, SIZE_MAX,
+                          sizeof *a->vhosts, &problems);
     if (!a->vhosts)
         return problems;
     for (size_t i = 0; i < c->vhost.n; i++) {
@@ -316,7 +210,7 @@ static int mounts_load(struct access *a, const struct conf *c,
 {
     int problems = 0;
 
-    a->mounts = items_new("mount", "mounts", c->mount.n, ACCESS_MOUNT_MAX,
+    a->mounts = items_new("mount", "mounts", c->mount.n, SIZE_MAX,
                           sizeof *a->mounts, &problems);
     if (!a->mounts)
         return problems;
@@ -364,6 +258,39 @@ static int mounts_load(struct access *a, const struct conf *c,
         }
     }
     return problems;
+}
+
+/*
+ * --sites DIR: opened now (its listing is not read); with the emulated
+ * backend each thread keeps one directory cache of @dir_cache for the
+ * site it served last.
+ */
+static int sites_load(struct access *a, const struct conf *c,
+                      unsigned dir_cache)
+{
+    enum resolver_backend b = resolver_get_backend();
+    bool emulated = b == RESOLVER_BACKEND_EMULATED ||
+                    (b == RESOLVER_BACKEND_AUTO &&
+                     resolver_auto_backend(NULL) == RESOLVER_BACKEND_EMULATED);
+    struct sites_conf sc = {
+        .dir = c->sites,
+        .confine = c->confine,
+        .cache = c->sites_cache,
+        .dir_cache = emulated ? dir_cache : 0,
+        .site_files = c->site_files,
+    };
+    int r;
+
+    if (!c->sites)
+        return 0;
+    r = sites_open(&sc, &a->sites);
+    if (r == -ENOMEM)
+        return -ENOMEM;
+    if (r < 0) {
+        fprintf(stderr, "beneath: sites %s: %s\n", c->sites, strerror(-r));
+        return 1;
+    }
+    return 0;
 }
 
 /*
@@ -511,6 +438,7 @@ int access_open(const struct conf *c, struct root *root, unsigned dir_cache,
     ADD(vhosts_load(a, c, dir_cache));
     ADD(mounts_load(a, c, dir_cache));
     ADD(into_load(a, c));
+    ADD(sites_load(a, c, dir_cache));
     ADD(error_pages_load(a, c));
     ADD(auth_new(c, &a->auth));
     if (c->redirects && !(a->redirects_path = strdup(c->redirects)))
@@ -568,7 +496,12 @@ void access_startup(const struct access *a, FILE *f)
                 a->into[i].alias ? " (" : "",
                 a->into[i].alias ? a->into[i].path : "",
                 a->into[i].alias ? ")" : "");
-    if (a && a->n_vhosts && !a->dflt.root)
+    if (a && a->sites)
+        fprintf(f,
+                "beneath: sites %s: each Host is the directory of its name "
+                "there, looked up on every request; any other Host gets %s\n",
+                sites_dir(a->sites), a->dflt.root ? "the root" : "421");
+    else if (a && a->n_vhosts && !a->dflt.root)
         fprintf(f, "beneath: no --root: a Host no vhost names gets 421\n");
 }
 
@@ -592,9 +525,9 @@ void access_free(struct access *a)
     cidr_list_free(&a->deny);
     cidr_list_free(&a->trusted);
     auth_free(a->auth);
-    rules_free(a->global);
+    access_rules_free(a->global);
     for (size_t i = 0; i < a->n_vhosts; i++) {
-        rules_free(a->vhosts[i].files);
+        access_rules_free(a->vhosts[i].files);
         root_close(a->vhosts[i].root);
         free(a->vhosts[i].name);
         free(a->vhosts[i].path);
@@ -610,7 +543,8 @@ void access_free(struct access *a)
     for (size_t i = 0; i < a->n_into; i++)
         resolver_into_close(&a->into[i]);
     free(a->into);
-    rules_free(a->dflt.files);
+    sites_free(a->sites);
+    access_rules_free(a->dflt.files);
     free(a->dflt.path);
     free(a->redirects_path);
     free(a->headers_path);

@@ -89,6 +89,34 @@ int host_normalize(const char *in, char *out)
     return normalize(in, strlen(in), out);
 }
 
+int host_site_name(const char *h)
+{
+    size_t label = 0, n = 0;
+    bool digits = true; /* the current label is all digits so far */
+
+    if (!h[0] || h[0] == '[')
+        return 0;
+    for (; h[n]; n++) {
+        char c = h[n];
+
+        if (c == '.') {
+            if (label == 0)
+                return -EINVAL;
+            label = 0;
+            digits = true;
+            continue;
+        }
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+            return -EINVAL;
+        digits = digits && c >= '0' && c <= '9';
+        if (++label > 63)
+            return -EINVAL;
+    }
+    if (label == 0 || n > 253)
+        return -EINVAL;
+    return digits ? 0 : 1;
+}
+
 int host_from_target(const char *target, char *out)
 {
     size_t skip;

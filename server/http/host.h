@@ -32,6 +32,18 @@
 int host_normalize(const char *in, char *out);
 
 /*
+ * host_site_name - whether the normalised host @h (host_normalize) names a
+ * site directory (--sites): a DNS name, labels of [a-z0-9-] of 1 to 63
+ * characters, none empty, at most 253 characters in all.
+ *
+ * Returns 1 for such a name; 0 for "" (no Host), an IPv4 address (a name
+ * whose last label is all digits: no top-level domain is, RFC 3696 2) or a
+ * bracketed IPv6 literal, none of which names a site; -EINVAL for anything
+ * else ('_', a label over 63 characters), which no site can be named.
+ */
+int host_site_name(const char *h);
+
+/*
  * host_from_target - for an absolute-form request-target
  * ("http://Host:8080/x"), its authority normalised into @out (HOST_MAX
  * bytes): RFC 9112 3.2.2 has it override the Host field.

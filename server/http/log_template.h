@@ -27,7 +27,7 @@
     X(DURATION_US, "duration_us",                                              \
       "microseconds from complete headers to queued response")                 \
     X(HOST, "host", "Host header as received, or -")                           \
-    X(VHOST, "vhost", "the --vhost pattern that served, or -")                 \
+    X(VHOST, "vhost", "the --vhost pattern or --sites site that served, or -") \
     X(TLS, "tls", "TLS version (TLS1.3), or -")                                \
     X(ENCODING, "encoding", "content coding served (br, zstd, gzip), or -")    \
     X(REFERER, "referer", "Referer header, or -")                              \

@@ -13,11 +13,15 @@
  *                            all connections together: a connection takes
  *                            them from this pool, at most
  *                            H2_FILES_PER_CONN - 1 (transport/h2.h)
- * + dir caches               (--threads + 1) x roots x (--resolver-cache + 3)
+ * + sites                    --sites: the site directories kept
+ *                            (--sites-cache, at most a quarter of the
+ *                            limit: one fd each)
+ * + dir caches               (--threads + 1) x roots x (--resolver-cache + 3),
+ *                            --sites one root whatever its number of sites
  *
- * What does not fit is lowered, with a warning: --max-connections first,
- * then the pool and the caches, the pool taking at most a quarter of what
- * the connections leave.
+ * What does not fit is lowered, with a warning: --sites-cache to a quarter
+ * of the limit, then --max-connections, then the pool and the caches, the
+ * pool taking at most a quarter of what the connections leave.
  */
 #ifndef BENEATH_PROCESS_FD_BUDGET_H
 #define BENEATH_PROCESS_FD_BUDGET_H
@@ -33,8 +37,10 @@ struct fd_budget_in {
     unsigned max_connections; /* --max-connections */
     unsigned resolver_cache;  /* --resolver-cache (0: none) */
     unsigned threads;         /* --threads */
-    unsigned roots;           /* the root, each vhost and mount: 1 + ... */
+    unsigned roots;           /* the root, each vhost and mount: 1 + ...,
+                                 and one for --sites */
     bool http2;               /* --http2 on */
+    unsigned sites;           /* --sites-cache (0: no --sites) */
 };
 
 struct fd_budget {

@@ -391,7 +391,22 @@ static int check_outputs(struct server *s)
         metrics_add_cache(&s->metrics, "compress", compress_counts,
                           s->compress);
     }
+    if (c->sites)
+        metrics_add_cache(&s->metrics, "sites", access_sites_counts, s->access);
     return errors;
+}
+
+/* The port of the first https:// listener the keeper handed over, or 0
+ * (--https-redirect sends clients there). */
+static unsigned https_port(const struct listeners *ls)
+{
+    for (size_t i = 0; i < ls->n; i++) {
+        const char *colon = strrchr(ls->v[i].url, ':');
+
+        if (ls->v[i].tls && !ls->activated && colon)
+            return (unsigned)strtoul(colon + 1, NULL, 10);
+    }
+    return 0;
 }
 
 /*
@@ -416,6 +431,7 @@ static int check_generation(struct server *s)
         .access = s->access,
         .root = s->root,
         .acme = s->acme_ch,
+        .https_port = https_port(&s->ls),
     };
     err = generation_new(&s->c, &s->base, &g);
     if (err) {

@@ -287,6 +287,10 @@ static void add_configured(struct walls *w, const struct conf *c,
         add_mount(w, conf_item_path(c->mount.v[i]));
     for (size_t i = 0; i < c->follow_into.n; i++)
         add_follow_into(w, c->follow_into.v[i]);
+    /* --sites: one rule for DIR, whatever the number of sites; each site's
+     * confinement is the resolver's (beneath its own directory) */
+    if (c->sites)
+        add_root(w, c->sites);
     /* nothing the keeper hands over (conf_reread_files), nothing written:
      * the access log is open already */
     if (c->resolver_cache > 0 && c->resolver != RESOLVER_BACKEND_KERNEL &&

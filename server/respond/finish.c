@@ -82,9 +82,14 @@ void req_common_headers(struct req *r)
 static void bare_500(struct reply *out)
 {
     struct respond_result res = out->res;
+    void (*unhold)(void *) = out->unhold;
+    void *hold = out->hold;
 
+    /* the request still uses what the reply holds: it stays held */
+    out->unhold = NULL;
     reply_release(out);
     reply_init(out);
+    reply_hold(out, unhold, hold);
     out->res = res;
     out->res.err = out->res.err ? out->res.err : 12; /* ENOMEM */
     out->status = out->res.status = STATUS_INTERNAL_SERVER_ERROR;

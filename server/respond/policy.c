@@ -56,6 +56,8 @@ void respond_policy(const struct conf *c, const struct respond_base *b,
         .access = b->access,
         .root = b->root,
         .acme = b->acme,
+        .https_redirect = conf_https_redirect(c),
+        .https_port = b->https_port == 443 ? 0 : b->https_port,
     };
     out->serial = atomic_fetch_add(&serials, 1) + 1;
 }

@@ -43,6 +43,12 @@ void reply_add(struct reply *r, const char *name, const char *value)
     r->field[r->n_fields++] = (struct reply_field){name, value};
 }
 
+void reply_hold(struct reply *r, void (*unhold)(void *hold), void *hold)
+{
+    r->unhold = unhold;
+    r->hold = hold;
+}
+
 char *reply_own(struct reply *r, char *s)
 {
     char **o = s ? realloc(r->owned, (r->n_owned + 1) * sizeof *o) : NULL;
@@ -164,4 +170,8 @@ void reply_release(struct reply *r)
     r->cap_fields = REPLY_FIELDS_INLINE;
     r->n_fields = 0;
     r->scratch_used = 0;
+    if (r->unhold)
+        r->unhold(r->hold);
+    r->unhold = NULL;
+    r->hold = NULL;
 }

@@ -14,6 +14,7 @@
 #ifndef BENEATH_RESPOND_REPLY_H
 #define BENEATH_RESPOND_REPLY_H
 
+#include "http/host.h"
 #include "http/multipart.h"
 #include "resolver.h"
 
@@ -60,6 +61,7 @@ struct respond_result {
                                       "" (the peer is the client) */
     const char *vhost;             /* the --vhost pattern that served, or
                                       NULL (static while the server runs) */
+    char site[HOST_MAX];           /* --sites: the site that served, or "" */
     uint64_t bytes;                /* body bytes sent (0 for HEAD, 304) */
     int err;                       /* errno of a refusal or failure, or 0 */
     enum resolver_backend backend; /* DEFAULT when the resolver was not used */
@@ -101,6 +103,10 @@ struct reply {
      */
     struct reply_entry *cached;
     struct reply_wire *wire;
+    /* what the fields borrow besides the generation (a site's _headers):
+     * @unhold(@hold) at release */
+    void (*unhold)(void *hold);
+    void *hold;
     struct respond_result res;
 
     /* the fields, in order; grow onto the heap past the inline ones */
@@ -128,6 +134,10 @@ void reply_add(struct reply *r, const char *name, const char *value);
 /* reply_addf - append @name with a value formatted into the reply. */
 __attribute__((format(printf, 3, 4))) void
 reply_addf(struct reply *r, const char *name, const char *fmt, ...);
+
+/* reply_hold - keep @hold until the reply is released, then call
+ * @unhold(@hold): what its fields point into. One per reply. */
+void reply_hold(struct reply *r, void (*unhold)(void *hold), void *hold);
 
 /* reply_own - hand the heap string @s to the reply (freed at release);
  * returns @s, or NULL (then @s was freed and the reply marked failed). */

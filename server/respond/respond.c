@@ -18,6 +18,7 @@
 #include "challenge/acme_challenges.h"
 #include "files/listing.h"
 #include "files/listing_json.h"
+#include "http/host.h"
 #include "http/mime.h"
 #include "http/status.h"
 #include "http/target.h"
@@ -405,6 +406,69 @@ static bool acme_http01(struct req *r)
     return true;
 }
 
+/* Whether the raw origin-form @path names the root-relative @p (its
+ * query aside): --health, which a probe asks over plain HTTP. */
+static bool is_path(const char *path, const char *p)
+{
+    size_t n = strlen(p);
+
+    return path[0] == '/' && strncmp(path + 1, p, n) == 0 &&
+           (path[n + 1] == '\0' || path[n + 1] == '?');
+}
+
+/*
+ * --https-redirect: a request over plain HTTP (h2c included) is answered
+ * 308 (RFC 9110 15.4.9: the method and body stay) with the same path and
+ * query on https://, the Host's name and the https:// listener's port,
+ * before any site or file is looked at. The ACME HTTP-01 path (answered
+ * above with --acme; from the site's files for another ACME client) and
+ * --health answer over HTTP: a CA and a probe ask there. An asterisk-form
+ * target (OPTIONS *) is answered as it is. Returns whether @r was one.
+ */
+static bool https_redirect(struct req *r)
+{
+    const struct request *rq = r->rq;
+    const char *t = rq->target, *path = t;
+    char host[HOST_MAX], port[16] = "", *loc;
+    int err;
+
+    if (!r->conf->https_redirect || rq->tls)
+        return false;
+    err = host_from_target(t, host);
+    if (err == -ENOENT) {
+        const char *h = rq->field[RF_HOST];
+
+        err = h ? host_normalize(h, host) : -EINVAL;
+    } else {
+        /* absolute-form: the path (and query) after the authority */
+        path = t + strcspn(t, ":") + 3;
+        path += strcspn(path, "/?#");
+    }
+    if (path[0] != '/' && path[0] != '?' && path[0] != '\0')
+        return false;
+    if (strncmp(path, ACME_HTTP01_PREFIX, sizeof ACME_HTTP01_PREFIX - 1) == 0 ||
+        (r->conf->health && is_path(path, r->conf->health)))
+        return false;
+    if (err < 0 || !host[0]) {
+        /* no name to send the client to */
+        req_simple(r, STATUS_BAD_REQUEST);
+        return true;
+    }
+    if (r->conf->https_port)
+        snprintf(port, sizeof port, ":%u", r->conf->https_port);
+    size_t size =
+        strlen("https://") + strlen(host) + strlen(port) + 1 + strlen(path) + 1;
+    loc = malloc(size);
+    if (!loc) {
+        req_simple(r, STATUS_INTERNAL_SERVER_ERROR);
+        return true;
+    }
+    snprintf(loc, size, "https://%s%s%s%s", host, port,
+             path[0] == '/' ? "" : "/", path);
+    redirect_to(r, STATUS_PERMANENT_REDIRECT, reply_own(r->out, loc));
+    return true;
+}
+
 void respond(const struct request *rq, const struct respond_conf *conf,
              struct reply *out)
 {
@@ -420,14 +484,23 @@ void respond(const struct request *rq, const struct respond_conf *conf,
     /* behind a trusted proxy: the forwarded client, and its rules */
     status = access_client(conf->access, rq, out->res.client,
                            sizeof out->res.client);
+    if (!status && https_redirect(&r))
+        return;
     /* the Host picks the site: its root fd, cache and rules */
+    memset(&site, 0, sizeof site);
     if (!status)
         status = access_site(conf->access, conf->root, rq, &site);
+    /* the reply's fields may point into the site's rules */
+    if (site.held)
+        reply_hold(out, access_site_release, site.held);
     if (status) {
+        out->res.err = site.err;
         req_simple(&r, status);
         return;
     }
     out->res.vhost = site.vhost;
+    if (site.site)
+        snprintf(out->res.site, sizeof out->res.site, "%s", site.site);
     if (rq->method == HTTP_OTHER) {
         req_simple(&r, STATUS_METHOD_NOT_ALLOWED);
         return;

@@ -57,6 +57,10 @@ struct respond_conf {
     struct root *root;
     /* ACME HTTP-01 tokens answered ahead of everything (NULL: none) */
     struct acme_challenges *acme;
+    /* --https-redirect: plain HTTP answered 308 to https://, to this
+       port (0: 443, not written) */
+    bool https_redirect;
+    unsigned https_port;
 };
 
 /* What every generation's policy shares with the server: made once at
@@ -72,6 +76,7 @@ struct respond_base {
     struct access *access;                 /* the sites and rules, or NULL */
     struct root *root;                     /* the --root site's root, or NULL */
     struct acme_challenges *acme;          /* --acme's challenges, or NULL */
+    unsigned https_port; /* the first https:// listener's port, or 0 */
 };
 
 /*

@@ -33,7 +33,7 @@ void served_log(const struct daemon_gen *g, const struct served *s)
         .msec = (unsigned)(now.tv_nsec / 1000000),
         .duration_us = ns / 1000,
         .host = rq->field[RF_HOST],
-        .vhost = res->vhost,
+        .vhost = res->site[0] ? res->site : res->vhost,
         .tls = s->tls,
         .encoding = res->encoding,
         .method = rq->method_name,

@@ -7,8 +7,10 @@
  * verifies the served chain against Pebble's root. The manager runs in the
  * keeper (server/process/keeper.h) while the serving process stays under
  * --sandbox strict (or on); with --sandbox off it is a thread of the one
- * process. Also: before the first certificate a handshake for the name
- * fails cleanly while plain HTTP serves, a restart serves the stored
+ * process. Plain HTTP is redirected to https:// by default with --acme,
+ * the challenge path excepted. Also: before the first certificate a
+ * handshake for the name fails cleanly while plain HTTP serves (with
+ * --https-redirect off), a restart serves the stored
  * certificate with Pebble gone (one process, --sandbox off), and an
  * --acme-dir that cannot be written ends the start before anything
  * listens, with exit status 2 and the reason.
@@ -92,11 +94,26 @@ START_TEST(http01_real_server)
     /* the CA's fetches passed the --auth rule; a stranger's path did not */
     ck_assert_msg(agent_count(&b, "GET /.well-known/acme-challenge/") >= 2,
                   "%s", agent_output(&b));
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/", pb.http_port);
-    fetch("-o /dev/null -w '%{http_code}'", url, body, sizeof body);
+    /* with --acme and an https:// listener, plain HTTP is redirected
+     * (--https-redirect auto), the challenge path excepted: the CA's
+     * fetches above came over HTTP */
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x?y", pb.http_port);
+    fetch("-o /dev/null -w '%{http_code} %{redirect_url}'", url, body,
+          sizeof body);
+    char want[128];
+    snprintf(want, sizeof want, "308 https://127.0.0.1:%d/x?y", pb.tls_port);
+    ck_assert_str_eq(body, want);
+    char opts[128];
+    snprintf(opts, sizeof opts,
+             "-o /dev/null -w '%%{http_code}' -k --resolve a.test:%d:127.0.0.1",
+             pb.tls_port);
+    snprintf(url, sizeof url, "https://a.test:%d/", pb.tls_port);
+    fetch(opts, url, body, sizeof body);
     ck_assert_str_eq(body, "401");
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/metrics", pb.http_port);
-    fetch("-u user:pw", url, body, sizeof body);
+    snprintf(opts, sizeof opts, "-u user:pw -k --resolve a.test:%d:127.0.0.1",
+             pb.tls_port);
+    snprintf(url, sizeof url, "https://a.test:%d/metrics", pb.tls_port);
+    fetch(opts, url, body, sizeof body);
     ck_assert_msg(strstr(body, "beneath_tls_certificate_expiry_seconds{name="
                                "\"a.test\"} "),
                   "%s", body);
@@ -135,7 +152,9 @@ END_TEST
 START_TEST(before_first_certificate)
 {
     struct agent_proc b;
-    const char *args[] = {"--acme", "d.test", NULL};
+    /* plain HTTP serves, not redirected to an HTTPS that has no
+     * certificate yet */
+    const char *args[] = {"--acme", "d.test", "--https-redirect", "off", NULL};
     char url[128], body[4096], path[256];
     FILE *f;
 

@@ -356,6 +356,10 @@ void raw_close(struct raw_conn *c);
 struct http_response *raw_request(unsigned port, const char *req, int ms);
 /* raw_request with "GET @target HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n". */
 struct http_response *raw_get(unsigned port, const char *target);
+/* GET @target from @s with "Host: @host" (and Connection: close); @host
+ * NULL: HTTP/1.0 with no Host. */
+struct http_response *raw_get_host(const struct server *s, const char *target,
+                                   const char *host);
 /* raw_get @target from @s and expect @status; @what names the request in the
  * message (NULL: "GET @target"). Returns the response. */
 struct http_response *expect_get(const struct server *s, const char *target,

@@ -451,6 +451,17 @@ struct http_response *raw_get(unsigned port, const char *target)
         10000);
 }
 
+struct http_response *raw_get_host(const struct server *s, const char *target,
+                                   const char *host)
+{
+    return raw_request(
+        s->port,
+        host ? hfmt("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                    target, host)
+             : hfmt("GET %s HTTP/1.0\r\n\r\n", target),
+        10000);
+}
+
 struct http_response *expect_get(const struct server *s, const char *target,
                                  int status, const char *what)
 {

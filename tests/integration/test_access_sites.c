@@ -22,18 +22,6 @@
 /* An mtime long past: the reply cache keeps only files that settled. */
 #define SITE_MTIME_OLD ((time_t)1704164645)
 
-/* A raw request with the given head lines to 127.0.0.1:@port. */
-static struct http_response *with_host(const struct server *s,
-                                       const char *target, const char *host)
-{
-    return raw_request(
-        s->port,
-        host ? hfmt("GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-                    target, host)
-             : hfmt("GET %s HTTP/1.0\r\n\r\n", target),
-        10000);
-}
-
 /*
  * SIGHUP @s with rules that are refused: the new serving process names
  * @why and exits before it serves (the keeper says so); the old one serves
@@ -131,7 +119,7 @@ LOOP_TEST(vhost_hosts, hosts)
 {
     struct sites t = make_sites();
     struct server *s = start(NULL, vhost_args(&t, true));
-    struct http_response *r = with_host(s, "/", hosts[_i].host);
+    struct http_response *r = raw_get_host(s, "/", hosts[_i].host);
 
     EXPECT_STATUS(r, hosts[_i].status, hfmt("Host %s", hosts[_i].host));
     EXPECT(strstr(r->body, hosts[_i].body), "Host %s: body %s", hosts[_i].host,
@@ -147,10 +135,10 @@ START_TEST(vhost_each_site)
     struct http_response *r;
 
     /* each host has its own 404 page */
-    r = with_host(s, "/missing", "docs.example.com");
+    r = raw_get_host(s, "/missing", "docs.example.com");
     EXPECT(r->status == 404 && strstr(r->body, "A has no such page"),
            "A's 404: %d %s", r->status, r->body);
-    r = with_host(s, "/missing", "x.b.example");
+    r = raw_get_host(s, "/missing", "x.b.example");
     EXPECT(r->status == 404 && strstr(r->body, "B has no such page"),
            "B's 404: %d %s", r->status, r->body);
     /* absolute-form: the target's authority wins over Host (RFC 9112) */
@@ -165,30 +153,30 @@ START_TEST(vhost_each_site)
                                         "/a-dir/only-a.txt", "/../a/only-a.txt",
                                         "/a-dir/private/x.txt"};
     for (size_t i = 0; i < N_ELEMS(links); i++) {
-        r = with_host(s, links[i], "x.b.example");
+        r = raw_get_host(s, links[i], "x.b.example");
         EXPECT(r->status == 403 || r->status == 404, "%s from B under %s: %d",
                links[i], harness_backend(), r->status);
         EXPECT(strstr(r->body, "a secret of site A") == NULL &&
                    strstr(r->body, "A private") == NULL,
                "%s from B served A's file", links[i]);
     }
-    r = with_host(s, "/abs-link.txt", "x.b.example");
+    r = raw_get_host(s, "/abs-link.txt", "x.b.example");
     EXPECT_STATUS(r, 403, "an absolute link into A");
-    r = with_host(s, "/rel-link.txt", "x.b.example");
+    r = raw_get_host(s, "/rel-link.txt", "x.b.example");
     EXPECT_STATUS(r, 403, "a relative link into A");
     server_stop_clean(s);
 
     /* without --root, a Host no vhost names is 421 */
     s = start(NULL, vhost_args(&t, false));
-    r = with_host(s, "/", "other.example");
+    r = raw_get_host(s, "/", "other.example");
     EXPECT_STATUS(r, 421, "unknown Host without --root");
-    r = with_host(s, "/", NULL);
+    r = raw_get_host(s, "/", NULL);
     EXPECT_STATUS(r, 421, "no Host without --root");
-    r = with_host(s, "/", "docs.example.com");
+    r = raw_get_host(s, "/", "docs.example.com");
     EXPECT_STATUS(r, 200, "a vhost without --root");
     EXPECT(server_reload(s, 10000) > 0, "a reload without --root:\n%s",
            server_stderr(s));
-    r = with_host(s, "/", "docs.example.com");
+    r = raw_get_host(s, "/", "docs.example.com");
     EXPECT_STATUS(r, 200, "a vhost without --root after SIGHUP");
     server_stop_clean(s);
 }
@@ -203,22 +191,23 @@ START_TEST(vhost_reload)
     struct sites t = make_sites();
     struct server *s = start(NULL, vhost_args(&t, true));
 
-    EXPECT(strstr(with_host(s, "/", "x.b.example")->body, "site B"), "before");
+    EXPECT(strstr(raw_get_host(s, "/", "x.b.example")->body, "site B"),
+           "before");
     char *next = tree_path(t.base, "b-next"), *old = tree_path(t.base, "b-old");
     tree_mkdir(t.base, "b-next");
     tree_write_str(next, "index.html", "site B, version 2\n");
     ck_assert_int_eq(rename(t.b, old), 0);
     ck_assert_int_eq(rename(next, t.b), 0);
-    EXPECT(strstr(with_host(s, "/", "x.b.example")->body, "site B\n"),
+    EXPECT(strstr(raw_get_host(s, "/", "x.b.example")->body, "site B\n"),
            "the old tree serves until SIGHUP");
     EXPECT(server_reload(s, 10000) > 0, "no reload:\n%s", server_stderr(s));
     EXPECT(strstr(server_stderr(s),
                   hfmt("beneath: SIGHUP: vhost *.b.example root %s\n", t.b)),
            "the new generation does not name the vhost:\n%s", server_stderr(s));
-    struct http_response *r = with_host(s, "/", "x.b.example");
+    struct http_response *r = raw_get_host(s, "/", "x.b.example");
     EXPECT(r->status == 200 && strstr(r->body, "version 2"),
            "the new tree after SIGHUP: %d %s", r->status, r->body);
-    EXPECT(strstr(with_host(s, "/", "docs.example.com")->body, "site A"),
+    EXPECT(strstr(raw_get_host(s, "/", "docs.example.com")->body, "site A"),
            "A unchanged");
     /* a root that went: the new process stops, the old one serves on */
     char *gone = tree_path(t.base, "gone");
@@ -226,9 +215,9 @@ START_TEST(vhost_reload)
     sighup_refused(s, hfmt("beneath: SIGHUP: vhost docs.example.com: root %s: "
                            "No such file or directory",
                            t.a));
-    EXPECT(strstr(with_host(s, "/", "docs.example.com")->body, "site A"),
+    EXPECT(strstr(raw_get_host(s, "/", "docs.example.com")->body, "site A"),
            "A after its root went");
-    EXPECT(strstr(with_host(s, "/", "x.b.example")->body, "version 2"),
+    EXPECT(strstr(raw_get_host(s, "/", "x.b.example")->body, "version 2"),
            "B after A's root went");
     server_stop_clean(s);
 }
