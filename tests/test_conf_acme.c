@@ -80,6 +80,14 @@ static const struct {
      {NULL},
      "--https-redirect: 'sometimes' is not on, off or auto (also "
      "true/false, yes/no, 1/0)\n"},
+    {{"--acme-on-demand", "--listen", "https://0.0.0.0:443"},
+     {NULL},
+     "--acme-on-demand: the names it gets certificates for are the site "
+     "directories of --sites; give --sites DIR\n"},
+    {{"--acme-on-demand", "--sites", "/srv/sites"},
+     {NULL},
+     "--acme-on-demand: a certificate is asked for by a TLS handshake, and "
+     "there is no https:// listener; add one\n"},
     {{"--acme-email", "x"},
      {"BENEATH_ACME=a.example *.b.example", NULL},
      "BENEATH_ACME: '*.b.example' is not a DNS name a CA can validate "
@@ -137,7 +145,8 @@ static const struct {
      CONF_ACME_HTTP01},
 };
 
-/* --https-redirect: as given, or (auto) on with --acme and an https://
+/* --https-redirect: as given, or (auto) on with --acme (or
+ * --acme-on-demand) and an https://
  * listener to send clients to. */
 static const struct {
     const char *args[CONF_FIXTURE_MAX_ARGS];
@@ -154,6 +163,9 @@ static const struct {
     {{"--https-redirect", "--listen", "https://0.0.0.0:443"}, true},
     {{"--listen", "https://0.0.0.0:443", "--https-redirect", "on"}, true},
     {{"--listen", "https://0.0.0.0:443", "--https-redirect", "auto"}, false},
+    {{"--acme-on-demand", "--sites", "/srv/sites", "--listen",
+      "https://0.0.0.0:443", "--listen", "0.0.0.0:80"},
+     true},
 };
 
 LOOP_TEST(redirect_case, redirects)

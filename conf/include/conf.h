@@ -194,6 +194,8 @@ struct conf {
     char *acme_dir;        /* account, keys, certificates, state */
     char *acme_challenge;  /* "http-01", "tls-alpn-01" or NULL: see
                               conf_acme_challenge */
+    bool acme_on_demand;   /* a certificate for DIR/NAME of --sites at the
+                              first handshake that names it */
 
     bool security_headers; /* add the built-in security header set */
     bool try_html;         /* /guide -> guide.html when guide is absent */
@@ -351,7 +353,8 @@ enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
 /*
  * conf_https_redirect - whether plain-HTTP requests are redirected to
  * https:// (--https-redirect): on or off as given; "auto" (the default) is
- * on with --acme, whose certificates are for that, and off otherwise.
+ * on with --acme or --acme-on-demand, whose certificates are for that,
+ * and off otherwise.
  */
 bool conf_https_redirect(const struct conf *c);
 

@@ -119,7 +119,7 @@ bool conf_https_redirect(const struct conf *c)
     if (c->https_redirect != CONF_SWITCH_AUTO)
         return c->https_redirect == CONF_SWITCH_ON;
     /* the certificates are for https://, and there is a listener to go to */
-    return c->acme.n > 0 && has_https(c);
+    return (c->acme.n > 0 || c->acme_on_demand) && has_https(c);
 }
 
 int conf_acme_finish(const struct conf *c, struct conf_diag *diag)
@@ -151,8 +151,16 @@ int conf_acme_finish(const struct conf *c, struct conf_diag *diag)
         worst(&r, diag_add(diag, "--https-redirect: there is no https:// "
                                  "listener to redirect to; add one (--listen "
                                  "https://HOST:PORT)"));
-    if (c->acme.n > 0 && conf_acme_challenge(c) == CONF_ACME_TLSALPN01 &&
-        !https)
+    if (c->acme_on_demand && !c->sites)
+        worst(&r, diag_add(diag, "--acme-on-demand: the names it gets "
+                                 "certificates for are the site directories "
+                                 "of --sites; give --sites DIR"));
+    if (c->acme_on_demand && !https)
+        worst(&r, diag_add(diag, "--acme-on-demand: a certificate is asked "
+                                 "for by a TLS handshake, and there is no "
+                                 "https:// listener; add one"));
+    if ((c->acme.n > 0 || c->acme_on_demand) &&
+        conf_acme_challenge(c) == CONF_ACME_TLSALPN01 && !https)
         worst(&r, diag_add(diag, "--acme-challenge: tls-alpn-01 is answered "
                                  "on an https:// listener, and there is "
                                  "none; add one or choose http-01"));

@@ -155,6 +155,13 @@ const struct opt opts[] = {
      .dflt_help = "none",
      .help = "contact address of the ACME account (the CA's expiry notices)",
      .check = conf_check_acme_email},
+    {.name = "acme-on-demand",
+     .type = &t_bool,
+     .off = OFF(acme_on_demand),
+     .dflt = "off",
+     .help = "get a certificate from the ACME CA for a name at the first TLS "
+             "handshake that asks for it, when --sites has a directory of "
+             "that name (rate-limited per name and in all)"},
     {.name = "allow",
      .type = &t_items,
      .off = OFF(allow),

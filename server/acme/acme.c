@@ -294,6 +294,22 @@ int acme_request(struct acme *a, const char *name)
 }
 
 /*
+ * When an order of a name acme_request asked for may go:
+ * ACME_ONDEMAND_BURST at once, then one each ACME_ONDEMAND_EVERY seconds
+ * (the CA's limits are the operator's to keep, whatever asks).
+ */
+static time_t order_slot(struct acme *a)
+{
+    time_t now = acme_now(a),
+           floor = now - ACME_ONDEMAND_BURST * ACME_ONDEMAND_EVERY;
+
+    if (a->ordered < floor)
+        a->ordered = floor;
+    a->ordered += ACME_ONDEMAND_EVERY;
+    return a->ordered > now ? a->ordered : now;
+}
+
+/*
  * The requests made meanwhile become items (the ACME thread's: it alone
  * moves the items array), each loaded from --acme-dir or due now.
  */
@@ -328,10 +344,18 @@ static void take_requests(struct acme *a)
         acme_log(&a->logger, ACME_LOG_INFO,
                  "acme: %s: a certificate asked for by a handshake",
                  a->items[i].id);
-        /* a stored one is installed; else it is due now */
+        /* a stored one is installed; else it is due (rate-limited) */
         if (acme_item_load(a, &a->items[i]) == -ENOENT) {
+            time_t at = order_slot(a), now = acme_now(a);
+
+            if (at > now)
+                acme_log(&a->logger, ACME_LOG_INFO,
+                         "acme: %s: ordered in %lld s (at most %d orders "
+                         "on demand a minute)",
+                         a->items[i].id, (long long)(at - now),
+                         60 / ACME_ONDEMAND_EVERY);
             pthread_mutex_lock(&a->mu);
-            a->items[i].next = acme_now(a);
+            a->items[i].next = at;
             pthread_mutex_unlock(&a->mu);
         }
     }

@@ -156,13 +156,17 @@ int acme_challenges_put_tlsalpn01(struct acme_challenges *ch, const char *name,
 
 /* Certificates acme_request may add, beyond the configuration's. */
 #define ACME_REQUESTS_MAX 10000
+/* Their orders: this many at once, then one each ACME_ONDEMAND_EVERY s. */
+#define ACME_ONDEMAND_BURST 10
+#define ACME_ONDEMAND_EVERY 6
 
 /*
  * acme_request - a certificate of @name alone, on demand (a TLS handshake
  * asked for it): the ACME thread reads a stored one from --acme-dir, or
- * orders it, as it does the configuration's; afterwards it is renewed like
- * them. Any thread; the caller decides whether @name deserves one.
- * Returns 0, -EEXIST (already asked, or a certificate of the
+ * orders it, as it does the configuration's (new orders rate-limited:
+ * ACME_ONDEMAND_BURST, then one each ACME_ONDEMAND_EVERY s); afterwards it
+ * is renewed like them. Any thread; the caller decides whether @name deserves
+ * one. Returns 0, -EEXIST (already asked, or a certificate of the
  * configuration's), -ENOSPC (ACME_REQUESTS_MAX already), or -ENOMEM.
  */
 int acme_request(struct acme *a, const char *name);

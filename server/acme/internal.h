@@ -295,8 +295,10 @@ struct acme {
     int replicas_fd; /* acme_store_join's, or -1: assume there are others */
     struct acme_item *items; /* realloc'd only by the ACME thread, under mu */
     size_t n_items;
-    size_t n_config;  /* the first n_config: the configuration's */
-    char **requests;  /* acme_request's names, under mu */
+    size_t n_config; /* the first n_config: the configuration's */
+    char **requests; /* acme_request's names, under mu */
+    time_t ordered;  /* the rate limit of their orders: when the last one
+                        went or goes (acme.c, order_slot) */
     size_t n_requests;
     struct acme_shared *shared; /* imported from challenges/ */
     size_t n_shared;

@@ -147,7 +147,7 @@ int acme_conf_check(const struct conf *c)
     char err[512];
     int errors = 0;
 
-    if (c->acme.n == 0)
+    if (c->acme.n == 0 && !c->acme_on_demand)
         return 0;
     if (acme_conf_build(c, &ac) < 0) {
         fprintf(stderr, "beneath: acme: out of memory\n");

@@ -6,22 +6,44 @@
  */
 #include "process/acme_serve.h"
 
+#include "access/access.h"
 #include "acme/acme.h"
 #include "http/host.h"
 #include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/keeper.h"
+#include "resolver.h"
 #include "tls/keyless.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/*
+ * --acme-on-demand. A handshake naming a site with no certificate waits
+ * for one this long (s), within its own bound; the name is asked for again
+ * after ONDEMAND_AGAIN_S (the keeper may have refused it: rate limit).
+ * The serving process remembers ONDEMAND_NAMES names at once.
+ */
+#define ONDEMAND_WAIT_S 10
+#define ONDEMAND_AGAIN_S 60
+#define ONDEMAND_NAMES 1024
+
+/* A name a handshake asked for (the serving process's table). */
+struct asked {
+    char name[HOST_MAX];
+    time_t at; /* monotonic s; 0: a free slot */
+    bool refused;
+};
 
 struct acme_serve {
     struct acme_conf ac;
@@ -32,7 +54,23 @@ struct acme_serve {
     struct keyless_keys *keys;    /* the keeper's: where keys go */
     char started[PATH_MAX + 256]; /* the start-up line: ac.cfg points into
                                      a conf the keeper frees before */
+    /* --acme-on-demand, serving: the names asked for (under mu) */
+    struct access *access;
+    int keeper_fd;
+    pthread_mutex_t mu;
+    struct asked *asked;
+    /* keeper: refusals said (the keeper's loop alone) */
+    time_t said; /* the last refusal said (one line a minute) */
+    unsigned unsaid;
 };
+
+static time_t mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1; /* never 0: a free slot */
+}
 
 /* What acme_serve_start will say, while ac.cfg's strings are there. */
 static void say_started(struct acme_serve *as)
@@ -146,6 +184,8 @@ static struct acme_serve *serve_new(const struct conf *c)
     }
     as->ac.cfg.log = log_line;
     as->ac.cfg.arg = as;
+    as->keeper_fd = -1;
+    pthread_mutex_init(&as->mu, NULL);
     return as;
 }
 
@@ -164,15 +204,67 @@ static int manager_open(struct acme_serve *as)
     return r;
 }
 
+/*
+ * The store's on-demand hook (any front thread): whether a certificate of
+ * @host is on its way. A site's name is asked of the keeper once, then
+ * again ONDEMAND_AGAIN_S later if none came; a name no site has never.
+ */
+static int ondemand(void *arg, const char *host)
+{
+    struct acme_serve *as = arg;
+    struct asked *e = NULL, *oldest = NULL;
+    time_t now = mono_s();
+    bool ask = false;
+    int r;
+
+    if (host_site_name(host) != 1 || access_site_exists(as->access, host) != 1)
+        return 0;
+    pthread_mutex_lock(&as->mu);
+    for (size_t i = 0; i < ONDEMAND_NAMES && !e; i++) {
+        struct asked *a = &as->asked[i];
+
+        if (a->at && strcmp(a->name, host) == 0)
+            e = a;
+        else if (!oldest || a->at < oldest->at)
+            oldest = a;
+    }
+    if (e && now - e->at < ONDEMAND_AGAIN_S) {
+        r = !e->refused && now - e->at < ONDEMAND_WAIT_S;
+    } else {
+        e = e ? e : oldest;
+        snprintf(e->name, sizeof e->name, "%s", host);
+        e->at = now;
+        e->refused = false;
+        ask = true;
+        r = 1;
+    }
+    pthread_mutex_unlock(&as->mu);
+    if (ask && keeper_send(as->keeper_fd, KEEPER_ONDEMAND, 0,
+                           (const char *const[]){host}, 1, -1) != 0)
+        r = 0;
+    return r;
+}
+
+/* The keeper will not get @name's certificate now: its handshakes go on. */
+static void refused(struct acme_serve *as, const char *name)
+{
+    pthread_mutex_lock(&as->mu);
+    for (size_t i = 0; as->asked && i < ONDEMAND_NAMES; i++)
+        if (as->asked[i].at && strcmp(as->asked[i].name, name) == 0)
+            as->asked[i].refused = true;
+    pthread_mutex_unlock(&as->mu);
+}
+
 int acme_serve_open(const struct conf *c, struct tls_store *store,
                     struct acme_challenges *ch, struct metrics *m,
+                    struct access *access, int keeper_fd,
                     struct acme_serve **out)
 {
     struct acme_serve *as;
     int r;
 
     *out = NULL;
-    if (!c->acme.n)
+    if (!c->acme.n && !c->acme_on_demand)
         return 0;
     if (!(as = serve_new(c)))
         return -ENOMEM;
@@ -202,6 +294,24 @@ int acme_serve_open(const struct conf *c, struct tls_store *store,
                 return -ENOMEM;
             }
         tls_store_set_challenge(store, challenge, ch);
+    }
+    if (store && c->acme_on_demand) {
+        /* a default place, if nothing else is: a handshake needs a
+         * context to start from before its name is known (one with no
+         * certificate, so a name with none fails cleanly) */
+        if (tls_store_put_pending(store, "") != 0) {
+            fprintf(stderr, "beneath: acme: out of memory\n");
+            acme_serve_close(as);
+            return -ENOMEM;
+        }
+        as->access = access;
+        as->keeper_fd = keeper_fd;
+        if (!(as->asked = calloc(ONDEMAND_NAMES, sizeof *as->asked))) {
+            fprintf(stderr, "beneath: acme: out of memory\n");
+            acme_serve_close(as);
+            return -ENOMEM;
+        }
+        tls_store_set_ondemand(store, ondemand, as);
     }
     if (m)
         metrics_set_expiry(m, expiry, as);
@@ -295,8 +405,8 @@ static void hand_install(void *arg, const struct acme_cert *cert)
     /* its names too: one asked for on demand is in no configuration */
     char names[1024] = "";
     for (size_t i = 0, n = 0; i < cert->names->n && n < sizeof names; i++)
-        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
-                              i ? "," : "", cert->names->v[i]);
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? "," : "",
+                              cert->names->v[i]);
     if (r == 0)
         r = keeper_post(KEEPER_CERT, 0,
                         (const char *const[]){index, cert->chain_pem, pub,
@@ -321,7 +431,7 @@ int acme_serve_keep(const struct conf *c, struct keyless_keys *keys,
     int r;
 
     *out = NULL;
-    if (!c->acme.n)
+    if (!c->acme.n && !c->acme_on_demand)
         return 0;
     if (!(as = serve_new(c)))
         return -ENOMEM;
@@ -433,9 +543,66 @@ bool acme_serve_take(struct acme_serve *as, struct acme_challenges *ch,
     case KEEPER_TLSALPN01_DROP:
         acme_challenges_drop_tlsalpn01(ch, f0);
         return true;
+    case KEEPER_ONDEMAND:
+        refused(as, f0);
+        return true;
     default:
         return false;
     }
+}
+
+/* Whether @name has a directory in --sites DIR (looked at afresh: a deploy
+ * may have renamed a new tree over it). */
+static bool site_there(const struct conf *c, const char *name)
+{
+    int dir = open(c->sites, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int fd = dir < 0 ? dir
+                     : resolver_open(dir, name, O_PATH | O_DIRECTORY,
+                                     RESOLVER_BENEATH | RESOLVER_NO_MAGICLINKS);
+
+    if (fd >= 0)
+        close(fd);
+    if (dir >= 0)
+        close(dir);
+    return fd >= 0;
+}
+
+int acme_serve_request(struct acme_serve *as, const struct conf *c,
+                       const char *name)
+{
+    char host[HOST_MAX];
+    const char *why = NULL;
+    int r;
+
+    if (!as || !as->a || !c->acme_on_demand || !c->sites)
+        return -EPERM;
+    /* the serving process checked all this; it is not trusted to */
+    if (!name || strlen(name) >= sizeof host || host_normalize(name, host) ||
+        strcmp(host, name) != 0 || host_site_name(host) != 1) {
+        why = "not a site's name";
+        r = -EINVAL;
+    } else if (!site_there(c, host)) {
+        why = "no directory of that name in --sites";
+        r = -ENOENT;
+    } else if ((r = acme_request(as->a, host)) == -ENOSPC) {
+        why = "too many certificates on demand already";
+    }
+    if (!why)
+        return r;
+    /* a line a minute at most: the asking may be hostile */
+    time_t now = mono_s();
+    if (as->said && now - as->said < 60) {
+        as->unsaid++;
+        return r;
+    }
+    fprintf(stderr,
+            "beneath: acme: on demand: %.*s: %s; not ordered (%u more "
+            "refused in the last minute)\n",
+            (int)strnlen(host, 80), r == -EINVAL ? "(a bad name)" : host, why,
+            as->unsaid);
+    as->said = now;
+    as->unsaid = 0;
+    return r;
 }
 
 int acme_serve_start(struct acme_serve *as)
@@ -460,5 +627,7 @@ void acme_serve_close(struct acme_serve *as)
     acme_challenges_free(as->own);
     acme_conf_free(&as->ac);
     free(as->not_after);
+    free(as->asked);
+    pthread_mutex_destroy(&as->mu);
     free(as);
 }

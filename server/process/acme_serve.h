@@ -31,10 +31,15 @@ struct acme_serve;
  * until the keeper's manager (acme_serve_keep) hands its certificate over,
  * applied with acme_serve_take; the store's TLS-ALPN-01 hook reads @ch; @m
  * renders beneath_tls_certificate_expiry_seconds. Nothing is read here.
+ * With --acme-on-demand, a handshake naming a site of @access that has no
+ * certificate asks the keeper (KEEPER_ONDEMAND over @keeper_fd) and waits
+ * for it, at most ONDEMAND_WAIT_S (acme_serve.c).
  * Returns 0 or -errno after a line on stderr.
  */
+struct access;
 int acme_serve_open(const struct conf *c, struct tls_store *store,
                     struct acme_challenges *ch, struct metrics *m,
+                    struct access *access, int keeper_fd,
                     struct acme_serve **out);
 
 /*
@@ -57,6 +62,18 @@ int acme_serve_keep(const struct conf *c, struct keyless_keys *keys,
 struct keeper_msg;
 bool acme_serve_take(struct acme_serve *as, struct acme_challenges *ch,
                      const struct keeper_msg *m);
+
+/*
+ * acme_serve_request - the keeper's side of --acme-on-demand: a serving
+ * process asked for @name's certificate. Ordered (acme_request) when @c
+ * has --acme-on-demand and @name is a DNS name with a directory in --sites
+ * DIR (its order rate-limited by the manager: acme_request). Refusals are
+ * said on stderr, a line a minute at most.
+ * Returns 0, -EEXIST (asked already: it comes, or is retried by the
+ * manager), or -errno of the refusal (tell the serving process).
+ */
+int acme_serve_request(struct acme_serve *as, const struct conf *c,
+                       const char *name);
 
 /* acme_serve_start - start the manager thread (once serving). 0 or -errno. */
 int acme_serve_start(struct acme_serve *as);

@@ -200,10 +200,10 @@ int certs_check(const struct conf *c, const char *when)
         errors++;
     }
     if (certs_wanted(c) && c->tls_cert.n == 0 && !c->tls_self_signed &&
-        c->tls_key.n == 0 && c->acme.n == 0) {
+        c->tls_key.n == 0 && c->acme.n == 0 && !c->acme_on_demand) {
         fprintf(stderr,
                 "beneath: %san https:// listener needs --tls-cert and "
-                "--tls-key, --tls-self-signed, or --acme\n",
+                "--tls-key, --tls-self-signed, --acme or --acme-on-demand\n",
                 when);
         errors++;
     }

@@ -52,6 +52,10 @@ enum keeper_record {
     KEEPER_TLSALPN01,   /* a TLS-ALPN-01 name, key authorization, PEMs */
     KEEPER_TLSALPN01_DROP,
     KEEPER_ACK, /* serving -> keeper */
+    /* --acme-on-demand: serving -> keeper, a name a handshake asked for
+     * that has a site; keeper -> serving, the same name with val -errno
+     * when none will be got for it now (refused or rate-limited) */
+    KEEPER_ONDEMAND,
 };
 
 /* One record: its payload is NUL-separated text fields. */

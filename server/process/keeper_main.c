@@ -30,7 +30,6 @@
 #include "process/keeper_main.h"
 
 #include "common/handed.h"
-
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/certs.h"
@@ -691,6 +690,14 @@ static void heard(struct keeper *k, struct kid *d)
         handed_on(d);
     } else if (r > 0 && m.type == KEEPER_ACK) {
         keeper_ack_seen(m.val);
+    } else if (r > 0 && m.type == KEEPER_ONDEMAND && keeper_field(&m, 0)) {
+        /* --acme-on-demand: a handshake's name; told when none comes */
+        const char *name = keeper_field(&m, 0);
+        int e = acme_serve_request(k->acme, &k->cur, name);
+
+        if (e < 0 && e != -EEXIST)
+            (void)keeper_send(d->fd, KEEPER_ONDEMAND, e,
+                              (const char *const[]){name}, 1, -1);
     } else if (r <= 0 && r != -ENOMEM) {
         kid_close_fd(d); /* it is ending: SIGCHLD tells how */
     }

@@ -476,7 +476,8 @@ static int phase_check(struct server *s)
     if (check)
         errors += listen_check(&s->c);
     errors += check_outputs(s);
-    if (!check && s->c.acme.n && !(s->acme_ch = acme_challenges_new()))
+    if (!check && (s->c.acme.n || s->c.acme_on_demand) &&
+        !(s->acme_ch = acme_challenges_new()))
         return -ENOMEM;
     /* --acme-dir writable (the keeper checks it before it binds) */
     if (check)
@@ -531,7 +532,8 @@ static int phase_acme(struct server *s)
     bool shown = c->metrics || c->metrics_listen;
 
     if (acme_serve_open(c, certs_store(), s->acme_ch,
-                        shown ? &s->metrics : NULL, &s->acme) != 0)
+                        shown ? &s->metrics : NULL, s->access, s->keeper_fd,
+                        &s->acme) != 0)
         return -1;
     for (size_t i = 0; i < s->n_early; i++) {
         (void)acme_record(s, &s->early[i]);

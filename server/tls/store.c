@@ -53,6 +53,8 @@ struct tls_store {
     void *setup_arg;
     tls_store_challenge_fn challenge;
     void *challenge_arg;
+    int (*ondemand)(void *arg, const char *host);
+    void *ondemand_arg;
 };
 
 static struct set *set_alloc(size_t n)
@@ -368,6 +370,12 @@ int tls_store_select(struct tls_store *s, SSL *ssl, const char *servername)
             e = c;
         }
     }
+    if (!e && host[0] && s->ondemand &&
+        s->ondemand(s->ondemand_arg, host) > 0) {
+        /* its certificate is being got: the ClientHello is asked again */
+        pthread_rwlock_unlock(&s->lock);
+        return -EAGAIN;
+    }
     if (!e)
         e = default_entry(s->cur);
     /* SSL_set_SSL_CTX takes its own reference */
@@ -403,4 +411,11 @@ int tls_store_challenge(struct tls_store *s, SSL *ssl, const char *servername)
     X509_free(x);
     EVP_PKEY_free(k);
     return err;
+}
+
+void tls_store_set_ondemand(struct tls_store *s,
+                            int (*fn)(void *arg, const char *host), void *arg)
+{
+    s->ondemand = fn;
+    s->ondemand_arg = arg;
 }

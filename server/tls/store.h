@@ -108,10 +108,21 @@ SSL *tls_store_new_ssl(struct tls_store *s);
  * so a session resumes only under the name and certificate it was issued
  * for. @servername may be NULL (no SNI) or anything a client sent.
  *
- * Returns 0, or -ENOMEM (then fail the handshake: a session could be
- * resumed unbound).
+ * Returns 0, -EAGAIN (no context of the name yet, and the on-demand hook
+ * says its certificate is on its way: ask again), or -ENOMEM (then fail
+ * the handshake: a session could be resumed unbound).
  */
 int tls_store_select(struct tls_store *s, SSL *ssl, const char *servername);
+
+/*
+ * tls_store_set_ondemand - what tls_store_select asks of a name (normalised)
+ * no context matches: @fn returns > 0 when that name's certificate is on its
+ * way (the handshake waits), 0 when none will come (the default context
+ * serves, or the handshake fails). Any thread may call @fn. Set before
+ * serving; NULL: never.
+ */
+void tls_store_set_ondemand(struct tls_store *s,
+                            int (*fn)(void *arg, const char *host), void *arg);
 
 /*
  * tls_store_set_challenge - where tls_store_challenge gets challenge

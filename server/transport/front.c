@@ -50,6 +50,9 @@ _Static_assert(sizeof FRONT_HTTPS_PORT_TEXT - 1 == 42,
 /* Accepts per readiness event of a listener, so one busy port cannot
  * starve a loop's handshakes. */
 #define ACCEPT_BATCH 64
+/* A handshake waiting for its name's certificate (on demand) is tried
+ * again this often (ms), within its own deadline. */
+#define CERT_RETRY_MS 100
 /* After EMFILE and the like: listeners rest this long (ms). */
 #define ACCEPT_PAUSE_MS 100
 /* front_drain waits for the loops this long at most (s). */
@@ -411,6 +414,7 @@ static void established(struct front_loop *l, struct front_conn *fc)
 {
     struct front *f = l->f;
 
+    fc->cert_wait = false;
     fc->version = tls_front_version(fc->ssl);
     fc->proto = tls_front_proto_of(fc->ssl);
     f->ops->handshake(f->arg, true);
@@ -451,6 +455,16 @@ static void handshake(struct front_loop *l, struct front_conn *fc)
     }
     int e = SSL_get_error(fc->ssl, r);
     ERR_clear_error();
+    if (e == SSL_ERROR_WANT_CLIENT_HELLO_CB) {
+        /* its name's certificate is being got (on demand): asked again
+         * soon, within the handshake's own bound (expire) */
+        if (!fc->cert_wait)
+            fc->hs_deadline = fc->deadline;
+        fc->cert_wait = true;
+        int64_t at = mono_ms() + CERT_RETRY_MS;
+        front_conn_deadline(fc, at < fc->hs_deadline ? at : fc->hs_deadline);
+        return;
+    }
     if (e == SSL_ERROR_WANT_READ && want(l, fc, EPOLLIN) == 0)
         return;
     if (e == SSL_ERROR_WANT_WRITE && want(l, fc, EPOLLOUT) == 0)
@@ -550,6 +564,13 @@ static void expire(struct front_loop *l, int64_t now)
         next = fc->next;
         if (fc->session && fc->session->event(fc, 0) && fc->deadline > now)
             continue;
+        if (fc->cert_wait && now < fc->hs_deadline) {
+            /* has its certificate come? (the ClientHello again) */
+            fc->cert_wait = false;
+            front_conn_deadline(fc, fc->hs_deadline);
+            handshake(l, fc);
+            continue;
+        }
         if (fc->state == ST_PEEK || fc->state == ST_HANDSHAKE)
             l->f->ops->handshake(l->f->arg, false);
         drop(l, fc);

@@ -229,7 +229,10 @@ static int hello_cb(SSL *ssl, int *alert, void *arg)
         SSL_set_ex_data(ssl, acme_index, (void *)(uintptr_t)acme_alpn);
         return SSL_CLIENT_HELLO_SUCCESS;
     }
-    if (tls_store_select(f->store, ssl, name[0] ? name : NULL) != 0) {
+    int r = tls_store_select(f->store, ssl, name[0] ? name : NULL);
+    if (r == -EAGAIN)
+        return SSL_CLIENT_HELLO_RETRY; /* its certificate is on its way */
+    if (r != 0) {
         *alert = SSL_AD_INTERNAL_ERROR;
         return SSL_CLIENT_HELLO_ERROR;
     }

@@ -13,17 +13,22 @@
  * --https-redirect off), a restart serves the stored
  * certificate with Pebble gone (one process, --sandbox off), and an
  * --acme-dir that cannot be written ends the start before anything
- * listens, with exit status 2 and the reason.
+ * listens, with exit status 2 and the reason. --acme-on-demand: the first
+ * handshake naming a site of --sites waits for the certificate it causes
+ * and verifies; a name no site has orders nothing (nor do 50 of them), and
+ * past ACME_ONDEMAND_BURST names the orders are spaced out.
  */
 #include "check_main.h"
 #include "fixture.h"
 #include "pebble.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Seconds an issuance may take here (validation, finalize, polls). */
@@ -242,11 +247,120 @@ START_TEST(acme_dir_unwritable)
 }
 END_TEST
 
+/* A site directory @name under @sites, its index.html saying @name. */
+static void site(const char *sites, const char *name)
+{
+    char path[512];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", sites, name);
+    ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+    snprintf(path, sizeof path, "%s/%s/index.html", sites, name);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s\n", name);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* How many lines of Pebble's log (this start) mention @needle. */
+static int pebble_mentions(const char *needle)
+{
+    char cmd[512];
+
+    snprintf(cmd, sizeof cmd, "grep -c -F '%s' %s/pebble-%d.log >/dev/null",
+             needle, pb.dir, pb.starts);
+    return system(cmd) == 0;
+}
+
+START_TEST(on_demand_sites)
+{
+    struct agent_proc b;
+    char sites[256], cmd[1024], out[4096], url[128], opts[512];
+    const char *args[] = {"--sites",          sites, "--acme-on-demand",
+                          "--https-redirect", "off", "--sandbox",
+                          "strict",           NULL};
+
+    snprintf(sites, sizeof sites, "%s/sites", pb.dir);
+    ck_assert_int_eq(mkdir(sites, 0755), 0);
+    site(sites, "e.test");
+    pebble_start(&pb, NULL);
+    beneath_start(&pb, &b, "ondemand", args);
+    EXPECT_LINE(&b, "sandbox: landlock", 10);
+    EXPECT_LINE(&b, "listening on", 10);
+    ck_assert_int_eq(agent_count(&b, "e.test"), 0);
+
+    /* the first handshake naming the site waits for its certificate
+     * (ordered, validated over HTTP-01 on the plain listener, handed
+     * over) and verifies against Pebble's root */
+    snprintf(cmd, sizeof cmd,
+             "timeout 40 openssl s_client -connect 127.0.0.1:%d -servername "
+             "e.test -verify_hostname e.test -CAfile %s -verify_return_error "
+             "</dev/null 2>&1",
+             pb.tls_port, pb.root);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int st = run_out(cmd, out, sizeof out);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_msg(st == 0, "exit %d: %s\n%s", st, out, agent_output(&b));
+    fprintf(stderr, "on_demand_sites: the first handshake took %.2f s\n",
+            (double)(t1.tv_sec - t0.tv_sec) +
+                (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    EXPECT_LINE(&b, "acme: e.test: a certificate asked for by a handshake", 5);
+    EXPECT_LINE(&b, "acme: e.test: certificate issued", 5);
+    ck_assert(pebble_mentions("e.test"));
+    snprintf(opts, sizeof opts, "--cacert %s --resolve e.test:%d:127.0.0.1",
+             pb.root, pb.tls_port);
+    snprintf(url, sizeof url, "https://e.test:%d/", pb.tls_port);
+    ck_assert_int_eq(fetch(opts, url, out, sizeof out), 0);
+    ck_assert_str_eq(out, "e.test\n");
+
+    /* a name with no site directory orders nothing: the handshake fails
+     * at once, neither the server nor Pebble hears of the name */
+    ck_assert(!tls_verifies(&pb, pb.root, "nosite.test"));
+    snprintf(cmd, sizeof cmd,
+             "for i in $(seq 1 50); do timeout 10 openssl s_client -connect "
+             "127.0.0.1:%d -servername x$i.test </dev/null >/dev/null 2>&1 "
+             "& done; wait",
+             pb.tls_port);
+    ck_assert_int_eq(run_out(cmd, out, sizeof out), 0);
+    ck_assert(tls_verifies(&pb, pb.root, "e.test"));
+    ck_assert_int_eq(agent_count(&b, "nosite.test"), 0);
+    ck_assert_int_eq(agent_count(&b, "x1.test"), 0);
+    ck_assert_int_eq(agent_count(&b, "asked for by a handshake"), 1);
+    ck_assert(!pebble_mentions("nosite.test"));
+    ck_assert(!pebble_mentions("x1.test"));
+    ck_assert(!pebble_mentions("x50.test"));
+
+    /* 12 new sites asked for at once: the first ones are ordered now
+     * (ACME_ONDEMAND_BURST, less e.test's if it is recent), the rest
+     * spaced out */
+    for (int i = 1; i <= 12; i++) {
+        char name[32];
+
+        snprintf(name, sizeof name, "r%d.test", i);
+        site(sites, name);
+    }
+    snprintf(cmd, sizeof cmd,
+             "for i in $(seq 1 12); do timeout 10 openssl s_client -connect "
+             "127.0.0.1:%d -servername r$i.test </dev/null >/dev/null 2>&1 "
+             "& done; wait",
+             pb.tls_port);
+    (void)run_out(cmd, out, sizeof out);
+    EXPECT_LINE(&b, "s (at most 10 orders on demand a minute)", 10);
+    ck_assert_int_eq(agent_count(&b, "asked for by a handshake"), 13);
+    /* 10 a burst: 2 or 3 wait, as e.test's slot has come back or not */
+    int waited = agent_count(&b, "orders on demand a minute");
+    ck_assert_msg(waited == 2 || waited == 3, "%d: %s", waited,
+                  agent_output(&b));
+    ck_assert_int_eq(agent_stop(&b), 0);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "acme_server",
     .setup = pebble_installed,
     .fixture = {.setup = setup, .teardown = teardown, .timeout = 150},
-    .tcases = {{"server",
-                .tests = {&http01_real_server, &tlsalpn01_real_server,
-                          &before_first_certificate, &acme_dir_unwritable}}},
+    .tcases = {{"server", .tests = {&http01_real_server, &tlsalpn01_real_server,
+                                    &before_first_certificate,
+                                    &acme_dir_unwritable, &on_demand_sites}}},
 };
