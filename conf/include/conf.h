@@ -143,6 +143,7 @@ struct conf {
     enum conf_etag etag;
     enum conf_switch https_redirect; /* plain HTTP -> 308 https:// (see
                                         conf_https_redirect) */
+    unsigned https_redirect_port; /* its Location's port; 0: the listener's */
 
     /* docs hosting: typed values, parsed by server/http/ */
     struct conf_encodings precompressed; /* sidecars tried, in order */

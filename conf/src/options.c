@@ -380,6 +380,17 @@ const struct opt opts[] = {
              "/.well-known/acme-challenge/ and --health still answer over "
              "HTTP; alone: on; auto: on with --acme and an https:// "
              "listener"},
+    {.name = "https-redirect-port",
+     .type = &t_uint,
+     .off = OFF(https_redirect_port),
+     .metavar = "PORT",
+     .dflt = "0",
+     .min = 0,
+     .max = 65535,
+     .help = "the port --https-redirect sends clients to, where they reach "
+             "the https:// listener from outside (a container's published "
+             "port, a Kubernetes Service's); 443 is left out of the URL; 0: "
+             "the first https:// listener's port"},
     {.name = "index",
      .type = &t_list,
      .off = OFF(index),

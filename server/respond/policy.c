@@ -17,6 +17,9 @@ void respond_policy(const struct conf *c, const struct respond_base *b,
 {
     size_t n_into;
     const struct resolver_into *into = access_follow_into(b->access, &n_into);
+    /* where clients reach https://: given, or the listener's own port */
+    unsigned https_port =
+        c->https_redirect_port ? c->https_redirect_port : b->https_port;
 
     *out = (struct respond_conf){
         .files =
@@ -57,7 +60,7 @@ void respond_policy(const struct conf *c, const struct respond_base *b,
         .root = b->root,
         .acme = b->acme,
         .https_redirect = conf_https_redirect(c),
-        .https_port = b->https_port == 443 ? 0 : b->https_port,
+        .https_port = https_port == 443 ? 0 : https_port,
     };
     out->serial = atomic_fetch_add(&serials, 1) + 1;
 }

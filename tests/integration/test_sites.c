@@ -615,6 +615,39 @@ START_TEST(https_redirect)
 }
 END_TEST
 
+/* --https-redirect-port: the port clients reach https:// on from outside
+ * (a Service's 443 before a pod's 8443) goes into the Location; 443 is
+ * left out. */
+START_TEST(https_redirect_port)
+{
+    char *d = small_sites();
+    static const struct {
+        const char *port, *location;
+    } rows[] = {
+        {"443", "https://a.example/x?y"},
+        {"8443", "https://a.example:8443/x?y"},
+    };
+
+    for (size_t i = 0; i < N_ELEMS(rows); i++) {
+        const char *more[] = {"--listen",
+                              "https://127.0.0.1:0",
+                              "--tls-self-signed",
+                              "--https-redirect",
+                              "--https-redirect-port",
+                              rows[i].port,
+                              NULL};
+        struct server *s = start_sites(d, more);
+        struct http_response *r = raw_get_host(s, "/x?y", "a.example:8080");
+
+        EXPECT_STATUS(r, 308, rows[i].port);
+        EXPECT_HEADER(r, "Location", rows[i].location, rows[i].port);
+        EXPECT_BODY(get_h2(http_easy(), https_port(s), true, "a.example", "/"),
+                    "site a\n", "HTTPS serves on the listener's own port");
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
 /* A small RLIMIT_NOFILE lowers the sites kept, not the connections. */
 START_TEST(cache_fits_nofile)
 {
@@ -671,6 +704,7 @@ static Suite *sites_suite(void)
     tc = harness_tcase(su, "files", small_setup, NULL, 120);
     tcase_add_test(tc, site_files);
     tcase_add_test(tc, https_redirect);
+    tcase_add_test(tc, https_redirect_port);
     tcase_add_test(tc, bad_dir);
     tcase_add_test(tc, cache_fits_nofile);
     return su;
