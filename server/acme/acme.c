@@ -7,7 +7,8 @@
  * notice a cert.pem another replica replaced, and order the certificate
  * whose next attempt is the earliest once it is due (acme_attempt.c);
  * between these it sleeps on a condition variable, at most a second (the
- * pace at which replicas see each other's files), and acme_close wakes it.
+ * pace at which replicas see each other's files); acme_close wakes it, and
+ * so does acme_request (a handshake waits for what it asked).
  * Nothing here talks to the CA: acme_open and a restart use only the files.
  * The manager's clock and schedule, which every part of the loop uses, are
  * below it in acme_clock.c.
@@ -386,7 +387,7 @@ static void *run(void *arg)
         until = now + SCAN_INTERVAL;
         if (it && it->next < until)
             until = it->next;
-        acme_sleep_until(a, until);
+        acme_idle_until(a, until);
     }
     return NULL;
 }

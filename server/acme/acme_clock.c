@@ -19,27 +19,43 @@ time_t acme_now(struct acme *a)
     return a->clock ? a->clock(a->arg) : time(NULL);
 }
 
-/* Wait on the condition variable until the monotonic instant @ts. */
-static int sleep_to(struct acme *a, const struct timespec *ts)
+/* Wait on the condition variable until the monotonic instant @ts; with
+ * @requests, only until acme_request has added one. */
+static int sleep_to(struct acme *a, const struct timespec *ts, bool requests)
 {
     int r = 0;
 
     pthread_mutex_lock(&a->mu);
-    while (!atomic_load(&a->stop) && r == 0)
+    while (!atomic_load(&a->stop) && r == 0 && !(requests && a->n_requests))
         r = pthread_cond_timedwait(&a->cv, &a->mu, ts);
     pthread_mutex_unlock(&a->mu);
     return atomic_load(&a->stop) ? -ECANCELED : 0;
 }
 
-int acme_sleep_until(void *arg, time_t until)
+/* @until on the manager's clock, as a monotonic instant. */
+static struct timespec monotonic_at(struct acme *a, time_t until)
 {
-    struct acme *a = arg;
     time_t delta = until - acme_now(a);
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ts.tv_sec += delta > 0 ? delta : 0;
-    return sleep_to(a, &ts);
+    return ts;
+}
+
+int acme_sleep_until(void *arg, time_t until)
+{
+    struct acme *a = arg;
+    struct timespec ts = monotonic_at(a, until);
+
+    return sleep_to(a, &ts, false);
+}
+
+int acme_idle_until(struct acme *a, time_t until)
+{
+    struct timespec ts = monotonic_at(a, until);
+
+    return sleep_to(a, &ts, true);
 }
 
 int acme_sleep_ms(void *arg, long ms)
@@ -56,7 +72,7 @@ int acme_sleep_ms(void *arg, long ms)
             ts.tv_nsec -= 1000000000L;
         }
     }
-    return sleep_to(a, &ts);
+    return sleep_to(a, &ts, false);
 }
 
 void acme_date(time_t t, time_t now, char *buf, size_t size)

@@ -315,6 +315,10 @@ struct acme {
 time_t acme_now(struct acme *a);
 /* Sleep until @until on the manager's clock; -ECANCELED when stopping. */
 int acme_sleep_until(void *arg, time_t until);
+/* The same, but only until acme_request adds a name: the loop's wait
+ * between its rounds, so that a handshake waiting for it is not kept
+ * waiting for the next round. */
+int acme_idle_until(struct acme *a, time_t until);
 /* Sleep @ms milliseconds (the monotonic clock); -ECANCELED when stopping. */
 int acme_sleep_ms(void *arg, long ms);
 /* @t as the log lines give it: "2027-03-06", with the time of day

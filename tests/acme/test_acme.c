@@ -4,7 +4,8 @@
  * instants), names and CA URLs, the JWS (verified with OpenSSL), the CSR,
  * the TLS-ALPN-01 certificate, the challenge store under concurrent readers,
  * the --acme-dir files (modes, atomic replacement), its lock held by
- * another process and the lock that tells a lone server from replicas; the
+ * another process and the lock that tells a lone server from replicas, a
+ * name asked on demand taken at once from another replica's files; the
  * pace of polls and the dates of the log lines.
  */
 #include "acme/acme.h"
@@ -16,8 +17,10 @@
 #include <errno.h>
 #include <openssl/bn.h>
 #include <openssl/ec.h>
+#include <openssl/pem.h>
 #include <openssl/sha.h>
 #include <openssl/x509v3.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +501,106 @@ START_TEST(store_replicas)
 }
 END_TEST
 
+/* What request_stored's install callback saw. */
+struct installed {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char id[64];
+    bool stored;
+    struct timespec at;
+};
+
+static void on_install(void *arg, const struct acme_cert *cert)
+{
+    struct installed *in = arg;
+
+    pthread_mutex_lock(&in->mu);
+    snprintf(in->id, sizeof in->id, "%s", cert->id);
+    in->stored = cert->stored;
+    clock_gettime(CLOCK_MONOTONIC, &in->at);
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->mu);
+}
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) * 1e3 +
+           (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/*
+ * A name asked for on demand whose certificate another replica stored in
+ * the shared directory: installed from there, marked stored, at once --
+ * not at the loop's next round (up to a second later, which a handshake
+ * waiting for it would wait too) -- and without an order (the CA's URL
+ * leads nowhere).
+ */
+START_TEST(request_stored)
+{
+    struct installed in = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                           .cv = PTHREAD_COND_INITIALIZER};
+    char path[256], err[256], *key;
+    X509 *x = NULL;
+    EVP_PKEY *k = NULL;
+    BIO *b = BIO_new(BIO_s_mem());
+    char *pem;
+    long len;
+    struct acme *a;
+    int fd;
+
+    /* another replica's certificate of x.test, in certs/x.test/ */
+    snprintf(path, sizeof path, "%s/acme", fixture_dir);
+    fd = acme_store_open(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(acme_alpn_cert("x.test", "ka", &x, &k), 0);
+    ck_assert_int_eq(PEM_write_bio_X509(b, x), 1);
+    len = BIO_get_mem_data(b, &pem);
+    ck_assert_int_eq(acme_store_mkdir(fd, "certs/x.test"), 0);
+    ck_assert_int_eq(
+        acme_store_write(fd, "certs/x.test/cert.pem", pem, (size_t)len, 0644),
+        0);
+    key = acme_key_to_pem(k);
+    ck_assert_ptr_nonnull(key);
+    ck_assert_int_eq(
+        acme_store_write(fd, "certs/x.test/key.pem", key, strlen(key), 0600),
+        0);
+    acme_pem_free(key);
+    BIO_free(b);
+    X509_free(x);
+    EVP_PKEY_free(k);
+    close(fd);
+
+    struct acme_config cfg = {.directory = "https://127.0.0.1:1/dir",
+                              .dir = path,
+                              .challenge = ACME_HTTP01,
+                              .install = on_install,
+                              .arg = &in};
+    ck_assert_int_eq(acme_open(&cfg, &a, err, sizeof err), 0);
+    ck_assert_int_eq(acme_start(a), 0);
+    /* the loop's first round done: it sleeps until its next */
+    usleep(300 * 1000);
+    struct timespec t0, deadline;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(acme_request(a, "x.test"), 0);
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 5;
+    pthread_mutex_lock(&in.mu);
+    while (!in.id[0] &&
+           pthread_cond_timedwait(&in.cv, &in.mu, &deadline) == 0) {
+    }
+    pthread_mutex_unlock(&in.mu);
+    ck_assert_str_eq(in.id, "x.test");
+    ck_assert(in.stored);
+    ck_assert_msg(ms_between(&t0, &in.at) < 500,
+                  "installed %.0f ms after the request: the loop's round, not "
+                  "the request, woke it",
+                  ms_between(&t0, &in.at));
+    ck_assert_int_eq(acme_request(a, "x.test"), -EEXIST);
+    acme_close(a);
+}
+END_TEST
+
 START_TEST(ca_ids)
 {
     char id[64];
@@ -564,5 +667,5 @@ const struct check_main check_main = {
                {"challenges", .tests = {&http01_concurrent}},
                {"store", fixture_dir_setup, fixture_dir_teardown,
                 .tests = {&store_files, &store_lock_two_processes,
-                          &store_replicas, &ca_ids}}},
+                          &store_replicas, &request_stored, &ca_ids}}},
 };
