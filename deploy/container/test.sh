@@ -44,14 +44,12 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 # shellcheck source=deploy/podman-env.sh
 . "$src/deploy/podman-env.sh"
+# shellcheck source=deploy/container/lib.sh
+. "$src/deploy/container/lib.sh"
 podman_env "$tmp" isolated >"$tmp/why" || skip "$(cat "$tmp/why")"
 command -v jq >/dev/null || fail "jq is not installed (scripts/deps.sh test)"
 
-# podman prints healthcheck-timer errors without a running systemd: not ours
-quiet() { "$@" 2> >(grep -v 'systemd connection\|connect to syslog' >&2); }
-
-BENEATH_BIN=$bin "$src/deploy/container/build" "$tag" >"$tmp/build.log" 2>&1 ||
-  fail "image build: $(tail -n 20 "$tmp/build.log")"
+build_image "$bin" "$src" "$tag" "$tmp/build.log"
 size=$(podman image inspect -f '{{.Size}}' "$tag")
 echo "ok: image built: $tag, $size bytes"
 # docs/containers.md gives the size on Debian 12 amd64: within 5% there
@@ -94,14 +92,6 @@ run() {
     sleep 0.1
   done
   [ -n "$port" ] || fail "$name: no published port"
-}
-
-# walls NAME: the start-up lines of NAME name both walls up
-walls() {
-  local line
-  line=$(podman logs "$1" 2>&1 | grep '^beneath: sandbox: ' | head -n 1 || true)
-  grep -qE '^beneath: sandbox: landlock ABI [0-9]+ \(.*\), seccomp allow-list \([0-9]+ calls, EPERM for the rest\)$' <<<"$line" ||
-    fail "$1: not both walls up: '$line'"
 }
 
 # check NAME PORT BACKEND_LINE: content served, traversal refused, the
