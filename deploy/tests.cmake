@@ -32,6 +32,15 @@ if(NOT ENABLE_ASAN AND NOT ENABLE_UBSAN)
       $<TARGET_FILE:beneath> ${PROJECT_SOURCE_DIR})
   set_tests_properties(container PROPERTIES
     TIMEOUT 600 LABELS "deploy;container" SKIP_RETURN_CODE 77)
+  # podman kube play of deploy/kubernetes/sites (its CA lines aimed at
+  # Pebble): two replicas over one --sites volume and one --acme-dir
+  # volume; a site written once served by both, its certificate ordered
+  # once (by the replica that reaches Pebble) and served by both
+  add_test(NAME container_sites
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/container/test-sites.sh
+      $<TARGET_FILE:beneath> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(container_sites PROPERTIES
+    TIMEOUT 300 LABELS "deploy;container" SKIP_RETURN_CODE 77)
 endif()
 # The README's build-from-source commands with the test packages hidden: a
 # packager's build needs only "scripts/deps.sh build".
