@@ -301,7 +301,7 @@ int acme_request(struct acme *a, const char *name)
 static time_t order_slot(struct acme *a)
 {
     time_t now = acme_now(a),
-           floor = now - ACME_ONDEMAND_BURST * ACME_ONDEMAND_EVERY;
+           floor = now - (time_t)ACME_ONDEMAND_BURST * ACME_ONDEMAND_EVERY;
 
     if (a->ordered < floor)
         a->ordered = floor;
