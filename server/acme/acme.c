@@ -425,15 +425,22 @@ int acme_status(struct acme *a, size_t i, time_t now, struct acme_status *st)
     return 0;
 }
 
+void acme_stop(struct acme *a)
+{
+    if (a == NULL)
+        return;
+    pthread_mutex_lock(&a->mu);
+    atomic_store(&a->stop, true);
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
 void acme_close(struct acme *a)
 {
     if (a == NULL)
         return;
     if (a->started) {
-        pthread_mutex_lock(&a->mu);
-        atomic_store(&a->stop, true);
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
+        acme_stop(a);
         pthread_join(a->thread, NULL);
     }
     acme_shared_clear(a);
