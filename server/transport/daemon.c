@@ -206,8 +206,7 @@ static void *watchdog(void *arg)
                 (draining && idle && now - idle >= DRAIN_IDLE_MS)) {
                 wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
-                atomic_store_explicit(&c->idle_since, 0,
-                                      memory_order_relaxed);
+                atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
             }
         }
         struct timespec ts = bgthread_deadline(250);
@@ -324,7 +323,7 @@ static void front_handshake(void *arg, bool ok)
 }
 
 /* Plain HTTP on a TLS port, answered 400 before any request existed. */
-static void front_plain(void *arg, struct front_conn *fc)
+static void front_plain(void *arg, struct front_conn *fc, bool whole)
 {
     struct daemon *h = arg;
     const struct daemon_gen *g = live_get(h->gens);
@@ -333,7 +332,8 @@ static void front_plain(void *arg, struct front_conn *fc)
     conn_forget(&c);
     snprintf(c.client, sizeof c.client, "%s", fc->client);
     if (g)
-        conn_log_request(g, &c, STATUS_BAD_REQUEST);
+        conn_log_request(g, &c, STATUS_BAD_REQUEST,
+                         whole ? sizeof FRONT_HTTPS_PORT_TEXT - 1 : 0, !whole);
     arena_free(&c.arena);
 }
 
@@ -423,8 +423,8 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .draining = &h->draining,
     };
     return front_start(&h->front_conf,
-                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds,
-                       tls, n, &h->front);
+                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,
+                       n, &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,

@@ -24,9 +24,9 @@
 #include <time.h>
 
 struct conn {
-    struct conn *prev, *next; /* in http.conns, under http.lock */
-    int fd;                   /* libmicrohttpd's: only ever shutdown() */
-    _Atomic int64_t deadline; /* ms to have the headers by; 0: none */
+    struct conn *prev, *next;   /* in http.conns, under http.lock */
+    int fd;                     /* libmicrohttpd's: only ever shutdown() */
+    _Atomic int64_t deadline;   /* ms to have the headers by; 0: none */
     _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
     char client[INET6_ADDRSTRLEN];
     struct wire_conn wire;    /* the raw bytes' framing (wire.c) */
@@ -36,7 +36,6 @@ struct conn {
 
     /* the current request */
     bool started;       /* the handler's first call happened */
-    bool logged;        /* the access log line is written */
     unsigned head;      /* this request's index on the connection */
     unsigned bad;       /* a status decided from the headers (400), or 0 */
     struct request rq;  /* filled when its head is complete */
@@ -91,14 +90,15 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
                              const char *version, const char *upload_data,
                              size_t *upload_data_size, void **con_cls);
 
-/* conn_completed - MHD_OPTION_NOTIFY_COMPLETED: log a reply libmicrohttpd
- * made itself, set the next headers' deadline. */
+/* conn_completed - MHD_OPTION_NOTIFY_COMPLETED: the request's reply is
+ * over (whole or cut short): its log line; the next headers' deadline. */
 void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                     enum MHD_RequestTerminationCode toe);
 
 /* conn_log_request - the access log line and the metrics of the request on
- * @c, answered with @status. */
+ * @c, answered with @status, @bytes of its body written, @aborted if it
+ * ended before its last byte. */
 void conn_log_request(const struct daemon_gen *g, struct conn *c,
-                      unsigned status);
+                      unsigned status, uint64_t bytes, bool aborted);
 
 #endif

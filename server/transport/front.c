@@ -472,11 +472,12 @@ static void plain(struct front_loop *l, struct front_conn *fc)
 
     while ((n = recvfrom(fc->fd, b, sizeof b, MSG_DONTWAIT, NULL, NULL)) > 0)
         ;
-    (void)sendto(fc->fd, https_port_reply, sizeof https_port_reply - 1,
-                 MSG_NOSIGNAL | MSG_DONTWAIT, NULL, 0);
+    ssize_t sent = sendto(fc->fd, https_port_reply, sizeof https_port_reply - 1,
+                          MSG_NOSIGNAL | MSG_DONTWAIT, NULL, 0);
     (void)wire_shutdown_raw(fc->fd, SHUT_WR);
     l->f->ops->handshake(l->f->arg, false);
-    l->f->ops->plain(l->f->arg, fc);
+    l->f->ops->plain(l->f->arg, fc,
+                     sent == (ssize_t)sizeof https_port_reply - 1);
     fc->state = ST_LINGER;
     if (n == 0)
         drop(l, fc);

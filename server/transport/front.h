@@ -106,7 +106,7 @@ struct front_conn {
  *             (never handed over, or the hand-off failed).
  * @handshake: a TLS handshake ended, @ok or failed (metrics).
  * @plain:     plain HTTP came to a TLS port and was answered 400 (its log
- *             line).
+ *             line; @whole: the answer went whole).
  * @http1:     give the connection to libmicrohttpd. 0: it took the socket
  *             (and will front_take @fc); -errno: refused, the socket is
  *             closed, @fc is still the front's.
@@ -120,7 +120,7 @@ struct front_ops {
     bool (*admit)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*release)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*handshake)(void *arg, bool ok);
-    void (*plain)(void *arg, struct front_conn *fc);
+    void (*plain)(void *arg, struct front_conn *fc, bool whole);
     int (*http1)(void *arg, struct front_conn *fc);
     int (*h2)(void *arg, struct front_conn *fc);
 };

@@ -117,6 +117,52 @@ int wire_shutdown_raw(int fd, int how)
     return (int)syscall(SYS_shutdown, fd, how);
 }
 
+/* ---- what went out ------------------------------------------------------- */
+
+uint64_t wire_body_sent(const struct wire_conn *w)
+{
+    return w->sent.head_done ? w->sent.bytes - w->sent.head : 0;
+}
+
+void wire_sent_reset(struct wire_conn *w)
+{
+    memset(&w->sent, 0, sizeof w->sent);
+}
+
+/*
+ * A write of @asked bytes from the pieces @iov (@n_iov; NULL for a
+ * sendfile, which comes after the head) returned @r: counted, and the
+ * head's end looked for in what went (libmicrohttpd writes a response's
+ * head first, whole, before any of its body).
+ */
+static void tally(struct wire_conn *w, const struct iovec *iov, size_t n_iov,
+                  ssize_t r, size_t asked)
+{
+    static const char end[4] = "\r\n\r\n";
+    struct wire_sent *o = &w->sent;
+    size_t left = r > 0 ? (size_t)r : 0;
+
+    o->short_write = r < 0 || (size_t)r < asked;
+    if (!iov && !o->head_done) {
+        o->head_done = true;
+        o->head = o->bytes;
+    }
+    for (size_t i = 0; !o->head_done && left && i < n_iov; i++) {
+        const char *p = iov[i].iov_base;
+        size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
+        size_t at = 0;
+        /* the only overlap of CR LF CR LF with itself is a CR */
+        while (!o->head_done && at < k) {
+            char c = p[at++];
+            o->head_end = c == end[o->head_end] ? o->head_end + 1 : c == '\r';
+            o->head_done = o->head_end == sizeof end;
+        }
+        o->head += at;
+        left -= k;
+    }
+    o->bytes += r > 0 ? (size_t)r : 0;
+}
+
 /* ---- this thread's block ------------------------------------------------- */
 
 static pthread_key_t block_key;
@@ -390,21 +436,40 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
 ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
     struct wire_conn *w = lookup(fd);
+    ssize_t r;
 
     if (w && w->ssl)
-        return tls_send(w, buf, n);
-    /* sendto is not interposed: it is the real call. */
-    return sendto(fd, buf, n, flags, NULL, 0);
+        r = tls_send(w, buf, n);
+    else /* sendto is not interposed: it is the real call. */
+        r = sendto(fd, buf, n, flags, NULL, 0);
+    if (w) {
+        int e = errno;
+        const struct iovec one = {.iov_base = (void *)(uintptr_t)buf,
+                                  .iov_len = n};
+        tally(w, &one, 1, r, n);
+        errno = e;
+    }
+    return r;
 }
 
 ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     struct wire_conn *w = lookup(fd);
+    ssize_t r;
 
-    if (!w || !w->ssl)
+    if (!w)
         return syscall(SYS_sendmsg, fd, msg, flags);
-    /* one record for the pieces (headers and a small body) */
-    return tls_sendv(w, msg->msg_iov, msg->msg_iovlen);
+    if (w->ssl) /* one record for the pieces (headers and a small body) */
+        r = tls_sendv(w, msg->msg_iov, msg->msg_iovlen);
+    else
+        r = syscall(SYS_sendmsg, fd, msg, flags);
+    int e = errno;
+    size_t asked = 0;
+    for (size_t i = 0; i < msg->msg_iovlen; i++)
+        asked += msg->msg_iov[i].iov_len;
+    tally(w, msg->msg_iov, msg->msg_iovlen, r, asked);
+    errno = e;
+    return r;
 }
 
 /*
@@ -416,46 +481,58 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
  * Over TLS the range is read with pread into this thread's block and
  * written as records (no sendfile of plaintext under TLS).
  */
+/* sendfile64 over TLS: @count bytes of @in_fd from *@offset as records. */
+static ssize_t tls_sendfile(struct wire_conn *w, int in_fd, off64_t *offset,
+                            size_t count)
+{
+    char *b = block();
+    size_t done = 0;
+    ssize_t r = 0;
+
+    if (!b) {
+        errno = ENOMEM;
+        return -1;
+    }
+    /* all of @count, unless the socket fills (see tls_send) */
+    while (done < count) {
+        size_t k = count - done < WIRE_BLOCK ? count - done : WIRE_BLOCK;
+        do
+            r = pread(in_fd, b, k, *offset);
+        while (r < 0 && errno == EINTR);
+        if (r <= 0)
+            break;
+        ssize_t sent = tls_send(w, b, (size_t)r);
+        if (sent < 0) {
+            r = -1;
+            break;
+        }
+        *offset += sent;
+        done += (size_t)sent;
+        if (sent < r)
+            break;
+    }
+    return done ? (ssize_t)done : r;
+}
+
 ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 {
     struct wire_conn *w = lookup(out_fd);
-    ssize_t r = 0;
+    ssize_t r;
 
-    if (w && w->ssl && offset) {
-        char *b = block();
-        size_t done = 0;
-        if (!b) {
-            errno = ENOMEM;
-            return -1;
-        }
-        /* all of @count, unless the socket fills (see tls_send) */
-        while (done < count) {
-            size_t k = count - done < WIRE_BLOCK ? count - done : WIRE_BLOCK;
-            do
-                r = pread(in_fd, b, k, *offset);
-            while (r < 0 && errno == EINTR);
-            if (r <= 0)
-                break;
-            ssize_t sent = tls_send(w, b, (size_t)r);
-            if (sent < 0) {
-                r = -1;
-                break;
-            }
-            *offset += sent;
-            done += (size_t)sent;
-            if (sent < r)
-                break;
-        }
-        if (done)
-            return (ssize_t)done;
-    } else {
+    if (w && w->ssl && offset)
+        r = tls_sendfile(w, in_fd, offset, count);
+    else
         r = syscall(SYS_sendfile, out_fd, in_fd, offset, count);
-    }
     if (r == 0 && count > 0) {
         if (w)
             w->short_file = true;
         errno = EBADF;
-        return -1;
+        r = -1;
+    }
+    if (w) {
+        int e = errno;
+        tally(w, NULL, 0, r, count);
+        errno = e;
     }
     return r;
 }

@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * struct wire_io - the socket under an SSL of the tap (tls_bio): whether
@@ -38,11 +39,26 @@ struct wire_io {
     bool drained;
 };
 
+/*
+ * struct wire_sent - what of the current response went to the connection:
+ * every byte a write put there (plaintext, over TLS: in records written
+ * whole), the head's among them (through its empty line), and whether the
+ * last write was cut short (the socket was full, or it failed).
+ */
+struct wire_sent {
+    uint64_t bytes;
+    uint64_t head;
+    uint8_t head_end; /* bytes of the head's final CRLF CRLF seen */
+    bool head_done;
+    bool short_write;
+};
+
 /* Per connection; owned by the daemon's connection state. */
 struct wire_conn {
     struct framing_scan scan; /* plaintext request heads */
     SSL *ssl;                 /* TLS: the front's session, else NULL */
     struct wire_io *io;       /* its socket (TLS) */
+    struct wire_sent sent;    /* the current response's bytes written */
     bool eof;                 /* the client's end of stream is pending */
     bool short_file;          /* a file ended before its size (sendfile) */
     bool closing;             /* TLS: close_notify sent */
@@ -72,6 +88,17 @@ void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct wire_io *io);
 
 /* wire_detach - stop scanning @fd if it is still @w's. */
 void wire_detach(int fd, struct wire_conn *w);
+
+/*
+ * wire_body_sent - body bytes of the current response written to the
+ * connection so far: all bytes written after its head (a chunked body's
+ * framing included, as nginx's $body_bytes_sent counts it); 0 until the
+ * head is out whole.
+ */
+uint64_t wire_body_sent(const struct wire_conn *w);
+
+/* wire_sent_reset - the next bytes written are a new response's. */
+void wire_sent_reset(struct wire_conn *w);
 
 /*
  * wire_shutdown_raw - shutdown(2) itself, not the tap's (which would speak

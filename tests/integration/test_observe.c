@@ -50,6 +50,16 @@ static char *metrics_url(struct server *s)
     return hmem(p, strcspn(p, "\n"));
 }
 
+/* The port of the https:// listener, from the start-up lines. */
+static unsigned https_port(struct server *s)
+{
+    const char *needle = "listening on https://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p, "no https line:\n%s", server_stderr(s));
+    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
+}
+
 /* A scrape of @url into a file of the test's; its path. */
 static char *scrape(const char *url)
 {
@@ -130,9 +140,11 @@ START_TEST(vhost_field)
     EXPECT_BODY(r, "docs\n", "GET / on the vhost");
     r = raw_request(s->port, "GET / HTTP/1.1\r\nHost: other\r\n\r\n", 5000);
     EXPECT_BODY(r, "hello\n", "GET / on the root");
+    /* each line comes once its reply is over: wait for both */
     EXPECT(file_wait_for(s->out_path, "- other 200\n", 5000), "root line:\n%s",
            server_stdout(s));
-    EXPECT(strstr(server_stdout(s), "*.docs.example v1.docs.example 200\n"),
+    EXPECT(file_wait_for(s->out_path, "*.docs.example v1.docs.example 200\n",
+                         5000),
            "vhost line:\n%s", server_stdout(s));
     server_stop_clean(s);
 }
@@ -236,10 +248,7 @@ START_TEST(tls_version_and_handshakes)
         server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--log-format", "$tls $status",
                      "--metrics-listen", "127.0.0.1:0", NULL);
-    const char *needle = "listening on https://127.0.0.1:";
-    const char *p = strstr(server_stderr(s), needle);
-    EXPECT(p, "no https line");
-    unsigned port = (unsigned)strtoul(p + strlen(needle), NULL, 10);
+    unsigned port = https_port(s);
 
     EXPECT(run(hfmt("curl -skf -o /dev/null https://127.0.0.1:%u/", port)) == 0,
            "curl https");
@@ -261,6 +270,77 @@ START_TEST(tls_version_and_handshakes)
         usleep(100 * 1000);
     }
     EXPECT(ok == 1 && failed == 1, "handshakes ok %g failed %g", ok, failed);
+    server_stop_clean(s);
+}
+END_TEST
+
+/* The size of big.bin: a 36 MB download, as a user's report had it. */
+#define BIG_SIZE 36567483
+
+/*
+ * Bytes and time actually sent: a client reads 1 MB of a 36 MB file and
+ * closes, over HTTP/1.1, HTTPS, h2 and h2c. Each line says what went (at
+ * least the 1 MB read, at most that plus what the socket buffers held:
+ * far below 36 MB) and that the reply was cut short; a whole download
+ * says all 36 MB, not cut short; the sent-bytes metric is the sum of the
+ * lines' bytes.
+ */
+START_TEST(aborted_downloads)
+{
+    char *big = tree_path(www, "big.bin");
+    EXPECT(truncate(big, 0) == 0 || errno == ENOENT, "truncate");
+    int fd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    EXPECT(fd >= 0 && ftruncate(fd, BIG_SIZE) == 0, "make big.bin");
+    close(fd);
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", "--log-format", "json",
+                                    "--metrics-listen", "127.0.0.1:0", NULL);
+    unsigned tls = https_port(s);
+    static const struct {
+        const char *mark, *curl, *scheme;
+        bool whole;
+    } cases[] = {
+        {"h1cut", "--http1.1", "http", false},
+        {"tlscut", "--http1.1", "https", false},
+        {"h2cut", "--http2", "https", false},
+        {"h2ccut", "--http2-prior-knowledge", "http", false},
+        {"h1whole", "--http1.1", "http", true},
+        {"tlswhole", "--http1.1", "https", true},
+        {"h2whole", "--http2", "https", true},
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        unsigned port = cases[i].scheme[4] == 's' ? tls : s->port;
+        char *url = hfmt("%s://127.0.0.1:%u/big.bin?m=%s", cases[i].scheme,
+                         port, cases[i].mark);
+        /* head reads 1 MB and exits: curl's next write fails, it closes */
+        const char *to = cases[i].whole ? "-o /dev/null" : "| head -c 1000000";
+        EXPECT(run(hfmt("curl -sk %s '%s' %s >/dev/null", cases[i].curl, url,
+                        to)) == 0,
+               "curl %s", url);
+        EXPECT(file_wait_for(s->out_path, hfmt("m=%s", cases[i].mark), 5000),
+               "no line for %s:\n%s", cases[i].mark, server_stdout(s));
+        const char *want = cases[i].whole
+                               ? ".bytes == 36567483 and .aborted == false"
+                               : ".bytes >= 1000000 and .bytes < 16000000 and "
+                                 ".aborted == true";
+        EXPECT(run(hfmt("jq -e 'select(.target == \"/big.bin?m=%s\") | "
+                        ".status == 200 and .duration_us > 0 and %s' %s | "
+                        "grep -qx true",
+                        cases[i].mark, want, s->out_path)) == 0,
+               "%s: not %s:\n%s", cases[i].mark, want, server_stdout(s));
+    }
+    /* the metric counts the same bytes as the lines */
+    char *sum = tree_path(tree_new(), "sum");
+    EXPECT(run(hfmt("jq -s 'map(.bytes) | add' %s > %s", s->out_path, sum)) ==
+               0,
+           "jq sum");
+    double lines = strtod(tree_read(sum, NULL), NULL);
+    EXPECT(sample(scrape(metrics_url(s)), "beneath_http_sent_bytes_total") ==
+               lines,
+           "beneath_http_sent_bytes_total is not the lines' %.0f bytes:\n%s",
+           lines, tree_read(scrape(metrics_url(s)), NULL));
+    EXPECT(lines < 5.0 * BIG_SIZE, "%.0f bytes logged for 3 whole downloads",
+           lines);
     server_stop_clean(s);
 }
 END_TEST
@@ -324,8 +404,8 @@ const struct check_main check_main = {
                 .unchecked_setup = harness_suite_setup,
                 .unchecked_teardown = harness_suite_teardown,
                 .timeout = 120},
-    .tcases = {
-        {"log", .tests = {&json_fields, &vhost_field, &template_and_duration,
-                          &bad_template_refused, &fifo_nobody_reads}},
-        {"metrics",
-         .tests = {&metrics_listen_promtool, &tls_version_and_handshakes}}}};
+    .tcases = {{"log", .tests = {&json_fields, &vhost_field,
+                                 &template_and_duration, &bad_template_refused,
+                                 &fifo_nobody_reads, &aborted_downloads}},
+               {"metrics", .tests = {&metrics_listen_promtool,
+                                     &tls_version_and_handshakes}}}};
