@@ -269,7 +269,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
      * then libmicrohttpd sees end of stream and closes.
      */
     if (c->wire.eof && c->fd >= 0)
-        shutdown(c->fd, SHUT_RDWR);
+        wire_shutdown(c->fd, SHUT_RDWR);
     atomic_store_explicit(&c->idle_since, now_ms(), memory_order_relaxed);
     /* Idle keep-alive first (MHD's timeout), then the next headers. */
     atomic_store_explicit(

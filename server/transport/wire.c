@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * wire.c - the byte tap between the kernel and libmicrohttpd: definitions
- * of recv, send, sendmsg, sendfile64 and shutdown that the dynamic linker
- * prefers to libc's for every library of the process. For a connection
- * daemon.c attached they look at the bytes (plain) or move them through
- * the connection's SSL (TLS); for any other descriptor they are the plain
- * system call.
+ * wire.c - the byte tap: libmicrohttpd's recv, send, sendmsg, sendfile64
+ * and shutdown, and no one else's. Its static archive is linked with those
+ * five calls renamed to wire_recv, wire_send, ... (mhd_tap.cmake checks it
+ * calls nothing else that moves a socket's bytes); the log writer, libcurl
+ * and the rest of the process call libc's, and the executable defines no
+ * libc name. For a connection daemon.c attached, the tap looks at the
+ * bytes (plain) or moves them through the connection's SSL (TLS), and
+ * counts what went; for any other descriptor it is the system call.
  *
- * Why interpose instead of a libmicrohttpd hook: 0.9.75 offers none that
- * shows the bytes of a request head, and what it stores is already cut (a
- * value ends at NUL), merged (obs-fold glued onto the name) or kept with a
- * space before the colon. Framing must be judged on the bytes themselves.
- * And its only TLS is GnuTLS, inside; here TLS is the front's OpenSSL
- * session, and libmicrohttpd is a plain HTTP/1.1 daemon that never knows.
+ * Why a tap at all: libmicrohttpd 0.9.75 offers no hook that shows the
+ * bytes of a request head, and what it stores is already cut (a value ends
+ * at NUL), merged (obs-fold glued onto the name) or kept with a space
+ * before the colon: framing must be judged on the bytes themselves. Its
+ * only TLS is GnuTLS, inside; here TLS is the front's OpenSSL session, and
+ * libmicrohttpd is a plain HTTP/1.1 daemon that never knows. And it does
+ * not say what of a response went before a connection broke. A socketpair
+ * between the front and libmicrohttpd would do all three without a tap, at
+ * two more copies and system calls per read and write: measured in
+ * bench/README.md ("The byte tap and its alternatives").
  *
  * TLS reads and libmicrohttpd's epoll: libmicrohttpd takes a short read
  * as "the socket is empty" and then waits for the next edge. An SSL reads
@@ -28,18 +34,13 @@
  * socket could not take (EAGAIN), libmicrohttpd retries with the same
  * bytes, which is what OpenSSL requires of a retried SSL_write.
  *
- * Invariants: a descriptor not attached passes through unchanged (our own
- * sockets, libcurl in tests); the table entry of a connection is written
- * only on the connection's own thread (attach in NOTIFY_CONNECTION
- * started, detach in closed), and detach clears it only if it still points
- * at the same state, so a descriptor number reused by another worker is
- * never cleared by the old connection. Only the owning thread ever uses a
- * connection's SSL.
+ * Invariants: a descriptor not attached passes through unchanged; the
+ * table entry of a connection is written only on the connection's own
+ * thread (attach in NOTIFY_CONNECTION started, detach in closed), and
+ * detach clears it only if it still points at the same state, so a
+ * descriptor number reused by another worker is never cleared by the old
+ * connection. Only the owning thread ever uses a connection's SSL.
  */
-/* Not the fortified inline recv of <bits/socket2.h>: this file defines
- * the symbol itself. */
-#undef _FORTIFY_SOURCE
-
 #include "transport/wire.h"
 
 #include <errno.h>
@@ -51,7 +52,6 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -114,7 +114,7 @@ static struct wire_conn *lookup(int fd)
 
 int wire_shutdown_raw(int fd, int how)
 {
-    return (int)syscall(SYS_shutdown, fd, how);
+    return shutdown(fd, how);
 }
 
 /* ---- what went out ------------------------------------------------------- */
@@ -385,7 +385,7 @@ static ssize_t tls_sendv(struct wire_conn *w, const struct iovec *iov, size_t n)
     return (ssize_t)done;
 }
 
-/* ---- the interposed calls ------------------------------------------------ */
+/* ---- libmicrohttpd's calls ----------------------------------------------- */
 
 /* Whether the client's end of stream already waits behind the data read. */
 static bool eof_pending(int fd)
@@ -395,14 +395,13 @@ static bool eof_pending(int fd)
     return recvfrom(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT, NULL, NULL) == 0;
 }
 
-ssize_t recv(int fd, void *buf, size_t n, int flags)
+ssize_t wire_recv(int fd, void *buf, size_t n, int flags)
 {
     struct wire_conn *w = (flags & MSG_PEEK) ? NULL : lookup(fd);
 
     if (w && w->ssl)
         return tls_recv(w, buf, n);
-    /* recvfrom is not interposed: it is the real call. */
-    ssize_t r = recvfrom(fd, buf, n, flags, NULL, NULL);
+    ssize_t r = recv(fd, buf, n, flags);
     if (!w)
         return r;
     if (r == 0) {
@@ -433,15 +432,15 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
     return r;
 }
 
-ssize_t send(int fd, const void *buf, size_t n, int flags)
+ssize_t wire_send(int fd, const void *buf, size_t n, int flags)
 {
     struct wire_conn *w = lookup(fd);
     ssize_t r;
 
     if (w && w->ssl)
         r = tls_send(w, buf, n);
-    else /* sendto is not interposed: it is the real call. */
-        r = sendto(fd, buf, n, flags, NULL, 0);
+    else
+        r = send(fd, buf, n, flags);
     if (w) {
         int e = errno;
         const struct iovec one = {.iov_base = (void *)(uintptr_t)buf,
@@ -452,17 +451,17 @@ ssize_t send(int fd, const void *buf, size_t n, int flags)
     return r;
 }
 
-ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+ssize_t wire_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     struct wire_conn *w = lookup(fd);
     ssize_t r;
 
     if (!w)
-        return syscall(SYS_sendmsg, fd, msg, flags);
+        return sendmsg(fd, msg, flags);
     if (w->ssl) /* one record for the pieces (headers and a small body) */
         r = tls_sendv(w, msg->msg_iov, msg->msg_iovlen);
     else
-        r = syscall(SYS_sendmsg, fd, msg, flags);
+        r = sendmsg(fd, msg, flags);
     int e = errno;
     size_t asked = 0;
     for (size_t i = 0; i < msg->msg_iovlen; i++)
@@ -514,7 +513,7 @@ static ssize_t tls_sendfile(struct wire_conn *w, int in_fd, off64_t *offset,
     return done ? (ssize_t)done : r;
 }
 
-ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
+ssize_t wire_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 {
     struct wire_conn *w = lookup(out_fd);
     ssize_t r;
@@ -522,7 +521,7 @@ ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
     if (w && w->ssl && offset)
         r = tls_sendfile(w, in_fd, offset, count);
     else
-        r = syscall(SYS_sendfile, out_fd, in_fd, offset, count);
+        r = sendfile64(out_fd, in_fd, offset, count);
     if (r == 0 && count > 0) {
         if (w)
             w->short_file = true;
@@ -541,7 +540,7 @@ ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
  * libmicrohttpd's shutdown after its last response: over TLS, the
  * close_notify alert first (once; not waiting for the client's).
  */
-int shutdown(int fd, int how)
+int wire_shutdown(int fd, int how)
 {
     struct wire_conn *w = lookup(fd);
 

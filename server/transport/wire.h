@@ -6,17 +6,19 @@
  *
  * libmicrohttpd 0.9.75 lower-cases nothing but unfolds badly, cuts values
  * at NUL, keeps a space before a colon in the name and has no hook that
- * shows the bytes it parsed; and it speaks TLS only through GnuTLS. This
- * module defines the recv(2), send(2), sendmsg(2), sendfile64(2) and
- * shutdown(2) symbols of the executable, which the dynamic linker binds
- * libmicrohttpd's calls to. For a connection attached here it scans
- * request heads (http/framing.c), notices an end of stream that arrived
- * together with half a request, and ends a sendfile whose file was
- * truncated; for one attached with an SSL (a TLS connection whose
- * handshake the front made, front.c), every read and write goes through
- * OpenSSL instead of the socket: libmicrohttpd speaks plain HTTP/1.1 on a
- * socket whose bytes are TLS records. Any other descriptor passes through
- * untouched.
+ * shows the bytes it parsed; it speaks TLS only through GnuTLS; and it does
+ * not say what of a response went. Its static archive is linked with its
+ * recv(2), send(2), sendmsg(2), sendfile64(2) and shutdown(2) calls renamed
+ * to the wire_* functions below (transport/mhd_tap.cmake): they are
+ * libmicrohttpd's alone, nothing else in the process goes through them.
+ * For a connection attached here they scan request heads
+ * (http/framing.c), notice an end of stream that arrived together with
+ * half a request, end a sendfile whose file was truncated, and count the
+ * bytes of each response written; for one attached with an SSL (a TLS
+ * connection whose handshake the front made, front.c), every read and
+ * write goes through OpenSSL instead of the socket: libmicrohttpd speaks
+ * plain HTTP/1.1 on a socket whose bytes are TLS records. Any other
+ * descriptor passes through untouched.
  */
 #ifndef BENEATH_TRANSPORT_WIRE_H
 #define BENEATH_TRANSPORT_WIRE_H
@@ -28,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 /*
  * struct wire_io - the socket under an SSL of the tap (tls_bio): whether
@@ -107,10 +111,23 @@ void wire_sent_reset(struct wire_conn *w);
 int wire_shutdown_raw(int fd, int how);
 
 /*
+ * libmicrohttpd's socket calls (its archive calls these instead of libc's),
+ * each with the system call's contract: on an attached connection,
+ * wire_recv scans what it reads (and over TLS reads plaintext from the
+ * SSL), the writes count what went (over TLS as records), wire_sendfile64
+ * fails EBADF for a file that ended before @count, and wire_shutdown sends
+ * TLS's close_notify first. Other descriptors: the system call.
+ */
+ssize_t wire_recv(int fd, void *buf, size_t n, int flags);
+ssize_t wire_send(int fd, const void *buf, size_t n, int flags);
+ssize_t wire_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t wire_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count);
+int wire_shutdown(int fd, int how);
+
+/*
  * wire_bio - a BIO for an SSL over the socket of @io (borrowed: it must
- * outlive the BIO): plain recvfrom/sendto, never the tap's own symbols,
- * recording in @io->drained whether a read emptied the socket. NULL when
- * out of memory.
+ * outlive the BIO): plain recvfrom/sendto, recording in @io->drained
+ * whether a read emptied the socket. NULL when out of memory.
  */
 BIO *wire_bio(struct wire_io *io);
 
