@@ -81,6 +81,9 @@ struct front_loop {
     int ep;
     struct ev_tag stop; /* an eventfd: the front drains or stops */
     struct front_conn *head, *tail;
+#ifdef BENEATH_FRONT_PUMP
+    struct front_conn *dead; /* pumps closed in this batch of events */
+#endif
     bool paused;  /* listeners out of the set (accept failed) */
     bool drained; /* listeners out of the set for good */
     int64_t pause_end;
@@ -373,7 +376,10 @@ static void pump_close(struct front_loop *l, struct front_conn *fc)
     close(fc->fd);
     l->f->ops->release(l->f->arg, (const struct sockaddr *)&fc->addr,
                        fc->addrlen);
-    front_conn_free(fc);
+    /* freed after this batch: an event of its other socket may be in it */
+    fc->state = ST_LINGER;
+    fc->next = l->dead;
+    l->dead = fc;
 }
 
 /* Client bytes into @p->up: > 0, 0 (none now), -1 (the end). */
@@ -464,7 +470,7 @@ static bool pump_move(struct front_conn *fc)
 
 static void pump_event(struct front_loop *l, struct front_conn *fc)
 {
-    if (!pump_move(fc))
+    if (fc->state == ST_PUMP && !pump_move(fc))
         pump_close(l, fc);
 }
 
@@ -889,12 +895,23 @@ static void *loop_run(void *arg)
                 pump_event(l, (struct front_conn *)((char *)p - 1));
                 continue;
             }
+            if (!is_listener(f, p) && p != &l->stop &&
+                ((struct front_conn *)p)->state == ST_LINGER &&
+                !((struct front_conn *)p)->watched)
+                continue; /* a pump closed earlier in this batch */
 #endif
             if (is_listener(f, p))
                 accept_some(l, p);
             else
                 conn_event(l, p, evs[i].events);
         }
+#ifdef BENEATH_FRONT_PUMP
+        while (l->dead) {
+            struct front_conn *fc = l->dead;
+            l->dead = fc->next;
+            front_conn_free(fc);
+        }
+#endif
         now = mono_ms();
         if (l->paused && now >= l->pause_end) {
             l->paused = false;
