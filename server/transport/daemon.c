@@ -7,6 +7,20 @@
  * Per connection (NOTIFY_CONNECTION) one struct conn is allocated; every
  * request on it reuses it.
  *
+ * Between requests: a connection that has waited CONN_PARK_S for its next
+ * request leaves libmicrohttpd (whose pool of --max-header-size + 4 KiB per
+ * connection stays whole, zeroed, while it lives) for the front, which
+ * keeps only its struct front_conn. libmicrohttpd's own timeout is
+ * CONN_PARK_S, which a request read and answered at once never outlasts;
+ * one that is slow (its head comes in pieces, or its reply does not fit in
+ * the socket: the tap says so, slow) gets --timeout until its reply is
+ * over (conn_wait). The close that CONN_PARK_S makes of a waiting
+ * connection is a park (the tap leaves the socket as it is, wire.h), and
+ * notify_connection hands a descriptor of the socket to the front
+ * (front_park), which gives it back with its next request. The timeout is
+ * thus changed for slow requests alone: a connection with a timeout of
+ * its own is in a list libmicrohttpd walks whole at each turn of its loop.
+ *
  * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
  * client trickling its headers holds a connection forever. Each connection
  * holds a deadline for the next request's headers: header-timeout after the
@@ -28,10 +42,14 @@
 #include "runtime/bgthread.h"
 #include "transport/daemon_internal.h"
 #include "transport/h2_front.h"
+#include "transport/mhd_pool.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +120,55 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 
 static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
 
+/* A slow request (wire.h): --timeout until its reply is over. On its
+ * worker, in the tap's read or write. */
+static void slow(struct wire_conn *w)
+{
+    struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, wire));
+
+    MHD_set_connection_option(c->mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                              c->h->conf->timeout);
+}
+
+void conn_wait(struct conn *c, struct MHD_Connection *mc)
+{
+    if (!c->front || !conn_parking(c->h->conf))
+        return;
+    /* a close before half of it is not the timeout's (Connection: close) */
+    c->wire.park_at = now_ms() + 500 * CONN_PARK_S;
+    if (c->wire.slow_set) {
+        c->wire.slow_set = false;
+        MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  CONN_PARK_S);
+    }
+}
+
+/*
+ * @c's close was a park (wire.h): a descriptor of its socket and its
+ * struct front_conn go to the front, which waits for the next request
+ * until --timeout after the last reply. False: it closes after all.
+ */
+static bool park(struct daemon *h, struct conn *c)
+{
+    int64_t idle = atomic_load(&c->idle_since);
+    int fd;
+
+    if (!c->front || !idle)
+        return false;
+    fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    if (front_park(h->front, c->front, fd,
+                   h->conf->timeout ? idle + 1000 * (int64_t)h->conf->timeout
+                                    : INT64_MAX) != 0) {
+        close(fd);
+        return false;
+    }
+    c->front = NULL; /* the front's again */
+    atomic_fetch_add_explicit(&h->parks, 1, memory_order_relaxed);
+    return true;
+}
+
 /* A connection from the front closes in libmicrohttpd (NULL: none). */
 static void front_gone(struct daemon *h, struct front_conn *fc)
 {
@@ -139,9 +206,16 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         }
         c->fd = fd;
         c->front = fc;
+        c->mc = mc;
+        c->h = h;
         conn_forget(c);
         snprintf(c->client, sizeof c->client, "%s", fc->client);
         wire_attach(c->fd, &c->wire, fc->ssl, &fc->io);
+        if (conn_parking(h->conf)) {
+            c->wire.slow = slow;
+            /* waiting for its first request's bytes (not yet read) */
+            c->wire.park_at = now_ms() + 500 * CONN_PARK_S;
+        }
         c->tls_version = fc->version;
         atomic_init(&c->deadline, fc->accepted_ms + 1 +
                                       1000 * (int64_t)h->conf->header_timeout);
@@ -170,6 +244,9 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
+    /* a park that cannot be: the shutdown it skipped, while the SSL is */
+    if (c->wire.parked && !park(h, c))
+        wire_unpark(c->fd, &c->wire);
     /* before libmicrohttpd closes the socket: the SSL is done with it */
     front_gone(h, c->front);
     arena_free(&c->arena);
@@ -177,23 +254,45 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     *socket_context = NULL;
 }
 
-/* Draining, a connection with no request under way this long is closed:
- * one whose request is on its way gets its reply, with Connection: close. */
-#define DRAIN_IDLE_MS 5000
+/* Draining, a connection with no request under way FRONT_DRAIN_IDLE_MS
+ * is closed: one whose request is on its way gets its reply, with
+ * Connection: close. */
+
+/* Parked connections leave this long (ms) between two trims at most. */
+#define TRIM_EVERY_MS 1000
 
 /*
  * Each 250 ms: connections past their header deadline (0: none), and,
  * draining, idle ones, are shut down (not closed: the fd stays
  * libmicrohttpd's, which then sees end of stream and cleans up; not the
- * tap's shutdown: a TLS session is its worker's only).
+ * tap's shutdown: a TLS session is its worker's only). And once a second
+ * at most, after parks: the heap gives back the pages of what parked
+ * connections freed (their struct conn, its strings, libmicrohttpd's
+ * connection; its pool is a mapping of its own, mhd_pool.h): the heap
+ * keeps freed memory resident, so a burst of connections that then wait
+ * would cost what they held while active.
  */
 static void *watchdog(void *arg)
 {
     struct daemon *h = arg;
+    int64_t trimmed = 0;
+    bool pending = false; /* parks since the last trim */
 
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
         int64_t now = now_ms();
+        /* once parks pause for a tick (what they free is freed by then),
+         * or every few seconds while they go on */
+        bool more =
+            atomic_exchange_explicit(&h->parks, 0, memory_order_relaxed);
+        pending = pending || more;
+        if (pending && now - trimmed >= (more ? 5 : 1) * TRIM_EVERY_MS) {
+            pthread_mutex_unlock(&h->lock);
+            (void)malloc_trim(0);
+            pthread_mutex_lock(&h->lock);
+            trimmed = now;
+            pending = false;
+        }
         bool draining = atomic_load(&h->draining);
         for (struct conn *c = h->conns; c; c = c->next) {
             int64_t d =
@@ -203,7 +302,7 @@ static void *watchdog(void *arg)
             if (c->fd < 0)
                 continue;
             if ((d && now > d && h->conf->header_timeout) ||
-                (draining && idle && now - idle >= DRAIN_IDLE_MS)) {
+                (draining && idle && now - idle >= FRONT_DRAIN_IDLE_MS)) {
                 wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
                 atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
@@ -267,9 +366,14 @@ static struct MHD_Daemon *start_one(struct daemon *h)
     /* The real limit is accept_policy's; this one only caps each worker,
      * and is split between them, so leave room above it. */
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
-    OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
-    /* The pool holds the request line and headers plus the reply headers. */
-    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, conf->max_header_size + 4096, NULL);
+    /* a connection waiting for a request: parked after CONN_PARK_S; a slow
+     * request has --timeout (slow, conn_wait) */
+    OPT(MHD_OPTION_CONNECTION_TIMEOUT,
+        conn_parking(conf) ? CONN_PARK_S : conf->timeout, NULL);
+    /* The pool holds the request line and headers plus the reply headers;
+     * its mapping (mhd_pool.h) is a whole number of pages with its header. */
+    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        conf->max_header_size + 4096 - MHD_POOL_HEAD, NULL);
     OPT(MHD_OPTION_URI_LOG_CALLBACK, (void *)conn_uri_log, h);
     OPT(MHD_OPTION_NOTIFY_COMPLETED, (void *)conn_completed, h);
     OPT(MHD_OPTION_NOTIFY_CONNECTION, (void *)notify_connection, h);
@@ -421,6 +525,7 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .timeout = conf->timeout,
         .in_flight = &h->in_flight,
         .draining = &h->draining,
+        .idled = &h->parks,
     };
     return front_start(&h->front_conf,
                        conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,

@@ -25,6 +25,8 @@
 
 struct conn {
     struct conn *prev, *next;   /* in http.conns, under http.lock */
+    struct MHD_Connection *mc;  /* libmicrohttpd's connection */
+    struct daemon *h;           /* the daemon it belongs to */
     int fd;                     /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline;   /* ms to have the headers by; 0: none */
     _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
@@ -45,6 +47,24 @@ struct conn {
     struct arena arena; /* the request's strings */
 };
 
+/*
+ * A connection that waits for its next request is parked after this long
+ * (s; libmicrohttpd's timeout, whole seconds): libmicrohttpd lets it go,
+ * its pool and our struct conn freed, and the front waits (front_park).
+ */
+#define CONN_PARK_S 1
+
+/* conn_parking - whether waiting connections are parked: not when
+ * --timeout ends them as soon. */
+static inline bool conn_parking(const struct daemon_conf *conf)
+{
+    return !conf->timeout || conf->timeout > CONN_PARK_S;
+}
+
+/* conn_wait - @c (on @mc) waits for a request from now on: parked if it
+ * waits CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own). */
+void conn_wait(struct conn *c, struct MHD_Connection *mc);
+
 struct daemon {
     const struct daemon_conf *conf;
     struct live *gens; /* of struct daemon_gen */
@@ -58,6 +78,8 @@ struct daemon {
     atomic_bool draining; /* accepting no more; replies close, idle
                              connections are closed */
     atomic_uint n_conns;  /* open connections, all daemons */
+    atomic_uint parks;    /* connections parked, or HTTP/2 sessions that
+                             began to wait, since the last trim */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;

@@ -45,6 +45,7 @@ void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     conn_forget(c);
     c->started = false;
     c->head = c->heads++;
+    c->wire.park_at = 0; /* under way (read ahead): its close is no park */
     c->bad = 0;
     c->target = uri ? arena_strndup(&c->arena, uri, strlen(uri)) : NULL;
     return c;
@@ -271,6 +272,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     if (c->wire.eof && c->fd >= 0)
         wire_shutdown(c->fd, SHUT_RDWR);
     atomic_store_explicit(&c->idle_since, now_ms(), memory_order_relaxed);
+    conn_wait(c, mc); /* parked after CONN_PARK_S of waiting */
     /* Idle keep-alive first (MHD's timeout), then the next headers. */
     atomic_store_explicit(
         &c->deadline,

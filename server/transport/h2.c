@@ -212,6 +212,17 @@ static void stream_free(struct h2_session *s, struct h2_stream *st)
     free(st);
 }
 
+static void spares_free(struct h2_session *s)
+{
+    while (s->spare) {
+        struct h2_stream *st = s->spare;
+        s->spare = st->next_spare;
+        arena_free(&st->arena);
+        free(st);
+    }
+    s->n_spare = 0;
+}
+
 static struct h2_stream *stream_of(struct h2_session *s, int32_t id)
 {
     return nghttp2_session_get_stream_user_data(s->ng, id);
@@ -907,8 +918,13 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
     if (w == 0 && s->eof)
         return 0; /* the client left and nothing more can go out */
     if (w == 0 && s->streams == 0 && s->out) {
-        free(s->out); /* idle: the buffer comes back with the next reply */
+        /* idle: the buffer and the spare streams come back with the next
+           reply (a waiting connection costs little) */
+        free(s->out);
         s->out = NULL;
+        spares_free(s);
+        if (conf->idled)
+            atomic_fetch_add_explicit(conf->idled, 1, memory_order_relaxed);
     }
     unsigned want = w ? H2_WANT_WRITE : H2_WANT_READ;
     if (s->more && !w)
@@ -975,12 +991,7 @@ void h2_session_close(struct h2_session *s)
         stream_log(s, s->open, false);
         stream_free(s, s->open);
     }
-    while (s->spare) {
-        struct h2_stream *st = s->spare;
-        s->spare = st->next_spare;
-        arena_free(&st->arena);
-        free(st);
-    }
+    spares_free(s);
     free(s->out);
     free(s);
 }

@@ -74,6 +74,9 @@
  * @draining:        set when the server stops or drains: the shutdown
  *                   notice and a PING at the next event, the final GOAWAY
  *                   once the PING is answered (or H2_NOTICE_MS later)
+ * @idled:           counts sessions that gave back their buffers as they
+ *                   began to wait (the heap's pages are then trimmed), or
+ *                   NULL
  */
 struct h2_conf {
     struct live *gens;
@@ -83,6 +86,7 @@ struct h2_conf {
     unsigned timeout;
     atomic_uint *in_flight;
     const atomic_bool *draining;
+    atomic_uint *idled;
 };
 
 /*

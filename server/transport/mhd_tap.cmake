@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: MIT
-# cmake -DIN=libmicrohttpd.a -DOUT=FILE -DOBJCOPY=... -DNM=... -P mhd_tap.cmake
+# cmake -DIN=libmicrohttpd.a -DOUT=FILE -DOBJCOPY=... -DNM=... -DAR=...
+#       -P mhd_tap.cmake
 #
 # A copy of libmicrohttpd's static archive whose socket calls are the byte
 # tap's (transport/wire.h): recv, send, sendmsg, sendfile64 and shutdown
 # renamed wire_recv, wire_send, ... in its objects alone, so that only
 # libmicrohttpd's calls reach the tap and the executable defines no libc
-# name. Fails when the archive still calls any of those, or another call
-# that moves a socket's bytes (a libmicrohttpd that sent with writev would
-# bypass the tap: its TLS and its byte counts would be wrong, silently).
+# name; and whose pools' malloc and free (memorypool.o's alone) are
+# mhd_pool_malloc and mhd_pool_free (transport/mhd_pool.h). Fails when the
+# archive still calls any of those socket calls, or another call that moves
+# a socket's bytes (a libmicrohttpd that sent with writev would bypass the
+# tap: its TLS and its byte counts would be wrong, silently), or when its
+# pools are not where they were.
 cmake_minimum_required(VERSION 3.20)
-foreach(v IN ITEMS IN OUT OBJCOPY NM)
+foreach(v IN ITEMS IN OUT OBJCOPY NM AR)
   if(NOT DEFINED ${v} OR "${${v}}" STREQUAL "")
     message(FATAL_ERROR "mhd_tap.cmake: -D${v}= is missing")
   endif()
@@ -46,4 +50,32 @@ foreach(f IN LISTS tapped)
       "the tap was made for (transport/mhd_tap.cmake)")
   endif()
 endforeach()
+# the pools: one member, its malloc and free
+set(pool libmicrohttpd_la-memorypool.o)
+set(dir ${OUT}.d)
+file(REMOVE_RECURSE ${dir})
+file(MAKE_DIRECTORY ${dir})
+execute_process(COMMAND ${AR} x ${OUT}.tmp ${pool} WORKING_DIRECTORY ${dir}
+  RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${IN} has no ${pool}: ${err} (transport/mhd_tap.cmake)")
+endif()
+execute_process(COMMAND ${NM} -u ${dir}/${pool} OUTPUT_VARIABLE undefined)
+foreach(f IN ITEMS malloc free)
+  if(NOT undefined MATCHES "U ${f}\n")
+    message(FATAL_ERROR "${pool} does not call ${f}(): its pools are not "
+      "where mhd_pool.c expects them (transport/mhd_tap.cmake)")
+  endif()
+endforeach()
+execute_process(COMMAND ${OBJCOPY} --redefine-sym malloc=mhd_pool_malloc
+    --redefine-sym free=mhd_pool_free ${dir}/${pool}
+  RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  execute_process(COMMAND ${AR} r ${OUT}.tmp ${dir}/${pool}
+    RESULT_VARIABLE rc ERROR_VARIABLE err)
+endif()
+file(REMOVE_RECURSE ${dir})
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${pool}: ${err}")
+endif()
 file(RENAME ${OUT}.tmp ${OUT})

@@ -54,6 +54,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Bytes gathered (sendmsg) or read (sendfile) per TLS write: four full
@@ -119,6 +120,15 @@ int wire_shutdown_raw(int fd, int how)
 
 /* ---- what went out ------------------------------------------------------- */
 
+/* The request under way needs the long timeout (struct wire_conn). */
+static void slow(struct wire_conn *w)
+{
+    if (w->slow && !w->slow_set) {
+        w->slow_set = true;
+        w->slow(w);
+    }
+}
+
 uint64_t wire_body_sent(const struct wire_conn *w)
 {
     return w->sent.head_done ? w->sent.bytes - w->sent.head : 0;
@@ -143,6 +153,8 @@ static void tally(struct wire_conn *w, const struct iovec *iov, size_t n_iov,
     size_t left = r > 0 ? (size_t)r : 0;
 
     o->short_write = r < 0 || (size_t)r < asked;
+    if (o->short_write)
+        slow(w);
     if (!iov && !o->head_done) {
         o->head_done = true;
         o->head = o->bytes;
@@ -395,23 +407,42 @@ static bool eof_pending(int fd)
     return recvfrom(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT, NULL, NULL) == 0;
 }
 
+/* A read of @r bytes on @w (scanned): what it says of the connection. */
+static void after_read(struct wire_conn *w, ssize_t r)
+{
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        w->failed = true;
+    if (r > 0) {
+        w->park_at = 0; /* a request comes: no park */
+        if (framing_scan_mid_head(&w->scan))
+            slow(w);
+    }
+}
+
 ssize_t wire_recv(int fd, void *buf, size_t n, int flags)
 {
     struct wire_conn *w = (flags & MSG_PEEK) ? NULL : lookup(fd);
 
-    if (w && w->ssl)
-        return tls_recv(w, buf, n);
+    if (w && w->ssl) {
+        ssize_t t = tls_recv(w, buf, n);
+        int e = errno;
+        after_read(w, t);
+        errno = e;
+        return t;
+    }
     ssize_t r = recv(fd, buf, n, flags);
     if (!w)
         return r;
-    if (r == 0) {
-        w->eof = true;
+    if (r <= 0) {
+        int e = errno;
+        after_read(w, r);
+        errno = e;
+        w->eof = w->eof || r == 0;
         return r;
     }
-    if (r < 0)
-        return r;
     unsigned heads = w->scan.heads;
     framing_scan_filter(&w->scan, buf, (size_t)r);
+    after_read(w, r);
     /*
      * A short read (all there was): did the client's FIN come with it?
      * With epoll libmicrohttpd is not told again, and would hold the
@@ -536,14 +567,22 @@ ssize_t wire_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
     return r;
 }
 
-/*
- * libmicrohttpd's shutdown after its last response: over TLS, the
- * close_notify alert first (once; not waiting for the client's).
- */
-int wire_shutdown(int fd, int how)
+/* Whether a close of @w now is a park (struct wire_conn). */
+static bool parks(const struct wire_conn *w)
 {
-    struct wire_conn *w = lookup(fd);
+    struct timespec ts;
 
+    if (!w->park_at || w->eof || w->failed || framing_scan_mid_head(&w->scan) ||
+        framing_scan_stopped(&w->scan))
+        return false;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= w->park_at;
+}
+
+/* @fd (of @w, or NULL) is shut down @how: over TLS, close_notify first
+ * (once; not waiting for the client's). */
+static int shut(int fd, struct wire_conn *w, int how)
+{
     if (w && w->ssl && !w->closing && how != SHUT_RD) {
         w->closing = true;
         ERR_clear_error();
@@ -551,4 +590,26 @@ int wire_shutdown(int fd, int how)
         ERR_clear_error();
     }
     return wire_shutdown_raw(fd, how);
+}
+
+/*
+ * libmicrohttpd's shutdown after its last response; none when the close
+ * is a park (struct wire_conn).
+ */
+int wire_shutdown(int fd, int how)
+{
+    struct wire_conn *w = lookup(fd);
+
+    if (w && !w->parked && parks(w)) {
+        w->parked = true;
+        return 0;
+    }
+    return shut(fd, w, how);
+}
+
+void wire_unpark(int fd, struct wire_conn *w)
+{
+    w->parked = false;
+    w->park_at = 0;
+    (void)shut(fd, w, SHUT_WR);
 }

@@ -57,15 +57,33 @@ struct wire_sent {
     bool short_write;
 };
 
-/* Per connection; owned by the daemon's connection state. */
+/*
+ * Per connection; owned by the daemon's connection state.
+ *
+ * Waiting between requests (daemon.c): @park_at set while libmicrohttpd's
+ * timeout is short; if it closes the connection for that silence, the
+ * close is a park: its shutdown is not done (@parked), and the socket goes
+ * back to the front, which waits for the next request at the cost of a
+ * struct front_conn. Not when bytes of a head are held, the client ended
+ * its stream or the connection failed: then the close is one. A read of
+ * bytes clears @park_at (a request is under way); @slow is called (once,
+ * until @slow_set is cleared) when the request needs the long timeout:
+ * its head did not come whole, or the socket did not take a write at once.
+ */
 struct wire_conn {
     struct framing_scan scan; /* plaintext request heads */
     SSL *ssl;                 /* TLS: the front's session, else NULL */
     struct wire_io *io;       /* its socket (TLS) */
     struct wire_sent sent;    /* the current response's bytes written */
-    bool eof;                 /* the client's end of stream is pending */
-    bool short_file;          /* a file ended before its size (sendfile) */
-    bool closing;             /* TLS: close_notify sent */
+    int64_t park_at; /* ms (CLOCK_MONOTONIC_COARSE): a close from then on
+                        parks; 0: it closes */
+    void (*slow)(struct wire_conn *w); /* see above, or NULL */
+    bool slow_set;                     /* @slow was called */
+    bool eof;        /* the client's end of stream is pending */
+    bool failed;     /* a read failed: the connection is over */
+    bool parked;     /* its close was a park (the shutdown not done) */
+    bool short_file; /* a file ended before its size (sendfile) */
+    bool closing;    /* TLS: close_notify sent */
 };
 
 /*
@@ -103,6 +121,12 @@ uint64_t wire_body_sent(const struct wire_conn *w);
 
 /* wire_sent_reset - the next bytes written are a new response's. */
 void wire_sent_reset(struct wire_conn *w);
+
+/*
+ * wire_unpark - the park of @fd (@w->parked) did not happen: the shutdown
+ * it skipped (TLS: close_notify first) is done now.
+ */
+void wire_unpark(int fd, struct wire_conn *w);
 
 /*
  * wire_shutdown_raw - shutdown(2) itself, not the tap's (which would speak
