@@ -57,9 +57,6 @@ static const char *const allowed[] = {
     /* its thread set-up (pthread_getattr_np), its sleeps, its opens */
     "nanosleep", "open|openat", "getdents|getdents64",
 #endif
-#ifdef BENEATH_FRONT_PUMP
-    "socketpair", /* the measured hand-off candidate (transport/front.c) */
-#endif
 #ifdef BENEATH_FAULT_HOOKS
     /* the test hook installs a later, outer-like filter */
     "seccomp",

@@ -62,9 +62,6 @@ enum state {
     ST_PARKED,    /* HTTP/1.1 between requests: libmicrohttpd let it go */
     ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
     ST_PREFACE,   /* plain listener: HTTP/2's preface or HTTP/1.x? */
-#ifdef BENEATH_FRONT_PUMP
-    ST_PUMP, /* measured alternative: socket <-> socketpair <-> MHD */
-#endif
 };
 
 enum ev_kind { EV_LISTENER, EV_STOP, EV_MAIL };
@@ -87,9 +84,6 @@ struct front_loop {
     bool mail_closed;              /* under mail_lock: no more parks */
     struct front_conn *mail_first; /* under mail_lock, by fc->next */
     struct front_conn *head, *tail;
-#ifdef BENEATH_FRONT_PUMP
-    struct front_conn *dead; /* pumps closed in this batch of events */
-#endif
     bool paused;  /* listeners out of the set (accept failed) */
     bool drained; /* listeners out of the set for good */
     int64_t pause_end;
@@ -353,202 +347,10 @@ struct front_conn *front_take(struct front *f, int fd)
 
 /* ---- the state machine --------------------------------------------------- */
 
-#ifdef BENEATH_FRONT_PUMP
-/*
- * The hand-off candidate measured against the tap (bench/README.md, "The
- * byte tap and its alternatives"; built only for that comparison, with
- * -DBENEATH_FRONT_PUMP=ON): libmicrohttpd gets one end of a socketpair,
- * the loop moves the bytes between the client's socket (through the SSL
- * on HTTPS) and the other end, edge-triggered, until neither side moves.
- */
-#define PUMP_BUF (64 * 1024)
-struct pump {
-    int pair;          /* the loop's end */
-    char up[PUMP_BUF]; /* client -> libmicrohttpd */
-    size_t up_len, up_off;
-    char down[PUMP_BUF]; /* libmicrohttpd -> client */
-    size_t down_len, down_off;
-    bool client_eof, pair_eof;
-};
-
-static void pump_close(struct front_loop *l, struct front_conn *fc)
-{
-    struct pump *p = fc->session_data;
-
-    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, p->pair, NULL);
-    close(p->pair);
-    free(p);
-    fc->session_data = NULL;
-    if (fc->ssl) {
-        ERR_clear_error();
-        (void)SSL_shutdown(fc->ssl);
-        ERR_clear_error();
-    }
-    (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
-    close(fc->fd);
-    l->f->ops->release(l->f->arg, (const struct sockaddr *)&fc->addr,
-                       fc->addrlen);
-    /* freed after this batch: an event of its other socket may be in it */
-    fc->state = ST_LINGER;
-    fc->next = l->dead;
-    l->dead = fc;
-}
-
-/* Client bytes into @p->up: > 0, 0 (none now), -1 (the end). */
-static ssize_t pump_read_client(struct front_conn *fc, struct pump *p)
-{
-    if (!fc->ssl) {
-        ssize_t n = recv(fc->fd, p->up, PUMP_BUF, MSG_DONTWAIT);
-        if (n > 0)
-            return n;
-        return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
-    }
-    ERR_clear_error();
-    int r = SSL_read(fc->ssl, p->up, PUMP_BUF);
-    if (r > 0)
-        return r;
-    int e = SSL_get_error(fc->ssl, r);
-    ERR_clear_error();
-    return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE ? 0 : -1;
-}
-
-/* @p->down's bytes to the client: > 0, 0 (full now), -1 (broken). */
-static ssize_t pump_write_client(struct front_conn *fc, struct pump *p)
-{
-    const char *b = p->down + p->down_off;
-    size_t n = p->down_len - p->down_off;
-
-    if (!fc->ssl) {
-        ssize_t k = send(fc->fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (k > 0)
-            return k;
-        return k < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
-    }
-    ERR_clear_error();
-    int r = SSL_write(fc->ssl, b, (int)n);
-    if (r > 0)
-        return r;
-    int e = SSL_get_error(fc->ssl, r);
-    ERR_clear_error();
-    return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE ? 0 : -1;
-}
-
-/* Move what can move; false when the connection is over. */
-static bool pump_move(struct front_conn *fc)
-{
-    struct pump *p = fc->session_data;
-    bool moved = true;
-
-    while (moved) {
-        moved = false;
-        if (p->up_len == p->up_off && !p->client_eof) {
-            ssize_t n = pump_read_client(fc, p);
-            p->up_off = 0;
-            p->up_len = n > 0 ? (size_t)n : 0;
-            if (n < 0) {
-                p->client_eof = true;
-                (void)shutdown(p->pair, SHUT_WR);
-            }
-            moved = n > 0;
-        }
-        if (p->up_len > p->up_off) {
-            ssize_t n = send(p->pair, p->up + p->up_off, p->up_len - p->up_off,
-                             MSG_DONTWAIT | MSG_NOSIGNAL);
-            if (n > 0) {
-                p->up_off += (size_t)n;
-                moved = true;
-            } else if (n < 0 && errno != EAGAIN) {
-                return false;
-            }
-        }
-        if (p->down_len == p->down_off && !p->pair_eof) {
-            ssize_t n = recv(p->pair, p->down, PUMP_BUF, MSG_DONTWAIT);
-            p->down_off = 0;
-            p->down_len = n > 0 ? (size_t)n : 0;
-            if (n == 0 || (n < 0 && errno != EAGAIN))
-                p->pair_eof = true;
-            moved = moved || n > 0;
-        }
-        if (p->down_len > p->down_off) {
-            ssize_t n = pump_write_client(fc, p);
-            if (n < 0)
-                return false;
-            p->down_off += (size_t)n;
-            moved = moved || n > 0;
-        }
-    }
-    return !(p->pair_eof && p->down_len == p->down_off);
-}
-
-static void pump_event(struct front_loop *l, struct front_conn *fc)
-{
-    if (fc->state == ST_PUMP && !pump_move(fc))
-        pump_close(l, fc);
-}
-
-/* Hand @fc's bytes to libmicrohttpd through a socketpair. */
-static void pump_start(struct front_loop *l, struct front_conn *fc)
-{
-    struct front *f = l->f;
-    struct pump *p = calloc(1, sizeof *p);
-    struct front_conn *peer = calloc(1, sizeof *peer);
-    int sp[2] = {-1, -1};
-
-    if (fc->watched) {
-        unlink_conn(l, fc);
-        (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
-        fc->watched = false;
-    }
-    if (!p || !peer ||
-        socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-                   sp) != 0 ||
-        !wire_fits(sp[1]) ||
-        !f->ops->admit(f->arg, (const struct sockaddr *)&fc->addr,
-                       fc->addrlen)) {
-        free(p);
-        free(peer);
-        if (sp[0] >= 0) {
-            close(sp[0]);
-            close(sp[1]);
-        }
-        close(fc->fd);
-        f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
-                        fc->addrlen);
-        front_conn_free(fc);
-        return;
-    }
-    p->pair = sp[0];
-    fc->session_data = p;
-    fc->state = ST_PUMP;
-    /* libmicrohttpd's side: a plain connection with the client's address */
-    *peer = *fc;
-    peer->fd = peer->io.fd = sp[1];
-    peer->ssl = NULL;
-    peer->session_data = NULL;
-    peer->prev = peer->next = NULL;
-    if (!hand_over(f, peer)) {
-        f->ops->release(f->arg, (const struct sockaddr *)&peer->addr,
-                        peer->addrlen);
-        front_conn_free(peer);
-    }
-    struct epoll_event ev = {
-        .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = fc};
-    (void)epoll_ctl(l->ep, EPOLL_CTL_ADD, fc->fd, &ev);
-    ev.data.ptr = (char *)fc + 1;
-    (void)epoll_ctl(l->ep, EPOLL_CTL_ADD, p->pair, &ev);
-    pump_event(l, fc);
-}
-#endif
-
 /* Out of the loop, to libmicrohttpd. */
 static void to_http1(struct front_loop *l, struct front_conn *fc)
 {
     struct front *f = l->f;
-
-#ifdef BENEATH_FRONT_PUMP
-    pump_start(l, fc);
-    return;
-#endif
 
     if (fc->watched) {
         unlink_conn(l, fc);
@@ -828,11 +630,6 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
     case ST_PARKED:
         parked(l, fc);
         return;
-#ifdef BENEATH_FRONT_PUMP
-    case ST_PUMP:
-        pump_event(l, fc);
-        return;
-#endif
     default:
         linger(l, fc);
         return;
@@ -1005,28 +802,11 @@ static void *loop_run(void *arg)
                 take_mail(l);
                 continue;
             }
-#ifdef BENEATH_FRONT_PUMP
-            if ((uintptr_t)p & 1) {
-                pump_event(l, (struct front_conn *)((char *)p - 1));
-                continue;
-            }
-            if (!is_listener(f, p) && p != &l->stop &&
-                ((struct front_conn *)p)->state == ST_LINGER &&
-                !((struct front_conn *)p)->watched)
-                continue; /* a pump closed earlier in this batch */
-#endif
             if (is_listener(f, p))
                 accept_some(l, p);
             else
                 conn_event(l, p, evs[i].events);
         }
-#ifdef BENEATH_FRONT_PUMP
-        while (l->dead) {
-            struct front_conn *fc = l->dead;
-            l->dead = fc->next;
-            front_conn_free(fc);
-        }
-#endif
         now = mono_ms();
         if (l->paused && now >= l->pause_end) {
             l->paused = false;
