@@ -52,8 +52,9 @@ limit=$((conns + 1000))
 
 names=(beneath nginx) bins=("$beneath_bin" nginx)
 for a in "${also[@]}"; do
-  [[ $a == *=* ]] && [[ ${a%%=*} =~ ^[A-Za-z0-9._-]+$ ]] ||
+  if ! [[ $a == *=* && ${a%%=*} =~ ^[A-Za-z0-9._-]+$ ]]; then
     die "--also wants NAME=PATH, not '$a'"
+  fi
   [ -x "${a#*=}" ] || die "--also ${a%%=*}: not an executable: ${a#*=}"
   names+=("${a%%=*}") bins+=("${a#*=}")
 done
@@ -96,7 +97,8 @@ EOF
 start() {
   local i=$1 log="$out/server-${names[$1]}.log"
   if [ "${bins[i]}" = nginx ]; then
-    port=$(free_port) && h2c_port=$(free_port) || die "no free port"
+    port=$(free_port) || die "no free port"
+    h2c_port=$(free_port) || die "no free port"
     nginx_conf "$run/nginx.conf" "$port" "$h2c_port"
     setsid nginx -e "$run/nginx-error.log" -c "$run/nginx.conf" >"$log" 2>&1 &
     pid=$!
@@ -114,7 +116,9 @@ start() {
     h2c_port=$port # one port: HTTP/2 by its preface
     main=$(serving_pid "$pid")
   fi
-  [ -n "$port" ] && [ -n "$main" ] || die "${names[i]} did not start: $(tail -n 3 "$log")"
+  if [ -z "$port" ] || [ -z "$main" ]; then
+    die "${names[i]} did not start: $(tail -n 3 "$log")"
+  fi
   bench_pids+=("$pid")
 }
 

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: MIT
 # tap_scoped.sh BINARY: the byte tap is libmicrohttpd's alone. BINARY (the
 # beneath executable) must export no function that libc also defines: a
@@ -17,7 +17,7 @@ funcs "$bin" >"$tmp/bin"
 funcs "$libc" >"$tmp/libc"
 both=$(comm -12 "$tmp/bin" "$tmp/libc")
 if [ -n "$both" ]; then
-  echo "tap_scoped: $bin defines libc's $(echo $both | tr ' ' ',') for the whole process" >&2
+  echo "tap_scoped: $bin defines libc's $(tr '\n' ' ' <<<"$both")for the whole process" >&2
   exit 1
 fi
 for f in recv send sendmsg sendfile64 shutdown; do

@@ -14,7 +14,7 @@
  * CONN_PARK_S, which a request read and answered at once never outlasts;
  * one that is slow (its head comes in pieces, or its reply does not fit in
  * the socket: the tap says so, slow) gets --timeout until its reply is
- * over (conn_wait). The close that CONN_PARK_S makes of a waiting
+ * over (daemon_request.c). The close that CONN_PARK_S makes of a waiting
  * connection is a park (the tap leaves the socket as it is, wire.h), and
  * notify_connection hands a descriptor of the socket to the front
  * (front_park), which gives it back with its next request. The timeout is
@@ -128,19 +128,6 @@ static void slow(struct wire_conn *w)
 
     MHD_set_connection_option(c->mc, MHD_CONNECTION_OPTION_TIMEOUT,
                               c->h->conf->timeout);
-}
-
-void conn_wait(struct conn *c, struct MHD_Connection *mc)
-{
-    if (!c->front || !conn_parking(c->h->conf))
-        return;
-    /* a close before half of it is not the timeout's (Connection: close) */
-    c->wire.park_at = now_ms() + 500 * CONN_PARK_S;
-    if (c->wire.slow_set) {
-        c->wire.slow_set = false;
-        MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,
-                                  CONN_PARK_S);
-    }
 }
 
 /*
@@ -367,7 +354,7 @@ static struct MHD_Daemon *start_one(struct daemon *h)
      * and is split between them, so leave room above it. */
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
     /* a connection waiting for a request: parked after CONN_PARK_S; a slow
-     * request has --timeout (slow, conn_wait) */
+     * request has --timeout (slow, daemon_request.c) */
     OPT(MHD_OPTION_CONNECTION_TIMEOUT,
         conn_parking(conf) ? CONN_PARK_S : conf->timeout, NULL);
     /* The pool holds the request line and headers plus the reply headers;

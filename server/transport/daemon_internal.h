@@ -61,10 +61,6 @@ static inline bool conn_parking(const struct daemon_conf *conf)
     return !conf->timeout || conf->timeout > CONN_PARK_S;
 }
 
-/* conn_wait - @c (on @mc) waits for a request from now on: parked if it
- * waits CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own). */
-void conn_wait(struct conn *c, struct MHD_Connection *mc);
-
 struct daemon {
     const struct daemon_conf *conf;
     struct live *gens; /* of struct daemon_gen */

@@ -207,6 +207,24 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
 }
 
 /*
+ * @c (on @mc) waits for a request from now on: parked if it waits
+ * CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own; a slow
+ * request had --timeout, daemon.c).
+ */
+static void wait_next(struct conn *c, struct MHD_Connection *mc)
+{
+    if (!c->front || !conn_parking(c->h->conf))
+        return;
+    /* a close before half of it is not the timeout's (Connection: close) */
+    c->wire.park_at = now_ms() + 500 * CONN_PARK_S;
+    if (c->wire.slow_set) {
+        c->wire.slow_set = false;
+        MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  CONN_PARK_S);
+    }
+}
+
+/*
  * Whether the reply on @c went whole, ended as @toe says: libmicrohttpd
  * ends a complete reply COMPLETED_OK, but one it made itself (400, 414,
  * 431) WITH_ERROR, as it does a reply cut short by an error; that one is
@@ -272,7 +290,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     if (c->wire.eof && c->fd >= 0)
         wire_shutdown(c->fd, SHUT_RDWR);
     atomic_store_explicit(&c->idle_since, now_ms(), memory_order_relaxed);
-    conn_wait(c, mc); /* parked after CONN_PARK_S of waiting */
+    wait_next(c, mc); /* parked after CONN_PARK_S of waiting */
     /* Idle keep-alive first (MHD's timeout), then the next headers. */
     atomic_store_explicit(
         &c->deadline,
