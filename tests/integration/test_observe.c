@@ -401,6 +401,51 @@ START_TEST(aborted_downloads)
 END_TEST
 
 /*
+ * A stop loses no line: downloads under way when SIGTERM comes (a slow
+ * reader over HTTP/1.1, HTTPS and h2) are cut at --shutdown-timeout, and
+ * each gets its line, cut short, with the bytes that went, before the log
+ * closes.
+ */
+START_TEST(stop_logs_cut_replies)
+{
+    char *big = tree_path(www, "big.bin");
+    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    EXPECT(fd >= 0 && ftruncate(fd, BIG_SIZE) == 0, "make big.bin");
+    close(fd);
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", "--log-format", "json",
+                                    "--shutdown-timeout", "1", NULL);
+    unsigned tls = https_port(s);
+    static const struct {
+        const char *mark, *curl, *scheme;
+    } slow[] = {
+        {"stoph1", "--http1.1", "http"},
+        {"stoptls", "--http1.1", "https"},
+        {"stoph2", "--http2", "https"},
+    };
+    /* slow readers in the background, bounded; they end with the server */
+    for (size_t i = 0; i < N_ELEMS(slow); i++)
+        EXPECT(run(hfmt("timeout 20 curl -sk %s --limit-rate 200k "
+                        "%s://127.0.0.1:%u/big.bin?m=%s -o /dev/null "
+                        ">/dev/null 2>&1 &",
+                        slow[i].curl, slow[i].scheme,
+                        slow[i].scheme[4] == 's' ? tls : s->port,
+                        slow[i].mark)) == 0,
+               "start %s", slow[i].mark);
+    sleep_ms(1500);
+    int ws = server_stop(s, 20000);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stop: %s", wstatus_str(ws));
+    for (size_t i = 0; i < N_ELEMS(slow); i++)
+        EXPECT(run(hfmt("jq -e 'select(.target == \"/big.bin?m=%s\") | "
+                        ".aborted == true and .bytes > 0 and .bytes < %d' "
+                        "%s | grep -qx true",
+                        slow[i].mark, BIG_SIZE, s->out_path)) == 0,
+               "no line cut short for %s after the stop:\n%s", slow[i].mark,
+               server_stdout(s));
+}
+END_TEST
+
+/*
  * An access log that is a FIFO nobody reads: requests are still answered
  * promptly (the log drops, never the worker waits), the drops show in the
  * metrics, and SIGTERM still stops the server in bounded time.
@@ -459,8 +504,9 @@ const struct check_main check_main = {
                 .unchecked_setup = harness_suite_setup,
                 .unchecked_teardown = harness_suite_teardown,
                 .timeout = 120},
-    .tcases = {{"log", .tests = {&json_fields, &vhost_field,
-                                 &template_and_duration, &bad_template_refused,
-                                 &fifo_nobody_reads, &aborted_downloads}},
-               {"metrics", .tests = {&metrics_listen_promtool,
-                                     &tls_version_and_handshakes}}}};
+    .tcases = {
+        {"log", .tests = {&json_fields, &vhost_field, &template_and_duration,
+                          &bad_template_refused, &fifo_nobody_reads,
+                          &aborted_downloads, &stop_logs_cut_replies}},
+        {"metrics",
+         .tests = {&metrics_listen_promtool, &tls_version_and_handshakes}}}};
