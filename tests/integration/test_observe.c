@@ -318,6 +318,26 @@ static double tcp_wmem_max(void)
 }
 
 /*
+ * big.bin (BIG_SIZE bytes, sparse) in the site, and a server on it with
+ * an https:// listener (its port in *@tls) beside the plain one, JSON
+ * lines, and @opt @val.
+ */
+static struct server *big_server(const char *opt, const char *val,
+                                 unsigned *tls)
+{
+    char *big = tree_path(www, "big.bin");
+    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    EXPECT(fd >= 0 && ftruncate(fd, BIG_SIZE) == 0, "make big.bin");
+    close(fd);
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", "--log-format", "json",
+                                    opt, val, NULL);
+    *tls = https_port(s);
+    return s;
+}
+
+/*
  * Bytes and time actually sent: a client reads 1 MB of a 36 MB file and
  * closes, over HTTP/1.1, HTTPS, h2 and h2c. Each line says what went: at
  * least the 1 MB read, at most that plus what the buffers between could
@@ -328,14 +348,8 @@ static double tcp_wmem_max(void)
  */
 START_TEST(aborted_downloads)
 {
-    char *big = tree_path(www, "big.bin");
-    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    EXPECT(fd >= 0 && ftruncate(fd, BIG_SIZE) == 0, "make big.bin");
-    close(fd);
-    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
-                                    "--tls-self-signed", "--log-format", "json",
-                                    "--metrics-listen", "127.0.0.1:0", NULL);
-    unsigned tls = https_port(s);
+    unsigned tls;
+    struct server *s = big_server("--metrics-listen", "127.0.0.1:0", &tls);
     /* read, the server's send buffer, the client's receive buffer (the
        kernel doubles it), and 1 MB for the client's and server's own (TLS
        records, HTTP/2 frames) */
@@ -408,14 +422,8 @@ END_TEST
  */
 START_TEST(stop_logs_cut_replies)
 {
-    char *big = tree_path(www, "big.bin");
-    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    EXPECT(fd >= 0 && ftruncate(fd, BIG_SIZE) == 0, "make big.bin");
-    close(fd);
-    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
-                                    "--tls-self-signed", "--log-format", "json",
-                                    "--shutdown-timeout", "1", NULL);
-    unsigned tls = https_port(s);
+    unsigned tls;
+    struct server *s = big_server("--shutdown-timeout", "1", &tls);
     static const struct {
         const char *mark, *curl, *scheme;
     } slow[] = {
