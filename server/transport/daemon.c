@@ -201,7 +201,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         if (conn_parking(h->conf)) {
             c->wire.slow = slow;
             /* waiting for its first request's bytes (not yet read) */
-            c->wire.park_at = now_ms() + 500 * CONN_PARK_S;
+            c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
         }
         c->tls_version = fc->version;
         atomic_init(&c->deadline, fc->accepted_ms + 1 +
@@ -246,7 +246,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
  * Connection: close. */
 
 /* Parked connections leave this long (ms) between two trims at most. */
-#define TRIM_EVERY_MS 1000
+#define TRIM_EVERY_MS ((int64_t)1000)
 
 /*
  * Each 250 ms: connections past their header deadline (0: none), and,

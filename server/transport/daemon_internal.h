@@ -53,6 +53,9 @@ struct conn {
  * its pool and our struct conn freed, and the front waits (front_park).
  */
 #define CONN_PARK_S 1
+/* A close of a waiting connection this long (ms) after it began to wait is
+ * its park; a sooner one ends it (Connection: close). */
+#define CONN_PARK_AFTER_MS ((int64_t)500 * CONN_PARK_S)
 
 /* conn_parking - whether waiting connections are parked: not when
  * --timeout ends them as soon. */

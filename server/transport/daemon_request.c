@@ -216,7 +216,7 @@ static void wait_next(struct conn *c, struct MHD_Connection *mc)
     if (!c->front || !conn_parking(c->h->conf))
         return;
     /* a close before half of it is not the timeout's (Connection: close) */
-    c->wire.park_at = now_ms() + 500 * CONN_PARK_S;
+    c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
     if (c->wire.slow_set) {
         c->wire.slow_set = false;
         MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,

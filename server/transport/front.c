@@ -727,7 +727,7 @@ static void drain_loop(struct front_loop *l)
     pthread_mutex_unlock(&l->f->lock);
     for (struct front_conn *fc = l->head; fc; fc = fc->next)
         n += fc->state == ST_SESSION || fc->state == ST_PARKED;
-    struct front_conn **v2 = n ? calloc(n, sizeof *v2) : NULL;
+    struct front_conn **v2 = n ? calloc(n, sizeof(struct front_conn *)) : NULL;
     if (!v2)
         return; /* each session sees the drain at its next event */
     for (struct front_conn *fc = l->head; fc && i < n; fc = fc->next)

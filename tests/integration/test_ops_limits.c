@@ -152,7 +152,7 @@ END_TEST
  */
 static int server_fd_of(pid_t pid, const struct raw_conn *c)
 {
-    struct sockaddr_in me;
+    struct sockaddr_in me = {0};
     socklen_t len = sizeof me;
     char *tcp = tree_read("/proc/net/tcp", NULL);
     unsigned long inode = 0;
