@@ -11,15 +11,16 @@
  * request leaves libmicrohttpd (whose pool of --max-header-size + 4 KiB per
  * connection stays whole, zeroed, while it lives) for the front, which
  * keeps only its struct front_conn. libmicrohttpd's own timeout is
- * CONN_PARK_S, which a request read and answered at once never outlasts;
- * one that is slow (its head comes in pieces, or its reply does not fit in
- * the socket: the tap says so, slow) gets --timeout until its reply is
- * over (daemon_request.c). The close that CONN_PARK_S makes of a waiting
+ * CONN_PARK_S, a waiting connection's; a request gets --timeout from its
+ * complete head (the handler's first call; from its first bytes if its
+ * head comes in pieces: the tap says so, slow) to its reply's end
+ * (daemon_request.c). The close that CONN_PARK_S makes of a waiting
  * connection is a park (the tap leaves the socket as it is, wire.h), and
  * notify_connection hands a descriptor of the socket to the front
- * (front_park), which gives it back with its next request. The timeout is
- * thus changed for slow requests alone: a connection with a timeout of
- * its own is in a list libmicrohttpd walks whole at each turn of its loop.
+ * (front_park), which gives it back with its next request. So only
+ * connections with a request under way have a timeout of their own, which
+ * puts them in a list libmicrohttpd walks whole at each turn of its loop;
+ * waiting ones are in its sorted list.
  *
  * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
  * client trickling its headers holds a connection forever. Each connection
@@ -120,16 +121,6 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 
 static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
 
-/* A slow request (wire.h): --timeout until its reply is over. On its
- * worker, in the tap's read or write. */
-static void slow(struct wire_conn *w)
-{
-    struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, wire));
-
-    MHD_set_connection_option(c->mc, MHD_CONNECTION_OPTION_TIMEOUT,
-                              c->h->conf->timeout);
-}
-
 /*
  * @c's close was a park (wire.h): a descriptor of its socket and its
  * struct front_conn go to the front, which waits for the next request
@@ -199,7 +190,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         snprintf(c->client, sizeof c->client, "%s", fc->client);
         wire_attach(c->fd, &c->wire, fc->ssl, &fc->io);
         if (conn_parking(h->conf)) {
-            c->wire.slow = slow;
+            c->wire.slow = conn_slow;
             /* waiting for its first request's bytes (not yet read) */
             c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
         }
@@ -353,8 +344,8 @@ static struct MHD_Daemon *start_one(struct daemon *h)
     /* The real limit is accept_policy's; this one only caps each worker,
      * and is split between them, so leave room above it. */
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
-    /* a connection waiting for a request: parked after CONN_PARK_S; a slow
-     * request has --timeout (slow, daemon_request.c) */
+    /* a connection waiting for a request: parked after CONN_PARK_S; one
+     * with a request under way has --timeout (conn_slow) */
     OPT(MHD_OPTION_CONNECTION_TIMEOUT,
         conn_parking(conf) ? CONN_PARK_S : conf->timeout, NULL);
     /* The pool holds the request line and headers plus the reply headers;

@@ -98,6 +98,10 @@ static inline int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
 }
 
+/* conn_slow - struct wire_conn's slow: the request under way on the
+ * connection of @w gets --timeout, not a waiting connection's. */
+void conn_slow(struct wire_conn *w);
+
 /* conn_forget - drop the previous request's strings and results. */
 void conn_forget(struct conn *c);
 

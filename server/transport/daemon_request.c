@@ -17,6 +17,7 @@
 #include "transport/reply_mhd.h"
 #include "transport/served.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,43 @@ void conn_log_request(const struct daemon_gen *g, struct conn *c,
     };
 
     served_log(g, &s);
+}
+
+/* A request under way (a head in pieces, wire.h; or complete): --timeout
+ * until its reply is over. On its worker. */
+void conn_slow(struct wire_conn *w)
+{
+    struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, wire));
+
+    MHD_set_connection_option(c->mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                              c->h->conf->timeout);
+}
+
+/* @c has a request under way (its head complete): --timeout, not a
+ * waiting connection's, until its reply is over (wait_next). */
+static void under_way(struct conn *c)
+{
+    if (c->wire.slow && !c->wire.slow_set) {
+        c->wire.slow_set = true;
+        conn_slow(&c->wire);
+    }
+}
+/*
+ * @c (on @mc) waits for a request from now on: parked if it waits
+ * CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own; a slow
+ * request had --timeout, daemon.c).
+ */
+static void wait_next(struct conn *c, struct MHD_Connection *mc)
+{
+    if (!c->front || !conn_parking(c->h->conf))
+        return;
+    /* a close before half of it is not the timeout's (Connection: close) */
+    c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
+    if (c->wire.slow_set) {
+        c->wire.slow_set = false;
+        MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  CONN_PARK_S);
+    }
 }
 
 /* One field line: kept in the request if the server reads it, and given
@@ -181,6 +219,9 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
     if (!c->started) {
         /* Phase one: headers are complete. Remember, don't queue. */
         c->started = true;
+        /* a handler or disk slower than a waiting connection's timeout
+           must not end it */
+        under_way(c);
         atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
         c->start_ns = metrics_now_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
@@ -204,24 +245,6 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
         return MHD_YES;
     }
     return answer(h, c, mc);
-}
-
-/*
- * @c (on @mc) waits for a request from now on: parked if it waits
- * CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own; a slow
- * request had --timeout, daemon.c).
- */
-static void wait_next(struct conn *c, struct MHD_Connection *mc)
-{
-    if (!c->front || !conn_parking(c->h->conf))
-        return;
-    /* a close before half of it is not the timeout's (Connection: close) */
-    c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
-    if (c->wire.slow_set) {
-        c->wire.slow_set = false;
-        MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,
-                                  CONN_PARK_S);
-    }
 }
 
 /*

@@ -153,8 +153,6 @@ static void tally(struct wire_conn *w, const struct iovec *iov, size_t n_iov,
     size_t left = r > 0 ? (size_t)r : 0;
 
     o->short_write = r < 0 || (size_t)r < asked;
-    if (o->short_write)
-        slow(w);
     if (!iov && !o->head_done) {
         o->head_done = true;
         o->head = o->bytes;

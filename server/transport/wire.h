@@ -67,8 +67,8 @@ struct wire_sent {
  * struct front_conn. Not when bytes of a head are held, the client ended
  * its stream or the connection failed: then the close is one. A read of
  * bytes clears @park_at (a request is under way); @slow is called (once,
- * until @slow_set is cleared) when the request needs the long timeout:
- * its head did not come whole, or the socket did not take a write at once.
+ * until @slow_set is cleared) when its head does not come whole: it needs
+ * the long timeout before its handler gives it one.
  */
 struct wire_conn {
     struct framing_scan scan; /* plaintext request heads */
