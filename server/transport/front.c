@@ -790,12 +790,13 @@ static void *loop_run(void *arg)
         int n = epoll_wait(l->ep, evs, 64, timeout);
         if (n < 0 && errno != EINTR)
             break;
+        bool drain = false;
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             if (p == &l->stop && atomic_load(&f->phase) == PHASE_STOP)
                 return NULL;
             if (p == &l->stop) {
-                drain_loop(l);
+                drain = true;
                 continue;
             }
             if (p == &l->mail) {
@@ -807,6 +808,9 @@ static void *loop_run(void *arg)
             else
                 conn_event(l, p, evs[i].events);
         }
+        /* after the batch: it ends connections whose events may be in it */
+        if (drain)
+            drain_loop(l);
         now = mono_ms();
         if (l->paused && now >= l->pause_end) {
             l->paused = false;
