@@ -31,10 +31,14 @@ arch=$(dpkg --print-architecture)
 deb=$tmp/out/beneath_${version}_${arch}.deb
 [ -f "$deb" ] || fail "no $deb: $(ls "$tmp/out")"
 info=$(dpkg-deb -I "$deb")
-# (GnuTLS comes with libmicrohttpd12: beneath itself speaks TLS with OpenSSL)
-for dep in libc6 libmicrohttpd12 libssl3; do
+# (libmicrohttpd is linked in from its static archive, its socket calls
+# through the byte tap; GnuTLS is its HTTPS code's: beneath itself speaks
+# TLS with OpenSSL)
+for dep in libc6 libgnutls30 libssl3; do
   grep -q "^ Depends:.*\b$dep\b" <<<"$info" || fail "Depends lacks $dep: $info"
 done
+! grep -q "^ Depends:.*\blibmicrohttpd" <<<"$info" ||
+  fail "Depends names libmicrohttpd, whose shared library would bypass the tap: $info"
 [ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/beneath/beneath.conf ] ||
   fail "conffiles is not /etc/beneath/beneath.conf"
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')

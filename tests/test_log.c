@@ -91,7 +91,7 @@ START_TEST(json)
         "{\"time\":\"1994-11-06T08:49:37.042Z\",\"client\":\"127.0.0.1\","
         "\"user\":null,\"method\":\"GET\",\"target\":\"/a\\\"b\\\\c\\u0001\","
         "\"protocol\":\"HTTP/1.1\",\"proto\":\"http/"
-        "1.1\",\"status\":403,\"bytes\":12,"
+        "1.1\",\"status\":403,\"bytes\":12,\"aborted\":false,"
         "\"duration_us\":1234,\"host\":\"example.org\",\"vhost\":null,"
         "\"tls\":\"TLS1.3\",\"encoding\":\"br\","
         "\"referer\":null,\"agent\":\"curl/8\",\"resolver\":\"kernel\","
@@ -208,6 +208,41 @@ START_TEST(combined_duration)
 
     ck_assert_ptr_nonnull(
         strstr(s, "resolver=kernel errno=EXDEV duration_us=1234\n"));
+}
+END_TEST
+
+/*
+ * A reply cut short: its bytes as they went, "aborted=1" before the
+ * duration in combined (key=value, as resolver=), true in JSON, 1 in a
+ * template; a whole one says nothing in combined, false and 0.
+ */
+START_TEST(aborted_reply)
+{
+    struct log_record r = rec;
+    char buf[LOG_LINE_MAX];
+
+    r.aborted = true;
+    r.bytes = 1048576;
+    r.err = 0;
+    ck_assert_int_gt(log_format_line("combined", &r, buf, sizeof buf), 0);
+    ck_assert_ptr_nonnull(strstr(buf, "\" 403 1048576 \"-\" \"curl/8\" "
+                                      "resolver=kernel aborted=1\n"));
+    ck_assert_int_gt(log_format_line("combined+duration", &r, buf, sizeof buf),
+                     0);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "resolver=kernel aborted=1 duration_us=1234\n"));
+    ck_assert_int_gt(log_format_line("json", &r, buf, sizeof buf), 0);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "\"bytes\":1048576,\"aborted\":true,\"duration_us\""));
+    ck_assert_int_gt(
+        log_format_line("$status $bytes $aborted", &r, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "403 1048576 1\n");
+    r.aborted = false;
+    ck_assert_int_gt(log_format_line("combined", &r, buf, sizeof buf), 0);
+    ck_assert_ptr_null(strstr(buf, "aborted"));
+    ck_assert_int_gt(
+        log_format_line("$status $bytes $aborted", &r, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "403 1048576 0\n");
 }
 END_TEST
 
@@ -408,7 +443,8 @@ const struct check_main check_main = {
         {"lines", setup, fixture_dir_teardown,
          .tests = {&combined, &json, &symlink_field, &user_field,
                    &long_fields_are_cut, &two_generations_append, &open_errors,
-                   &combined_duration, &stalled_reader, &threads_whole_lines}},
+                   &combined_duration, &aborted_reply, &stalled_reader,
+                   &threads_whole_lines}},
         {"templates", .loops = {LOOP(template_case), LOOP(hostile_case)}},
         {"bad templates", setup, fixture_dir_teardown,
          .loops = {LOOP(bad_template_case)}}}};

@@ -429,6 +429,35 @@ START_TEST(self_signed_kept)
 }
 END_TEST
 
+/*
+ * A keep-alive HTTPS connection that waits is parked in the front (its SSL
+ * with it, buffers released) and carries on: after 2.5 s of silence (1 s
+ * parks it) the next requests go on the same TCP connection and TLS
+ * session, a big body among them, whole.
+ */
+START_TEST(https_waits_parked)
+{
+    unsigned port;
+    struct server *s = self_signed(&port);
+    CURL *e = http_easy();
+    struct hs *r = https(e, port, "GET", "/index.html", NULL, NULL);
+
+    EXPECT(r->status == 200, "first: status %ld", r->status);
+    for (int i = 0; i < 2; i++) {
+        sleep_ms(2500);
+        r = https(e, port, "GET", i ? "/big.bin" : "/index.html", NULL, NULL);
+        EXPECT(r->curl_result == CURLE_OK && r->status == 200 &&
+                   r->connects == 0,
+               "after 2.5 s of waiting: %s, status %ld, %ld new connections",
+               curl_easy_strerror((CURLcode)r->curl_result), r->status,
+               r->connects);
+    }
+    EXPECT(r->body_len == BIG_LEN, "the big body after the wait: %zu bytes",
+           r->body_len);
+    server_stop_clean(s);
+}
+END_TEST
+
 START_TEST(https_range_and_big)
 {
     unsigned port;
@@ -1327,14 +1356,14 @@ END_TEST
 const struct check_main check_main = {
     .suite = "tls_e2e",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {
-        {"https", test_setup, .loops = {LOOP(startup_checks)},
-         .tests = {&self_signed_get, &self_signed_kept, &https_range_and_big,
-                   &https_304_by_etag, &verified_chain, &sighup_swap,
-                   &replicas_same_etag, &big_file_hashed_in_background}},
-        {"front", test_setup,
-         .tests = {&sni_picks_the_chain, &named_cert_checks, &alpn_choices,
-                   &h2_over_tls, &h2_prior_knowledge, &tickets_resume,
-                   &sessions_bound_to_name_and_cert,
-                   &unfinished_handshake_bounded, &per_ip_limit_from_accept,
-                   &fds_come_back}}}};
+    .tcases = {{"https", test_setup, .loops = {LOOP(startup_checks)},
+                .tests = {&self_signed_get, &self_signed_kept,
+                          &https_waits_parked, &https_range_and_big,
+                          &https_304_by_etag, &verified_chain, &sighup_swap,
+                          &replicas_same_etag, &big_file_hashed_in_background}},
+               {"front", test_setup,
+                .tests = {&sni_picks_the_chain, &named_cert_checks,
+                          &alpn_choices, &h2_over_tls, &h2_prior_knowledge,
+                          &tickets_resume, &sessions_bound_to_name_and_cert,
+                          &unfinished_handshake_bounded,
+                          &per_ip_limit_from_accept, &fds_come_back}}}};

@@ -302,7 +302,7 @@ int acme_request(struct acme *a, const char *name)
 static time_t order_slot(struct acme *a)
 {
     time_t now = acme_now(a),
-           floor = now - ACME_ONDEMAND_BURST * ACME_ONDEMAND_EVERY;
+           floor = now - (time_t)ACME_ONDEMAND_BURST * ACME_ONDEMAND_EVERY;
 
     if (a->ordered < floor)
         a->ordered = floor;
@@ -426,15 +426,22 @@ int acme_status(struct acme *a, size_t i, time_t now, struct acme_status *st)
     return 0;
 }
 
+void acme_stop(struct acme *a)
+{
+    if (a == NULL)
+        return;
+    pthread_mutex_lock(&a->mu);
+    atomic_store(&a->stop, true);
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
 void acme_close(struct acme *a)
 {
     if (a == NULL)
         return;
     if (a->started) {
-        pthread_mutex_lock(&a->mu);
-        atomic_store(&a->stop, true);
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
+        acme_stop(a);
         pthread_join(a->thread, NULL);
     }
     acme_shared_clear(a);

@@ -181,6 +181,13 @@ int acme_start(struct acme *a);
 int acme_status(struct acme *a, size_t i, time_t now, struct acme_status *st);
 
 /*
+ * acme_stop - ask the thread to stop, without waiting: an exchange in
+ * flight is abandoned within a second, nothing new is begun. NULL is
+ * allowed; acme_close still joins and frees.
+ */
+void acme_stop(struct acme *a);
+
+/*
  * acme_close - stop the thread (an exchange in flight is abandoned within a
  * second), withdraw its challenge material, release everything. NULL is
  * allowed.

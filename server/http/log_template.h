@@ -23,9 +23,10 @@
     X(PROTOCOL, "protocol", "HTTP/1.1, HTTP/1.0 or HTTP/2.0")                  \
     X(PROTO, "proto", "application protocol: http/1.1, http/1.0 or h2")        \
     X(STATUS, "status", "response status code")                                \
-    X(BYTES, "bytes", "response body bytes queued")                            \
+    X(BYTES, "bytes", "response body bytes written to the connection")         \
+    X(ABORTED, "aborted", "1: the reply was cut short before its end, else 0") \
     X(DURATION_US, "duration_us",                                              \
-      "microseconds from complete headers to queued response")                 \
+      "microseconds from complete headers to the reply's last byte or abort")  \
     X(HOST, "host", "Host header as received, or -")                           \
     X(VHOST, "vhost", "the --vhost pattern or --sites site that served, or -") \
     X(TLS, "tls", "TLS version (TLS1.3), or -")                                \

@@ -19,7 +19,8 @@ struct log_record {
     const char *user;   /* the authenticated user (Basic), or NULL */
     time_t time;
     unsigned msec;        /* milliseconds of @time, 0..999 */
-    uint64_t duration_us; /* headers complete to response queued */
+    uint64_t duration_us; /* headers complete to the reply's last byte
+                             written, or its abort */
     const char *host;     /* the Host header, or NULL */
     const char *vhost;    /* the --vhost pattern that served, or NULL */
     const char *tls;      /* TLS version ("TLS1.3"), NULL: plain HTTP */
@@ -29,7 +30,8 @@ struct log_record {
     const char *version; /* as in the request line: "HTTP/1.1", "HTTP/2.0" */
     const char *proto;   /* as ALPN names it: "http/1.1", "h2" */
     unsigned status;
-    uint64_t bytes; /* body bytes queued */
+    uint64_t bytes; /* body bytes written to the connection */
+    bool aborted;   /* the reply ended before its last byte */
     const char *referer;
     const char *agent;
     const char *backend; /* resolver backend that answered, or NULL */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * log_line.c - one access log line: Common Log Format + referer and agent
- * (combined) with the resolver backend and errno appended (and duration_us
- * with combined+duration), one JSON object a line, or an operator's
+ * (combined) with the resolver backend, errno and an abort appended (and
+ * duration_us with combined+duration), one JSON object a line, or an operator's
  * template. Every client-supplied string is escaped, so that a line stays
  * one line and its fields stay apart; the line is built on the caller's
  * stack, and log.c copies it into the log's buffer.
@@ -193,6 +193,9 @@ static void put_combined(struct log_line *ln, const struct log_record *r,
         put_esc(ln, r->symlink, ESC_QUOTED);
         putc_(ln, '"');
     }
+    /* a reply cut short: its bytes are what went, as nginx logs them */
+    if (r->aborted)
+        put_lit(ln, " aborted=1");
     if (duration)
         put(ln, " duration_us=%llu", (unsigned long long)r->duration_us);
 }
@@ -207,6 +210,7 @@ enum how {
     QUOTED, /* in a template escaped as inside quotes, so "$agent" works */
     UINT,   /* unsigned */
     U64,    /* uint64_t */
+    BOOL,   /* bool: true/false in JSON, 1/0 in a template */
 };
 
 #define MEMBER(how, m)                                                         \
@@ -226,6 +230,7 @@ static const struct {
     [LOG_FIELD_PROTO] = MEMBER(STRING, proto),
     [LOG_FIELD_STATUS] = MEMBER(UINT, status),
     [LOG_FIELD_BYTES] = MEMBER(U64, bytes),
+    [LOG_FIELD_ABORTED] = MEMBER(BOOL, aborted),
     [LOG_FIELD_DURATION_US] = MEMBER(U64, duration_us),
     [LOG_FIELD_HOST] = MEMBER(STRING, host),
     [LOG_FIELD_VHOST] = MEMBER(STRING, vhost),
@@ -246,6 +251,7 @@ static void put_field(struct log_line *ln, int f, const struct log_record *r,
     const char *s;
     unsigned u;
     uint64_t n;
+    bool b;
     char e[16];
 
     switch (fields[f].how) {
@@ -266,6 +272,10 @@ static void put_field(struct log_line *ln, int f, const struct log_record *r,
     case U64:
         memcpy(&n, member, sizeof n);
         put(ln, "%llu", (unsigned long long)n);
+        return;
+    case BOOL:
+        memcpy(&b, member, sizeof b);
+        put_lit(ln, json ? (b ? "true" : "false") : (b ? "1" : "0"));
         return;
     case OWN:
         break;

@@ -326,7 +326,7 @@ static void render_requests(const struct metrics *m, struct out *o)
                     code / 100, code, proto, (unsigned long long)v);
         }
     head(o, "beneath_http_sent_bytes_total", "counter",
-         "Response body bytes sent.");
+         "Response body bytes written to the connections.");
     sample(o, "beneath_http_sent_bytes_total", NULL, get(&m->sent_bytes));
 }
 
@@ -383,8 +383,9 @@ static void render_request_histograms(const struct metrics *m, struct out *o)
     char labels[64];
 
     head(o, "beneath_http_request_duration_seconds", "histogram",
-         "Time from a request's complete headers to its queued response, by "
-         "status class and resolver backend (none: no path resolved).");
+         "Time from a request's complete headers to its reply's last byte "
+         "written (or its abort), by status class and resolver backend "
+         "(none: no path resolved).");
     for (size_t c = 0; c < METRICS_N_CLASSES; c++)
         for (size_t b = 0; b < METRICS_N_REQ_BACKENDS; b++) {
             const struct metrics_histogram *h = &m->request[c][b];
@@ -408,7 +409,7 @@ static void render_traffic(const struct metrics *m, struct out *o)
     static const char tls[] = "beneath_tls_handshakes_total";
 
     head(o, "beneath_http_sent_coded_bytes_total", "counter",
-         "Response body bytes sent, by content coding.");
+         "Response body bytes written to the connections, by content coding.");
     for (size_t i = 0; i < METRICS_N_CODINGS; i++)
         put(o, "beneath_http_sent_coded_bytes_total{coding=\"%s\"} %llu\n",
             codings[i], (unsigned long long)get(&m->coded_bytes[i]));

@@ -129,9 +129,10 @@ void metrics_count_response(struct metrics *m, enum http_version v,
 
 /*
  * metrics_count_request - one response (metrics_count_response) that took
- * @ns from complete headers to queued, answered by @backend (DEFAULT: no
- * path resolved), with a body of @bytes in content coding @coding (NULL:
- * identity) and, when it answers an errno, @err (else 0).
+ * @ns from complete headers to its last byte written (or its abort),
+ * answered by @backend (DEFAULT: no path resolved), with @bytes of its body
+ * written in content coding @coding (NULL: identity) and, when it answers
+ * an errno, @err (else 0).
  */
 void metrics_count_request(struct metrics *m, enum http_version v,
                            unsigned status, uint64_t bytes,

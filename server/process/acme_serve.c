@@ -329,7 +329,7 @@ static void hand(int type, const char *const *f, size_t n)
 
     if (r == 0)
         r = keeper_acked(seq, 5000);
-    if (r)
+    if (r && r != -ECANCELED) /* canceled: the keeper stops */
         fprintf(stderr,
                 "beneath: acme: the serving process did not take a "
                 "challenge: %s\n",
@@ -617,6 +617,12 @@ int acme_serve_start(struct acme_serve *as)
     else if (as)
         fprintf(stderr, "beneath: acme: %s\n", as->started);
     return r;
+}
+
+void acme_serve_stop(struct acme_serve *as)
+{
+    if (as)
+        acme_stop(as->a);
 }
 
 void acme_serve_close(struct acme_serve *as)

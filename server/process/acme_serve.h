@@ -79,6 +79,12 @@ int acme_serve_request(struct acme_serve *as, const struct conf *c,
 int acme_serve_start(struct acme_serve *as);
 
 /*
+ * acme_serve_stop - the process stops: the manager's thread is told to
+ * (acme_stop), not waited for. NULL is allowed.
+ */
+void acme_serve_stop(struct acme_serve *as);
+
+/*
  * acme_serve_close - stop the thread and release everything (before the
  * store and @ch are freed). NULL is allowed.
  */

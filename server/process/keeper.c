@@ -167,6 +167,7 @@ int keeper_recv(int fd, struct keeper_msg *m)
 static pthread_mutex_t ack_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ack_cond = PTHREAD_COND_INITIALIZER;
 static int ack_last, seq_last; /* under ack_lock */
+static bool ack_ended;         /* under ack_lock */
 
 int keeper_next_seq(void)
 {
@@ -191,11 +192,19 @@ int keeper_acked(int seq, int ms)
     int r = 0;
 
     pthread_mutex_lock(&ack_lock);
-    while (ack_last < seq && r == 0)
+    while (ack_last < seq && !ack_ended && r == 0)
         r = pthread_cond_timedwait(&ack_cond, &ack_lock, &until);
-    r = ack_last >= seq ? 0 : -ETIMEDOUT;
+    r = ack_last >= seq ? 0 : ack_ended ? -ECANCELED : -ETIMEDOUT;
     pthread_mutex_unlock(&ack_lock);
     return r;
+}
+
+void keeper_acks_end(void)
+{
+    pthread_mutex_lock(&ack_lock);
+    ack_ended = true;
+    pthread_cond_broadcast(&ack_cond);
+    pthread_mutex_unlock(&ack_lock);
 }
 
 /* ---- posting to every serving process, and replaying ---- */

@@ -108,13 +108,19 @@ void keeper_forget(void);
 /*
  * keeper_acked - wait (the ACME thread, at most @ms) until the serving
  * process has acknowledged record @seq. keeper_next_seq gives numbers.
- * Returns 0 or -ETIMEDOUT.
+ * Returns 0, -ETIMEDOUT or -ECANCELED (keeper_acks_end).
  */
 int keeper_acked(int seq, int ms);
 int keeper_next_seq(void);
 
 /* keeper_ack_seen - a serving process acknowledged @seq (KEEPER_ACK). */
 void keeper_ack_seen(int seq);
+
+/*
+ * keeper_acks_end - the keeper stops: every wait in keeper_acked, now and
+ * later, returns -ECANCELED at once (no serving process will answer).
+ */
+void keeper_acks_end(void);
 
 /* ---- the serving process's side ---- */
 

@@ -866,6 +866,10 @@ static void stop(struct keeper *k, int signo)
 {
     if (!k->stopping) {
         notify_stopping();
+        /* an order under way is abandoned, not finished against a
+         * serving process that is going */
+        keeper_acks_end();
+        acme_serve_stop(k->acme);
         for (size_t i = 0; i < k->ls.n && !k->ls.activated; i++)
             if (k->ls.v[i].fd >= 0)
                 (void)shutdown(k->ls.v[i].fd, SHUT_RDWR);

@@ -683,11 +683,13 @@ static int phase_loop(struct server *s)
 
 static void server_close(struct server *s)
 {
-    acme_serve_close(s->acme);
     metrics_server_stop(s->msrv);
     if (s->metrics_fd >= 0)
         close(s->metrics_fd);
+    /* The front first: a handshake waiting for a certificate on demand
+     * asks acme_serve's table until its thread is joined. */
     daemon_free(s->d);
+    acme_serve_close(s->acme);
     if (s->sfd >= 0)
         close(s->sfd);
     if (s->keeper_fd >= 0)

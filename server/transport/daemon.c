@@ -7,6 +7,21 @@
  * Per connection (NOTIFY_CONNECTION) one struct conn is allocated; every
  * request on it reuses it.
  *
+ * Between requests: a connection that has waited CONN_PARK_S for its next
+ * request leaves libmicrohttpd (whose pool of --max-header-size + 4 KiB per
+ * connection stays whole, zeroed, while it lives) for the front, which
+ * keeps only its struct front_conn. libmicrohttpd's own timeout is
+ * CONN_PARK_S, a waiting connection's; a request gets --timeout from its
+ * complete head (the handler's first call; from its first bytes if its
+ * head comes in pieces: the tap says so, slow) to its reply's end
+ * (daemon_request.c). The close that CONN_PARK_S makes of a waiting
+ * connection is a park (the tap leaves the socket as it is, wire.h), and
+ * notify_connection hands a descriptor of the socket to the front
+ * (front_park), which gives it back with its next request. So only
+ * connections with a request under way have a timeout of their own, which
+ * puts them in a list libmicrohttpd walks whole at each turn of its loop;
+ * waiting ones are in its sorted list.
+ *
  * Header watchdog: libmicrohttpd's timeout restarts on every byte, so a
  * client trickling its headers holds a connection forever. Each connection
  * holds a deadline for the next request's headers: header-timeout after the
@@ -28,10 +43,14 @@
 #include "runtime/bgthread.h"
 #include "transport/daemon_internal.h"
 #include "transport/h2_front.h"
+#include "transport/mhd_pool.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +121,32 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
 
 static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
 
+/*
+ * @c's close was a park (wire.h): a descriptor of its socket and its
+ * struct front_conn go to the front, which waits for the next request
+ * until --timeout after the last reply. False: it closes after all.
+ */
+static bool park(struct daemon *h, struct conn *c)
+{
+    int64_t idle = atomic_load(&c->idle_since);
+    int fd;
+
+    if (!c->front || !idle)
+        return false;
+    fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    if (front_park(h->front, c->front, fd,
+                   h->conf->timeout ? idle + 1000 * (int64_t)h->conf->timeout
+                                    : INT64_MAX) != 0) {
+        close(fd);
+        return false;
+    }
+    c->front = NULL; /* the front's again */
+    atomic_fetch_add_explicit(&h->parks, 1, memory_order_relaxed);
+    return true;
+}
+
 /* A connection from the front closes in libmicrohttpd (NULL: none). */
 static void front_gone(struct daemon *h, struct front_conn *fc)
 {
@@ -139,9 +184,16 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
         }
         c->fd = fd;
         c->front = fc;
+        c->mc = mc;
+        c->h = h;
         conn_forget(c);
         snprintf(c->client, sizeof c->client, "%s", fc->client);
         wire_attach(c->fd, &c->wire, fc->ssl, &fc->io);
+        if (conn_parking(h->conf)) {
+            c->wire.slow = conn_slow;
+            /* waiting for its first request's bytes (not yet read) */
+            c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
+        }
         c->tls_version = fc->version;
         atomic_init(&c->deadline, fc->accepted_ms + 1 +
                                       1000 * (int64_t)h->conf->header_timeout);
@@ -170,6 +222,9 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
+    /* a park that cannot be: the shutdown it skipped, while the SSL is */
+    if (c->wire.parked && !park(h, c))
+        wire_unpark(c->fd, &c->wire);
     /* before libmicrohttpd closes the socket: the SSL is done with it */
     front_gone(h, c->front);
     arena_free(&c->arena);
@@ -177,23 +232,45 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     *socket_context = NULL;
 }
 
-/* Draining, a connection with no request under way this long is closed:
- * one whose request is on its way gets its reply, with Connection: close. */
-#define DRAIN_IDLE_MS 5000
+/* Draining, a connection with no request under way FRONT_DRAIN_IDLE_MS
+ * is closed: one whose request is on its way gets its reply, with
+ * Connection: close. */
+
+/* Parked connections leave this long (ms) between two trims at most. */
+#define TRIM_EVERY_MS ((int64_t)1000)
 
 /*
  * Each 250 ms: connections past their header deadline (0: none), and,
  * draining, idle ones, are shut down (not closed: the fd stays
  * libmicrohttpd's, which then sees end of stream and cleans up; not the
- * tap's shutdown: a TLS session is its worker's only).
+ * tap's shutdown: a TLS session is its worker's only). And once a second
+ * at most, after parks: the heap gives back the pages of what parked
+ * connections freed (their struct conn, its strings, libmicrohttpd's
+ * connection; its pool is a mapping of its own, mhd_pool.h): the heap
+ * keeps freed memory resident, so a burst of connections that then wait
+ * would cost what they held while active.
  */
 static void *watchdog(void *arg)
 {
     struct daemon *h = arg;
+    int64_t trimmed = 0;
+    bool pending = false; /* parks since the last trim */
 
     pthread_mutex_lock(&h->lock);
     while (!h->stopping) {
         int64_t now = now_ms();
+        /* once parks pause for a tick (what they free is freed by then),
+         * or every few seconds while they go on */
+        bool more =
+            atomic_exchange_explicit(&h->parks, 0, memory_order_relaxed);
+        pending = pending || more;
+        if (pending && now - trimmed >= (more ? 5 : 1) * TRIM_EVERY_MS) {
+            pthread_mutex_unlock(&h->lock);
+            (void)malloc_trim(0);
+            pthread_mutex_lock(&h->lock);
+            trimmed = now;
+            pending = false;
+        }
         bool draining = atomic_load(&h->draining);
         for (struct conn *c = h->conns; c; c = c->next) {
             int64_t d =
@@ -203,7 +280,7 @@ static void *watchdog(void *arg)
             if (c->fd < 0)
                 continue;
             if ((d && now > d && h->conf->header_timeout) ||
-                (draining && idle && now - idle >= DRAIN_IDLE_MS)) {
+                (draining && idle && now - idle >= FRONT_DRAIN_IDLE_MS)) {
                 wire_shutdown_raw(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
                 atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
@@ -267,9 +344,14 @@ static struct MHD_Daemon *start_one(struct daemon *h)
     /* The real limit is accept_policy's; this one only caps each worker,
      * and is split between them, so leave room above it. */
     OPT(MHD_OPTION_CONNECTION_LIMIT, conf->max_connections + threads, NULL);
-    OPT(MHD_OPTION_CONNECTION_TIMEOUT, conf->timeout, NULL);
-    /* The pool holds the request line and headers plus the reply headers. */
-    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, conf->max_header_size + 4096, NULL);
+    /* a connection waiting for a request: parked after CONN_PARK_S; one
+     * with a request under way has --timeout (conn_slow) */
+    OPT(MHD_OPTION_CONNECTION_TIMEOUT,
+        conn_parking(conf) ? CONN_PARK_S : conf->timeout, NULL);
+    /* The pool holds the request line and headers plus the reply headers;
+     * its mapping (mhd_pool.h) is a whole number of pages with its header. */
+    OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        conf->max_header_size + 4096 - MHD_POOL_HEAD, NULL);
     OPT(MHD_OPTION_URI_LOG_CALLBACK, (void *)conn_uri_log, h);
     OPT(MHD_OPTION_NOTIFY_COMPLETED, (void *)conn_completed, h);
     OPT(MHD_OPTION_NOTIFY_CONNECTION, (void *)notify_connection, h);
@@ -323,7 +405,7 @@ static void front_handshake(void *arg, bool ok)
 }
 
 /* Plain HTTP on a TLS port, answered 400 before any request existed. */
-static void front_plain(void *arg, struct front_conn *fc)
+static void front_plain(void *arg, struct front_conn *fc, bool whole)
 {
     struct daemon *h = arg;
     const struct daemon_gen *g = live_get(h->gens);
@@ -332,7 +414,8 @@ static void front_plain(void *arg, struct front_conn *fc)
     conn_forget(&c);
     snprintf(c.client, sizeof c.client, "%s", fc->client);
     if (g)
-        conn_log_request(g, &c, STATUS_BAD_REQUEST);
+        conn_log_request(g, &c, STATUS_BAD_REQUEST,
+                         whole ? sizeof FRONT_HTTPS_PORT_TEXT - 1 : 0, !whole);
     arena_free(&c.arena);
 }
 
@@ -422,6 +505,7 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .draining = &h->draining,
         .files_used = &h->h2_files,
         .files_pool = conf->h2_files,
+        .idled = &h->parks,
     };
     return front_start(&h->front_conf,
                        conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,

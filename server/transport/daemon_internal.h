@@ -25,6 +25,8 @@
 
 struct conn {
     struct conn *prev, *next;   /* in http.conns, under http.lock */
+    struct MHD_Connection *mc;  /* libmicrohttpd's connection */
+    struct daemon *h;           /* the daemon it belongs to */
     int fd;                     /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline;   /* ms to have the headers by; 0: none */
     _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
@@ -36,7 +38,6 @@ struct conn {
 
     /* the current request */
     bool started;       /* the handler's first call happened */
-    bool logged;        /* the access log line is written */
     unsigned head;      /* this request's index on the connection */
     unsigned bad;       /* a status decided from the headers (400), or 0 */
     struct request rq;  /* filled when its head is complete */
@@ -45,6 +46,23 @@ struct conn {
     struct respond_result res;
     struct arena arena; /* the request's strings */
 };
+
+/*
+ * A connection that waits for its next request is parked after this long
+ * (s; libmicrohttpd's timeout, whole seconds): libmicrohttpd lets it go,
+ * its pool and our struct conn freed, and the front waits (front_park).
+ */
+#define CONN_PARK_S 1
+/* A close of a waiting connection this long (ms) after it began to wait is
+ * its park; a sooner one ends it (Connection: close). */
+#define CONN_PARK_AFTER_MS ((int64_t)500 * CONN_PARK_S)
+
+/* conn_parking - whether waiting connections are parked: not when
+ * --timeout ends them as soon. */
+static inline bool conn_parking(const struct daemon_conf *conf)
+{
+    return !conf->timeout || conf->timeout > CONN_PARK_S;
+}
 
 struct daemon {
     const struct daemon_conf *conf;
@@ -60,6 +78,8 @@ struct daemon {
     atomic_bool draining; /* accepting no more; replies close, idle
                              connections are closed */
     atomic_uint n_conns;  /* open connections, all daemons */
+    atomic_uint parks;    /* connections parked, or HTTP/2 sessions that
+                             began to wait, since the last trim */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -79,6 +99,10 @@ static inline int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
 }
 
+/* conn_slow - struct wire_conn's slow: the request under way on the
+ * connection of @w gets --timeout, not a waiting connection's. */
+void conn_slow(struct wire_conn *w);
+
 /* conn_forget - drop the previous request's strings and results. */
 void conn_forget(struct conn *c);
 
@@ -92,14 +116,15 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
                              const char *version, const char *upload_data,
                              size_t *upload_data_size, void **con_cls);
 
-/* conn_completed - MHD_OPTION_NOTIFY_COMPLETED: log a reply libmicrohttpd
- * made itself, set the next headers' deadline. */
+/* conn_completed - MHD_OPTION_NOTIFY_COMPLETED: the request's reply is
+ * over (whole or cut short): its log line; the next headers' deadline. */
 void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                     enum MHD_RequestTerminationCode toe);
 
 /* conn_log_request - the access log line and the metrics of the request on
- * @c, answered with @status. */
+ * @c, answered with @status, @bytes of its body written, @aborted if it
+ * ended before its last byte. */
 void conn_log_request(const struct daemon_gen *g, struct conn *c,
-                      unsigned status);
+                      unsigned status, uint64_t bytes, bool aborted);
 
 #endif

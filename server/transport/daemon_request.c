@@ -17,6 +17,7 @@
 #include "transport/reply_mhd.h"
 #include "transport/served.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,19 +45,15 @@ void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
         return NULL;
     conn_forget(c);
     c->started = false;
-    c->logged = false;
     c->head = c->heads++;
+    c->wire.park_at = 0; /* under way (read ahead): its close is no park */
     c->bad = 0;
     c->target = uri ? arena_strndup(&c->arena, uri, strlen(uri)) : NULL;
     return c;
 }
 
-/*
- * The access log line, written when the response is queued: a client that
- * has its answer finds the line in the log, in the order it was answered.
- */
 void conn_log_request(const struct daemon_gen *g, struct conn *c,
-                      unsigned status)
+                      unsigned status, uint64_t bytes, bool aborted)
 {
     struct served s = {
         .rq = &c->rq,
@@ -66,10 +63,48 @@ void conn_log_request(const struct daemon_gen *g, struct conn *c,
         .tls = c->tls_version,
         .start_ns = c->start_ns,
         .status = status,
+        .bytes = bytes,
+        .aborted = aborted,
     };
 
-    c->logged = true;
     served_log(g, &s);
+}
+
+/* A request under way (a head in pieces, wire.h; or complete): --timeout
+ * until its reply is over. On its worker. */
+void conn_slow(struct wire_conn *w)
+{
+    struct conn *c = (struct conn *)((char *)w - offsetof(struct conn, wire));
+
+    MHD_set_connection_option(c->mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                              c->h->conf->timeout);
+}
+
+/* @c has a request under way (its head complete): --timeout, not a
+ * waiting connection's, until its reply is over (wait_next). */
+static void under_way(struct conn *c)
+{
+    if (c->wire.slow && !c->wire.slow_set) {
+        c->wire.slow_set = true;
+        conn_slow(&c->wire);
+    }
+}
+/*
+ * @c (on @mc) waits for a request from now on: parked if it waits
+ * CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own; a slow
+ * request had --timeout, daemon.c).
+ */
+static void wait_next(struct conn *c, struct MHD_Connection *mc)
+{
+    if (!c->front || !conn_parking(c->h->conf))
+        return;
+    /* a close before half of it is not the timeout's (Connection: close) */
+    c->wire.park_at = now_ms() + CONN_PARK_AFTER_MS;
+    if (c->wire.slow_set) {
+        c->wire.slow_set = false;
+        MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  CONN_PARK_S);
+    }
 }
 
 /* One field line: kept in the request if the server reads it, and given
@@ -144,11 +179,13 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
     return st;
 }
 
-/* Answer the request on @c: respond() decides, the reply is queued. */
+/*
+ * Answer the request on @c: respond() decides, the reply is queued; its
+ * log line comes when it is over (conn_completed).
+ */
 static enum MHD_Result answer(struct daemon *h, struct conn *c,
                               struct MHD_Connection *mc)
 {
-    /* this request's configuration, from here to its log line */
     const struct daemon_gen *g = live_get(h->gens);
     struct reply rep;
     enum MHD_Result ret;
@@ -164,8 +201,6 @@ static enum MHD_Result answer(struct daemon *h, struct conn *c,
     if (ret == MHD_NO)
         c->res.status = 0; /* nothing went out: the connection closes */
     reply_release(&rep);
-    if (c->res.status)
-        conn_log_request(g, c, c->res.status);
     return ret;
 }
 
@@ -184,6 +219,9 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
     if (!c->started) {
         /* Phase one: headers are complete. Remember, don't queue. */
         c->started = true;
+        /* a handler or disk slower than a waiting connection's timeout
+           must not end it */
+        under_way(c);
         atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
         c->start_ns = metrics_now_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
@@ -209,13 +247,36 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
     return answer(h, c, mc);
 }
 
+/*
+ * Whether the reply on @c went whole, ended as @toe says: libmicrohttpd
+ * ends a complete reply COMPLETED_OK, but one it made itself (400, 414,
+ * 431) WITH_ERROR, as it does a reply cut short by an error; that one is
+ * whole when its head went and no write came up short.
+ */
+static bool reply_whole(const struct conn *c,
+                        enum MHD_RequestTerminationCode toe)
+{
+    const struct wire_sent *o = &c->wire.sent;
+
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        return true;
+    return toe == MHD_REQUEST_TERMINATED_WITH_ERROR && !c->res.status &&
+           o->head_done && !o->short_write;
+}
+
+/*
+ * The request is over, its reply written whole or cut short (the client
+ * left, a timeout, the server stopping): its access log line, with the
+ * bytes that went and the time to its last one. So a client finds the
+ * line of a request once it has the whole answer, a moment later (the
+ * log's batch).
+ */
 void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                     enum MHD_RequestTerminationCode toe)
 {
     struct daemon *h = cls;
     struct conn *c = *con_cls;
 
-    (void)toe;
     if (!c)
         return;
     if (c->wire.short_file) {
@@ -227,13 +288,19 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                 c->target ? c->target : "-");
         c->wire.short_file = false;
     }
-    const struct daemon_gen *g = c->logged ? NULL : live_get(h->gens);
+    const struct daemon_gen *g = live_get(h->gens);
     if (g) {
-        /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
-        conn_log_request(g, c, ci ? ci->http_status : 0);
+        unsigned status = c->res.status;
+        if (!status) {
+            /* a reply libmicrohttpd made itself (400, 414, 431, ...) */
+            const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(mc, MHD_CONNECTION_INFO_HTTP_STATUS);
+            status = ci ? ci->http_status : 0;
+        }
+        conn_log_request(g, c, status, wire_body_sent(&c->wire),
+                         !reply_whole(c, toe));
     }
+    wire_sent_reset(&c->wire);
     if (c->started)
         atomic_fetch_sub(&h->in_flight, 1);
     c->started = false;
@@ -244,8 +311,9 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
      * then libmicrohttpd sees end of stream and closes.
      */
     if (c->wire.eof && c->fd >= 0)
-        shutdown(c->fd, SHUT_RDWR);
+        wire_shutdown(c->fd, SHUT_RDWR);
     atomic_store_explicit(&c->idle_since, now_ms(), memory_order_relaxed);
+    wait_next(c, mc); /* parked after CONN_PARK_S of waiting */
     /* Idle keep-alive first (MHD's timeout), then the next headers. */
     atomic_store_explicit(
         &c->deadline,

@@ -62,11 +62,12 @@ enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
     ST_HANDSHAKE, /* SSL_do_handshake under way */
     ST_LINGER,    /* plain HTTP answered: reading to the client's end */
+    ST_PARKED,    /* HTTP/1.1 between requests: libmicrohttpd let it go */
     ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
     ST_PREFACE,   /* plain listener: HTTP/2's preface or HTTP/1.x? */
 };
 
-enum ev_kind { EV_LISTENER, EV_STOP };
+enum ev_kind { EV_LISTENER, EV_STOP, EV_MAIL };
 
 struct ev_tag {
     enum ev_kind kind;
@@ -80,6 +81,11 @@ struct front_loop {
     bool running;
     int ep;
     struct ev_tag stop; /* an eventfd: the front drains or stops */
+    struct ev_tag mail; /* an eventfd: connections parked (front_park) */
+    pthread_mutex_t mail_lock;
+    bool mail_lock_made;
+    bool mail_closed;              /* under mail_lock: no more parks */
+    struct front_conn *mail_first; /* under mail_lock, by fc->next */
     struct front_conn *head, *tail;
     bool paused;  /* listeners out of the set (accept failed) */
     bool drained; /* listeners out of the set for good */
@@ -162,6 +168,12 @@ static void drop(struct front_loop *l, struct front_conn *fc)
         (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     if (fc->session)
         fc->session->end(fc);
+    if (fc->state == ST_PARKED && fc->ssl) {
+        /* its waiting ends: close_notify, as libmicrohttpd's close did */
+        ERR_clear_error();
+        (void)SSL_shutdown(fc->ssl);
+        ERR_clear_error();
+    }
     if (atomic_load(&f->abort))
         front_abort_socket(fc->fd);
     close(fc->fd);
@@ -486,11 +498,12 @@ static void plain(struct front_loop *l, struct front_conn *fc)
 
     while ((n = recvfrom(fc->fd, b, sizeof b, MSG_DONTWAIT, NULL, NULL)) > 0)
         ;
-    (void)sendto(fc->fd, https_port_reply, sizeof https_port_reply - 1,
-                 MSG_NOSIGNAL | MSG_DONTWAIT, NULL, 0);
+    ssize_t sent = sendto(fc->fd, https_port_reply, sizeof https_port_reply - 1,
+                          MSG_NOSIGNAL | MSG_DONTWAIT, NULL, 0);
     (void)wire_shutdown_raw(fc->fd, SHUT_WR);
     l->f->ops->handshake(l->f->arg, false);
-    l->f->ops->plain(l->f->arg, fc);
+    l->f->ops->plain(l->f->arg, fc,
+                     sent == (ssize_t)sizeof https_port_reply - 1);
     fc->state = ST_LINGER;
     if (n == 0)
         drop(l, fc);
@@ -505,6 +518,90 @@ static void linger(struct front_loop *l, struct front_conn *fc)
         ;
     if (n == 0 || (errno != EAGAIN && errno != EINTR))
         drop(l, fc);
+}
+
+/* ---- waiting connections ------------------------------------------------- */
+
+int front_park(struct front *f, struct front_conn *fc, int fd, int64_t deadline)
+{
+    struct front_loop *l = fc->loop;
+    uint64_t one = 1;
+    int err = 0;
+
+    pthread_mutex_lock(&l->mail_lock);
+    if (l->mail_closed || atomic_load(&f->phase) == PHASE_STOP ||
+        !wire_fits(fd)) {
+        err = -ESHUTDOWN;
+    } else {
+        fc->fd = fc->io.fd = fd;
+        fc->deadline = deadline;
+        fc->next = l->mail_first;
+        l->mail_first = fc;
+    }
+    pthread_mutex_unlock(&l->mail_lock);
+    if (!err)
+        (void)!write(l->mail.fd, &one, sizeof one);
+    return err;
+}
+
+/*
+ * A connection parked: watched for its next request, or its end, until its
+ * deadline. Over TLS the SSL's buffers are released meanwhile (OpenSSL
+ * makes them again at the next record); one that holds bytes already goes
+ * back at once.
+ */
+static void park_in(struct front_loop *l, struct front_conn *fc)
+{
+    fc->state = ST_PARKED;
+    fc->prev = fc->next = NULL;
+    fc->watched = false;
+    fc->events = 0;
+    if (fc->ssl && SSL_has_pending(fc->ssl)) {
+        fc->accepted_ms = mono_ms();
+        to_http1(l, fc);
+        return;
+    }
+    if (fc->ssl)
+        (void)SSL_free_buffers(fc->ssl);
+    if (l->drained && fc->deadline > mono_ms() + FRONT_DRAIN_IDLE_MS)
+        fc->deadline = mono_ms() + FRONT_DRAIN_IDLE_MS;
+    if (watch(l, fc, EPOLLIN | EPOLLRDHUP) != 0)
+        drop(l, fc);
+}
+
+/* The mail: connections libmicrohttpd parked for this loop. */
+static void take_mail(struct front_loop *l)
+{
+    uint64_t v;
+    struct front_conn *fc;
+
+    (void)!read(l->mail.fd, &v, sizeof v);
+    pthread_mutex_lock(&l->mail_lock);
+    fc = l->mail_first;
+    l->mail_first = NULL;
+    pthread_mutex_unlock(&l->mail_lock);
+    while (fc) {
+        struct front_conn *next = fc->next;
+        park_in(l, fc);
+        fc = next;
+    }
+}
+
+/* A parked connection is readable: its next request, or its end. */
+static void parked(struct front_loop *l, struct front_conn *fc)
+{
+    char b;
+    ssize_t n = recvfrom(fc->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT, NULL, NULL);
+
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        drop(l, fc);
+        return;
+    }
+    /* its next headers are due within --header-timeout from now */
+    fc->accepted_ms = mono_ms();
+    to_http1(l, fc);
 }
 
 static void conn_event(struct front_loop *l, struct front_conn *fc,
@@ -543,6 +640,9 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
         return;
     case ST_PREFACE:
         preface(l, fc, events);
+        return;
+    case ST_PARKED:
+        parked(l, fc);
         return;
     default:
         linger(l, fc);
@@ -653,18 +753,30 @@ static void drain_loop(struct front_loop *l)
     pthread_cond_broadcast(&l->f->all_drained);
     pthread_mutex_unlock(&l->f->lock);
     for (struct front_conn *fc = l->head; fc; fc = fc->next)
-        n += fc->state == ST_SESSION;
+        n += fc->state == ST_SESSION || fc->state == ST_PARKED;
     struct front_conn **sessions =
         n ? calloc(n, sizeof(struct front_conn *)) : NULL;
     if (!sessions)
         return; /* each session sees the drain at its next event */
     for (struct front_conn *fc = l->head; fc && i < n; fc = fc->next)
-        if (fc->state == ST_SESSION)
+        if (fc->state == ST_SESSION || fc->state == ST_PARKED)
             sessions[i++] = fc;
-    /* a session's event moves it in the list, or ends it: from a copy */
-    for (i = 0; i < n; i++)
-        if (!sessions[i]->session->event(sessions[i], 0))
-            drop(l, sessions[i]);
+    /*
+     * A session's event moves it in the list, or ends it: from a copy. A
+     * parked connection waits FRONT_DRAIN_IDLE_MS more at most, as an idle
+     * one in libmicrohttpd does.
+     */
+    int64_t idle_end = mono_ms() + FRONT_DRAIN_IDLE_MS;
+    for (i = 0; i < n; i++) {
+        struct front_conn *fc = sessions[i];
+        if (fc->state == ST_PARKED && fc->deadline > idle_end) {
+            unlink_conn(l, fc);
+            fc->deadline = idle_end;
+            link_sorted(l, fc);
+        } else if (fc->state == ST_SESSION && !fc->session->event(fc, 0)) {
+            drop(l, fc);
+        }
+    }
     free(sessions);
 }
 
@@ -706,21 +818,30 @@ static void *loop_run(void *arg)
         int n = epoll_wait(l->ep, evs, 64, timeout);
         if (n < 0 && errno != EINTR)
             break;
+        bool drain = false;
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
             if (p == &l->stop && atomic_load(&f->phase) == PHASE_STOP)
                 return NULL;
             if (p == &l->stop) {
-                drain_loop(l);
-                /* its read may have taken loop_close's word too */
-                if (atomic_load(&f->phase) == PHASE_STOP)
-                    return NULL;
+                drain = true;
+                continue;
+            }
+            if (p == &l->mail) {
+                take_mail(l);
                 continue;
             }
             if (is_listener(f, p))
                 accept_some(l, p);
             else
                 conn_event(l, p, evs[i].events);
+        }
+        /* after the batch: it ends connections whose events may be in it */
+        if (drain) {
+            drain_loop(l);
+            /* its read may have taken loop_close's word too */
+            if (atomic_load(&f->phase) == PHASE_STOP)
+                return NULL;
         }
         now = mono_ms();
         if (l->paused && now >= l->pause_end) {
@@ -739,13 +860,22 @@ static int loop_open(struct front *f, struct front_loop *l)
     l->ep = epoll_create1(EPOLL_CLOEXEC);
     l->stop.kind = EV_STOP;
     l->stop.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (l->ep < 0 || l->stop.fd < 0)
+    l->mail.kind = EV_MAIL;
+    l->mail.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (l->ep < 0 || l->stop.fd < 0 || l->mail.fd < 0)
         return -errno;
+    int err = -pthread_mutex_init(&l->mail_lock, NULL);
+    if (err)
+        return err;
+    l->mail_lock_made = true;
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &l->stop};
     if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->stop.fd, &ev) != 0)
         return -errno;
+    ev.data.ptr = &l->mail;
+    if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->mail.fd, &ev) != 0)
+        return -errno;
     listeners_set(l, EPOLL_CTL_ADD);
-    int err = -pthread_create(&l->thread, NULL, loop_run, l);
+    err = -pthread_create(&l->thread, NULL, loop_run, l);
     l->running = err == 0;
     return err;
 }
@@ -759,15 +889,33 @@ static void loop_close(struct front_loop *l)
         pthread_join(l->thread, NULL);
         l->running = false;
     }
+    if (l->mail_lock_made) {
+        /* parks from now on are refused; those in the mail are closed */
+        pthread_mutex_lock(&l->mail_lock);
+        l->mail_closed = true;
+        struct front_conn *mail = l->mail_first;
+        l->mail_first = NULL;
+        pthread_mutex_unlock(&l->mail_lock);
+        while (mail) {
+            struct front_conn *next = mail->next;
+            mail->prev = mail->next = NULL;
+            mail->watched = false;
+            mail->state = ST_PARKED;
+            drop(l, mail);
+            mail = next;
+        }
+    }
     for (struct front_conn *fc = l->head, *next; fc; fc = next) {
         next = fc->next;
         drop(l, fc);
     }
     if (l->stop.fd >= 0)
         close(l->stop.fd);
+    if (l->mail.fd >= 0)
+        close(l->mail.fd);
     if (l->ep >= 0)
         close(l->ep);
-    l->stop.fd = l->ep = -1;
+    l->stop.fd = l->mail.fd = l->ep = -1;
 }
 
 int front_start(const struct front_conf *conf, const struct front_ops *ops,
@@ -807,7 +955,7 @@ int front_start(const struct front_conf *conf, const struct front_ops *ops,
         }
     }
     for (unsigned i = 0; i < conf->threads; i++)
-        f->loops[i].ep = f->loops[i].stop.fd = -1;
+        f->loops[i].ep = f->loops[i].stop.fd = f->loops[i].mail.fd = -1;
     /* before the first loop runs: what it hands over is looked up in it */
     *out = f;
     for (f->n_loops = 0; f->n_loops < conf->threads; f->n_loops++) {
@@ -868,6 +1016,9 @@ void front_free(struct front *f)
             front_conn_free(stale);
         }
     }
+    for (unsigned i = 0; i < f->n_loops; i++)
+        if (f->loops[i].mail_lock_made)
+            pthread_mutex_destroy(&f->loops[i].mail_lock);
     pthread_cond_destroy(&f->all_drained);
     pthread_mutex_destroy(&f->lock);
     free(f->handoff);

@@ -81,7 +81,8 @@ struct front_conn {
     struct wire_io io;          /* the socket under the SSL's BIO */
     enum tls_front_proto proto; /* chosen by ALPN */
     const char *version;        /* "TLS1.3", once the handshake is done */
-    int64_t accepted_ms;        /* when accept4 returned (monotonic) */
+    int64_t accepted_ms; /* when accept4 returned, or a parked connection's
+                            next request came (monotonic) */
     struct sockaddr_storage addr;
     socklen_t addrlen;
     char client[INET6_ADDRSTRLEN]; /* the peer as text, or "unix" */
@@ -108,7 +109,7 @@ struct front_conn {
  *             (never handed over, or the hand-off failed).
  * @handshake: a TLS handshake ended, @ok or failed (metrics).
  * @plain:     plain HTTP came to a TLS port and was answered 400 (its log
- *             line).
+ *             line; @whole: the answer went whole).
  * @http1:     give the connection to libmicrohttpd. 0: it took the socket
  *             (and will front_take @fc); -errno: refused, the socket is
  *             closed, @fc is still the front's.
@@ -122,7 +123,7 @@ struct front_ops {
     bool (*admit)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*release)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*handshake)(void *arg, bool ok);
-    void (*plain)(void *arg, struct front_conn *fc);
+    void (*plain)(void *arg, struct front_conn *fc, bool whole);
     int (*http1)(void *arg, struct front_conn *fc);
     int (*h2)(void *arg, struct front_conn *fc);
 };
@@ -205,6 +206,28 @@ int front_conn_want(struct front_conn *fc, uint32_t events);
  * accepted_ms; INT64_MAX: never) unless moved again. On the loop's thread.
  */
 void front_conn_deadline(struct front_conn *fc, int64_t ms);
+
+/*
+ * front_park - an HTTP/1.1 connection libmicrohttpd let go while it waits
+ * for its next request (daemon.c) comes back to the front, on @fd (a
+ * descriptor of its own: libmicrohttpd closes the one it had): its loop
+ * watches it, at the cost of @fc alone (over TLS the SSL's buffers are
+ * released), hands it to libmicrohttpd again when bytes come (accepted_ms
+ * set to then: its next headers are due --header-timeout later), and
+ * closes it at @deadline (monotonic ms, as accepted_ms; INT64_MAX: never)
+ * or when the client closes. Draining, it waits FRONT_DRAIN_IDLE_MS more
+ * at most. From a libmicrohttpd worker.
+ *
+ * Returns 0 (@fc and @fd are the front's now), or -ESHUTDOWN (the front
+ * stops; both are still the caller's).
+ */
+int front_park(struct front *f, struct front_conn *fc, int fd,
+               int64_t deadline);
+
+/* Draining, a connection that waits for a request is closed once it has
+ * waited this long (ms; in libmicrohttpd, daemon.c), or this long after the
+ * drain (parked in the front). */
+#define FRONT_DRAIN_IDLE_MS 5000
 
 /* front_conn_free - release @fc and its SSL; not its socket. NULL ok. */
 void front_conn_free(struct front_conn *fc);

@@ -74,8 +74,10 @@ struct h2_stream {
     bool answered;     /* respond() ran, the reply is submitted */
     bool counted;      /* in conf->in_flight */
     bool has_reply;    /* @rep holds something to release */
+    bool submitted;    /* the reply went to nghttp2: logged at its end */
     struct reply rep;
     uint64_t sent;      /* body bytes in DATA frames so far */
+    uint64_t start_ns;  /* its head complete (metrics_now_ns), or 0 */
     bool short_file;    /* the file ended before the reply's length */
     uint64_t dropped;   /* request body bytes read and dropped */
     bool big_body;      /* content-length over H2_DISCARD_MAX */
@@ -132,6 +134,7 @@ struct h2_session {
     unsigned n_spare;
     unsigned char *out; /* OUT_SIZE; NULL while idle */
     size_t out_off, out_len;
+    bool split; /* a frame was once cut across two fills of @out */
 };
 
 int64_t h2_now_ms(void)
@@ -325,6 +328,17 @@ static void stream_free(struct h2_session *s, struct h2_stream *st)
     }
     arena_free(&st->arena);
     free(st);
+}
+
+static void spares_free(struct h2_session *s)
+{
+    while (s->spare) {
+        struct h2_stream *st = s->spare;
+        s->spare = st->next_spare;
+        arena_free(&st->arena);
+        free(st);
+    }
+    s->n_spare = 0;
 }
 
 static struct h2_stream *stream_of(struct h2_session *s, int32_t id)
@@ -579,10 +593,15 @@ static ssize_t on_send(nghttp2_session *ng, const uint8_t *data, size_t len,
 
     (void)ng;
     (void)flags;
-    if (room == 0)
-        return NGHTTP2_ERR_WOULDBLOCK;
-    if (len > room)
+    if (len > room) {
+        /* whole frames in each fill, so that what a broken connection
+           left unwritten can be told (unsent); one larger than all of
+           the buffer goes in pieces */
+        if (s->out_len)
+            return NGHTTP2_ERR_WOULDBLOCK;
+        s->split = true;
         len = room;
+    }
     memcpy(s->out + s->out_len, data, len);
     s->out_len += len;
     return (ssize_t)len;
@@ -691,7 +710,6 @@ static void answer(struct h2_session *s, struct h2_stream *st)
 {
     const struct daemon_gen *g = live_get(s->conf->gens);
     struct request *rq = &st->rq;
-    uint64_t start_ns = 0;
     unsigned bad = 0;
 
     st->answered = true;
@@ -701,7 +719,7 @@ static void answer(struct h2_session *s, struct h2_stream *st)
         return;
     }
     if (g->respond.metrics || log_active(g->log))
-        start_ns = metrics_now_ns();
+        st->start_ns = metrics_now_ns();
     rq->method = http_method_of(rq->method_name ? rq->method_name : "");
     /* CONNECT has no :path (RFC 9113 8.5): its target is the authority */
     rq->target = st->path ? st->path : st->authority ? st->authority : "";
@@ -744,18 +762,33 @@ static void answer(struct h2_session *s, struct h2_stream *st)
                                         NGHTTP2_INTERNAL_ERROR);
         return;
     }
+    st->submitted = true;
     if (s->conf->in_flight) {
         atomic_fetch_add(s->conf->in_flight, 1);
         st->counted = true;
     }
+}
+
+/*
+ * The stream of @st ends, its reply @whole (its END_STREAM went) or cut
+ * short: the log line, with the DATA bytes that went.
+ */
+static void stream_log(struct h2_session *s, struct h2_stream *st, bool whole)
+{
+    const struct daemon_gen *g = live_get(s->conf->gens);
+
+    if (!g || !st->submitted)
+        return;
     struct served sv = {
-        .rq = rq,
+        .rq = &st->rq,
         .res = &st->rep.res,
         .client = s->client,
-        .target = rq->target,
+        .target = st->rq.target,
         .tls = s->tls,
-        .start_ns = start_ns,
+        .start_ns = st->start_ns,
         .status = st->rep.status,
+        .bytes = st->sent,
+        .aborted = !whole,
     };
     served_log(g, &sv);
 }
@@ -881,9 +914,12 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error,
     struct h2_session *s = arg;
     struct h2_stream *st = stream_of(s, id);
 
-    (void)error;
     if (!st)
         return 0;
+    /* whole: its END_STREAM went (the stream is still there to ask) */
+    stream_log(s, st,
+               error == NGHTTP2_NO_ERROR &&
+                   nghttp2_session_get_stream_local_close(ng, id) == 1);
     (void)nghttp2_session_set_stream_user_data(ng, id, NULL);
     /* a stream reset for making no progress is none */
     if (!st->expired)
@@ -1195,8 +1231,13 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
     if (w == 0 && s->eof)
         return 0; /* the client left and nothing more can go out */
     if (w == 0 && s->streams == 0 && s->out) {
-        free(s->out); /* idle: the buffer comes back with the next reply */
+        /* idle: the buffer and the spare streams come back with the next
+           reply (a waiting connection costs little) */
+        free(s->out);
         s->out = NULL;
+        spares_free(s);
+        if (conf->idled)
+            atomic_fetch_add_explicit(conf->idled, 1, memory_order_relaxed);
     }
     unsigned want = w ? H2_WANT_WRITE : H2_WANT_READ;
     if (s->more && !w)
@@ -1209,6 +1250,29 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
     /* a reply answered since expire() ran is due later than @due */
     *deadline_ms = due < d ? due : d;
     return want;
+}
+
+/*
+ * DATA payload bytes of stream @id still in the buffer, unwritten: the
+ * frames are walked from the start of the fill (each fill begins with a
+ * whole frame, unless one was ever split, then 0 is said).
+ */
+static uint64_t unsent(const struct h2_session *s, int32_t id)
+{
+    uint64_t n = 0;
+
+    for (size_t at = 0; !s->split && at + 9 <= s->out_len;) {
+        const unsigned char *h = s->out + at;
+        size_t len = (size_t)h[0] << 16 | (size_t)h[1] << 8 | h[2];
+        int32_t sid =
+            (int32_t)((uint32_t)(h[5] & 0x7f) << 24 | (uint32_t)h[6] << 16 |
+                      (uint32_t)h[7] << 8 | h[8]);
+        size_t body = at + 9, end = body + len;
+        if (h[3] == NGHTTP2_DATA && sid == id && end > s->out_off)
+            n += end - (body > s->out_off ? body : s->out_off);
+        at = end;
+    }
+    return n;
 }
 
 void h2_session_close(struct h2_session *s)
@@ -1225,16 +1289,15 @@ void h2_session_close(struct h2_session *s)
                 NGHTTP2_NO_ERROR, NULL, 0) == 0)
             (void)flush(s);
     }
-    /* nghttp2 frees its streams without on_stream_close: ours go here */
+    /* nghttp2 frees its streams without on_stream_close: ours go here,
+       each cut short, without the bytes left in the buffer */
     nghttp2_session_del(s->ng);
-    while (s->open)
+    while (s->open) {
+        s->open->sent -= unsent(s, s->open->id);
+        stream_log(s, s->open, false);
         stream_free(s, s->open);
-    while (s->spare) {
-        struct h2_stream *st = s->spare;
-        s->spare = st->next_spare;
-        arena_free(&st->arena);
-        free(st);
     }
+    spares_free(s);
     free(s->out);
     free(s);
 }

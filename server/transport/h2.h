@@ -102,6 +102,9 @@
  * @files_used:      file streams taken from the pool, by every session
  *                   (NULL: no pool, one file stream per connection)
  * @files_pool:      their limit
+ * @idled:           counts sessions that gave back their buffers as they
+ *                   began to wait (the heap's pages are then trimmed), or
+ *                   NULL
  */
 struct h2_conf {
     struct live *gens;
@@ -113,6 +116,7 @@ struct h2_conf {
     const atomic_bool *draining;
     atomic_uint *files_used;
     unsigned files_pool;
+    atomic_uint *idled;
 };
 
 /*

@@ -41,7 +41,8 @@ void served_log(const struct daemon_gen *g, const struct served *s)
         .version = rq->version_name,
         .proto = rq->version_name ? request_proto_name(rq->version) : NULL,
         .status = s->status,
-        .bytes = res->bytes,
+        .bytes = s->bytes,
+        .aborted = s->aborted,
         .referer = rq->field[RF_REFERER],
         .agent = rq->field[RF_USER_AGENT],
         .backend = res->backend == RESOLVER_BACKEND_DEFAULT

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * served.h - what every transport does once it answered a request: the
- * access log line and the metrics of it, from the request as read, the
- * reply's result and the connection, in one place for HTTP/1.1 and
- * HTTP/2.
+ * served.h - what every transport does once a reply is over (its last byte
+ * written, or cut short): the access log line and the metrics of it, from
+ * the request as read, the reply's result, the bytes that went and the
+ * connection, in one place for HTTP/1.1 and HTTP/2.
  */
 #ifndef BENEATH_TRANSPORT_SERVED_H
 #define BENEATH_TRANSPORT_SERVED_H
@@ -12,6 +12,7 @@
 #include "respond/reply.h"
 #include "transport/daemon.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -24,6 +25,9 @@
  * @tls:      the connection's TLS version ("TLS1.3"), or NULL
  * @start_ns: when its head was complete (metrics_now_ns), 0: unknown
  * @status:   the status sent
+ * @bytes:    body bytes written to the connection
+ * @aborted:  the reply ended before its last byte (the client left, a
+ *            timeout, the server stopping, a file cut short)
  */
 struct served {
     const struct request *rq;
@@ -33,11 +37,14 @@ struct served {
     const char *tls;
     uint64_t start_ns;
     unsigned status;
+    uint64_t bytes;
+    bool aborted;
 };
 
 /*
  * served_log - the access log line of @s in @g's log, and @s counted in
- * @g's metrics; the clocks are read only when either is on.
+ * @g's metrics, its duration ending now; the clocks are read only when
+ * either is on.
  */
 void served_log(const struct daemon_gen *g, const struct served *s);
 

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * wire.c - the byte tap between the kernel and libmicrohttpd: definitions
- * of recv, send, sendmsg, sendfile64 and shutdown that the dynamic linker
- * prefers to libc's for every library of the process. For a connection
- * daemon.c attached they look at the bytes (plain) or move them through
- * the connection's SSL (TLS); for any other descriptor they are the plain
- * system call.
+ * wire.c - the byte tap: libmicrohttpd's recv, send, sendmsg, sendfile64
+ * and shutdown, and no one else's. Its static archive is linked with those
+ * five calls renamed to wire_recv, wire_send, ... (mhd_tap.cmake checks it
+ * calls nothing else that moves a socket's bytes); the log writer, libcurl
+ * and the rest of the process call libc's, and the executable defines no
+ * libc name. For a connection daemon.c attached, the tap looks at the
+ * bytes (plain) or moves them through the connection's SSL (TLS), and
+ * counts what went; for any other descriptor it is the system call.
  *
- * Why interpose instead of a libmicrohttpd hook: 0.9.75 offers none that
- * shows the bytes of a request head, and what it stores is already cut (a
- * value ends at NUL), merged (obs-fold glued onto the name) or kept with a
- * space before the colon. Framing must be judged on the bytes themselves.
- * And its only TLS is GnuTLS, inside; here TLS is the front's OpenSSL
- * session, and libmicrohttpd is a plain HTTP/1.1 daemon that never knows.
+ * Why a tap at all: libmicrohttpd 0.9.75 offers no hook that shows the
+ * bytes of a request head, and what it stores is already cut (a value ends
+ * at NUL), merged (obs-fold glued onto the name) or kept with a space
+ * before the colon: framing must be judged on the bytes themselves. Its
+ * only TLS is GnuTLS, inside; here TLS is the front's OpenSSL session, and
+ * libmicrohttpd is a plain HTTP/1.1 daemon that never knows. And it does
+ * not say what of a response went before a connection broke. A socketpair
+ * between the front and libmicrohttpd would do all three without a tap, at
+ * two more copies and system calls per read and write: measured in
+ * bench/README.md ("The byte tap and its alternatives").
  *
  * TLS reads and libmicrohttpd's epoll: libmicrohttpd takes a short read
  * as "the socket is empty" and then waits for the next edge. An SSL reads
@@ -28,18 +34,13 @@
  * socket could not take (EAGAIN), libmicrohttpd retries with the same
  * bytes, which is what OpenSSL requires of a retried SSL_write.
  *
- * Invariants: a descriptor not attached passes through unchanged (our own
- * sockets, libcurl in tests); the table entry of a connection is written
- * only on the connection's own thread (attach in NOTIFY_CONNECTION
- * started, detach in closed), and detach clears it only if it still points
- * at the same state, so a descriptor number reused by another worker is
- * never cleared by the old connection. Only the owning thread ever uses a
- * connection's SSL.
+ * Invariants: a descriptor not attached passes through unchanged; the
+ * table entry of a connection is written only on the connection's own
+ * thread (attach in NOTIFY_CONNECTION started, detach in closed), and
+ * detach clears it only if it still points at the same state, so a
+ * descriptor number reused by another worker is never cleared by the old
+ * connection. Only the owning thread ever uses a connection's SSL.
  */
-/* Not the fortified inline recv of <bits/socket2.h>: this file defines
- * the symbol itself. */
-#undef _FORTIFY_SOURCE
-
 #include "transport/wire.h"
 
 #include <errno.h>
@@ -51,9 +52,9 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Bytes gathered (sendmsg) or read (sendfile) per TLS write: four full
@@ -114,7 +115,62 @@ static struct wire_conn *lookup(int fd)
 
 int wire_shutdown_raw(int fd, int how)
 {
-    return (int)syscall(SYS_shutdown, fd, how);
+    return shutdown(fd, how);
+}
+
+/* ---- what went out ------------------------------------------------------- */
+
+/* The request under way needs the long timeout (struct wire_conn). */
+static void slow(struct wire_conn *w)
+{
+    if (w->slow && !w->slow_set) {
+        w->slow_set = true;
+        w->slow(w);
+    }
+}
+
+uint64_t wire_body_sent(const struct wire_conn *w)
+{
+    return w->sent.head_done ? w->sent.bytes - w->sent.head : 0;
+}
+
+void wire_sent_reset(struct wire_conn *w)
+{
+    memset(&w->sent, 0, sizeof w->sent);
+}
+
+/*
+ * A write of @asked bytes from the pieces @iov (@n_iov; NULL for a
+ * sendfile, which comes after the head) returned @r: counted, and the
+ * head's end looked for in what went (libmicrohttpd writes a response's
+ * head first, whole, before any of its body).
+ */
+static void tally(struct wire_conn *w, const struct iovec *iov, size_t n_iov,
+                  ssize_t r, size_t asked)
+{
+    static const char end[4] = "\r\n\r\n";
+    struct wire_sent *o = &w->sent;
+    size_t left = r > 0 ? (size_t)r : 0;
+
+    o->short_write = r < 0 || (size_t)r < asked;
+    if (!iov && !o->head_done) {
+        o->head_done = true;
+        o->head = o->bytes;
+    }
+    for (size_t i = 0; !o->head_done && left && i < n_iov; i++) {
+        const char *p = iov[i].iov_base;
+        size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
+        size_t at = 0;
+        /* the only overlap of CR LF CR LF with itself is a CR */
+        while (!o->head_done && at < k) {
+            char c = p[at++];
+            o->head_end = c == end[o->head_end] ? o->head_end + 1 : c == '\r';
+            o->head_done = o->head_end == sizeof end;
+        }
+        o->head += at;
+        left -= k;
+    }
+    o->bytes += r > 0 ? (size_t)r : 0;
 }
 
 /* ---- this thread's block ------------------------------------------------- */
@@ -339,7 +395,7 @@ static ssize_t tls_sendv(struct wire_conn *w, const struct iovec *iov, size_t n)
     return (ssize_t)done;
 }
 
-/* ---- the interposed calls ------------------------------------------------ */
+/* ---- libmicrohttpd's calls ----------------------------------------------- */
 
 /* Whether the client's end of stream already waits behind the data read. */
 static bool eof_pending(int fd)
@@ -349,24 +405,42 @@ static bool eof_pending(int fd)
     return recvfrom(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT, NULL, NULL) == 0;
 }
 
-ssize_t recv(int fd, void *buf, size_t n, int flags)
+/* A read of @r bytes on @w (scanned): what it says of the connection. */
+static void after_read(struct wire_conn *w, ssize_t r)
+{
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        w->failed = true;
+    if (r > 0) {
+        w->park_at = 0; /* a request comes: no park */
+        if (framing_scan_mid_head(&w->scan))
+            slow(w);
+    }
+}
+
+ssize_t wire_recv(int fd, void *buf, size_t n, int flags)
 {
     struct wire_conn *w = (flags & MSG_PEEK) ? NULL : lookup(fd);
 
-    if (w && w->ssl)
-        return tls_recv(w, buf, n);
-    /* recvfrom is not interposed: it is the real call. */
-    ssize_t r = recvfrom(fd, buf, n, flags, NULL, NULL);
+    if (w && w->ssl) {
+        ssize_t t = tls_recv(w, buf, n);
+        int e = errno;
+        after_read(w, t);
+        errno = e;
+        return t;
+    }
+    ssize_t r = recv(fd, buf, n, flags);
     if (!w)
         return r;
-    if (r == 0) {
-        w->eof = true;
+    if (r <= 0) {
+        int e = errno;
+        after_read(w, r);
+        errno = e;
+        w->eof = w->eof || r == 0;
         return r;
     }
-    if (r < 0)
-        return r;
     unsigned heads = w->scan.heads;
     framing_scan_filter(&w->scan, buf, (size_t)r);
+    after_read(w, r);
     /*
      * A short read (all there was): did the client's FIN come with it?
      * With epoll libmicrohttpd is not told again, and would hold the
@@ -387,24 +461,43 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
     return r;
 }
 
-ssize_t send(int fd, const void *buf, size_t n, int flags)
+ssize_t wire_send(int fd, const void *buf, size_t n, int flags)
 {
     struct wire_conn *w = lookup(fd);
+    ssize_t r;
 
     if (w && w->ssl)
-        return tls_send(w, buf, n);
-    /* sendto is not interposed: it is the real call. */
-    return sendto(fd, buf, n, flags, NULL, 0);
+        r = tls_send(w, buf, n);
+    else
+        r = send(fd, buf, n, flags);
+    if (w) {
+        int e = errno;
+        const struct iovec one = {.iov_base = (void *)(uintptr_t)buf,
+                                  .iov_len = n};
+        tally(w, &one, 1, r, n);
+        errno = e;
+    }
+    return r;
 }
 
-ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+ssize_t wire_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     struct wire_conn *w = lookup(fd);
+    ssize_t r;
 
-    if (!w || !w->ssl)
-        return syscall(SYS_sendmsg, fd, msg, flags);
-    /* one record for the pieces (headers and a small body) */
-    return tls_sendv(w, msg->msg_iov, msg->msg_iovlen);
+    if (!w)
+        return sendmsg(fd, msg, flags);
+    if (w->ssl) /* one record for the pieces (headers and a small body) */
+        r = tls_sendv(w, msg->msg_iov, msg->msg_iovlen);
+    else
+        r = sendmsg(fd, msg, flags);
+    int e = errno;
+    size_t asked = 0;
+    for (size_t i = 0; i < msg->msg_iovlen; i++)
+        asked += msg->msg_iov[i].iov_len;
+    tally(w, msg->msg_iov, msg->msg_iovlen, r, asked);
+    errno = e;
+    return r;
 }
 
 /*
@@ -416,58 +509,78 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
  * Over TLS the range is read with pread into this thread's block and
  * written as records (no sendfile of plaintext under TLS).
  */
-ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
+/* sendfile64 over TLS: @count bytes of @in_fd from *@offset as records. */
+static ssize_t tls_sendfile(struct wire_conn *w, int in_fd, off64_t *offset,
+                            size_t count)
 {
-    struct wire_conn *w = lookup(out_fd);
+    char *b = block();
+    size_t done = 0;
     ssize_t r = 0;
 
-    if (w && w->ssl && offset) {
-        char *b = block();
-        size_t done = 0;
-        if (!b) {
-            errno = ENOMEM;
-            return -1;
-        }
-        /* all of @count, unless the socket fills (see tls_send) */
-        while (done < count) {
-            size_t k = count - done < WIRE_BLOCK ? count - done : WIRE_BLOCK;
-            do
-                r = pread(in_fd, b, k, *offset);
-            while (r < 0 && errno == EINTR);
-            if (r <= 0)
-                break;
-            ssize_t sent = tls_send(w, b, (size_t)r);
-            if (sent < 0) {
-                r = -1;
-                break;
-            }
-            *offset += sent;
-            done += (size_t)sent;
-            if (sent < r)
-                break;
-        }
-        if (done)
-            return (ssize_t)done;
-    } else {
-        r = syscall(SYS_sendfile, out_fd, in_fd, offset, count);
+    if (!b) {
+        errno = ENOMEM;
+        return -1;
     }
+    /* all of @count, unless the socket fills (see tls_send) */
+    while (done < count) {
+        size_t k = count - done < WIRE_BLOCK ? count - done : WIRE_BLOCK;
+        do
+            r = pread(in_fd, b, k, *offset);
+        while (r < 0 && errno == EINTR);
+        if (r <= 0)
+            break;
+        ssize_t sent = tls_send(w, b, (size_t)r);
+        if (sent < 0) {
+            r = -1;
+            break;
+        }
+        *offset += sent;
+        done += (size_t)sent;
+        if (sent < r)
+            break;
+    }
+    return done ? (ssize_t)done : r;
+}
+
+ssize_t wire_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
+{
+    struct wire_conn *w = lookup(out_fd);
+    ssize_t r;
+
+    if (w && w->ssl && offset)
+        r = tls_sendfile(w, in_fd, offset, count);
+    else
+        r = sendfile64(out_fd, in_fd, offset, count);
     if (r == 0 && count > 0) {
         if (w)
             w->short_file = true;
         errno = EBADF;
-        return -1;
+        r = -1;
+    }
+    if (w) {
+        int e = errno;
+        tally(w, NULL, 0, r, count);
+        errno = e;
     }
     return r;
 }
 
-/*
- * libmicrohttpd's shutdown after its last response: over TLS, the
- * close_notify alert first (once; not waiting for the client's).
- */
-int shutdown(int fd, int how)
+/* Whether a close of @w now is a park (struct wire_conn). */
+static bool parks(const struct wire_conn *w)
 {
-    struct wire_conn *w = lookup(fd);
+    struct timespec ts;
 
+    if (!w->park_at || w->eof || w->failed || framing_scan_mid_head(&w->scan) ||
+        framing_scan_stopped(&w->scan))
+        return false;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= w->park_at;
+}
+
+/* @fd (of @w, or NULL) is shut down @how: over TLS, close_notify first
+ * (once; not waiting for the client's). */
+static int shut(int fd, struct wire_conn *w, int how)
+{
     if (w && w->ssl && !w->closing && how != SHUT_RD) {
         w->closing = true;
         ERR_clear_error();
@@ -475,4 +588,26 @@ int shutdown(int fd, int how)
         ERR_clear_error();
     }
     return wire_shutdown_raw(fd, how);
+}
+
+/*
+ * libmicrohttpd's shutdown after its last response; none when the close
+ * is a park (struct wire_conn).
+ */
+int wire_shutdown(int fd, int how)
+{
+    struct wire_conn *w = lookup(fd);
+
+    if (w && !w->parked && parks(w)) {
+        w->parked = true;
+        return 0;
+    }
+    return shut(fd, w, how);
+}
+
+void wire_unpark(int fd, struct wire_conn *w)
+{
+    w->parked = false;
+    w->park_at = 0;
+    (void)shut(fd, w, SHUT_WR);
 }

@@ -372,10 +372,16 @@ int agent_stop(struct agent_proc *a)
     for (int i = 0; i < 200; i++) {
         if (waitpid(a->pid, &st, WNOHANG) == a->pid) {
             a->pid = 0;
-            return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            if (WIFEXITED(st))
+                return WEXITSTATUS(st);
+            fprintf(stderr, "agent_stop: killed by signal %d\n%s\n",
+                    WTERMSIG(st), agent_output(a));
+            return -1;
         }
         sleep_ms(50);
     }
+    fprintf(stderr, "agent_stop: still running 10 s after SIGTERM\n%s\n",
+            agent_output(a));
     kill(a->pid, SIGKILL);
     waitpid(a->pid, NULL, 0);
     a->pid = 0;

@@ -125,6 +125,16 @@ char *hfill(size_t len, char ch)
     return b;
 }
 
+void htpasswd_user(const char *file, const char *user, const char *pw,
+                   bool create)
+{
+    char *cmd = hfmt("htpasswd %s -C 5 '%s' '%s' '%s' 2>/dev/null",
+                     create ? "-cbB" : "-bB", file, user, pw);
+
+    EXPECT(system(cmd) == 0, "htpasswd (apache2-utils) failed: install it with "
+                             "scripts/deps.sh test");
+}
+
 char *hfmt(const char *fmt, ...)
 {
     va_list ap;

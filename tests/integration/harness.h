@@ -94,6 +94,14 @@ long long now_ms(void);
 /* Sleep @ms milliseconds (resumed after signals). */
 void sleep_ms(int ms);
 
+/*
+ * htpasswd_user - add @user with password @pw to the htpasswd file @file
+ * (created anew when @create), bcrypt at cost 5 by Debian's htpasswd
+ * (apache2-utils); the test fails if it cannot.
+ */
+void htpasswd_user(const char *file, const char *user, const char *pw,
+                   bool create);
+
 /* A printf into harness-owned memory. */
 char *hfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Harness-owned copy of @len bytes, NUL-terminated. */

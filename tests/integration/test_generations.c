@@ -282,15 +282,6 @@ END_TEST
 #define ALICE "Authorization: Basic YWxpY2U6b25l"
 #define BOB "Authorization: Basic Ym9iOnR3bw=="
 
-static void htpasswd(const char *file, const char *user, const char *pw,
-                     bool create)
-{
-    char *cmd = hfmt("htpasswd %s -C 5 '%s' '%s' '%s' 2>/dev/null",
-                     create ? "-cbB" : "-bB", file, user, pw);
-    EXPECT(system(cmd) == 0, "htpasswd (apache2-utils) failed: install it with "
-                             "scripts/deps.sh test");
-}
-
 static int as(const struct server *s, const char *who)
 {
     struct http_response *r = raw_request(
@@ -309,16 +300,16 @@ LOOP_TEST(auth_revoked, sandboxes)
     char *d = tree_new();
     tree_build(d, "www/index.html=i\n", "www/p/x=secret\n", NULL);
     char *h1 = tree_path(d, "h1"), *h2 = tree_path(d, "h2");
-    htpasswd(h1, "alice", "one", true);
-    htpasswd(h1, "bob", "two", false);
+    htpasswd_user(h1, "alice", "one", true);
+    htpasswd_user(h1, "bob", "two", false);
     char *conf = write_conf(
         d, hfmt("root = %s\nauth = /p/**=%s\n", tree_path(d, "www"), h1));
     struct server *s =
         server_start(NULL, "--config", conf, "--sandbox", sandboxes[_i], NULL);
 
     EXPECT(as(s, ALICE) == 200 && as(s, BOB) == 200, "alice and bob at first");
-    htpasswd(h2, "alice", "one", true);
-    htpasswd(h2, "bob", "two", false);
+    htpasswd_user(h2, "alice", "one", true);
+    htpasswd_user(h2, "bob", "two", false);
     write_conf(d,
                hfmt("root = %s\nauth = /p/**=%s\n", tree_path(d, "www"), h2));
     hup_and_wait(s, SERVING);

@@ -39,15 +39,6 @@ struct secrets {
 #define ALICE "YWxpY2U6b25l"
 #define BOB "Ym9iOnR3bw=="
 
-static void htpasswd(const char *file, const char *user, const char *pw,
-                     bool create)
-{
-    char *cmd = hfmt("htpasswd %s -C 5 '%s' '%s' '%s' 2>/dev/null",
-                     create ? "-cbB" : "-bB", file, user, pw);
-    EXPECT(system(cmd) == 0, "htpasswd (apache2-utils) failed: install it with "
-                             "scripts/deps.sh test");
-}
-
 static struct secrets make_secrets(void)
 {
     struct secrets s = {.dir = tree_new(), .www = tree_new()};
@@ -64,7 +55,7 @@ static struct secrets make_secrets(void)
     tls_fixture_write_certs(s.cert, &c, 1);
     X509_free(c);
     EVP_PKEY_free(k);
-    htpasswd(s.htpasswd, "alice", "one", true);
+    htpasswd_user(s.htpasswd, "alice", "one", true);
     tree_write_str(
         s.dir, "beneath.conf",
         hfmt("# planted-config-marker\nauth = /private/**=%s\n", s.htpasswd));
@@ -142,7 +133,7 @@ static struct http_response *get_as(const struct server *srv, const char *path,
  * 5 s (the keeper, or the server, read it again). */
 static bool bob_after_reload(struct server *srv, const struct secrets *s)
 {
-    htpasswd(s->htpasswd, "bob", "two", false);
+    htpasswd_user(s->htpasswd, "bob", "two", false);
     server_signal(srv, SIGHUP);
     long long until = now_ms() + 5000;
     while (get_as(srv, "/private/s.txt", BOB)->status != 200 &&
@@ -215,7 +206,7 @@ START_TEST(planted_links_refused_strict)
 
     /* SIGHUP to the keeper: it hands the files over again, to a new
      * serving process with walls of its own */
-    htpasswd(s.htpasswd, "bob", "two", false);
+    htpasswd_user(s.htpasswd, "bob", "two", false);
     pid_t next = server_reload(srv, 10000);
     EXPECT(next > 0 && next != serving, "no new serving process:\n%s",
            server_stderr(srv));

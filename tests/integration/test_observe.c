@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,6 +49,16 @@ static char *metrics_url(struct server *s)
     EXPECT(p != NULL, "no metrics line:\n%s", server_stderr(s));
     p += strlen(needle);
     return hmem(p, strcspn(p, "\n"));
+}
+
+/* The port of the https:// listener, from the start-up lines. */
+static unsigned https_port(struct server *s)
+{
+    const char *needle = "listening on https://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p, "no https line:\n%s", server_stderr(s));
+    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
 }
 
 /* A scrape of @url into a file of the test's; its path. */
@@ -130,9 +141,11 @@ START_TEST(vhost_field)
     EXPECT_BODY(r, "docs\n", "GET / on the vhost");
     r = raw_request(s->port, "GET / HTTP/1.1\r\nHost: other\r\n\r\n", 5000);
     EXPECT_BODY(r, "hello\n", "GET / on the root");
+    /* each line comes once its reply is over: wait for both */
     EXPECT(file_wait_for(s->out_path, "- other 200\n", 5000), "root line:\n%s",
            server_stdout(s));
-    EXPECT(strstr(server_stdout(s), "*.docs.example v1.docs.example 200\n"),
+    EXPECT(file_wait_for(s->out_path, "*.docs.example v1.docs.example 200\n",
+                         5000),
            "vhost line:\n%s", server_stdout(s));
     server_stop_clean(s);
 }
@@ -236,10 +249,7 @@ START_TEST(tls_version_and_handshakes)
         server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--log-format", "$tls $status",
                      "--metrics-listen", "127.0.0.1:0", NULL);
-    const char *needle = "listening on https://127.0.0.1:";
-    const char *p = strstr(server_stderr(s), needle);
-    EXPECT(p, "no https line");
-    unsigned port = (unsigned)strtoul(p + strlen(needle), NULL, 10);
+    unsigned port = https_port(s);
 
     EXPECT(run(hfmt("curl -skf -o /dev/null https://127.0.0.1:%u/", port)) == 0,
            "curl https");
@@ -262,6 +272,184 @@ START_TEST(tls_version_and_handshakes)
     }
     EXPECT(ok == 1 && failed == 1, "handshakes ok %g failed %g", ok, failed);
     server_stop_clean(s);
+}
+END_TEST
+
+/* The size of big.bin: a 36 MB download, as a user's report had it. */
+#define BIG_SIZE 36567483
+/* What the client reads of it before closing, and its receive buffer. */
+#define CUT_AT 1000000
+#define CLIENT_RCVBUF (128 * 1024)
+
+struct download {
+    size_t got, stop; /* stop: 0, read it all */
+};
+
+static size_t download_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+    struct download *d = arg;
+
+    (void)data;
+    d->got += size * nmemb;
+    /* 0: libcurl fails the transfer and closes the connection */
+    return d->stop && d->got >= d->stop ? 0 : size * nmemb;
+}
+
+/* A small receive buffer, so that what waits in the client's is bounded. */
+static int small_rcvbuf(void *arg, curl_socket_t fd, curlsocktype purpose)
+{
+    int n = CLIENT_RCVBUF;
+
+    (void)arg;
+    (void)purpose;
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &n, sizeof n);
+    return CURL_SOCKOPT_OK;
+}
+
+/* The most a socket's send buffer grows to (tcp_wmem's third value). */
+static double tcp_wmem_max(void)
+{
+    const char *t = tree_read("/proc/sys/net/ipv4/tcp_wmem", NULL);
+    double a = 0, b = 0, c = 4194304;
+
+    // NOLINTNEXTLINE(cert-err34-c): a kernel file, its three numbers
+    (void)sscanf(t, "%lf %lf %lf", &a, &b, &c);
+    return c;
+}
+
+/*
+ * big.bin (BIG_SIZE bytes, sparse) in the site, and a server on it with
+ * an https:// listener (its port in *@tls) beside the plain one, JSON
+ * lines, and @opt @val.
+ */
+static struct server *big_server(const char *opt, const char *val,
+                                 unsigned *tls)
+{
+    char *big = tree_path(www, "big.bin");
+    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+    EXPECT(fd >= 0 && ftruncate(fd, BIG_SIZE) == 0, "make big.bin");
+    close(fd);
+    struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
+                                    "--tls-self-signed", "--log-format", "json",
+                                    opt, val, NULL);
+    *tls = https_port(s);
+    return s;
+}
+
+/*
+ * Bytes and time actually sent: a client reads 1 MB of a 36 MB file and
+ * closes, over HTTP/1.1, HTTPS, h2 and h2c. Each line says what went: at
+ * least the 1 MB read, at most that plus what the buffers between could
+ * hold (the server's socket send buffer, the client's receive buffer,
+ * made small, and theirs), far below 36 MB; and that the reply was cut
+ * short. A whole download says all 36 MB, not cut short. The sent-bytes
+ * metric is the sum of the lines' bytes.
+ */
+START_TEST(aborted_downloads)
+{
+    unsigned tls;
+    struct server *s = big_server("--metrics-listen", "127.0.0.1:0", &tls);
+    /* read, the server's send buffer, the client's receive buffer (the
+       kernel doubles it), and 1 MB for the client's and server's own (TLS
+       records, HTTP/2 frames) */
+    double most = CUT_AT + tcp_wmem_max() + 2.0 * CLIENT_RCVBUF + 1e6;
+    static const struct {
+        const char *mark, *scheme;
+        long version;
+        bool whole;
+    } cases[] = {
+        {"h1cut", "http", CURL_HTTP_VERSION_1_1, false},
+        {"tlscut", "https", CURL_HTTP_VERSION_1_1, false},
+        {"h2cut", "https", CURL_HTTP_VERSION_2TLS, false},
+        {"h2ccut", "http", CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE, false},
+        {"h1whole", "http", CURL_HTTP_VERSION_1_1, true},
+        {"tlswhole", "https", CURL_HTTP_VERSION_1_1, true},
+        {"h2whole", "https", CURL_HTTP_VERSION_2TLS, true},
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        unsigned port = cases[i].scheme[4] == 's' ? tls : s->port;
+        struct download d = {.stop = cases[i].whole ? 0 : CUT_AT};
+        CURL *e = curl_easy_init();
+        EXPECT(e, "curl_easy_init");
+        curl_easy_setopt(e, CURLOPT_URL,
+                         hfmt("%s://127.0.0.1:%u/big.bin?m=%s", cases[i].scheme,
+                              port, cases[i].mark));
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, cases[i].version);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+        curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, small_rcvbuf);
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, download_write);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, &d);
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
+        CURLcode rc = curl_easy_perform(e);
+        curl_easy_cleanup(e); /* the connection closes here */
+        EXPECT(rc == (cases[i].whole ? CURLE_OK : CURLE_WRITE_ERROR),
+               "%s: %s after %zu bytes", cases[i].mark, curl_easy_strerror(rc),
+               d.got);
+        EXPECT(file_wait_for(s->out_path, hfmt("m=%s", cases[i].mark), 5000),
+               "no line for %s:\n%s", cases[i].mark, server_stdout(s));
+        const char *want =
+            cases[i].whole
+                ? hfmt(".bytes == %d and .aborted == false", BIG_SIZE)
+                : hfmt(".bytes >= %d and .bytes <= %.0f and .aborted == true",
+                       CUT_AT, most);
+        EXPECT(run(hfmt("jq -e 'select(.target == \"/big.bin?m=%s\") | "
+                        ".status == 200 and .duration_us > 0 and %s' %s | "
+                        "grep -qx true",
+                        cases[i].mark, want, s->out_path)) == 0,
+               "%s: not %s:\n%s", cases[i].mark, want, server_stdout(s));
+    }
+    /* the metric counts the same bytes as the lines */
+    char *sum = tree_path(tree_new(), "sum");
+    EXPECT(run(hfmt("jq -s 'map(.bytes) | add' %s > %s", s->out_path, sum)) ==
+               0,
+           "jq sum");
+    double lines = strtod(tree_read(sum, NULL), NULL);
+    char *file = scrape(metrics_url(s));
+    EXPECT(sample(file, "beneath_http_sent_bytes_total") == lines,
+           "beneath_http_sent_bytes_total is not the lines' %.0f bytes:\n%s",
+           lines, tree_read(file, NULL));
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
+ * A stop loses no line: downloads under way when SIGTERM comes (a slow
+ * reader over HTTP/1.1, HTTPS and h2) are cut at --shutdown-timeout, and
+ * each gets its line, cut short, with the bytes that went, before the log
+ * closes.
+ */
+START_TEST(stop_logs_cut_replies)
+{
+    unsigned tls;
+    struct server *s = big_server("--shutdown-timeout", "1", &tls);
+    static const struct {
+        const char *mark, *curl, *scheme;
+    } slow[] = {
+        {"stoph1", "--http1.1", "http"},
+        {"stoptls", "--http1.1", "https"},
+        {"stoph2", "--http2", "https"},
+    };
+    /* slow readers in the background, bounded; they end with the server */
+    for (size_t i = 0; i < N_ELEMS(slow); i++)
+        EXPECT(run(hfmt("timeout 20 curl -sk %s --limit-rate 200k "
+                        "%s://127.0.0.1:%u/big.bin?m=%s -o /dev/null "
+                        ">/dev/null 2>&1 &",
+                        slow[i].curl, slow[i].scheme,
+                        slow[i].scheme[4] == 's' ? tls : s->port,
+                        slow[i].mark)) == 0,
+               "start %s", slow[i].mark);
+    sleep_ms(1500);
+    int ws = server_stop(s, 20000);
+    EXPECT(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stop: %s", wstatus_str(ws));
+    for (size_t i = 0; i < N_ELEMS(slow); i++)
+        EXPECT(run(hfmt("jq -e 'select(.target == \"/big.bin?m=%s\") | "
+                        ".aborted == true and .bytes > 0 and .bytes < %d' "
+                        "%s | grep -qx true",
+                        slow[i].mark, BIG_SIZE, s->out_path)) == 0,
+               "no line cut short for %s after the stop:\n%s", slow[i].mark,
+               server_stdout(s));
 }
 END_TEST
 
@@ -326,6 +514,7 @@ const struct check_main check_main = {
                 .timeout = 120},
     .tcases = {
         {"log", .tests = {&json_fields, &vhost_field, &template_and_duration,
-                          &bad_template_refused, &fifo_nobody_reads}},
+                          &bad_template_refused, &fifo_nobody_reads,
+                          &aborted_downloads, &stop_logs_cut_replies}},
         {"metrics",
          .tests = {&metrics_listen_promtool, &tls_version_and_handshakes}}}};

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_ops_limits.c - the e2e_ops tcase "limits": connections over
- * --max-connections-per-ip and --max-connections are closed at accept, and
- * slow (slowloris) and idle clients are timed out.
+ * --max-connections-per-ip and --max-connections are closed at accept,
+ * slow (slowloris) and idle clients are timed out, and a waiting one is
+ * parked in the front.
  */
 #include "harness.h"
 #include "test_ops.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 /* ===== limits ============================================================ */
 
@@ -139,9 +145,92 @@ START_TEST(limit_idle_timeout)
 }
 END_TEST
 
+/*
+ * The descriptor the serving process @pid holds for the connection whose
+ * client end is @c (its socket's inode from /proc/net/tcp, then the fd
+ * that names it), or -1.
+ */
+static int server_fd_of(pid_t pid, const struct raw_conn *c)
+{
+    struct sockaddr_in me = {0};
+    socklen_t len = sizeof me;
+    char *tcp = tree_read("/proc/net/tcp", NULL);
+    unsigned long inode = 0;
+
+    EXPECT(getsockname(c->fd, (struct sockaddr *)&me, &len) == 0,
+           "getsockname: %s", strerror(errno));
+    /* "sl local rem st queues timer retr uid timeout inode": the server's
+     * end is the one whose remote port is ours */
+    const char *want = hfmt(":%04X ", ntohs(me.sin_port));
+    for (const char *line = tcp; line && *line && !inode;) {
+        char rem[64] = "";
+        unsigned long ino = 0;
+        // NOLINTNEXTLINE(cert-err34-c): a kernel table, its fields
+        if (sscanf(line, "%*s %*s %63s %*s %*s %*s %*s %*s %*s %lu", rem,
+                   &ino) == 2 &&
+            strstr(hfmt("%s ", rem), want))
+            inode = ino;
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    if (!inode)
+        return -1;
+    char *link = hfmt("socket:[%lu]", inode);
+    for (int fd = 0; fd < 65536; fd++) {
+        char got[64];
+        ssize_t n =
+            readlink(hfmt("/proc/%d/fd/%d", (int)pid, fd), got, sizeof got - 1);
+        if (n > 0) {
+            got[n] = '\0';
+            if (strcmp(got, link) == 0)
+                return fd;
+        }
+    }
+    return -1;
+}
+
+/*
+ * A keep-alive connection that waits for its next request is parked:
+ * after a second of silence libmicrohttpd lets it go (its pool freed) and
+ * the front keeps the socket, on a descriptor of its own (so the number
+ * changes); its next request is answered on the same TCP connection, and
+ * --timeout after the last reply it is closed, not sooner.
+ */
+START_TEST(limit_waiting_parked)
+{
+    char *w = tree_site("PARK\n");
+    struct server *s = server_start(w, "--timeout", "4", NULL);
+    pid_t pid = server_serving_pid(s);
+    struct raw_conn *c = raw_held(s);
+    int before = server_fd_of(pid, c);
+
+    EXPECT(before >= 0, "no descriptor of the server holds the connection");
+    sleep_ms(2500);
+    int after = server_fd_of(pid, c);
+    EXPECT(after >= 0 && after != before,
+           "after 2.5 s of waiting the connection is on descriptor %d, as "
+           "it was (%d): not parked",
+           after, before);
+    EXPECT(raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") == 0, "send");
+    struct http_response *r = raw_read(c, false, 5000);
+    EXPECT(r->status == 200 && r->body && strcmp(r->body, "PARK\n") == 0,
+           "the parked connection's next request: status %d", r->status);
+    long long t0 = now_ms();
+    EXPECT(raw_wait_closed(c, 10000),
+           "a parked connection stayed open 10 s with --timeout 4");
+    long long waited = now_ms() - t0;
+    EXPECT(waited >= 3000 && waited <= 7000,
+           "a waiting connection closed %lld ms after its reply, not about "
+           "--timeout (4 s)",
+           waited);
+    raw_close(c);
+    server_stop_clean(s);
+}
+END_TEST
+
 static const struct check_tcase tcase = {
     "limits", .tests = {&limit_per_ip, &limit_total, &limit_slowloris,
-                        &limit_idle_timeout}};
+                        &limit_idle_timeout, &limit_waiting_parked}};
 
 Suite *ops_limits_suite(void)
 {
