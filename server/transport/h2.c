@@ -1203,6 +1203,7 @@ static bool answer_deferred(struct h2_session *s)
 unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
                           int64_t *deadline_ms)
 {
+    const struct h2_conf *conf = s->conf;
     int64_t due;
     int w;
 
