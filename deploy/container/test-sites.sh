@@ -67,6 +67,8 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; 
 . "$src/deploy/podman-env.sh"
 # shellcheck source=deploy/container/lib.sh
 . "$src/deploy/container/lib.sh"
+# shellcheck source=deploy/pebble-netns.sh
+. "$src/deploy/pebble-netns.sh"
 podman_env "$tmp" isolated >"$tmp/why" || skip "$(cat "$tmp/why")"
 for tool in pebble pebble-challtestsrv nsenter openssl curl; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/deps.sh test installs it)"
@@ -97,9 +99,7 @@ sites=$(podman volume inspect -f '{{.Mountpoint}}' beneath-sites) ||
   fail "no volume beneath-sites: $(cat "$tmp/play-volumes.log")"
 acme=$(podman volume inspect -f '{{.Mountpoint}}' beneath-acme) ||
   fail "no volume beneath-acme: $(cat "$tmp/play-volumes.log")"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-  -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
-  -keyout "$tmp/api.key" -out "$tmp/api.pem" 2>/dev/null || fail "Pebble's HTTPS certificate"
+pebble_api_cert
 install -m 644 "$tmp/api.pem" "$acme/pebble-api.pem"
 
 # a site deployed once, before the replicas start: written into the volume
@@ -187,23 +187,10 @@ for r in 0 1; do
   echo "ok: replica $r: no host port, kernel backend, both walls, no root (421), plain HTTP 308 to $loc"
 done
 
-# 3. Pebble and its DNS in replica 0's network namespace (nsenter itself:
-# its PID is then the program's, for the cleanup); it validates HTTP-01 on
-# replica 0's port 8080
-cat >"$tmp/pebble.json" <<EOF
-{"pebble": {"listenAddress": "127.0.0.1:14000",
- "managementListenAddress": "127.0.0.1:15000",
- "certificate": "$tmp/api.pem", "privateKey": "$tmp/api.key",
- "httpPort": 8080, "tlsPort": 8443,
- "ocspResponderURL": "", "externalAccountBindingRequired": false}}
-EOF
-nsenter -t "${pids[0]}" -n pebble-challtestsrv -defaultIPv4 127.0.0.1 -defaultIPv6 "" \
-  -dns01 127.0.0.1:8053 -http01 "" -https01 "" -tlsalpn01 "" \
-  -management 127.0.0.1:8055 >"$tmp/challtestsrv.log" 2>&1 &
-pebble_pids+=($!)
-PEBBLE_VA_NOSLEEP=1 PEBBLE_AUTHZREUSE=0 nsenter -t "${pids[0]}" -n pebble \
-  -config "$tmp/pebble.json" -dnsserver 127.0.0.1:8053 >"$tmp/pebble.log" 2>&1 &
-pebble_pids+=($!)
+# 3. Pebble and its DNS in replica 0's network namespace; it validates
+# HTTP-01 on replica 0's port 8080 (authorizations not reused: one
+# validation is one order)
+PEBBLE_AUTHZREUSE=0 pebble_netns "${pids[0]}" 8080 8443
 for _ in $(seq 100); do
   inpod 0 curl -sf --cacert "$tmp/api.pem" -o "$tmp/root.pem" https://127.0.0.1:15000/roots/0 && break
   sleep 0.1

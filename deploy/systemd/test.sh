@@ -66,6 +66,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 t0=$(date +%s)
 # shellcheck source=deploy/podman-env.sh
 . "$src/deploy/podman-env.sh"
+# shellcheck source=deploy/pebble-netns.sh
+. "$src/deploy/pebble-netns.sh"
 podman_env "$tmp" >"$tmp/why" || skip "$(cat "$tmp/why")"
 for tool in pebble pebble-challtestsrv nsenter openssl; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/deps.sh test installs it)"
@@ -212,24 +214,8 @@ cpid=$(podman inspect -f '{{.State.Pid}}' "$id")
 [ "${cpid:-0}" != 0 ] || fail "no PID for the container"
 # innet CMD...: CMD run from the host in the container's network namespace
 innet() { nsenter -t "$cpid" -n "$@"; }
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-  -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
-  -keyout "$tmp/api.key" -out "$tmp/api.pem" 2>/dev/null || fail "Pebble's HTTPS certificate"
-cat >"$tmp/pebble.json" <<EOF
-{"pebble": {"listenAddress": "127.0.0.1:14000",
- "managementListenAddress": "127.0.0.1:15000",
- "certificate": "$tmp/api.pem", "privateKey": "$tmp/api.key",
- "httpPort": 80, "tlsPort": 443,
- "ocspResponderURL": "", "externalAccountBindingRequired": false}}
-EOF
-# (nsenter itself, not innet: its PID is then the program's, for cleanup)
-nsenter -t "$cpid" -n pebble-challtestsrv -defaultIPv4 127.0.0.1 -defaultIPv6 "" \
-  -dns01 127.0.0.1:8053 -http01 "" -https01 "" -tlsalpn01 "" \
-  -management 127.0.0.1:8055 >"$tmp/challtestsrv.log" 2>&1 &
-pebble_pids+=($!)
-PEBBLE_VA_NOSLEEP=1 nsenter -t "$cpid" -n pebble -config "$tmp/pebble.json" \
-  -dnsserver 127.0.0.1:8053 >"$tmp/pebble.log" 2>&1 &
-pebble_pids+=($!)
+pebble_api_cert
+pebble_netns "$cpid" 80 443
 for _ in $(seq 200); do
   innet curl -sf --cacert "$tmp/api.pem" -o "$tmp/root.pem" \
     https://127.0.0.1:15000/roots/0 && break
