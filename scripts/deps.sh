@@ -8,9 +8,10 @@ set -euo pipefail
 # tests/tools.txt says what each package is for (ctest tools_listed checks
 # that every program, module and pkg-config module the sources use has a
 # package here, ctest fresh_machine that this installs them on a new Debian
-# 12). libmicrohttpd-dev brings libgnutls28-dev (its .pc file's
-# Requires.private), check brings libsubunit-dev.
-build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev
+# 12). libgnutls28-dev: libmicrohttpd is linked from its static archive
+# (server/transport/mhd_tap.cmake), which needs GnuTLS's; check brings
+# libsubunit-dev.
+build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
   libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev
   libcurl4-openssl-dev libjansson-dev libnghttp2-dev media-types)
 # pebble: the ACME test CA and pebble-challtestsrv (tests/acme/); caddy: beside
