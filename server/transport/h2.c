@@ -110,31 +110,31 @@ struct h2_session {
     const char *tls;
     int64_t now; /* ms of the event being handled */
     int64_t start_ms;
+    int64_t notice_ms;    /* when the notice went out */
+    int64_t block_ms;     /* when the open request head began */
+    int64_t active_ms;    /* the last request, or stream end */
+    int64_t progress_ms;  /* the connection's last progress (h2.h) */
+    uint64_t framed;      /* body bytes framed, all streams */
+    uint64_t framed_mark; /* @framed at the last progress they made */
     bool preface;         /* the client's SETTINGS arrived */
     bool eof;             /* the client closed its side */
     bool more;            /* the read budget ran out with bytes perhaps left */
     bool goaway;          /* a GOAWAY is queued or sent (draining, limits) */
     bool notice;          /* draining: the shutdown notice is out */
     bool notice_seen;     /* the client answered the PING sent with it */
-    int64_t notice_ms;    /* when the notice went out */
     bool calm;            /* ended for a budget: nothing more is answered */
     bool block;           /* a request head (HEADERS, CONTINUATION) is open */
-    int64_t block_ms;     /* when it began */
-    int64_t active_ms;    /* the last request, or stream end */
-    int64_t progress_ms;  /* the connection's last progress (h2.h) */
-    uint64_t framed;      /* body bytes framed, all streams */
-    uint64_t framed_mark; /* @framed at the last progress they made */
+    bool own_busy;        /* the connection's own file slot is held */
+    bool split;           /* a frame was once cut across two fills of @out */
     unsigned streams;     /* open (struct h2_stream alive) */
-    struct h2_stream *open; /* those streams */
-    unsigned files;         /* streams holding a file slot */
-    bool own_busy;          /* the connection's own slot is held */
+    unsigned files;       /* streams holding a file slot */
+    unsigned n_spare;     /* on @spare */
+    struct h2_stream *open;                     /* those streams */
     struct h2_stream *deferred, *deferred_tail; /* waiting for a slot */
     struct bucket resets, control;
     struct h2_stream *spare;
-    unsigned n_spare;
     unsigned char *out; /* OUT_SIZE; NULL while idle */
     size_t out_off, out_len;
-    bool split; /* a frame was once cut across two fills of @out */
 };
 
 int64_t h2_now_ms(void)
