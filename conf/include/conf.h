@@ -24,10 +24,10 @@
 #define BENEATH_CONF_H
 
 #include "http/cache_rules.h"
-#include "http/cors.h"
+#include "http/coding.h"
 #include "http/headers_opt.h"
 #include "http/mime.h"
-#include "http/negotiate.h"
+#include "http/origins.h"
 #include "resolver.h"
 
 #include <stdbool.h>
@@ -75,7 +75,7 @@ enum conf_etag {
 
 /* The precompressed sidecars to try, in the server's order of preference. */
 struct conf_encodings {
-    enum negotiate_encoding v[NEGOTIATE_N_ENCODINGS];
+    enum coding v[CODING_N];
     size_t n; /* 0: off */
 };
 
@@ -152,7 +152,7 @@ struct conf {
     struct headers_opt headers; /* every header option in order, then (with
                                    security_headers) the security set */
     size_t n_headers_given;     /* headers.v[0..n): from header options */
-    struct cors cors;           /* origins that may read responses */
+    struct origins cors;        /* origins that may read responses */
     char *fallback; /* root-relative file served (200) for GETs that would
                        404, or NULL */
     char *health;   /* root-relative URL path answering 200, or NULL */

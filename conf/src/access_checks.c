@@ -8,12 +8,12 @@
 #include "access_checks.h"
 
 #include "conf.h"
-#include "http/basic.h"
 #include "http/cidr.h"
 #include "http/error_pages.h"
-#include "http/forwarded.h"
 #include "http/glob.h"
 #include "http/host.h"
+#include "http/text.h"
+#include "http/trusted_proxy.h"
 #include "http/urlpath.h"
 #include "resolver.h"
 
@@ -105,7 +105,7 @@ int conf_check_cidrs(const char *item, char *err)
 int conf_check_trusted_proxy(const char *item, char *err)
 {
     struct cidr_list l = {0};
-    int r = forwarded_proxies_add(&l, item, err, WHY_MAX);
+    int r = trusted_proxy_add(&l, item, err, WHY_MAX);
 
     cidr_list_free(&l);
     return r;
@@ -173,7 +173,8 @@ int conf_check_error_page(const char *item, char *err)
 
 int conf_check_realm(const char *item, char *err)
 {
-    if (basic_realm_check(item) < 0 || strlen(item) > 200) {
+    /* printable ASCII, spaces, UTF-8 bytes: a quoted-string's content */
+    if (!*item || text_has_ctl(item, strlen(item)) || strlen(item) > 200) {
         snprintf(err, ERR_MAX, "a realm is up to 200 printable characters");
         return -EINVAL;
     }

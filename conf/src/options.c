@@ -251,7 +251,7 @@ const struct opt opts[] = {
              "http[s]://HOST[:PORT], or * for any) read the responses: "
              "Access-Control-Allow-Origin, Vary: Origin for a list, and the "
              "preflight OPTIONS answered (GET, HEAD; the headers asked "
-             "for; Access-Control-Max-Age " CORS_MAX_AGE ")"},
+             "for; Access-Control-Max-Age " ORIGINS_MAX_AGE ")"},
     {.name = "default-type",
      .type = &t_string,
      .off = OFF(default_type),

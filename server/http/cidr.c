@@ -10,7 +10,7 @@
 #include "http/cidr.h"
 
 #include "http/errbuf.h"
-#include "http/field.h"
+#include "http/text.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -190,7 +190,7 @@ int cidr_list_add(struct cidr_list *l, const char *spec, char *err,
         const char *e = strchr(p, ',');
         const char *stop = e ? e : p + strlen(p);
 
-        field_trim(&p, &stop);
+        text_trim(&p, &stop);
         if (stop == p) {
             errbuf_say(err, err_size, "%s", "empty item in the address list");
             return -EINVAL;

@@ -7,7 +7,7 @@
 #include "http/glob.h"
 
 #include "http/errbuf.h"
-#include "http/field.h"
+#include "http/text.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -161,7 +161,7 @@ int glob_set_parse(struct glob_set *s, const char *list, size_t len, char *err,
         const char *stop = e ? e : end;
 
         /* "*.pdf, a/b" reads naturally: spaces are not part of a glob */
-        field_trim(&p, &stop);
+        text_trim(&p, &stop);
         if (stop == p) {
             errbuf_say(err, err_size, "%s", "empty glob");
             ret = -EINVAL;

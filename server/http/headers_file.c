@@ -9,7 +9,7 @@
  */
 #include "http/headers_file.h"
 
-#include "http/field.h"
+#include "http/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -38,7 +38,7 @@ static int add_remove(struct headers_rule *r, const char *s, size_t len)
     char **grown;
 
     for (size_t i = 0; i < len; i++)
-        if (!field_is_tchar((unsigned char)s[i]))
+        if (!text_is_tchar((unsigned char)s[i]))
             return -EINVAL;
     if (len == 0)
         return -EINVAL;

@@ -6,7 +6,7 @@
 
 #include "common/elems.h"
 #include "http/errbuf.h"
-#include "http/field.h"
+#include "http/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -124,7 +124,7 @@ int headers_opt_add_flags(struct headers_opt *h, const char *spec,
     }
     name_len = (size_t)(colon - spec);
     for (size_t i = 0; i < name_len; i++) {
-        if (!field_is_tchar((unsigned char)spec[i])) {
+        if (!text_is_tchar((unsigned char)spec[i])) {
             errbuf_say(err, err_size, "%s",
                        "the header name must be a token (letters, digits, "
                        "!#$%&'*+-.^_`|~; no spaces)");

@@ -36,8 +36,7 @@ static bool port_ok(const char *p, size_t len)
     return true;
 }
 
-/* Normalise @len bytes at @in; see host.h. */
-static int normalize(const char *in, size_t len, char *out)
+int host_normalize_len(const char *in, size_t len, char *out)
 {
     size_t n;
 
@@ -86,7 +85,7 @@ static int normalize(const char *in, size_t len, char *out)
 
 int host_normalize(const char *in, char *out)
 {
-    return normalize(in, strlen(in), out);
+    return host_normalize_len(in, strlen(in), out);
 }
 
 int host_site_name(const char *h)
@@ -117,24 +116,6 @@ int host_site_name(const char *h)
     return digits ? 0 : 1;
 }
 
-int host_from_target(const char *target, char *out)
-{
-    size_t skip;
-
-    if (strncasecmp(target, "http://", 7) == 0)
-        skip = 7;
-    else if (strncasecmp(target, "https://", 8) == 0)
-        skip = 8;
-    else
-        return -ENOENT;
-    target += skip;
-    size_t len = strcspn(target, "/?#");
-    /* userinfo is not part of a request-target's authority (RFC 9112) */
-    if (memchr(target, '@', len))
-        return -EINVAL;
-    return len == 0 ? -EINVAL : normalize(target, len, out);
-}
-
 int host_pattern_check(const char *name, char *out, char *err, size_t err_size)
 {
     bool wild = strncmp(name, "*.", 2) == 0;
@@ -146,7 +127,8 @@ int host_pattern_check(const char *name, char *out, char *err, size_t err_size)
         errbuf_say(err, err_size, "'%.64s': a virtual host has no port", name);
         return -EINVAL;
     }
-    if (len == 0 || len >= HOST_MAX - 3 || normalize(n, len, out + off) < 0 ||
+    if (len == 0 || len >= HOST_MAX - 3 ||
+        host_normalize_len(n, len, out + off) < 0 ||
         (wild && out[off] == '[')) {
         errbuf_say(err, err_size,
                    "'%.64s' is not a host name (NAME, *.SUFFIX, an IPv4 "

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * host.h - the Host of a request and virtual-host names.
+ * host.h - host names: as a client sends them (Host, absolute-form
+ * targets, the TLS server name) and as a configuration writes them
+ * (--vhost, --tls NAME=FILE, the site directories of --sites), in one
+ * normal form so that the two are compared alike.
  *
  * A Host value is normalised before it is compared: the port dropped,
  * letters lowered, one trailing dot dropped ("Docs.Example.COM.:8080" is
@@ -31,6 +34,9 @@
  */
 int host_normalize(const char *in, char *out);
 
+/* host_normalize_len - host_normalize of the @len bytes at @in. */
+int host_normalize_len(const char *in, size_t len, char *out);
+
 /*
  * host_site_name - whether the normalised host @h (host_normalize) names a
  * site directory (--sites): a DNS name, labels of [a-z0-9-] of 1 to 63
@@ -42,15 +48,6 @@ int host_normalize(const char *in, char *out);
  * else ('_', a label over 63 characters), which no site can be named.
  */
 int host_site_name(const char *h);
-
-/*
- * host_from_target - for an absolute-form request-target
- * ("http://Host:8080/x"), its authority normalised into @out (HOST_MAX
- * bytes): RFC 9112 3.2.2 has it override the Host field.
- *
- * Returns 0, -ENOENT (not absolute-form) or -EINVAL (garbage).
- */
-int host_from_target(const char *target, char *out);
 
 /*
  * host_pattern_check - whether @name is a virtual-host name ("a.example",

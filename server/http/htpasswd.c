@@ -9,7 +9,7 @@
  */
 #include "http/htpasswd.h"
 
-#include "http/field.h"
+#include "http/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -161,7 +161,7 @@ int htpasswd_parse(struct htpasswd *h, const char *text, size_t len,
             lines_diag_add(d, name, l.lineno, "expected USER:HASH");
             continue;
         }
-        if (colon == line || field_has_ctl(line, (size_t)(colon - line))) {
+        if (colon == line || text_has_ctl(line, (size_t)(colon - line))) {
             lines_diag_add(d, name, l.lineno,
                            colon == line ? "empty user name"
                                          : "control character in the user "

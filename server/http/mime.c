@@ -12,8 +12,8 @@
  */
 #include "http/mime.h"
 
-#include "errbuf.h"
-#include "field.h"
+#include "http/errbuf.h"
+#include "http/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -222,7 +222,7 @@ static bool is_media_type(const char *s, size_t len)
     if (!slash || slash == s || slash == s + len - 1)
         return false;
     for (size_t i = 0; i < len; i++)
-        if (s + i != slash && !field_is_tchar((unsigned char)s[i]))
+        if (s + i != slash && !text_is_tchar((unsigned char)s[i]))
             return false;
     return true;
 }
@@ -232,7 +232,7 @@ static bool is_ext(const char *s, size_t len)
     if (len == 0 || len > MIME_EXT_MAX || s[0] == '.' || s[len - 1] == '.')
         return false;
     for (size_t i = 0; i < len; i++)
-        if (!field_is_tchar((unsigned char)s[i]))
+        if (!text_is_tchar((unsigned char)s[i]))
             return false;
     return true;
 }
@@ -387,12 +387,12 @@ static int check_type(const char *type, const char **start, size_t *len,
 {
     const char *end = type + strlen(type);
 
-    field_trim(&type, &end);
+    text_trim(&type, &end);
     size_t tlen = (size_t)(end - type), base = strcspn(type, ";");
     while (base > 0 && is_space(type[base - 1]))
         base--;
     if (!is_media_type(type, base) || tlen > MIME_TYPE_MAX ||
-        field_has_ctl(type, tlen)) {
+        text_has_ctl(type, tlen)) {
         errbuf_say(err, size,
                    "'%.*s' is not a media type (type/subtype, then "
                    "parameters if any)",

@@ -17,7 +17,7 @@
 #ifndef BENEATH_HTTP_MIME_H
 #define BENEATH_HTTP_MIME_H
 
-#include "lines.h"
+#include "http/lines.h"
 
 #include <stdbool.h>
 #include <stddef.h>

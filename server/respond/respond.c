@@ -434,7 +434,7 @@ static bool https_redirect(struct req *r)
 
     if (!r->conf->https_redirect || rq->tls)
         return false;
-    err = host_from_target(t, host);
+    err = target_host(t, host);
     if (err == -ENOENT) {
         const char *h = rq->field[RF_HOST];
 
