@@ -3,7 +3,7 @@
 #include "cases.h"
 #include "check_main.h"
 #include "http/forwarded.h"
-#include "http/trusted_proxy.h"
+#include "syntax/trusted_proxy.h"
 
 #include <errno.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /* test_host.c - Host normalisation and virtual-host names. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/host.h"
+#include "syntax/host.h"
 
 #include <errno.h>
 #include <stdint.h>

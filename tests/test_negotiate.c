@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_negotiate.c - Accept-Encoding parsing and sidecar order, by table. */
 #include "check_main.h"
-#include "http/coding.h"
 #include "http/negotiate.h"
+#include "syntax/coding.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* test_target.c - strict request-target decoding. */
 #include "check_main.h"
-#include "http/host.h"
 #include "http/target.h"
+#include "syntax/host.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * access_checks.c - the access options' values checked with the parsers of
- * server/http/ (libc only), so a bad value is reported with its place
+ * syntax/ (libc only), so a bad value is reported with its place
  * ("--allow: ...", "FILE:LINE: allow: ...") before anything starts. The
  * server parses the same strings again into the rules it serves with.
  */
 #include "access_checks.h"
 
 #include "conf.h"
-#include "http/cidr.h"
-#include "http/error_pages.h"
-#include "http/glob.h"
-#include "http/host.h"
-#include "http/text.h"
-#include "http/trusted_proxy.h"
-#include "http/urlpath.h"
 #include "resolver.h"
+#include "syntax/cidr.h"
+#include "syntax/error_pages.h"
+#include "syntax/glob.h"
+#include "syntax/host.h"
+#include "syntax/text.h"
+#include "syntax/trusted_proxy.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The parsers of server/http/ write their message into err directly, cut
+/* The parsers of syntax/ write their message into err directly, cut
  * where a message of theirs always was. */
 #define WHY_MAX 256
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * types_http.c - value types parsed by server/http/'s own parsers (libc only),
+ * types_http.c - value types parsed by syntax/'s parsers (libc only),
  * so that a bad value is reported with its place like any other: the
- * precompressed encoding list (negotiate.h), Cache-Control rules and default
+ * precompressed encoding list (coding.h), Cache-Control rules and default
  * (cache_rules.h), response headers and the security set (headers_opt.h),
- * the CORS origins (cors.h), and
+ * the CORS origins (origins.h), and
  * the root-relative paths of the fallback file and the health and metrics
  * URLs. Each stores the typed value the server uses and prints it back in
  * the file syntax, so conf_print still reads back the same.

@@ -32,11 +32,11 @@
  */
 #include "access/access_internal.h"
 #include "http/forwarded.h"
-#include "http/host.h"
 #include "http/status.h"
 #include "http/target.h"
-#include "http/urlpath.h"
 #include "runtime/root.h"
+#include "syntax/host.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <netinet/in.h>

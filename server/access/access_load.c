@@ -7,12 +7,12 @@
  */
 #include "access/access_internal.h"
 #include "access/slurp.h"
-#include "http/host.h"
-#include "http/lines.h"
-#include "http/trusted_proxy.h"
-#include "http/urlpath.h"
 #include "resolver.h"
 #include "runtime/live.h"
+#include "syntax/host.h"
+#include "syntax/lines.h"
+#include "syntax/trusted_proxy.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <fcntl.h>

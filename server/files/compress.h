@@ -16,7 +16,7 @@
 #ifndef BENEATH_FILES_COMPRESS_H
 #define BENEATH_FILES_COMPRESS_H
 
-#include "http/coding.h"
+#include "syntax/coding.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

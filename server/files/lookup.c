@@ -39,9 +39,9 @@
  */
 #include "files/lookup.h"
 
-#include "http/mime.h"
 #include "http/negotiate.h"
 #include "http/status.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <fcntl.h>

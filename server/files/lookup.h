@@ -14,12 +14,12 @@
 #define BENEATH_FILES_LOOKUP_H
 
 #include "files/listing.h"
-#include "http/coding.h"
-#include "http/error_pages.h"
 #include "http/method.h"
-#include "http/mime.h"
 #include "http/target.h"
 #include "resolver.h"
+#include "syntax/coding.h"
+#include "syntax/error_pages.h"
+#include "syntax/mime.h"
 
 #include <limits.h>
 #include <stdbool.h>

@@ -9,8 +9,8 @@
  */
 #include "http/basic.h"
 
-#include "http/digits.h"
-#include "http/text.h"
+#include "syntax/digits.h"
+#include "syntax/text.h"
 
 #include <errno.h>
 #include <stdbool.h>

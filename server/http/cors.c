@@ -14,7 +14,7 @@
 #include "http/cors.h"
 
 #include "http/field.h"
-#include "http/text.h"
+#include "syntax/text.h"
 
 #include <string.h>
 #include <strings.h>

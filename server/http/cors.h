@@ -18,7 +18,7 @@
 #ifndef BENEATH_HTTP_CORS_H
 #define BENEATH_HTTP_CORS_H
 
-#include "http/origins.h"
+#include "syntax/origins.h"
 
 #include <stdbool.h>
 #include <stddef.h>

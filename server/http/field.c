@@ -7,7 +7,7 @@
  */
 #include "http/field.h"
 
-#include "http/text.h"
+#include "syntax/text.h"
 
 #include <string.h>
 #include <strings.h>

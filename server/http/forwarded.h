@@ -26,8 +26,8 @@
 #ifndef BENEATH_HTTP_FORWARDED_H
 #define BENEATH_HTTP_FORWARDED_H
 
-#include "http/cidr.h"
-#include "http/trusted_proxy.h"
+#include "syntax/cidr.h"
+#include "syntax/trusted_proxy.h"
 
 /*
  * forwarded_client - walk the hops from *@client (the peer, trusted in

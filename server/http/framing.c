@@ -15,7 +15,7 @@
 #include "http/framing.h"
 
 #include "http/field.h"
-#include "http/text.h"
+#include "syntax/text.h"
 
 #include <string.h>
 

@@ -13,7 +13,7 @@
 #include "http/negotiate.h"
 
 #include "http/field.h"
-#include "http/text.h"
+#include "syntax/text.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -11,7 +11,7 @@
 #ifndef BENEATH_HTTP_NEGOTIATE_H
 #define BENEATH_HTTP_NEGOTIATE_H
 
-#include "http/coding.h"
+#include "syntax/coding.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,9 +15,9 @@
  */
 #include "http/target.h"
 
-#include "http/digits.h"
-#include "http/host.h"
 #include "http/status.h"
+#include "syntax/digits.h"
+#include "syntax/host.h"
 
 #include <errno.h>
 #include <stdint.h>

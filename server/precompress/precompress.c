@@ -18,8 +18,8 @@
  * Exit status: 0, 1 when any file or directory failed, 2 for bad usage.
  */
 #include "files/compress.h"
-#include "http/coding.h"
-#include "http/mime.h"
+#include "syntax/coding.h"
+#include "syntax/mime.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,12 +18,12 @@
 #include "files/compress.h"
 #include "files/etag_cache.h"
 #include "files/lookup.h"
-#include "http/cache_rules.h"
 #include "http/cors.h"
-#include "http/headers_opt.h"
 #include "http/request.h"
 #include "observe/metrics.h"
 #include "respond/reply.h"
+#include "syntax/cache_rules.h"
+#include "syntax/headers_opt.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,13 +13,13 @@
 #include "http/cond.h"
 #include "http/date.h"
 #include "http/field.h"
-#include "http/mime.h"
 #include "http/multipart.h"
 #include "http/negotiate.h"
 #include "http/range.h"
 #include "http/status.h"
 #include "respond/reply_cache.h"
 #include "respond/respond_internal.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <inttypes.h>
