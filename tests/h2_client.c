@@ -25,7 +25,7 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* ---- an nghttp2 client session -------------------------------------------- */
+/* ---- an nghttp2 client session ---------------------------------------- */
 
 static struct got *got_of(struct client *c, int32_t id)
 {
@@ -159,7 +159,7 @@ static int c_close(nghttp2_session *ng, int32_t id, uint32_t error, void *arg)
 }
 
 void client_open_opts(struct client *c, int fd, uint32_t window,
-                             size_t max_head, bool manual_windows)
+                      size_t max_head, bool manual_windows)
 {
     nghttp2_session_callbacks *cb;
     nghttp2_option *opt;
@@ -191,7 +191,7 @@ void client_open_opts(struct client *c, int fd, uint32_t window,
 }
 
 void client_open_head(struct client *c, int fd, uint32_t window,
-                             size_t max_head)
+                      size_t max_head)
 {
     client_open_opts(c, fd, window, max_head, false);
 }
@@ -203,8 +203,7 @@ void client_open(struct client *c, int fd, uint32_t window)
 
 /* client_open over TLS with @ctx: the handshake done before it returns
  * (the server's thread accepts meanwhile). */
-void client_open_tls(struct client *c, int fd, uint32_t window,
-                            SSL_CTX *ctx)
+void client_open_tls(struct client *c, int fd, uint32_t window, SSL_CTX *ctx)
 {
     SSL *ssl = SSL_new(ctx);
 
@@ -229,7 +228,7 @@ void client_close(struct client *c)
 /* A request: "name: value" fields, in order, pseudo-fields included, and
  * a body read from @body (NULL: none, END_STREAM on the HEADERS). */
 int32_t client_request_body(struct client *c, const char *const *fields,
-                                   size_t n, const nghttp2_data_provider *body)
+                            size_t n, const nghttp2_data_provider *body)
 {
     nghttp2_nv nva[32];
 
@@ -254,8 +253,7 @@ int32_t client_request_body(struct client *c, const char *const *fields,
     return id;
 }
 
-int32_t client_request(struct client *c, const char *const *fields,
-                              size_t n)
+int32_t client_request(struct client *c, const char *const *fields, size_t n)
 {
     return client_request_body(c, fields, n, NULL);
 }
@@ -263,7 +261,7 @@ int32_t client_request(struct client *c, const char *const *fields,
 /* Exchange frames until @done(@c, @arg) or @ms pass or the server leaves;
  * returns @done's last answer. */
 bool client_run(struct client *c, bool (*done)(struct client *, void *),
-                       void *arg, int ms)
+                void *arg, int ms)
 {
     int64_t end = now_ms() + ms;
 
@@ -323,7 +321,7 @@ bool got_has(const struct got *g, const char *want)
 
 /* The value of response field @name (lower case), copied into @buf. */
 const char *got_get(const struct got *g, const char *name, char *buf,
-                           size_t size)
+                    size_t size)
 {
     size_t n = strlen(name);
 
@@ -336,11 +334,11 @@ const char *got_get(const struct got *g, const char *name, char *buf,
     return NULL;
 }
 
-/* ---- a hostile client: frames as bytes ------------------------------------ */
+/* ---- a hostile client: frames as bytes -------------------------------- */
 
 /* One frame's header and @n bytes of payload into @out at *@len. */
-void frame_put(unsigned char *out, size_t *len, uint8_t type,
-                      uint8_t flags, uint32_t id, const void *payload, size_t n)
+void frame_put(unsigned char *out, size_t *len, uint8_t type, uint8_t flags,
+               uint32_t id, const void *payload, size_t n)
 {
     unsigned char *p = out + *len;
 

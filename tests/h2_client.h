@@ -57,7 +57,7 @@ struct raw {
     bool eof;
 };
 
-/* ---- struct client -------------------------------------------------------- */
+/* ---- struct client ---------------------------------------------------- */
 
 /*
  * client_open_opts - a client session on @fd (its SETTINGS queued) with
@@ -111,7 +111,7 @@ bool got_has(const struct got *g, const char *want);
 const char *got_get(const struct got *g, const char *name, char *buf,
                     size_t size);
 
-/* ---- struct raw ------------------------------------------------------------ */
+/* ---- struct raw ------------------------------------------------------- */
 
 /* frame_put - one frame's header and @n bytes of payload into @out at
  * *@len (advanced). */

@@ -67,7 +67,8 @@ out_free:
 
 void acme_conf_free(struct acme_conf *ac)
 {
-    for (size_t i = 0; i < ac->n_certs; i++) {
+    /* n_certs counts only once both arrays are there */
+    for (size_t i = 0; ac->vecs && ac->names && i < ac->n_certs; i++) {
         free(ac->vecs[i]);
         free(ac->names[i]);
     }
