@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -125,6 +126,29 @@ int handed_open_path(const char *path, int flags)
         return -1;
     }
     return regular(open(path, flags | O_NONBLOCK | O_NOCTTY));
+}
+
+int handed_pem_certificate(const char *path, char *why, size_t size)
+{
+    /* a regular file only: a FIFO would hang the start, a device read on */
+    int fd = handed_open_path(path, O_RDONLY | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    bool pem = false;
+    char line[128];
+
+    if (f == NULL) {
+        snprintf(why, size, "%s: %s", path, handed_strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -EINVAL;
+    }
+    while (!pem && fgets(line, sizeof line, f))
+        pem = strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
+    fclose(f);
+    if (pem)
+        return 0;
+    snprintf(why, size, "%s: no PEM certificate", path);
+    return -EINVAL;
 }
 
 int handed_open(const char *path, int flags)

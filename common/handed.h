@@ -56,6 +56,14 @@ int handed_open(const char *path, int flags);
  */
 int handed_open_path(const char *path, int flags);
 
+/*
+ * handed_pem_certificate - whether the file at @path (handed_open_path)
+ * holds a PEM certificate ("-----BEGIN CERTIFICATE-----" at a line's
+ * start): the --acme-ca-root trust anchor, judged before it is used.
+ * Returns 0, or -EINVAL with "PATH: why" in @why (@size bytes).
+ */
+int handed_pem_certificate(const char *path, char *why, size_t size);
+
 /* handed_strerror - the reason for handed_open's @err: strerror, except
  * EINVAL: "not a regular file (a FIFO, socket or device)". */
 const char *handed_strerror(int err);

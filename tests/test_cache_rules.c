@@ -2,7 +2,7 @@
 /* test_cache_rules.c - Cache-Control rule parsing and glob matching. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/cache_rules.h"
+#include "syntax/cache_rules.h"
 
 #include <errno.h>
 #include <stdlib.h>

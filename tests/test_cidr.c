@@ -2,7 +2,7 @@
 /* test_cidr.c - address lists: syntax, host bits, IPv4-mapped, matching. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/cidr.h"
+#include "syntax/cidr.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -69,10 +69,10 @@ static int put_text(const char *name, size_t n, struct stat *st)
 }
 
 /* Decode @len bytes of @enc into a buffer of @want bytes; returns its size. */
-static size_t decode(enum negotiate_encoding enc, const unsigned char *in,
-                     size_t len, char *out, size_t cap)
+static size_t decode(enum coding enc, const unsigned char *in, size_t len,
+                     char *out, size_t cap)
 {
-    if (enc == NEGOTIATE_GZIP) {
+    if (enc == CODING_GZIP) {
         z_stream z = {0};
         ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
         z.next_in = (unsigned char *)(uintptr_t)in;
@@ -84,7 +84,7 @@ static size_t decode(enum negotiate_encoding enc, const unsigned char *in,
         inflateEnd(&z);
         return n;
     }
-    if (enc == NEGOTIATE_BR) {
+    if (enc == CODING_BR) {
         size_t n = cap;
         ck_assert_int_eq(BrotliDecoderDecompress(len, in, &n, (uint8_t *)out),
                          BROTLI_DECODER_RESULT_SUCCESS);
@@ -96,19 +96,15 @@ static size_t decode(enum negotiate_encoding enc, const unsigned char *in,
 }
 
 static const struct {
-    enum negotiate_encoding enc;
+    enum coding enc;
     enum compress_level level;
     size_t size;
 } rounds[] = {
-    {NEGOTIATE_GZIP, COMPRESS_FAST, 1},
-    {NEGOTIATE_GZIP, COMPRESS_FAST, 20480},
-    {NEGOTIATE_GZIP, COMPRESS_BEST, 300000},
-    {NEGOTIATE_BR, COMPRESS_FAST, 1},
-    {NEGOTIATE_BR, COMPRESS_FAST, 20480},
-    {NEGOTIATE_BR, COMPRESS_BEST, 300000},
-    {NEGOTIATE_ZSTD, COMPRESS_FAST, 1},
-    {NEGOTIATE_ZSTD, COMPRESS_FAST, 20480},
-    {NEGOTIATE_ZSTD, COMPRESS_BEST, 300000},
+    {CODING_GZIP, COMPRESS_FAST, 1},      {CODING_GZIP, COMPRESS_FAST, 20480},
+    {CODING_GZIP, COMPRESS_BEST, 300000}, {CODING_BR, COMPRESS_FAST, 1},
+    {CODING_BR, COMPRESS_FAST, 20480},    {CODING_BR, COMPRESS_BEST, 300000},
+    {CODING_ZSTD, COMPRESS_FAST, 1},      {CODING_ZSTD, COMPRESS_FAST, 20480},
+    {CODING_ZSTD, COMPRESS_BEST, 300000},
 };
 
 LOOP_TEST(round_trip, rounds)
@@ -142,15 +138,15 @@ START_TEST(too_big_and_short)
     unsigned char *out = (unsigned char *)1;
     size_t len = 1;
 
-    for (int e = 0; e < NEGOTIATE_N_ENCODINGS; e++) {
-        ck_assert_int_eq(compress_fd((enum negotiate_encoding)e, COMPRESS_FAST,
-                                     fd, 50000, 45000, &out, &len),
+    for (int e = 0; e < CODING_N; e++) {
+        ck_assert_int_eq(compress_fd((enum coding)e, COMPRESS_FAST, fd, 50000,
+                                     45000, &out, &len),
                          -EFBIG);
         ck_assert_ptr_null(out);
         ck_assert_uint_eq(len, 0);
         /* the file is shorter than the size asked for */
-        ck_assert_int_eq(compress_fd((enum negotiate_encoding)e, COMPRESS_FAST,
-                                     fd, 60000, 90000, &out, &len),
+        ck_assert_int_eq(compress_fd((enum coding)e, COMPRESS_FAST, fd, 60000,
+                                     90000, &out, &len),
                          -ENODATA);
     }
     free(t);
@@ -168,7 +164,7 @@ START_TEST(cache_hit_and_keys)
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
     ck_assert_ptr_null(compress_cache_get(c, "\"x\" gzip", NULL));
     struct compress_body *b =
-        compress_cache_make(c, "\"x\" gzip", NEGOTIATE_GZIP, fd, &st);
+        compress_cache_make(c, "\"x\" gzip", CODING_GZIP, fd, &st);
     ck_assert_ptr_nonnull(b);
     ck_assert(!b->no_gain);
     struct compress_body *h = compress_cache_get(c, "\"x\" gzip", NULL);
@@ -199,20 +195,20 @@ START_TEST(budget_lru_and_holders)
     size_t plen;
 
     /* a budget where two bodies fit and three do not */
-    ck_assert_int_eq(compress_fd(NEGOTIATE_GZIP, COMPRESS_FAST, fd, 60000,
-                                 60000, &probe, &plen),
+    ck_assert_int_eq(compress_fd(CODING_GZIP, COMPRESS_FAST, fd, 60000, 60000,
+                                 &probe, &plen),
                      0);
     free(probe);
     size_t one = sizeof *held + plen;
     struct compress_cache_config cfg = {.budget = 2 * one + one / 2};
     ck_assert_int_eq(compress_cache_new(&c, &cfg), 0);
-    held = compress_cache_make(c, "k1", NEGOTIATE_GZIP, fd, &st);
+    held = compress_cache_make(c, "k1", CODING_GZIP, fd, &st);
     ck_assert_ptr_nonnull(held);
     ck_assert_uint_eq(sizeof *held + held->len, one);
-    compress_body_put(compress_cache_make(c, "k2", NEGOTIATE_GZIP, fd, &st));
+    compress_body_put(compress_cache_make(c, "k2", CODING_GZIP, fd, &st));
     compress_body_put(
         compress_cache_get(c, "k1", NULL)); /* k1 is now the newest */
-    compress_body_put(compress_cache_make(c, "k3", NEGOTIATE_GZIP, fd, &st));
+    compress_body_put(compress_cache_make(c, "k3", CODING_GZIP, fd, &st));
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.entries, 2);
     ck_assert_uint_eq(s.evicted, 1);
@@ -225,8 +221,8 @@ START_TEST(budget_lru_and_holders)
     /* freeing the cache leaves a held body intact (ASan watches) */
     compress_cache_free(c);
     char *back = malloc(60000);
-    ck_assert_uint_eq(
-        decode(NEGOTIATE_GZIP, held->data, held->len, back, 60000), 60000);
+    ck_assert_uint_eq(decode(CODING_GZIP, held->data, held->len, back, 60000),
+                      60000);
     ck_assert_mem_eq(back, t, 60000);
     compress_body_put(held);
     free(back);
@@ -247,11 +243,11 @@ START_TEST(changed_and_no_gain)
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
     /* written after the fstat: not compressed, not kept */
     ck_assert_int_eq(pwrite(fd, "x", 1, 8000), 1);
-    ck_assert_ptr_null(compress_cache_make(c, "c", NEGOTIATE_BR, fd, &st));
+    ck_assert_ptr_null(compress_cache_make(c, "c", CODING_BR, fd, &st));
     ck_assert_ptr_null(compress_cache_get(c, "c", NULL));
     /* noise: kept as "no gain", so it is not compressed again */
     struct compress_body *b =
-        compress_cache_make(c, "r", NEGOTIATE_ZSTD, rfd, &rst);
+        compress_cache_make(c, "r", CODING_ZSTD, rfd, &rst);
     ck_assert_ptr_nonnull(b);
     ck_assert(b->no_gain);
     ck_assert_uint_eq(b->len, 0);
@@ -280,7 +276,7 @@ START_TEST(queue_once)
 
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
     for (int i = 0; i < 50; i++)
-        ck_assert(compress_cache_queue(c, "big br", NEGOTIATE_BR, fd, &st));
+        ck_assert(compress_cache_queue(c, "big br", CODING_BR, fd, &st));
     ck_assert(compress_cache_wait_idle(c, 30000));
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.queued, 1);
@@ -289,7 +285,7 @@ START_TEST(queue_once)
     struct compress_body *b = compress_cache_get(c, "big br", NULL);
     ck_assert_ptr_nonnull(b);
     char *back = malloc(n);
-    ck_assert_uint_eq(decode(NEGOTIATE_BR, b->data, b->len, back, n), n);
+    ck_assert_uint_eq(decode(CODING_BR, b->data, b->len, back, n), n);
     ck_assert_mem_eq(back, t, n);
     free(back);
     compress_body_put(b);
@@ -297,14 +293,14 @@ START_TEST(queue_once)
     for (int i = 0; i < 40; i++) {
         char key[32];
         snprintf(key, sizeof key, "k%d", i);
-        compress_cache_queue(c, key, NEGOTIATE_BR, fd, &st);
+        compress_cache_queue(c, key, CODING_BR, fd, &st);
     }
     compress_cache_free(c);
     ck_assert_int_eq(fixture_count_fds(), fds);
     /* a file larger than the budget is not queued at all */
     struct compress_cache_config small = {.budget = 65536};
     ck_assert_int_eq(compress_cache_new(&c, &small), 0);
-    ck_assert(!compress_cache_queue(c, "big gzip", NEGOTIATE_GZIP, fd, &st));
+    ck_assert(!compress_cache_queue(c, "big gzip", CODING_GZIP, fd, &st));
     compress_cache_stats(c, &s);
     ck_assert_uint_eq(s.queued, 0);
     compress_cache_free(c);
@@ -342,13 +338,12 @@ static unsigned char *drain(struct compress_stream *cs, size_t step,
  * stream of the key at the same time makes nothing; the kept body is that
  * output, byte for byte.
  */
-static const enum negotiate_encoding codings[] = {NEGOTIATE_GZIP, NEGOTIATE_BR,
-                                                  NEGOTIATE_ZSTD};
+static const enum coding codings[] = {CODING_GZIP, CODING_BR, CODING_ZSTD};
 
 LOOP_TEST(stream_is_the_body, codings)
 {
     const size_t n = (size_t)700 * 1024, steps[] = {1, 4093, 32768, 1 << 20};
-    enum negotiate_encoding enc = codings[_i];
+    enum coding enc = codings[_i];
     struct compress_cache *c;
     struct compress_cache_stats s;
     struct stat st;
@@ -416,7 +411,7 @@ START_TEST(stream_cut_large_noise_and_limit)
 
     ck_assert_int_eq(compress_cache_new(&c, NULL), 0);
     ck_assert_int_eq(
-        compress_stream_open(c, "cut", NEGOTIATE_GZIP, dup(fd), &st, &cs), 0);
+        compress_stream_open(c, "cut", CODING_GZIP, dup(fd), &st, &cs), 0);
     ck_assert_int_gt(compress_stream_read(cs, buf, sizeof buf), 0);
     compress_stream_close(cs);
     ck_assert(compress_cache_wait_idle(c, 30000));
@@ -427,8 +422,7 @@ START_TEST(stream_cut_large_noise_and_limit)
     ck_assert_uint_eq(s.queued, 1);
 
     ck_assert_int_eq(
-        compress_stream_open(c, "noise", NEGOTIATE_ZSTD, dup(rfd), &rst, &cs),
-        0);
+        compress_stream_open(c, "noise", CODING_ZSTD, dup(rfd), &rst, &cs), 0);
     free(drain(cs, 65536, &len));
     compress_stream_close(cs);
     b = compress_cache_get(c, "noise", NULL);
@@ -436,11 +430,11 @@ START_TEST(stream_cut_large_noise_and_limit)
     compress_body_put(b);
 
     for (int i = 0; i < COMPRESS_STREAMS_MAX; i++)
-        ck_assert_int_eq(compress_stream_open(c, "many", NEGOTIATE_GZIP,
-                                              dup(fd), &st, &open_[i]),
+        ck_assert_int_eq(compress_stream_open(c, "many", CODING_GZIP, dup(fd),
+                                              &st, &open_[i]),
                          0);
     int extra = dup(fd);
-    ck_assert_int_eq(compress_stream_open(c, "many", NEGOTIATE_GZIP, extra, &st,
+    ck_assert_int_eq(compress_stream_open(c, "many", CODING_GZIP, extra, &st,
                                           &open_[COMPRESS_STREAMS_MAX]),
                      -EBUSY);
     close(extra); /* still the caller's on an error */
@@ -452,7 +446,7 @@ START_TEST(stream_cut_large_noise_and_limit)
     /* larger than the budget: sent, never kept, nothing queued */
     ck_assert_int_eq(compress_cache_new(&c, &small), 0);
     ck_assert_int_eq(
-        compress_stream_open(c, "big", NEGOTIATE_BR, dup(fd), &st, &cs), 0);
+        compress_stream_open(c, "big", CODING_BR, dup(fd), &st, &cs), 0);
     unsigned char *out = drain(cs, 4096, &len);
     ck_assert_uint_gt(len, 0);
     free(out);

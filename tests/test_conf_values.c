@@ -247,8 +247,8 @@ START_TEST(typed_values)
 
     ck_assert_int_eq(conf_parse_string(text, -1, &c, &d), 0);
     ck_assert_uint_eq(c.precompressed.n, 2);
-    ck_assert_int_eq(c.precompressed.v[0], NEGOTIATE_ZSTD);
-    ck_assert_int_eq(c.precompressed.v[1], NEGOTIATE_BR);
+    ck_assert_int_eq(c.precompressed.v[0], CODING_ZSTD);
+    ck_assert_int_eq(c.precompressed.v[1], CODING_BR);
     ck_assert_str_eq(cache_rules_match(&c.cache, "a/b/site.css"),
                      "max-age=31536000, immutable");
     ck_assert_str_eq(cache_rules_match(&c.cache, "assets/x.png"), "public");

@@ -37,9 +37,9 @@ static const struct spec_case specs[] = {
 
 LOOP_TEST(spec_case, specs)
 {
-    struct cors c;
+    struct origins c;
     char err[256] = "";
-    int r = cors_parse(&c, specs[_i].spec, err, sizeof err);
+    int r = origins_parse(&c, specs[_i].spec, err, sizeof err);
 
     if (specs[_i].err && r == -EINVAL)
         ck_assert_msg(strstr(err, specs[_i].err), "'%s': %s", specs[_i].spec,
@@ -47,7 +47,7 @@ LOOP_TEST(spec_case, specs)
     else
         ck_assert_msg(r == (specs[_i].err ? -EINVAL : 0), "'%s': %d %s",
                       specs[_i].spec, r, err);
-    cors_free(&c);
+    origins_free(&c);
 }
 END_TEST
 
@@ -112,13 +112,13 @@ static const struct { // NOLINT(clang-analyzer-optin.performance.Padding)
 
 LOOP_TEST(decide_case, decisions)
 {
-    struct cors c = {0};
+    struct origins c = {0};
     struct cors_reply out;
     char err[256], got[1024] = "";
     size_t n = 0;
 
     if (decisions[_i].cors)
-        ck_assert_int_eq(cors_parse(&c, decisions[_i].cors, err, sizeof err),
+        ck_assert_int_eq(origins_parse(&c, decisions[_i].cors, err, sizeof err),
                          0);
     cors_decide(decisions[_i].cors ? &c : NULL, decisions[_i].origin,
                 decisions[_i].options, decisions[_i].acr_method,
@@ -128,24 +128,24 @@ LOOP_TEST(decide_case, decisions)
                               out.h[i].value);
     ck_assert_str_eq(got, decisions[_i].want);
     ck_assert_int_eq(out.per_origin, decisions[_i].per_origin);
-    cors_free(&c);
+    origins_free(&c);
 }
 END_TEST
 
 /* A list of asked-for headers too long to send back: none. */
 START_TEST(long_header_list)
 {
-    struct cors c;
+    struct origins c;
     struct cors_reply out;
     char err[64], asked[4096];
     size_t n = 0;
 
-    ck_assert_int_eq(cors_parse(&c, "*", err, sizeof err), 0);
+    ck_assert_int_eq(origins_parse(&c, "*", err, sizeof err), 0);
     while (n + 8 < sizeof asked)
         n += (size_t)snprintf(asked + n, sizeof asked - n, "X-%04zu,", n);
     cors_decide(&c, "https://a.example", true, "GET", asked, &out);
     ck_assert_str_eq(out.allow_headers, "");
-    cors_free(&c);
+    origins_free(&c);
 }
 END_TEST
 

@@ -2,7 +2,7 @@
 /* test_error_pages.c - --error-page CODES=FILE values. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/error_pages.h"
+#include "syntax/error_pages.h"
 
 #include <errno.h>
 #include <string.h>

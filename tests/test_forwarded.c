@@ -3,6 +3,7 @@
 #include "cases.h"
 #include "check_main.h"
 #include "http/forwarded.h"
+#include "syntax/trusted_proxy.h"
 
 #include <errno.h>
 #include <string.h>
@@ -117,13 +118,13 @@ LOOP_TEST(client_case, cases)
     struct cidr_list trusted = {0};
     struct cidr_addr c;
     char text[CIDR_TEXT_MAX];
-    const char *values[FORWARDED_N_HEADERS] = {[FORWARDED_XFF] = cases[_i].xff,
-                                               [FORWARDED_FORWARDED] =
-                                                   cases[_i].forwarded};
+    const char *values[TRUSTED_PROXY_N_HEADERS] = {
+        [TRUSTED_PROXY_XFF] = cases[_i].xff,
+        [TRUSTED_PROXY_FORWARDED] = cases[_i].forwarded};
 
     for (size_t k = 0; cases[_i].trusted[k]; k++)
         ck_assert_int_eq(
-            forwarded_proxies_add(&trusted, cases[_i].trusted[k], NULL, 0), 0);
+            trusted_proxy_add(&trusted, cases[_i].trusted[k], NULL, 0), 0);
     ck_assert_int_eq(
         cidr_addr_parse(cases[_i].peer, strlen(cases[_i].peer), &c), 0);
     unsigned hops = 0;
@@ -156,7 +157,7 @@ LOOP_TEST(spec_case, specs)
 {
     struct cidr_list l = {0};
     char err[256] = "";
-    int r = forwarded_proxies_add(&l, specs[_i].spec, err, sizeof err);
+    int r = trusted_proxy_add(&l, specs[_i].spec, err, sizeof err);
 
     cases_check_spec(&specs[_i], r, err);
     if (r != 0)

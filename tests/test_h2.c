@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_h2.c - the HTTP/2 engine (transport/h2.c) in process: a real
- * HTTP/2 client (an nghttp2 client session) on one end of a socketpair,
- * the server session on the other, driven by a poll loop on a thread of
- * its own as a front's loop would drive it (events, deadlines, the close).
+ * HTTP/2 client (an nghttp2 client session, h2_client.h) on one end of a
+ * socketpair, the server session on the other, driven by a poll loop on a
+ * thread of its own as a front's loop would drive it (events, deadlines,
+ * the close).
  * The configuration is loaded over a fixture tree as the server loads it,
  * and the table of respond()'s suite (respond_fixture.h) is asked again
  * over HTTP/2: the same statuses, fields and bodies, HEAD, 304 and 204
@@ -13,6 +14,7 @@
  */
 #include "check_main.h"
 #include "fixture.h"
+#include "h2_client.h"
 #include "http/arena.h"
 #include "observe/log.h"
 #include "observe/metrics.h"
@@ -257,352 +259,6 @@ static void server_stop(struct server *v)
     ck_assert_uint_eq(atomic_load(&v->files), 0);
 }
 
-/* ---- the client side: nghttp2 as a client -------------------------------- */
-
-#define MAX_GOT 256
-
-struct got {
-    int32_t id;
-    unsigned status;
-    char fields[4096]; /* "name: value\n" each */
-    size_t fields_len;
-    char *body;
-    size_t body_len;
-    unsigned data_frames;
-    size_t max_frame;
-    bool end_on_headers; /* END_STREAM on the response's HEADERS */
-    bool closed;
-    uint32_t error; /* the stream's error code (RST_STREAM) */
-    bool reset;     /* a RST_STREAM came (NO_ERROR too) */
-};
-
-struct client {
-    int fd;
-    SSL *ssl; /* real TLS (client_open_tls), or NULL */
-    nghttp2_session *ng;
-    struct got got[MAX_GOT];
-    size_t n_got;
-    bool goaway;
-    uint32_t goaway_error;
-    bool eof;
-};
-
-static struct got *got_of(struct client *c, int32_t id)
-{
-    for (size_t i = 0; i < c->n_got; i++)
-        if (c->got[i].id == id)
-            return &c->got[i];
-    return NULL;
-}
-
-static ssize_t c_send(nghttp2_session *ng, const uint8_t *data, size_t len,
-                      int flags, void *arg)
-{
-    struct client *c = arg;
-    ssize_t n;
-
-    (void)ng;
-    (void)flags;
-    if (c->ssl) {
-        int k = SSL_write(c->ssl, data, (int)len);
-        if (k > 0)
-            return k;
-        return SSL_get_error(c->ssl, k) == SSL_ERROR_WANT_WRITE
-                   ? NGHTTP2_ERR_WOULDBLOCK
-                   : NGHTTP2_ERR_CALLBACK_FAILURE;
-    }
-    n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n >= 0)
-        return n;
-    /* the server left: what it said is still read (client_run), to its
-       end of stream */
-    return errno == EAGAIN || errno == EPIPE || errno == ECONNRESET
-               ? NGHTTP2_ERR_WOULDBLOCK
-               : NGHTTP2_ERR_CALLBACK_FAILURE;
-}
-
-/* Bytes from the server: > 0, 0 at its end, -1 when none are there now,
- * -2 on an error. */
-static ssize_t c_recv(struct client *c, void *buf, size_t len)
-{
-    ssize_t n;
-
-    if (c->ssl) {
-        int k = SSL_read(c->ssl, buf, (int)len);
-        if (k > 0)
-            return k;
-        int e = SSL_get_error(c->ssl, k);
-        ERR_clear_error();
-        return e == SSL_ERROR_WANT_READ     ? -1
-               : e == SSL_ERROR_ZERO_RETURN ? 0
-                                            : -2;
-    }
-    n = recv(c->fd, buf, len, MSG_DONTWAIT);
-    return n >= 0 ? n : errno == EAGAIN ? -1 : -2;
-}
-
-static int c_header(nghttp2_session *ng, const nghttp2_frame *frame,
-                    const uint8_t *name, size_t namelen, const uint8_t *value,
-                    size_t valuelen, uint8_t flags, void *arg)
-{
-    struct got *g = got_of(arg, frame->hd.stream_id);
-
-    (void)ng;
-    (void)flags;
-    if (!g)
-        return 0;
-    if (namelen == 7 && memcmp(name, ":status", 7) == 0) {
-        g->status = (unsigned)strtoul((const char *)value, NULL, 10);
-        return 0;
-    }
-    int n =
-        snprintf(g->fields + g->fields_len, sizeof g->fields - g->fields_len,
-                 "%.*s: %.*s\n", (int)namelen, name, (int)valuelen, value);
-    if (n > 0 && (size_t)n < sizeof g->fields - g->fields_len)
-        g->fields_len += (size_t)n;
-    return 0;
-}
-
-static int c_data(nghttp2_session *ng, uint8_t flags, int32_t id,
-                  const uint8_t *data, size_t len, void *arg)
-{
-    struct got *g = got_of(arg, id);
-
-    (void)ng;
-    (void)flags;
-    if (!g)
-        return 0;
-    char *b = realloc(g->body, g->body_len + len + 1);
-    ck_assert_ptr_nonnull(b);
-    memcpy(b + g->body_len, data, len);
-    g->body = b;
-    g->body_len += len;
-    b[g->body_len] = '\0';
-    return 0;
-}
-
-static int c_frame(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
-{
-    struct client *c = arg;
-    struct got *g = got_of(c, frame->hd.stream_id);
-
-    (void)ng;
-    if (frame->hd.type == NGHTTP2_GOAWAY) {
-        c->goaway = true;
-        c->goaway_error = frame->goaway.error_code;
-    }
-    if (!g)
-        return 0;
-    if (frame->hd.type == NGHTTP2_HEADERS &&
-        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
-        g->end_on_headers = true;
-    if (frame->hd.type == NGHTTP2_RST_STREAM)
-        g->reset = true;
-    if (frame->hd.type == NGHTTP2_DATA) {
-        g->data_frames++;
-        if (frame->hd.length > g->max_frame)
-            g->max_frame = frame->hd.length;
-    }
-    return 0;
-}
-
-static int c_close(nghttp2_session *ng, int32_t id, uint32_t error, void *arg)
-{
-    struct got *g = got_of(arg, id);
-
-    (void)ng;
-    if (g) {
-        g->closed = true;
-        g->error = error;
-    }
-    return 0;
-}
-
-/* A client session on @fd with @window as its SETTINGS_INITIAL_WINDOW_SIZE
- * (0: the default). */
-/*
- * client_open with room for a request head of @max_head bytes, as
- * nghttp2 estimates it before HPACK (0: its default, 64 KiB; larger
- * heads it refuses to send).
- */
-static void client_open_opts(struct client *c, int fd, uint32_t window,
-                             size_t max_head, bool manual_windows)
-{
-    nghttp2_session_callbacks *cb;
-    nghttp2_option *opt;
-
-    memset(c, 0, sizeof *c);
-    c->fd = fd;
-    ck_assert_int_eq(nghttp2_session_callbacks_new(&cb), 0);
-    nghttp2_session_callbacks_set_send_callback(cb, c_send);
-    nghttp2_session_callbacks_set_on_header_callback(cb, c_header);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, c_data);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, c_frame);
-    nghttp2_session_callbacks_set_on_stream_close_callback(cb, c_close);
-    ck_assert_int_eq(nghttp2_option_new(&opt), 0);
-    if (max_head)
-        nghttp2_option_set_max_send_header_block_length(opt, max_head);
-    if (manual_windows)
-        nghttp2_option_set_no_auto_window_update(opt, 1);
-    ck_assert_int_eq(nghttp2_session_client_new2(&c->ng, cb, c, opt), 0);
-    nghttp2_option_del(opt);
-    nghttp2_session_callbacks_del(cb);
-    nghttp2_settings_entry iv[] = {
-        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window},
-        {NGHTTP2_SETTINGS_ENABLE_PUSH, 1},
-    };
-    bool set = window || manual_windows;
-    ck_assert_int_eq(nghttp2_submit_settings(c->ng, NGHTTP2_FLAG_NONE,
-                                             set ? iv : iv + 1, set ? 2 : 1),
-                     0);
-}
-
-static void client_open_head(struct client *c, int fd, uint32_t window,
-                             size_t max_head)
-{
-    client_open_opts(c, fd, window, max_head, false);
-}
-
-static void client_open(struct client *c, int fd, uint32_t window)
-{
-    client_open_head(c, fd, window, 0);
-}
-
-/* client_open over TLS with @ctx: the handshake done before it returns
- * (the server's thread accepts meanwhile). */
-static void client_open_tls(struct client *c, int fd, uint32_t window,
-                            SSL_CTX *ctx)
-{
-    SSL *ssl = SSL_new(ctx);
-
-    ck_assert_ptr_nonnull(ssl);
-    ck_assert_int_eq(SSL_set_fd(ssl, fd), 1);
-    SSL_set_tlsext_host_name(ssl, "localhost");
-    ck_assert_int_eq(SSL_connect(ssl), 1);
-    ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
-    client_open(c, fd, window);
-    c->ssl = ssl;
-}
-
-static void client_close(struct client *c)
-{
-    SSL_free(c->ssl);
-    nghttp2_session_del(c->ng);
-    for (size_t i = 0; i < c->n_got; i++)
-        free(c->got[i].body);
-    close(c->fd);
-}
-
-/* A request: "name: value" fields, in order, pseudo-fields included, and
- * a body read from @body (NULL: none, END_STREAM on the HEADERS). */
-static int32_t client_request_body(struct client *c, const char *const *fields,
-                                   size_t n, const nghttp2_data_provider *body)
-{
-    nghttp2_nv nva[32];
-
-    ck_assert_uint_le(n, N_ELEMS(nva));
-    for (size_t i = 0; i < n; i++) {
-        const char *colon = strchr(fields[i] + 1, ':');
-        nva[i] = (nghttp2_nv){
-            .name = (uint8_t *)(uintptr_t)fields[i],
-            .namelen = (size_t)(colon - fields[i]),
-            .value = (uint8_t *)(uintptr_t)(colon + 2),
-            .valuelen = strlen(colon + 2),
-            /* as given: nghttp2 would lower-case a name it copies; the
-               strings outlive the exchange (client_run) */
-            .flags =
-                NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE,
-        };
-    }
-    int32_t id = nghttp2_submit_request(c->ng, NULL, nva, n, body, NULL);
-    ck_assert_int_gt(id, 0);
-    ck_assert_uint_lt(c->n_got, MAX_GOT);
-    c->got[c->n_got++] = (struct got){.id = id};
-    return id;
-}
-
-static int32_t client_request(struct client *c, const char *const *fields,
-                              size_t n)
-{
-    return client_request_body(c, fields, n, NULL);
-}
-
-/* Exchange frames until @done(@c, @arg) or @ms pass or the server leaves;
- * returns @done's last answer. */
-static bool client_run(struct client *c, bool (*done)(struct client *, void *),
-                       void *arg, int ms)
-{
-    int64_t end = h2_now_ms() + ms;
-
-    for (;;) {
-        ck_assert_int_eq(nghttp2_session_send(c->ng), 0);
-        if (done(c, arg))
-            return true;
-        int64_t now = h2_now_ms();
-        if (now >= end || c->eof)
-            return false;
-        struct pollfd p = {c->fd, POLLIN, 0};
-        /* what an SSL holds, no poll announces */
-        if (!(c->ssl && SSL_has_pending(c->ssl)) &&
-            poll(&p, 1, (int)(end - now)) <= 0)
-            continue;
-        unsigned char buf[65536];
-        ssize_t n = c_recv(c, buf, sizeof buf);
-        if (n <= 0) {
-            if (n != -1)
-                c->eof = true;
-            continue;
-        }
-        ck_assert_int_eq(nghttp2_session_mem_recv(c->ng, buf, (size_t)n), n);
-    }
-}
-
-static bool all_closed(struct client *c, void *arg)
-{
-    (void)arg;
-    for (size_t i = 0; i < c->n_got; i++)
-        if (!c->got[i].closed)
-            return false;
-    return true;
-}
-
-static bool left(struct client *c, void *arg)
-{
-    (void)arg;
-    return c->eof;
-}
-
-/* The response field "name: value" holds, or "name" is present. */
-static bool got_has(const struct got *g, const char *want)
-{
-    const char *colon = strchr(want, ':');
-    size_t n = colon ? (size_t)(colon - want) : strlen(want);
-
-    for (const char *l = g->fields; *l; l = strchr(l, '\n') + 1) {
-        const char *end = strchr(l, '\n');
-        if (strncasecmp(l, want, n) == 0 && l[n] == ':' &&
-            (!colon || ((size_t)(end - l) == strlen(want) &&
-                        strncmp(l + n, colon, (size_t)(end - l) - n) == 0)))
-            return true;
-    }
-    return false;
-}
-
-/* The value of response field @name (lower case), copied into @buf. */
-static const char *got_get(const struct got *g, const char *name, char *buf,
-                           size_t size)
-{
-    size_t n = strlen(name);
-
-    for (const char *l = g->fields; *l; l = strchr(l, '\n') + 1)
-        if (strncmp(l, name, n) == 0 && l[n] == ':') {
-            const char *v = l + n + 2;
-            snprintf(buf, size, "%.*s", (int)(strchr(v, '\n') - v), v);
-            return buf;
-        }
-    return NULL;
-}
-
 /* ---- one request, asked as a row of respond()'s table -------------------- */
 
 /* The Host of @s, or NULL. */
@@ -677,8 +333,8 @@ LOOP_TEST(respond_case_h2, respond_cases)
     int fd = server_open(&v, &e, NULL, 10, t->rq.tls, NULL);
     client_open(&c, fd, 0);
     client_request(&c, fields, h2_fields(&t->rq, store, fields));
-    ck_assert_msg(client_run(&c, all_closed, NULL, 5000), "%s: no answer",
-                  t->what);
+    ck_assert_msg(client_run(&c, client_all_closed, NULL, 5000),
+                  "%s: no answer", t->what);
     const struct got *g = &c.got[0];
     if (spec_malformed(&t->rq)) {
         ck_assert_msg(g->error == NGHTTP2_PROTOCOL_ERROR && g->status == 0,
@@ -767,7 +423,7 @@ START_TEST(large_bodies_flow_control)
     client_open(&c, fd, 16384);
     for (int i = 0; i < 3; i++)
         client_request(&c, get_big, N_ELEMS(get_big));
-    ck_assert(client_run(&c, all_closed, NULL, 20000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 20000));
     for (int i = 0; i < 3; i++) {
         const struct got *g = &c.got[i];
         char len[32];
@@ -841,7 +497,7 @@ START_TEST(post_body_dropped)
 
         client_open(&c, fd, 0);
         client_request_body(&c, post, N_ELEMS(post) - !rows[i].announce, &prd);
-        ck_assert_msg(client_run(&c, all_closed, NULL, 10000),
+        ck_assert_msg(client_run(&c, client_all_closed, NULL, 10000),
                       "row %zu: not closed", i);
         const struct got *g = &c.got[0];
         ck_assert_msg(g->status == 405 && g->error == NGHTTP2_NO_ERROR,
@@ -872,7 +528,7 @@ START_TEST(multipart_body)
     int fd = server_start(&v, &e, NULL, 10);
     client_open(&c, fd, 0);
     client_request(&c, req, N_ELEMS(req));
-    ck_assert(client_run(&c, all_closed, NULL, 5000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 5000));
     const struct got *g = &c.got[0];
     ck_assert_uint_eq(g->status, 206);
     ck_assert_ptr_nonnull(got_get(g, "content-type", type, sizeof type));
@@ -939,7 +595,7 @@ LOOP_TEST(authority_case, hosts)
     int fd = server_start(&v, &e, NULL, 10);
     client_open(&c, fd, 0);
     client_request(&c, fields, n);
-    ck_assert(client_run(&c, all_closed, NULL, 5000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 5000));
     ck_assert_msg(c.got[0].status == t->status &&
                       c.got[0].error == (t->status ? NGHTTP2_NO_ERROR
                                                    : NGHTTP2_PROTOCOL_ERROR),
@@ -996,7 +652,7 @@ LOOP_TEST(malformed_case, malformed)
     client_open(&c, fd, 0);
     client_request(&c, fields, n);
     client_request(&c, get_root, N_ELEMS(get_root));
-    ck_assert(client_run(&c, all_closed, NULL, 5000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 5000));
     ck_assert_msg(
         c.got[0].error == NGHTTP2_PROTOCOL_ERROR && c.got[0].status == 0,
         "%s: status %u, error %u", t->what, c.got[0].status, c.got[0].error);
@@ -1026,7 +682,7 @@ START_TEST(log_and_metrics)
     int fd = server_start(&v, &e, log, 10);
     client_open(&c, fd, 0);
     client_request(&c, get_root, N_ELEMS(get_root));
-    ck_assert(client_run(&c, all_closed, NULL, 5000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 5000));
     client_close(&c);
     server_stop(&v);
     log_close(log);
@@ -1060,14 +716,14 @@ START_TEST(idle_goaway)
     int fd = server_start(&v, &e, NULL, 1);
     client_open(&c, fd, 0);
     client_request(&c, get_root, N_ELEMS(get_root));
-    ck_assert(client_run(&c, all_closed, NULL, 5000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 5000));
     int64_t t0 = h2_now_ms();
     /* PINGs are no requests: they do not keep it open */
     for (int i = 0; i < 3; i++) {
         ck_assert_int_eq(nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL), 0);
-        client_run(&c, left, NULL, 300);
+        client_run(&c, client_left, NULL, 300);
     }
-    ck_assert(client_run(&c, left, NULL, 3000));
+    ck_assert(client_run(&c, client_left, NULL, 3000));
     int64_t took = h2_now_ms() - t0;
     ck_assert_msg(took >= 800 && took < 2500, "ended after %lld ms",
                   (long long)took);
@@ -1133,7 +789,7 @@ START_TEST(zero_window_stall)
     /* PINGs answered are no progress of the reply */
     for (int i = 0; i < 25 && !c.eof; i++) {
         ck_assert_int_eq(nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL), 0);
-        client_run(&c, left, NULL, 200);
+        client_run(&c, client_left, NULL, 200);
     }
     ck_assert(c.eof);
     int64_t took = h2_now_ms() - t0;
@@ -1196,7 +852,7 @@ START_TEST(file_slots)
             client_request(&c, get_big, N_ELEMS(get_big));
         want = pool ? H2_FILES_PER_CONN : 1;
         ck_assert(client_run(&c, n_answered, &want, 5000));
-        client_run(&c, left, NULL, 300); /* no more come */
+        client_run(&c, client_left, NULL, 300); /* no more come */
         ck_assert_uint_eq(answered(&c), want);
         ck_assert_uint_eq(atomic_load(&v.in_flight), want);
         /* the socketpair's two ends, the stop pipe's two and the files */
@@ -1209,7 +865,7 @@ START_TEST(file_slots)
         ck_assert_int_eq(
             nghttp2_submit_window_update(c.ng, NGHTTP2_FLAG_NONE, 0, 1 << 30),
             0);
-        ck_assert(client_run(&c, all_closed, NULL, 10000));
+        ck_assert(client_run(&c, client_all_closed, NULL, 10000));
         for (size_t i = 0; i < c.n_got; i++) {
             ck_assert_uint_eq(c.got[i].status, 200);
             ck_assert_msg(body_is(&c.got[i], size), "stream %zu: %zu bytes", i,
@@ -1310,11 +966,11 @@ START_TEST(slow_reader_not_reset)
     for (int i = 0; i < 8; i++)
         client_request(&c, get_mid, N_ELEMS(get_mid));
     int64_t end = h2_now_ms() + 10000;
-    while (!all_closed(&c, NULL) && !c.eof && h2_now_ms() < end) {
+    while (!client_all_closed(&c, NULL) && !c.eof && h2_now_ms() < end) {
         unsigned char buf[2560];
         ck_assert_int_eq(nghttp2_session_send(c.ng), 0);
         usleep(50 * 1000);
-        ssize_t n = c_recv(&c, buf, sizeof buf);
+        ssize_t n = client_recv(&c, buf, sizeof buf);
         if (n == 0 || n == -2)
             c.eof = true;
         if (n > 0)
@@ -1366,7 +1022,7 @@ START_TEST(tls_bodies)
     client_open_tls(&c, fd, 16384, t.client);
     for (int i = 0; i < 3; i++)
         client_request(&c, get_big, N_ELEMS(get_big));
-    ck_assert(client_run(&c, all_closed, NULL, 30000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 30000));
     for (int i = 0; i < 3; i++) {
         const struct got *g = &c.got[i];
         ck_assert_uint_eq(g->status, 200);
@@ -1405,12 +1061,12 @@ START_TEST(tls_client_leaves)
     int fd = server_open(&v, &e, NULL, 10, true, t.server);
     client_open_tls(&c, fd, 0, t.client);
     client_request(&c, get_big, N_ELEMS(get_big));
-    client_run(&c, left, NULL, 200); /* the reply begins */
+    client_run(&c, client_left, NULL, 200); /* the reply begins */
     int64_t t0 = h2_now_ms();
     (void)SSL_shutdown(c.ssl);
     while (!v.ended_ms && h2_now_ms() - t0 < 5000) {
         char b[65536];
-        (void)c_recv(&c, b, sizeof b); /* unblock the server's writes */
+        (void)client_recv(&c, b, sizeof b); /* unblock the server's writes */
         usleep(1000);
     }
     ck_assert_msg(v.ended_ms && v.ended_ms - t0 < 2000,
@@ -1452,126 +1108,6 @@ LOOP_TEST(preface_case, prefaces)
     ck_assert_int_eq(h2_preface_check(t->bytes, t->n), t->want);
 }
 END_TEST
-
-/* ---- a hostile client: frames as bytes ----------------------------------- */
-
-struct raw {
-    int fd;
-    unsigned char in[65536]; /* a partial frame of the server's */
-    size_t in_len;
-    bool goaway;
-    uint32_t goaway_error, goaway_last; /* its error, its last stream */
-    unsigned headers;                   /* HEADERS frames the server sent */
-    unsigned resets;                    /* its RST_STREAM frames */
-    bool eof;
-};
-
-/* One frame's header and @n bytes of payload into @out at *@len. */
-static void frame_put(unsigned char *out, size_t *len, uint8_t type,
-                      uint8_t flags, uint32_t id, const void *payload, size_t n)
-{
-    unsigned char *p = out + *len;
-
-    p[0] = (unsigned char)(n >> 16);
-    p[1] = (unsigned char)(n >> 8);
-    p[2] = (unsigned char)n;
-    p[3] = type;
-    p[4] = flags;
-    p[5] = (unsigned char)(id >> 24 & 0x7f);
-    p[6] = (unsigned char)(id >> 16);
-    p[7] = (unsigned char)(id >> 8);
-    p[8] = (unsigned char)id;
-    if (n)
-        memcpy(p + 9, payload, n);
-    *len += 9 + n;
-}
-
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-           p[3];
-}
-
-/* Read and parse what the server sent: wait up to @ms for the first bytes,
- * then take what is there. */
-static void raw_read(struct raw *r, int ms)
-{
-    struct pollfd p = {r->fd, POLLIN, 0};
-
-    while (!r->eof && poll(&p, 1, ms) > 0) {
-        ssize_t n = recv(r->fd, r->in + r->in_len, sizeof r->in - r->in_len,
-                         MSG_DONTWAIT);
-        if (n <= 0) {
-            if (n == 0 || errno != EAGAIN)
-                r->eof = true;
-            break;
-        }
-        r->in_len += (size_t)n;
-        size_t off = 0;
-        while (r->in_len - off >= 9) {
-            const unsigned char *f = r->in + off;
-            size_t len = (size_t)f[0] << 16 | (size_t)f[1] << 8 | f[2];
-            if (r->in_len - off < 9 + len)
-                break;
-            if (f[3] == NGHTTP2_GOAWAY && len >= 8) {
-                r->goaway = true;
-                r->goaway_last = be32(f + 9) & 0x7fffffff;
-                r->goaway_error = be32(f + 13);
-            }
-            if (f[3] == NGHTTP2_HEADERS)
-                r->headers++;
-            if (f[3] == NGHTTP2_RST_STREAM)
-                r->resets++;
-            off += 9 + len;
-        }
-        memmove(r->in, r->in + off, r->in_len - off);
-        r->in_len -= off;
-        ms = 0;
-    }
-}
-
-/* @n bytes to the server, reading what it says while it takes none. */
-static void raw_send(struct raw *r, const void *b, size_t n)
-{
-    const unsigned char *p = b;
-
-    while (n && !r->eof) {
-        ssize_t w = send(r->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (w > 0) {
-            p += w;
-            n -= (size_t)w;
-        } else if (w < 0 && errno == EAGAIN) {
-            raw_read(r, 10);
-        } else {
-            r->eof = true; /* the server left */
-        }
-    }
-}
-
-/* Until the server leaves or @ms pass; true when it left. */
-static bool raw_wait_end(struct raw *r, int ms)
-{
-    int64_t end = h2_now_ms() + ms;
-
-    while (!r->eof && h2_now_ms() < end)
-        raw_read(r, 50);
-    return r->eof;
-}
-
-/* The preface and an empty SETTINGS on @fd. */
-static void raw_open(struct raw *r, int fd)
-{
-    unsigned char b[64];
-    size_t n = H2_PREFACE_LEN;
-
-    memset(r, 0, sizeof *r);
-    r->fd = fd;
-    /* frames, not a string: the preface's bytes without its NUL */
-    // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
-    memcpy(b, H2_PREFACE, H2_PREFACE_LEN);
-    frame_put(b, &n, NGHTTP2_SETTINGS, 0, 0, NULL, 0);
-    raw_send(r, b, n);
-}
 
 /*
  * GET / as an HPACK block that needs no table (RFC 7541 C.2): :method GET,
@@ -1697,7 +1233,7 @@ START_TEST(hpack_bomb)
     ck_assert_int_gt(id, 0);
     c.got[c.n_got++] = (struct got){.id = id};
     client_request(&c, get_root, N_ELEMS(get_root));
-    ck_assert(client_run(&c, all_closed, NULL, 10000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 10000));
     ck_assert_msg(c.got[0].status == 431, "status %u, error %u, goaway %d %u",
                   c.got[0].status, c.got[0].error, c.goaway, c.goaway_error);
     ck_assert_uint_eq(c.got[1].status, 200);
@@ -1795,10 +1331,10 @@ START_TEST(drain_goaway)
     int fd = server_start(&v, &e, NULL, 10);
     client_open(&c, fd, 0);
     client_request(&c, get_root, N_ELEMS(get_root));
-    ck_assert(client_run(&c, all_closed, NULL, 5000));
+    ck_assert(client_run(&c, client_all_closed, NULL, 5000));
     atomic_store(&v.draining, true);
     nghttp2_submit_ping(c.ng, NGHTTP2_FLAG_NONE, NULL);
-    ck_assert(client_run(&c, left, NULL, 5000));
+    ck_assert(client_run(&c, client_left, NULL, 5000));
     ck_assert(c.goaway);
     ck_assert_uint_eq(c.goaway_error, NGHTTP2_NO_ERROR);
     ck_assert(!v.by_deadline);

@@ -5,7 +5,7 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "http/headers_file.h"
+#include "syntax/headers_file.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_headers_opt.c - --header parsing and the --security-headers set. */
 #include "check_main.h"
-#include "http/headers_opt.h"
+#include "syntax/headers_opt.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /* test_host.c - Host normalisation and virtual-host names. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/host.h"
+#include "syntax/host.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -65,32 +65,6 @@ START_TEST(long_names)
     ck_assert_int_eq(host_normalize(name, out), -EINVAL);
     name[253] = '\0';
     ck_assert_int_eq(host_normalize(name, out), 0);
-}
-END_TEST
-
-static const struct {
-    const char *target;
-    int ret;
-    const char *want;
-} targets[] = {
-    {"/a/b", -ENOENT, NULL},
-    {"*", -ENOENT, NULL},
-    {"http://Docs.Example.com/a", 0, "docs.example.com"},
-    {"HTTPS://docs.example.com:8443?x", 0, "docs.example.com"},
-    {"http://[::1]:8080/", 0, "[::1]"},
-    {"http:///a", -EINVAL, NULL},
-    {"http://u@docs.example.com/", -EINVAL, NULL},
-    {"http://docs..example.com/", -EINVAL, NULL},
-};
-
-LOOP_TEST(target_case, targets)
-{
-    char out[HOST_MAX];
-
-    ck_assert_int_eq(host_from_target(targets[_i].target, out),
-                     targets[_i].ret);
-    if (targets[_i].want)
-        ck_assert_str_eq(out, targets[_i].want);
 }
 END_TEST
 
@@ -223,6 +197,6 @@ END_TEST
 const struct check_main check_main = {
     .suite = "host",
     .tcases = {{"host",
-                .loops = {LOOP(normalize_case), LOOP(target_case),
-                          LOOP(pattern_case), LOOP(site_name_case)},
+                .loops = {LOOP(normalize_case), LOOP(pattern_case),
+                          LOOP(site_name_case)},
                 .tests = {&long_names, &matching, &site_name_lengths}}}};

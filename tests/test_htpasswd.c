@@ -3,7 +3,7 @@
  * FILE:LINE, duplicates, lookups, a 100,000-user file. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/htpasswd.h"
+#include "syntax/htpasswd.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "cases.h"
 #include "check_main.h"
 #include "fixture.h"
-#include "http/log_template.h"
+#include "syntax/log_template.h"
 #include "observe/log.h"
 
 #include <errno.h>

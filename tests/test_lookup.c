@@ -67,7 +67,7 @@ static void teardown(void)
     fixture_remove(root_path);
 }
 
-static const enum negotiate_encoding prefs[] = {NEGOTIATE_BR, NEGOTIATE_GZIP};
+static const enum coding prefs[] = {CODING_BR, CODING_GZIP};
 static char *const index_names[] = {"index.html"};
 
 enum conf_kind {

@@ -5,7 +5,7 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "http/mime.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <stdlib.h>

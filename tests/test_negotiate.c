@@ -2,21 +2,20 @@
 /* test_negotiate.c - Accept-Encoding parsing and sidecar order, by table. */
 #include "check_main.h"
 #include "http/negotiate.h"
+#include "syntax/coding.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const enum negotiate_encoding all[] = {NEGOTIATE_BR, NEGOTIATE_ZSTD,
-                                              NEGOTIATE_GZIP};
-static const enum negotiate_encoding gz_first[] = {NEGOTIATE_GZIP, NEGOTIATE_BR,
-                                                   NEGOTIATE_ZSTD};
+static const enum coding all[] = {CODING_BR, CODING_ZSTD, CODING_GZIP};
+static const enum coding gz_first[] = {CODING_GZIP, CODING_BR, CODING_ZSTD};
 
 /* want: the order tried, as "br,zstd,gzip" tokens; "" = plain file. */
 static const struct {
     const char *header; /* NULL: no header */
-    const enum negotiate_encoding *prefs;
+    const enum coding *prefs;
     size_t n_prefs;
     const char *want;
 } cases[] = {
@@ -68,7 +67,7 @@ static const struct {
 LOOP_TEST(order_case, cases)
 {
     struct negotiate_accept a;
-    enum negotiate_encoding out[NEGOTIATE_N_ENCODINGS];
+    enum coding out[CODING_N];
     char got[64] = "";
     size_t n, len = 0;
 
@@ -77,7 +76,7 @@ LOOP_TEST(order_case, cases)
     ck_assert_uint_le(n, cases[_i].n_prefs);
     for (size_t i = 0; i < n && len < sizeof got; i++)
         len += (size_t)snprintf(got + len, sizeof got - len, "%s%s",
-                                i > 0 ? "," : "", negotiate_token(out[i]));
+                                i > 0 ? "," : "", coding_token(out[i]));
     ck_assert_msg(strcmp(got, cases[_i].want) == 0,
                   "Accept-Encoding: %s -> \"%s\", want \"%s\"",
                   cases[_i].header ? cases[_i].header : "(none)", got,
@@ -90,21 +89,21 @@ START_TEST(qvalues)
     struct negotiate_accept a;
 
     negotiate_parse("gzip;q=0.5, *;q=0.25", &a);
-    ck_assert_int_eq(negotiate_qvalue(&a, NEGOTIATE_GZIP), 500);
-    ck_assert_int_eq(negotiate_qvalue(&a, NEGOTIATE_BR), 250);
+    ck_assert_int_eq(negotiate_qvalue(&a, CODING_GZIP), 500);
+    ck_assert_int_eq(negotiate_qvalue(&a, CODING_BR), 250);
     negotiate_parse("gzip;q=0.05", &a);
-    ck_assert_int_eq(negotiate_qvalue(&a, NEGOTIATE_GZIP), 50);
-    ck_assert_int_eq(negotiate_qvalue(&a, NEGOTIATE_BR), 0);
-    ck_assert_int_eq(negotiate_qvalue(&a, NEGOTIATE_N_ENCODINGS), 0);
+    ck_assert_int_eq(negotiate_qvalue(&a, CODING_GZIP), 50);
+    ck_assert_int_eq(negotiate_qvalue(&a, CODING_BR), 0);
+    ck_assert_int_eq(negotiate_qvalue(&a, CODING_N), 0);
 }
 END_TEST
 
 START_TEST(names)
 {
-    ck_assert_str_eq(negotiate_suffix(NEGOTIATE_BR), ".br");
-    ck_assert_str_eq(negotiate_suffix(NEGOTIATE_ZSTD), ".zst");
-    ck_assert_str_eq(negotiate_suffix(NEGOTIATE_GZIP), ".gz");
-    ck_assert_str_eq(negotiate_token(NEGOTIATE_ZSTD), "zstd");
+    ck_assert_str_eq(coding_suffix(CODING_BR), ".br");
+    ck_assert_str_eq(coding_suffix(CODING_ZSTD), ".zst");
+    ck_assert_str_eq(coding_suffix(CODING_GZIP), ".gz");
+    ck_assert_str_eq(coding_token(CODING_ZSTD), "zstd");
 }
 END_TEST
 
@@ -124,14 +123,14 @@ static const struct {
 
 LOOP_TEST(prefs_case, prefs_cases)
 {
-    enum negotiate_encoding out[NEGOTIATE_N_ENCODINGS];
+    enum coding out[CODING_N];
     const char *bad = NULL;
     size_t bad_len = 0;
-    int n = negotiate_prefs_parse(prefs_cases[_i].list, out, &bad, &bad_len);
+    int n = coding_list_parse(prefs_cases[_i].list, out, &bad, &bad_len);
 
     ck_assert_int_eq(n, prefs_cases[_i].want);
     if (prefs_cases[_i].first != NULL)
-        ck_assert_str_eq(negotiate_token(out[0]), prefs_cases[_i].first);
+        ck_assert_str_eq(coding_token(out[0]), prefs_cases[_i].first);
     if (prefs_cases[_i].bad != NULL) {
         ck_assert_ptr_nonnull(bad);
         ck_assert_str_eq(bad, prefs_cases[_i].bad + 0);

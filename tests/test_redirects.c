@@ -6,8 +6,8 @@
  */
 #include "cases.h"
 #include "check_main.h"
-#include "http/redirects.h"
-#include "http/urlpath.h"
+#include "syntax/redirects.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <stdio.h>

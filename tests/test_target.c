@@ -2,7 +2,9 @@
 /* test_target.c - strict request-target decoding. */
 #include "check_main.h"
 #include "http/target.h"
+#include "syntax/host.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,7 +124,35 @@ START_TEST(buffer_too_small)
 }
 END_TEST
 
+/* The authority of an absolute-form target, which overrides Host (RFC
+ * 9112 3.2.2). */
+static const struct {
+    const char *target;
+    int ret;
+    const char *want;
+} targets[] = {
+    {"/a/b", -ENOENT, NULL},
+    {"*", -ENOENT, NULL},
+    {"http://Docs.Example.com/a", 0, "docs.example.com"},
+    {"HTTPS://docs.example.com:8443?x", 0, "docs.example.com"},
+    {"http://[::1]:8080/", 0, "[::1]"},
+    {"http:///a", -EINVAL, NULL},
+    {"http://u@docs.example.com/", -EINVAL, NULL},
+    {"http://docs..example.com/", -EINVAL, NULL},
+};
+
+LOOP_TEST(host_case, targets)
+{
+    char out[HOST_MAX];
+
+    ck_assert_int_eq(target_host(targets[_i].target, out), targets[_i].ret);
+    if (targets[_i].want)
+        ck_assert_str_eq(out, targets[_i].want);
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "target",
-    .tcases = {{"decode", .loops = {LOOP(decode_case)},
-                .tests = {&buffer_too_small}}}};
+    .tcases = {
+        {"decode", .loops = {LOOP(decode_case)}, .tests = {&buffer_too_small}},
+        {"host", .loops = {LOOP(host_case)}}}};

@@ -2,8 +2,8 @@
 /* test_urlpath.c - lexical normalisation, percent-encoding, glob sets. */
 #include "cases.h"
 #include "check_main.h"
-#include "http/glob.h"
-#include "http/urlpath.h"
+#include "syntax/glob.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <string.h>

@@ -8,11 +8,16 @@ one line per break.
   <gnutls/...>, <nghttp2/...>);
 - no source lies at the top of server/ (each is in its layer's folder);
 - a folder includes only the folders below it (LAYERS), so dependencies
-  point one way and no two folders include each other;
-- no include cycle between files;
+  point one way and no two folders include each other; every folder of
+  server/ may include syntax/ and common/;
+- syntax/ (what a configuration writes, parsed) includes only common/, and
+  conf/ only syntax/, common/ and the resolver: neither includes server/
+  (BESIDE);
+- no include cycle between files (server/ and syntax/);
 - N_ELEMS is defined once (common/elems.h);
 - every header has the one include-guard scheme (tools/header_guard.py);
-- with --objects BUILD_DIR: no call cycle between the files of server/ (a
+- with --objects BUILD_DIR: no call cycle between the files of server/ and
+  syntax/ (a
   file calls another when its object uses a symbol the other defines; nm
   over BUILD_DIR's objects), so each file's callers are above it.
 """
@@ -40,6 +45,12 @@ LAYERS = {
     'process': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
                 'tls', 'challenge', 'acme', 'transport'},
     'precompress': {'http', 'files', 'runtime'},
+}
+# the folders beside server/ -> the folders their files may include (besides
+# their own; "resolver.h" and conf's own headers are named without a folder)
+BESIDE = {
+    'syntax': {'common'},
+    'conf': {'common', 'syntax'},
 }
 WIRE = re.compile(r'^\s*#\s*include\s*<(microhttpd\.h|gnutls/|nghttp2/)', re.M)
 # OpenSSL's TLS API (as against its crypto): transport/, and tls/ for the
@@ -85,6 +96,23 @@ def main():
                     errors.append(f'{f}: includes "{inc}": server/{folder}/ '
                                   f'may not depend on server/{head}/')
                 graph[f].append('server/' + inc)
+            elif head == 'syntax':
+                graph[f].append(inc)
+    for f in all_files:
+        folder = f.split('/')[0]
+        if folder not in BESIDE:
+            continue
+        text = open(f, encoding='utf-8', errors='replace').read()
+        if folder == 'syntax':
+            graph[f] = []
+        for inc in LOCAL.findall(text):
+            head = inc.split('/')[0]
+            if '/' in inc and head != folder and head not in BESIDE[folder]:
+                where = 'server/' + head if head in LAYERS else head
+                errors.append(f'{f}: includes "{inc}": {folder}/ may not '
+                              f'depend on {where}/')
+            if folder == 'syntax' and head == 'syntax':
+                graph[f].append(inc)
     errors += cycles(graph, 'include')
     # one N_ELEMS
     defs = [f for f in all_files
@@ -108,8 +136,17 @@ def main():
 
 
 def call_cycles(build):
-    """File-level call graph of server/'s objects under @build."""
+    """File-level call graph of server/'s and syntax/'s objects under
+    @build."""
     objs = {}
+    for root, _, names in os.walk(os.path.join(build, 'syntax')):
+        rel = os.path.relpath(root, build).split(os.sep)
+        # syntax/CMakeFiles/beneath_syntax.dir
+        if len(rel) != 3 or rel[1] != 'CMakeFiles':
+            continue
+        for n in names:
+            if n.endswith('.c.o'):
+                objs.setdefault('syntax/' + n[:-2], os.path.join(root, n))
     for root, _, names in os.walk(os.path.join(build, 'server')):
         rel = os.path.relpath(root, build).split(os.sep)
         # server/<folder>/CMakeFiles/<target>.dir: one object per source

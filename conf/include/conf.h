@@ -12,23 +12,24 @@
  * appends.
  *
  * The library depends on libc, on resolver.h (names of backends and flags,
- * one table for both), on server/http/'s parsers (libc only), which turn
- * the Cache-Control rules, response headers and precompressed encodings into
- * the typed values the server uses, and on server/acme/acme_check.h (libc
- * only) for ACME names and CA URLs. It never prints on its own and never
- * exits: messages are collected in a struct conf_diag, one per problem, every
- * problem of a run, each already prefixed with its place ("FILE:LINE: key: ",
+ * one table for both), and on syntax/'s parsers (libc only), which turn
+ * the Cache-Control rules, response headers, precompressed encodings,
+ * origins and the rest into the typed values the server uses, and judge
+ * ACME names and CA URLs; it includes nothing of server/. It never prints on
+ * its own and never exits: messages are collected in a struct conf_diag, one
+ * per problem, every problem of a run, each already prefixed with its place
+ * ("FILE:LINE: key: ",
  * "--flag: ", "BENEATH_X: ").
  */
 #ifndef BENEATH_CONF_H
 #define BENEATH_CONF_H
 
-#include "http/cache_rules.h"
-#include "http/cors.h"
-#include "http/headers_opt.h"
-#include "http/mime.h"
-#include "http/negotiate.h"
 #include "resolver.h"
+#include "syntax/cache_rules.h"
+#include "syntax/coding.h"
+#include "syntax/headers_opt.h"
+#include "syntax/mime.h"
+#include "syntax/origins.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,7 +76,7 @@ enum conf_etag {
 
 /* The precompressed sidecars to try, in the server's order of preference. */
 struct conf_encodings {
-    enum negotiate_encoding v[NEGOTIATE_N_ENCODINGS];
+    enum coding v[CODING_N];
     size_t n; /* 0: off */
 };
 
@@ -145,7 +146,7 @@ struct conf {
                                         conf_https_redirect) */
     unsigned https_redirect_port; /* its Location's port; 0: the listener's */
 
-    /* docs hosting: typed values, parsed by server/http/ */
+    /* docs hosting: typed values, parsed by syntax/ */
     struct conf_encodings precompressed; /* sidecars tried, in order */
     struct conf_encodings compress;      /* on-the-fly codings, in order */
     size_t compress_cache;               /* bytes of compressed bodies */
@@ -153,7 +154,7 @@ struct conf {
     struct headers_opt headers; /* every header option in order, then (with
                                    security_headers) the security set */
     size_t n_headers_given;     /* headers.v[0..n): from header options */
-    struct cors cors;           /* origins that may read responses */
+    struct origins cors;        /* origins that may read responses */
     char *fallback; /* root-relative file served (200) for GETs that would
                        404, or NULL */
     char *health;   /* root-relative URL path answering 200, or NULL */
@@ -350,6 +351,17 @@ int conf_mime_load(const struct conf *c, struct mime_map *out,
  * by default tls-alpn-01 when a listener is on port 443, else http-01.
  */
 enum conf_acme_challenge conf_acme_challenge(const struct conf *c);
+
+/*
+ * conf_acme_check - the ACME options beyond their syntax (the trust anchor
+ * file is a readable PEM certificate; --acme-dir can be made and written:
+ * not on a read-only mount, writable by this user), for --check and for a
+ * start before it binds, contacting no CA and creating nothing. The first
+ * problem goes to @d.
+ *
+ * Returns 0, -EINVAL or -ENOMEM.
+ */
+int conf_acme_check(const struct conf *c, struct conf_diag *d);
 
 /*
  * conf_https_redirect - whether plain-HTTP requests are redirected to

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * access_checks.c - the access options' values checked with the parsers of
- * server/http/ (libc only), so a bad value is reported with its place
+ * syntax/ (libc only), so a bad value is reported with its place
  * ("--allow: ...", "FILE:LINE: allow: ...") before anything starts. The
  * server parses the same strings again into the rules it serves with.
  */
 #include "access_checks.h"
 
 #include "conf.h"
-#include "http/basic.h"
-#include "http/cidr.h"
-#include "http/error_pages.h"
-#include "http/forwarded.h"
-#include "http/glob.h"
-#include "http/host.h"
-#include "http/urlpath.h"
 #include "resolver.h"
+#include "syntax/cidr.h"
+#include "syntax/error_pages.h"
+#include "syntax/glob.h"
+#include "syntax/host.h"
+#include "syntax/text.h"
+#include "syntax/trusted_proxy.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The parsers of server/http/ write their message into err directly, cut
+/* The parsers of syntax/ write their message into err directly, cut
  * where a message of theirs always was. */
 #define WHY_MAX 256
 
@@ -105,7 +105,7 @@ int conf_check_cidrs(const char *item, char *err)
 int conf_check_trusted_proxy(const char *item, char *err)
 {
     struct cidr_list l = {0};
-    int r = forwarded_proxies_add(&l, item, err, WHY_MAX);
+    int r = trusted_proxy_add(&l, item, err, WHY_MAX);
 
     cidr_list_free(&l);
     return r;
@@ -173,7 +173,8 @@ int conf_check_error_page(const char *item, char *err)
 
 int conf_check_realm(const char *item, char *err)
 {
-    if (basic_realm_check(item) < 0 || strlen(item) > 200) {
+    /* printable ASCII, spaces, UTF-8 bytes: a quoted-string's content */
+    if (!*item || text_has_ctl(item, strlen(item)) || strlen(item) > 200) {
         snprintf(err, ERR_MAX, "a realm is up to 200 printable characters");
         return -EINVAL;
     }

@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * acme_checks.c - the ACME options' values (docs/acme.md), checked when they
- * are read so that a bad one is reported with its place before anything
- * starts, and the checks across options after the last source. Names and
- * CA URLs are judged by beneath_acme_check (libc only), so an option
- * accepts exactly what the ACME library orders with. What needs the file
- * system (the --acme-ca-root file) is checked by the server's --check;
- * nothing here contacts a CA.
+ * acme_checks.c - every check of the ACME options (docs/acme.md): their
+ * values, checked when they are read so that a bad one is reported with its
+ * place before anything starts; the checks across options after the last
+ * source; and what needs the file system (conf_acme_check: the
+ * --acme-ca-root file, whether --acme-dir can be made or written), which a
+ * start and --check ask before anything is bound, so that a start ends with
+ * the reason rather than the ACME manager failing once the server listens.
+ * Names and CA URLs are judged by syntax/acme_names.c, so an option accepts
+ * exactly what the ACME library orders with. Nothing here contacts a CA or
+ * creates anything.
  */
 #include "acme_checks.h"
 
-#include "acme/acme_check.h"
+#include "common/handed.h"
+#include "syntax/acme_names.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 int conf_check_acme(const char *item, char *err)
 {
@@ -165,4 +175,71 @@ int conf_acme_finish(const struct conf *c, struct conf_diag *diag)
                                  "on an https:// listener, and there is "
                                  "none; add one or choose http-01"));
     return r;
+}
+
+/* The deepest directory of @path that exists, into @buf. 0 or -errno. */
+static int existing_dir(const char *path, char *buf, size_t size)
+{
+    struct stat st;
+
+    if (snprintf(buf, size, "%s", path) >= (int)size)
+        return -ENAMETOOLONG;
+    while (stat(buf, &st) < 0) {
+        char *slash = strrchr(buf, '/');
+
+        if (errno != ENOENT || slash == NULL)
+            return -errno;
+        slash[slash == buf] = '\0'; /* "/a" becomes "/" */
+    }
+    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/*
+ * Whether --acme-dir @dir can be made (or written, when it is there) by this
+ * process: not on a read-only mount, and, unless root is to become --user
+ * later, writable by the user it runs as. 0, or -EINVAL with a line in @d
+ * saying why (under systemd, which unit setting to change), or -ENOMEM.
+ */
+static int check_dir(const struct conf *c, const char *dir, struct conf_diag *d)
+{
+    const char *unit = getenv("INVOCATION_ID") ? "; under systemd: " : NULL;
+    char at[PATH_MAX];
+    struct statvfs vfs;
+    int r = existing_dir(dir, at, sizeof at);
+
+    if (r == 0 && statvfs(at, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+        return diag_add(d,
+                        "--acme-dir %s: %s is on a read-only file system, so "
+                        "the account and certificates cannot be kept%s%s",
+                        dir, at, unit ? unit : "",
+                        unit ? "ProtectSystem=strict or ReadOnlyPaths= makes "
+                               "it read-only for the service; the packaged "
+                               "beneath.service has StateDirectory=beneath "
+                               "for /var/lib/beneath, another directory needs "
+                               "ReadWritePaths=DIR in a drop-in (systemctl "
+                               "edit beneath)"
+                             : "");
+    if (r == 0 && (c->user == NULL || geteuid() != 0) &&
+        faccessat(AT_FDCWD, at, W_OK | X_OK, AT_EACCESS) < 0)
+        r = -errno;
+    if (r == 0)
+        return 0;
+    if (r == -EACCES)
+        return diag_add(d, "--acme-dir %s: %s is not writable by uid %ld: %s",
+                        dir, at, (long)geteuid(), strerror(-r));
+    return diag_add(d, "--acme-dir %s: %s", dir, strerror(-r));
+}
+
+int conf_acme_check(const struct conf *c, struct conf_diag *d)
+{
+    char why[PATH_MAX + 64];
+
+    if (c->acme.n == 0 && !c->acme_on_demand)
+        return 0;
+    /* the names, the CA's URL and --acme-dir's form were checked as the
+     * options were read (above) */
+    if (c->acme_ca_root &&
+        handed_pem_certificate(c->acme_ca_root, why, sizeof why) < 0)
+        return diag_add(d, "--acme-ca-root: %s", why);
+    return check_dir(c, c->acme_dir, d);
 }

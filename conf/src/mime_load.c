@@ -3,12 +3,12 @@
  * mime_load.c - the media types a configuration adds to the built-in table:
  * the mime-types file (Debian's /etc/mime.types by default, read when
  * present), then every --mime EXT=TYPE, each later one winning, and the
- * --default-type of files no extension names; parsed by server/http/mime.c,
+ * --default-type of files no extension names; parsed by syntax/mime.c,
  * every problem a message with its place. Read once at start-up (and by
  * --check): the server makes these options restart-only.
  */
 #include "access_checks.h"
-#include "http/mime.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,10 +7,10 @@
  * the syntax a user writes, parsed by the row's own type.
  */
 #include "access_checks.h"
-#include "acme/acme_check.h"
 #include "acme_checks.h"
-#include "http/log_template.h"
 #include "internal.h"
+#include "syntax/acme_names.h"
+#include "syntax/log_template.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,7 +51,7 @@ static const char *const sandbox_names[] = {[CONF_SANDBOX_ON] = "on",
                                             [CONF_SANDBOX_OFF] = "off",
                                             [CONF_SANDBOX_STRICT] = "strict",
                                             NULL};
-/* --log-format: a named format or a template (server/http/log_template.c) */
+/* --log-format: a named format or a template (syntax/log_template.c) */
 static int check_log_format(const char *item, char *err)
 {
     struct log_template t;
@@ -251,7 +251,7 @@ const struct opt opts[] = {
              "http[s]://HOST[:PORT], or * for any) read the responses: "
              "Access-Control-Allow-Origin, Vary: Origin for a list, and the "
              "preflight OPTIONS answered (GET, HEAD; the headers asked "
-             "for; Access-Control-Max-Age " CORS_MAX_AGE ")"},
+             "for; Access-Control-Max-Age " ORIGINS_MAX_AGE ")"},
     {.name = "default-type",
      .type = &t_string,
      .off = OFF(default_type),

@@ -4,7 +4,7 @@
  * and resolver.h: text and paths, on/off and actions, numbers with units,
  * enums, the resolver backend and confinement flags, comma lists. Each type
  * parses a value into its field of struct conf, prints it back in the file
- * syntax, and resets it. Types whose values are parsed by server/http/ live
+ * syntax, and resets it. Types whose values are parsed by syntax/ live
  * in types_http.c, listen addresses in listen.c.
  */
 #include "internal.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * types_http.c - value types parsed by server/http/'s own parsers (libc only),
+ * types_http.c - value types parsed by syntax/'s parsers (libc only),
  * so that a bad value is reported with its place like any other: the
- * precompressed encoding list (negotiate.h), Cache-Control rules and default
+ * precompressed encoding list (coding.h), Cache-Control rules and default
  * (cache_rules.h), response headers and the security set (headers_opt.h),
- * the CORS origins (cors.h), and
+ * the CORS origins (origins.h), and
  * the root-relative paths of the fallback file and the health and metrics
  * URLs. Each stores the typed value the server uses and prints it back in
  * the file syntax, so conf_print still reads back the same.
@@ -24,7 +24,7 @@ static int encodings_parse(const struct opt *o, struct conf *c, const char *val,
                            char *err)
 {
     struct conf_encodings *f = field(o, c);
-    enum negotiate_encoding v[NEGOTIATE_N_ENCODINGS], one[1];
+    enum coding v[CODING_N], one[1];
     const char *bad = NULL;
     size_t bad_len = 0, n = 0;
     char list[128], tok[64];
@@ -36,14 +36,14 @@ static int encodings_parse(const struct opt *o, struct conf *c, const char *val,
             list[n++] = *p;
     }
     list[n] = '\0';
-    r = negotiate_prefs_parse(list, v, &bad, &bad_len);
+    r = coding_list_parse(list, v, &bad, &bad_len);
     if (r >= 0) {
         memcpy(f->v, v, (size_t)r * sizeof(v[0]));
         f->n = (size_t)r;
         return 0;
     }
     snprintf(tok, sizeof(tok), "%.*s", (int)(bad_len < 63 ? bad_len : 63), bad);
-    if (tok[0] && negotiate_prefs_parse(tok, one, NULL, NULL) == 1)
+    if (tok[0] && coding_list_parse(tok, one, NULL, NULL) == 1)
         snprintf(err, ERR_MAX, "'%s' is listed twice", tok);
     else
         snprintf(err, ERR_MAX,
@@ -60,7 +60,7 @@ static void encodings_print(FILE *out, const struct opt *o,
     if (f->n == 0)
         fputs("off", out);
     for (size_t i = 0; i < f->n; i++)
-        fprintf(out, "%s%s", i ? "," : "", negotiate_token(f->v[i]));
+        fprintf(out, "%s%s", i ? "," : "", coding_token(f->v[i]));
     fputc('\n', out);
 }
 
@@ -244,26 +244,26 @@ const struct type t_headers = {"\"NAME: VALUE\"", headers_parse, headers_print,
 static int cors_type_parse(const struct opt *o, struct conf *c, const char *val,
                            char *err)
 {
-    struct cors *f = field(o, c), v;
+    struct origins *f = field(o, c), v;
     char why[ERR_MAX - 80];
     int r = check_text(val, err);
 
     if (r < 0)
         return r;
     why[0] = '\0';
-    r = cors_parse(&v, val, why, sizeof why);
+    r = origins_parse(&v, val, why, sizeof why);
     if (r == -EINVAL)
         snprintf(err, ERR_MAX, "%s", why);
     if (r < 0)
         return r;
-    cors_free(f);
+    origins_free(f);
     *f = v;
     return 0;
 }
 
 static void cors_build(FILE *f, const void *arg)
 {
-    const struct cors *c = arg;
+    const struct origins *c = arg;
 
     if (c->any)
         fputc('*', f);
@@ -274,9 +274,9 @@ static void cors_build(FILE *f, const void *arg)
 static void cors_type_print(FILE *out, const struct opt *o,
                             const struct conf *c)
 {
-    const struct cors *v = cfield(o, c);
+    const struct origins *v = cfield(o, c);
 
-    if (!cors_on(v))
+    if (!origins_on(v))
         fprintf(out, "# %s = (not set)\n", o->name);
     else
         print_built(out, o->name, ",", cors_build, v);
@@ -284,7 +284,7 @@ static void cors_type_print(FILE *out, const struct opt *o,
 
 static void cors_type_reset(const struct opt *o, struct conf *c)
 {
-    cors_free(field(o, c));
+    origins_free(field(o, c));
 }
 
 const struct type t_cors = {"ORIGINS|*", cors_type_parse, cors_type_print,

@@ -32,10 +32,11 @@
  */
 #include "access/access_internal.h"
 #include "http/forwarded.h"
-#include "http/host.h"
 #include "http/status.h"
-#include "http/urlpath.h"
+#include "http/target.h"
 #include "runtime/root.h"
+#include "syntax/host.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -99,7 +100,7 @@ bool access_accept_direct(struct access *a, const struct sockaddr *sa,
 unsigned access_client(struct access *a, const struct request *rq, char *client,
                        size_t size)
 {
-    const char *values[FORWARDED_N_HEADERS];
+    const char *values[TRUSTED_PROXY_N_HEADERS];
     struct cidr_addr c;
     unsigned hops, status = 0;
 
@@ -109,8 +110,8 @@ unsigned access_client(struct access *a, const struct request *rq, char *client,
         !cidr_list_match(&a->trusted, &c))
         return 0;
     /* every line of each, joined by the transport (http/request.h) */
-    values[FORWARDED_XFF] = rq->field[RF_X_FORWARDED_FOR];
-    values[FORWARDED_FORWARDED] = rq->field[RF_FORWARDED];
+    values[TRUSTED_PROXY_XFF] = rq->field[RF_X_FORWARDED_FOR];
+    values[TRUSTED_PROXY_FORWARDED] = rq->field[RF_FORWARDED];
     hops = forwarded_client(&a->trusted, values, &c);
     if (hops)
         cidr_addr_format(&c, client, size);
@@ -146,7 +147,7 @@ static struct site *pick(struct access *a, const char *host)
 /* The normalised Host of @rq into @host: 0, or -EINVAL for garbage. */
 static int host_of(const struct request *rq, char *host)
 {
-    int r = host_from_target(rq->target, host);
+    int r = target_host(rq->target, host);
 
     if (r == -ENOENT) {
         const char *h = rq->field[RF_HOST];

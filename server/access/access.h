@@ -22,12 +22,12 @@
 #define BENEATH_ACCESS_H
 
 #include "conf.h"
-#include "http/error_pages.h"
-#include "http/headers_file.h"
 #include "http/request.h"
 #include "observe/metrics.h"
 #include "resolver.h"
 #include "runtime/root.h"
+#include "syntax/error_pages.h"
+#include "syntax/headers_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,9 +10,9 @@
 #include "access/access.h"
 #include "access/auth.h"
 #include "access/sites.h"
-#include "http/cidr.h"
-#include "http/headers_file.h"
-#include "http/redirects.h"
+#include "syntax/cidr.h"
+#include "syntax/headers_file.h"
+#include "syntax/redirects.h"
 
 #include <stdbool.h>
 #include <stdint.h>

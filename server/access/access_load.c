@@ -7,12 +7,12 @@
  */
 #include "access/access_internal.h"
 #include "access/slurp.h"
-#include "http/forwarded.h"
-#include "http/host.h"
-#include "http/lines.h"
-#include "http/urlpath.h"
 #include "resolver.h"
 #include "runtime/live.h"
+#include "syntax/host.h"
+#include "syntax/lines.h"
+#include "syntax/trusted_proxy.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,10 +83,10 @@ static int lists_load(struct access *a, const struct conf *c)
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < src[k]->n; i++) {
             char err[256];
-            int r = k == 2
-                        ? forwarded_proxies_add(dst[k], src[k]->v[i], err,
-                                                sizeof err)
-                        : cidr_list_add(dst[k], src[k]->v[i], err, sizeof err);
+            int r =
+                k == 2
+                    ? trusted_proxy_add(dst[k], src[k]->v[i], err, sizeof err)
+                    : cidr_list_add(dst[k], src[k]->v[i], err, sizeof err);
 
             if (r == -ENOMEM)
                 return -ENOMEM;

@@ -17,9 +17,9 @@
 
 #include "access/slurp.h"
 #include "http/basic.h"
-#include "http/glob.h"
-#include "http/htpasswd.h"
-#include "http/lines.h"
+#include "syntax/glob.h"
+#include "syntax/htpasswd.h"
+#include "syntax/lines.h"
 
 #include <crypt.h>
 #include <errno.h>

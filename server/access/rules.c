@@ -7,8 +7,8 @@
  */
 #include "access/access_internal.h"
 #include "access/slurp.h"
-#include "http/lines.h"
 #include "resolver.h"
+#include "syntax/lines.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -25,9 +25,9 @@
 #ifndef BENEATH_ACME_H
 #define BENEATH_ACME_H
 
-#include "acme/acme_check.h"
 #include "acme/acme_renew.h"
 #include "challenge/acme_challenges.h"
+#include "syntax/acme_names.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -61,27 +61,27 @@ static int reserve(struct out *o, size_t want)
 }
 
 struct enc {
-    enum negotiate_encoding e;
+    enum coding e;
     z_stream z;
     BrotliEncoderState *br;
     ZSTD_CCtx *zs;
 };
 
-static int enc_init(struct enc *s, enum negotiate_encoding e,
-                    enum compress_level level, uint64_t size)
+static int enc_init(struct enc *s, enum coding e, enum compress_level level,
+                    uint64_t size)
 {
     bool best = level == COMPRESS_BEST;
 
     memset(s, 0, sizeof *s);
     s->e = e;
     switch (e) {
-    case NEGOTIATE_GZIP:
+    case CODING_GZIP:
         /* 15 + 16: a gzip wrapper around a 32 KiB-window deflate stream */
         return deflateInit2(&s->z, best ? 9 : 6, Z_DEFLATED, 15 + 16, 8,
                             Z_DEFAULT_STRATEGY) == Z_OK
                    ? 0
                    : -ENOMEM;
-    case NEGOTIATE_BR:
+    case CODING_BR:
         s->br = BrotliEncoderCreateInstance(NULL, NULL, NULL);
         if (!s->br)
             return -ENOMEM;
@@ -91,14 +91,14 @@ static int enc_init(struct enc *s, enum negotiate_encoding e,
             BrotliEncoderSetParameter(s->br, BROTLI_PARAM_SIZE_HINT,
                                       (uint32_t)size);
         return 0;
-    case NEGOTIATE_ZSTD:
+    case CODING_ZSTD:
         s->zs = ZSTD_createCCtx();
         if (!s->zs)
             return -ENOMEM;
         ZSTD_CCtx_setParameter(s->zs, ZSTD_c_compressionLevel, best ? 19 : 3);
         ZSTD_CCtx_setPledgedSrcSize(s->zs, size);
         return 0;
-    case NEGOTIATE_N_ENCODINGS:
+    case CODING_N:
         break;
     }
     return -EINVAL;
@@ -106,7 +106,7 @@ static int enc_init(struct enc *s, enum negotiate_encoding e,
 
 static void enc_end(struct enc *s)
 {
-    if (s->e == NEGOTIATE_GZIP)
+    if (s->e == CODING_GZIP)
         deflateEnd(&s->z);
     BrotliEncoderDestroyInstance(s->br);
     ZSTD_freeCCtx(s->zs);
@@ -125,7 +125,7 @@ static int enc_feed(struct enc *s, const unsigned char *in, size_t n, bool last,
         room = o->cap - o->len;
         if (o->len >= o->max + 1 || room == 0)
             return -EFBIG;
-        if (s->e == NEGOTIATE_GZIP) {
+        if (s->e == CODING_GZIP) {
             int rc;
 
             s->z.next_in = (unsigned char *)(uintptr_t)in;
@@ -142,7 +142,7 @@ static int enc_feed(struct enc *s, const unsigned char *in, size_t n, bool last,
                 return -EIO;
             if (!last && n == 0 && s->z.avail_out > 0)
                 return 0;
-        } else if (s->e == NEGOTIATE_BR) {
+        } else if (s->e == CODING_BR) {
             size_t avail_in = n, avail_out = room;
             const uint8_t *next_in = in;
             uint8_t *next_out = o->p + o->len;
@@ -193,9 +193,8 @@ struct feed {
     bool done;
 };
 
-static int feed_init(struct feed *f, enum negotiate_encoding enc,
-                     enum compress_level level, int fd, uint64_t size,
-                     size_t max_out)
+static int feed_init(struct feed *f, enum coding enc, enum compress_level level,
+                     int fd, uint64_t size, size_t max_out)
 {
     int err;
 
@@ -248,7 +247,7 @@ static int feed_step(struct feed *f)
     return err;
 }
 
-int compress_fd(enum negotiate_encoding enc, enum compress_level level, int fd,
+int compress_fd(enum coding enc, enum compress_level level, int fd,
                 uint64_t size, size_t max_out, unsigned char **out,
                 size_t *out_len)
 {
@@ -281,7 +280,7 @@ void compress_body_put(struct compress_body *b)
 
 struct job {
     int fd; /* owned: a duplicate of the caller's fd */
-    enum negotiate_encoding enc;
+    enum coding enc;
     struct stat st;
     char key[COMPRESS_KEY_LEN];
 };
@@ -481,8 +480,8 @@ static bool unchanged(int fd, const struct stat *st)
  * them for the cache), without the lock. NULL when it cannot be read or
  * changed meanwhile.
  */
-static struct compress_body *make(const char *key, enum negotiate_encoding enc,
-                                  int fd, const struct stat *st)
+static struct compress_body *make(const char *key, enum coding enc, int fd,
+                                  const struct stat *st)
 {
     uint64_t size = (uint64_t)st->st_size;
     /* A coding that does not save a twentieth is not worth a variant. */
@@ -515,9 +514,8 @@ static struct compress_body *make(const char *key, enum negotiate_encoding enc,
 }
 
 struct compress_body *compress_cache_make(struct compress_cache *c,
-                                          const char *key,
-                                          enum negotiate_encoding enc, int fd,
-                                          const struct stat *st)
+                                          const char *key, enum coding enc,
+                                          int fd, const struct stat *st)
 {
     struct compress_body *b = make(key, enc, fd, st);
 
@@ -591,8 +589,7 @@ bool compress_cache_fits(const struct compress_cache *c, uint64_t size)
 }
 
 bool compress_cache_queue(struct compress_cache *c, const char *key,
-                          enum negotiate_encoding enc, int fd,
-                          const struct stat *st)
+                          enum coding enc, int fd, const struct stat *st)
 {
     bool ok = false;
 
@@ -662,7 +659,7 @@ struct compress_stream {
     bool claimed;   /* was the maker once */
     bool kept;      /* the body (or mark) went into the cache */
     size_t counted; /* of f.o.len, in c->tee_bytes */
-    enum negotiate_encoding enc;
+    enum coding enc;
     struct stat st;
     char key[COMPRESS_KEY_LEN];
 };
@@ -700,8 +697,8 @@ static void unclaim(struct compress_cache *c, struct compress_stream *cs)
 }
 
 int compress_stream_open(struct compress_cache *c, const char *key,
-                         enum negotiate_encoding enc, int fd,
-                         const struct stat *st, struct compress_stream **out)
+                         enum coding enc, int fd, const struct stat *st,
+                         struct compress_stream **out)
 {
     uint64_t size = (uint64_t)st->st_size;
     struct compress_stream *cs;

@@ -16,7 +16,7 @@
 #ifndef BENEATH_FILES_COMPRESS_H
 #define BENEATH_FILES_COMPRESS_H
 
-#include "http/negotiate.h"
+#include "syntax/coding.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -50,7 +50,7 @@ enum compress_level {
  * the file is shorter than @size; -ENOMEM; -EIO for an encoder failure; or
  * the -errno of pread.
  */
-int compress_fd(enum negotiate_encoding enc, enum compress_level level, int fd,
+int compress_fd(enum coding enc, enum compress_level level, int fd,
                 uint64_t size, size_t max_out, unsigned char **out,
                 size_t *out_len);
 
@@ -109,9 +109,8 @@ struct compress_body *compress_cache_get(struct compress_cache *c,
  * or NULL when the file could not be read or changed.
  */
 struct compress_body *compress_cache_make(struct compress_cache *c,
-                                          const char *key,
-                                          enum negotiate_encoding enc, int fd,
-                                          const struct stat *st);
+                                          const char *key, enum coding enc,
+                                          int fd, const struct stat *st);
 
 /*
  * compress_cache_fits - whether the body of a file of @size bytes is worth
@@ -126,8 +125,7 @@ bool compress_cache_fits(const struct compress_cache *c, uint64_t size);
  * (compress_cache_fits). Returns true when queued or already queued.
  */
 bool compress_cache_queue(struct compress_cache *c, const char *key,
-                          enum negotiate_encoding enc, int fd,
-                          const struct stat *st);
+                          enum coding enc, int fd, const struct stat *st);
 
 /* compress_cache_stats - counters since creation. */
 void compress_cache_stats(struct compress_cache *c,
@@ -161,8 +159,8 @@ struct compress_stream;
  * -ENOMEM.
  */
 int compress_stream_open(struct compress_cache *c, const char *key,
-                         enum negotiate_encoding enc, int fd,
-                         const struct stat *st, struct compress_stream **out);
+                         enum coding enc, int fd, const struct stat *st,
+                         struct compress_stream **out);
 
 /*
  * compress_stream_read - up to @n next bytes of the coded body into @buf.

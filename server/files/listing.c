@@ -11,8 +11,8 @@
  */
 #include "files/listing.h"
 
-#include "http/urlpath.h"
 #include "http/utf8.h"
+#include "syntax/urlpath.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,8 +8,8 @@
  */
 #include "files/listing_json.h"
 
-#include "http/urlpath.h"
 #include "http/utf8.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <inttypes.h>

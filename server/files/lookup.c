@@ -39,9 +39,9 @@
  */
 #include "files/lookup.h"
 
-#include "http/mime.h"
 #include "http/negotiate.h"
 #include "http/status.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -206,8 +206,8 @@ static unsigned judge(const struct files_judge *j, const char *path,
     memcpy(base, path, n + 1);
     while (!refused && stripped) {
         stripped = false;
-        for (int e = 0; e < NEGOTIATE_N_ENCODINGS && !stripped; e++) {
-            const char *sfx = negotiate_suffix((enum negotiate_encoding)e);
+        for (int e = 0; e < CODING_N && !stripped; e++) {
+            const char *sfx = coding_suffix((enum coding)e);
             size_t k = strlen(sfx);
 
             if (n > k && base[n - k - 1] != '/' &&
@@ -253,15 +253,15 @@ static void deny(struct lookup *l, unsigned status)
  * or -1. With @refused, the variant is a candidate to serve and is judged:
  * a refusal is -1 with its status in *@refused.
  */
-static int open_variant(struct lookup *l, const char *path,
-                        enum negotiate_encoding enc, const struct stat *st,
-                        struct stat *vst, unsigned *refused)
+static int open_variant(struct lookup *l, const char *path, enum coding enc,
+                        const struct stat *st, struct stat *vst,
+                        unsigned *refused)
 {
     char vpath[PATH_MAX];
     int fd;
 
     if ((size_t)snprintf(vpath, sizeof vpath, "%s%s", path,
-                         negotiate_suffix(enc)) >= sizeof vpath)
+                         coding_suffix(enc)) >= sizeof vpath)
         return -1;
     fd = open_regular(l, vpath, vst, false);
     if (fd < 0)
@@ -293,7 +293,7 @@ static void file(struct lookup *l, int fd, const struct stat *st,
                  const char *path)
 {
     const struct files_conf *conf = l->conf;
-    enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
+    enum coding order[CODING_N];
     struct negotiate_accept a;
     struct stat vst;
     unsigned tried = 0, refused = candidate(l, path, st, STATUS_OK);
@@ -323,11 +323,11 @@ static void file(struct lookup *l, int fd, const struct stat *st,
             continue;
         take_fd(l->p, PLAN_FILE, STATUS_OK, vfd, &vst);
         l->p->vary_encoding = true;
-        l->p->encoding = negotiate_token(order[i]);
+        l->p->encoding = coding_token(order[i]);
         return;
     }
     for (size_t i = 0; i < conf->n_precompressed && !l->p->vary_encoding; i++) {
-        enum negotiate_encoding e = conf->precompressed[i];
+        enum coding e = conf->precompressed[i];
         int vfd;
 
         if (tried & (1u << e))

@@ -14,12 +14,12 @@
 #define BENEATH_FILES_LOOKUP_H
 
 #include "files/listing.h"
-#include "http/error_pages.h"
 #include "http/method.h"
-#include "http/mime.h"
-#include "http/negotiate.h"
 #include "http/target.h"
 #include "resolver.h"
+#include "syntax/coding.h"
+#include "syntax/error_pages.h"
+#include "syntax/mime.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -64,8 +64,8 @@ struct files_conf {
     char *const *index;
     size_t n_index;
     bool listing;
-    bool dotfiles;                                /* allow hidden files */
-    const enum negotiate_encoding *precompressed; /* sidecar preference */
+    bool dotfiles;                    /* allow hidden files */
+    const enum coding *precompressed; /* sidecar preference */
     size_t n_precompressed;
     bool try_html;        /* /guide -> guide.html */
     const char *fallback; /* root-relative file for 404 GETs, or NULL */

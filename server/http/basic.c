@@ -9,8 +9,8 @@
  */
 #include "http/basic.h"
 
-#include "http/digits.h"
-#include "http/field.h"
+#include "syntax/digits.h"
+#include "syntax/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -75,19 +75,12 @@ int basic_parse(const char *value, char *buf, size_t size, const char **user,
     buf[n] = '\0';
     colon = memchr(buf, ':', (size_t)n);
     if (!colon || colon == buf || colon - buf > BASIC_USER_MAX ||
-        field_has_ctl(buf, (size_t)n))
+        text_has_ctl(buf, (size_t)n))
         return -EINVAL;
     buf[colon - buf] = '\0';
     *user = buf;
     *password = colon + 1;
     return 0;
-}
-
-int basic_realm_check(const char *realm)
-{
-    if (!realm || !*realm)
-        return -EINVAL;
-    return field_has_ctl(realm, strlen(realm)) ? -EINVAL : 0;
 }
 
 size_t basic_challenge(const char *realm, char *out, size_t size)

@@ -34,12 +34,4 @@ int basic_parse(const char *value, char *buf, size_t size, const char **user,
  */
 size_t basic_challenge(const char *realm, char *out, size_t size);
 
-/*
- * basic_realm_check - whether @realm can be a realm: printable ASCII,
- * spaces, UTF-8 bytes; no control bytes.
- *
- * Returns 0 or -EINVAL.
- */
-int basic_realm_check(const char *realm);
-
 #endif

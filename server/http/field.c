@@ -7,6 +7,8 @@
  */
 #include "http/field.h"
 
+#include "syntax/text.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -15,38 +17,6 @@ const char *field_ows(const char *p)
     while (*p == ' ' || *p == '\t')
         p++;
     return p;
-}
-
-bool field_is_tchar(unsigned char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-        (c >= '0' && c <= '9'))
-        return true;
-    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-void field_trim(const char **p, const char **end)
-{
-    while (*p < *end && (**p == ' ' || **p == '\t'))
-        (*p)++;
-    while (*end > *p && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
-        (*end)--;
-}
-
-bool field_has_ctl(const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c < 0x20 || c == 0x7f)
-            return true;
-    }
-    return false;
-}
-
-bool field_token_is(const char *s, size_t len, const char *want)
-{
-    return strlen(want) == len && strncasecmp(s, want, len) == 0;
 }
 
 bool field_qvalue(const char **p, int *q)
@@ -74,7 +44,7 @@ bool field_qvalue(const char **p, int *q)
 
 static const char *token(const char *p)
 {
-    while (field_is_tchar((unsigned char)*p))
+    while (text_is_tchar((unsigned char)*p))
         p++;
     return p;
 }
@@ -106,7 +76,7 @@ static bool params(const char **pp, struct field_elem *e)
 
         if (end == name || *end != '=')
             return false;
-        if (field_token_is(name, (size_t)(end - name), "q")) {
+        if (text_token_is(name, (size_t)(end - name), "q")) {
             if (seen_q)
                 return false;
             seen_q = true;

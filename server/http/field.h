@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * field.h - the pieces of RFC 9110 field values every parser here shares:
- * optional whitespace, tokens, comma-separated lists of elements with
- * parameters, and weights (q-values).
+ * optional whitespace, comma-separated lists of elements with parameters,
+ * and weights (q-values). The characters themselves (tokens, blanks,
+ * control bytes) are text.h's.
  */
 #ifndef BENEATH_HTTP_FIELD_H
 #define BENEATH_HTTP_FIELD_H
@@ -12,20 +13,6 @@
 
 /* field_ows - @p past optional whitespace (SP, HTAB). */
 const char *field_ows(const char *p);
-
-/* field_is_tchar - whether @c may appear in a token (RFC 9110 5.6.2). */
-bool field_is_tchar(unsigned char c);
-
-/* field_trim - move *@p past leading and *@end before trailing spaces and
- * tabs of the bytes [*@p, *@end). */
-void field_trim(const char **p, const char **end);
-
-/* field_has_ctl - whether the @len bytes at @s hold a control character
- * (0x00-0x1f or DEL). */
-bool field_has_ctl(const char *s, size_t len);
-
-/* field_token_is - whether @s of @len bytes is @want, ignoring case. */
-bool field_token_is(const char *s, size_t len, const char *want);
 
 /*
  * field_qvalue - parse a weight ("0", "0.5", "1.000") at *@p into

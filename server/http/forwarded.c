@@ -10,12 +10,7 @@
  */
 #include "http/forwarded.h"
 
-#include "http/errbuf.h"
-#include "http/field.h"
-
-#include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -106,60 +101,19 @@ static const char *last_item(const char *s, size_t *len, size_t *item_len)
     return s + cut + 1;
 }
 
-const char *const forwarded_header_names[FORWARDED_N_HEADERS] = {
-    [FORWARDED_XFF] = "X-Forwarded-For",
-    [FORWARDED_FORWARDED] = "Forwarded",
-};
-
-int forwarded_proxies_add(struct cidr_list *l, const char *spec, char *err,
-                          size_t err_size)
-{
-    const char *eq = strchr(spec, '=');
-    unsigned tag = FORWARDED_XFF;
-    size_t before = l->n;
-    char *cidrs;
-    int r;
-
-    if (eq) {
-        const char *h = eq + 1, *end = h + strlen(h);
-
-        field_trim(&h, &end);
-        if ((size_t)(end - h) == strlen("forwarded") &&
-            strncasecmp(h, "forwarded", (size_t)(end - h)) == 0) {
-            tag = FORWARDED_FORWARDED;
-        } else if (!((size_t)(end - h) == strlen("x-forwarded-for") &&
-                     strncasecmp(h, "x-forwarded-for", (size_t)(end - h)) ==
-                         0)) {
-            errbuf_say(err, err_size,
-                       "'%.64s': the header a proxy writes is forwarded or "
-                       "x-forwarded-for",
-                       eq + 1);
-            return -EINVAL;
-        }
-    }
-    cidrs = strndup(spec, eq ? (size_t)(eq - spec) : strlen(spec));
-    if (!cidrs)
-        return -ENOMEM;
-    r = cidr_list_add(l, cidrs, err, err_size);
-    free(cidrs);
-    for (size_t i = before; r == 0 && i < l->n; i++)
-        l->v[i].tag = tag;
-    return r;
-}
-
 unsigned forwarded_client(const struct cidr_list *trusted,
-                          const char *const values[FORWARDED_N_HEADERS],
+                          const char *const values[TRUSTED_PROXY_N_HEADERS],
                           struct cidr_addr *client)
 {
-    size_t left[FORWARDED_N_HEADERS];
+    size_t left[TRUSTED_PROXY_N_HEADERS];
     const struct cidr *proxy;
     unsigned hops = 0;
 
-    for (int h = 0; h < FORWARDED_N_HEADERS; h++)
+    for (int h = 0; h < TRUSTED_PROXY_N_HEADERS; h++)
         left[h] = values[h] ? strlen(values[h]) : 0;
     /* each step consumes the rightmost item of one list: it ends */
     while ((proxy = cidr_list_best(trusted, client)) != NULL) {
-        unsigned h = proxy->tag < FORWARDED_N_HEADERS ? proxy->tag : 0;
+        unsigned h = proxy->tag < TRUSTED_PROXY_N_HEADERS ? proxy->tag : 0;
         size_t ilen;
         const char *item, *v;
         size_t vlen;
@@ -170,7 +124,7 @@ unsigned forwarded_client(const struct cidr_list *trusted,
         item = last_item(values[h], &left[h], &ilen);
         v = item;
         vlen = ilen;
-        if (h == FORWARDED_FORWARDED && !element_for(item, ilen, &v, &vlen))
+        if (h == TRUSTED_PROXY_FORWARDED && !element_for(item, ilen, &v, &vlen))
             break;
         if (!node_addr(v, vlen, &a))
             break;

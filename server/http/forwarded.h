@@ -14,39 +14,20 @@
  *
  * Which list a hop is read from is the choice of the proxy that wrote it,
  * never of the request: each trusted network says which header its proxy
- * appends (--trusted-proxy CIDR=forwarded|x-forwarded-for, X-Forwarded-For
- * by default, as nginx's proxy_params, HAProxy's "option forwardfor" and
- * most load balancers write it). The other header is the client's own
- * words and is never read for that proxy: a proxy that appends to
- * X-Forwarded-For and passes a client's Forwarded untouched cannot be made
- * to vouch for "Forwarded: for=10.1.1.1". The two are never combined into
- * one list; a chain of proxies that write different headers is walked
- * hop by hop, each hop from the list its own proxy writes.
+ * appends (--trusted-proxy CIDR=forwarded|x-forwarded-for, read by
+ * trusted_proxy.c; X-Forwarded-For by default, as nginx's proxy_params,
+ * HAProxy's "option forwardfor" and most load balancers write it). The other
+ * header is the client's own words and is never read for that proxy: a proxy
+ * that appends to X-Forwarded-For and passes a client's Forwarded untouched
+ * cannot be made to vouch for "Forwarded: for=10.1.1.1". The two are never
+ * combined into one list; a chain of proxies that write different headers is
+ * walked hop by hop, each hop from the list its own proxy writes.
  */
 #ifndef BENEATH_HTTP_FORWARDED_H
 #define BENEATH_HTTP_FORWARDED_H
 
-#include "http/cidr.h"
-
-/* The header a trusted proxy appends to: the tag of its network. */
-enum forwarded_header {
-    FORWARDED_XFF,       /* X-Forwarded-For (the default) */
-    FORWARDED_FORWARDED, /* Forwarded (RFC 7239) */
-    FORWARDED_N_HEADERS,
-};
-
-/* The field names, in the order of enum forwarded_header. */
-extern const char *const forwarded_header_names[FORWARDED_N_HEADERS];
-
-/*
- * forwarded_proxies_add - append the --trusted-proxy item @spec,
- * "CIDR[,CIDR...][=forwarded|x-forwarded-for]", to @l, each network tagged
- * with the header its proxy writes (X-Forwarded-For without "=...").
- *
- * Returns 0, -EINVAL (a sentence in @err; @l unchanged) or -ENOMEM.
- */
-int forwarded_proxies_add(struct cidr_list *l, const char *spec, char *err,
-                          size_t err_size);
+#include "syntax/cidr.h"
+#include "syntax/trusted_proxy.h"
 
 /*
  * forwarded_client - walk the hops from *@client (the peer, trusted in
@@ -57,7 +38,7 @@ int forwarded_proxies_add(struct cidr_list *l, const char *spec, char *err,
  * Returns the number of hops taken (0: the peer stays the client).
  */
 unsigned forwarded_client(const struct cidr_list *trusted,
-                          const char *const values[FORWARDED_N_HEADERS],
+                          const char *const values[TRUSTED_PROXY_N_HEADERS],
                           struct cidr_addr *client);
 
 #endif

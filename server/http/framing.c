@@ -15,6 +15,7 @@
 #include "http/framing.h"
 
 #include "http/field.h"
+#include "syntax/text.h"
 
 #include <string.h>
 
@@ -184,7 +185,7 @@ static unsigned step(struct framing_scan *s, unsigned char c)
         }
         if (c == '\n')
             return 0;
-        if (!field_is_tchar(c))
+        if (!text_is_tchar(c))
             return c == 0 ? ctl(s, c) : fail(s, FRAMING_BAD_METHOD);
         s->body = false;
         s->in_length = false;
@@ -203,7 +204,7 @@ static unsigned step(struct framing_scan *s, unsigned char c)
         if (c == '\r' || c == '\n' || is_ctl(c))
             return c == '\r' || c == '\n' ? fail(s, FRAMING_BAD_METHOD)
                                           : ctl(s, c);
-        if (!field_is_tchar(c))
+        if (!text_is_tchar(c))
             return fail(s, FRAMING_BAD_METHOD);
         return 0;
     case S_REQLINE:
@@ -233,7 +234,7 @@ static unsigned step(struct framing_scan *s, unsigned char c)
         }
         if (c == ' ' || c == '\t')
             return fail(s, FRAMING_OBS_FOLD);
-        if (c == ':' || !field_is_tchar(c))
+        if (c == ':' || !text_is_tchar(c))
             return is_ctl(c) ? ctl(s, c) : fail(s, FRAMING_BAD_NAME);
         s->name_len = 0;
         s->in_length = false;
@@ -256,7 +257,7 @@ static unsigned step(struct framing_scan *s, unsigned char c)
         }
         if (c == ' ' || c == '\t')
             return fail(s, FRAMING_SPACE_COLON);
-        if (!field_is_tchar(c))
+        if (!text_is_tchar(c))
             return is_ctl(c) && c != '\r' && c != '\n'
                        ? ctl(s, c)
                        : fail(s, FRAMING_BAD_NAME);
@@ -344,7 +345,7 @@ static bool is_token(const char *s, size_t n)
     if (n == 0)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!field_is_tchar((unsigned char)s[i]))
+        if (!text_is_tchar((unsigned char)s[i]))
             return false;
     return true;
 }
@@ -392,7 +393,7 @@ static bool coding_known(const char *s, size_t n)
                                         "x-compress"};
 
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (field_token_is(s, n, known[i]))
+        if (text_token_is(s, n, known[i]))
             return true;
     return false;
 }
@@ -417,7 +418,7 @@ static void add_te(struct framing_fields *f, const char *v, size_t n)
         if (!e.ok) {
             f->te_unknown = true;
             f->te_chunked_last = false;
-        } else if (field_token_is(e.tok, e.len, "chunked")) {
+        } else if (text_token_is(e.tok, e.len, "chunked")) {
             f->te_chunked++;
             f->te_chunked_last = true;
         } else {
@@ -435,10 +436,10 @@ void framing_fields_add(struct framing_fields *f, const char *name,
         f->bad_name = true;
         return;
     }
-    if (field_token_is(name, name_len, "Content-Length")) {
+    if (text_token_is(name, name_len, "Content-Length")) {
         f->n_length++;
         add_length(f, value, value_len);
-    } else if (field_token_is(name, name_len, "Transfer-Encoding")) {
+    } else if (text_token_is(name, name_len, "Transfer-Encoding")) {
         f->n_te++;
         add_te(f, value, value_len);
     }

@@ -9,7 +9,7 @@
  */
 #include "http/multipart.h"
 
-#include "http/digits.h"
+#include "syntax/digits.h"
 
 #include <errno.h>
 #include <inttypes.h>

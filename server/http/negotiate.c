@@ -13,30 +13,12 @@
 #include "http/negotiate.h"
 
 #include "http/field.h"
+#include "syntax/text.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
-
-static const struct {
-    const char *token;
-    const char *suffix;
-} encodings[NEGOTIATE_N_ENCODINGS] = {
-    [NEGOTIATE_BR] = {"br", ".br"},
-    [NEGOTIATE_ZSTD] = {"zstd", ".zst"},
-    [NEGOTIATE_GZIP] = {"gzip", ".gz"},
-};
-
-const char *negotiate_token(enum negotiate_encoding enc)
-{
-    return (unsigned)enc < NEGOTIATE_N_ENCODINGS ? encodings[enc].token : "?";
-}
-
-const char *negotiate_suffix(enum negotiate_encoding enc)
-{
-    return (unsigned)enc < NEGOTIATE_N_ENCODINGS ? encodings[enc].suffix : "";
-}
 
 /* Store @q for the coding named by @tok unless an earlier element named it. */
 static void assign(struct negotiate_accept *a, const char *tok, size_t len,
@@ -44,16 +26,16 @@ static void assign(struct negotiate_accept *a, const char *tok, size_t len,
 {
     int *slot = NULL;
 
-    if (field_token_is(tok, len, "br"))
-        slot = &a->q[NEGOTIATE_BR];
-    else if (field_token_is(tok, len, "zstd"))
-        slot = &a->q[NEGOTIATE_ZSTD];
-    else if (field_token_is(tok, len, "gzip") ||
-             field_token_is(tok, len, "x-gzip"))
-        slot = &a->q[NEGOTIATE_GZIP];
-    else if (field_token_is(tok, len, "identity"))
+    if (text_token_is(tok, len, "br"))
+        slot = &a->q[CODING_BR];
+    else if (text_token_is(tok, len, "zstd"))
+        slot = &a->q[CODING_ZSTD];
+    else if (text_token_is(tok, len, "gzip") ||
+             text_token_is(tok, len, "x-gzip"))
+        slot = &a->q[CODING_GZIP];
+    else if (text_token_is(tok, len, "identity"))
         slot = &a->identity;
-    else if (field_token_is(tok, len, "*"))
+    else if (text_token_is(tok, len, "*"))
         slot = &a->star;
     if (slot != NULL && *slot < 0)
         *slot = q;
@@ -63,7 +45,7 @@ void negotiate_parse(const char *value, struct negotiate_accept *out)
 {
     struct field_elem e;
 
-    for (int i = 0; i < NEGOTIATE_N_ENCODINGS; i++)
+    for (int i = 0; i < CODING_N; i++)
         out->q[i] = -1;
     out->identity = -1;
     out->star = -1;
@@ -78,18 +60,17 @@ bool negotiate_wants_json(const char *accept)
     bool json = false;
 
     for (const char *p = accept; p && (p = field_next(p, &e));) {
-        if (field_token_is(e.tok, e.len, "text/html"))
+        if (text_token_is(e.tok, e.len, "text/html"))
             return false;
-        if (field_token_is(e.tok, e.len, "application/json"))
+        if (text_token_is(e.tok, e.len, "application/json"))
             json = e.ok && e.q > 0;
     }
     return json;
 }
 
-int negotiate_qvalue(const struct negotiate_accept *a,
-                     enum negotiate_encoding enc)
+int negotiate_qvalue(const struct negotiate_accept *a, enum coding enc)
 {
-    if ((unsigned)enc >= NEGOTIATE_N_ENCODINGS)
+    if ((unsigned)enc >= CODING_N)
         return 0;
     if (a->q[enc] >= 0)
         return a->q[enc];
@@ -97,14 +78,14 @@ int negotiate_qvalue(const struct negotiate_accept *a,
 }
 
 size_t negotiate_order(const struct negotiate_accept *a,
-                       const enum negotiate_encoding *prefs, size_t n_prefs,
-                       enum negotiate_encoding *out)
+                       const enum coding *prefs, size_t n_prefs,
+                       enum coding *out)
 {
-    int qs[NEGOTIATE_N_ENCODINGS];
+    int qs[CODING_N];
     int floor = a->identity >= 0 ? a->identity : a->star >= 0 ? a->star : 0;
     size_t n = 0;
 
-    for (size_t i = 0; i < n_prefs && n < NEGOTIATE_N_ENCODINGS; i++) {
+    for (size_t i = 0; i < n_prefs && n < CODING_N; i++) {
         int q = negotiate_qvalue(a, prefs[i]);
         size_t j;
 
@@ -118,45 +99,6 @@ size_t negotiate_order(const struct negotiate_accept *a,
         qs[j] = q;
         out[j] = prefs[i];
         n++;
-    }
-    return n;
-}
-
-int negotiate_prefs_parse(const char *list, enum negotiate_encoding *out,
-                          const char **bad, size_t *bad_len)
-{
-    const char *p = list;
-    int n = 0;
-    unsigned seen = 0;
-
-    if (strcmp(list, "off") == 0)
-        return 0;
-    for (;;) {
-        const char *tok = p;
-        size_t len = strcspn(p, ",");
-        int enc = -1;
-
-        if (field_token_is(tok, len, "br"))
-            enc = NEGOTIATE_BR;
-        else if (field_token_is(tok, len, "zst") ||
-                 field_token_is(tok, len, "zstd"))
-            enc = NEGOTIATE_ZSTD;
-        else if (field_token_is(tok, len, "gz") ||
-                 field_token_is(tok, len, "gzip"))
-            enc = NEGOTIATE_GZIP;
-        if (enc < 0 || (seen & (1u << enc)) != 0) {
-            if (bad != NULL)
-                *bad = tok;
-            if (bad_len != NULL)
-                *bad_len = len;
-            return -EINVAL;
-        }
-        seen |= 1u << enc;
-        out[n++] = (enum negotiate_encoding)enc;
-        p += len;
-        if (*p == '\0')
-            break;
-        p++;
     }
     return n;
 }

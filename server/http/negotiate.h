@@ -11,19 +11,14 @@
 #ifndef BENEATH_HTTP_NEGOTIATE_H
 #define BENEATH_HTTP_NEGOTIATE_H
 
+#include "syntax/coding.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
-enum negotiate_encoding {
-    NEGOTIATE_BR,   /* "br", sidecar ".br" */
-    NEGOTIATE_ZSTD, /* "zstd", sidecar ".zst" */
-    NEGOTIATE_GZIP, /* "gzip" or "x-gzip", sidecar ".gz" */
-    NEGOTIATE_N_ENCODINGS,
-};
-
 /* q-values are kept in thousandths: 0 (refused) .. 1000; -1 not mentioned. */
 struct negotiate_accept {
-    int q[NEGOTIATE_N_ENCODINGS];
+    int q[CODING_N];
     int identity; /* "identity" */
     int star;     /* "*" */
 };
@@ -43,8 +38,7 @@ void negotiate_parse(const char *value, struct negotiate_accept *out);
  * negotiate_qvalue - the effective q of @enc (thousandths): its own entry,
  * else the "*" entry, else 0 (not acceptable).
  */
-int negotiate_qvalue(const struct negotiate_accept *a,
-                     enum negotiate_encoding enc);
+int negotiate_qvalue(const struct negotiate_accept *a, enum coding enc);
 
 /*
  * negotiate_order - the sidecars worth trying, best first.
@@ -60,8 +54,8 @@ int negotiate_qvalue(const struct negotiate_accept *a,
  * Returns the number written to @out (0: serve the plain file).
  */
 size_t negotiate_order(const struct negotiate_accept *a,
-                       const enum negotiate_encoding *prefs, size_t n_prefs,
-                       enum negotiate_encoding *out);
+                       const enum coding *prefs, size_t n_prefs,
+                       enum coding *out);
 
 /*
  * negotiate_compressible - whether a response of Content-Type @type is worth
@@ -77,23 +71,5 @@ bool negotiate_compressible(const char *type);
  * "text/html", which browsers always send.
  */
 bool negotiate_wants_json(const char *accept);
-
-/* negotiate_token - "br", "zstd", "gzip" (the Content-Encoding value). */
-const char *negotiate_token(enum negotiate_encoding enc);
-
-/* negotiate_suffix - ".br", ".zst", ".gz" (the sidecar's file suffix). */
-const char *negotiate_suffix(enum negotiate_encoding enc);
-
-/*
- * negotiate_prefs_parse - parse a --compress or --precompressed list:
- * "br,zstd,gzip" (also "zst", "gz", the sidecar suffixes), or "off" (empty
- * list). Duplicates are an error.
- * @out must hold NEGOTIATE_N_ENCODINGS entries.
- *
- * Returns the number of encodings (0 for "off"), or -EINVAL (then @bad, when
- * not NULL, points at the offending token, its length in @bad_len).
- */
-int negotiate_prefs_parse(const char *list, enum negotiate_encoding *out,
-                          const char **bad, size_t *bad_len);
 
 #endif

@@ -4,7 +4,7 @@
  */
 #include "http/request.h"
 
-#include "http/digits.h"
+#include "syntax/digits.h"
 
 #include <errno.h>
 #include <string.h>

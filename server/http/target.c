@@ -15,9 +15,11 @@
  */
 #include "http/target.h"
 
-#include "http/digits.h"
 #include "http/status.h"
+#include "syntax/digits.h"
+#include "syntax/host.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -136,4 +138,18 @@ int target_decode(const char *raw, unsigned flags, char *buf, size_t size,
     if ((flags & TARGET_DENY_DOTFILES) && hidden(t->path))
         return STATUS_NOT_FOUND;
     return 0;
+}
+
+int target_host(const char *raw, char *out)
+{
+    size_t skip = scheme_len(raw), len;
+
+    if (skip == 0)
+        return -ENOENT;
+    raw += skip;
+    len = strcspn(raw, "/?#");
+    /* userinfo is not part of a request-target's authority (RFC 9112) */
+    if (memchr(raw, '@', len))
+        return -EINVAL;
+    return len == 0 ? -EINVAL : host_normalize_len(raw, len, out);
 }

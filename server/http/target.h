@@ -44,4 +44,13 @@ struct target {
 int target_decode(const char *raw, unsigned flags, char *buf, size_t size,
                   struct target *t);
 
+/*
+ * target_host - for an absolute-form request-target
+ * ("http://Host:8080/x"), its authority normalised into @out (HOST_MAX
+ * bytes, host_normalize): RFC 9112 3.2.2 has it override the Host field.
+ *
+ * Returns 0, -ENOENT (not absolute-form) or -EINVAL (garbage).
+ */
+int target_host(const char *raw, char *out);
+
 #endif

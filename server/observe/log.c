@@ -18,7 +18,7 @@
  */
 #include "observe/log.h"
 
-#include "http/log_template.h"
+#include "syntax/log_template.h"
 #include "observe/log_line.h"
 #include "runtime/bgthread.h"
 

@@ -7,7 +7,7 @@
 #ifndef BENEATH_OBSERVE_LOG_LINE_H
 #define BENEATH_OBSERVE_LOG_LINE_H
 
-#include "http/log_template.h"
+#include "syntax/log_template.h"
 #include "observe/log.h"
 
 #include <stddef.h>

@@ -18,8 +18,8 @@
  * Exit status: 0, 1 when any file or directory failed, 2 for bad usage.
  */
 #include "files/compress.h"
-#include "http/mime.h"
-#include "http/negotiate.h"
+#include "syntax/coding.h"
+#include "syntax/mime.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 struct run {
-    enum negotiate_encoding codings[NEGOTIATE_N_ENCODINGS];
+    enum coding codings[CODING_N];
     size_t n_codings;
     unsigned long files, written, current, skipped, removed, failed;
 };
@@ -41,8 +41,8 @@ static bool is_sidecar(const char *name)
 {
     size_t n = strlen(name);
 
-    for (int e = 0; e < NEGOTIATE_N_ENCODINGS; e++) {
-        const char *suf = negotiate_suffix((enum negotiate_encoding)e);
+    for (int e = 0; e < CODING_N; e++) {
+        const char *suf = coding_suffix((enum coding)e);
         size_t k = strlen(suf);
         if (n > k && strcmp(name + n - k, suf) == 0)
             return true;
@@ -107,7 +107,7 @@ static void one_file(struct run *r, int dfd, const char *name, const char *path)
     }
     r->files++;
     for (size_t i = 0; i < r->n_codings; i++) {
-        enum negotiate_encoding e = r->codings[i];
+        enum coding e = r->codings[i];
         char side[NAME_MAX + 1];
         struct stat sst;
         unsigned char *data = NULL;
@@ -116,7 +116,7 @@ static void one_file(struct run *r, int dfd, const char *name, const char *path)
         int err;
 
         if ((size_t)snprintf(side, sizeof side, "%s%s", name,
-                             negotiate_suffix(e)) >= sizeof side)
+                             coding_suffix(e)) >= sizeof side)
             continue;
         bool have = fstatat(dfd, side, &sst, AT_SYMLINK_NOFOLLOW) == 0;
         if (have && S_ISREG(sst.st_mode) &&
@@ -134,7 +134,7 @@ static void one_file(struct run *r, int dfd, const char *name, const char *path)
                 r->removed++;
             r->skipped++;
         } else if (err) {
-            fail(r, path, negotiate_token(e), -err);
+            fail(r, path, coding_token(e), -err);
         } else if ((err = write_sidecar(dfd, side, data, len, &st)) != 0) {
             fail(r, path, side, -err);
         } else {
@@ -198,14 +198,14 @@ static int usage(FILE *to)
 
 int main(int argc, char **argv)
 {
-    struct run r = {.codings = {NEGOTIATE_BR, NEGOTIATE_ZSTD, NEGOTIATE_GZIP},
+    struct run r = {.codings = {CODING_BR, CODING_ZSTD, CODING_GZIP},
                     .n_codings = 3};
     int i = 1;
 
     if (argc == 2 && strcmp(argv[1], "--help") == 0)
         return usage(stdout);
     if (i + 1 < argc && strcmp(argv[i], "--codings") == 0) {
-        int n = negotiate_prefs_parse(argv[i + 1], r.codings, NULL, NULL);
+        int n = coding_list_parse(argv[i + 1], r.codings, NULL, NULL);
         if (n <= 0)
             return usage(stderr);
         r.n_codings = (size_t)n;

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * acme_conf.h - the ACME options of struct conf as the struct acme_config
- * of beneath_acme (server/acme/acme.h), and their --check.
- *
- * --check validates the options without contacting the CA;
- * acme_serve.c builds the manager's struct acme_config with
- * acme_conf_build.
+ * of beneath_acme (server/acme/acme.h): acme_serve.c builds the manager's
+ * with acme_conf_build. Their checks are conf's (conf_acme_check).
  */
 #ifndef BENEATH_PROCESS_ACME_CONF_H
 #define BENEATH_PROCESS_ACME_CONF_H
@@ -31,11 +28,9 @@ int acme_conf_build(const struct conf *c, struct acme_conf *out);
 void acme_conf_free(struct acme_conf *ac);
 
 /*
- * acme_conf_check - the ACME options beyond their syntax (the trust anchor
- * file is a readable PEM certificate; --acme-dir can be made and written:
- * not on a read-only mount, writable by this user), for --check and for a
- * start before it binds, contacting no CA and creating nothing; each error
- * printed as "beneath: ...". Returns the number of errors.
+ * acme_conf_check - conf_acme_check for --check and for a start before it
+ * binds, its message printed as "beneath: ...". Returns the number of
+ * errors (0 or 1).
  */
 int acme_conf_check(const struct conf *c);
 

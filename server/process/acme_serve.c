@@ -8,11 +8,11 @@
 
 #include "access/access.h"
 #include "acme/acme.h"
-#include "http/host.h"
 #include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/keeper.h"
 #include "resolver.h"
+#include "syntax/host.h"
 #include "tls/keyless.h"
 
 #include <errno.h>

@@ -14,8 +14,8 @@
  */
 #include "process/certs.h"
 
-#include "http/host.h"
 #include "process/self_signed.h"
+#include "syntax/host.h"
 #include "tls/keyless.h"
 #include "tls/store.h"
 #include "transport/tls_front.h"

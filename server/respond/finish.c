@@ -10,9 +10,9 @@
  * Both respond.c and respond_file.c call down into this file, never the
  * other way.
  */
-#include "http/mime.h"
 #include "http/status.h"
 #include "respond/respond_internal.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <stdio.h>

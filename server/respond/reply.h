@@ -14,9 +14,9 @@
 #ifndef BENEATH_RESPOND_REPLY_H
 #define BENEATH_RESPOND_REPLY_H
 
-#include "http/host.h"
 #include "http/multipart.h"
 #include "resolver.h"
+#include "syntax/host.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -18,12 +18,12 @@
 #include "challenge/acme_challenges.h"
 #include "files/listing.h"
 #include "files/listing_json.h"
-#include "http/host.h"
-#include "http/mime.h"
 #include "http/status.h"
 #include "http/target.h"
-#include "http/urlpath.h"
 #include "respond/respond_internal.h"
+#include "syntax/host.h"
+#include "syntax/mime.h"
+#include "syntax/urlpath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -434,7 +434,7 @@ static bool https_redirect(struct req *r)
 
     if (!r->conf->https_redirect || rq->tls)
         return false;
-    err = host_from_target(t, host);
+    err = target_host(t, host);
     if (err == -ENOENT) {
         const char *h = rq->field[RF_HOST];
 

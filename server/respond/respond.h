@@ -18,12 +18,12 @@
 #include "files/compress.h"
 #include "files/etag_cache.h"
 #include "files/lookup.h"
-#include "http/cache_rules.h"
 #include "http/cors.h"
-#include "http/headers_opt.h"
 #include "http/request.h"
 #include "observe/metrics.h"
 #include "respond/reply.h"
+#include "syntax/cache_rules.h"
+#include "syntax/headers_opt.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,14 +40,14 @@ struct respond_conf {
     unsigned hsts;            /* Strict-Transport-Security max-age (HTTPS) */
     const struct cache_rules *cache;   /* Cache-Control by path, or NULL */
     const struct headers_opt *headers; /* added to every response, or NULL */
-    const struct cors *cors;           /* --cors, or NULL */
+    const struct origins *cors;        /* --cors, or NULL */
     const char *health;                /* root-relative URL path, or NULL */
     const char *metrics_path;          /* root-relative URL path, or NULL */
     struct metrics *metrics;           /* counters, or NULL */
     bool server_timing;                /* Server-Timing: resolve;dur= */
     /* compression on the fly: the codings in order (none: off), and the
        cache of compressed bodies */
-    const enum negotiate_encoding *compress;
+    const enum coding *compress;
     size_t n_compress;
     struct compress_cache *compress_cache;
     uint64_t serial; /* this configuration generation's, never reused */

@@ -13,13 +13,13 @@
 #include "http/cond.h"
 #include "http/date.h"
 #include "http/field.h"
-#include "http/mime.h"
 #include "http/multipart.h"
 #include "http/negotiate.h"
 #include "http/range.h"
 #include "http/status.h"
 #include "respond/reply_cache.h"
 #include "respond/respond_internal.h"
+#include "syntax/mime.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -220,11 +220,11 @@ static bool fill(struct req *r, uint64_t size, const struct file_meta *m)
  * A sidecar the lookup chose wins; only compressible types of
  * COMPRESS_MIN_SIZE..COMPRESS_MAX_SIZE bytes are compressed.
  */
-static bool on_the_fly(struct req *r, enum negotiate_encoding *enc)
+static bool on_the_fly(struct req *r, enum coding *enc)
 {
     const struct plan *p = r->plan;
     uint64_t size = (uint64_t)p->st.st_size;
-    enum negotiate_encoding order[NEGOTIATE_N_ENCODINGS];
+    enum coding order[CODING_N];
     struct negotiate_accept a;
 
     if (!r->conf->n_compress || p->encoding ||
@@ -262,19 +262,18 @@ static bool streamable(struct req *r)
  * key without a content tag, and the one a body made while the content
  * hash was pending is kept under.
  */
-static void keys(const struct plan *p, enum negotiate_encoding enc,
-                 const char *etag, char key[COMPRESS_KEY_LEN],
-                 char vkey[COMPRESS_KEY_LEN])
+static void keys(const struct plan *p, enum coding enc, const char *etag,
+                 char key[COMPRESS_KEY_LEN], char vkey[COMPRESS_KEY_LEN])
 {
     char mtag[ETAG_LEN];
 
     etag_cache_mtime_etag(&p->st, mtag);
     snprintf(vkey, COMPRESS_KEY_LEN, "%s %s %jx:%jx %jx.%09ld", mtag,
-             negotiate_token(enc), (uintmax_t)p->st.st_dev,
+             coding_token(enc), (uintmax_t)p->st.st_dev,
              (uintmax_t)p->st.st_ino, (uintmax_t)p->st.st_ctim.tv_sec,
              p->st.st_ctim.tv_nsec);
     if (etag[0] && strcmp(etag, mtag) != 0)
-        snprintf(key, COMPRESS_KEY_LEN, "%s %s", etag, negotiate_token(enc));
+        snprintf(key, COMPRESS_KEY_LEN, "%s %s", etag, coding_token(enc));
     else
         memcpy(key, vkey, COMPRESS_KEY_LEN);
 }
@@ -293,9 +292,9 @@ static void keys(const struct plan *p, enum negotiate_encoding enc,
  * identity file); not queued while the hash is pending, so that it is made
  * once rather than under each key.
  */
-static bool compressed(struct req *r, enum negotiate_encoding enc,
-                       const char *etag, bool pending,
-                       struct compress_body **cb, struct compress_stream **cs)
+static bool compressed(struct req *r, enum coding enc, const char *etag,
+                       bool pending, struct compress_body **cb,
+                       struct compress_stream **cs)
 {
     struct plan *p = r->plan;
     struct compress_cache *cc = r->conf->compress_cache;
@@ -415,15 +414,14 @@ static void stream_close(void *cs)
  * with its own tags (@m's etag and alt rewritten) and no identity digest.
  * False, with neither: the identity file.
  */
-static bool variant(struct req *r, enum negotiate_encoding enc,
-                    struct file_meta *m, struct compress_body **cb,
-                    struct compress_stream **cs)
+static bool variant(struct req *r, enum coding enc, struct file_meta *m,
+                    struct compress_body **cb, struct compress_stream **cs)
 {
     struct plan *p = r->plan;
 
     if (!compressed(r, enc, m->etag, m->ev.pending, cb, cs))
         return false;
-    p->encoding = negotiate_token(enc);
+    p->encoding = coding_token(enc);
     r->out->res.encoding = p->encoding; /* for the log and metrics */
     variant_tag(p, m->etag);
     alt_tag(p, m->etag, m->alt);
@@ -483,7 +481,7 @@ void respond_file(struct req *r)
     uint64_t size = (uint64_t)p->st.st_size, start = 0, len = size;
     unsigned status = STATUS_OK;
     struct range_set rs;
-    enum negotiate_encoding enc = NEGOTIATE_GZIP; /* set by on_the_fly */
+    enum coding enc = CODING_GZIP; /* set by on_the_fly */
     bool otf = on_the_fly(r, &enc);
     /* the reply cache holds identity bodies only */
     bool reuse = !otf && reusable(r);

@@ -21,7 +21,7 @@
  */
 #include "tls/store.h"
 
-#include "http/host.h"
+#include "syntax/host.h"
 
 #include <errno.h>
 #include <openssl/err.h>

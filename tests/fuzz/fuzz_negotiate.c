@@ -11,17 +11,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const enum negotiate_encoding prefs[] = {
-        NEGOTIATE_BR, NEGOTIATE_ZSTD, NEGOTIATE_GZIP};
-    enum negotiate_encoding out[NEGOTIATE_N_ENCODINGS];
+    static const enum coding prefs[] = {CODING_BR, CODING_ZSTD, CODING_GZIP};
+    enum coding out[CODING_N];
     struct negotiate_accept a;
     char *s = fuzz_str(data, size);
     char *f[2];
 
     fuzz_split(s, f, 2);
     negotiate_parse(f[0], &a);
-    for (int e = 0; e < NEGOTIATE_N_ENCODINGS; e++) {
-        int q = negotiate_qvalue(&a, (enum negotiate_encoding)e);
+    for (int e = 0; e < CODING_N; e++) {
+        int q = negotiate_qvalue(&a, (enum coding)e);
         if (q < 0 || q > 1000)
             abort();
     }
