@@ -4,8 +4,8 @@
 #include "cases.h"
 #include "check_main.h"
 #include "fixture.h"
-#include "syntax/log_template.h"
 #include "observe/log.h"
+#include "syntax/log_template.h"
 
 #include <errno.h>
 #include <fcntl.h>

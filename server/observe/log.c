@@ -18,9 +18,9 @@
  */
 #include "observe/log.h"
 
-#include "syntax/log_template.h"
 #include "observe/log_line.h"
 #include "runtime/bgthread.h"
+#include "syntax/log_template.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,8 +7,8 @@
 #ifndef BENEATH_OBSERVE_LOG_LINE_H
 #define BENEATH_OBSERVE_LOG_LINE_H
 
-#include "syntax/log_template.h"
 #include "observe/log.h"
+#include "syntax/log_template.h"
 
 #include <stddef.h>
 

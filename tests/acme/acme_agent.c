@@ -111,6 +111,8 @@ static long number(const char *v)
     return *end == '\0' && n >= 0 && n < 1000000 ? n : 0;
 }
 
+static bool hold; /* --hold */
+
 static int parse_args(int argc, char **argv, struct acme_config *cfg)
 {
     static char *names[AGENT_MAX_CERTS][AGENT_MAX_NAMES];
@@ -121,6 +123,10 @@ static int parse_args(int argc, char **argv, struct acme_config *cfg)
 
         if (strcmp(o, "--sabotage") == 0) {
             ag.sabotage = true;
+            continue;
+        }
+        if (strcmp(o, "--hold") == 0) { /* start the manager at SIGUSR1 */
+            hold = true;
             continue;
         }
         if (v == NULL)
@@ -177,7 +183,9 @@ int main(int argc, char **argv)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    sigdelset(&set, SIGUSR1);
     signal(SIGPIPE, SIG_IGN);
     ag.challenges = acme_challenges_new();
     if (ag.challenges == NULL || pipe(ag.stop_pipe) < 0)
@@ -195,6 +203,14 @@ int main(int argc, char **argv)
     }
     pthread_create(&http_thread, NULL, agent_http, &ag);
     pthread_create(&tls_thread, NULL, agent_tls, &ag);
+    if (hold) { /* a replica of the directory that orders nothing yet */
+        sigset_t go;
+
+        sigemptyset(&go);
+        sigaddset(&go, SIGUSR1);
+        printf("held\n");
+        sigwait(&go, &sig);
+    }
     if (acme_start(a) < 0)
         goto out_join;
     printf("ready\n");

@@ -11,6 +11,7 @@
 #include "fixture.h"
 #include "pebble.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,17 +221,23 @@ END_TEST
  * orders, waiting first for the other to see its challenge files (a lone
  * server does not wait: http01_san); the other waits on the lock, answers
  * the validations that reach it from the shared challenge files, and
- * installs the stored result.
+ * installs the stored result. Replica a joins the directory and holds its
+ * manager until b is up, so that whichever orders has the other to wait
+ * for (on a busy machine a started alone could order before b joined).
  */
 START_TEST(two_replicas)
 {
     const char *args[] = {"--names", "r.test,s.test", NULL};
+    const char *held[] = {"--names", "r.test,s.test", "--hold", NULL};
     struct agent_proc a, b;
     int ordered;
 
     pebble_start(&pb, NULL);
-    agent_start(&pb, &a, "replica-a", args);
+    agent_start(&pb, &a, "replica-a", held);
+    EXPECT_LINE(&a, "held", 10);
     agent_start(&pb, &b, "replica-b", args);
+    EXPECT_LINE(&b, "ready", 10);
+    ck_assert_int_eq(kill(a.pid, SIGUSR1), 0);
     EXPECT_LINE(&a, "installed r.test", ISSUANCE_SECONDS);
     EXPECT_LINE(&b, "installed r.test", ISSUANCE_SECONDS);
     ordered = agent_count(&a, "installed r.test stored=0") +
