@@ -30,6 +30,7 @@
 #include "process/keeper_main.h"
 
 #include "common/handed.h"
+#include "common/mono.h"
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/certs.h"
@@ -119,14 +120,6 @@ struct keeper {
     struct acme_serve *acme;
     struct keyless_keys *keys; /* the TLS keys, which never leave */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- start-up ----------------------------------------------------------- */
 

@@ -13,6 +13,7 @@
  * flight within --shutdown-timeout). A serving process takes no signal.
  */
 #include "access/access.h"
+#include "common/mono.h"
 #include "conf.h"
 #include "files/etag_cache.h"
 #include "observe/log.h"
@@ -87,14 +88,6 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
         snprintf(buf, n, "%s (auto: %s)", resolver_backend_name(a), why);
         return true;
     }
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*

@@ -8,6 +8,7 @@
 #define BENEATH_TRANSPORT_DAEMON_INTERNAL_H
 
 #include "http/arena.h"
+#include "common/mono.h"
 #include "http/request.h"
 #include "transport/daemon.h"
 #include "transport/front.h"
@@ -93,10 +94,7 @@ struct daemon {
  * none). */
 static inline int64_t now_ms(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1;
+    return mono_coarse_ms() + 1;
 }
 
 /* conn_slow - struct wire_conn's slow: the request under way on the

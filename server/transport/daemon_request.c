@@ -12,6 +12,7 @@
  * connection after one response).
  */
 #include "http/framing.h"
+#include "common/mono.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
 #include "transport/reply_mhd.h"
@@ -223,7 +224,7 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
            must not end it */
         under_way(c);
         atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
-        c->start_ns = metrics_now_ns();
+        c->start_ns = mono_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
         atomic_fetch_add(&h->in_flight, 1);
         bool body;

@@ -19,6 +19,7 @@
  */
 #include "transport/front.h"
 
+#include "common/mono.h"
 #include "transport/h2_io.h"
 
 #include <errno.h>
@@ -110,14 +111,6 @@ struct front {
     pthread_cond_t all_drained;
     unsigned drained; /* loops that accept no more; under lock */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static bool is_listener(const struct front *f, const void *p)
 {
@@ -282,7 +275,7 @@ static void adopt(struct front_loop *l, int fd,
     fc->addr = *sa;
     fc->addrlen = len;
     fc->loop = l;
-    fc->accepted_ms = mono_ms();
+    fc->accepted_ms = mono_coarse_ms();
     client_text(fc);
     if (!tls && !f->ops->h2) {
         /* HTTP/1.x only: nothing to tell apart */
@@ -473,7 +466,7 @@ static void handshake(struct front_loop *l, struct front_conn *fc)
         if (!fc->cert_wait)
             fc->hs_deadline = fc->deadline;
         fc->cert_wait = true;
-        int64_t at = mono_ms() + CERT_RETRY_MS;
+        int64_t at = mono_coarse_ms() + CERT_RETRY_MS;
         front_conn_deadline(fc, at < fc->hs_deadline ? at : fc->hs_deadline);
         return;
     }
@@ -557,14 +550,14 @@ static void park_in(struct front_loop *l, struct front_conn *fc)
     fc->watched = false;
     fc->events = 0;
     if (fc->ssl && SSL_has_pending(fc->ssl)) {
-        fc->accepted_ms = mono_ms();
+        fc->accepted_ms = mono_coarse_ms();
         to_http1(l, fc);
         return;
     }
     if (fc->ssl)
         (void)SSL_free_buffers(fc->ssl);
-    if (l->drained && fc->deadline > mono_ms() + FRONT_DRAIN_IDLE_MS)
-        fc->deadline = mono_ms() + FRONT_DRAIN_IDLE_MS;
+    if (l->drained && fc->deadline > mono_coarse_ms() + FRONT_DRAIN_IDLE_MS)
+        fc->deadline = mono_coarse_ms() + FRONT_DRAIN_IDLE_MS;
     if (watch(l, fc, EPOLLIN | EPOLLRDHUP) != 0)
         drop(l, fc);
 }
@@ -600,7 +593,7 @@ static void parked(struct front_loop *l, struct front_conn *fc)
         return;
     }
     /* its next headers are due within --header-timeout from now */
-    fc->accepted_ms = mono_ms();
+    fc->accepted_ms = mono_coarse_ms();
     to_http1(l, fc);
 }
 
@@ -715,7 +708,7 @@ static void accept_some(struct front_loop *l, const struct ev_tag *t)
              * than spin on a listener that stays readable */
             listeners_set(l, EPOLL_CTL_DEL);
             l->paused = true;
-            l->pause_end = mono_ms() + ACCEPT_PAUSE_MS;
+            l->pause_end = mono_coarse_ms() + ACCEPT_PAUSE_MS;
         }
         return;
     }
@@ -766,7 +759,7 @@ static void drain_loop(struct front_loop *l)
      * parked connection waits FRONT_DRAIN_IDLE_MS more at most, as an idle
      * one in libmicrohttpd does.
      */
-    int64_t idle_end = mono_ms() + FRONT_DRAIN_IDLE_MS;
+    int64_t idle_end = mono_coarse_ms() + FRONT_DRAIN_IDLE_MS;
     for (i = 0; i < n; i++) {
         struct front_conn *fc = sessions[i];
         if (fc->state == ST_PARKED && fc->deadline > idle_end) {
@@ -810,7 +803,7 @@ static void *loop_run(void *arg)
 
     (void)prctl(PR_SET_NAME, "beneath-front");
     for (;;) {
-        int64_t now = mono_ms();
+        int64_t now = mono_coarse_ms();
         int64_t next = l->head ? l->head->deadline : -1;
         if (l->paused && (next < 0 || l->pause_end < next))
             next = l->pause_end;
@@ -843,7 +836,7 @@ static void *loop_run(void *arg)
             if (atomic_load(&f->phase) == PHASE_STOP)
                 return NULL;
         }
-        now = mono_ms();
+        now = mono_coarse_ms();
         if (l->paused && now >= l->pause_end) {
             l->paused = false;
             listeners_set(l, EPOLL_CTL_ADD);

@@ -25,6 +25,7 @@
  */
 #include "transport/h2.h"
 
+#include "common/mono.h"
 #include "http/arena.h"
 #include "http/date.h"
 #include "http/multipart.h"
@@ -136,14 +137,6 @@ struct h2_session {
     size_t out_off, out_len;
     bool split; /* a frame was once cut across two fills of @out */
 };
-
-int64_t h2_now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- budgets ------------------------------------------------------------- */
 
@@ -719,7 +712,7 @@ static void answer(struct h2_session *s, struct h2_stream *st)
         return;
     }
     if (g->respond.metrics || log_active(g->log))
-        st->start_ns = metrics_now_ns();
+        st->start_ns = mono_ns();
     rq->method = http_method_of(rq->method_name ? rq->method_name : "");
     /* CONNECT has no :path (RFC 9113 8.5): its target is the authority */
     rq->target = st->path ? st->path : st->authority ? st->authority : "";

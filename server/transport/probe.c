@@ -10,6 +10,7 @@
  * deadline for the whole exchange, enforced twice: socket timeouts for each
  * call and an alarm that ends the process with status 1 if the peer trickles.
  */
+#include "common/mono.h"
 #include "transport/probe.h"
 
 #include <errno.h>
@@ -218,14 +219,6 @@ static int exchange(int fd, SSL *ssl, const char *req, char *line, size_t size,
     return 0;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int probe_run(const char *url)
 {
     struct target t;
@@ -233,7 +226,7 @@ int probe_run(const char *url)
     SSL_CTX *ctx = NULL;
     SSL *ssl = NULL;
     int fd = -1, status = 0, ok = 0;
-    int64_t start = now_ms();
+    int64_t start = mono_ms();
 
     alarm_len = (size_t)snprintf(alarm_msg, sizeof alarm_msg,
                                  "beneath: probe %.400s: no answer within "
@@ -291,10 +284,10 @@ out_print:
     alarm(0);
     if (ok)
         printf("beneath: probe %s: %s (%lld ms)\n", url, line + 9,
-               (long long)(now_ms() - start));
+               (long long)(mono_ms() - start));
     else if (status)
         fprintf(stderr, "beneath: probe %s: %s (%lld ms)\n", url, line + 9,
-                (long long)(now_ms() - start));
+                (long long)(mono_ms() - start));
     else
         fprintf(stderr, "beneath: probe %s: %s\n", url, err);
     return ok ? 0 : 1;

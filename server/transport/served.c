@@ -5,6 +5,7 @@
  */
 #include "transport/served.h"
 
+#include "common/mono.h"
 #include "observe/log.h"
 #include "observe/metrics.h"
 
@@ -21,7 +22,7 @@ void served_log(const struct daemon_gen *g, const struct served *s)
         return;
     clock_gettime(CLOCK_REALTIME, &now);
     if (s->start_ns) {
-        uint64_t end = metrics_now_ns();
+        uint64_t end = mono_ns();
         ns = end > s->start_ns ? end - s->start_ns : 0;
     }
     /* no request line read: the version is not known (counted as 1.1) */

@@ -41,6 +41,7 @@
  * descriptor number reused by another worker is never cleared by the old
  * connection. Only the owning thread ever uses a connection's SSL.
  */
+#include "common/mono.h"
 #include "transport/wire.h"
 
 #include <errno.h>
@@ -568,13 +569,10 @@ ssize_t wire_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 /* Whether a close of @w now is a park (struct wire_conn). */
 static bool parks(const struct wire_conn *w)
 {
-    struct timespec ts;
-
     if (!w->park_at || w->eof || w->failed || framing_scan_mid_head(&w->scan) ||
         framing_scan_stopped(&w->scan))
         return false;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= w->park_at;
+    return mono_coarse_ms() >= w->park_at;
 }
 
 /* @fd (of @w, or NULL) is shut down @how: over TLS, close_notify first
