@@ -11,8 +11,9 @@
  * notify again later. Errors are ignored by the callers: a manager that is
  * gone cannot be told anything, and serving must go on.
  */
-#include "common/mono.h"
 #include "process/notify.h"
+
+#include "common/mono.h"
 
 #include <errno.h>
 #include <stddef.h>

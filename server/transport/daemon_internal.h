@@ -7,8 +7,8 @@
 #ifndef BENEATH_TRANSPORT_DAEMON_INTERNAL_H
 #define BENEATH_TRANSPORT_DAEMON_INTERNAL_H
 
-#include "http/arena.h"
 #include "common/mono.h"
+#include "http/arena.h"
 #include "http/request.h"
 #include "transport/daemon.h"
 #include "transport/front.h"

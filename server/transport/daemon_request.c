@@ -11,8 +11,8 @@
  * second queues (queuing in the first call makes 0.9.75 close every
  * connection after one response).
  */
-#include "http/framing.h"
 #include "common/mono.h"
+#include "http/framing.h"
 #include "http/status.h"
 #include "transport/daemon_internal.h"
 #include "transport/reply_mhd.h"

@@ -10,8 +10,9 @@
  * deadline for the whole exchange, enforced twice: socket timeouts for each
  * call and an alarm that ends the process with status 1 if the peer trickles.
  */
-#include "common/mono.h"
 #include "transport/probe.h"
+
+#include "common/mono.h"
 
 #include <errno.h>
 #include <netdb.h>

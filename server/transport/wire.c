@@ -41,8 +41,9 @@
  * descriptor number reused by another worker is never cleared by the old
  * connection. Only the owning thread ever uses a connection's SSL.
  */
-#include "common/mono.h"
 #include "transport/wire.h"
+
+#include "common/mono.h"
 
 #include <errno.h>
 #include <limits.h>
