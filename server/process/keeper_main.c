@@ -41,7 +41,7 @@
 #include "process/self_signed.h"
 #include "process/spawn.h"
 #include "tls/keyless.h"
-#include "transport/metrics_server.h"
+#include "transport/h1/metrics_server.h"
 
 #include <errno.h>
 #include <fcntl.h>

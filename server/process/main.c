@@ -34,9 +34,9 @@
 #include "runtime/live.h"
 #include "runtime/root.h"
 #include "tls/keyless.h"
-#include "transport/daemon.h"
-#include "transport/metrics_server.h"
-#include "transport/probe.h"
+#include "transport/h1/daemon.h"
+#include "transport/h1/metrics_server.h"
+#include "transport/h1/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
