@@ -42,8 +42,8 @@
 #include "http/status.h"
 #include "runtime/bgthread.h"
 #include "transport/h1/daemon_internal.h"
-#include "transport/h2/h2_front.h"
 #include "transport/h1/mhd_pool.h"
+#include "transport/h2/h2_front.h"
 
 #include <errno.h>
 #include <fcntl.h>

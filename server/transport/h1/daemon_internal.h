@@ -10,11 +10,11 @@
 #include "common/mono.h"
 #include "http/arena.h"
 #include "http/request.h"
-#include "transport/h1/daemon.h"
 #include "transport/front/front.h"
-#include "transport/h2/h2.h"
 #include "transport/front/peer_count.h"
+#include "transport/h1/daemon.h"
 #include "transport/h1/wire.h"
+#include "transport/h2/h2.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>

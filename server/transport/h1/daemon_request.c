@@ -14,9 +14,9 @@
 #include "common/mono.h"
 #include "http/framing.h"
 #include "http/status.h"
+#include "transport/conn/served.h"
 #include "transport/h1/daemon_internal.h"
 #include "transport/h1/reply_mhd.h"
-#include "transport/conn/served.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -33,8 +33,8 @@
 #include "http/status.h"
 #include "observe/metrics.h"
 #include "respond/respond.h"
-#include "transport/h1/daemon.h"
 #include "transport/conn/served.h"
+#include "transport/h1/daemon.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
