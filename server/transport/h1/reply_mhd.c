@@ -16,8 +16,8 @@
  */
 #include "transport/h1/reply_mhd.h"
 
-#include "http/date.h"
 #include "respond/reply_cache.h"
+#include "transport/conn/date_cache.h"
 #include "transport/h1/byteranges.h"
 
 #include <errno.h>
@@ -175,19 +175,13 @@ static struct MHD_Response *make(struct reply *r)
  */
 static void stamp(struct reply_wire *w)
 {
-    static _Thread_local time_t now_s;
-    static _Thread_local char now_text[DATE_LEN];
     time_t now = time(NULL);
 
     if (w->date == now)
         return;
-    if (now_s != now) {
-        date_format(now, now_text);
-        now_s = now;
-    }
     /* It replaces the Date before (or, failing, leaves none). */
     w->date = MHD_add_response_header(w->wire, MHD_HTTP_HEADER_DATE,
-                                      now_text) == MHD_YES
+                                      date_cache_text(now)) == MHD_YES
                   ? now
                   : 0;
 }

@@ -27,12 +27,12 @@
 
 #include "common/mono.h"
 #include "http/arena.h"
-#include "http/date.h"
 #include "http/multipart.h"
 #include "http/request.h"
 #include "http/status.h"
 #include "observe/metrics.h"
 #include "respond/respond.h"
+#include "transport/conn/date_cache.h"
 #include "transport/conn/served.h"
 #include "transport/h1/daemon.h"
 
@@ -600,20 +600,6 @@ static ssize_t on_send(nghttp2_session *ng, const uint8_t *data, size_t len,
     return (ssize_t)len;
 }
 
-/* The Date of this second, formatted once a second per thread. */
-static const char *date_now(void)
-{
-    static _Thread_local time_t at;
-    static _Thread_local char text[DATE_LEN];
-    time_t now = time(NULL);
-
-    if (now != at) {
-        date_format(now, text);
-        at = now;
-    }
-    return text;
-}
-
 /* Fields a reply never carries over HTTP/2 (RFC 9113 8.2.2). */
 static bool connection_specific(const char *name)
 {
@@ -684,7 +670,7 @@ static int submit(struct h2_session *s, struct h2_stream *st)
         snprintf(length, sizeof length, "%llu", (unsigned long long)r->length);
         nva[n++] = nv("content-length", 14, length);
     }
-    nva[n++] = nv("date", 4, date_now());
+    nva[n++] = nv("date", 4, date_cache_text(time(NULL)));
     nghttp2_data_provider prd = {.source.ptr = st, .read_callback = body_read};
     rv = nghttp2_submit_response(s->ng, st->id, nva, n, st->body ? &prd : NULL);
 out:
