@@ -9,7 +9,16 @@
 #include "observe/log.h"
 #include "observe/metrics.h"
 
+#include <stdio.h>
 #include <time.h>
+
+void served_short_file(const char *target, const char *then)
+{
+    fprintf(stderr,
+            "beneath: %s: the file ended before its size while being sent "
+            "(truncated meanwhile?); %s\n",
+            target ? target : "-", then);
+}
 
 void served_log(const struct daemon_gen *g, const struct served *s)
 {

@@ -23,7 +23,7 @@
  * @client:   the peer's address as text
  * @target:   the raw request-target, or NULL
  * @tls:      the connection's TLS version ("TLS1.3"), or NULL
- * @start_ns: when its head was complete (metrics_now_ns), 0: unknown
+ * @start_ns: when its head was complete (mono_ns), 0: unknown
  * @status:   the status sent
  * @bytes:    body bytes written to the connection
  * @aborted:  the reply ended before its last byte (the client left, a
@@ -47,5 +47,13 @@ struct served {
  * either is on.
  */
 void served_log(const struct daemon_gen *g, const struct served *s);
+
+/*
+ * served_short_file - say on stderr that the file of @target (NULL: "-")
+ * ended before its size while being sent, and what @then became of the
+ * connection or stream: the operator's business (a file changed while
+ * served), not a client's, so one line and no more.
+ */
+void served_short_file(const char *target, const char *then);
 
 #endif

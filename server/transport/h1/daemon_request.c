@@ -281,12 +281,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     if (!c)
         return;
     if (c->wire.short_file) {
-        /* the operator's business (a file changed while served), not a
-         * client's: one line */
-        fprintf(stderr,
-                "beneath: %s: the file ended before its size while being "
-                "sent (truncated meanwhile?); connection closed\n",
-                c->target ? c->target : "-");
+        served_short_file(c->target, "connection closed");
         c->wire.short_file = false;
     }
     const struct daemon_gen *g = live_get(h->gens);

@@ -298,12 +298,7 @@ static void stream_free(struct h2_session *s, struct h2_stream *st)
     if (st->counted && s->conf->in_flight)
         atomic_fetch_sub(s->conf->in_flight, 1);
     if (st->short_file)
-        /* the operator's business (a file changed while served), not a
-           client's: one line, as over HTTP/1.1 */
-        fprintf(stderr,
-                "beneath: %s: the file ended before its size while being "
-                "sent (truncated meanwhile?); stream reset\n",
-                st->rq.target ? st->rq.target : "-");
+        served_short_file(st->rq.target, "stream reset");
     if (s->open == st)
         s->open = st->next;
     else if (st->prev)
