@@ -14,6 +14,7 @@
 #include "common/mono.h"
 #include "http/framing.h"
 #include "http/status.h"
+#include "transport/conn/intake.h"
 #include "transport/conn/served.h"
 #include "transport/h1/daemon_internal.h"
 #include "transport/h1/reply_mhd.h"
@@ -143,27 +144,23 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
                              const char *method, const char *version,
                              bool *body)
 {
-    struct request *rq = &c->rq;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     struct collect k = {.c = c};
     unsigned st;
 
-    rq->method = http_method_of(method);
-    rq->method_name = method;
-    rq->target = c->target;
-    rq->version_name = version;
-    rq->version =
-        strcmp(version, "HTTP/1.0") == 0 ? HTTP_VERSION_1_0 : HTTP_VERSION_1_1;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    rq->peer = ci ? ci->client_addr : NULL;
-    rq->peer_len = !rq->peer ? 0
-                   : rq->peer->sa_family == AF_INET6
-                       ? sizeof(struct sockaddr_in6)
-                   : rq->peer->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                                                    : sizeof(struct sockaddr);
-    rq->peer_text = c->client;
-    rq->tls = c->front && c->front->ssl;
-    rq->tls_version = c->tls_version;
+    intake_start(&c->rq, &(struct intake){
+                             .method = method,
+                             .target = c->target,
+                             .version = strcmp(version, "HTTP/1.0") == 0
+                                            ? HTTP_VERSION_1_0
+                                            : HTTP_VERSION_1_1,
+                             .version_name = version,
+                             .peer = ci ? ci->client_addr : NULL,
+                             .peer_text = c->client,
+                             .tls = c->front && c->front->ssl,
+                             .tls_version = c->tls_version,
+                         });
     framing_fields_init(&k.f);
     MHD_get_connection_values_n(mc, MHD_HEADER_KIND, collect_field, &k);
     *body = false;
@@ -172,9 +169,8 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
         return STATUS_BAD_REQUEST;
     }
     st = framing_fields_verdict(&k.f, version, body, NULL);
-    if (!st && (rq->count[RF_HOST] > 1 ||
-                (rq->count[RF_HOST] == 0 && strcmp(version, "HTTP/1.1") == 0)))
-        st = STATUS_BAD_REQUEST;
+    if (!st)
+        st = intake_host(&c->rq, NULL);
     if (!st && k.oom)
         st = STATUS_INTERNAL_SERVER_ERROR;
     return st;

@@ -33,6 +33,7 @@
 #include "observe/metrics.h"
 #include "respond/respond.h"
 #include "transport/conn/date_cache.h"
+#include "transport/conn/intake.h"
 #include "transport/conn/served.h"
 #include "transport/h1/daemon.h"
 
@@ -67,9 +68,8 @@ struct h2_stream {
     struct h2_stream *next_spare;
     struct arena arena; /* the request's strings */
     struct request rq;
-    const char *path, *authority, *host;
+    const char *path, *authority;
     size_t head_bytes; /* of the request head, as RFC 9113 6.5.2 counts */
-    unsigned hosts;    /* Host fields */
     bool too_big;      /* head over max_header_list: 431 */
     bool oom;          /* a field could not be kept: 500 */
     bool answered;     /* respond() ran, the reply is submitted */
@@ -403,11 +403,6 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
             st->authority = copy(st, value, valuelen);
         return 0;
     }
-    if (namelen == 4 && memcmp(name, "host", 4) == 0) {
-        if (st->hosts++ == 0)
-            st->host = copy(st, value, valuelen);
-        return 0;
-    }
     if (namelen == 14 && memcmp(name, "content-length", 14) == 0)
         /* nghttp2 has checked it is digits and will check the DATA */
         st->big_body = valuelen > 19 ||
@@ -416,23 +411,6 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
                           (const char *)value, valuelen, false) != 0)
         st->oom = true;
     return 0;
-}
-
-/*
- * RFC 9113 8.3.1: :authority is the Host; a Host field beside it must name
- * the same (else the request is malformed), and one of them is needed, as
- * HTTP/1.1 needs a Host. Returns 0 or 400.
- */
-static unsigned host_of(struct h2_stream *st)
-{
-    struct request *rq = &st->rq;
-
-    if (st->hosts > 1 ||
-        (st->authority && st->host && strcasecmp(st->authority, st->host) != 0))
-        return STATUS_BAD_REQUEST;
-    rq->field[RF_HOST] = st->authority ? st->authority : st->host;
-    rq->count[RF_HOST] = rq->field[RF_HOST] ? 1 : 0;
-    return rq->field[RF_HOST] ? 0 : STATUS_BAD_REQUEST;
 }
 
 /* ---- the reply ----------------------------------------------------------- */
@@ -694,22 +672,28 @@ static void answer(struct h2_session *s, struct h2_stream *st)
     }
     if (g->respond.metrics || log_active(g->log))
         st->start_ns = mono_ns();
-    rq->method = http_method_of(rq->method_name ? rq->method_name : "");
-    /* CONNECT has no :path (RFC 9113 8.5): its target is the authority */
-    rq->target = st->path ? st->path : st->authority ? st->authority : "";
-    rq->version = HTTP_VERSION_2;
-    rq->version_name = "HTTP/2.0";
-    rq->peer = s->addr_len ? (const struct sockaddr *)&s->addr : NULL;
-    rq->peer_len = s->addr_len;
-    rq->peer_text = s->client;
-    rq->tls = s->tls != NULL;
-    rq->tls_version = s->tls;
+    intake_start(
+        rq, &(struct intake){
+                .method = rq->method_name,
+                /* CONNECT has no :path (RFC 9113 8.5): its target is the
+                   authority */
+                .target = st->path        ? st->path
+                          : st->authority ? st->authority
+                                          : "",
+                .version = HTTP_VERSION_2,
+                .version_name = "HTTP/2.0",
+                .peer = s->addr_len ? (const struct sockaddr *)&s->addr : NULL,
+                .peer_len = s->addr_len,
+                .peer_text = s->client,
+                .tls = s->tls != NULL,
+                .tls_version = s->tls,
+            });
     if (st->too_big)
         bad = STATUS_REQUEST_HEADER_FIELDS_TOO_LARGE;
     else if (st->oom)
         bad = STATUS_INTERNAL_SERVER_ERROR;
     else
-        bad = host_of(st);
+        bad = intake_host(rq, st->authority);
     st->has_reply = true;
     if (bad)
         respond_error(rq, &g->respond, bad, &st->rep);
