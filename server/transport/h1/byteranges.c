@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * byteranges.c - stream a multipart/byteranges body (byteranges.h): the
- * writer in http/multipart.c says what comes next, this file reads the
- * file's part of it with pread.
+ * writer in http/multipart.c says what comes next, transport/conn/body.c
+ * reads it, libmicrohttpd pulls it block by block.
  */
 #include "transport/h1/byteranges.h"
 
-#include <errno.h>
+#include "transport/conn/body.h"
+
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 struct body {
@@ -19,30 +19,13 @@ struct body {
 static ssize_t body_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct body *b = cls;
-    size_t done = 0;
+    bool short_file = false;
+    ssize_t done = body_pread(b->fd, 0, &b->m, pos, buf, max, &short_file);
 
-    while (done < max) {
-        uint64_t off;
-        size_t want;
-        size_t n = multipart_step(&b->m, pos + done, buf + done, max - done,
-                                  &off, &want);
-        ssize_t got;
-
-        if (n > 0) {
-            done += n;
-            continue;
-        }
-        if (want == 0)
-            break; /* the end of the body */
-        do
-            got = pread(b->fd, buf + done, want, (off_t)off);
-        while (got < 0 && errno == EINTR);
-        /* Shorter than promised (truncated meanwhile): end the connection. */
-        if (got <= 0)
-            return MHD_CONTENT_READER_END_WITH_ERROR;
-        done += (size_t)got;
-    }
-    return done > 0 ? (ssize_t)done : MHD_CONTENT_READER_END_OF_STREAM;
+    /* Shorter than promised (truncated meanwhile): end the connection. */
+    if (done < 0)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    return done > 0 ? done : MHD_CONTENT_READER_END_OF_STREAM;
 }
 
 static void body_free(void *cls)

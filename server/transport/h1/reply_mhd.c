@@ -17,10 +17,10 @@
 #include "transport/h1/reply_mhd.h"
 
 #include "respond/reply_cache.h"
+#include "transport/conn/body.h"
 #include "transport/conn/date_cache.h"
 #include "transport/h1/byteranges.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,7 +57,7 @@ static void stream_done(void *cls)
 }
 
 /*
- * A small file's bytes from memory: one pread of the whole range, so that
+ * A small file's bytes from memory: the whole range read at once, so that
  * libmicrohttpd sends headers and body in one system call instead of a
  * header send plus a sendfile (each send wakes the client). NULL when the
  * read comes up short (the file changed since the fstat) or fails: the
@@ -67,14 +67,12 @@ static struct MHD_Response *small_body(int fd, uint64_t start, uint64_t len)
 {
     struct MHD_Response *resp;
     char *buf = malloc((size_t)len);
-    ssize_t got;
+    bool short_file = false;
 
     if (!buf)
         return NULL;
-    do
-        got = pread(fd, buf, (size_t)len, (off_t)start);
-    while (got < 0 && errno == EINTR);
-    if (got != (ssize_t)len) {
+    if (body_pread(fd, start, NULL, 0, buf, (size_t)len, &short_file) !=
+        (ssize_t)len) {
         free(buf);
         return NULL;
     }

@@ -5,13 +5,14 @@
  *
  * Output: nghttp2 writes its frames through on_send into the session's
  * buffer, and DATA frames (NGHTTP2_DATA_FLAG_NO_COPY) through on_send_data,
- * which reads the body's bytes (pread of the reply's fd, the multipart
- * writer's steps, a bytes body) straight into that buffer behind the
- * frame header; the buffer is written to the connection when full or when
- * nghttp2 has nothing more. A frame goes into the buffer whole or not at
- * all, so what is written is always whole frames. While the connection
- * does not take the buffer, nothing more is read from it (the client must
- * read what it asked for), and no more requests are answered.
+ * which reads the body's bytes (a bytes body, or the reply's fd or the
+ * multipart writer's steps through transport/conn/body.c) straight into
+ * that buffer behind the frame header; the buffer is written to the
+ * connection when full or when nghttp2 has nothing more. A frame goes
+ * into the buffer whole or not at all, so what is written is always whole
+ * frames. While the connection does not take the buffer, nothing more is
+ * read from it (the client must read what it asked for), and no more
+ * requests are answered.
  *
  * Invariant: a stream's struct h2_stream exists from its HEADERS to
  * nghttp2's on_stream_close, which releases its reply; the stream's
@@ -32,6 +33,7 @@
 #include "http/status.h"
 #include "observe/metrics.h"
 #include "respond/respond.h"
+#include "transport/conn/body.h"
 #include "transport/conn/date_cache.h"
 #include "transport/conn/intake.h"
 #include "transport/conn/served.h"
@@ -419,48 +421,23 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame,
 static int body_fill(struct h2_stream *st, unsigned char *dst, size_t n)
 {
     const struct reply *r = &st->rep;
-    uint64_t pos = st->sent;
 
-    while (n) {
-        uint64_t off;
-        size_t len;
-        ssize_t got;
-
-        switch (r->body) {
-        case REPLY_BODY_BYTES:
-            memcpy(dst, r->data + pos, n);
-            return 0;
-        case REPLY_BODY_FD:
-            off = r->offset + pos;
-            len = n;
-            break;
-        case REPLY_BODY_MULTIPART:
-            got =
-                (ssize_t)multipart_step(r->mp, pos, (char *)dst, n, &off, &len);
-            if (got > 0) {
-                dst += got;
-                pos += (uint64_t)got;
-                n -= (size_t)got;
-                continue;
-            }
-            if (len == 0)
-                return -1; /* the plan ends before its length: a bug */
-            break;
-        default:
-            return -1;
-        }
-        do
-            got = pread(r->fd, dst, len, (off_t)off);
-        while (got < 0 && errno == EINTR);
-        if (got <= 0) {
-            st->short_file = got == 0;
-            return -1;
-        }
-        dst += got;
-        pos += (uint64_t)got;
-        n -= (size_t)got;
+    switch (r->body) {
+    case REPLY_BODY_BYTES:
+        memcpy(dst, r->data + st->sent, n);
+        return 0;
+    case REPLY_BODY_FD:
+    case REPLY_BODY_MULTIPART:
+        /* fewer than @n: the multipart plan ends before its length, a bug */
+        return body_pread(r->fd, r->offset,
+                          r->body == REPLY_BODY_MULTIPART ? r->mp : NULL,
+                          st->sent, (char *)dst, n,
+                          &st->short_file) == (ssize_t)n
+                   ? 0
+                   : -1;
+    default:
+        return -1;
     }
-    return 0;
 }
 
 /*
