@@ -31,14 +31,25 @@ static const struct {
     {{"a.example"}, NULL, HTTP_VERSION_1_1, 0, "a.example"},
     {{NULL}, NULL, HTTP_VERSION_1_1, STATUS_BAD_REQUEST, NULL},
     {{NULL}, NULL, HTTP_VERSION_1_0, 0, NULL}, /* HTTP/1.0 needs none */
-    {{"a.example", "a.example"}, NULL, HTTP_VERSION_1_1, STATUS_BAD_REQUEST, NULL},
-    {{"a.example", "b.example"}, NULL, HTTP_VERSION_1_0, STATUS_BAD_REQUEST, NULL},
+    {{"a.example", "a.example"},
+     NULL,
+     HTTP_VERSION_1_1,
+     STATUS_BAD_REQUEST,
+     NULL},
+    {{"a.example", "b.example"},
+     NULL,
+     HTTP_VERSION_1_0,
+     STATUS_BAD_REQUEST,
+     NULL},
     /* HTTP/2: :authority is the Host; a Host beside it names the same */
     {{NULL}, "a.example", HTTP_VERSION_2, 0, "a.example"},
     {{"A.Example"}, "a.example", HTTP_VERSION_2, 0, "a.example"},
     {{"b.example"}, "a.example", HTTP_VERSION_2, STATUS_BAD_REQUEST, NULL},
-    {{"a.example", "a.example"}, "a.example", HTTP_VERSION_2,
-     STATUS_BAD_REQUEST, NULL},
+    {{"a.example", "a.example"},
+     "a.example",
+     HTTP_VERSION_2,
+     STATUS_BAD_REQUEST,
+     NULL},
     {{"a.example"}, NULL, HTTP_VERSION_2, 0, "a.example"},
     {{NULL}, NULL, HTTP_VERSION_2, STATUS_BAD_REQUEST, NULL},
 };
@@ -93,8 +104,8 @@ START_TEST(start_fills_the_request)
                                        .version = HTTP_VERSION_2});
     ck_assert_uint_eq(rq.peer_len, sizeof v4);
     ck_assert_int_ne(rq.method, HTTP_GET);
-    intake_start(&rq, &(struct intake){.peer = (struct sockaddr *)&v4,
-                                       .peer_len = 3});
+    intake_start(
+        &rq, &(struct intake){.peer = (struct sockaddr *)&v4, .peer_len = 3});
     ck_assert_uint_eq(rq.peer_len, 3); /* given: kept */
     intake_start(&rq, &(struct intake){0});
     ck_assert_uint_eq(rq.peer_len, 0);
@@ -148,8 +159,8 @@ START_TEST(reads_multipart)
     /* the writer's body, its file bytes copied from memory */
     while (n < m.total) {
         uint64_t off;
-        size_t len, k = multipart_step(&m, n, want + n, m.total - n, &off,
-                                       &len);
+        size_t len,
+            k = multipart_step(&m, n, want + n, m.total - n, &off, &len);
 
         if (!k) {
             memcpy(want + n, text + off, len);
@@ -208,8 +219,7 @@ END_TEST
 
 const struct check_main check_main = {
     .suite = "conn",
-    .tcases = {{"intake",
-                .loops = {LOOP(host_case)},
+    .tcases = {{"intake", .loops = {LOOP(host_case)},
                 .tests = {&start_fills_the_request}},
                {"body", file_setup, file_teardown,
                 .tests = {&reads_at_offset, &reads_multipart, &short_file}},

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 ssize_t body_pread(int fd, uint64_t offset, const struct multipart *mp,
-                  uint64_t pos, char *dst, size_t n, bool *short_file)
+                   uint64_t pos, char *dst, size_t n, bool *short_file)
 {
     size_t done = 0;
 

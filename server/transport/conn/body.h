@@ -26,6 +26,6 @@
  * while served) or a read failed.
  */
 ssize_t body_pread(int fd, uint64_t offset, const struct multipart *mp,
-                  uint64_t pos, char *dst, size_t n, bool *short_file);
+                   uint64_t pos, char *dst, size_t n, bool *short_file);
 
 #endif
