@@ -105,39 +105,39 @@ enum slot {
 
 struct h2_session {
     const struct h2_conf *conf;
-    struct h2_io io;
     nghttp2_session *ng;
-    struct sockaddr_storage addr;
-    socklen_t addr_len;
-    char client[INET6_ADDRSTRLEN];
     const char *tls;
     int64_t now; /* ms of the event being handled */
     int64_t start_ms;
-    bool preface;         /* the client's SETTINGS arrived */
-    bool eof;             /* the client closed its side */
-    bool more;            /* the read budget ran out with bytes perhaps left */
-    bool goaway;          /* a GOAWAY is queued or sent (draining, limits) */
-    bool notice;          /* draining: the shutdown notice is out */
-    bool notice_seen;     /* the client answered the PING sent with it */
-    int64_t notice_ms;    /* when the notice went out */
-    bool calm;            /* ended for a budget: nothing more is answered */
-    bool block;           /* a request head (HEADERS, CONTINUATION) is open */
-    int64_t block_ms;     /* when it began */
-    int64_t active_ms;    /* the last request, or stream end */
-    int64_t progress_ms;  /* the connection's last progress (h2.h) */
-    uint64_t framed;      /* body bytes framed, all streams */
-    uint64_t framed_mark; /* @framed at the last progress they made */
-    unsigned streams;     /* open (struct h2_stream alive) */
-    struct h2_stream *open; /* those streams */
-    unsigned files;         /* streams holding a file slot */
-    bool own_busy;          /* the connection's own slot is held */
+    int64_t notice_ms;      /* when the drain notice went out */
+    int64_t block_ms;       /* when the open request head began */
+    int64_t active_ms;      /* the last request, or stream end */
+    int64_t progress_ms;    /* the connection's last progress (h2.h) */
+    uint64_t framed;        /* body bytes framed, all streams */
+    uint64_t framed_mark;   /* @framed at the last progress they made */
+    struct h2_stream *open; /* the open streams */
     struct h2_stream *deferred, *deferred_tail; /* waiting for a slot */
-    struct bucket resets, control;
     struct h2_stream *spare;
-    unsigned n_spare;
     unsigned char *out; /* OUT_SIZE; NULL while idle */
     size_t out_off, out_len;
-    bool split; /* a frame was once cut across two fills of @out */
+    struct bucket resets, control;
+    struct h2_io io;
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    unsigned streams; /* open (struct h2_stream alive) */
+    unsigned files;   /* streams holding a file slot */
+    unsigned n_spare;
+    bool preface;     /* the client's SETTINGS arrived */
+    bool eof;         /* the client closed its side */
+    bool more;        /* the read budget ran out with bytes perhaps left */
+    bool goaway;      /* a GOAWAY is queued or sent (draining, limits) */
+    bool notice;      /* draining: the shutdown notice is out */
+    bool notice_seen; /* the client answered the PING sent with it */
+    bool calm;        /* ended for a budget: nothing more is answered */
+    bool block;       /* a request head (HEADERS, CONTINUATION) is open */
+    bool own_busy;    /* the connection's own slot is held */
+    bool split;       /* a frame was once cut across two fills of @out */
+    char client[INET6_ADDRSTRLEN];
 };
 
 /* ---- budgets ------------------------------------------------------------- */
