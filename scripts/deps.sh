@@ -9,7 +9,7 @@ set -euo pipefail
 # that every program, module and pkg-config module the sources use has a
 # package here, ctest fresh_machine that this installs them on a new Debian
 # 12). libgnutls28-dev: libmicrohttpd is linked from its static archive
-# (server/transport/mhd_tap.cmake), which needs GnuTLS's; check brings
+# (server/transport/h1/mhd_tap.cmake), which needs GnuTLS's; check brings
 # libsubunit-dev.
 build_pkgs=(build-essential cmake pkg-config libmicrohttpd-dev libgnutls28-dev
   libssl-dev libcrypt-dev libseccomp-dev zlib1g-dev libbrotli-dev libzstd-dev

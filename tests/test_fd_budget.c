@@ -6,7 +6,7 @@
  */
 #include "check_main.h"
 #include "process/fd_budget.h"
-#include "transport/h2.h"
+#include "transport/h2/h2.h"
 
 static const struct {
     struct fd_budget_in in;

@@ -21,9 +21,9 @@
 #include "respond_fixture.h"
 #include "runtime/live.h"
 #include "tls_fixture.h"
-#include "transport/daemon.h"
-#include "transport/h2.h"
-#include "transport/h2_io.h"
+#include "transport/h1/daemon.h"
+#include "transport/h2/h2.h"
+#include "transport/h2/h2_io.h"
 
 #include <arpa/inet.h>
 #include <check.h>

@@ -149,12 +149,14 @@ def call_cycles(build):
                 objs.setdefault('syntax/' + n[:-2], os.path.join(root, n))
     for root, _, names in os.walk(os.path.join(build, 'server')):
         rel = os.path.relpath(root, build).split(os.sep)
-        # server/<folder>/CMakeFiles/<target>.dir: one object per source
-        if len(rel) != 4 or rel[1] not in LAYERS or rel[2] != 'CMakeFiles':
+        # server/<folder>/CMakeFiles/<target>.dir[/<subfolder>...]: one
+        # object per source, a source of a subfolder (transport/h1/) under
+        # the subfolder's name
+        if len(rel) < 4 or rel[1] not in LAYERS or rel[2] != 'CMakeFiles':
             continue
         for n in names:
             if n.endswith('.c.o'):
-                src = 'server/%s/%s' % (rel[1], n[:-2])
+                src = '/'.join(['server', rel[1]] + rel[4:] + [n[:-2]])
                 objs.setdefault(src, os.path.join(root, n))
     defined, used = {}, {}
     for src, obj in objs.items():

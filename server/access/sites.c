@@ -45,6 +45,7 @@
 #include "access/sites.h"
 
 #include "access/access_internal.h"
+#include "common/mono.h"
 #include "resolver.h"
 
 #include <errno.h>
@@ -118,14 +119,6 @@ static uint32_t hash_name(const char *s)
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
     return h;
-}
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void entry_free(struct sites_entry *e)
@@ -322,7 +315,7 @@ static bool rules_current(const struct sites *s, struct sites_entry *e)
         return true;
     if (atomic_load(&e->stale))
         return false;
-    now = mono_ms();
+    now = mono_coarse_ms();
     last = atomic_load(&e->checked_ms);
     if (now - last < SITES_RECHECK_MS ||
         !atomic_compare_exchange_strong(&e->checked_ms, &last, now))
@@ -351,7 +344,7 @@ static int entry_make(struct sites *s, const char *name, int fd,
     e->dev = st->st_dev;
     e->ino = st->st_ino;
     atomic_init(&e->refs, 1);
-    atomic_init(&e->checked_ms, mono_ms());
+    atomic_init(&e->checked_ms, mono_coarse_ms());
     atomic_init(&e->stale, false);
     if (s->site_files) {
         /* identities first: a change during the read is seen a second on */

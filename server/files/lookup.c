@@ -39,6 +39,7 @@
  */
 #include "files/lookup.h"
 
+#include "common/mono.h"
 #include "http/negotiate.h"
 #include "http/status.h"
 #include "syntax/mime.h"
@@ -60,14 +61,6 @@ struct lookup {
     enum resolver_backend last; /* the backend of the last resolver call */
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Open @path beneath the root. @primary: the backend that answers goes to
  * the plan (the access log names the backend of the request's own path, not
@@ -88,7 +81,7 @@ static int open_beneath(struct lookup *l, const char *path, int flags,
     };
     enum resolver_backend served = RESOLVER_BACKEND_DEFAULT;
     bool timed = l->conf->resolved != NULL;
-    uint64_t t0 = timed ? now_ns() : 0, ns;
+    uint64_t t0 = timed ? mono_ns() : 0, ns;
     int fd =
         resolver_open_how(l->rq->root_fd, path[0] ? path : ".", &how, &served);
 
@@ -96,7 +89,7 @@ static int open_beneath(struct lookup *l, const char *path, int flags,
     if (primary)
         l->p->backend = served;
     if (timed) {
-        ns = now_ns() - t0;
+        ns = mono_ns() - t0;
         l->p->resolve_ns += ns;
         l->conf->resolved(l->conf->resolved_arg, served, ns, fd);
     }

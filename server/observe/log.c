@@ -18,6 +18,7 @@
  */
 #include "observe/log.h"
 
+#include "common/mono.h"
 #include "observe/log_line.h"
 #include "runtime/bgthread.h"
 #include "syntax/log_template.h"
@@ -63,14 +64,6 @@ struct log {
     bool running;
     pthread_t writer;
 };
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Whether writes to @fd may block on a reader (everything but files). */
 static bool may_stall(int fd, bool *sock)
@@ -256,17 +249,15 @@ void log_close(struct log *l)
 /* @n lines the reader had no room for: count them, say so now and then. */
 static void dropped(struct log *l, unsigned long long lines)
 {
-    struct timespec ts;
+    long long now = mono_coarse_ms() / 1000;
     unsigned long long n = atomic_fetch_add(&l->dropped, lines) + lines;
     long long last = atomic_load(&l->last_warning);
     _Atomic uint64_t *also = atomic_load(&l->also);
 
     if (also)
         atomic_fetch_add_explicit(also, lines, memory_order_relaxed);
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    if ((last == 0 || ts.tv_sec - last >= 60) &&
-        atomic_compare_exchange_strong(&l->last_warning, &last,
-                                       (long long)ts.tv_sec))
+    if ((last == 0 || now - last >= 60) &&
+        atomic_compare_exchange_strong(&l->last_warning, &last, now))
         fprintf(stderr,
                 "beneath: access log: its reader is not keeping up; %llu "
                 "lines dropped so far\n",

@@ -213,14 +213,6 @@ void metrics_count(_Atomic uint64_t *counter)
     add(counter, 1);
 }
 
-uint64_t metrics_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* An snprintf that keeps counting past the end of the buffer. */
 struct out {
     char *buf;

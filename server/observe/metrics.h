@@ -182,9 +182,6 @@ void metrics_count(_Atomic uint64_t *counter);
  */
 void metrics_count_reply(struct metrics *m, bool hit);
 
-/* metrics_now_ns - CLOCK_MONOTONIC in ns, for timing resolutions. */
-uint64_t metrics_now_ns(void);
-
 /*
  * metrics_render - write the Prometheus text format (version 0.0.4) into
  * @buf of @size bytes, NUL-terminated when @size > 0.

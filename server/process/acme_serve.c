@@ -8,6 +8,7 @@
 
 #include "access/access.h"
 #include "acme/acme.h"
+#include "common/mono.h"
 #include "process/acme_conf.h"
 #include "process/certs.h"
 #include "process/keeper.h"
@@ -64,12 +65,10 @@ struct acme_serve {
     unsigned unsaid;
 };
 
+/* Monotonic seconds, never 0 (0 is a free slot). */
 static time_t mono_s(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1; /* never 0: a free slot */
+    return (time_t)(mono_ms() / 1000) + 1;
 }
 
 /* What acme_serve_start will say, while ac.cfg's strings are there. */

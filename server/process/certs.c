@@ -18,7 +18,7 @@
 #include "syntax/host.h"
 #include "tls/keyless.h"
 #include "tls/store.h"
-#include "transport/tls_front.h"
+#include "transport/front/tls_front.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include "process/fd_budget.h"
 
 #include "conf.h"
-#include "transport/h2.h"
+#include "transport/h2/h2.h"
 
 #include <stdio.h>
 

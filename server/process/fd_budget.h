@@ -12,7 +12,7 @@
  * + h2_files                 HTTP/2 streams holding a file beyond that one,
  *                            all connections together: a connection takes
  *                            them from this pool, at most
- *                            H2_FILES_PER_CONN - 1 (transport/h2.h)
+ *                            H2_FILES_PER_CONN - 1 (transport/h2/h2.h)
  * + sites                    --sites: the site directories kept
  *                            (--sites-cache, at most a quarter of the
  *                            limit: one fd each)

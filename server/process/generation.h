@@ -12,7 +12,7 @@
 #include "files/etag_cache.h"
 #include "files/lookup.h"
 #include "observe/metrics.h"
-#include "transport/daemon.h"
+#include "transport/h1/daemon.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -30,6 +30,7 @@
 #include "process/keeper_main.h"
 
 #include "common/handed.h"
+#include "common/mono.h"
 #include "process/acme_conf.h"
 #include "process/acme_serve.h"
 #include "process/certs.h"
@@ -40,7 +41,7 @@
 #include "process/self_signed.h"
 #include "process/spawn.h"
 #include "tls/keyless.h"
-#include "transport/metrics_server.h"
+#include "transport/h1/metrics_server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,14 +120,6 @@ struct keeper {
     struct acme_serve *acme;
     struct keyless_keys *keys; /* the TLS keys, which never leave */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- start-up ----------------------------------------------------------- */
 

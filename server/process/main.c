@@ -13,6 +13,7 @@
  * flight within --shutdown-timeout). A serving process takes no signal.
  */
 #include "access/access.h"
+#include "common/mono.h"
 #include "conf.h"
 #include "files/etag_cache.h"
 #include "observe/log.h"
@@ -33,9 +34,9 @@
 #include "runtime/live.h"
 #include "runtime/root.h"
 #include "tls/keyless.h"
-#include "transport/daemon.h"
-#include "transport/metrics_server.h"
-#include "transport/probe.h"
+#include "transport/h1/daemon.h"
+#include "transport/h1/metrics_server.h"
+#include "transport/h1/probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,14 +88,6 @@ static bool backend_line(enum resolver_backend b, char *buf, size_t n)
         snprintf(buf, n, "%s (auto: %s)", resolver_backend_name(a), why);
         return true;
     }
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*

@@ -13,6 +13,8 @@
  */
 #include "process/notify.h"
 
+#include "common/mono.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,13 +83,10 @@ void notify_ready(void)
 
 void notify_reloading(void)
 {
-    struct timespec ts;
     char buf[96];
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     snprintf(buf, sizeof buf, "RELOADING=1\nMONOTONIC_USEC=%llu",
-             (unsigned long long)ts.tv_sec * 1000000ULL +
-                 (unsigned long long)ts.tv_nsec / 1000ULL);
+             (unsigned long long)(mono_ns() / 1000u));
     (void)notify_send(buf);
 }
 

@@ -13,7 +13,7 @@
 #include "observe/log.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
-#include "transport/daemon.h"
+#include "transport/h1/daemon.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

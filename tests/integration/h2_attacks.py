@@ -57,7 +57,7 @@ TIMEOUT = 3  # --timeout
 SLACK = 3  # s past a server timeout before it counts as not bounded
 FLOOD_S = 5  # s a flood may take to be ended
 PROBE_S = 3  # s the fresh client may take
-FILES_PER_CONN = 8  # H2_FILES_PER_CONN (server/transport/h2.h)
+FILES_PER_CONN = 8  # H2_FILES_PER_CONN (server/transport/h2/h2.h)
 RSS_GROWTH = 64 << 20  # bytes the server may grow by during one attack
 
 ERRORS = {0: "NO_ERROR", 1: "PROTOCOL_ERROR", 2: "INTERNAL_ERROR",

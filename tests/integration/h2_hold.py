@@ -52,7 +52,7 @@ except ImportError as e:
     sys.exit(77)
 
 HOLD_CONNS = 64  # --max-connections-per-ip's default
-FILES_PER_CONN = 8  # H2_FILES_PER_CONN (server/transport/h2.h)
+FILES_PER_CONN = 8  # H2_FILES_PER_CONN (server/transport/h2/h2.h)
 STREAMS = 100  # SETTINGS_MAX_CONCURRENT_STREAMS
 HOLD_S = 10  # the hold (under --timeout's default 30)
 PROBE_S = 2.0  # a fresh client's bound

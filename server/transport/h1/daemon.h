@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon.h - the libmicrohttpd daemons: one per listening socket.
+ */
+#ifndef BENEATH_TRANSPORT_H1_DAEMON_H
+#define BENEATH_TRANSPORT_H1_DAEMON_H
+
+#include "observe/log.h"
+#include "respond/respond.h"
+#include "runtime/live.h"
+#include "runtime/root.h"
+#include "tls/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * What a request reads of the configuration, swapped as a whole on SIGHUP
+ * (a struct live of these): a request uses one generation from its first
+ * handler call to its log line. A queued response copies what it takes from
+ * the generation (headers, bodies), so one still being sent after its thread
+ * moved on never reads a released generation.
+ */
+struct daemon_gen {
+    struct respond_conf respond;
+    struct log *log; /* the access log */
+};
+
+/* What only a restart changes: the worker pool and its limits. */
+struct daemon_conf {
+    struct access *access; /* sites and access rules, or NULL: the root only */
+    unsigned threads;
+    unsigned max_connections;
+    unsigned max_connections_per_ip; /* 0: unlimited */
+    unsigned timeout;                /* s of inactivity, 0: none */
+    unsigned header_timeout;         /* s to receive headers, 0: none */
+    size_t max_header_size;
+    bool http2; /* HTTP/2: ALPN "h2", and prior knowledge on plain ports */
+    /* HTTP/2 streams that may hold a file beyond one per connection, all
+       connections together (process/fd_budget.h) */
+    unsigned h2_files;
+    /* the certificates of the https:// listeners (set up by tls_front.c),
+       or NULL without any */
+    struct tls_store *tls;
+    /* counts connections and TLS handshakes; NULL when metrics are off */
+    struct metrics *metrics;
+};
+
+struct daemon;
+
+/*
+ * daemon_new - start one daemon per plain listening socket in @fds (bound
+ * and listening; ownership passes to the daemons, which close them when
+ * stopped) with the worker pool, limits and header watchdog of @conf.
+ * @tls (NULL: none) marks the HTTPS ones: those go to the TLS front
+ * (front.c, its loops sized like the pool), which hands what it accepted
+ * and handshook to one more daemon without a listening socket; their
+ * certificates are @conf->tls's.
+ * @gens holds the current struct daemon_gen; each worker thread takes its
+ * generation from it between requests.
+ * @conf, @gens and @root are borrowed and must outlive the server.
+ * On failure a message is written to stderr and nothing keeps running.
+ *
+ * Returns 0, -ENOMEM, or -EIO when libmicrohttpd refused to start.
+ */
+int daemon_new(const struct daemon_conf *conf, struct live *gens,
+               struct root *root, const int *fds, const bool *tls, size_t n_fds,
+               struct daemon **out);
+
+/*
+ * daemon_started - from now on, libmicrohttpd messages about one client's
+ * connection (resets, malformed or too large requests) are not written to
+ * stderr; messages about the server itself still are.
+ */
+void daemon_started(void);
+
+/*
+ * daemon_drain - accept no more connections (the listening sockets stay
+ * open: a newer serving process accepts on them); from now on every
+ * HTTP/1.1 reply says Connection: close, connections idle for a second are
+ * closed, and each HTTP/2 session is sent GOAWAY. Requests and streams
+ * under way go on.
+ */
+void daemon_drain(struct daemon *h);
+
+/*
+ * daemon_abort - the drain's bound is reached: every connection still open
+ * is reset when daemon_free closes it (what a client has not read is
+ * dropped, not sent on after the close).
+ */
+void daemon_abort(struct daemon *h);
+
+/* daemon_connections - connections open (accepted, not yet closed). */
+unsigned daemon_connections(struct daemon *h);
+
+/* daemon_in_flight - requests whose headers arrived and that are not done. */
+unsigned daemon_in_flight(struct daemon *h);
+
+/* daemon_free - stop every daemon (closing connections), free @h; NULL ok. */
+void daemon_free(struct daemon *h);
+
+#endif
