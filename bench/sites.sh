@@ -102,11 +102,7 @@ http {
   access_log off;
   sendfile on;
   keepalive_requests 1000000000;
-  client_body_temp_path $run/nginx-body;
-  proxy_temp_path $run/nginx-proxy;
-  fastcgi_temp_path $run/nginx-fastcgi;
-  uwsgi_temp_path $run/nginx-uwsgi;
-  scgi_temp_path $run/nginx-scgi;
+$(nginx_temps)
   server {
     listen 127.0.0.1:$2;
     root $1;
