@@ -101,7 +101,9 @@ if grep -q 'Socket errors' "$tmp/wrk"; then fail "wrk: $(grep 'Socket errors' "$
 if grep -q 'Non-2xx' "$tmp/wrk"; then fail "wrk: $(grep 'Non-2xx' "$tmp/wrk")"; fi
 for h in h2tls h2c; do
   grep -q 'succeeded, 0 failed, 0 errored, 0 timeout' "$tmp/$h" ||
-    fail "h2load ($h): $(grep 'requests:' "$tmp/$h")"
+    fail "h2load ($h): $(grep 'requests:' "$tmp/$h")
+--- h2load's whole output
+$(cat "$tmp/$h")"
   grep -q 'status codes: [0-9]* 2xx, 0 3xx, 0 4xx, 0 5xx' "$tmp/$h" ||
     fail "h2load ($h): $(grep 'status codes' "$tmp/$h")"
 done
