@@ -2,7 +2,8 @@
 # deploy/pebble-netns.sh: sourced by the deploy tests that run Pebble and
 # pebble-challtestsrv inside a container's network namespace
 # (deploy/systemd/test.sh, deploy/container/test-sites.sh), not run. The
-# caller has $tmp, a pebble_pids array its cleanup kills, and fail MESSAGE.
+# caller has $tmp, a pebble_pids array its cleanup ends (pebble_stop), and
+# fail MESSAGE.
 # shellcheck disable=SC2154 # $tmp is the caller's
 
 # pebble_api_cert: Pebble's HTTPS certificate and key, $tmp/api.pem and
@@ -35,4 +36,15 @@ JSON
   PEBBLE_VA_NOSLEEP=1 nsenter -t "$1" -n pebble -config "$tmp/pebble.json" \
     -dnsserver 127.0.0.1:8053 >"$tmp/pebble.log" 2>&1 &
   pebble_pids+=($!)
+}
+
+# pebble_stop: every program pebble_netns started, ended (the caller's
+# cleanup; nothing when none was started)
+pebble_stop() {
+  local p
+  for p in "${pebble_pids[@]}"; do
+    kill "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  pebble_pids=()
 }

@@ -20,3 +20,13 @@ walls() {
   grep -qE '^beneath: sandbox: landlock ABI [0-9]+ \(.*\), seccomp allow-list \([0-9]+ calls, EPERM for the rest\)$' <<<"$line" ||
     fail "$1: not both walls up: '$line'"
 }
+
+# container_logs NAME...: the last 20 lines of each container's log, on
+# stderr (what fail shows)
+container_logs() {
+  local c
+  for c in "$@"; do
+    echo "--- podman logs $c" >&2
+    podman logs "$c" 2>&1 | grep -v 'systemd connection' | tail -n 20 >&2 || true
+  done
+}

@@ -41,10 +41,7 @@ kube=$src/deploy/kubernetes/sites
 containers=() plays=() pebble_pids=()
 cleanup() {
   local p
-  for p in "${pebble_pids[@]}"; do
-    kill "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
+  [ ${#pebble_pids[@]} -eq 0 ] || pebble_stop
   for p in "${plays[@]}"; do podman kube down "$p" >/dev/null 2>&1 || true; done
   podman_isolated_down "$tmp"
   rm -rf "$tmp"
@@ -52,10 +49,7 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*" >&2
-  for c in "${containers[@]}"; do
-    echo "--- podman logs $c" >&2
-    podman logs "$c" 2>&1 | grep -v 'systemd connection' | tail -n 20 >&2 || true
-  done
+  container_logs "${containers[@]}"
   [ ! -s "$tmp/pebble.log" ] || { echo "--- pebble.log" >&2; tail -n 20 "$tmp/pebble.log" >&2; }
   exit 1
 }

@@ -34,10 +34,7 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*" >&2
-  for c in "${containers[@]}"; do
-    echo "--- podman logs $c" >&2
-    podman logs "$c" 2>&1 | grep -v 'systemd connection' | tail -n 20 >&2 || true
-  done
+  container_logs "${containers[@]}"
   exit 1
 }
 skip() { echo "SKIP: $*"; exit 77; }

@@ -41,11 +41,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/beneath-systemd-XXXXXX")
 started=
 pebble_pids=()
 cleanup() {
-  local p
-  for p in "${pebble_pids[@]}"; do
-    kill "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
+  [ ${#pebble_pids[@]} -eq 0 ] || pebble_stop
   if [ -n "$started" ]; then
     podman rm -f -t 2 "$id" >/dev/null 2>&1 || true
     podman rmi -f "$tag" >/dev/null 2>&1 || true
