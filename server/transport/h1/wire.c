@@ -142,6 +142,19 @@ void wire_sent_reset(struct wire_conn *w)
 }
 
 /*
+ * One byte of the response head through the search for its final CR LF
+ * CR LF (the only overlap of that with itself is a CR).
+ */
+/* what ends a response head */
+static const char head_term[4] = "\r\n\r\n";
+
+static void head_step(struct wire_sent *o, char c)
+{
+    o->head_end = c == head_term[o->head_end] ? o->head_end + 1 : c == '\r';
+    o->head_done = o->head_end == sizeof head_term;
+}
+
+/*
  * A write of @asked bytes from the pieces @iov (@n_iov; NULL for a
  * sendfile, which comes after the head) returned @r: counted, and the
  * head's end looked for in what went (libmicrohttpd writes a response's
@@ -150,7 +163,6 @@ void wire_sent_reset(struct wire_conn *w)
 static void tally(struct wire_conn *w, const struct iovec *iov, size_t n_iov,
                   ssize_t r, size_t asked)
 {
-    static const char end[4] = "\r\n\r\n";
     struct wire_sent *o = &w->sent;
     size_t left = r > 0 ? (size_t)r : 0;
 
@@ -163,11 +175,23 @@ static void tally(struct wire_conn *w, const struct iovec *iov, size_t n_iov,
         const char *p = iov[i].iov_base;
         size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
         size_t at = 0;
-        /* the only overlap of CR LF CR LF with itself is a CR */
-        while (!o->head_done && at < k) {
-            char c = p[at++];
-            o->head_end = c == end[o->head_end] ? o->head_end + 1 : c == '\r';
-            o->head_done = o->head_end == sizeof end;
+        /* a CR LF CR LF begun in the piece before is finished here */
+        while (o->head_end && !o->head_done && at < k)
+            head_step(o, p[at++]);
+        if (!o->head_done && at < k) {
+            const char *e = memmem(p + at, k - at, head_term, sizeof head_term);
+
+            if (e) {
+                at = (size_t)(e - p) + sizeof head_term;
+                o->head_end = sizeof head_term;
+                o->head_done = true;
+            } else {
+                /* none here: what the piece ends with may begin one */
+                at = k - (k - at < sizeof head_term - 1 ? k - at
+                                                        : sizeof head_term - 1);
+                while (at < k)
+                    head_step(o, p[at++]);
+            }
         }
         o->head += at;
         left -= k;
