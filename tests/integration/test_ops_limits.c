@@ -147,10 +147,14 @@ END_TEST
 
 /*
  * The descriptor the serving process @pid holds for the connection whose
- * client end is @c (its socket's inode from /proc/net/tcp, then the fd
- * that names it), or -1.
+ * client end is @c, to @s's port (its socket's inode from /proc/net/tcp,
+ * then the fd that names it), or -1. Both ends are matched: Linux gives
+ * one ephemeral port to connections to different servers, so under a
+ * parallel run another test's server may hold a socket whose remote port
+ * is ours too.
  */
-static int server_fd_of(pid_t pid, const struct raw_conn *c)
+static int server_fd_of(const struct server *s, pid_t pid,
+                        const struct raw_conn *c)
 {
     struct sockaddr_in me = {0};
     socklen_t len = sizeof me;
@@ -160,15 +164,17 @@ static int server_fd_of(pid_t pid, const struct raw_conn *c)
     EXPECT(getsockname(c->fd, (struct sockaddr *)&me, &len) == 0,
            "getsockname: %s", strerror(errno));
     /* "sl local rem st queues timer retr uid timeout inode": the server's
-     * end is the one whose remote port is ours */
-    const char *want = hfmt(":%04X ", ntohs(me.sin_port));
+     * end is the one at the server's port whose remote port is ours */
+    const char *want_loc = hfmt(":%04X ", s->port);
+    const char *want_rem = hfmt(":%04X ", ntohs(me.sin_port));
     for (const char *line = tcp; line && *line && !inode;) {
-        char rem[64] = "";
+        char loc[64] = "", rem[64] = "";
         unsigned long ino = 0;
         // NOLINTNEXTLINE(cert-err34-c): a kernel table, its fields
-        if (sscanf(line, "%*s %*s %63s %*s %*s %*s %*s %*s %*s %lu", rem,
-                   &ino) == 2 &&
-            strstr(hfmt("%s ", rem), want))
+        if (sscanf(line, "%*s %63s %63s %*s %*s %*s %*s %*s %*s %lu", loc, rem,
+                   &ino) == 3 &&
+            strstr(hfmt("%s ", loc), want_loc) &&
+            strstr(hfmt("%s ", rem), want_rem))
             inode = ino;
         line = strchr(line, '\n');
         line = line ? line + 1 : NULL;
@@ -202,7 +208,7 @@ START_TEST(limit_waiting_parked)
     struct server *s = server_start(w, "--timeout", "4", NULL);
     pid_t pid = server_serving_pid(s);
     struct raw_conn *c = raw_held(s);
-    int before = server_fd_of(pid, c);
+    int before = server_fd_of(s, pid, c);
 
     EXPECT(before >= 0, "no descriptor of the server holds the connection");
     /* parked after 1 s; looked for until 3.5 s (a scan of the descriptors
@@ -212,7 +218,7 @@ START_TEST(limit_waiting_parked)
     sleep_ms(1000);
     while ((after < 0 || after == before) && now_ms() - t_park < 3500) {
         sleep_ms(100);
-        after = server_fd_of(pid, c);
+        after = server_fd_of(s, pid, c);
     }
     EXPECT(after >= 0 && after != before,
            "after 3.5 s of waiting the connection is on descriptor %d, as "
