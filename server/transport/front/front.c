@@ -56,13 +56,19 @@ _Static_assert(sizeof FRONT_HTTPS_PORT_TEXT - 1 == 42,
 #define CERT_RETRY_MS 100
 /* After EMFILE and the like: listeners rest this long (ms). */
 #define ACCEPT_PAUSE_MS 100
+/* A connection that ended with its last words (an HTTP/2 session after its
+ * GOAWAY) reads to the client's end: LINGER_MS (ms) after the last bytes
+ * it read, LINGER_MAX_MS in all at most (as nginx's lingering_timeout and
+ * lingering_time). */
+#define LINGER_MS 2000
+#define LINGER_MAX_MS 30000
 /* front_drain waits for the loops this long at most (s). */
 #define FRONT_DRAIN_WAIT_S 2
 
 enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
     ST_HANDSHAKE, /* SSL_do_handshake under way */
-    ST_LINGER,    /* plain HTTP answered: reading to the client's end */
+    ST_LINGER,    /* answered and shut down: reading to the client's end */
     ST_PARKED,    /* HTTP/1.1 between requests: libmicrohttpd let it go */
     ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
     ST_PREFACE,   /* plain listener: HTTP/2's preface or HTTP/1.x? */
@@ -498,6 +504,7 @@ static void plain(struct front_loop *l, struct front_conn *fc)
     l->f->ops->plain(l->f->arg, fc,
                      sent == (ssize_t)sizeof https_port_reply - 1);
     fc->state = ST_LINGER;
+    fc->hs_deadline = fc->deadline; /* the handshake's: not moved */
     if (n == 0)
         drop(l, fc);
 }
@@ -506,11 +513,43 @@ static void linger(struct front_loop *l, struct front_conn *fc)
 {
     char b[4096];
     ssize_t n;
+    bool some = false;
 
     while ((n = recvfrom(fc->fd, b, sizeof b, MSG_DONTWAIT, NULL, NULL)) > 0)
-        ;
-    if (n == 0 || (errno != EAGAIN && errno != EINTR))
+        some = true;
+    if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
         drop(l, fc);
+        return;
+    }
+    /* the client is there: LINGER_MS more, within the linger's end */
+    int64_t later = mono_coarse_ms() + LINGER_MS;
+    if (some && fc->deadline < fc->hs_deadline)
+        front_conn_deadline(fc,
+                            later < fc->hs_deadline ? later : fc->hs_deadline);
+}
+
+/*
+ * A session ended (its last words written: an HTTP/2 GOAWAY after the last
+ * stream). Closing now, with client bytes unread (a WINDOW_UPDATE, a PING
+ * or SETTINGS acknowledgement on their way), would reset the connection,
+ * and a reset drops what the kernel still holds to send: the last replies
+ * and the GOAWAY. So it is shut down for writing, and read (and dropped)
+ * until the client's end of stream: LINGER_MS after the last bytes it
+ * sent, LINGER_MAX_MS at most.
+ */
+static void finish(struct front_loop *l, struct front_conn *fc)
+{
+    fc->session->end(fc);
+    fc->session = NULL;
+    fc->state = ST_LINGER;
+    if (wire_shutdown_raw(fc->fd, SHUT_WR) != 0 ||
+        want(l, fc, EPOLLIN | EPOLLRDHUP) != 0) {
+        drop(l, fc);
+        return;
+    }
+    fc->hs_deadline = mono_coarse_ms() + LINGER_MAX_MS;
+    front_conn_deadline(fc, mono_coarse_ms() + LINGER_MS);
+    linger(l, fc);
 }
 
 /* ---- waiting connections ------------------------------------------------- */
@@ -629,7 +668,7 @@ static void conn_event(struct front_loop *l, struct front_conn *fc,
         return;
     case ST_SESSION:
         if (!fc->session->event(fc, events))
-            drop(l, fc);
+            finish(l, fc);
         return;
     case ST_PREFACE:
         preface(l, fc, events);
@@ -767,7 +806,7 @@ static void drain_loop(struct front_loop *l)
             fc->deadline = idle_end;
             link_sorted(l, fc);
         } else if (fc->state == ST_SESSION && !fc->session->event(fc, 0)) {
-            drop(l, fc);
+            finish(l, fc);
         }
     }
     free(sessions);

@@ -94,7 +94,8 @@ struct front_conn {
     struct front_loop *loop;
     struct front_conn *prev, *next; /* the loop's list, by deadline */
     int64_t deadline;               /* ms: done by then or closed */
-    int64_t hs_deadline; /* waiting for a certificate: the handshake's */
+    int64_t hs_deadline; /* waiting for a certificate: the handshake's;
+                            lingering: the linger's end */
     bool cert_wait;      /* the ClientHello waits for a certificate */
     uint32_t events;     /* what epoll waits for */
     bool watched;        /* in the epoll set and the list */
