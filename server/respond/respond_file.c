@@ -129,8 +129,8 @@ static bool reusable(struct req *r)
     const struct plan *p = r->plan;
 
     return (r->rq->method == HTTP_GET || r->rq->method == HTTP_HEAD) &&
-           !r->rq->tls && !r->conf->server_timing && !p->encoding &&
-           !p->vary_encoding && p->st.st_size > 0 &&
+           !(r->rq->tls && r->conf->hsts) && !r->conf->server_timing &&
+           !p->encoding && !p->vary_encoding && p->st.st_size > 0 &&
            (uint64_t)p->st.st_size <= REPLY_CACHE_BODY_MAX &&
            !req_field(r, RF_WANT_REPR_DIGEST) && !r->cors.per_origin &&
            /* headers files give headers by request path, not by file */

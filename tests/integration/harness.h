@@ -212,6 +212,10 @@ char *wstatus_str(int wstatus);
  */
 pid_t server_serving_pid(const struct server *s);
 
+/* The port of @s's https:// listener on 127.0.0.1, from its start-up
+ * lines (fails the test without one). */
+unsigned server_https_port(struct server *s);
+
 /*
  * The serving processes the keeper @s has now (its children: the newest
  * serves, older ones still drain), 0 if it has none.

@@ -421,6 +421,15 @@ static int children(const struct server *s, pid_t *newest)
     return n;
 }
 
+unsigned server_https_port(struct server *s)
+{
+    const char *needle = "listening on https://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+
+    EXPECT(p, "no https line:\n%s", server_stderr(s));
+    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
+}
+
 pid_t server_serving_pid(const struct server *s)
 {
     pid_t newest;

@@ -325,9 +325,65 @@ START_TEST(range_304_head_by_size)
 }
 END_TEST
 
+/*
+ * Over TLS the reply is the plain one unless --hsts adds its field: then
+ * TLS requests neither take nor keep a kept reply, and every one carries
+ * Strict-Transport-Security, even for a file whose plain reply is kept.
+ */
+START_TEST(reply_cache_tls)
+{
+    static const char *const files[] = {"f.html", NULL};
+    char *w = tree_new();
+    tree_write(w, "f.html", filled(1024, 'a'), 1024);
+    settle(w, files);
+    const char *hdrs = tree_path(w, "hdrs");
+
+    for (int hsts = 0; hsts < 2; hsts++) {
+        struct server *s =
+            server_start(w, "--listen", "https://127.0.0.1:0",
+                         "--tls-self-signed", "--threads", "1", "--metrics",
+                         "/m", "--hsts", hsts ? "600" : "0", NULL);
+        struct raw_conn *rc = raw_open(s->port);
+        const char *url =
+            hfmt("https://127.0.0.1:%u/f.html", server_https_port(s));
+        if (hsts)
+            get_f(rc, filled(1024, 'a'), "plain GET");
+        long kept = reply_count(rc, "kept"), hits = reply_count(rc, "hit");
+        /* three GETs on one TLS connection (one thread: one cache) */
+        EXPECT(system(hfmt("timeout 30 curl -sSkf --http1.1 -D %s -o /dev/null "
+                           "-o /dev/null -o /dev/null %s %s %s",
+                           hdrs, url, url, url)) == 0,
+               "curl %s", url);
+        char *h = tree_read(hdrs, NULL);
+        size_t n = 0;
+        for (const char *p = h; (p = strstr(p, "Strict-Transport-Security:"));
+             p++)
+            n++;
+        EXPECT(n == (hsts ? 3u : 0u),
+               "--hsts %s: %zu of 3 TLS replies had Strict-Transport-Security:"
+               "\n%s",
+               hsts ? "600" : "0", n, h);
+        long kept2 = reply_count(rc, "kept"), hits2 = reply_count(rc, "hit");
+        if (hsts)
+            EXPECT(kept2 == kept && hits2 == hits,
+                   "with --hsts, TLS requests used the reply cache (kept %ld "
+                   "-> %ld, hit %ld -> %ld)",
+                   kept, kept2, hits, hits2);
+        else
+            EXPECT(kept2 == kept + 1 && hits2 == hits + 2,
+                   "without --hsts, TLS requests were not answered from the "
+                   "reply cache (kept %ld -> %ld, hit %ld -> %ld)",
+                   kept, kept2, hits, hits2);
+        raw_close(rc);
+        server_stop_clean(s);
+    }
+}
+END_TEST
+
 const struct check_main check_main = {
     .suite = "cache",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {{"small", .loops = {{&range_304_head_by_size, 2}},
-                .tests = {&same_size_rewrite_served_fresh,
-                          &symlink_swap_refused, &reply_cache_never_stale}}}};
+    .tcases = {
+        {"small", .loops = {{&range_304_head_by_size, 2}},
+         .tests = {&same_size_rewrite_served_fresh, &symlink_swap_refused,
+                   &reply_cache_never_stale, &reply_cache_tls}}}};

@@ -51,16 +51,6 @@ static char *metrics_url(struct server *s)
     return hmem(p, strcspn(p, "\n"));
 }
 
-/* The port of the https:// listener, from the start-up lines. */
-static unsigned https_port(struct server *s)
-{
-    const char *needle = "listening on https://127.0.0.1:";
-    const char *p = strstr(server_stderr(s), needle);
-
-    EXPECT(p, "no https line:\n%s", server_stderr(s));
-    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
-}
-
 /* A scrape of @url into a file of the test's; its path. */
 static char *scrape(const char *url)
 {
@@ -249,7 +239,7 @@ START_TEST(tls_version_and_handshakes)
         server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--log-format", "$tls $status",
                      "--metrics-listen", "127.0.0.1:0", NULL);
-    unsigned port = https_port(s);
+    unsigned port = server_https_port(s);
 
     EXPECT(run(hfmt("curl -skf -o /dev/null https://127.0.0.1:%u/", port)) == 0,
            "curl https");
@@ -333,7 +323,7 @@ static struct server *big_server(const char *opt, const char *val,
     struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
                                     "--tls-self-signed", "--log-format", "json",
                                     opt, val, NULL);
-    *tls = https_port(s);
+    *tls = server_https_port(s);
     return s;
 }
 
