@@ -59,12 +59,17 @@ static bool names_other_tag(struct req *r, const char *etag)
  * The second tag a request may name for the plan's file besides @etag: its
  * "mtime-size" tag (with the variant's coding), which earlier versions
  * handed out while the content hash was pending; "" when it is @etag
- * itself, or when there is no @etag.
+ * itself, when there is no @etag, or when @r names no tag (If-Match,
+ * If-None-Match, If-Range): only those fields compare it.
  */
-static void alt_tag(const struct plan *p, const char *etag, char alt[ETAG_LEN])
+static void alt_tag(const struct req *r, const char *etag, char alt[ETAG_LEN])
 {
+    const struct plan *p = r->plan;
+
     alt[0] = '\0';
-    if (!etag[0])
+    if (!etag[0] ||
+        (!req_field(r, RF_IF_MATCH) && !req_field(r, RF_IF_NONE_MATCH) &&
+         !req_field(r, RF_IF_RANGE)))
         return;
     etag_cache_mtime_etag(&p->st, alt);
     variant_tag(p, alt);
@@ -106,7 +111,7 @@ static void validators(struct req *r, char etag[ETAG_LEN], char alt[ETAG_LEN],
         etag_cache_mtime_etag(&p->st, etag);
     }
     variant_tag(p, etag);
-    alt_tag(p, etag, alt);
+    alt_tag(r, etag, alt);
 }
 
 static void unsatisfiable(struct req *r, uint64_t size)
@@ -424,7 +429,7 @@ static bool variant(struct req *r, enum coding enc, struct file_meta *m,
     p->encoding = coding_token(enc);
     r->out->res.encoding = p->encoding; /* for the log and metrics */
     variant_tag(p, m->etag);
-    alt_tag(p, m->etag, m->alt);
+    alt_tag(r, m->etag, m->alt);
     m->ev.repr_digest[0] = '\0';
     return true;
 }
@@ -490,7 +495,7 @@ void respond_file(struct req *r)
     if (reuse &&
         reply_cache_find(r->conf->serial, &p->st, m.type, m.cc, &hit)) {
         memcpy(m.etag, hit.etag, strlen(hit.etag) + 1); /* < ETAG_LEN */
-        alt_tag(p, m.etag, m.alt);
+        alt_tag(r, m.etag, m.alt);
     } else {
         validators(r, m.etag, m.alt, &m.ev);
     }

@@ -326,6 +326,50 @@ START_TEST(range_304_head_by_size)
 END_TEST
 
 /*
+ * The "mtime-size" tag earlier versions sent while a content tag was
+ * pending still matches (respond_file.c, alt_tag): If-None-Match with it
+ * is a 304, and If-Range with it a 206, on the first request and on kept
+ * replies alike; another tag is no match.
+ */
+START_TEST(old_tag_still_matches)
+{
+    static const char *const files[] = {"f.html", NULL};
+    char *w = tree_new();
+    struct stat st;
+    tree_write(w, "f.html", filled(1024, 'a'), 1024);
+    settle(w, files);
+    EXPECT(stat(tree_path(w, "f.html"), &st) == 0, "stat");
+    const char *old =
+        hfmt("\"%llx-%llx\"",
+             (unsigned long long)st.st_mtim.tv_sec * 1000000000ull +
+                 (unsigned long long)st.st_mtim.tv_nsec,
+             (unsigned long long)st.st_size);
+    struct server *s = server_start(w, "--threads", "1", NULL);
+    struct raw_conn *rc = raw_open(s->port);
+
+    for (int i = 0; i < 3; i++) {
+        struct http_response *r =
+            ka(rc, "GET", "/f.html", hfmt("If-None-Match: %s\r\n", old));
+        EXPECT(r->status == 304,
+               "If-None-Match with the mtime-size tag %s: status %d", old,
+               r->status);
+        EXPECT(strcmp(http_header(r, "ETag"), old) != 0,
+               "the content tag is the mtime-size one: the test proves "
+               "nothing");
+        r = ka(rc, "GET", "/f.html",
+               hfmt("Range: bytes=0-9\r\nIf-Range: %s\r\n", old));
+        EXPECT(r->status == 206,
+               "If-Range with the mtime-size tag %s: status %d", old,
+               r->status);
+        r = ka(rc, "GET", "/f.html", "If-None-Match: \"other\"\r\n");
+        EXPECT_STATUS(r, 200, "If-None-Match with another tag");
+    }
+    raw_close(rc);
+    server_stop_clean(s);
+}
+END_TEST
+
+/*
  * Over TLS the reply is the plain one unless --hsts adds its field: then
  * TLS requests neither take nor keep a kept reply, and every one carries
  * Strict-Transport-Security, even for a file whose plain reply is kept.
@@ -383,7 +427,7 @@ END_TEST
 const struct check_main check_main = {
     .suite = "cache",
     .fixture = HARNESS_FIXTURE(120),
-    .tcases = {
-        {"small", .loops = {{&range_304_head_by_size, 2}},
-         .tests = {&same_size_rewrite_served_fresh, &symlink_swap_refused,
-                   &reply_cache_never_stale, &reply_cache_tls}}}};
+    .tcases = {{"small", .loops = {{&range_304_head_by_size, 2}},
+                .tests = {&same_size_rewrite_served_fresh,
+                          &symlink_swap_refused, &reply_cache_never_stale,
+                          &reply_cache_tls, &old_tag_still_matches}}}};
