@@ -123,7 +123,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 /* conn_log_request - the access log line and the metrics of the request on
  * @c, answered with @status, @bytes of its body written, @aborted if it
  * ended before its last byte. */
-void conn_log_request(const struct gen_conf *g, struct conn *c,
-                      unsigned status, uint64_t bytes, bool aborted);
+void conn_log_request(const struct gen_conf *g, struct conn *c, unsigned status,
+                      uint64_t bytes, bool aborted);
 
 #endif

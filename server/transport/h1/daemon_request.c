@@ -54,8 +54,8 @@ void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     return c;
 }
 
-void conn_log_request(const struct gen_conf *g, struct conn *c,
-                      unsigned status, uint64_t bytes, bool aborted)
+void conn_log_request(const struct gen_conf *g, struct conn *c, unsigned status,
+                      uint64_t bytes, bool aborted)
 {
     struct served s = {
         .rq = &c->rq,
