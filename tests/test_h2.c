@@ -21,7 +21,7 @@
 #include "respond_fixture.h"
 #include "runtime/live.h"
 #include "tls_fixture.h"
-#include "transport/h1/daemon.h"
+#include "transport/conn/gen_conf.h"
 #include "transport/h2/h2.h"
 #include "transport/h2/h2_io.h"
 
@@ -48,7 +48,7 @@
 struct server {
     int fd;
     int stop[2]; /* a pipe: a byte ends the loop */
-    struct daemon_gen gen;
+    struct gen_conf gen;
     struct live *gens;
     struct h2_conf conf;
     atomic_uint in_flight;

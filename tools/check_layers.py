@@ -10,6 +10,8 @@ one line per break.
 - a folder includes only the folders below it (LAYERS), so dependencies
   point one way and no two folders include each other; every folder of
   server/ may include syntax/ and common/;
+- inside server/transport/, a part's folder includes only the parts
+  TRANSPORT lists: conn/ (what every connection shares) none, h2/ no h1/;
 - syntax/ (what a configuration writes, parsed) includes only common/, and
   conf/ only syntax/, common/ and the resolver: neither includes server/
   (BESIDE);
@@ -45,6 +47,18 @@ LAYERS = {
     'process': {'http', 'runtime', 'files', 'observe', 'access', 'respond',
                 'tls', 'challenge', 'acme', 'transport'},
     'precompress': {'http', 'files', 'runtime'},
+}
+# server/transport/'s parts -> the parts their files may include (besides
+# their own). conn/ is below the rest and h2/ knows nothing of
+# libmicrohttpd; the front and each protocol include each other: the front
+# reads through h1/wire.h's BIO and tells HTTP/2 by h2/h2_io.h's preface
+# check, h1/daemon.c starts the front and sets up HTTP/2 on it, and
+# h2/h2_front.c is a session on the front's loop
+TRANSPORT = {
+    'conn': set(),
+    'front': {'conn', 'h1', 'h2'},
+    'h1': {'conn', 'front', 'h2'},
+    'h2': {'conn', 'front'},
 }
 # the folders beside server/ -> the folders their files may include (besides
 # their own; "resolver.h" and conf's own headers are named without a folder)
@@ -82,6 +96,8 @@ def main():
             errors.append(f'{f}: folder server/{folder}/ is not in '
                           'tools/check_layers.py LAYERS')
             continue
+        if folder == 'transport':
+            errors += transport_part(f, text)
         if folder != 'transport' and WIRE.search(text):
             errors.append(f'{f}: includes a wire library (only '
                           'server/transport/ may)')
@@ -133,6 +149,28 @@ def main():
     for e in errors:
         print(e)
     return 1 if errors else 0
+
+
+def transport_part(f, text):
+    """The includes of @f (in server/transport/, @text) against
+    TRANSPORT."""
+    parts = f.split('/')
+    if len(parts) == 3:
+        return [f'{f}: a source at the top of server/transport/ (put it in '
+                'its part\'s folder)']
+    part = parts[2]
+    if part not in TRANSPORT:
+        return [f'{f}: folder server/transport/{part}/ is not in '
+                'tools/check_layers.py TRANSPORT']
+    errors = []
+    for inc in LOCAL.findall(text):
+        names = inc.split('/')
+        if len(names) < 3 or names[0] != 'transport':
+            continue
+        if names[1] != part and names[1] not in TRANSPORT[part]:
+            errors.append(f'{f}: includes "{inc}": server/transport/{part}/ '
+                          f'may not depend on server/transport/{names[1]}/')
+    return errors
 
 
 def call_cycles(build):

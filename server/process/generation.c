@@ -60,10 +60,10 @@ int generation_new(struct conf *c, const struct respond_base *base,
         free(g);
         return err;
     }
-    g->d.log = g->log->log;
+    g->gc.log = g->log->log;
     g->c = *c;
     memset(c, 0, sizeof *c);
-    respond_policy(&g->c, base, &g->d.respond);
+    respond_policy(&g->c, base, &g->gc.respond);
     atomic_init(&g->refs, 1);
     *out = g;
     return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * generation.h - the configuration generation a serving process serves: a
- * struct conf and what requests read of it (struct daemon_gen: the response
+ * struct conf and what requests read of it (struct gen_conf: the response
  * policy and the access log), built at its start (each SIGHUP starts a new
  * serving process) and held in a struct live the worker threads read.
  */
@@ -12,7 +12,7 @@
 #include "files/etag_cache.h"
 #include "files/lookup.h"
 #include "observe/metrics.h"
-#include "transport/h1/daemon.h"
+#include "transport/conn/gen_conf.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -20,8 +20,8 @@
 struct generation_log; /* an access log shared by generations */
 
 struct generation {
-    struct daemon_gen d; /* first: what the daemon reads */
-    struct conf c;       /* what d points into */
+    struct gen_conf gc; /* first: what every connection reads */
+    struct conf c;      /* what gc points into */
     struct generation_log *log;
     atomic_uint refs;
 };

@@ -13,6 +13,7 @@
 #include "observe/log.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
+#include "transport/conn/gen_conf.h"
 #include "transport/h1/daemon.h"
 
 #include <arpa/inet.h>
@@ -55,7 +56,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     static char dir[] = "/tmp/beneath-fuzz-XXXXXX";
     static char *index[] = {"index.html"};
     static struct daemon_conf dc;
-    static struct daemon_gen gen;
+    static struct gen_conf gen;
     static struct live *gens;
     static struct root *root;
     static struct log *log;
@@ -80,7 +81,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (root_open(dir, 0, &root) || log_open("off", "combined", &log) ||
         etag_cache_new(&etags, &ec))
         abort();
-    gen = (struct daemon_gen){
+    gen = (struct gen_conf){
         .respond = {.files = {.confine = 0x08 | 0x02,
                               .index = index,
                               .n_index = 1},

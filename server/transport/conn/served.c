@@ -20,7 +20,7 @@ void served_short_file(const char *target, const char *then)
             target ? target : "-", then);
 }
 
-void served_log(const struct daemon_gen *g, const struct served *s)
+void served_log(const struct gen_conf *g, const struct served *s)
 {
     const struct request *rq = s->rq;
     const struct respond_result *res = s->res;

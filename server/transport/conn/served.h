@@ -10,7 +10,7 @@
 
 #include "http/request.h"
 #include "respond/reply.h"
-#include "transport/h1/daemon.h"
+#include "transport/conn/gen_conf.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,7 +46,7 @@ struct served {
  * @g's metrics, its duration ending now; the clocks are read only when
  * either is on.
  */
-void served_log(const struct daemon_gen *g, const struct served *s);
+void served_log(const struct gen_conf *g, const struct served *s);
 
 /*
  * served_short_file - say on stderr that the file of @target (NULL: "-")

@@ -408,7 +408,7 @@ static void front_handshake(void *arg, bool ok)
 static void front_plain(void *arg, struct front_conn *fc, bool whole)
 {
     struct daemon *h = arg;
-    const struct daemon_gen *g = live_get(h->gens);
+    const struct gen_conf *g = live_get(h->gens);
     struct conn c = {.fd = -1};
 
     conn_forget(&c);

@@ -5,26 +5,12 @@
 #ifndef BENEATH_TRANSPORT_H1_DAEMON_H
 #define BENEATH_TRANSPORT_H1_DAEMON_H
 
-#include "observe/log.h"
-#include "respond/respond.h"
 #include "runtime/live.h"
 #include "runtime/root.h"
 #include "tls/store.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/*
- * What a request reads of the configuration, swapped as a whole on SIGHUP
- * (a struct live of these): a request uses one generation from its first
- * handler call to its log line. A queued response copies what it takes from
- * the generation (headers, bodies), so one still being sent after its thread
- * moved on never reads a released generation.
- */
-struct daemon_gen {
-    struct respond_conf respond;
-    struct log *log; /* the access log */
-};
 
 /* What only a restart changes: the worker pool and its limits. */
 struct daemon_conf {
@@ -56,8 +42,8 @@ struct daemon;
  * (front.c, its loops sized like the pool), which hands what it accepted
  * and handshook to one more daemon without a listening socket; their
  * certificates are @conf->tls's.
- * @gens holds the current struct daemon_gen; each worker thread takes its
- * generation from it between requests.
+ * @gens holds the current struct gen_conf (transport/conn/gen_conf.h); each
+ * worker thread takes its generation from it between requests.
  * @conf, @gens and @root are borrowed and must outlive the server.
  * On failure a message is written to stderr and nothing keeps running.
  *

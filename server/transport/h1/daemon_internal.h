@@ -10,6 +10,7 @@
 #include "common/mono.h"
 #include "http/arena.h"
 #include "http/request.h"
+#include "transport/conn/gen_conf.h"
 #include "transport/front/front.h"
 #include "transport/front/peer_count.h"
 #include "transport/h1/daemon.h"
@@ -67,7 +68,7 @@ static inline bool conn_parking(const struct daemon_conf *conf)
 
 struct daemon {
     const struct daemon_conf *conf;
-    struct live *gens; /* of struct daemon_gen */
+    struct live *gens; /* of struct gen_conf */
     struct root *root;
     struct front *front;        /* accepts every connection */
     struct MHD_Daemon *fronted; /* takes the front's HTTP/1.x connections */
@@ -122,7 +123,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 /* conn_log_request - the access log line and the metrics of the request on
  * @c, answered with @status, @bytes of its body written, @aborted if it
  * ended before its last byte. */
-void conn_log_request(const struct daemon_gen *g, struct conn *c,
-                      unsigned status, uint64_t bytes, bool aborted);
+void conn_log_request(const struct gen_conf *g, struct conn *c, unsigned status,
+                      uint64_t bytes, bool aborted);
 
 #endif

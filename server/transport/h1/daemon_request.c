@@ -54,8 +54,8 @@ void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc)
     return c;
 }
 
-void conn_log_request(const struct daemon_gen *g, struct conn *c,
-                      unsigned status, uint64_t bytes, bool aborted)
+void conn_log_request(const struct gen_conf *g, struct conn *c, unsigned status,
+                      uint64_t bytes, bool aborted)
 {
     struct served s = {
         .rq = &c->rq,
@@ -183,7 +183,7 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
 static enum MHD_Result answer(struct daemon *h, struct conn *c,
                               struct MHD_Connection *mc)
 {
-    const struct daemon_gen *g = live_get(h->gens);
+    const struct gen_conf *g = live_get(h->gens);
     struct reply rep;
     enum MHD_Result ret;
 
@@ -280,7 +280,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
         served_short_file(c->target, "connection closed");
         c->wire.short_file = false;
     }
-    const struct daemon_gen *g = live_get(h->gens);
+    const struct gen_conf *g = live_get(h->gens);
     if (g) {
         unsigned status = c->res.status;
         if (!status) {

@@ -35,9 +35,9 @@
 #include "respond/respond.h"
 #include "transport/conn/body.h"
 #include "transport/conn/date_cache.h"
+#include "transport/conn/gen_conf.h"
 #include "transport/conn/intake.h"
 #include "transport/conn/served.h"
-#include "transport/h1/daemon.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -637,7 +637,7 @@ out:
  */
 static void answer(struct h2_session *s, struct h2_stream *st)
 {
-    const struct daemon_gen *g = live_get(s->conf->gens);
+    const struct gen_conf *g = live_get(s->conf->gens);
     struct request *rq = &st->rq;
     unsigned bad = 0;
 
@@ -710,7 +710,7 @@ static void answer(struct h2_session *s, struct h2_stream *st)
  */
 static void stream_log(struct h2_session *s, struct h2_stream *st, bool whole)
 {
-    const struct daemon_gen *g = live_get(s->conf->gens);
+    const struct gen_conf *g = live_get(s->conf->gens);
 
     if (!g || !st->submitted)
         return;

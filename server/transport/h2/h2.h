@@ -91,7 +91,7 @@
 
 /*
  * struct h2_conf - borrowed for the life of every session made with it.
- * @gens:            the current struct daemon_gen (transport/h1/daemon.h)
+ * @gens:            the current struct gen_conf (transport/conn/gen_conf.h)
  * @max_streams:     SETTINGS_MAX_CONCURRENT_STREAMS (>= 1)
  * @max_header_list: bytes of a request head, as RFC 9113 6.5.2 counts them
  * @header_timeout:  s for the preface and for each request head; 0: none
