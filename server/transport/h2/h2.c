@@ -550,17 +550,23 @@ static ssize_t on_send(nghttp2_session *ng, const uint8_t *data, size_t len,
     return (ssize_t)len;
 }
 
-/* Fields a reply never carries over HTTP/2 (RFC 9113 8.2.2). */
-static bool connection_specific(const char *name)
+/* Fields a reply never carries over HTTP/2 (RFC 9113 8.2.2): @lower, @len
+ * bytes, in lower case. */
+static bool connection_specific(const char *lower, size_t len)
 {
-    static const char *const names[] = {"connection", "keep-alive",
-                                        "proxy-connection", "transfer-encoding",
-                                        "upgrade"};
-
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(name, names[i]) == 0)
-            return true;
-    return false;
+    switch (len) {
+    case 7:
+        return memcmp(lower, "upgrade", 7) == 0;
+    case 10:
+        return memcmp(lower, "connection", 10) == 0 ||
+               memcmp(lower, "keep-alive", 10) == 0;
+    case 16:
+        return memcmp(lower, "proxy-connection", 16) == 0;
+    case 17:
+        return memcmp(lower, "transfer-encoding", 17) == 0;
+    default:
+        return false;
+    }
 }
 
 static nghttp2_nv nv(const char *name, size_t name_len, const char *value)
@@ -607,10 +613,10 @@ static int submit(struct h2_session *s, struct h2_stream *st)
 
         if (!lower)
             goto out;
-        if (connection_specific(r->field[i].name))
-            continue;
         for (size_t k = 0; k <= len; k++)
             lower[k] = (char)tolower((unsigned char)r->field[i].name[k]);
+        if (connection_specific(lower, len))
+            continue;
         nva[n++] = nv(lower, len, r->field[i].value);
     }
     /* RFC 9110 8.6: none in 1xx and 204; a 304 says what a 200 would (and
