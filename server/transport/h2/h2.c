@@ -33,6 +33,7 @@
 #include "http/status.h"
 #include "observe/metrics.h"
 #include "respond/respond.h"
+#include "syntax/digits.h"
 #include "transport/conn/body.h"
 #include "transport/conn/date_cache.h"
 #include "transport/conn/gen_conf.h"
@@ -46,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -597,7 +597,7 @@ static int submit(struct h2_session *s, struct h2_stream *st)
     nghttp2_nv small[REPLY_FIELDS_INLINE + 3];
     nghttp2_nv *nva = small;
     size_t n = 0;
-    char status[4], length[24];
+    char status[4], length[DIGITS_U64_LEN];
     int rv = NGHTTP2_ERR_NOMEM;
 
     if (r->n_fields > REPLY_FIELDS_INLINE) {
@@ -605,7 +605,11 @@ static int submit(struct h2_session *s, struct h2_stream *st)
         if (!nva)
             return rv;
     }
-    snprintf(status, sizeof status, "%03u", r->status % 1000);
+    unsigned code = r->status % 1000;
+    status[0] = (char)('0' + code / 100);
+    status[1] = (char)('0' + code / 10 % 10);
+    status[2] = (char)('0' + code % 10);
+    status[3] = '\0';
     nva[n++] = nv(":status", 7, status);
     for (size_t i = 0; i < r->n_fields; i++) {
         size_t len = strlen(r->field[i].name);
@@ -623,7 +627,7 @@ static int submit(struct h2_session *s, struct h2_stream *st)
        nothing when that is not known before the end) */
     if (r->status >= 200 && r->status != 204 &&
         r->length != REPLY_LENGTH_UNKNOWN) {
-        snprintf(length, sizeof length, "%llu", (unsigned long long)r->length);
+        (void)digits_u64(length, r->length);
         nva[n++] = nv("content-length", 14, length);
     }
     nva[n++] = nv("date", 4, date_cache_text(time(NULL)));
