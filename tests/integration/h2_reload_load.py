@@ -36,6 +36,8 @@ Prints one line a URL, "URL name=count ...":
   min_drained      the fewest of one slot (a slot that stopped early
                    shows here)
   no_goaway        connections the server ended without a GOAWAY
+  unanswered       connections that ended (GOAWAY, the server's end, an
+                   error) without one answer
   after_mark       answered after SIGUSR1 (0 when none came)
   protocol_errors  frames python3-h2 refused
 then "note: ..." lines saying what the client saw where a stream was
@@ -68,7 +70,7 @@ NOTICE_ID = 2**31 - 1  # the shutdown notice's last-stream-id
 COUNTS = ("answered", "non2xx", "short", "refused", "reset", "lost",
           "stalled", "connections", "connect_errors", "goaways",
           "goaway_errors", "drained", "min_drained", "no_goaway",
-          "after_mark", "protocol_errors")
+          "unanswered", "after_mark", "protocol_errors")
 
 # python3-h2 (4.1) takes any GOAWAY for the connection's end: its state
 # machine goes to CLOSED and the frames of the streams the GOAWAY lets
@@ -130,6 +132,7 @@ class Slot(threading.Thread):
         self.authority = hostport
         self.n = dict.fromkeys(COUNTS, 0)
         self.conn_no = 0
+        self.answers = 0  # of the connection being served
 
     def run(self):
         while not self.run_.stop.is_set():
@@ -138,8 +141,11 @@ class Slot(threading.Thread):
                 self.n["connect_errors"] += 1
                 time.sleep(0.05)
                 continue
+            self.answers = 0
             try:
-                self.serve(sock)
+                if self.serve(sock) and not self.answers:
+                    self.n["unanswered"] += 1
+                    self.note("ended without one answer")
             except h2.exceptions.ProtocolError as e:
                 self.n["protocol_errors"] += 1
                 self.note(f"protocol error: {e!r}")
@@ -170,7 +176,8 @@ class Slot(threading.Thread):
         return sock
 
     def serve(self, sock):
-        """One connection, to its end; the counts of its streams."""
+        """One connection, to its end; the counts of its streams. True
+        when the server or an error ended it, False at the run's end."""
         n = self.n
         conn = Client()
         conn.initiate_connection()
@@ -195,13 +202,13 @@ class Slot(threading.Thread):
                     sock.sendall(out)
                 if stopping and not inflight:
                     if last is None:
-                        return  # the run's end: nothing left to wait for
+                        return False  # the run's end: nothing to wait for
                     left = goaway_at + DRAIN_S - time.monotonic()
                     if left <= 0:
                         self.note("the server did not end the connection "
                                   f"{DRAIN_S} s after its GOAWAY")
                         n["drained"] += 1
-                        return
+                        return True
                     sock.settimeout(left)
                 data = sock.recv(65536)
             except socket.timeout:
@@ -211,7 +218,7 @@ class Slot(threading.Thread):
                               f"{STALL_S} s: {self.seen(inflight, last)}")
                     if last is not None:
                         n["drained"] += 1
-                    return
+                    return True
                 continue
             except OSError as e:
                 data = e
@@ -230,7 +237,7 @@ class Slot(threading.Thread):
                         self.note(f"ended without a GOAWAY: {how}")
                 else:
                     n["drained"] += 1
-                return
+                return True
             for ev in conn.receive_data(data):
                 if isinstance(ev, h2.events.ResponseReceived):
                     st = inflight.get(ev.stream_id)
@@ -281,6 +288,7 @@ class Slot(threading.Thread):
             self.n["short"] += 1
         else:
             self.n["answered"] += 1
+            self.answers += 1
             mark = self.run_.mark
             if mark is not None and time.monotonic() >= mark:
                 self.n["after_mark"] += 1
