@@ -48,10 +48,11 @@ arguments, 77 without python3-h2.
 import argparse
 import signal
 import socket
-import ssl
 import sys
 import threading
 import time
+
+from h2_common import tls_h2
 
 try:
     import h2.config
@@ -159,18 +160,16 @@ class Slot(threading.Thread):
     def connect(self):
         try:
             sock = socket.create_connection((self.host, self.port), timeout=5)
-            if self.tls:
-                ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-                ctx.check_hostname = False
-                ctx.verify_mode = ssl.CERT_NONE
-                ctx.set_alpn_protocols(["h2"])
-                sock = ctx.wrap_socket(sock, server_hostname="localhost")
-                if sock.selected_alpn_protocol() != "h2":
-                    sock.close()
-                    raise OSError("ALPN did not choose h2")
         except OSError as e:
             self.note(f"connect: {e!r}")
             return None
+        if self.tls:
+            try:
+                sock = tls_h2(sock)
+            except (OSError, RuntimeError) as e:
+                sock.close()
+                self.note(f"TLS: {e!r}")
+                return None
         self.conn_no += 1
         self.n["connections"] += 1
         return sock
