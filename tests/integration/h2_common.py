@@ -49,6 +49,25 @@ def h2_client(window=None):
     return conn
 
 
+def tls_h2(raw):
+    """@raw, a connected socket, in TLS as beneath's clients hold it: SNI
+    localhost, the certificate not checked (--tls-self-signed), ALPN h2.
+    RuntimeError (the TLS socket closed) when the server chose otherwise;
+    @raw is the caller's to close when the handshake fails."""
+    import ssl
+
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2"])
+    s = ctx.wrap_socket(raw, server_hostname="localhost")
+    if s.selected_alpn_protocol() != "h2":
+        chose = s.selected_alpn_protocol()
+        s.close()
+        raise RuntimeError(f"ALPN chose {chose}")
+    return s
+
+
 def start_beneath(args, tmp, listeners, preexec_fn=None):
     """Run beneath as @args (its stderr in @tmp/err) until it says it
     listens on @listeners URLs: (process, stderr file, {scheme: URL}).
