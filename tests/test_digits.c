@@ -22,10 +22,10 @@ END_TEST
 
 START_TEST(decimal)
 {
-    static const uint64_t v[] = {0,          1,          9,
-                                 10,         99,         100,
-                                 1024,       4294967295u, 4294967296u,
-                                 UINT64_MAX - 1, UINT64_MAX};
+    static const uint64_t v[] = {
+        0,         1,    9,           10,          99,
+        100,       1024, 4294967295u, 4294967296u, UINT64_MAX - 1,
+        UINT64_MAX};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         char got[DIGITS_U64_LEN], want[32];
         size_t n = digits_u64(got, v[i]);

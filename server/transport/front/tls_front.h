@@ -27,6 +27,7 @@
 
 #include "tls/store.h"
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,6 +93,19 @@ int tls_front_tickets_init(void);
 void tls_front_tickets_free(void);
 
 /* tls_front_proto_of - what @ssl negotiated (after its handshake). */
+/*
+ * tls_front_err_clear - empty this thread's OpenSSL error queue, as an
+ * SSL_read or SSL_write needs it (SSL_get_error reads it), and as it is
+ * left after one failed. Peeked first: ERR_clear_error walks every slot of
+ * the queue, and an empty queue, the rule on the request path, needs
+ * nothing (it was 1.8% of an HTTPS 1 KiB request's samples, three calls).
+ */
+static inline void tls_front_err_clear(void)
+{
+    if (ERR_peek_error() != 0)
+        ERR_clear_error();
+}
+
 enum tls_front_proto tls_front_proto_of(const SSL *ssl);
 
 /* tls_front_version - "TLS1.2" or "TLS1.3" (the access log's names). */

@@ -44,6 +44,7 @@
 #include "transport/h1/wire.h"
 
 #include "common/mono.h"
+#include "transport/front/tls_front.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -317,7 +318,7 @@ static ssize_t tls_fail(struct wire_conn *w, int r)
 {
     int e = SSL_get_error(w->ssl, r);
 
-    ERR_clear_error();
+    tls_front_err_clear();
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
         errno = EAGAIN;
         return -1;
@@ -334,7 +335,7 @@ static ssize_t tls_recv(struct wire_conn *w, char *buf, size_t n)
     size_t got = 0;
     ssize_t r = 0;
 
-    ERR_clear_error();
+    tls_front_err_clear();
     while (got < n) {
         w->io->drained = false;
         int k = SSL_read(w->ssl, buf + got,
@@ -366,7 +367,7 @@ static ssize_t tls_send(struct wire_conn *w, const void *buf, size_t n)
 {
     size_t done = 0;
 
-    ERR_clear_error();
+    tls_front_err_clear();
     while (done < n) {
         size_t k = n - done < INT_MAX ? n - done : INT_MAX;
         int r = SSL_write(w->ssl, (const char *)buf + done, (int)k);

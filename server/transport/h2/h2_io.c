@@ -5,6 +5,8 @@
  */
 #include "transport/h2/h2_io.h"
 
+#include "transport/front/tls_front.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <openssl/err.h>
@@ -45,7 +47,7 @@ static ssize_t tls_fail(struct h2_tls *t, int r, bool reading)
 {
     int e = SSL_get_error(t->ssl, r);
 
-    ERR_clear_error();
+    tls_front_err_clear();
     if (e == SSL_ERROR_WANT_READ)
         return -EAGAIN;
     if (e == SSL_ERROR_WANT_WRITE) {
@@ -65,7 +67,7 @@ static ssize_t tls_read(void *arg, void *buf, size_t len)
     int k;
 
     t->want_write = false;
-    ERR_clear_error();
+    tls_front_err_clear();
     k = SSL_read(t->ssl, buf, len < INT_MAX ? (int)len : INT_MAX);
     return k > 0 ? k : tls_fail(t, k, true);
 }
@@ -81,7 +83,7 @@ static ssize_t tls_write(void *arg, const void *buf, size_t len)
     struct h2_tls *t = arg;
     int k;
 
-    ERR_clear_error();
+    tls_front_err_clear();
     k = SSL_write(t->ssl, buf, len < INT_MAX ? (int)len : INT_MAX);
     return k > 0 ? k : tls_fail(t, k, false);
 }
