@@ -11,7 +11,8 @@ one line per break.
   point one way and no two folders include each other; every folder of
   server/ may include syntax/ and common/;
 - inside server/transport/, a part's folder includes only the parts
-  TRANSPORT lists: conn/ (what every connection shares) none, h2/ no h1/;
+  TRANSPORT lists: conn/ (what every connection shares) none, front/
+  only conn/, h2/ no h1/;
 - syntax/ (what a configuration writes, parsed) includes only common/, and
   conf/ only syntax/, common/ and the resolver: neither includes server/
   (BESIDE);
@@ -49,14 +50,14 @@ LAYERS = {
     'precompress': {'http', 'files', 'runtime'},
 }
 # server/transport/'s parts -> the parts their files may include (besides
-# their own). conn/ is below the rest and h2/ knows nothing of
-# libmicrohttpd; the front and each protocol include each other: the front
-# reads through h1/wire.h's BIO and tells HTTP/2 by h2/h2_io.h's preface
-# check, h1/daemon.c starts the front and sets up HTTP/2 on it, and
-# h2/h2_front.c is a session on the front's loop
+# their own). conn/ is below the rest; the front knows no protocol engine
+# (its socket BIO and the HTTP/2 preface it tells apart are its own);
+# h2/ knows nothing of libmicrohttpd and is a session on the front's loop
+# (h2_front.c); h1/ is libmicrohttpd's glue on the front, and h1/daemon.c
+# also starts the front and HTTP/2 on it
 TRANSPORT = {
     'conn': set(),
-    'front': {'conn', 'h1', 'h2'},
+    'front': {'conn'},
     'h1': {'conn', 'front', 'h2'},
     'h2': {'conn', 'front'},
 }

@@ -16,7 +16,7 @@
  *        with OpenSSL's alert and a close
  *     -> by ALPN: "http/1.1", "http/1.0" or none: handed to libmicrohttpd
  *        (the socket itself; its reads and writes go through the SSL, see
- *        wire.h); "acme-tls/1": closed after the handshake (RFC 8737);
+ *        h1/wire.h); "acme-tls/1": closed after the handshake (RFC 8737);
  *        "h2" (with --http2 on): an HTTP/2 session on this loop
  *        (front_ops.h2: h2_front.c).
  *
@@ -39,8 +39,8 @@
 #ifndef BENEATH_TRANSPORT_FRONT_H
 #define BENEATH_TRANSPORT_FRONT_H
 
+#include "transport/front/sock_bio.h"
 #include "transport/front/tls_front.h"
-#include "transport/h1/wire.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -78,7 +78,7 @@ struct front_session {
 struct front_conn {
     int fd;
     SSL *ssl;                   /* the session; NULL on a plain connection */
-    struct wire_io io;          /* the socket under the SSL's BIO */
+    struct sock_io io;          /* the socket under the SSL's BIO */
     enum tls_front_proto proto; /* chosen by ALPN */
     const char *version;        /* "TLS1.3", once the handshake is done */
     int64_t accepted_ms; /* when accept4 returned, or a parked connection's

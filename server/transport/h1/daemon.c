@@ -281,7 +281,7 @@ static void *watchdog(void *arg)
                 continue;
             if ((d && now > d && h->conf->header_timeout) ||
                 (draining && idle && now - idle >= FRONT_DRAIN_IDLE_MS)) {
-                wire_shutdown_raw(c->fd, SHUT_RDWR);
+                shutdown(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
                 atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
             }
