@@ -14,7 +14,7 @@
 #include "runtime/live.h"
 #include "runtime/root.h"
 #include "transport/conn/gen_conf.h"
-#include "transport/h1/daemon.h"
+#include "transport/daemon.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -135,6 +135,14 @@ void front_conn_free(struct front_conn *fc)
     free(fc);
 }
 
+void front_conn_done(struct front *f, struct front_conn *fc)
+{
+    if (!fc)
+        return;
+    f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
+    front_conn_free(fc);
+}
+
 void front_abort_socket(int fd)
 {
     struct linger now = {.l_onoff = 1, .l_linger = 0};
