@@ -5,7 +5,7 @@
  * five calls renamed to wire_recv, wire_send, ... (mhd_tap.cmake checks it
  * calls nothing else that moves a socket's bytes); the log writer, libcurl
  * and the rest of the process call libc's, and the executable defines no
- * libc name. For a connection daemon.c attached, the tap looks at the
+ * libc name. For a connection h1.c attached, the tap looks at the
  * bytes (plain) or moves them through the connection's SSL (TLS), and
  * counts what went; for any other descriptor it is the system call.
  *
@@ -385,7 +385,7 @@ ssize_t wire_recv(int fd, void *buf, size_t n, int flags)
      * connection until a timeout. Without a whole request in these bytes,
      * report end of stream now (libmicrohttpd closes at once: half a
      * request can never complete); with one, let it be answered and close
-     * then (daemon.c, on completion). Not when scanning stopped at a
+     * then (h1.c, on completion). Not when scanning stopped at a
      * body or after a refused head: that request is answered at once and
      * the connection closed.
      */

@@ -51,7 +51,7 @@ struct wire_sent {
 /*
  * Per connection; owned by the daemon's connection state.
  *
- * Waiting between requests (daemon.c): @park_at set while libmicrohttpd's
+ * Waiting between requests (h1.c): @park_at set while libmicrohttpd's
  * timeout is short; if it closes the connection for that silence, the
  * close is a park: its shutdown is not done (@parked), and the socket goes
  * back to the front, which waits for the next request at the cost of a
