@@ -22,6 +22,7 @@
 #include "runtime/live.h"
 #include "tls_fixture.h"
 #include "transport/conn/gen_conf.h"
+#include "transport/front/preface.h"
 #include "transport/h2/h2.h"
 #include "transport/h2/h2_io.h"
 
@@ -748,7 +749,7 @@ START_TEST(no_preface)
         int fd = server_start(&v, &e, NULL, 1);
         int64_t t0 = h2_now_ms();
         if (half)
-            ck_assert_int_eq(send(fd, H2_PREFACE, 10, 0), 10);
+            ck_assert_int_eq(send(fd, PREFACE_H2, 10, 0), 10);
         char b[256];
         while (recv(fd, b, sizeof b, 0) > 0)
             ; /* the server's SETTINGS, then its end */
@@ -1083,29 +1084,29 @@ END_TEST
 struct preface_case {
     const char *bytes;
     size_t n;
-    enum h2_preface want;
+    enum preface want;
 };
 
 /* Cleartext: HTTP/2 with prior knowledge or HTTP/1.x, from the first
  * bytes alone. */
 static const struct preface_case prefaces[] = {
-    {H2_PREFACE, H2_PREFACE_LEN, H2_PREFACE_YES},
-    {H2_PREFACE "\x00\x00\x00\x04", H2_PREFACE_LEN + 4, H2_PREFACE_YES},
-    {"PRI * HTTP/2.0\r\n", 16, H2_PREFACE_MORE},
-    {"P", 1, H2_PREFACE_MORE},
-    {"", 0, H2_PREFACE_MORE},
-    {"POST / HTTP/1.1\r\n", 17, H2_PREFACE_NO},
-    {"GET / HTTP/1.1\r\n", 16, H2_PREFACE_NO},
-    {"PRI * HTTP/1.1\r\n\r\n", 18, H2_PREFACE_NO},
-    {"PRI * HTTP/2.0\r\n\r\nXX", 20, H2_PREFACE_NO},
-    {"\x16\x03\x01", 3, H2_PREFACE_NO}, /* TLS on a cleartext port */
+    {PREFACE_H2, PREFACE_H2_LEN, PREFACE_YES},
+    {PREFACE_H2 "\x00\x00\x00\x04", PREFACE_H2_LEN + 4, PREFACE_YES},
+    {"PRI * HTTP/2.0\r\n", 16, PREFACE_MORE},
+    {"P", 1, PREFACE_MORE},
+    {"", 0, PREFACE_MORE},
+    {"POST / HTTP/1.1\r\n", 17, PREFACE_NO},
+    {"GET / HTTP/1.1\r\n", 16, PREFACE_NO},
+    {"PRI * HTTP/1.1\r\n\r\n", 18, PREFACE_NO},
+    {"PRI * HTTP/2.0\r\n\r\nXX", 20, PREFACE_NO},
+    {"\x16\x03\x01", 3, PREFACE_NO}, /* TLS on a cleartext port */
 };
 
 LOOP_TEST(preface_case, prefaces)
 {
     const struct preface_case *t = &prefaces[_i];
 
-    ck_assert_int_eq(h2_preface_check(t->bytes, t->n), t->want);
+    ck_assert_int_eq(preface_check(t->bytes, t->n), t->want);
 }
 END_TEST
 

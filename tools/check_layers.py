@@ -11,7 +11,9 @@ one line per break.
   point one way and no two folders include each other; every folder of
   server/ may include syntax/ and common/;
 - inside server/transport/, a part's folder includes only the parts
-  TRANSPORT lists: conn/ (what every connection shares) none, h2/ no h1/;
+  TRANSPORT lists: conn/ (what every connection shares) none, front/
+  only conn/, h1/ and h2/ conn/ and front/; only the top of transport/
+  (TRANSPORT_TOP) includes every part, and no part includes it;
 - syntax/ (what a configuration writes, parsed) includes only common/, and
   conf/ only syntax/, common/ and the resolver: neither includes server/
   (BESIDE);
@@ -49,17 +51,20 @@ LAYERS = {
     'precompress': {'http', 'files', 'runtime'},
 }
 # server/transport/'s parts -> the parts their files may include (besides
-# their own). conn/ is below the rest and h2/ knows nothing of
-# libmicrohttpd; the front and each protocol include each other: the front
-# reads through h1/wire.h's BIO and tells HTTP/2 by h2/h2_io.h's preface
-# check, h1/daemon.c starts the front and sets up HTTP/2 on it, and
-# h2/h2_front.c is a session on the front's loop
+# their own). conn/ is below the rest; the front knows no protocol engine
+# (its socket BIO and the HTTP/2 preface it tells apart are its own, and
+# it hands connections over through struct front_ops); h1/ (libmicrohttpd)
+# and h2/ (libnghttp2) each know the front they are handed connections by
+# and conn/, not each other. The top of transport/ (TRANSPORT_TOP: the
+# daemon, daemon.c) puts them together and may include every part; no
+# part includes it.
 TRANSPORT = {
     'conn': set(),
-    'front': {'conn', 'h1', 'h2'},
-    'h1': {'conn', 'front', 'h2'},
+    'front': {'conn'},
+    'h1': {'conn', 'front'},
     'h2': {'conn', 'front'},
 }
+TRANSPORT_TOP = {'daemon.c', 'daemon.h'}
 # the folders beside server/ -> the folders their files may include (besides
 # their own; "resolver.h" and conf's own headers are named without a folder)
 BESIDE = {
@@ -156,8 +161,10 @@ def transport_part(f, text):
     TRANSPORT."""
     parts = f.split('/')
     if len(parts) == 3:
+        if parts[2] in TRANSPORT_TOP:
+            return []
         return [f'{f}: a source at the top of server/transport/ (put it in '
-                'its part\'s folder)']
+                'its part\'s folder, or name it in TRANSPORT_TOP)']
     part = parts[2]
     if part not in TRANSPORT:
         return [f'{f}: folder server/transport/{part}/ is not in '
@@ -165,6 +172,10 @@ def transport_part(f, text):
     errors = []
     for inc in LOCAL.findall(text):
         names = inc.split('/')
+        if len(names) == 2 and names[0] == 'transport':
+            errors.append(f'{f}: includes "{inc}": server/transport/{part}/ '
+                          'may not depend on the top of server/transport/')
+            continue
         if len(names) < 3 or names[0] != 'transport':
             continue
         if names[1] != part and names[1] not in TRANSPORT[part]:

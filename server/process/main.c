@@ -34,7 +34,7 @@
 #include "runtime/live.h"
 #include "runtime/root.h"
 #include "tls/keyless.h"
-#include "transport/h1/daemon.h"
+#include "transport/daemon.h"
 #include "transport/h1/metrics_server.h"
 #include "transport/h1/probe.h"
 

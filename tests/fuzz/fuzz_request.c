@@ -2,7 +2,7 @@
 /*
  * fuzz_request.c - whole requests: raw bytes sent over loopback to a
  * libmicrohttpd daemon running in this process with beneath's glue
- * (daemon.c, wire.c, respond.c, files/, http/), then the client's FIN.
+ * (daemon.c, h1.c, wire.c, respond.c, files/, http/), then the client's FIN.
  * Checks, besides the sanitizers: whatever comes back starts with a status
  * line, and nothing is answered after a head the framing scanner refuses
  * (a refused head ends the connection: no body becomes a request).
@@ -14,7 +14,7 @@
 #include "runtime/live.h"
 #include "runtime/root.h"
 #include "transport/conn/gen_conf.h"
-#include "transport/h1/daemon.h"
+#include "transport/daemon.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

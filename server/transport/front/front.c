@@ -20,7 +20,7 @@
 #include "transport/front/front.h"
 
 #include "common/mono.h"
-#include "transport/h2/h2_io.h"
+#include "transport/front/preface.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +133,14 @@ void front_conn_free(struct front_conn *fc)
         return;
     SSL_free(fc->ssl); /* and its BIO */
     free(fc);
+}
+
+void front_conn_done(struct front *f, struct front_conn *fc)
+{
+    if (!fc)
+        return;
+    f->ops->release(f->arg, (const struct sockaddr *)&fc->addr, fc->addrlen);
+    front_conn_free(fc);
 }
 
 void front_abort_socket(int fd)
@@ -253,6 +261,16 @@ static int watch(struct front_loop *l, struct front_conn *fc, uint32_t events)
     return 0;
 }
 
+/*
+ * Whether the front can hold @fd: below its hand-off table's size
+ * (RLIMIT_NOFILE at its start, 2^20 at most; the byte tap's table has the
+ * same bound, wire_init). Beyond it a connection is refused.
+ */
+static bool fits(const struct front *f, int fd)
+{
+    return fd >= 0 && (size_t)fd < f->n_handoff;
+}
+
 static void preface(struct front_loop *l, struct front_conn *fc,
                     uint32_t events);
 static void to_http1(struct front_loop *l, struct front_conn *fc);
@@ -268,7 +286,7 @@ static void adopt(struct front_loop *l, int fd,
     struct front_conn *fc = NULL;
     BIO *bio = NULL;
 
-    if (!wire_fits(fd) ||
+    if (!fits(f, fd) ||
         !f->ops->admit(f->arg, (const struct sockaddr *)sa, len)) {
         close(fd);
         return;
@@ -305,7 +323,7 @@ static void adopt(struct front_loop *l, int fd,
     fc->state = ST_PEEK;
     fc->deadline = fc->accepted_ms + 1000 * (int64_t)f->conf->handshake_limit;
     fc->ssl = tls_store_new_ssl(f->conf->store);
-    bio = fc->ssl ? wire_bio(&fc->io) : NULL;
+    bio = fc->ssl ? sock_bio(&fc->io) : NULL;
     if (!bio)
         goto out_refuse;
     SSL_set_bio(fc->ssl, bio, bio); /* the SSL owns the BIO */
@@ -380,7 +398,7 @@ static void preface(struct front_loop *l, struct front_conn *fc,
                     uint32_t events)
 {
     struct front *f = l->f;
-    char b[H2_PREFACE_LEN];
+    char b[PREFACE_H2_LEN];
     ssize_t n;
 
     do
@@ -392,17 +410,17 @@ static void preface(struct front_loop *l, struct front_conn *fc,
         drop(l, fc); /* closed or reset before a byte */
         return;
     }
-    switch (h2_preface_check(b, (size_t)n)) {
-    case H2_PREFACE_NO:
+    switch (preface_check(b, (size_t)n)) {
+    case PREFACE_NO:
         to_http1(l, fc);
         return;
-    case H2_PREFACE_MORE:
+    case PREFACE_MORE:
         if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
             drop(l, fc);
             return;
         }
         goto wait;
-    case H2_PREFACE_YES:
+    case PREFACE_YES:
         break;
     }
     if (!fc->watched && watch(l, fc, EPOLLIN) != 0) {
@@ -499,7 +517,7 @@ static void plain(struct front_loop *l, struct front_conn *fc)
         ;
     ssize_t sent = sendto(fc->fd, https_port_reply, sizeof https_port_reply - 1,
                           MSG_NOSIGNAL | MSG_DONTWAIT, NULL, 0);
-    (void)wire_shutdown_raw(fc->fd, SHUT_WR);
+    (void)shutdown(fc->fd, SHUT_WR);
     l->f->ops->handshake(l->f->arg, false);
     l->f->ops->plain(l->f->arg, fc,
                      sent == (ssize_t)sizeof https_port_reply - 1);
@@ -542,7 +560,7 @@ static void finish(struct front_loop *l, struct front_conn *fc)
     fc->session->end(fc);
     fc->session = NULL;
     fc->state = ST_LINGER;
-    if (wire_shutdown_raw(fc->fd, SHUT_WR) != 0 ||
+    if (shutdown(fc->fd, SHUT_WR) != 0 ||
         want(l, fc, EPOLLIN | EPOLLRDHUP) != 0) {
         drop(l, fc);
         return;
@@ -562,7 +580,7 @@ int front_park(struct front *f, struct front_conn *fc, int fd, int64_t deadline)
 
     pthread_mutex_lock(&l->mail_lock);
     if (l->mail_closed || atomic_load(&f->phase) == PHASE_STOP ||
-        !wire_fits(fd)) {
+        !fits(f, fd)) {
         err = -ESHUTDOWN;
     } else {
         fc->fd = fc->io.fd = fd;

@@ -16,7 +16,7 @@
  *        with OpenSSL's alert and a close
  *     -> by ALPN: "http/1.1", "http/1.0" or none: handed to libmicrohttpd
  *        (the socket itself; its reads and writes go through the SSL, see
- *        wire.h); "acme-tls/1": closed after the handshake (RFC 8737);
+ *        h1/wire.h); "acme-tls/1": closed after the handshake (RFC 8737);
  *        "h2" (with --http2 on): an HTTP/2 session on this loop
  *        (front_ops.h2: h2_front.c).
  *
@@ -39,8 +39,8 @@
 #ifndef BENEATH_TRANSPORT_FRONT_H
 #define BENEATH_TRANSPORT_FRONT_H
 
+#include "transport/front/sock_bio.h"
 #include "transport/front/tls_front.h"
-#include "transport/h1/wire.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -78,7 +78,7 @@ struct front_session {
 struct front_conn {
     int fd;
     SSL *ssl;                   /* the session; NULL on a plain connection */
-    struct wire_io io;          /* the socket under the SSL's BIO */
+    struct sock_io io;          /* the socket under the SSL's BIO */
     enum tls_front_proto proto; /* chosen by ALPN */
     const char *version;        /* "TLS1.3", once the handshake is done */
     int64_t accepted_ms; /* when accept4 returned, or a parked connection's
@@ -103,11 +103,12 @@ struct front_conn {
 };
 
 /*
- * struct front_ops - what the front asks of the daemon; @arg is passed
- * back. Each runs on a loop thread.
+ * struct front_ops - what the front asks of the daemon (transport/daemon.c);
+ * @arg is passed back. Each runs on a loop thread, but @release.
  * @admit:     may this peer connect? If so, it is counted as open.
- * @release:   a connection from @sa the front admitted ends in the front
- *             (never handed over, or the hand-off failed).
+ * @release:   a connection from @sa the front admitted ends: in the front
+ *             (never handed over, or the hand-off failed), or where it was
+ *             handed (front_conn_done, on that thread).
  * @handshake: a TLS handshake ended, @ok or failed (metrics).
  * @plain:     plain HTTP came to a TLS port and was answered 400 (its log
  *             line; @whole: the answer went whole).
@@ -210,7 +211,7 @@ void front_conn_deadline(struct front_conn *fc, int64_t ms);
 
 /*
  * front_park - an HTTP/1.1 connection libmicrohttpd let go while it waits
- * for its next request (daemon.c) comes back to the front, on @fd (a
+ * for its next request (h1/h1.c) comes back to the front, on @fd (a
  * descriptor of its own: libmicrohttpd closes the one it had): its loop
  * watches it, at the cost of @fc alone (over TLS the SSL's buffers are
  * released), hands it to libmicrohttpd again when bytes come (accepted_ms
@@ -226,12 +227,19 @@ int front_park(struct front *f, struct front_conn *fc, int fd,
                int64_t deadline);
 
 /* Draining, a connection that waits for a request is closed once it has
- * waited this long (ms; in libmicrohttpd, daemon.c), or this long after the
+ * waited this long (ms; in libmicrohttpd, h1/h1.c), or this long after the
  * drain (parked in the front). */
 #define FRONT_DRAIN_IDLE_MS 5000
 
 /* front_conn_free - release @fc and its SSL; not its socket. NULL ok. */
 void front_conn_free(struct front_conn *fc);
+
+/*
+ * front_conn_done - a connection handed over (front_take) ends where it
+ * was served: the front's @release for its peer, then front_conn_free.
+ * Before its socket closes. NULL is allowed.
+ */
+void front_conn_done(struct front *f, struct front_conn *fc);
 
 /* The text of the 400 to plain HTTP on a TLS port (tests look for it). */
 #define FRONT_HTTPS_PORT_TEXT "This is an HTTPS port: use https:// URLs.\n"

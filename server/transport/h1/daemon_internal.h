@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon_internal.h - what daemon.c (daemons, connections, the header
- * watchdog) and daemon_request.c (one request: the handler, its log line)
- * share: the per-connection state and the daemon it belongs to.
+ * daemon_internal.h - what h1.c (libmicrohttpd's daemon, connections, the
+ * header watchdog) and daemon_request.c (one request: the handler, its log
+ * line) share: the per-connection state and the struct h1 it belongs to.
  */
 #ifndef BENEATH_TRANSPORT_H1_DAEMON_INTERNAL_H
 #define BENEATH_TRANSPORT_H1_DAEMON_INTERNAL_H
@@ -12,10 +12,8 @@
 #include "http/request.h"
 #include "transport/conn/gen_conf.h"
 #include "transport/front/front.h"
-#include "transport/front/peer_count.h"
-#include "transport/h1/daemon.h"
+#include "transport/h1/h1.h"
 #include "transport/h1/wire.h"
-#include "transport/h2/h2.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -28,7 +26,7 @@
 struct conn {
     struct conn *prev, *next;   /* in http.conns, under http.lock */
     struct MHD_Connection *mc;  /* libmicrohttpd's connection */
-    struct daemon *h;           /* the daemon it belongs to */
+    struct h1 *h;               /* the daemon it belongs to */
     int fd;                     /* libmicrohttpd's: only ever shutdown() */
     _Atomic int64_t deadline;   /* ms to have the headers by; 0: none */
     _Atomic int64_t idle_since; /* ms: no request under way since; 0: one is */
@@ -61,27 +59,14 @@ struct conn {
 
 /* conn_parking - whether waiting connections are parked: not when
  * --timeout ends them as soon. */
-static inline bool conn_parking(const struct daemon_conf *conf)
+static inline bool conn_parking(const struct h1_conf *conf)
 {
     return !conf->timeout || conf->timeout > CONN_PARK_S;
 }
 
-struct daemon {
-    const struct daemon_conf *conf;
-    struct live *gens; /* of struct gen_conf */
-    struct root *root;
-    struct front *front;        /* accepts every connection */
+struct h1 {
+    const struct h1_conf *conf;
     struct MHD_Daemon *fronted; /* takes the front's HTTP/1.x connections */
-    struct front_conf front_conf;
-    struct peer_count *peers; /* the front's connections per address */
-    struct h2_conf h2_conf;   /* of every HTTP/2 session on the front */
-    atomic_uint in_flight;
-    atomic_uint h2_files; /* HTTP/2 streams holding a pooled file slot */
-    atomic_bool draining; /* accepting no more; replies close, idle
-                             connections are closed */
-    atomic_uint n_conns;  /* open connections, all daemons */
-    atomic_uint parks;    /* connections parked, or HTTP/2 sessions that
-                             began to wait, since the last trim */
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -109,7 +94,7 @@ void conn_forget(struct conn *c);
  * raw target. */
 void *conn_uri_log(void *cls, const char *uri, struct MHD_Connection *mc);
 
-/* conn_handler - the MHD_AccessHandlerCallback (@cls: struct daemon). */
+/* conn_handler - the MHD_AccessHandlerCallback (@cls: struct h1). */
 enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
                              const char *url, const char *method,
                              const char *version, const char *upload_data,

@@ -3,7 +3,7 @@
  * daemon_request.c - one request on a connection, libmicrohttpd's callbacks
  * from its raw target to its access log line.
  *
- * Every request on a connection reuses its struct conn (daemon.c), so a
+ * Every request on a connection reuses its struct conn (h1.c), so a
  * request costs no malloc unless its strings outgrow the connection's
  * buffer. The raw request-target is captured in URI_LOG_CALLBACK
  * (libmicrohttpd's url argument is unescaped and cut at %00), and the
@@ -94,7 +94,7 @@ static void under_way(struct conn *c)
 /*
  * @c (on @mc) waits for a request from now on: parked if it waits
  * CONN_PARK_S (libmicrohttpd's timeout for it, the daemon's own; a slow
- * request had --timeout, daemon.c).
+ * request had --timeout, h1.c).
  */
 static void wait_next(struct conn *c, struct MHD_Connection *mc)
 {
@@ -180,10 +180,10 @@ static unsigned read_request(struct conn *c, struct MHD_Connection *mc,
  * Answer the request on @c: respond() decides, the reply is queued; its
  * log line comes when it is over (conn_completed).
  */
-static enum MHD_Result answer(struct daemon *h, struct conn *c,
+static enum MHD_Result answer(struct h1 *h, struct conn *c,
                               struct MHD_Connection *mc)
 {
-    const struct gen_conf *g = live_get(h->gens);
+    const struct gen_conf *g = live_get(h->conf->gens);
     struct reply rep;
     enum MHD_Result ret;
 
@@ -194,7 +194,7 @@ static enum MHD_Result answer(struct daemon *h, struct conn *c,
     else
         respond(&c->rq, &g->respond, &rep);
     c->res = rep.res;
-    ret = reply_queue(mc, &rep, atomic_load(&h->draining));
+    ret = reply_queue(mc, &rep, atomic_load(h->conf->draining));
     if (ret == MHD_NO)
         c->res.status = 0; /* nothing went out: the connection closes */
     reply_release(&rep);
@@ -206,7 +206,7 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
                              const char *version, const char *upload_data,
                              size_t *upload_data_size, void **con_cls)
 {
-    struct daemon *h = cls;
+    struct h1 *h = cls;
     struct conn *c = *con_cls;
 
     (void)url;
@@ -222,7 +222,7 @@ enum MHD_Result conn_handler(void *cls, struct MHD_Connection *mc,
         atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
         c->start_ns = mono_ns();
         atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
-        atomic_fetch_add(&h->in_flight, 1);
+        atomic_fetch_add(h->conf->in_flight, 1);
         bool body;
         c->bad = read_request(c, mc, method, version, &body);
         /*
@@ -271,7 +271,7 @@ static bool reply_whole(const struct conn *c,
 void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
                     enum MHD_RequestTerminationCode toe)
 {
-    struct daemon *h = cls;
+    struct h1 *h = cls;
     struct conn *c = *con_cls;
 
     if (!c)
@@ -280,7 +280,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
         served_short_file(c->target, "connection closed");
         c->wire.short_file = false;
     }
-    const struct gen_conf *g = live_get(h->gens);
+    const struct gen_conf *g = live_get(h->conf->gens);
     if (g) {
         unsigned status = c->res.status;
         if (!status) {
@@ -294,7 +294,7 @@ void conn_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
     }
     wire_sent_reset(&c->wire);
     if (c->started)
-        atomic_fetch_sub(&h->in_flight, 1);
+        atomic_fetch_sub(h->conf->in_flight, 1);
     c->started = false;
     /*
      * The client's end of stream arrived with this request: nothing more

@@ -5,7 +5,7 @@
  * libmicrohttpd gives each connection a pool of --max-header-size + 4 KiB
  * (the request head, the reply's), zeroed whole after every request, so
  * every page of it is resident while the connection lives. Taken from the
- * heap, a pool freed when a connection closes or is parked (daemon.c)
+ * heap, a pool freed when a connection closes or is parked (h1.c)
  * leaves its pages resident for the heap to reuse; those of a burst of
  * connections that then wait stay resident for good. Its memorypool.o is
  * linked with malloc and free renamed to these (transport/h1/mhd_tap.cmake):

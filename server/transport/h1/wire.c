@@ -5,7 +5,7 @@
  * five calls renamed to wire_recv, wire_send, ... (mhd_tap.cmake checks it
  * calls nothing else that moves a socket's bytes); the log writer, libcurl
  * and the rest of the process call libc's, and the executable defines no
- * libc name. For a connection daemon.c attached, the tap looks at the
+ * libc name. For a connection h1.c attached, the tap looks at the
  * bytes (plain) or moves them through the connection's SSL (TLS), and
  * counts what went; for any other descriptor it is the system call.
  *
@@ -24,8 +24,9 @@
  * as "the socket is empty" and then waits for the next edge. An SSL reads
  * ahead and may hold a record or its plaintext that no edge will announce.
  * So a TLS read goes on (SSL_read after SSL_read) until the buffer is
- * full, or the socket was left empty by the last read (wire_io.drained)
- * with nothing held in the SSL: a short answer is then true.
+ * full, or the socket was left empty by the last read (struct sock_io's
+ * drained, front/sock_bio.h) with nothing held in the SSL: a short answer
+ * is then true.
  *
  * TLS writes: each send becomes one SSL_write (with SSL_MODE_ENABLE_
  * PARTIAL_WRITE, counting whole records); sendmsg gathers its pieces first
@@ -86,18 +87,19 @@ void wire_free(void)
     table = NULL;
 }
 
-bool wire_fits(int fd)
+/* Whether @fd can be attached (below wire_init's @max_fd). */
+static bool fits(int fd)
 {
     return fd >= 0 && (size_t)fd < n_fd;
 }
 
-void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct wire_io *io)
+void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct sock_io *io)
 {
     memset(w, 0, sizeof *w);
     framing_scan_init(&w->scan);
     w->ssl = ssl;
     w->io = io;
-    if (wire_fits(fd))
+    if (fits(fd))
         atomic_store_explicit(&by_fd[fd], w, memory_order_release);
 }
 
@@ -105,20 +107,15 @@ void wire_detach(int fd, struct wire_conn *w)
 {
     struct wire_conn *want = w;
 
-    if (wire_fits(fd))
+    if (fits(fd))
         atomic_compare_exchange_strong(&by_fd[fd], &want, NULL);
 }
 
 static struct wire_conn *lookup(int fd)
 {
-    if (!wire_fits(fd))
+    if (!fits(fd))
         return NULL;
     return atomic_load_explicit(&by_fd[fd], memory_order_acquire);
-}
-
-int wire_shutdown_raw(int fd, int how)
-{
-    return shutdown(fd, how);
 }
 
 /* ---- what went out ------------------------------------------------------- */
@@ -223,91 +220,6 @@ static char *block(void)
             b = NULL;
         }
     }
-    return b;
-}
-
-/* ---- the BIO under a handed-over SSL ------------------------------------- */
-
-static BIO_METHOD *bio_method;
-static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
-
-static int bio_read(BIO *b, char *buf, int len)
-{
-    struct wire_io *io = BIO_get_data(b);
-    ssize_t n = recvfrom(io->fd, buf, (size_t)len, 0, NULL, NULL);
-
-    BIO_clear_retry_flags(b);
-    if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-            BIO_set_retry_read(b);
-            io->drained = true;
-        }
-        return -1;
-    }
-    if (n == 0)
-        BIO_set_flags(b, BIO_FLAGS_IN_EOF);
-    /* a stream socket that gave less than asked is empty now */
-    if (n < len)
-        io->drained = true;
-    return (int)n;
-}
-
-static int bio_write(BIO *b, const char *buf, int len)
-{
-    struct wire_io *io = BIO_get_data(b);
-    ssize_t n = sendto(io->fd, buf, (size_t)len, MSG_NOSIGNAL, NULL, 0);
-
-    BIO_clear_retry_flags(b);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        BIO_set_retry_write(b);
-    return (int)n;
-}
-
-static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
-{
-    (void)num;
-    (void)ptr;
-    switch (cmd) {
-    case BIO_CTRL_FLUSH:
-        return 1;
-    case BIO_CTRL_EOF:
-        /* OpenSSL tells an end of stream from an error by it */
-        return BIO_test_flags(b, BIO_FLAGS_IN_EOF) != 0;
-    default:
-        return 0;
-    }
-}
-
-static int bio_create(BIO *b)
-{
-    BIO_set_init(b, 1);
-    return 1;
-}
-
-static void bio_method_make(void)
-{
-    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK |
-                                     BIO_TYPE_DESCRIPTOR,
-                                 "beneath wire");
-
-    if (m && BIO_meth_set_read(m, bio_read) == 1 &&
-        BIO_meth_set_write(m, bio_write) == 1 &&
-        BIO_meth_set_ctrl(m, bio_ctrl) == 1 &&
-        BIO_meth_set_create(m, bio_create) == 1) {
-        bio_method = m;
-        return;
-    }
-    BIO_meth_free(m);
-}
-
-BIO *wire_bio(struct wire_io *io)
-{
-    BIO *b;
-
-    pthread_once(&bio_once, bio_method_make);
-    if (!bio_method || !(b = BIO_new(bio_method)))
-        return NULL;
-    BIO_set_data(b, io);
     return b;
 }
 
@@ -474,7 +386,7 @@ ssize_t wire_recv(int fd, void *buf, size_t n, int flags)
      * connection until a timeout. Without a whole request in these bytes,
      * report end of stream now (libmicrohttpd closes at once: half a
      * request can never complete); with one, let it be answered and close
-     * then (daemon.c, on completion). Not when scanning stopped at a
+     * then (h1.c, on completion). Not when scanning stopped at a
      * body or after a refused head: that request is answered at once and
      * the connection closed.
      */
@@ -611,7 +523,7 @@ static int shut(int fd, struct wire_conn *w, int how)
         (void)SSL_shutdown(w->ssl);
         ERR_clear_error();
     }
-    return wire_shutdown_raw(fd, how);
+    return shutdown(fd, how);
 }
 
 /*

@@ -24,6 +24,7 @@
 #define BENEATH_TRANSPORT_H1_WIRE_H
 
 #include "http/framing.h"
+#include "transport/front/sock_bio.h"
 
 #include <openssl/ssl.h>
 #include <stdatomic.h>
@@ -32,16 +33,6 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
-
-/*
- * struct wire_io - the socket under an SSL of the tap (tls_bio): whether
- * the last read left the socket empty (a short read), so the tap knows
- * when libmicrohttpd may wait for the next readiness event.
- */
-struct wire_io {
-    int fd;
-    bool drained;
-};
 
 /*
  * struct wire_sent - what of the current response went to the connection:
@@ -60,7 +51,7 @@ struct wire_sent {
 /*
  * Per connection; owned by the daemon's connection state.
  *
- * Waiting between requests (daemon.c): @park_at set while libmicrohttpd's
+ * Waiting between requests (h1.c): @park_at set while libmicrohttpd's
  * timeout is short; if it closes the connection for that silence, the
  * close is a park: its shutdown is not done (@parked), and the socket goes
  * back to the front, which waits for the next request at the cost of a
@@ -73,7 +64,7 @@ struct wire_sent {
 struct wire_conn {
     struct framing_scan scan; /* plaintext request heads */
     SSL *ssl;                 /* TLS: the front's session, else NULL */
-    struct wire_io *io;       /* its socket (TLS) */
+    struct sock_io *io;       /* its socket (TLS) */
     struct wire_sent sent;    /* the current response's bytes written */
     int64_t park_at; /* ms (CLOCK_MONOTONIC_COARSE): a close from then on
                         parks; 0: it closes */
@@ -98,15 +89,12 @@ int wire_init(size_t max_fd);
 /* wire_free - release the table; no connection may be attached. */
 void wire_free(void);
 
-/* wire_fits - whether @fd can be attached (below wire_init's @max_fd). */
-bool wire_fits(int fd);
-
 /*
  * wire_attach - scan connection @fd from now on into @w (initialised here);
  * with @ssl (borrowed, @io its socket), read and write through it. Called
  * on the connection's thread before libmicrohttpd reads from it.
  */
-void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct wire_io *io);
+void wire_attach(int fd, struct wire_conn *w, SSL *ssl, struct sock_io *io);
 
 /* wire_detach - stop scanning @fd if it is still @w's. */
 void wire_detach(int fd, struct wire_conn *w);
@@ -129,12 +117,6 @@ void wire_sent_reset(struct wire_conn *w);
 void wire_unpark(int fd, struct wire_conn *w);
 
 /*
- * wire_shutdown_raw - shutdown(2) itself, not the tap's (which would speak
- * TLS): for a thread that does not own the connection (the watchdog).
- */
-int wire_shutdown_raw(int fd, int how);
-
-/*
  * libmicrohttpd's socket calls (its archive calls these instead of libc's),
  * each with the system call's contract: on an attached connection,
  * wire_recv scans what it reads (and over TLS reads plaintext from the
@@ -147,12 +129,5 @@ ssize_t wire_send(int fd, const void *buf, size_t n, int flags);
 ssize_t wire_sendmsg(int fd, const struct msghdr *msg, int flags);
 ssize_t wire_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count);
 int wire_shutdown(int fd, int how);
-
-/*
- * wire_bio - a BIO for an SSL over the socket of @io (borrowed: it must
- * outlive the BIO): plain recvfrom/sendto, recording in @io->drained
- * whether a read emptied the socket. NULL when out of memory.
- */
-BIO *wire_bio(struct wire_io *io);
 
 #endif

@@ -59,10 +59,6 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-/* The client preface every HTTP/2 connection begins with (RFC 9113 3.4). */
-#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-#define H2_PREFACE_LEN 24
-
 #define H2_MAX_STREAMS_DEFAULT 100
 #define H2_MAX_CONTINUATIONS 8
 /* Streams of one connection holding a file at once (one of its own, the

@@ -3,7 +3,7 @@
  * h2_front.h - an HTTP/2 session (h2.h) served on the TLS front's loop
  * (front.h): what a daemon's front_ops.h2 does with a connection that
  * chose "h2" by ALPN, or, on a cleartext listener the front serves, began
- * with the prior-knowledge preface (h2_preface_check).
+ * with the prior-knowledge preface (front/preface.h).
  */
 #ifndef BENEATH_TRANSPORT_H2_H2_FRONT_H
 #define BENEATH_TRANSPORT_H2_H2_FRONT_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * h2_io.c - an HTTP/2 session's bytes through a socket or an SSL, and the
- * cleartext preface (h2_io.h).
+ * h2_io.c - an HTTP/2 session's bytes through a socket or an SSL
+ * (h2_io.h).
  */
 #include "transport/h2/h2_io.h"
 
@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <openssl/err.h>
-#include <string.h>
 #include <sys/socket.h>
 
 static ssize_t socket_read(void *arg, void *buf, size_t len)
@@ -91,13 +90,4 @@ static ssize_t tls_write(void *arg, const void *buf, size_t len)
 struct h2_io h2_io_tls(struct h2_tls *t)
 {
     return (struct h2_io){tls_read, tls_write, t};
-}
-
-enum h2_preface h2_preface_check(const void *buf, size_t n)
-{
-    size_t k = n < H2_PREFACE_LEN ? n : H2_PREFACE_LEN;
-
-    if (memcmp(buf, H2_PREFACE, k) != 0)
-        return H2_PREFACE_NO;
-    return k == H2_PREFACE_LEN ? H2_PREFACE_YES : H2_PREFACE_MORE;
 }

@@ -2,8 +2,7 @@
 /*
  * h2_io.h - the ways an HTTP/2 session's bytes come and go (struct h2_io,
  * transport/h2/h2.h): a plain socket (HTTP/2 with prior knowledge on a
- * cleartext listener) or the TLS front's SSL after ALPN chose "h2"; and
- * how a cleartext connection is known to be HTTP/2 at all.
+ * cleartext listener) or the TLS front's SSL after ALPN chose "h2".
  *
  * Both readers go on until the source is empty, as h2_session_event
  * needs: a short read is never taken for "empty". With an SSL that reads
@@ -38,19 +37,5 @@ struct h2_io h2_io_socket(int *fd);
 
 /* h2_io_tls - reads and writes through @t->ssl (SSL_read, SSL_write). */
 struct h2_io h2_io_tls(struct h2_tls *t);
-
-enum h2_preface {
-    H2_PREFACE_NO,   /* not HTTP/2: HTTP/1.x, or anything else */
-    H2_PREFACE_MORE, /* all @n bytes begin the preface: read on */
-    H2_PREFACE_YES,  /* the 24 bytes of the preface (RFC 9113 3.4) */
-};
-
-/*
- * h2_preface_check - what the first @n bytes a cleartext connection sent
- * say: whether it is HTTP/2 with prior knowledge ("PRI * HTTP/2.0..."),
- * HTTP/1.x, or too few to tell. The bytes are only looked at (MSG_PEEK):
- * the session reads the preface itself.
- */
-enum h2_preface h2_preface_check(const void *buf, size_t n);
 
 #endif

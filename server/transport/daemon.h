@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon.h - the libmicrohttpd daemons: one per listening socket.
+ * daemon.h - the transport: every listening socket served by the front,
+ * HTTP/1.x by libmicrohttpd and HTTP/2 on the front's loops (daemon.c).
  */
-#ifndef BENEATH_TRANSPORT_H1_DAEMON_H
-#define BENEATH_TRANSPORT_H1_DAEMON_H
+#ifndef BENEATH_TRANSPORT_DAEMON_H
+#define BENEATH_TRANSPORT_DAEMON_H
 
 #include "runtime/live.h"
 #include "runtime/root.h"
@@ -35,13 +36,13 @@ struct daemon_conf {
 struct daemon;
 
 /*
- * daemon_new - start one daemon per plain listening socket in @fds (bound
- * and listening; ownership passes to the daemons, which close them when
- * stopped) with the worker pool, limits and header watchdog of @conf.
- * @tls (NULL: none) marks the HTTPS ones: those go to the TLS front
- * (front.c, its loops sized like the pool), which hands what it accepted
- * and handshook to one more daemon without a listening socket; their
- * certificates are @conf->tls's.
+ * daemon_new - serve the listening sockets @fds (bound and listening;
+ * ownership passes: closed when stopped) with the limits of @conf: the
+ * front (front/front.c, its loops sized like the pool) accepts and admits
+ * every connection, hands HTTP/1.x to a libmicrohttpd daemon without a
+ * listening socket (h1/h1.c, with the header watchdog) and, with
+ * @conf->http2, serves HTTP/2 on its loops (h2/h2_front.c). @tls (NULL:
+ * none) marks the https:// ones; their certificates are @conf->tls's.
  * @gens holds the current struct gen_conf (transport/conn/gen_conf.h); each
  * worker thread takes its generation from it between requests.
  * @conf, @gens and @root are borrowed and must outlive the server.

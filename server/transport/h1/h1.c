@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * daemon.c - libmicrohttpd glue: daemons, their logger, per-connection
+ * h1.c - libmicrohttpd glue (h1.h): its daemon, its logger, per-connection
  * state and the header watchdog; a request on a connection is
  * daemon_request.c's.
  *
@@ -32,18 +32,18 @@
  * shutdown, not close: the fd stays libmicrohttpd's, which then sees EOF
  * and cleans up.
  *
- * HTTPS (and, with --http2 on, plain HTTP: the front tells HTTP/2 by its
- * preface from HTTP/1.x): the TLS front (front.c) accepts and handshakes; a
- * connection that chose HTTP/1.1 comes to the one daemon without a listening
- * socket through MHD_add_connection, its struct front_conn (the SSL) with it,
- * and counts from its accept: the deadline of its first headers too.
+ * Every connection comes from the front (front.c: accepted, admitted, and
+ * over TLS handshaken; told from HTTP/2 by ALPN or its first bytes): one
+ * that is HTTP/1.x comes to the one daemon without a listening socket
+ * through MHD_add_connection, its struct front_conn (the SSL) with it, and
+ * counts from its accept: the deadline of its first headers too.
  */
-#include "access/access.h"
+#include "transport/h1/h1.h"
+
 #include "http/status.h"
 #include "runtime/bgthread.h"
 #include "transport/h1/daemon_internal.h"
 #include "transport/h1/mhd_pool.h"
-#include "transport/h2/h2_front.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,7 +61,7 @@
 
 static atomic_bool serving;
 
-void daemon_started(void)
+void h1_started(void)
 {
     atomic_store(&serving, true);
 }
@@ -119,14 +119,12 @@ static size_t unescape_none(void *cls, struct MHD_Connection *c, char *s)
     return strlen(s);
 }
 
-static void front_release(void *arg, const struct sockaddr *sa, socklen_t len);
-
 /*
  * @c's close was a park (wire.h): a descriptor of its socket and its
  * struct front_conn go to the front, which waits for the next request
  * until --timeout after the last reply. False: it closes after all.
  */
-static bool park(struct daemon *h, struct conn *c)
+static bool park(struct h1 *h, struct conn *c)
 {
     int64_t idle = atomic_load(&c->idle_since);
     int fd;
@@ -136,31 +134,22 @@ static bool park(struct daemon *h, struct conn *c)
     fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0)
         return false;
-    if (front_park(h->front, c->front, fd,
+    if (front_park(*h->conf->front, c->front, fd,
                    h->conf->timeout ? idle + 1000 * (int64_t)h->conf->timeout
                                     : INT64_MAX) != 0) {
         close(fd);
         return false;
     }
     c->front = NULL; /* the front's again */
-    atomic_fetch_add_explicit(&h->parks, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(h->conf->parks, 1, memory_order_relaxed);
     return true;
-}
-
-/* A connection from the front closes in libmicrohttpd (NULL: none). */
-static void front_gone(struct daemon *h, struct front_conn *fc)
-{
-    if (!fc)
-        return;
-    front_release(h, (const struct sockaddr *)&fc->addr, fc->addrlen);
-    front_conn_free(fc);
 }
 
 static void notify_connection(void *cls, struct MHD_Connection *mc,
                               void **socket_context,
                               enum MHD_ConnectionNotificationCode toe)
 {
-    struct daemon *h = cls;
+    struct h1 *h = cls;
     struct conn *c;
 
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
@@ -170,10 +159,10 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
             MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
         int fd = ci ? ci->connect_fd : -1;
         /* from the TLS front: counted since its accept */
-        struct front_conn *fc = front_take(h->front, fd);
+        struct front_conn *fc = front_take(*h->conf->front, fd);
         if (!c) {
             /* libmicrohttpd ends it (no state): the SSL is released now */
-            front_gone(h, fc);
+            front_conn_done(*h->conf->front, fc);
             return;
         }
         if (!fc) {
@@ -221,12 +210,12 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
     pthread_mutex_unlock(&h->lock);
     /* A request cut short without NOTIFY_COMPLETED must not stay counted. */
     if (c->started)
-        atomic_fetch_sub(&h->in_flight, 1);
+        atomic_fetch_sub(h->conf->in_flight, 1);
     /* a park that cannot be: the shutdown it skipped, while the SSL is */
     if (c->wire.parked && !park(h, c))
         wire_unpark(c->fd, &c->wire);
     /* before libmicrohttpd closes the socket: the SSL is done with it */
-    front_gone(h, c->front);
+    front_conn_done(*h->conf->front, c->front);
     arena_free(&c->arena);
     free(c);
     *socket_context = NULL;
@@ -252,7 +241,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mc,
  */
 static void *watchdog(void *arg)
 {
-    struct daemon *h = arg;
+    struct h1 *h = arg;
     int64_t trimmed = 0;
     bool pending = false; /* parks since the last trim */
 
@@ -262,7 +251,7 @@ static void *watchdog(void *arg)
         /* once parks pause for a tick (what they free is freed by then),
          * or every few seconds while they go on */
         bool more =
-            atomic_exchange_explicit(&h->parks, 0, memory_order_relaxed);
+            atomic_exchange_explicit(h->conf->parks, 0, memory_order_relaxed);
         pending = pending || more;
         if (pending && now - trimmed >= (more ? 5 : 1) * TRIM_EVERY_MS) {
             pthread_mutex_unlock(&h->lock);
@@ -271,7 +260,7 @@ static void *watchdog(void *arg)
             trimmed = now;
             pending = false;
         }
-        bool draining = atomic_load(&h->draining);
+        bool draining = atomic_load(h->conf->draining);
         for (struct conn *c = h->conns; c; c = c->next) {
             int64_t d =
                 atomic_load_explicit(&c->deadline, memory_order_relaxed);
@@ -281,7 +270,7 @@ static void *watchdog(void *arg)
                 continue;
             if ((d && now > d && h->conf->header_timeout) ||
                 (draining && idle && now - idle >= FRONT_DRAIN_IDLE_MS)) {
-                wire_shutdown_raw(c->fd, SHUT_RDWR);
+                shutdown(c->fd, SHUT_RDWR);
                 atomic_store_explicit(&c->deadline, 0, memory_order_relaxed);
                 atomic_store_explicit(&c->idle_since, 0, memory_order_relaxed);
             }
@@ -291,21 +280,6 @@ static void *watchdog(void *arg)
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
-}
-
-/*
- * Admission, for every connection (the front accepts them all): --allow and
- * --deny on the peer (counted in the metrics when refused), then the
- * connection limit. Over the limit a connection is closed at once rather
- * than left waiting unanswered in the listen backlog.
- */
-static bool admit(struct daemon *h, const struct sockaddr *addr,
-                  socklen_t addrlen)
-{
-    if (!access_accept(h->conf->access, addr, addrlen))
-        return false;
-    /* draining, still served (it was accepted): its reply closes */
-    return atomic_load(&h->n_conns) < h->conf->max_connections;
 }
 
 /* The threading mode (server/CMakeLists.txt BENEATH_MHD_MODE). */
@@ -319,9 +293,9 @@ static bool admit(struct daemon *h, const struct sockaddr *addr,
 #endif
 
 /* The daemon that serves the HTTP/1.x connections the front hands over. */
-static struct MHD_Daemon *start_one(struct daemon *h)
+static struct MHD_Daemon *start_one(struct h1 *h)
 {
-    const struct daemon_conf *conf = h->conf;
+    const struct h1_conf *conf = h->conf;
     struct MHD_OptionItem opts[16];
     size_t n = 0;
 
@@ -372,164 +346,18 @@ static struct MHD_Daemon *start_one(struct daemon *h)
                             MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
-/* ---- the TLS front's calls (front.h), on its loop threads ---------------- */
-
-static bool front_admit(void *arg, const struct sockaddr *sa, socklen_t len)
-{
-    struct daemon *h = arg;
-
-    if (!admit(h, sa, len) || !peer_count_take(h->peers, sa, len))
-        return false;
-    atomic_fetch_add(&h->n_conns, 1);
-    if (h->conf->metrics)
-        metrics_count_connection(h->conf->metrics, true);
-    return true;
-}
-
-static void front_release(void *arg, const struct sockaddr *sa, socklen_t len)
-{
-    struct daemon *h = arg;
-
-    peer_count_put(h->peers, sa, len);
-    atomic_fetch_sub(&h->n_conns, 1);
-    if (h->conf->metrics)
-        metrics_count_connection(h->conf->metrics, false);
-}
-
-static void front_handshake(void *arg, bool ok)
-{
-    struct daemon *h = arg;
-
-    if (h->conf->metrics)
-        metrics_count_tls(h->conf->metrics, ok);
-}
-
-/* Plain HTTP on a TLS port, answered 400 before any request existed. */
-static void front_plain(void *arg, struct front_conn *fc, bool whole)
-{
-    struct daemon *h = arg;
-    const struct gen_conf *g = live_get(h->gens);
-    struct conn c = {.fd = -1};
-
-    conn_forget(&c);
-    snprintf(c.client, sizeof c.client, "%s", fc->client);
-    if (g)
-        conn_log_request(g, &c, STATUS_BAD_REQUEST,
-                         whole ? sizeof FRONT_HTTPS_PORT_TEXT - 1 : 0, !whole);
-    arena_free(&c.arena);
-}
-
-/* Draining too: it was accepted before, and gets its reply (closing). */
-static int front_http1(void *arg, struct front_conn *fc)
-{
-    struct daemon *h = arg;
-    enum MHD_Result r = MHD_add_connection(
-        h->fronted, fc->fd, (const struct sockaddr *)&fc->addr, fc->addrlen);
-
-    /* refused: libmicrohttpd closed the socket */
-    return r == MHD_YES ? 0 : -ECONNREFUSED;
-}
-
-/* A connection that chose "h2": a session on the front's loop (draining,
- * its GOAWAY comes with the first event). */
-static int front_h2(void *arg, struct front_conn *fc)
-{
-    struct daemon *h = arg;
-
-    return h2_front_attach(&h->h2_conf, fc);
-}
-
-static const struct front_ops front_ops_h1 = {
-    .admit = front_admit,
-    .release = front_release,
-    .handshake = front_handshake,
-    .plain = front_plain,
-    .http1 = front_http1,
-};
-
-static const struct front_ops front_ops_h2 = {
-    .admit = front_admit,
-    .release = front_release,
-    .handshake = front_handshake,
-    .plain = front_plain,
-    .http1 = front_http1,
-    .h2 = front_h2,
-};
-
-/*
- * The sockets @fds (@n; ours to close; @tls[i]: https://, else plain with
- * --http2 on) to the front, after a daemon without a listening socket for
- * what it hands over. 0 or -errno.
+/* ---- the front's calls ----------------------------------------------------
  */
-static int start_front(struct daemon *h, const int *fds, const bool *tls,
-                       size_t n)
-{
-    const struct daemon_conf *conf = h->conf;
-    bool any_tls = false;
 
-    for (size_t i = 0; i < n; i++)
-        any_tls = any_tls || tls[i];
-    if ((any_tls && !conf->tls) ||
-        peer_count_new(conf->max_connections_per_ip, &h->peers) != 0 ||
-        !(h->fronted = start_one(h))) {
-        fprintf(stderr, "beneath: libmicrohttpd did not start a daemon\n");
-        for (size_t i = 0; i < n; i++)
-            close(fds[i]);
-        return -EIO;
-    }
-    h->front_conf = (struct front_conf){
-        .threads = conf->threads,
-        /* a handshake is part of the first request's header time */
-        .handshake_limit =
-            conf->header_timeout ? conf->header_timeout : conf->timeout,
-        .store = conf->tls,
-    };
-    /*
-     * The first bytes of a plain connection are its first headers', and a
-     * connection that sends nothing is idle too: the sooner of the two
-     * bounds, as libmicrohttpd closes a silent connection at --timeout.
-     */
-    h->front_conf.peek_limit = h->front_conf.handshake_limit;
-    if (conf->timeout &&
-        (!h->front_conf.peek_limit || conf->timeout < h->front_conf.peek_limit))
-        h->front_conf.peek_limit = conf->timeout;
-    if (!h->front_conf.handshake_limit)
-        h->front_conf.handshake_limit = 1;
-    h->h2_conf = (struct h2_conf){
-        .gens = h->gens,
-        .max_streams = H2_MAX_STREAMS_DEFAULT,
-        .max_header_list = conf->max_header_size,
-        .header_timeout = conf->header_timeout,
-        .timeout = conf->timeout,
-        .in_flight = &h->in_flight,
-        .draining = &h->draining,
-        .files_used = &h->h2_files,
-        .files_pool = conf->h2_files,
-        .idled = &h->parks,
-    };
-    return front_start(&h->front_conf,
-                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,
-                       n, &h->front);
-}
-
-int daemon_new(const struct daemon_conf *conf, struct live *gens,
-               struct root *root, const int *fds, const bool *tls, size_t n_fds,
-               struct daemon **out)
+int h1_new(const struct h1_conf *conf, struct h1 **out)
 {
-    struct daemon *h = calloc(1, sizeof *h);
-    bool *is_tls = calloc(n_fds ? n_fds : 1, sizeof *is_tls);
+    struct h1 *h = calloc(1, sizeof *h);
     struct rlimit rl;
     int err = -ENOMEM;
 
-    if (!h || !is_tls)
-        goto out_close_fds;
+    if (!h)
+        return -ENOMEM;
     h->conf = conf;
-    h->gens = gens;
-    h->root = root;
-    atomic_init(&h->in_flight, 0);
-    atomic_init(&h->h2_files, 0);
-    atomic_init(&h->draining, false);
-    atomic_init(&h->n_conns, 0);
     pthread_mutex_init(&h->lock, NULL);
     pthread_cond_init(&h->wake, NULL);
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > (1u << 20))
@@ -543,41 +371,55 @@ int daemon_new(const struct daemon_conf *conf, struct live *gens,
         goto out_free;
     }
     h->watchdog_running = true;
-    for (size_t i = 0; tls && i < n_fds; i++)
-        is_tls[i] = tls[i];
-    /* every listener is the front's: libmicrohttpd is handed connections */
-    err = start_front(h, fds, is_tls, n_fds);
-    free(is_tls);
-    if (err) {
-        daemon_free(h);
-        return err;
-    }
     *out = h;
     return 0;
 out_free:
     wire_free();
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
-out_close_fds:
     free(h);
-    free(is_tls);
-    for (size_t k = 0; k < n_fds; k++)
-        close(fds[k]);
     return err;
 }
 
-void daemon_drain(struct daemon *h)
+int h1_start(struct h1 *h)
 {
-    atomic_store(&h->draining, true);
-    front_drain(h->front);
+    h->fronted = start_one(h);
+    return h->fronted ? 0 : -EIO;
+}
+
+/* Plain HTTP on a TLS port, answered 400 before any request existed. */
+void h1_plain(struct h1 *h, struct front_conn *fc, bool whole)
+{
+    const struct gen_conf *g = live_get(h->conf->gens);
+    struct conn c = {.fd = -1};
+
+    conn_forget(&c);
+    snprintf(c.client, sizeof c.client, "%s", fc->client);
+    if (g)
+        conn_log_request(g, &c, STATUS_BAD_REQUEST,
+                         whole ? sizeof FRONT_HTTPS_PORT_TEXT - 1 : 0, !whole);
+    arena_free(&c.arena);
+}
+
+/* Draining too: it was accepted before, and gets its reply (closing). */
+int h1_add(struct h1 *h, struct front_conn *fc)
+{
+    enum MHD_Result r = MHD_add_connection(
+        h->fronted, fc->fd, (const struct sockaddr *)&fc->addr, fc->addrlen);
+
+    /* refused: libmicrohttpd closed the socket */
+    return r == MHD_YES ? 0 : -ECONNREFUSED;
+}
+
+void h1_wake(struct h1 *h)
+{
     pthread_mutex_lock(&h->lock);
     pthread_cond_signal(&h->wake);
     pthread_mutex_unlock(&h->lock);
 }
 
-void daemon_abort(struct daemon *h)
+void h1_abort(struct h1 *h)
 {
-    front_abort(h->front);
     pthread_mutex_lock(&h->lock);
     for (struct conn *c = h->conns; c; c = c->next)
         if (c->fd >= 0)
@@ -585,26 +427,16 @@ void daemon_abort(struct daemon *h)
     pthread_mutex_unlock(&h->lock);
 }
 
-unsigned daemon_connections(struct daemon *h)
+void h1_stop(struct h1 *h)
 {
-    return atomic_load(&h->n_conns);
+    if (h && h->fronted)
+        MHD_stop_daemon(h->fronted);
 }
 
-unsigned daemon_in_flight(struct daemon *h)
-{
-    return atomic_load(&h->in_flight);
-}
-
-void daemon_free(struct daemon *h)
+void h1_free(struct h1 *h)
 {
     if (!h)
         return;
-    /* no more hand-offs, then the daemons, then what was never taken */
-    front_stop(h->front);
-    if (h->fronted)
-        MHD_stop_daemon(h->fronted);
-    front_free(h->front);
-    peer_count_free(h->peers);
     if (h->watchdog_running) {
         pthread_mutex_lock(&h->lock);
         h->stopping = true;
