@@ -213,40 +213,45 @@ static int server_fd_of(const struct server *s, pid_t pid,
 START_TEST(limit_waiting_parked)
 {
     char *w = tree_site("PARK\n");
-    struct server *s = server_start(w, "--timeout", "4", NULL);
+    /* parked after 1 s, closed after --timeout: a wide window, so that a
+     * test process the machine starves for seconds still looks inside it */
+    struct server *s = server_start(w, "--timeout", "8", NULL);
     pid_t pid = server_serving_pid(s);
     struct raw_conn *c = raw_held(s);
+    long long t_reply = now_ms();
     int before = server_fd_of(s, pid, c);
 
     EXPECT(before >= 0, "no descriptor of the server holds the connection");
-    /* parked after 1 s; looked for until 3.5 s (a scan of the descriptors
+    /* looked for until 6.5 s after the reply (a scan of the descriptors
      * that crosses the move finds neither: it is asked again) */
-    long long t_park = now_ms();
     int after = -1, scans = 0, missed = 0;
+    long long first = 0;
     sleep_ms(1000);
-    while ((after < 0 || after == before) && now_ms() - t_park < 3500) {
+    while ((after < 0 || after == before) && now_ms() - t_reply < 6500) {
         sleep_ms(100);
         after = server_fd_of(s, pid, c);
+        first = first ? first : now_ms() - t_reply;
         scans++;
         missed += after < 0;
     }
     EXPECT(after >= 0 && after != before,
-           "after 3.5 s of waiting the connection is on descriptor %d, as "
+           "6.5 s after the reply the connection is on descriptor %d, as "
            "it was (%d): not parked (%d scans of the serving process's "
-           "descriptors, %d found none; the client's end %s)",
-           after, before, scans, missed,
+           "descriptors, the first %lld ms after the reply, %d found none; "
+           "the client's end %s)",
+           after, before, scans, first, missed,
            raw_wait_closed(c, 0) ? "is closed" : "is open");
     EXPECT(raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") == 0, "send");
     struct http_response *r = raw_read(c, false, 5000);
     EXPECT(r->status == 200 && r->body && strcmp(r->body, "PARK\n") == 0,
            "the parked connection's next request: status %d", r->status);
     long long t0 = now_ms();
-    EXPECT(raw_wait_closed(c, 10000),
-           "a parked connection stayed open 10 s with --timeout 4");
+    EXPECT(raw_wait_closed(c, 15000),
+           "a parked connection stayed open 15 s with --timeout 8");
     long long waited = now_ms() - t0;
-    EXPECT(waited >= 3000 && waited <= 7000,
+    EXPECT(waited >= 7000 && waited <= 11000,
            "a waiting connection closed %lld ms after its reply, not about "
-           "--timeout (4 s)",
+           "--timeout (8 s)",
            waited);
     raw_close(c);
     server_stop_clean(s);
