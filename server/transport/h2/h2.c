@@ -126,24 +126,24 @@ struct h2_session {
     unsigned char *out; /* OUT_SIZE; NULL while idle */
     size_t out_off, out_len;
     struct bucket resets, control;
+    struct h2_pages pages; /* nghttp2's large blocks */
     struct h2_io io;
     struct sockaddr_storage addr;
     socklen_t addr_len;
     unsigned streams; /* open (struct h2_stream alive) */
     unsigned files;   /* streams holding a file slot */
     unsigned n_spare;
-    bool preface;          /* the client's SETTINGS arrived */
-    bool eof;              /* the client closed its side */
-    bool more;             /* the read budget ran out with bytes perhaps left */
-    bool goaway;           /* a GOAWAY is queued or sent (draining, limits) */
-    bool notice;           /* draining: the shutdown notice is out */
-    bool notice_seen;      /* the client answered the PING sent with it */
-    bool calm;             /* ended for a budget: nothing more is answered */
-    bool block;            /* a request head (HEADERS, CONTINUATION) is open */
-    bool own_busy;         /* the connection's own slot is held */
-    bool split;            /* a frame was once cut across two fills of @out */
-    bool released;         /* @pages given back since @quiet_ms */
-    struct h2_pages pages; /* nghttp2's large blocks */
+    bool preface;     /* the client's SETTINGS arrived */
+    bool eof;         /* the client closed its side */
+    bool more;        /* the read budget ran out with bytes perhaps left */
+    bool goaway;      /* a GOAWAY is queued or sent (draining, limits) */
+    bool notice;      /* draining: the shutdown notice is out */
+    bool notice_seen; /* the client answered the PING sent with it */
+    bool calm;        /* ended for a budget: nothing more is answered */
+    bool block;       /* a request head (HEADERS, CONTINUATION) is open */
+    bool own_busy;    /* the connection's own slot is held */
+    bool split;       /* a frame was once cut across two fills of @out */
+    bool released;    /* @pages given back since @quiet_ms */
     char client[INET6_ADDRSTRLEN];
 };
 
