@@ -40,7 +40,7 @@ import threading
 import time
 
 from h2_common import (curl_missing, h2_client, serving_pid, start_beneath,
-                       stop_beneath)
+                       stop_beneath, tls_h2)
 
 try:
     importlib.import_module("h2.connection")  # h2_common.h2_client's
@@ -73,14 +73,8 @@ class Peer:
     hyperframe; the server's SETTINGS acknowledged)."""
 
     def __init__(self, port, window=None, preface=True):
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        ctx.set_alpn_protocols(["h2"])
         raw = socket.create_connection(("127.0.0.1", port), timeout=5)
-        self.s = ctx.wrap_socket(raw, server_hostname="localhost")
-        if self.s.selected_alpn_protocol() != "h2":
-            raise RuntimeError(f"ALPN chose {self.s.selected_alpn_protocol()}")
+        self.s = tls_h2(raw)
         self.s.setblocking(False)
         self.t0 = time.monotonic()
         self.port = port

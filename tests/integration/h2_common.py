@@ -5,6 +5,7 @@ HTTP/2, and python3-h2's client side (imported only when asked for: the
 scripts skip without it)."""
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import time
@@ -47,6 +48,20 @@ def h2_client(window=None):
             client=True, initial_values={
                 h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
     return conn
+
+
+def tls_h2(sock):
+    """@sock (connected) wrapped in TLS that chose h2 by ALPN, the
+    certificate not checked; RuntimeError when ALPN chose otherwise."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2"])
+    s = ctx.wrap_socket(sock, server_hostname="localhost")
+    if s.selected_alpn_protocol() != "h2":
+        s.close()
+        raise RuntimeError(f"ALPN chose {s.selected_alpn_protocol()}")
+    return s
 
 
 def start_beneath(args, tmp, listeners, preexec_fn=None):

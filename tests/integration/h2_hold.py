@@ -43,7 +43,7 @@ import threading
 import time
 
 from h2_common import (curl_missing, h2_client, serving_pid, start_beneath,
-                       stop_beneath)
+                       stop_beneath, tls_h2)
 
 try:
     import h2.events
@@ -96,13 +96,7 @@ class Conn:
         raw.bind((src, 0))
         raw.connect((host, int(port)))
         if tls:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-            ctx.set_alpn_protocols(["h2"])
-            raw = ctx.wrap_socket(raw, server_hostname="localhost")
-            if raw.selected_alpn_protocol() != "h2":
-                raise RuntimeError("no ALPN h2")
+            raw = tls_h2(raw)
         raw.setblocking(False)
         self.s = raw
         self.closed = False
