@@ -199,11 +199,12 @@ static void link_sorted(struct front_loop *l, struct front_conn *fc)
     struct front_conn *after = l->tail, *before = l->head;
 
     while (after && after->deadline > fc->deadline) {
-        if (before->deadline > fc->deadline) {
+        if (before && before->deadline > fc->deadline) {
             after = before->prev; /* the first later one is @before */
             break;
         }
-        before = before->next;
+        /* (@before stays ahead of @after: never NULL here) */
+        before = before ? before->next : NULL;
         after = after->prev;
     }
     fc->prev = after;

@@ -11,9 +11,10 @@
  *
  * - A page that reads all zero. A private anonymous page given back with
  *   MADV_DONTNEED reads back as zeros, so nothing can tell. In nghttp2 1.52
- *   this is the stream map's table (nghttp2_map.c: 256 buckets of 16
- *   bytes, calloc'd by nghttp2_map_init; nghttp2_map_remove sets a bucket
- *   it empties to 0, 0, NULL): all zero once no stream is left.
+ *   this is the stream map's table (lib/nghttp2_map.c: 256 buckets of 16
+ *   bytes, calloc'd by nghttp2_map_init, l. 34-41; nghttp2_map_remove sets
+ *   each bucket it empties to 0, 0, NULL, l. 279 and 292): all zero once
+ *   no stream is left.
  *
  * - The frame buffer (aob.framebufs: one chunk of NGHTTP2_FRAMEBUF_CHUNKLEN
  *   = 9 + 1 + 16384 bytes, allocated once by nghttp2_session_new and kept
@@ -25,10 +26,10 @@
  *   and the payload after it, and only [pos, last) is ever sent); once it
  *   is sent, or dropped, active_outbound_item_reset (l. 405-414) sets
  *   aob->item to NULL and rewinds the buffer (nghttp2_bufs_reset, l. 412),
- *   and nothing reads it before the next frame is packed there. A session
- *   whose aob->item is NULL is one where nghttp2_session_want_write
- *   (l. 7411) may say 0: h2.c releases only then (and before any GOAWAY,
- *   after which want_write says 0 regardless).
+ *   and nothing reads it before the next frame is packed there.
+ *   nghttp2_session_want_write (l. 7411-7431) says 0 only when aob->item is
+ *   NULL, or once a GOAWAY that ends the session went out: h2.c releases
+ *   only when it says 0, and before any GOAWAY.
  *
  * Everything else (the session's state, the HPACK tables) is the heap's
  * and stays.
@@ -43,7 +44,7 @@
 #include <unistd.h>
 
 /* nghttp2's frame buffer: NGHTTP2_FRAMEBUF_CHUNKLEN in nghttp2 1.52
- * (lib/nghttp2_session.h: NGHTTP2_FRAME_HDLEN + 1 + NGHTTP2_MAX_PAYLOADLEN:
+ * (lib/nghttp2_frame.h l. 52: NGHTTP2_FRAME_HDLEN + 1 + NGHTTP2_MAX_PAYLOADLEN:
  * the header, a pad length byte, the largest default payload). */
 #define FRAMEBUF_LEN ((size_t)9 + 1 + 16384)
 
