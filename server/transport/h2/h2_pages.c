@@ -52,8 +52,10 @@ static size_t page_size(void)
 {
     static size_t page;
 
-    if (!page)
-        page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!page) {
+        long n = sysconf(_SC_PAGESIZE);
+        page = n > 0 ? (size_t)n : 4096;
+    }
     return page;
 }
 
@@ -74,6 +76,8 @@ static void *take(struct h2_pages *pg, size_t n, bool zero)
 {
     size_t page = page_size();
 
+    if (n == 0)
+        n = 1; /* a block of its own all the same */
     if (n < page || pg->n == H2_PAGES_MAX || n > SIZE_MAX - page)
         return zero ? calloc(1, n) : malloc(n);
     size_t len = (n + page - 1) / page * page;
