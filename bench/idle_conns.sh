@@ -2,7 +2,7 @@
 # bench/idle_conns.sh: what a waiting connection costs, beneath beside nginx.
 #
 #   bench/idle_conns.sh [--conns N] [--rounds N] [--settle S] [--out DIR]
-#                       [--beneath PATH] [--also NAME=PATH]...
+#                       [--beneath PATH] [--also NAME=PATH]... [--protos LIST]
 #
 # For each server and protocol, in --rounds rounds (default 3; the order of
 # the servers rotated by one per round), a fresh server is started (beneath:
@@ -12,7 +12,9 @@
 # (/proc/PID/smaps_rollup; beneath: the keeper's child; nginx: the worker).
 # Then lib/hold_conns.py opens --conns connections (default 10000) one
 # after the other, on each one GET of a 1 KiB file, its whole response read
-# (h1: HTTP/1.1 keep-alive; h2c: HTTP/2 by prior knowledge), then silence.
+# (h1: HTTP/1.1 keep-alive; h2c: HTTP/2 by prior knowledge; h2: HTTP/2 over
+# TLS by ALPN, to an https:// listener with an EC P-256 certificate made
+# here), then silence. --protos (default h1,h2c) says which, comma-separated.
 # --settle seconds (default 3) after the last, the PSS is read again, and a
 # fresh client (curl, same protocol) fetches the file: its status and
 # time_total are recorded. The PSS added per connection is the difference
@@ -28,9 +30,20 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-conns=10000 rounds=3 settle=3 out="" beneath="" also=()
-bench_args conns:count rounds:count settle:count out beneath also:list -- "$@"
+conns=10000 rounds=3 settle=3 out="" beneath="" also=() protos=h1,h2c
+bench_args conns:count rounds:count settle:count out beneath also:list protos \
+  -- "$@"
+IFS=, read -r -a protos <<<"$protos"
+tls=false
+for p in "${protos[@]}"; do
+  case $p in
+  h1 | h2c) ;;
+  h2) tls=true ;;
+  *) die "--protos: h1, h2c or h2, not '$p'" ;;
+  esac
+done
 bench_need curl nginx setsid timeout /usr/bin/python3
+! $tls || bench_need openssl
 /usr/bin/python3 -c 'import h2' 2>/dev/null || die "python3-h2 is missing (scripts/deps.sh test)"
 hard=$(ulimit -Hn)
 [ "$hard" != unlimited ] || hard=1048576
@@ -49,6 +62,12 @@ bench_work beneath-idle
 text_file "$root/1k.html" 1024
 chmod -R a+rX "$root"
 limit=$((conns + 1000))
+if $tls; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+    -keyout "$run/key.pem" -out "$run/cert.pem" 2>/dev/null
+  chmod a+r "$run/key.pem" "$run/cert.pem"
+fi
 
 names=(beneath nginx) bins=("$beneath_bin" nginx)
 for a in "${also[@]}"; do
@@ -62,7 +81,8 @@ done
 pss_kib() { awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null || echo ""; }
 socket_count() { find "/proc/$1/fd" -lname 'socket:*' 2>/dev/null | wc -l; }
 
-# nginx_conf FILE PORT H2C_PORT: one worker, room for the connections
+# nginx_conf FILE PORT H2C_PORT TLS_PORT: one worker, room for the
+# connections (TLS_PORT: with --protos h2)
 nginx_conf() {
   cat >"$1" <<EOF
 worker_processes 1;
@@ -82,6 +102,7 @@ $(nginx_temps)
   server {
     listen 127.0.0.1:$2;
     listen 127.0.0.1:$3 http2;
+$($tls && printf '    listen 127.0.0.1:%s ssl http2;\n    ssl_certificate %s;\n    ssl_certificate_key %s;' "$4" "$run/cert.pem" "$run/key.pem")
     root $root;
   }
 }
@@ -89,13 +110,14 @@ EOF
 }
 
 # start I: a fresh server I; sets pid (its group), main (the serving
-# process), port, h2c_port
+# process), port, h2c_port, tls_port
 start() {
   local i=$1 log="$out/server-${names[$1]}.log"
   if [ "${bins[i]}" = nginx ]; then
     port=$(free_port) || die "no free port"
     h2c_port=$(free_port) || die "no free port"
-    nginx_conf "$run/nginx.conf" "$port" "$h2c_port"
+    tls_port=$(free_port) || die "no free port"
+    nginx_conf "$run/nginx.conf" "$port" "$h2c_port" "$tls_port"
     setsid nginx -e "$run/nginx-error.log" -c "$run/nginx.conf" >"$log" 2>&1 &
     pid=$!
     for _ in $(seq 100); do
@@ -104,11 +126,19 @@ start() {
     done
     main=$(ps -o pid= --ppid "$pid" | head -n 1 | tr -d ' ')
   else
-    setsid "${bins[i]}" --root "$root" --listen 127.0.0.1:0 --access-log off \
-      --max-connections "$limit" --max-connections-per-ip 0 --timeout 600 \
-      2>"$log" &
+    local -a https=()
+    ! $tls || https=(--listen https://127.0.0.1:0 --tls-cert "$run/cert.pem"
+      --tls-key "$run/key.pem")
+    setsid "${bins[i]}" --root "$root" --listen 127.0.0.1:0 "${https[@]}" \
+      --access-log off --max-connections "$limit" --max-connections-per-ip 0 \
+      --timeout 600 2>"$log" &
     pid=$!
-    port=$(listen_port "$log" 200)
+    for _ in $(seq 200); do
+      [ "$(grep -c 'listening on' "$log")" -ge $((${#https[@]} ? 2 : 1)) ] && break
+      sleep 0.05
+    done
+    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
+    tls_port=$(sed -n 's|.*listening on https://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
     h2c_port=$port # one port: HTTP/2 by its preface
     main=$(serving_pid "$pid")
   fi
@@ -126,11 +156,14 @@ echo "round,position,proto,server,conns,held,pss_before_kib,pss_after_kib,bytes_
 row() {
   local proto=$3 i=$4 before after n=0 held per fresh p url
   start "$i"
-  p=$port
-  [ "$proto" = h1 ] || p=$h2c_port
-  url="http://127.0.0.1:$p/1k.html"
   local -a curl_proto=(--http1.1)
-  [ "$proto" = h1 ] || curl_proto=(--http2-prior-knowledge)
+  p=$port url="http://127.0.0.1:$port/1k.html"
+  case $proto in
+  h2c) p=$h2c_port url="http://127.0.0.1:$h2c_port/1k.html"
+    curl_proto=(--http2-prior-knowledge) ;;
+  h2) p=$tls_port url="https://127.0.0.1:$tls_port/1k.html"
+    curl_proto=(-k --http2) ;;
+  esac
   curl -s -o /dev/null "${curl_proto[@]}" "$url" || true
   sleep 0.5
   before=$(pss_kib "$main")
@@ -160,7 +193,7 @@ row() {
   note "${names[i]} $proto: $n held ($held sockets), PSS $before -> $after KiB: $per bytes a connection; fresh client $fresh"
 }
 
-files=(h1 h2c) # bench_rounds' "files": the protocols
+files=("${protos[@]}") # bench_rounds' "files": the protocols
 started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$SECONDS
@@ -169,7 +202,7 @@ bench_rounds "$rounds" row "${!names[@]}"
 {
   echo "## A waiting connection: PSS per idle connection"
   echo
-  echo "- started: $started; took $((SECONDS - t0)) s; \`bench/idle_conns.sh --conns $conns --rounds $rounds --settle $settle\`; descriptor limit $hard"
+  echo "- started: $started; took $((SECONDS - t0)) s; \`bench/idle_conns.sh --conns $conns --rounds $rounds --settle $settle --protos $(IFS=,; echo "${protos[*]}")\`; descriptor limit $hard"
   echo "- beneath: $beneath_bin, default options but --access-log off, limits raised; nginx $(nginx -v 2>&1 | sed 's/.*version: //'), 1 worker"
   echo "- machine: $(nproc) CPUs, kernel $(uname -r); load average at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
@@ -177,17 +210,18 @@ bench_rounds "$rounds" row "${!names[@]}"
   echo
   echo "| server | protocol | connections held | PSS per connection, bytes | fresh client, ms |"
   echo "|---|---|---|---|---|"
-  awk -F, -v names="${names[*]}" "$median_awk"'
+  awk -F, -v names="${names[*]}" -v protos="${protos[*]}" "$median_awk"'
     NR > 1 { k = $4 SUBSEP $3; n[k]++; held[k, n[k]] = $6; per[k, n[k]] = $9
              ok[k] += ($10 == 200); ms[k, n[k]] = $11 * 1000 }
     END {
-      ns = split(names, s, " "); np = split("h1 h2c", p, " ")
+      ns = split(names, s, " "); np = split(protos, p, " ")
       for (pi = 1; pi <= np; pi++) for (si = 1; si <= ns; si++) {
         k = s[si] SUBSEP p[pi]; m = n[k]
         split("", a); split("", b); split("", c)
         for (r = 1; r <= m; r++) { a[r] = per[k, r]; b[r] = ms[k, r]; c[r] = held[k, r] }
         printf "| %s | %s | %s | %s | %s (%d of %d 200) |\n", s[si],
-          p[pi] == "h1" ? "HTTP/1.1" : "h2c", mmm(c, m, "%d"), mmm(a, m, "%.0f"),
+          p[pi] == "h1" ? "HTTP/1.1" : p[pi] == "h2" ? "h2 (TLS)" : "h2c",
+          mmm(c, m, "%d"), mmm(a, m, "%.0f"),
           mmm(b, m, "%.1f"), ok[k], m
       }
     }' "$csv"

@@ -3,13 +3,15 @@
 """hold_conns.py PORT N PATH PROTO READY: open N connections to
 127.0.0.1:PORT, one after the other; on each, one GET of PATH, its whole
 response read (PROTO h1: HTTP/1.1 keep-alive; h2c: HTTP/2 with prior
-knowledge, by python3-h2, the SETTINGS acknowledged), then silence. Writes
+knowledge, by python3-h2, the SETTINGS acknowledged; h2: the same over TLS,
+ALPN h2, the certificate not checked), then silence. Writes
 the count of connections that got their whole answer to READY, then holds
 them all open until it is killed (bench/idle_conns.sh stops it by pid).
 Exit 1 when a connection cannot be opened or answered (said on stderr)."""
 import resource
 import signal
 import socket
+import ssl
 import sys
 import time
 
@@ -69,16 +71,24 @@ def get_h2c(s, path, port):
 
 
 def main():
-    if len(sys.argv) != 6 or sys.argv[4] not in ("h1", "h2c"):
+    if len(sys.argv) != 6 or sys.argv[4] not in ("h1", "h2c", "h2"):
         sys.exit(__doc__)
     port, n, path, proto, ready = (int(sys.argv[1]), int(sys.argv[2]),
                                    sys.argv[3], sys.argv[4], sys.argv[5])
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["h2"])
     held = []
     for i in range(n):
         try:
             s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if proto == "h2":
+                s = ctx.wrap_socket(s, server_hostname="localhost")
+                if s.selected_alpn_protocol() != "h2":
+                    raise OSError("ALPN: %s" % s.selected_alpn_protocol())
             if proto == "h1":
                 s.sendall(b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
                           % path.encode())

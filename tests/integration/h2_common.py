@@ -5,6 +5,7 @@ HTTP/2, and python3-h2's client side (imported only when asked for: the
 scripts skip without it)."""
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import time
@@ -54,8 +55,6 @@ def tls_h2(raw):
     localhost, the certificate not checked (--tls-self-signed), ALPN h2.
     RuntimeError (the TLS socket closed) when the server chose otherwise;
     @raw is the caller's to close when the handshake fails."""
-    import ssl
-
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE

@@ -204,14 +204,23 @@ int front_conn_want(struct front_conn *fc, uint32_t events)
     return want(fc->loop, fc, events);
 }
 
-/* Put @fc (out of the list) back in deadline order: from the tail, where
- * the latest are. */
+/* Put @fc (out of the list) back in deadline order, looked for from both
+ * ends at once: a session's --timeout lands near the tail, a handshake's
+ * limit or a waiting session's 1 s near the head, and neither walks past
+ * the thousands of idle connections in between. */
 static void link_sorted(struct front_loop *l, struct front_conn *fc)
 {
-    struct front_conn *after = l->tail;
+    struct front_conn *after = l->tail, *before = l->head;
 
-    while (after && after->deadline > fc->deadline)
+    while (after && after->deadline > fc->deadline) {
+        if (before && before->deadline > fc->deadline) {
+            after = before->prev; /* the first later one is @before */
+            break;
+        }
+        /* (@before stays ahead of @after: never NULL here) */
+        before = before ? before->next : NULL;
         after = after->prev;
+    }
     fc->prev = after;
     fc->next = after ? after->next : l->head;
     if (fc->next)

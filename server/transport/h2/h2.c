@@ -39,6 +39,7 @@
 #include "transport/conn/gen_conf.h"
 #include "transport/conn/intake.h"
 #include "transport/conn/served.h"
+#include "transport/h2/h2_pages.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -56,6 +57,9 @@
 #define READ_BUDGET ((size_t)256 * 1024)
 /* Closed streams' structures kept for the next ones. */
 #define SPARE_STREAMS 8
+/* A session quiet this long (ms: nothing read or sent, no stream open)
+ * gives back its nghttp2 pages (h2_pages.c), as HTTP/1.1 parks after 1 s. */
+#define PAGES_IDLE_MS 1000
 
 /* A token bucket: @burst tokens, refilled at @rate per second. */
 struct bucket {
@@ -113,6 +117,7 @@ struct h2_session {
     int64_t block_ms;       /* when the open request head began */
     int64_t active_ms;      /* the last request, or stream end */
     int64_t progress_ms;    /* the connection's last progress (h2.h) */
+    int64_t quiet_ms;       /* the last byte read, or frame sent */
     uint64_t framed;        /* body bytes framed, all streams */
     uint64_t framed_mark;   /* @framed at the last progress they made */
     struct h2_stream *open; /* the open streams */
@@ -121,6 +126,7 @@ struct h2_session {
     unsigned char *out; /* OUT_SIZE; NULL while idle */
     size_t out_off, out_len;
     struct bucket resets, control;
+    struct h2_pages pages; /* nghttp2's large blocks */
     struct h2_io io;
     struct sockaddr_storage addr;
     socklen_t addr_len;
@@ -137,6 +143,7 @@ struct h2_session {
     bool block;       /* a request head (HEADERS, CONTINUATION) is open */
     bool own_busy;    /* the connection's own slot is held */
     bool split;       /* a frame was once cut across two fills of @out */
+    bool released;    /* @pages given back since @quiet_ms */
     char client[INET6_ADDRSTRLEN];
 };
 
@@ -914,6 +921,7 @@ int h2_session_new(const struct h2_conf *conf, const struct h2_io *io,
     snprintf(s->client, sizeof s->client, "%s", peer->text ? peer->text : "-");
     s->tls = peer->tls;
     s->start_ms = s->active_ms = s->progress_ms = s->now = peer->start_ms;
+    s->quiet_ms = peer->start_ms;
     s->resets = (struct bucket){H2_RESET_BURST, peer->start_ms};
     s->control = (struct bucket){H2_CONTROL_BURST, peer->start_ms};
     /* closed streams are not kept for a priority tree: memory per stream
@@ -926,8 +934,10 @@ int h2_session_new(const struct h2_conf *conf, const struct h2_io *io,
     /* SETTINGS and PING ACKs queued while the client does not read */
     nghttp2_option_set_max_outbound_ack(opt, 100);
     nghttp2_option_set_max_settings(opt, 32);
-    if (nghttp2_session_server_new2(&s->ng, cb, s, opt) != 0)
+    nghttp2_mem mem = h2_pages_mem(&s->pages);
+    if (nghttp2_session_server_new3(&s->ng, cb, s, opt, &mem) != 0)
         goto out_free;
+    h2_pages_found(&s->pages);
     nghttp2_settings_entry iv[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, conf->max_streams},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
@@ -972,6 +982,8 @@ static int flush(struct h2_session *s)
             return 0;
         if (!s->out && !(s->out = malloc(OUT_SIZE)))
             return -1;
+        s->quiet_ms = s->now;
+        s->released = false;
         if (nghttp2_session_send(s->ng) != 0)
             return -1;
         if (s->out_len == 0)
@@ -1001,6 +1013,8 @@ static int input(struct h2_session *s)
             return 0;
         }
         total += (size_t)n;
+        s->quiet_ms = s->now;
+        s->released = false;
         ssize_t used = nghttp2_session_mem_recv(s->ng, buf, (size_t)n);
         if (used < 0) {
             /*
@@ -1145,6 +1159,24 @@ static bool answer_deferred(struct h2_session *s)
     return any;
 }
 
+/*
+ * A session that waits: once quiet for PAGES_IDLE_MS, nghttp2's pages that
+ * hold nothing go back (h2_pages.c: the frame buffer only while no frame is
+ * under way, which !want_write says, and before any GOAWAY). @w: flush's.
+ * Returns when to look again (INT64_MAX: not before something moves).
+ */
+static int64_t pages_idle(struct h2_session *s, int w)
+{
+    if (w != 0 || s->streams != 0 || s->goaway || s->released ||
+        nghttp2_session_want_write(s->ng))
+        return INT64_MAX;
+    if (s->now < s->quiet_ms + PAGES_IDLE_MS)
+        return s->quiet_ms + PAGES_IDLE_MS;
+    (void)h2_pages_release(&s->pages);
+    s->released = true;
+    return INT64_MAX;
+}
+
 unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
                           int64_t *deadline_ms)
 {
@@ -1185,6 +1217,7 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
         if (conf->idled)
             atomic_fetch_add_explicit(conf->idled, 1, memory_order_relaxed);
     }
+    int64_t quiet_end = pages_idle(s, w);
     unsigned want = w ? H2_WANT_WRITE : H2_WANT_READ;
     if (s->more && !w)
         want |= H2_WANT_WRITE; /* ready again at once: read the rest then */
@@ -1194,7 +1227,8 @@ unsigned h2_session_event(struct h2_session *s, int64_t now_ms,
     if (s->notice && !s->goaway && s->notice_ms + H2_NOTICE_MS < d)
         d = s->notice_ms + H2_NOTICE_MS;
     /* a reply answered since expire() ran is due later than @due */
-    *deadline_ms = due < d ? due : d;
+    d = due < d ? due : d;
+    *deadline_ms = quiet_end < d ? quiet_end : d;
     return want;
 }
 
