@@ -21,17 +21,8 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- server stderr (last 30 lines)" >&2; tail -30 "$tmp/err" >&2 || true; exit 1; }
-# wait_for COUNT PATTERN SECONDS: until stderr has COUNT lines matching
-wait_for() {
-  local n=$1 pat=$2 s=$3 i
-  for ((i = 0; i < s * 20; i++)); do
-    [ "$(grep -c -- "$pat" "$tmp/err" || true)" -ge "$n" ] && return 0
-    kill -0 "$pid" 2>/dev/null || fail "beneath exited"
-    sleep 0.05
-  done
-  fail "no $n lines '$pat' within $s s"
-}
+# shellcheck source-path=SCRIPTDIR source=beneath_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/beneath_lib.sh"
 
 mkdir "$tmp/www"
 size=$((32 << 20))
