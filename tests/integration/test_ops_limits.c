@@ -196,7 +196,7 @@ static int server_fd_of(const struct server *s, pid_t pid,
         if (n > 0) {
             got[n] = '\0';
             if (strcmp(got, link) == 0)
-                found = atoi(e->d_name);
+                found = (int)strtol(e->d_name, NULL, 10);
         }
     }
     closedir(d);
