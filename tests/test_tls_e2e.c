@@ -154,16 +154,6 @@ static const char *hs_header(const struct hs *r, const char *name)
     return NULL;
 }
 
-/* The port of the https:// listening line of @s. */
-static unsigned https_port(const struct server *s)
-{
-    const char *needle = "listening on https://127.0.0.1:";
-    const char *p = strstr(server_stderr(s), needle);
-
-    EXPECT(p != NULL, "no https listening line");
-    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
-}
-
 /* What --tls-self-signed printed as the fingerprint. */
 static char *printed_fingerprint(const struct server *s)
 {
@@ -276,7 +266,7 @@ static struct server *self_signed(unsigned *port)
     struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
                                     "--tls-self-signed", "--hsts", "600", NULL);
 
-    *port = https_port(s);
+    *port = server_https_port(s);
     return s;
 }
 
@@ -331,7 +321,8 @@ static char *self_signed_in(const char *state, char **served)
         .env = (const char *[]){hfmt("XDG_STATE_HOME=%s", state), NULL},
     };
     struct server *s = server_start_opts(&o);
-    struct hs *r = https(NULL, https_port(s), "GET", "/index.html", NULL, NULL);
+    struct hs *r =
+        https(NULL, server_https_port(s), "GET", "/index.html", NULL, NULL);
     char *printed = printed_fingerprint(s);
 
     EXPECT(r->status == 200 && r->cert_fp, "GET: %ld", r->status);
@@ -540,7 +531,7 @@ START_TEST(verified_chain)
         server_start(www, "--listen", "https://127.0.0.1:0", "--tls-cert",
                      pki.cert, "--tls-key", pki.key, NULL);
     struct hs *r =
-        https(NULL, https_port(s), "GET", "/index.html", NULL, pki.ca);
+        https(NULL, server_https_port(s), "GET", "/index.html", NULL, pki.ca);
 
     EXPECT(r->curl_result == CURLE_OK, "verified GET: %s",
            curl_easy_strerror((CURLcode)r->curl_result));
@@ -559,7 +550,7 @@ START_TEST(sighup_swap)
     struct server *s =
         server_start(www, "--listen", "https://127.0.0.1:0", "--tls-cert",
                      pki.cert, "--tls-key", pki.key, NULL);
-    unsigned port = https_port(s);
+    unsigned port = server_https_port(s);
     CURL *old = http_easy();
     struct hs *r = https(old, port, "GET", "/index.html", NULL, pki.ca);
 
@@ -870,7 +861,7 @@ static struct server *two_certs(unsigned *port, char **docs_cert,
         "--tls-cert", pki.cert, "--tls-key", pki.key, "--tls-cert",
         hfmt("docs.test=%s", *docs_cert), "--tls-key",
         hfmt("docs.test=%s", *docs_key), NULL);
-    *port = https_port(s);
+    *port = server_https_port(s);
     return s;
 }
 
@@ -1011,7 +1002,7 @@ START_TEST(h2_over_tls)
 
     s = server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--http2", "off", NULL);
-    port = https_port(s);
+    port = server_https_port(s);
     out = sh(hfmt("curl -sk --http2 -w \"%%{http_version}\" -o /dev/null "
                   "https://127.0.0.1:%u/",
                   port));
@@ -1237,7 +1228,7 @@ START_TEST(unfinished_handshake_bounded)
     struct server *s =
         server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--header-timeout", "1", NULL);
-    unsigned port = https_port(s);
+    unsigned port = server_https_port(s);
     /* half a ClientHello record, nothing at all, and 48 of the first (under
      * the default --max-connections-per-ip, 64, with the fresh client) */
     struct raw_conn *half = raw_connect(port), *mute = raw_connect(port);
@@ -1279,7 +1270,7 @@ START_TEST(per_ip_limit_from_accept)
     struct server *s = server_start(
         www, "--listen", "https://127.0.0.1:0", "--tls-self-signed",
         "--max-connections-per-ip", "2", "--header-timeout", "120", NULL);
-    unsigned port = https_port(s);
+    unsigned port = server_https_port(s);
     struct raw_conn *c[3];
     int closed = -1;
 
@@ -1321,7 +1312,7 @@ START_TEST(fds_come_back)
     struct server *s =
         server_start(www, "--listen", "https://127.0.0.1:0",
                      "--tls-self-signed", "--header-timeout", "2", NULL);
-    unsigned port = https_port(s);
+    unsigned port = server_https_port(s);
     int before = server_fd_count_settled(s);
     CURL *e = curl_easy_init(); /* closed before the count, so not the
                                    harness's */

@@ -108,10 +108,7 @@ START_TEST(probe_https_and_unix)
                           "--listen",          hfmt("unix:%s", sock),
                           "--tls-self-signed", NULL};
     struct server *s = site(args);
-    const char *p = strstr(server_stderr(s), "listening on https://127.0.0.1:");
-
-    EXPECT(p, "no https listener line");
-    unsigned port = (unsigned)strtoul(p + 31, NULL, 10);
+    unsigned port = server_https_port(s);
     expect_ok(hfmt("https://127.0.0.1:%u/", port), "200 OK", NULL);
     expect_ok(hfmt("unix:%s", sock), "200 OK", NULL);
     /* TLS spoken to a plain HTTP port is a failed handshake */

@@ -214,7 +214,7 @@ pid_t server_serving_pid(const struct server *s);
 
 /* The port of @s's https:// listener on 127.0.0.1, from its start-up
  * lines (fails the test without one). */
-unsigned server_https_port(struct server *s);
+unsigned server_https_port(const struct server *s);
 
 /*
  * The serving processes the keeper @s has now (its children: the newest

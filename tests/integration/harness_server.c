@@ -421,7 +421,7 @@ static int children(const struct server *s, pid_t *newest)
     return n;
 }
 
-unsigned server_https_port(struct server *s)
+unsigned server_https_port(const struct server *s)
 {
     const char *needle = "listening on https://127.0.0.1:";
     const char *p = strstr(server_stderr(s), needle);

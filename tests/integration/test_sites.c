@@ -322,16 +322,6 @@ END_TEST
 
 /* ---- HTTP/2 over TLS and h2c, by libcurl ---- */
 
-/* The port of @s's https:// listener (from its listening line). */
-static unsigned https_port(const struct server *s)
-{
-    const char *p = strstr(server_stderr(s), "listening on https://127.0.0.1:");
-
-    EXPECT(p, "no https:// listening line:\n%s", server_stderr(s));
-    return (unsigned)strtoul(p + strlen("listening on https://127.0.0.1:"),
-                             NULL, 10);
-}
-
 /* GET @path with Host (HTTP/2: :authority) @host over h2 on TLS (@tls) or
  * h2c by prior knowledge; the answer must be HTTP/2. */
 static struct http_response *get_h2(CURL *e, unsigned port, bool tls,
@@ -384,7 +374,7 @@ START_TEST(over_h2)
     const char *more[] = {"--listen", "https://127.0.0.1:0",
                           "--tls-self-signed", NULL};
     struct server *s = start_sites(big, more);
-    unsigned tport = https_port(s);
+    unsigned tport = server_https_port(s);
     unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 
     unsigned x = seed | 1;
@@ -578,7 +568,7 @@ START_TEST(https_redirect)
 
     tree_build(d, "a.example/.well-known/acme-challenge/tok=the token\n", NULL);
     struct server *s = start_sites(d, more);
-    unsigned tport = https_port(s);
+    unsigned tport = server_https_port(s);
     struct http_response *r;
 
     r = raw_get_host(s, "/x?y", "a.example");
@@ -641,8 +631,9 @@ START_TEST(https_redirect_port)
 
         EXPECT_STATUS(r, 308, rows[i].port);
         EXPECT_HEADER(r, "Location", rows[i].location, rows[i].port);
-        EXPECT_BODY(get_h2(http_easy(), https_port(s), true, "a.example", "/"),
-                    "site a\n", "HTTPS serves on the listener's own port");
+        EXPECT_BODY(
+            get_h2(http_easy(), server_https_port(s), true, "a.example", "/"),
+            "site a\n", "HTTPS serves on the listener's own port");
         server_stop_clean(s);
     }
 }

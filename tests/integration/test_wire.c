@@ -262,21 +262,11 @@ START_TEST(request_then_fin)
 }
 END_TEST
 
-/* The port of the https:// listening line of @s. */
-static unsigned https_port(const struct server *s)
-{
-    const char *needle = "listening on https://127.0.0.1:";
-    const char *p = strstr(server_stderr(s), needle);
-
-    EXPECT(p != NULL, "no https listening line");
-    return (unsigned)strtoul(p + strlen(needle), NULL, 10);
-}
-
 START_TEST(plain_http_on_https_port)
 {
     struct server *s = server_start(www, "--listen", "https://127.0.0.1:0",
                                     "--tls-self-signed", NULL);
-    struct raw_conn *c = raw_connect(https_port(s));
+    struct raw_conn *c = raw_connect(server_https_port(s));
 
     EXPECT(c != NULL, "connect");
     EXPECT(raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") == 0, "send");
