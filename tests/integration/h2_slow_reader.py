@@ -12,17 +12,15 @@ are sent as it goes (a MiB at a time), PINGs and SETTINGS acknowledged, as a
 browser does. GOAWAY frames are counted, and the connection is read on after
 them. Prints one line: "got N done BOOL goaways N err WHAT".
 The frames after the request are read by hand: python3-h2 refuses DATA after
-a GOAWAY, which RFC 9113 6.8 allows for the streams it names.
+a GOAWAY, which RFC 9113 6.8 allows for the streams it names. The TLS
+socket and the H2Connection are h2_common's.
 """
 import socket
-import ssl
 import struct
 import sys
 import time
 
-import h2.config
-import h2.connection
-import h2.settings
+from h2_common import h2_client, tls_h2
 
 
 def frame(kind, flags, stream, payload):
@@ -36,19 +34,12 @@ def main():
     tls = "--tls" in sys.argv[5:]
     sock = socket.create_connection((host, port), timeout=30)
     if tls:
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        ctx.set_alpn_protocols(["h2"])
-        sock = ctx.wrap_socket(sock, server_hostname=host)
-        if sock.selected_alpn_protocol() != "h2":
-            print("got 0 done False goaways 0 err no-h2-alpn")
+        try:
+            sock = tls_h2(sock)
+        except RuntimeError as e:
+            print(f"got 0 done False goaways 0 err {e}")
             return
-    conn = h2.connection.H2Connection(
-        h2.config.H2Configuration(client_side=True))
-    conn.local_settings = h2.settings.Settings(
-        client=True,
-        initial_values={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 8 << 20})
+    conn = h2_client(window=8 << 20)
     conn.initiate_connection()
     conn.increment_flow_control_window(24 << 20)
     conn.send_headers(1, [(":method", "GET"), (":path", path),
