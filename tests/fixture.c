@@ -11,9 +11,13 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,4 +196,48 @@ const char *fixture_path(const char *name)
     k = (k + 1) % 4;
     snprintf(path[k], sizeof(path[k]), "%s/%s", fixture_dir, name);
     return path[k];
+}
+
+/* The first port of the ephemeral range, 32768 when it cannot be read. */
+static unsigned ephemeral_low(void)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+    unsigned lo = 32768;
+
+    if (f) {
+        if (fscanf(f, "%u", &lo) != 1 || lo <= 12000 || lo > 65535)
+            lo = 32768;
+        fclose(f);
+    }
+    return lo;
+}
+
+static int port_binds(unsigned port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+    ck_assert_msg(fd >= 0, "socket: %s", strerror(errno));
+    ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    close(fd);
+    return ok;
+}
+
+unsigned fixture_free_port(void)
+{
+    const unsigned first = 10000, lo = ephemeral_low();
+
+    for (int i = 0; i < 500; i++) {
+        uint32_t r;
+
+        ck_assert_msg(getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r,
+                      "getrandom: %s", strerror(errno));
+        unsigned port = first + r % (lo - first);
+        if (port_binds(port))
+            return port;
+    }
+    ck_abort_msg("no free port of 127.0.0.1 in %u..%u", first, lo - 1);
+    return 0;
 }

@@ -62,4 +62,17 @@ void fixture_dir_teardown(void);
  */
 const char *fixture_path(const char *name);
 
+/*
+ * fixture_free_port - a TCP port of 127.0.0.1 that a bind() took and gave
+ * back just now, chosen at random *below* the kernel's ephemeral range
+ * (net.ipv4.ip_local_port_range). A port the kernel picked for bind(0) comes
+ * from that range, and so do the local ports of every client connection of
+ * the tests running beside this one (ctest -j): one of them could take it
+ * before the process the port is meant for binds it ("Address already in
+ * use": acme_pebble's agent, CI). Below the range only another test's own
+ * choice can collide, and those are spread over ~20,000 ports. Fails the
+ * test when 500 tries find none.
+ */
+unsigned fixture_free_port(void);
+
 #endif

@@ -26,21 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int free_port(void)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET};
-    socklen_t len = sizeof sa;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port;
-
-    ck_assert_int_ge(fd, 0);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-    port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000};
@@ -134,12 +119,12 @@ void pebble_setup(struct pebble *p)
 
     *p = (struct pebble){0};
     snprintf(p->dir, sizeof p->dir, "%s", fixture_dir);
-    p->dns_port = free_port();
-    p->api_port = free_port();
-    p->mgmt_port = free_port();
-    p->cts_port = free_port();
-    p->http_port = free_port();
-    p->tls_port = free_port();
+    p->dns_port = (int)fixture_free_port();
+    p->api_port = (int)fixture_free_port();
+    p->mgmt_port = (int)fixture_free_port();
+    p->cts_port = (int)fixture_free_port();
+    p->http_port = (int)fixture_free_port();
+    p->tls_port = (int)fixture_free_port();
     snprintf(p->directory, sizeof p->directory, "https://127.0.0.1:%d/dir",
              p->api_port);
     snprintf(p->api_cert, sizeof p->api_cert, "%s/api.pem", p->dir);

@@ -117,24 +117,9 @@ START_TEST(probe_https_and_unix)
 }
 END_TEST
 
-/* A port with nobody behind it: bound once to learn a free one, closed. */
-static unsigned closed_port(void)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 START_TEST(probe_failures)
 {
-    expect_fail(hfmt("http://127.0.0.1:%u/", closed_port()),
+    expect_fail(hfmt("http://127.0.0.1:%u/", fixture_free_port()),
                 "Connection refused");
     expect_fail("ftp://127.0.0.1/", "not an http://");
     expect_fail("http://127.0.0.1:8x/", "bad port");

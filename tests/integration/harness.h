@@ -20,6 +20,7 @@
 #define BENEATH_TESTS_INTEGRATION_HARNESS_H
 
 #include "check_main.h"
+#include "fixture.h"
 
 #include <curl/curl.h>
 #include <stdbool.h>
@@ -342,12 +343,6 @@ struct raw_conn *raw_connect_host(const char *host, unsigned port);
 /* raw_connect_host from the local address @src (NULL: the kernel's choice). */
 struct raw_conn *raw_connect_from(const char *src, const char *host,
                                   unsigned port);
-/*
- * A TCP port of 127.0.0.1 free now (bound once, by the kernel's choice, and
- * closed): not in use by a client's connection either, which a port that
- * merely nobody listens on may be.
- */
-unsigned free_port(void);
 /* raw_connect, failing the test (with errno) when it cannot connect. */
 struct raw_conn *raw_open(unsigned port);
 /* raw_open to @s, one GET / answered 200 and the connection kept open: a

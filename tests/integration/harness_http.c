@@ -158,20 +158,6 @@ struct raw_conn *raw_connect(unsigned port)
     return raw_connect_host("127.0.0.1", port);
 }
 
-unsigned free_port(void)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sa;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-    EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-               getsockname(fd, (struct sockaddr *)&sa, &len) == 0,
-           "no free port: %s", strerror(errno));
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 int raw_send(struct raw_conn *c, const void *data, size_t len)
 {
     const char *d = data;

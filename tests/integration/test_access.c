@@ -568,7 +568,7 @@ struct nginx {
 static struct nginx nginx_start(unsigned upstream)
 {
     char *d = tree_new();
-    struct nginx n = {.port = free_port()};
+    struct nginx n = {.port = fixture_free_port()};
 
     EXPECT(access("/usr/sbin/nginx", X_OK) == 0 &&
                access("/etc/nginx/proxy_params", R_OK) == 0,

@@ -31,7 +31,7 @@ static bool exists(const char *path)
 START_TEST(lone_number_serves_cwd)
 {
     char *w = tree_site("cwd-site\n");
-    unsigned port = free_port();
+    unsigned port = fixture_free_port();
     /* Check forks each test: the chdir stays in this test's process */
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
     struct server_opts o = {
@@ -66,7 +66,7 @@ START_TEST(lone_number_lists_cwd)
     tree_mkdir(w, "photos");
     EXPECT(chdir(w) == 0, "chdir %s: %s", w, strerror(errno));
     for (int i = 0; i < 8; i++) {
-        char *p = hfmt("%u", free_port());
+        char *p = hfmt("%u", fixture_free_port());
         const char *forms[8][5] = {
             {p, NULL},
             {".", "--port", p, NULL},
@@ -100,7 +100,7 @@ START_TEST(port_forms)
 {
     char *w = tree_site("root-site\n");
     for (int i = 0; i < 4; i++) {
-        unsigned port = free_port();
+        unsigned port = fixture_free_port();
         char *p = hfmt("%u", port);
         const char *forms[4][4] = {
             {w, p, NULL},

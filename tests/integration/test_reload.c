@@ -205,7 +205,7 @@ START_TEST(reload_listen_needs_restart)
     expect_get(s, "/dir/", 403, "a directory without --listing");
 
     /* the port this file names: free now, and it must stay free */
-    unsigned other = free_port();
+    unsigned other = fixture_free_port();
     write_conf(
         d, hfmt("listen = 127.0.0.1:%u\nthreads = 1\nlisting = on\n", other));
     pid_t next = server_reload(s, 10000);
