@@ -18,6 +18,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define B RESOLVER_BENEATH
@@ -412,6 +413,24 @@ bool tr_run_case(const struct tr_case *c, const char *into,
     return ok;
 }
 
+long tr_kernel_eagain_asks;
+
+int tr_open_how(int root_fd, const char *path, const struct resolver_how *how,
+                enum resolver_backend *served, bool want_eagain)
+{
+    const struct timespec ms = {.tv_nsec = 1000000};
+    int fd = resolver_open_how(root_fd, path, how, served);
+
+    for (int i = 0; i < 5000 && fd == -EAGAIN && !want_eagain &&
+                    how->backend == RESOLVER_BACKEND_KERNEL;
+         i++) {
+        tr_kernel_eagain_asks++;
+        nanosleep(&ms, NULL);
+        fd = resolver_open_how(root_fd, path, how, served);
+    }
+    return fd;
+}
+
 bool tr_run_case_at(const struct tr_case *c, const char *into_list, int root_fd,
                     struct resolver_cache *cache, enum resolver_backend backend,
                     enum resolver_backend want_served, char *msg, size_t size)
@@ -447,7 +466,7 @@ bool tr_run_case_at(const struct tr_case *c, const char *into_list, int root_fd,
         how.n_into = (size_t)n_into;
         how.escape = &escape;
     }
-    fd = resolver_open_how(root_fd, path, &how, &served);
+    fd = tr_open_how(root_fd, path, &how, &served, c->err == EAGAIN);
     tr_into_close(into, (size_t)n_into);
     if (c->err) {
         if (fd != -c->err) {

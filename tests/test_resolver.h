@@ -73,6 +73,20 @@ bool tr_run_case_at(const struct tr_case *c, const char *into, int root_fd,
                     struct resolver_cache *cache, enum resolver_backend backend,
                     enum resolver_backend want_served, char *msg, size_t size);
 
+/*
+ * tr_open_how - resolver_open_how, asked again while the kernel backend
+ * answers EAGAIN and @want_eagain is false. openat2 gives EAGAIN for a ".."
+ * when any rename or mount on the machine moved the kernel's sequence
+ * counts during the walk; the backend tries RESOLVER_EAGAIN_RETRIES times,
+ * and a test beside this one renaming in a loop (resolver_race, the deploy
+ * tests) outlasted that in CI on a 40-".." row: a question of the machine,
+ * not of the semantics the tests compare. Asked for up to 5 s, 1 ms apart;
+ * EAGAIN after that is the answer. tr_kernel_eagain_asks counts the asks.
+ */
+int tr_open_how(int root_fd, const char *path, const struct resolver_how *how,
+                enum resolver_backend *served, bool want_eagain);
+extern long tr_kernel_eagain_asks;
+
 /* Open a directory below tr_root (NULL: tr_root) as an O_PATH fd. */
 int tr_open_root(const char *sub);
 

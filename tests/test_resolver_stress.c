@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_openat2
@@ -101,7 +100,7 @@ static struct answer ask(int root_fd, const char *path, int oflags,
                                .n_into = into ? n_diff_into : 0,
                                .escape = into ? &a.e : NULL};
     struct stat st;
-    int fd = resolver_open_how(root_fd, path, &how, NULL);
+    int fd = tr_open_how(root_fd, path, &how, NULL, false);
 
     if (fd < 0) {
         a.err = -fd;
@@ -122,33 +121,6 @@ static struct answer ask(int root_fd, const char *path, int oflags,
 
 static long diff_cases;
 static long diff_mismatches;
-static long diff_kernel_retries;
-
-/*
- * The kernel's answer, asked again while it is EAGAIN: openat2 gives that
- * for a ".." when any rename or mount on the machine moved its sequence
- * counts during the walk, RESOLVER_EAGAIN_RETRIES times in a row here. A
- * test beside this one (resolver_race, the deploy tests) renaming in a loop
- * made a 40-".." path EAGAIN in CI: a question of the machine, not of the
- * semantics compared. Asked for up to 5 s (1 ms apart); EAGAIN after that
- * is compared, and is a mismatch.
- */
-static struct answer ask_kernel(int root_fd, const char *path, int oflags,
-                                uint64_t rflags, bool into)
-{
-    const struct timespec ms = {.tv_nsec = 1000000};
-    struct answer a;
-
-    for (int i = 0; i < 5000; i++) {
-        a = ask(root_fd, path, oflags, rflags, RESOLVER_BACKEND_KERNEL, NULL,
-                into);
-        if (a.err != EAGAIN)
-            break;
-        diff_kernel_retries++;
-        nanosleep(&ms, NULL);
-    }
-    return a;
-}
 
 static bool same(const struct answer *a, const struct answer *b)
 {
@@ -173,8 +145,8 @@ static void diff_one(int root_fd, struct resolver_cache *cache,
             (into && (!n_diff_into || !(rf & RESOLVER_BENEATH))))
             continue;
         for (size_t o = 0; o < N_ELEMS(oflag_sets); o++) {
-            struct answer k =
-                ask_kernel(root_fd, path, oflag_sets[o], rf, into);
+            struct answer k = ask(root_fd, path, oflag_sets[o], rf,
+                                  RESOLVER_BACKEND_KERNEL, NULL, into);
             struct answer e = ask(root_fd, path, oflag_sets[o], rf,
                                   RESOLVER_BACKEND_EMULATED, NULL, into);
             struct answer ec = ask(root_fd, path, oflag_sets[o], rf,
@@ -289,7 +261,7 @@ START_TEST(differential)
     printf("differential: %ld cases (kernel vs emulated vs emulated with the "
            "directory cache), %ld mismatches, %ld kernel EAGAINs asked again; "
            "the root's cache: %llu hits, %llu kept, %llu emptied\n",
-           diff_cases, diff_mismatches, diff_kernel_retries,
+           diff_cases, diff_mismatches, tr_kernel_eagain_asks,
            (unsigned long long)st.hits, (unsigned long long)st.adds,
            (unsigned long long)st.flushes);
     fflush(stdout);
