@@ -202,14 +202,19 @@ const char *fixture_path(const char *name)
 static unsigned ephemeral_low(void)
 {
     FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
-    unsigned lo = 32768;
+    char line[64];
+    unsigned long lo = 32768;
 
     if (f) {
-        if (fscanf(f, "%u", &lo) != 1 || lo <= 12000 || lo > 65535)
-            lo = 32768;
+        if (fgets(line, sizeof line, f)) {
+            char *end;
+            lo = strtoul(line, &end, 10);
+            if (end == line || lo <= 12000 || lo > 65535)
+                lo = 32768;
+        }
         fclose(f);
     }
-    return lo;
+    return (unsigned)lo;
 }
 
 static int port_binds(unsigned port)
