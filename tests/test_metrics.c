@@ -151,8 +151,9 @@ START_TEST(format_is_prometheus_text)
             ck_assert_msg(sp[-1] == '}', "labels in: %s", line);
     }
     /* 5 + refused_total, auth_failures_total, then the request histogram,
-     * coded bytes, refusals, connections, TLS, log drops, caches */
-    ck_assert_int_eq(types, 14);
+     * coded bytes, refusals, connections, parked ones, TLS, log drops,
+     * caches */
+    ck_assert_int_eq(types, 15);
     free(text);
 }
 END_TEST
@@ -320,6 +321,9 @@ START_TEST(gauges_and_caches)
     metrics_count_connection(&m, true);
     metrics_count_connection(&m, true);
     metrics_count_connection(&m, false);
+    for (int i = 0; i < 3; i++)
+        metrics_count_parked(&m, true);
+    metrics_count_parked(&m, false);
     metrics_count_tls(&m, true);
     metrics_count_tls(&m, false);
     metrics_count_tls(&m, true);
@@ -334,6 +338,9 @@ START_TEST(gauges_and_caches)
     ck_assert_double_eq(sample(text, "beneath_open_connections"), 2);
     ck_assert_ptr_nonnull(
         strstr(text, "# TYPE beneath_open_connections gauge\n"));
+    ck_assert_double_eq(sample(text, "beneath_parked_connections"), 2);
+    ck_assert_ptr_nonnull(
+        strstr(text, "# TYPE beneath_parked_connections gauge\n"));
     ck_assert_double_eq(
         sample(text, "beneath_tls_handshakes_total{result=\"ok\"}"), 2);
     ck_assert_double_eq(

@@ -74,6 +74,7 @@ void metrics_init(struct metrics *m)
     zero(m->coded_bytes, N_ELEMS(m->coded_bytes));
     zero(m->refusals, N_ELEMS(m->refusals));
     atomic_init(&m->open_connections, 0);
+    atomic_init(&m->parked_connections, 0);
     atomic_init(&m->tls_ok, 0);
     atomic_init(&m->tls_failed, 0);
     atomic_init(&m->dir_hits, 0);
@@ -151,6 +152,15 @@ void metrics_count_connection(struct metrics *m, bool open)
         add(&m->open_connections, 1);
     else
         atomic_fetch_sub_explicit(&m->open_connections, 1,
+                                  memory_order_relaxed);
+}
+
+void metrics_count_parked(struct metrics *m, bool in)
+{
+    if (in)
+        add(&m->parked_connections, 1);
+    else
+        atomic_fetch_sub_explicit(&m->parked_connections, 1,
                                   memory_order_relaxed);
 }
 
@@ -412,6 +422,11 @@ static void render_traffic(const struct metrics *m, struct out *o)
     head(o, "beneath_open_connections", "gauge", "Connections open now.");
     put(o, "beneath_open_connections %lld\n",
         (long long)get(&m->open_connections));
+    head(o, "beneath_parked_connections", "gauge",
+         "HTTP/1.1 keep-alive connections waiting for their next request in "
+         "the front (libmicrohttpd let them go after 1 s).");
+    put(o, "beneath_parked_connections %lld\n",
+        (long long)get(&m->parked_connections));
     head(o, tls, "counter",
          "TLS connections closed, by whether their handshake finished.");
     sample(o, tls, "result=\"ok\"", get(&m->tls_ok));

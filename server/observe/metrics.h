@@ -24,6 +24,11 @@
  *                                                  answer an errno (403, 404,
  *                                                  500 from the resolver)
  *   open_connections                               gauge
+ *   parked_connections                             gauge: HTTP/1.1 keep-alive
+ *                                                  connections waiting in the
+ *                                                  front for their next request
+ *                                                  (libmicrohttpd let them go
+ *                                                  after 1 s)
  *   tls_handshakes_total{result="ok"|"failed"}     counter, counted when the
  *                                                  connection closes
  *   cache_requests_total{cache="etag",result="hit"} counter: each cache
@@ -103,7 +108,8 @@ struct metrics {
     struct metrics_histogram request[METRICS_N_CLASSES][METRICS_N_REQ_BACKENDS];
     _Atomic uint64_t coded_bytes[METRICS_N_CODINGS];
     _Atomic uint64_t refusals[METRICS_MAX_ERRNO + 1]; /* by res errno */
-    _Atomic uint64_t open_connections; /* up and down: wraps, read signed */
+    _Atomic uint64_t open_connections;   /* up and down: wraps, read signed */
+    _Atomic uint64_t parked_connections; /* the same */
     _Atomic uint64_t tls_ok, tls_failed;
     _Atomic uint64_t dir_hits, dir_misses; /* resolver directory caches */
     _Atomic uint64_t log_dropped;          /* access log lines */
@@ -141,6 +147,10 @@ void metrics_count_request(struct metrics *m, enum http_version v,
 
 /* metrics_count_connection - a connection opened (@open) or closed. */
 void metrics_count_connection(struct metrics *m, bool open);
+
+/* metrics_count_parked - a connection came to wait in the front (@in), or
+ * left it. */
+void metrics_count_parked(struct metrics *m, bool in);
 
 /* metrics_count_tls - a TLS connection closed, its handshake @done or not. */
 void metrics_count_tls(struct metrics *m, bool done);

@@ -97,6 +97,14 @@ static void front_handshake(void *arg, bool ok)
         metrics_count_tls(h->conf->metrics, ok);
 }
 
+static void front_parked(void *arg, bool in)
+{
+    struct daemon *h = arg;
+
+    if (h->conf->metrics)
+        metrics_count_parked(h->conf->metrics, in);
+}
+
 static void front_plain(void *arg, struct front_conn *fc, bool whole)
 {
     struct daemon *h = arg;
@@ -124,6 +132,7 @@ static const struct front_ops front_ops_h1 = {
     .admit = front_admit,
     .release = front_release,
     .handshake = front_handshake,
+    .parked = front_parked,
     .plain = front_plain,
     .http1 = front_http1,
 };
@@ -132,6 +141,7 @@ static const struct front_ops front_ops_h2 = {
     .admit = front_admit,
     .release = front_release,
     .handshake = front_handshake,
+    .parked = front_parked,
     .plain = front_plain,
     .http1 = front_http1,
     .h2 = front_h2,

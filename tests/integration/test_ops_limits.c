@@ -265,19 +265,47 @@ static struct raw_conn *held_unparked(const struct server *s, pid_t pid,
     return NULL;
 }
 
+/* beneath_parked_connections from @s's --metrics-listen, or -1. */
+static long parked_gauge(const struct server *s)
+{
+    const char *needle = "beneath: metrics on http://127.0.0.1:";
+    const char *p = strstr(server_stderr(s), needle);
+    const char *series = "\nbeneath_parked_connections ";
+
+    EXPECT(p != NULL, "no metrics line:\n%s", server_stderr(s));
+    unsigned port = (unsigned)strtoul(p + strlen(needle), NULL, 10);
+    struct http_response *r = raw_get(port, "/metrics");
+    EXPECT(r->status == 200 && r->body, "GET /metrics: status %d", r->status);
+    const char *v = strstr(r->body, series);
+    return v ? strtol(v + strlen(series), NULL, 10) : -1;
+}
+
+/* Wait up to 5 s for the gauge to read @want; what it read last. */
+static long parked_gauge_wait(const struct server *s, long want)
+{
+    long got = parked_gauge(s);
+    for (long long end = now_ms() + 5000; got != want && now_ms() < end;) {
+        sleep_ms(50);
+        got = parked_gauge(s);
+    }
+    return got;
+}
+
 /*
  * A keep-alive connection that waits for its next request is parked:
  * after a second of silence libmicrohttpd lets it go (its pool freed) and
  * the front keeps the socket, on a descriptor of its own (so the number
  * changes); its next request is answered on the same TCP connection, and
- * --timeout after the last reply it is closed, not sooner.
+ * --timeout after the last reply it is closed, not sooner. The metrics
+ * count it parked (beneath_parked_connections) while it is, and not after.
  */
 START_TEST(limit_waiting_parked)
 {
     char *w = tree_site("PARK\n");
     /* parked after 1 s, closed after --timeout: a wide window, so that a
      * test process the machine starves for seconds still looks inside it */
-    struct server *s = server_start(w, "--timeout", "8", NULL);
+    struct server *s = server_start(w, "--timeout", "8", "--metrics-listen",
+                                    "127.0.0.1:0", NULL);
     pid_t pid = server_serving_pid(s);
     int before;
     struct raw_conn *c = held_unparked(s, pid, &before);
@@ -299,6 +327,8 @@ START_TEST(limit_waiting_parked)
            "descriptors, %d found none; the client's end %s)",
            after, before, scans, missed,
            raw_wait_closed(c, 0) ? "is closed" : "is open");
+    long g = parked_gauge_wait(s, 1);
+    EXPECT(g == 1, "parked: beneath_parked_connections %ld, want 1", g);
     long long t_send = now_ms();
     EXPECT(raw_send_str(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") == 0, "send");
     struct http_response *r = raw_read(c, false, 5000);
@@ -314,6 +344,8 @@ START_TEST(limit_waiting_parked)
            "a waiting connection closed %lld ms after its request was sent, "
            "sooner than --timeout (8 s)",
            waited);
+    g = parked_gauge_wait(s, 0);
+    EXPECT(g == 0, "closed: beneath_parked_connections %ld, want 0", g);
     raw_close(c);
     server_stop_clean(s);
 }

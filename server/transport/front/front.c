@@ -69,7 +69,10 @@ enum state {
     ST_PEEK,      /* nothing read yet: TLS or plain HTTP? */
     ST_HANDSHAKE, /* SSL_do_handshake under way */
     ST_LINGER,    /* answered and shut down: reading to the client's end */
-    ST_PARKED,    /* HTTP/1.1 between requests: libmicrohttpd let it go */
+    ST_PARKED,    /* HTTP/1.1 between requests: libmicrohttpd let it go
+                     (from front_park to its next bytes or its end: the
+                     daemon is told both, struct front_ops' parked) */
+    ST_HTTP1,     /* handed to libmicrohttpd */
     ST_SESSION,   /* a protocol served on the loop (h2: fc->session) */
     ST_PREFACE,   /* plain listener: HTTP/2's preface or HTTP/1.x? */
 };
@@ -175,11 +178,14 @@ static void drop(struct front_loop *l, struct front_conn *fc)
         (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
     if (fc->session)
         fc->session->end(fc);
-    if (fc->state == ST_PARKED && fc->ssl) {
-        /* its waiting ends: close_notify, as libmicrohttpd's close did */
-        ERR_clear_error();
-        (void)SSL_shutdown(fc->ssl);
-        ERR_clear_error();
+    if (fc->state == ST_PARKED) {
+        f->ops->parked(f->arg, false);
+        if (fc->ssl) {
+            /* its waiting ends: close_notify, as libmicrohttpd's close did */
+            ERR_clear_error();
+            (void)SSL_shutdown(fc->ssl);
+            ERR_clear_error();
+        }
     }
     if (atomic_load(&f->abort))
         front_abort_socket(fc->fd);
@@ -386,6 +392,9 @@ static void to_http1(struct front_loop *l, struct front_conn *fc)
         (void)epoll_ctl(l->ep, EPOLL_CTL_DEL, fc->fd, NULL);
         fc->watched = false;
     }
+    if (fc->state == ST_PARKED)
+        f->ops->parked(f->arg, false);
+    fc->state = ST_HTTP1;
     if (!hand_over(f, fc)) {
         f->ops->release(f->arg, (const struct sockaddr *)&fc->addr,
                         fc->addrlen);
@@ -594,6 +603,8 @@ int front_park(struct front *f, struct front_conn *fc, int fd, int64_t deadline)
     } else {
         fc->fd = fc->io.fd = fd;
         fc->deadline = deadline;
+        fc->state = ST_PARKED;
+        f->ops->parked(f->arg, true);
         fc->next = l->mail_first;
         l->mail_first = fc;
     }

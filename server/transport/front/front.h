@@ -110,6 +110,9 @@ struct front_conn {
  *             (never handed over, or the hand-off failed), or where it was
  *             handed (front_conn_done, on that thread).
  * @handshake: a TLS handshake ended, @ok or failed (metrics).
+ * @parked:    an HTTP/1.1 connection came back to wait in the front (@in,
+ *             front_park; on libmicrohttpd's thread), or left it: its next
+ *             request, its end (metrics).
  * @plain:     plain HTTP came to a TLS port and was answered 400 (its log
  *             line; @whole: the answer went whole).
  * @http1:     give the connection to libmicrohttpd. 0: it took the socket
@@ -125,6 +128,7 @@ struct front_ops {
     bool (*admit)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*release)(void *arg, const struct sockaddr *sa, socklen_t len);
     void (*handshake)(void *arg, bool ok);
+    void (*parked)(void *arg, bool in);
     void (*plain)(void *arg, struct front_conn *fc, bool whole);
     int (*http1)(void *arg, struct front_conn *fc);
     int (*h2)(void *arg, struct front_conn *fc);
