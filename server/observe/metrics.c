@@ -146,22 +146,23 @@ void metrics_count_request(struct metrics *m, enum http_version v,
         add(&m->refusals[err < METRICS_MAX_ERRNO ? err : 0], 1);
 }
 
+/* A gauge one up (@up) or down: it wraps below 0, and is read signed. */
+static void gauge_step(_Atomic uint64_t *g, bool up)
+{
+    if (up)
+        add(g, 1);
+    else
+        atomic_fetch_sub_explicit(g, 1, memory_order_relaxed);
+}
+
 void metrics_count_connection(struct metrics *m, bool open)
 {
-    if (open)
-        add(&m->open_connections, 1);
-    else
-        atomic_fetch_sub_explicit(&m->open_connections, 1,
-                                  memory_order_relaxed);
+    gauge_step(&m->open_connections, open);
 }
 
 void metrics_count_parked(struct metrics *m, bool in)
 {
-    if (in)
-        add(&m->parked_connections, 1);
-    else
-        atomic_fetch_sub_explicit(&m->parked_connections, 1,
-                                  memory_order_relaxed);
+    gauge_step(&m->parked_connections, in);
 }
 
 void metrics_count_tls(struct metrics *m, bool done)
