@@ -32,8 +32,9 @@ struct daemon {
     struct root *root;
     struct front *front; /* accepts every connection */
     struct front_conf front_conf;
-    struct peer_count *peers; /* the front's connections per address */
-    struct h1 *h1;            /* takes the front's HTTP/1.x connections */
+    struct front_ops front_ops; /* the front borrows it */
+    struct peer_count *peers;   /* the front's connections per address */
+    struct h1 *h1;              /* takes the front's HTTP/1.x connections */
     struct h1_conf h1_conf;
     struct h2_conf h2_conf; /* of every HTTP/2 session on the front */
     atomic_uint in_flight;
@@ -128,16 +129,9 @@ static int front_h2(void *arg, struct front_conn *fc)
     return h2_front_attach(&h->h2_conf, fc);
 }
 
-static const struct front_ops front_ops_h1 = {
-    .admit = front_admit,
-    .release = front_release,
-    .handshake = front_handshake,
-    .parked = front_parked,
-    .plain = front_plain,
-    .http1 = front_http1,
-};
-
-static const struct front_ops front_ops_h2 = {
+/* What the front asks of the daemon; .h2 is cleared in the daemon's copy
+ * while HTTP/2 is not served (struct front_ops). */
+static const struct front_ops front_ops = {
     .admit = front_admit,
     .release = front_release,
     .handshake = front_handshake,
@@ -198,9 +192,11 @@ static int start_front(struct daemon *h, const int *fds, const bool *tls,
         .files_pool = conf->h2_files,
         .idled = &h->parks,
     };
-    return front_start(&h->front_conf,
-                       conf->http2 ? &front_ops_h2 : &front_ops_h1, h, fds, tls,
-                       n, &h->front);
+    h->front_ops = front_ops;
+    if (!conf->http2)
+        h->front_ops.h2 = NULL;
+    return front_start(&h->front_conf, &h->front_ops, h, fds, tls, n,
+                       &h->front);
 }
 
 int daemon_new(const struct daemon_conf *conf, struct live *gens,
